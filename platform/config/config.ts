@@ -1,0 +1,71 @@
+import {
+  SettingError,
+  brokerList,
+  integer,
+  oneOf,
+  optionalFile,
+  optionalHex,
+  optionalSecret,
+  optionalUrl,
+  text,
+  url,
+} from './settings.js';
+
+export const settings = {
+  port: integer('PORT', 'HTTP port of the API.', 8080, 0, 65535),
+  host: text('HOST', 'Address the API listens on.', '127.0.0.1'),
+  dataDir: text('DATA_DIR', 'Folder of the embedded default (embedded Postgres with its event log).', '.data'),
+  databaseUrl: optionalUrl('DATABASE_URL', 'Postgres for read models (and the event log when Kafka is not set). Unset: embedded Postgres in DATA_DIR.', ['postgres:', 'postgresql:']),
+  kafkaBrokers: brokerList('KAFKA_BROKERS', 'Kafka bootstrap servers, host:port[,host:port]. Unset: the event log lives in Postgres. Needs SCHEMA_REGISTRY_URL.'),
+  schemaRegistryUrl: optionalUrl('SCHEMA_REGISTRY_URL', 'Confluent-compatible schema registry (Apicurio: .../apis/ccompat/v7). Needs KAFKA_BROKERS.', ['http:', 'https:']),
+  redisUrl: optionalUrl('REDIS_URL', 'Redis for caches and rate limits. Unset: in-process limits.', ['redis:', 'rediss:']),
+  topicPrefix: text('TOPIC_PREFIX', 'Prefix of every topic name (lets several environments share a cluster).', '', /^[A-Za-z0-9._-]*$/, 'letters, digits, ".", "_" or "-"'),
+  kafkaPartitions: integer('KAFKA_PARTITIONS', 'Partitions of each topic the service creates.', 3, 1, 1000),
+  linkBase: url('LINK_BASE', 'Origin of tracked links, {link_base}.', 'http://127.0.0.1:8080/l', ['http:', 'https:']),
+  geoCatalogFile: optionalFile('GEO_CATALOG_FILE', 'Geo-target catalog release (CSV or zip) loaded before the location routes serve.'),
+  geoCatalogSha256: optionalHex('GEO_CATALOG_SHA256', 'Expected sha256 of GEO_CATALOG_FILE; the loader refuses a file that differs.', 64),
+  keyHashSecret: optionalSecret('KEY_HASH_SECRET', 'Server-side secret that keys API-key hashes. Required with DATABASE_URL; the embedded default keeps one in DATA_DIR.', 32),
+  adminToken: optionalSecret('ADMIN_TOKEN', 'Bearer token of the internal admin API. Unset: the admin API is off.', 24),
+  locationRateLimit: integer('LOCATION_RATE_LIMIT', 'Requests per client address per minute on the public location routes.', 600, 1, 1_000_000),
+  logLevel: oneOf('LOG_LEVEL', 'pino log level.', 'info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const),
+} as const;
+
+type Parsed<S> = { -readonly [K in keyof S]: S[K] extends { parse(raw: string | undefined): infer T } ? T : never };
+export type Config = Parsed<typeof settings> & { embedded: { database: boolean; eventLog: boolean } };
+
+/** Parses the environment; throws SettingError naming the first variable that is wrong. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const values = Object.fromEntries(
+    Object.entries(settings).map(([key, setting]) => [key, setting.parse(env[setting.name])]),
+  ) as Parsed<typeof settings>;
+
+  if (values.kafkaBrokers && !values.schemaRegistryUrl) {
+    throw new SettingError('SCHEMA_REGISTRY_URL', 'is required when KAFKA_BROKERS is set');
+  }
+  if (values.schemaRegistryUrl && !values.kafkaBrokers) {
+    throw new SettingError('KAFKA_BROKERS', 'is required when SCHEMA_REGISTRY_URL is set');
+  }
+  if (values.databaseUrl && !values.keyHashSecret) {
+    throw new SettingError('KEY_HASH_SECRET', 'is required when DATABASE_URL is set (32 characters or more)');
+  }
+  if (values.geoCatalogSha256 && !values.geoCatalogFile) {
+    throw new SettingError('GEO_CATALOG_FILE', 'is required when GEO_CATALOG_SHA256 is set');
+  }
+  return {
+    ...values,
+    embedded: { database: !values.databaseUrl, eventLog: !values.kafkaBrokers },
+  };
+}
+
+/** For process entry points: one line on stderr naming the variable, then exit code 2. */
+export function loadConfigOrExit(env: NodeJS.ProcessEnv = process.env): Config {
+  try {
+    return loadConfig(env);
+  } catch (error) {
+    if (error instanceof SettingError) {
+      process.stderr.write(`configuration error: ${error.message}\n`);
+      process.exit(2);
+    }
+    throw error;
+  }
+}

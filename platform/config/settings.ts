@@ -1,0 +1,141 @@
+import { existsSync } from 'node:fs';
+
+/**
+ * Every environment variable the service reads, with its parser and its documentation.
+ * The README table is written from this list, so the two cannot drift apart.
+ */
+export interface Setting<T> {
+  name: string;
+  doc: string;
+  /** Shown in the README; `undefined` means "unset unless given". */
+  defaultText?: string;
+  parse(raw: string | undefined): T;
+}
+
+export class SettingError extends Error {
+  constructor(readonly variable: string, readonly problem: string) {
+    super(`${variable} ${problem}`);
+  }
+}
+
+function fail(name: string, problem: string): never {
+  throw new SettingError(name, problem);
+}
+
+const blank = (raw: string | undefined): raw is undefined => raw === undefined || raw.trim() === '';
+
+export function integer(name: string, doc: string, fallback: number, min: number, max: number): Setting<number> {
+  return {
+    name,
+    doc,
+    defaultText: String(fallback),
+    parse(raw) {
+      if (blank(raw)) return fallback;
+      if (!/^\d+$/.test(raw.trim())) fail(name, `must be a whole number from ${min} to ${max}, got "${raw}"`);
+      const value = Number(raw.trim());
+      if (value < min || value > max) fail(name, `must be a whole number from ${min} to ${max}, got ${value}`);
+      return value;
+    },
+  };
+}
+
+export function text(name: string, doc: string, fallback: string, pattern?: RegExp, expected?: string): Setting<string> {
+  return {
+    name,
+    doc,
+    defaultText: fallback === '' ? '(empty)' : fallback,
+    parse(raw) {
+      if (blank(raw)) return fallback;
+      if (pattern && !pattern.test(raw)) fail(name, `must be ${expected ?? `like ${pattern}`}, got "${raw}"`);
+      return raw;
+    },
+  };
+}
+
+export function optionalUrl(name: string, doc: string, protocols: string[]): Setting<string | undefined> {
+  return {
+    name,
+    doc,
+    parse(raw) {
+      if (blank(raw)) return undefined;
+      let url: URL;
+      try {
+        url = new URL(raw);
+      } catch {
+        fail(name, `must be a URL (${protocols.join(' or ')}), got "${raw}"`);
+      }
+      if (!protocols.includes(url.protocol)) fail(name, `must use ${protocols.join(' or ')}, got "${url.protocol}"`);
+      return raw;
+    },
+  };
+}
+
+export function url(name: string, doc: string, fallback: string, protocols: string[]): Setting<string> {
+  const inner = optionalUrl(name, doc, protocols);
+  return { name, doc, defaultText: fallback, parse: (raw) => inner.parse(raw) ?? fallback };
+}
+
+export function brokerList(name: string, doc: string): Setting<string[] | undefined> {
+  return {
+    name,
+    doc,
+    parse(raw) {
+      if (blank(raw)) return undefined;
+      const brokers = raw.split(',').map((part) => part.trim());
+      for (const broker of brokers) {
+        const match = /^([A-Za-z0-9.\-_]+|\[[0-9a-fA-F:]+\]):(\d{1,5})$/.exec(broker);
+        if (!match || Number(match[2]) > 65535) fail(name, `must be host:port[,host:port...], got "${raw}"`);
+      }
+      return brokers;
+    },
+  };
+}
+
+export function optionalFile(name: string, doc: string): Setting<string | undefined> {
+  return {
+    name,
+    doc,
+    parse(raw) {
+      if (blank(raw)) return undefined;
+      if (!existsSync(raw)) fail(name, `names a file that does not exist: "${raw}"`);
+      return raw;
+    },
+  };
+}
+
+export function optionalSecret(name: string, doc: string, minLength: number): Setting<string | undefined> {
+  return {
+    name,
+    doc,
+    parse(raw) {
+      if (blank(raw)) return undefined;
+      if (raw.length < minLength) fail(name, `must be at least ${minLength} characters long`);
+      return raw;
+    },
+  };
+}
+
+export function optionalHex(name: string, doc: string, length: number): Setting<string | undefined> {
+  return {
+    name,
+    doc,
+    parse(raw) {
+      if (blank(raw)) return undefined;
+      if (!new RegExp(`^[0-9a-fA-F]{${length}}$`).test(raw.trim())) fail(name, `must be ${length} hexadecimal characters`);
+      return raw.trim().toLowerCase();
+    },
+  };
+}
+
+export function oneOf<T extends string>(name: string, doc: string, fallback: T, values: readonly T[]): Setting<T> {
+  return {
+    name,
+    doc,
+    defaultText: fallback,
+    parse(raw) {
+      if (blank(raw)) return fallback;
+      if (!(values as readonly string[]).includes(raw)) fail(name, `must be one of ${values.join(', ')}, got "${raw}"`);
+      return raw as T;
+    },
+  };
+}

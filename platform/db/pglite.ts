@@ -1,0 +1,29 @@
+import { mkdirSync } from 'node:fs';
+import { PGlite, type Transaction } from '@electric-sql/pglite';
+import { DATE_OID, INT8_OID, type Db, type QueryResult, type Sql } from './db.js';
+
+const identity = (value: string) => value;
+
+function wrap(target: PGlite | Transaction): Sql {
+  return {
+    async query<R>(text: string, params?: unknown[]): Promise<QueryResult<R>> {
+      const result = await target.query<R>(text, params);
+      return { rows: result.rows, rowCount: result.affectedRows ?? result.rows.length };
+    },
+    async exec(text: string) {
+      await target.exec(text);
+    },
+  };
+}
+
+/** The embedded default: a durable Postgres in `dataDir` (or in memory with `memory://`). */
+export async function openPglite(dataDir: string): Promise<Db> {
+  if (!dataDir.startsWith('memory://')) mkdirSync(dataDir, { recursive: true });
+  const db = await PGlite.create(dataDir, { parsers: { [INT8_OID]: identity, [DATE_OID]: identity } });
+  return {
+    engine: 'pglite',
+    ...wrap(db),
+    transaction: <T>(fn: (tx: Sql) => Promise<T>) => db.transaction((tx) => fn(wrap(tx))),
+    close: () => db.close(),
+  };
+}

@@ -1,0 +1,50 @@
+import pg from 'pg';
+import { DATE_OID, INT8_OID, type Db, type QueryResult, type Sql } from './db.js';
+
+const identity = (value: string) => value;
+
+/** Same shapes as PGlite: see db.ts. */
+const typeParsers = {
+  getTypeParser(oid: number, format?: 'text' | 'binary') {
+    if (oid === INT8_OID || oid === DATE_OID) return identity;
+    return pg.types.getTypeParser(oid, format ?? 'text');
+  },
+};
+
+function wrap(client: pg.Pool | pg.PoolClient): Sql {
+  return {
+    async query<R>(text: string, params?: unknown[]): Promise<QueryResult<R>> {
+      const result = await client.query({ text, values: params, types: typeParsers } as pg.QueryConfig);
+      return { rows: result.rows as R[], rowCount: result.rowCount ?? 0 };
+    },
+    async exec(text: string) {
+      await client.query(text);
+    },
+  };
+}
+
+export function connectPostgres(connectionString: string, options: { max?: number } = {}): Db {
+  const pool = new pg.Pool({ connectionString, max: options.max ?? 10 });
+  // A dropped idle connection must not crash the process; the next query reconnects.
+  pool.on('error', () => {});
+  const base = wrap(pool);
+  return {
+    engine: 'postgres',
+    ...base,
+    async transaction<T>(fn: (tx: Sql) => Promise<T>): Promise<T> {
+      const client = await pool.connect();
+      try {
+        await client.query('BEGIN');
+        const result = await fn(wrap(client));
+        await client.query('COMMIT');
+        return result;
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => {});
+        throw error;
+      } finally {
+        client.release();
+      }
+    },
+    close: () => pool.end(),
+  };
+}

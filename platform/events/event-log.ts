@@ -1,0 +1,75 @@
+/**
+ * The append-only log every state change goes through. Two implementations: Kafka with a
+ * schema registry (production) and a table in Postgres (the embedded default). Projections and
+ * routes only see this interface. Topic names here are logical (`accounts`); an implementation
+ * adds the configured prefix.
+ */
+export interface NewEvent {
+  /** Partition key: events with one key keep their order. */
+  key: string;
+  /** Full name of the event's Avro record, e.g. `offerledger.catalog.CatalogTestEventRecorded`. */
+  type: string;
+  value: Record<string, unknown>;
+}
+
+export interface AppendedEvent {
+  topic: string;
+  partition: number;
+  /** Decimal string: offsets are int64. */
+  offset: string;
+}
+
+export interface LoggedEvent<V = Record<string, unknown>> {
+  topic: string;
+  partition: number;
+  offset: string;
+  key: string;
+  type: string;
+  value: V;
+  /** Registry id of the writer schema (Confluent wire format). */
+  schemaId: number;
+  timestamp: Date;
+}
+
+export interface EventBatch {
+  topic: string;
+  partition: number;
+  events: LoggedEvent[];
+}
+
+export interface TopicPartitionOffset {
+  topic: string;
+  partition: number;
+  offset: string;
+}
+
+export interface SubscribeOptions {
+  /** Consumer group; one per projection. */
+  group: string;
+  topics: string[];
+  /**
+   * Where to resume, read from the projection's own offset table. Partitions not listed start
+   * at the beginning. The log may still redeliver earlier events; the runner skips them.
+   */
+  resumeFrom(): Promise<TopicPartitionOffset[]>;
+  /** Called one batch at a time per partition; the log commits its own cursor after it resolves. */
+  onBatch(batch: EventBatch): Promise<void>;
+}
+
+export interface Subscription {
+  stop(): Promise<void>;
+}
+
+export interface EventLog {
+  readonly kind: 'kafka' | 'embedded';
+  /** Creates the topics if they are missing (idempotent). */
+  ensureTopics(topics: string[]): Promise<void>;
+  /** Resolves once every event is durable (acks=all on Kafka, committed in Postgres embedded). */
+  append(topic: string, events: NewEvent[]): Promise<AppendedEvent[]>;
+  subscribe(options: SubscribeOptions): Promise<Subscription>;
+  /** Next offset to be written per partition (the high watermark), for lag. */
+  endOffsets(topic: string): Promise<TopicPartitionOffset[]>;
+  /** Is the backend reachable? Used by /readyz. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}

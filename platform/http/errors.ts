@@ -1,0 +1,27 @@
+/**
+ * The one error catalogue. Handlers throw ApiError; the error handler renders the envelope.
+ * `extra` is merged into the envelope's metadata bag (e.g. retry_after_seconds, postback diagnostics).
+ */
+export class ApiError extends Error {
+  constructor(
+    readonly statusCode: number,
+    readonly code: string,
+    message: string,
+    readonly extra: Record<string, unknown> = {},
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+}
+
+export const badRequest = (message: string, extra?: Record<string, unknown>) => new ApiError(400, 'BAD_REQUEST', message, extra);
+export const notFound = (message: string) => new ApiError(404, 'NOT_FOUND', message);
+export const unauthorized = (message: string) => new ApiError(401, 'UNAUTHORIZED', message);
+export const methodNotAllowed = (allowed: string) =>
+  new ApiError(405, '405', `method not allowed; use ${allowed}`, {}, { allow: allowed });
+export const tooManyRequests = (retryAfterSeconds: number) =>
+  new ApiError(429, 'RATE_LIMITED', 'too many requests; retry after the given number of seconds', {
+    retry_after_seconds: retryAfterSeconds,
+  }, { 'retry-after': String(retryAfterSeconds) });
+export const serviceUnavailable = (code: string, message: string) => new ApiError(503, code, message);

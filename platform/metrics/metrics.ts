@@ -1,0 +1,37 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/** The Prometheus registry of one process, with the series every part of the service reports. */
+export function createMetrics() {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  return {
+    registry,
+    httpDuration: new Histogram({
+      name: 'http_request_duration_seconds',
+      help: 'HTTP request latency by route and status',
+      labelNames: ['method', 'route', 'status'] as const,
+      buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+      registers: [registry],
+    }),
+    eventsProduced: new Counter({
+      name: 'events_produced_total',
+      help: 'Events appended to the log, by topic and event type',
+      labelNames: ['topic', 'type'] as const,
+      registers: [registry],
+    }),
+    eventsConsumed: new Counter({
+      name: 'events_consumed_total',
+      help: 'Events applied by projectors, by projection and topic',
+      labelNames: ['projection', 'topic'] as const,
+      registers: [registry],
+    }),
+    projectorLag: new Gauge({
+      name: 'projector_lag_events',
+      help: 'Events in the log not yet applied, by projection and topic-partition',
+      labelNames: ['projection', 'topic', 'partition'] as const,
+      registers: [registry],
+    }),
+  };
+}
+
+export type Metrics = ReturnType<typeof createMetrics>;

@@ -1,0 +1,28 @@
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { errorHandling } from '../../platform/http/error-handler.js';
+import { httpMetrics } from '../../platform/http/metrics-plugin.js';
+import type { Runtime } from '../../platform/runtime.js';
+import { healthRoutes } from './routes/health/index.js';
+import { locationRoutes } from './routes/locations/index.js';
+
+export interface AppOptions {
+  runtime: Runtime;
+  logger?: boolean | { level: string };
+}
+
+/** Wires the API: shared plugins first, then the route plugins (folder name = URL prefix). */
+export async function buildApp({ runtime, logger = false }: AppOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger,
+    // Client addresses come from the socket unless a proxy in front is configured to set them.
+    trustProxy: false,
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', allErrors: false } },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  await app.register(errorHandling);
+  await app.register(httpMetrics, { metrics: runtime.metrics });
+  await app.register(healthRoutes, { runtime });
+  await app.register(locationRoutes, { runtime, prefix: '/v1/locations' });
+  return app;
+}

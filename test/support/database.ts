@@ -1,0 +1,48 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { inject } from 'vitest';
+import type { Db } from '../../platform/db/db.js';
+import { migrate } from '../../platform/db/migrate.js';
+import { connectPostgres } from '../../platform/db/postgres.js';
+
+export interface TestDatabase {
+  db: Db;
+  url: string;
+  name: string;
+  drop(): Promise<void>;
+}
+
+function withDatabase(url: string, name: string): string {
+  const parsed = new URL(url);
+  parsed.pathname = `/${name}`;
+  return parsed.toString();
+}
+
+async function admin<T>(adminUrl: string, fn: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/** A fresh, migrated Postgres database of its own for one test file; drop() removes it. */
+export async function createTestDatabase(options: { migrate?: boolean } = {}): Promise<TestDatabase> {
+  const adminUrl = inject('stack').postgresAdminUrl;
+  const name = `offer_ledger_test_${randomBytes(5).toString('hex')}`;
+  await admin(adminUrl, (client) => client.query(`CREATE DATABASE ${name}`));
+  const url = withDatabase(adminUrl, name);
+  const db = connectPostgres(url);
+  if (options.migrate !== false) await migrate(db);
+  return {
+    db,
+    url,
+    name,
+    async drop() {
+      await db.close();
+      await admin(adminUrl, (client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
+    },
+  };
+}

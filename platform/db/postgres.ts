@@ -24,7 +24,8 @@ function wrap(client: pg.Pool | pg.PoolClient): Sql {
 }
 
 export function connectPostgres(connectionString: string, options: { max?: number } = {}): Db {
-  const pool = new pg.Pool({ connectionString, max: options.max ?? 10 });
+  // Every session in UTC, so timestamps never pick up the server's local zone.
+  const pool = new pg.Pool({ connectionString, max: options.max ?? 10, options: '-c TimeZone=UTC' });
   // A dropped idle connection must not crash the process; the next query reconnects.
   pool.on('error', () => {});
   const base = wrap(pool);

@@ -54,6 +54,8 @@ export interface SubscribeOptions {
   resumeFrom(): Promise<TopicPartitionOffset[]>;
   /** Called one batch at a time per partition; the log commits its own cursor after it resolves. */
   onBatch(batch: EventBatch): Promise<void>;
+  /** A batch failed (it is retried); for logging. */
+  onError?(error: Error): void;
 }
 
 export interface Subscription {

@@ -1,0 +1,189 @@
+import { Kafka, Partitioners, logLevel, type Admin, type Consumer, type Producer } from 'kafkajs';
+import type { Metrics } from '../metrics/metrics.js';
+import type { EventCodec } from './codec.js';
+import type {
+  AppendedEvent,
+  EventLog,
+  LoggedEvent,
+  NewEvent,
+  SubscribeOptions,
+  Subscription,
+  TopicPartitionOffset,
+} from './event-log.js';
+
+export interface KafkaLogOptions {
+  brokers: string[];
+  topicPrefix: string;
+  partitions: number;
+  clientId?: string;
+  metrics?: Metrics;
+}
+
+/**
+ * The production event log. Appends go through one idempotent producer with acks=all; we pick
+ * each message's partition ourselves (Kafka's own murmur2 key partitioner) so an append can
+ * report the offset of every event it wrote.
+ */
+export async function kafkaEventLog(codec: EventCodec, options: KafkaLogOptions): Promise<EventLog> {
+  const kafka = new Kafka({
+    clientId: options.clientId ?? 'offer-ledger',
+    brokers: options.brokers,
+    logLevel: logLevel.ERROR,
+    retry: { retries: 8, initialRetryTime: 100 },
+  });
+  const physical = (topic: string) => `${options.topicPrefix}${topic}`;
+  const admin: Admin = kafka.admin();
+  await admin.connect();
+  const producer: Producer = kafka.producer({
+    idempotent: true,
+    maxInFlightRequests: 1,
+    allowAutoTopicCreation: false,
+  });
+  await producer.connect();
+  const partitionFor = Partitioners.DefaultPartitioner();
+  const partitionCounts = new Map<string, Promise<number>>();
+  const consumers = new Set<Consumer>();
+
+  function partitionCount(topic: string): Promise<number> {
+    let count = partitionCounts.get(topic);
+    if (!count) {
+      count = admin.fetchTopicMetadata({ topics: [physical(topic)] }).then(({ topics }) => topics[0]!.partitions.length);
+      count.catch(() => partitionCounts.delete(topic));
+      partitionCounts.set(topic, count);
+    }
+    return count;
+  }
+
+  async function ensureTopics(topics: string[]) {
+    const existing = new Set(await admin.listTopics());
+    const missing = topics.filter((topic) => !existing.has(physical(topic)));
+    if (missing.length === 0) return;
+    try {
+      await admin.createTopics({
+        waitForLeaders: true,
+        topics: missing.map((topic) => ({ topic: physical(topic), numPartitions: options.partitions })),
+      });
+    } catch (error) {
+      // Another process may have created it between our list and create.
+      if (!/already exists/i.test((error as Error).message)) throw error;
+    }
+  }
+
+  async function append(topic: string, events: NewEvent[]): Promise<AppendedEvent[]> {
+    if (events.length === 0) return [];
+    const count = await partitionCount(topic);
+    const partitionMetadata = Array.from({ length: count }, (_, partitionId) => ({
+      partitionId,
+      leader: 0,
+      replicas: [0],
+      isr: [0],
+      partitionErrorCode: 0,
+    }));
+    const messages = await Promise.all(
+      events.map(async (event) => ({
+        key: event.key,
+        value: await codec.encode(physical(topic), event.type, event.value),
+        partition: partitionFor({ topic: physical(topic), partitionMetadata, message: { key: event.key, value: null } }),
+      })),
+    );
+    const metadata = await producer.send({ topic: physical(topic), acks: -1, messages });
+    for (const event of events) options.metrics?.eventsProduced.inc({ topic, type: event.type });
+    // Within one send, each partition's messages get consecutive offsets from its baseOffset.
+    const nextByPartition = new Map(metadata.map((meta) => [meta.partition, BigInt(meta.baseOffset ?? '0')]));
+    return messages.map((message) => {
+      const offset = nextByPartition.get(message.partition)!;
+      nextByPartition.set(message.partition, offset + 1n);
+      return { topic, partition: message.partition, offset: offset.toString() };
+    });
+  }
+
+  /** Points the group at the projection's own offsets (or the start) before it joins. */
+  async function seedGroupOffsets(groupId: string, subscription: SubscribeOptions) {
+    const stored = new Map((await subscription.resumeFrom()).map((o) => [`${o.topic}:${o.partition}`, o.offset]));
+    for (const topic of subscription.topics) {
+      const watermarks = await admin.fetchTopicOffsets(physical(topic));
+      const partitions = watermarks.map((mark) => ({
+        partition: mark.partition,
+        offset: stored.get(`${topic}:${mark.partition}`) ?? mark.low,
+      }));
+      try {
+        await admin.setOffsets({ groupId, topic: physical(topic), partitions });
+      } catch {
+        // The group already has running members (another instance); the runner skips anything
+        // it already applied, so starting from the group's committed offsets is safe.
+      }
+    }
+  }
+
+  async function subscribe(subscription: SubscribeOptions): Promise<Subscription> {
+    const groupId = `${options.topicPrefix}${subscription.group}`;
+    await seedGroupOffsets(groupId, subscription);
+    const consumer = kafka.consumer({ groupId, allowAutoTopicCreation: false, maxWaitTimeInMs: 250 });
+    await consumer.connect();
+    await consumer.subscribe({ topics: subscription.topics.map(physical), fromBeginning: true });
+    const logical = new Map(subscription.topics.map((topic) => [physical(topic), topic]));
+    await consumer.run({
+      autoCommit: false,
+      eachBatchAutoResolve: false,
+      eachBatch: async ({ batch, resolveOffset, heartbeat, commitOffsetsIfNecessary, isRunning }) => {
+        if (!isRunning() || batch.messages.length === 0) return;
+        const topic = logical.get(batch.topic)!;
+        const events: LoggedEvent[] = await Promise.all(
+          batch.messages.map(async (message) => {
+            const decoded = await codec.decode(message.value!);
+            return {
+              topic,
+              partition: batch.partition,
+              offset: message.offset,
+              key: message.key?.toString('utf8') ?? '',
+              type: decoded.type,
+              value: decoded.value,
+              schemaId: decoded.schemaId,
+              timestamp: new Date(Number(message.timestamp)),
+            };
+          }),
+        );
+        try {
+          await subscription.onBatch({ topic, partition: batch.partition, events });
+        } catch (error) {
+          subscription.onError?.(error as Error);
+          throw error;
+        }
+        const last = batch.messages[batch.messages.length - 1]!.offset;
+        resolveOffset(last);
+        // The group's committed offset is only a hint; the projection's table is the truth.
+        await commitOffsetsIfNecessary({
+          topics: [{ topic: batch.topic, partitions: [{ partition: batch.partition, offset: (BigInt(last) + 1n).toString() }] }],
+        });
+        await heartbeat();
+      },
+    });
+    consumers.add(consumer);
+    return {
+      async stop() {
+        consumers.delete(consumer);
+        await consumer.disconnect();
+      },
+    };
+  }
+
+  return {
+    kind: 'kafka',
+    ensureTopics,
+    append,
+    subscribe,
+    async endOffsets(topic): Promise<TopicPartitionOffset[]> {
+      const watermarks = await admin.fetchTopicOffsets(physical(topic));
+      return watermarks.map((mark) => ({ topic, partition: mark.partition, offset: mark.high }));
+    },
+    async ping() {
+      await admin.describeCluster();
+    },
+    async close() {
+      await Promise.all([...consumers].map((consumer) => consumer.disconnect()));
+      consumers.clear();
+      await producer.disconnect();
+      await admin.disconnect();
+    },
+  };
+}

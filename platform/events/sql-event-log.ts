@@ -1,0 +1,161 @@
+import { EventEmitter } from 'node:events';
+import type { Db } from '../db/db.js';
+import type { Metrics } from '../metrics/metrics.js';
+import type { EventCodec } from './codec.js';
+import type { AppendedEvent, EventLog, LoggedEvent, NewEvent, SubscribeOptions, TopicPartitionOffset } from './event-log.js';
+
+/**
+ * The event log in Postgres (PGlite on the embedded default). One partition per topic keeps
+ * every key's order trivially. Offsets are gapless and assigned in commit order: the counter
+ * row stays locked until the appending transaction commits, so a reader never sees offset n+1
+ * before offset n.
+ */
+const PARTITION = 0;
+const BATCH_SIZE = 5_000;
+/** Another process may append to the same database; without a notification we look again this often. */
+const IDLE_POLL_MS = 200;
+const RETRY_AFTER_FAILURE_MS = 1_000;
+
+interface LogRow {
+  offset: string;
+  key: string;
+  value: Uint8Array;
+  appended_at: Date;
+}
+
+export function sqlEventLog(db: Db, codec: EventCodec, options: { topicPrefix: string; metrics?: Metrics }): EventLog {
+  const appended = new EventEmitter();
+  appended.setMaxListeners(0);
+  const physical = (topic: string) => `${options.topicPrefix}${topic}`;
+  const subscriptions = new Set<{ stop(): Promise<void> }>();
+
+  async function readBatch(topic: string, from: bigint): Promise<LoggedEvent[]> {
+    const { rows } = await db.query<LogRow>(
+      `SELECT "offset", key, value, appended_at FROM event_log
+       WHERE topic = $1 AND partition = $2 AND "offset" >= $3 ORDER BY "offset" LIMIT $4`,
+      [physical(topic), PARTITION, from.toString(), BATCH_SIZE],
+    );
+    return Promise.all(
+      rows.map(async (row) => {
+        const decoded = await codec.decode(Buffer.from(row.value));
+        return {
+          topic,
+          partition: PARTITION,
+          offset: row.offset,
+          key: row.key,
+          type: decoded.type,
+          value: decoded.value,
+          schemaId: decoded.schemaId,
+          timestamp: row.appended_at,
+        };
+      }),
+    );
+  }
+
+  return {
+    kind: 'embedded',
+
+    async ensureTopics(topics) {
+      for (const topic of topics) {
+        await db.query(
+          `INSERT INTO event_log_partitions (topic, partition) VALUES ($1, $2) ON CONFLICT DO NOTHING`,
+          [physical(topic), PARTITION],
+        );
+      }
+    },
+
+    async append(topic, events: NewEvent[]): Promise<AppendedEvent[]> {
+      if (events.length === 0) return [];
+      const values = await Promise.all(events.map((event) => codec.encode(physical(topic), event.type, event.value)));
+      const first = await db.transaction(async (tx) => {
+        const { rows } = await tx.query<{ next_offset: string }>(
+          `INSERT INTO event_log_partitions (topic, partition, next_offset) VALUES ($1, $2, $3)
+           ON CONFLICT (topic, partition) DO UPDATE SET next_offset = event_log_partitions.next_offset + $3
+           RETURNING next_offset`,
+          [physical(topic), PARTITION, events.length],
+        );
+        const start = BigInt(rows[0]!.next_offset) - BigInt(events.length);
+        await tx.query(
+          `INSERT INTO event_log (topic, partition, "offset", key, value)
+           SELECT $1, $2, $3::bigint + ordinal - 1, key, decode(value_hex, 'hex')
+           FROM unnest($4::text[], $5::text[]) WITH ORDINALITY AS appended(key, value_hex, ordinal)`,
+          [physical(topic), PARTITION, start.toString(), events.map((e) => e.key), values.map((v) => v.toString('hex'))],
+        );
+        return start;
+      });
+      for (const event of events) options.metrics?.eventsProduced.inc({ topic, type: event.type });
+      appended.emit('appended', topic);
+      return events.map((_, index) => ({ topic, partition: PARTITION, offset: (first + BigInt(index)).toString() }));
+    },
+
+    async subscribe(subscription: SubscribeOptions) {
+      const cursors = new Map(subscription.topics.map((topic) => [topic, 0n]));
+      for (const resume of await subscription.resumeFrom()) {
+        if (cursors.has(resume.topic) && resume.partition === PARTITION) cursors.set(resume.topic, BigInt(resume.offset));
+      }
+      let running = true;
+      let wake: () => void = () => {};
+      const onAppended = (topic: string) => {
+        if (cursors.has(topic)) wake();
+      };
+      appended.on('appended', onAppended);
+      const idle = (ms: number) =>
+        new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, ms);
+          wake = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+
+      const loop = (async () => {
+        while (running) {
+          let progressed = false;
+          try {
+            for (const topic of subscription.topics) {
+              const events = await readBatch(topic, cursors.get(topic)!);
+              if (events.length === 0 || !running) continue;
+              await subscription.onBatch({ topic, partition: PARTITION, events });
+              cursors.set(topic, BigInt(events[events.length - 1]!.offset) + 1n);
+              progressed = true;
+            }
+          } catch (error) {
+            if (!running) break;
+            subscription.onError?.(error as Error);
+            await idle(RETRY_AFTER_FAILURE_MS);
+            continue;
+          }
+          if (!progressed && running) await idle(IDLE_POLL_MS);
+        }
+      })();
+
+      const handle = {
+        async stop() {
+          running = false;
+          wake();
+          appended.off('appended', onAppended);
+          await loop;
+          subscriptions.delete(handle);
+        },
+      };
+      subscriptions.add(handle);
+      return handle;
+    },
+
+    async endOffsets(topic): Promise<TopicPartitionOffset[]> {
+      const { rows } = await db.query<{ partition: number; next_offset: string }>(
+        'SELECT partition, next_offset FROM event_log_partitions WHERE topic = $1',
+        [physical(topic)],
+      );
+      return rows.map((row) => ({ topic, partition: row.partition, offset: row.next_offset }));
+    },
+
+    async ping() {
+      await db.query('SELECT 1 FROM event_log_partitions LIMIT 1');
+    },
+
+    async close() {
+      await Promise.all([...subscriptions].map((subscription) => subscription.stop()));
+    },
+  };
+}

@@ -1,0 +1,18 @@
+import type { Sql } from '../db/db.js';
+import type { LoggedEvent } from '../events/event-log.js';
+
+/**
+ * A read model built from the log. The runner calls `apply` with one batch of one
+ * topic-partition inside the transaction that also advances the projection's offsets, so the
+ * rows and the offsets commit together. `apply` never opens a transaction of its own, and should
+ * write set-based (one statement per table, not per event). Events it does not handle are skipped
+ * by the projection itself.
+ */
+export interface Projection {
+  /** Also the consumer group name and the key of its rows in projection_offsets. */
+  name: string;
+  topics: string[];
+  apply(tx: Sql, events: LoggedEvent[]): Promise<void>;
+  /** Tables it owns, emptied (in this order) when the read model is rebuilt from the log. */
+  tables: string[];
+}

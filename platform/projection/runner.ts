@@ -1,0 +1,90 @@
+import type { Db } from '../db/db.js';
+import type { EventBatch, EventLog, Subscription, TopicPartitionOffset } from '../events/event-log.js';
+import type { Metrics } from '../metrics/metrics.js';
+import type { Projection } from './projection.js';
+
+export interface RunningProjection {
+  name: string;
+  /** Events in the log that this projection has not applied yet, per topic-partition. */
+  lag(): Promise<(TopicPartitionOffset & { lag: number })[]>;
+  stop(): Promise<void>;
+}
+
+export interface RunnerOptions {
+  db: Db;
+  eventLog: EventLog;
+  metrics?: Metrics;
+  onBatchApplied?(projection: string, batch: EventBatch, applied: number): void;
+  onError?(projection: string, error: Error): void;
+}
+
+export async function storedOffsets(db: Db, projection: string): Promise<TopicPartitionOffset[]> {
+  const { rows } = await db.query<{ topic: string; partition: number; next_offset: string }>(
+    'SELECT topic, partition, next_offset FROM projection_offsets WHERE projection = $1',
+    [projection],
+  );
+  return rows.map((row) => ({ topic: row.topic, partition: row.partition, offset: row.next_offset }));
+}
+
+/**
+ * Applies one batch exactly once: inside one transaction it locks the partition's offset row,
+ * drops events already applied (a redelivery after a crash), lets the projection write its rows,
+ * and moves the offset past the batch. A crash before COMMIT leaves both untouched.
+ */
+export async function applyBatch(db: Db, projection: Projection, batch: EventBatch): Promise<number> {
+  return db.transaction(async (tx) => {
+    await tx.query(
+      `INSERT INTO projection_offsets (projection, topic, partition, next_offset) VALUES ($1, $2, $3, 0)
+       ON CONFLICT DO NOTHING`,
+      [projection.name, batch.topic, batch.partition],
+    );
+    const { rows } = await tx.query<{ next_offset: string }>(
+      `SELECT next_offset FROM projection_offsets WHERE projection = $1 AND topic = $2 AND partition = $3 FOR UPDATE`,
+      [projection.name, batch.topic, batch.partition],
+    );
+    const next = BigInt(rows[0]!.next_offset);
+    const fresh = batch.events.filter((event) => BigInt(event.offset) >= next);
+    if (fresh.length === 0) return 0;
+    await projection.apply(tx, fresh);
+    await tx.query(
+      `UPDATE projection_offsets SET next_offset = $4, updated_at = now()
+       WHERE projection = $1 AND topic = $2 AND partition = $3`,
+      [projection.name, batch.topic, batch.partition, (BigInt(fresh[fresh.length - 1]!.offset) + 1n).toString()],
+    );
+    return fresh.length;
+  });
+}
+
+export async function startProjection(projection: Projection, options: RunnerOptions): Promise<RunningProjection> {
+  const { db, eventLog, metrics } = options;
+  await eventLog.ensureTopics(projection.topics);
+  const subscription: Subscription = await eventLog.subscribe({
+    group: `projection.${projection.name}`,
+    topics: projection.topics,
+    resumeFrom: () => storedOffsets(db, projection.name),
+    onBatch: async (batch) => {
+      const applied = await applyBatch(db, projection, batch);
+      metrics?.eventsConsumed.inc({ projection: projection.name, topic: batch.topic }, applied);
+      options.onBatchApplied?.(projection.name, batch, applied);
+    },
+    onError: (error) => options.onError?.(projection.name, error),
+  });
+
+  return {
+    name: projection.name,
+    async lag() {
+      const applied = new Map((await storedOffsets(db, projection.name)).map((o) => [`${o.topic}:${o.partition}`, BigInt(o.offset)]));
+      const result: (TopicPartitionOffset & { lag: number })[] = [];
+      for (const topic of projection.topics) {
+        for (const end of await eventLog.endOffsets(topic)) {
+          const done = applied.get(`${topic}:${end.partition}`) ?? 0n;
+          const lag = Number(BigInt(end.offset) - done);
+          metrics?.projectorLag.set({ projection: projection.name, topic, partition: String(end.partition) }, lag);
+          result.push({ ...end, lag });
+        }
+      }
+      return result;
+    },
+    stop: () => subscription.stop(),
+  };
+}

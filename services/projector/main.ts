@@ -1,0 +1,43 @@
+import pino from 'pino';
+import { loadConfigOrExit } from '../../platform/config/config.js';
+import { openRuntime } from '../../platform/runtime.js';
+import { startProjectors } from './projectors.js';
+
+/**
+ * The projector process: consumes the topics and maintains the read models. Logs one JSON line
+ * per applied batch and one `caught_up` line whenever it has applied everything in the log.
+ */
+const config = loadConfigOrExit();
+const logger = pino({ level: config.logLevel, base: { process: 'projector' } });
+const runtime = await openRuntime(config, { log: (line) => logger.info(line) });
+
+let checkingLag = false;
+async function reportIfCaughtUp() {
+  if (checkingLag) return;
+  checkingLag = true;
+  try {
+    if ((await projectors.totalLag()) === 0) logger.info({ event: 'caught_up' }, 'all projections caught up');
+  } finally {
+    checkingLag = false;
+  }
+}
+
+const projectors = await startProjectors(runtime, {
+  onBatchApplied(projection, topic, partition, lastOffset, applied) {
+    logger.info({ event: 'batch_applied', projection, topic, partition, last_offset: lastOffset, applied }, 'batch applied');
+    void reportIfCaughtUp();
+  },
+  onError(projection, error) {
+    logger.error({ event: 'batch_failed', projection, err: error }, 'batch failed; it will be retried');
+  },
+});
+logger.info({ event: 'started', backend: runtime.eventLog.kind }, 'projector started');
+void reportIfCaughtUp();
+
+async function shutdown() {
+  await projectors.stop();
+  await runtime.close();
+  process.exit(0);
+}
+process.on('SIGTERM', () => void shutdown());
+process.on('SIGINT', () => void shutdown());

@@ -1,0 +1,45 @@
+import { catalogEntriesProjection } from '../../projections/catalog-entries/projection.js';
+import type { Projection } from '../../platform/projection/projection.js';
+import { startProjection, type RunningProjection } from '../../platform/projection/runner.js';
+import type { Runtime } from '../../platform/runtime.js';
+
+/** Every read model this build maintains. */
+export const projections: Projection[] = [catalogEntriesProjection];
+
+export interface ProjectorHooks {
+  onBatchApplied?(projection: string, topic: string, partition: number, lastOffset: string, applied: number): void;
+  onError?(projection: string, error: Error): void;
+}
+
+export interface RunningProjectors {
+  running: RunningProjection[];
+  /** Total events not yet applied across every projection. */
+  totalLag(): Promise<number>;
+  stop(): Promise<void>;
+}
+
+export async function startProjectors(runtime: Runtime, hooks: ProjectorHooks = {}): Promise<RunningProjectors> {
+  const running: RunningProjection[] = [];
+  for (const projection of projections) {
+    running.push(
+      await startProjection(projection, {
+        db: runtime.db,
+        eventLog: runtime.eventLog,
+        metrics: runtime.metrics,
+        onBatchApplied: (name, batch, applied) =>
+          hooks.onBatchApplied?.(name, batch.topic, batch.partition, batch.events[batch.events.length - 1]!.offset, applied),
+        onError: hooks.onError,
+      }),
+    );
+  }
+  return {
+    running,
+    async totalLag() {
+      const lags = await Promise.all(running.map((projection) => projection.lag()));
+      return lags.flat().reduce((sum, partition) => sum + partition.lag, 0);
+    },
+    async stop() {
+      await Promise.all(running.map((projection) => projection.stop()));
+    },
+  };
+}

@@ -1,0 +1,41 @@
+/**
+ * Search keys shared by the loader and the queries, so both sides fold text the same way:
+ * lower case, accents removed (NFD, combining marks dropped), every run of characters that is not
+ * a letter or digit becomes one space, trimmed. "São Paulo, SP" → "sao paulo sp".
+ */
+export function normalizeSearchText(text: string): string {
+  return text
+    .normalize('NFD')
+    .replace(/\p{M}+/gu, '')
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, ' ')
+    .trim();
+}
+
+/** Distinct words of the given texts, in first-seen order. */
+export function searchWords(...texts: string[]): string[] {
+  const words = new Set<string>();
+  for (const text of texts) {
+    for (const word of normalizeSearchText(text).split(' ')) if (word !== '') words.add(word);
+  }
+  return [...words];
+}
+
+/**
+ * The space-delimited haystack for word-prefix and substring matching: a leading space makes
+ * "word starts with q" the pattern `% q%`.
+ */
+export function searchHaystack(name: string, canonicalName: string): string {
+  return ` ${normalizeSearchText(name)} ${normalizeSearchText(canonicalName)} `;
+}
+
+/**
+ * The smallest string greater than every string that starts with `prefix` (in code point order,
+ * which is the byte order of UTF-8 under COLLATE "C"): `name >= prefix AND name < upper`.
+ */
+export function prefixUpperBound(prefix: string): string {
+  const chars = [...prefix];
+  const last = chars.pop();
+  if (last === undefined) throw new Error('empty prefix');
+  return chars.join('') + String.fromCodePoint(last.codePointAt(0)! + 1);
+}

@@ -8,7 +8,8 @@ import { startProjectors } from './projectors.js';
  * per applied batch and one `caught_up` line whenever it has applied everything in the log.
  */
 const config = loadConfigOrExit();
-const logger = pino({ level: config.logLevel, base: { process: 'projector' } });
+// Synchronous writes: a supervisor (or a test) sees each batch line the moment the batch commits.
+const logger = pino({ level: config.logLevel, base: { process: 'projector' } }, pino.destination({ dest: 1, sync: true }));
 const runtime = await openRuntime(config, { log: (line) => logger.info(line) });
 
 let checkingLag = false;

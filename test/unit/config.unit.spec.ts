@@ -1,0 +1,66 @@
+import { spawnSync } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../../platform/config/config.js';
+
+const valid = {
+  DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/offer_ledger',
+  KEY_HASH_SECRET: 'k'.repeat(32),
+};
+
+describe('configuration', () => {
+  it('runs on the embedded default when no backend is set', () => {
+    const config = loadConfig({});
+    expect(config.embedded).toEqual({ database: true, eventLog: true });
+    expect(config.port).toBe(8080);
+    expect(config.dataDir).toBe('.data');
+  });
+
+  it('uses Kafka and Postgres when they are set', () => {
+    const config = loadConfig({ ...valid, KAFKA_BROKERS: 'a:9092,b:9093', SCHEMA_REGISTRY_URL: 'http://r:8081/apis/ccompat/v7' });
+    expect(config.embedded).toEqual({ database: false, eventLog: false });
+    expect(config.kafkaBrokers).toEqual(['a:9092', 'b:9093']);
+  });
+
+  it.each([
+    [{ PORT: 'eighty' }, 'PORT must be a whole number from 0 to 65535, got "eighty"'],
+    [{ PORT: '70000' }, 'PORT must be a whole number from 0 to 65535, got 70000'],
+    [{ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL must use postgres: or postgresql:, got "mysql:"'],
+    [{ DATABASE_URL: 'not a url' }, 'DATABASE_URL must be a URL (postgres: or postgresql:), got "not a url"'],
+    [{ DATABASE_URL: valid.DATABASE_URL }, 'KEY_HASH_SECRET is required when DATABASE_URL is set (32 characters or more)'],
+    [{ ...valid, KEY_HASH_SECRET: 'short' }, 'KEY_HASH_SECRET must be at least 32 characters long'],
+    [{ KAFKA_BROKERS: 'localhost' }, 'KAFKA_BROKERS must be host:port[,host:port...], got "localhost"'],
+    [{ KAFKA_BROKERS: '127.0.0.1:9092' }, 'SCHEMA_REGISTRY_URL is required when KAFKA_BROKERS is set'],
+    [{ SCHEMA_REGISTRY_URL: 'http://r:8081' }, 'KAFKA_BROKERS is required when SCHEMA_REGISTRY_URL is set'],
+    [{ KAFKA_BROKERS: '127.0.0.1:9092', SCHEMA_REGISTRY_URL: 'ftp://r' }, 'SCHEMA_REGISTRY_URL must use http: or https:, got "ftp:"'],
+    [{ REDIS_URL: 'http://127.0.0.1:6379' }, 'REDIS_URL must use redis: or rediss:, got "http:"'],
+    [{ LINK_BASE: 'nope' }, 'LINK_BASE must be a URL (http: or https:), got "nope"'],
+    [{ GEO_CATALOG_FILE: 'does-not-exist.csv' }, 'GEO_CATALOG_FILE names a file that does not exist: "does-not-exist.csv"'],
+    [{ GEO_CATALOG_SHA256: 'abc' }, 'GEO_CATALOG_SHA256 must be 64 hexadecimal characters'],
+    [{ GEO_CATALOG_SHA256: 'a'.repeat(64) }, 'GEO_CATALOG_FILE is required when GEO_CATALOG_SHA256 is set'],
+    [{ TOPIC_PREFIX: 'bad prefix' }, 'TOPIC_PREFIX must be letters, digits, ".", "_" or "-", got "bad prefix"'],
+    [{ KAFKA_PARTITIONS: '0' }, 'KAFKA_PARTITIONS must be a whole number from 1 to 1000, got 0'],
+    [{ LOCATION_RATE_LIMIT: '-1' }, 'LOCATION_RATE_LIMIT must be a whole number from 1 to 1000000, got "-1"'],
+    [{ ADMIN_TOKEN: 'short' }, 'ADMIN_TOKEN must be at least 24 characters long'],
+    [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got "loud"'],
+  ])('rejects %j with one message naming the variable', (env, message) => {
+    expect(() => loadConfig(env)).toThrow(message);
+  });
+});
+
+describe('a process started with a bad setting', () => {
+  it.each([
+    [{ PORT: 'eighty' }, 'PORT'],
+    [{ KAFKA_BROKERS: '127.0.0.1:9092' }, 'SCHEMA_REGISTRY_URL'],
+    [{ DATABASE_URL: 'postgres://127.0.0.1/x' }, 'KEY_HASH_SECRET'],
+  ])('%j: prints one line naming %s and exits 2', (env, variable) => {
+    const result = spawnSync(process.execPath, ['--import', 'tsx', 'services/api/main.ts'], {
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
+    expect(result.status).toBe(2);
+    const lines = result.stderr.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(new RegExp(`^configuration error: ${variable} `));
+  });
+});

@@ -1,0 +1,157 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Kafka, logLevel } from 'kafkajs';
+import { loadConfig } from '../platform/config/config.js';
+import type { Db } from '../platform/db/db.js';
+import type { NewEvent } from '../platform/events/event-log.js';
+import { registryCodec } from '../platform/events/registry-codec.js';
+import { loadSchemaCatalog } from '../platform/events/schema-catalog.js';
+import { startProjection } from '../platform/projection/runner.js';
+import { openRuntime, type Runtime } from '../platform/runtime.js';
+import { catalogEntriesProjection } from '../projections/catalog-entries/projection.js';
+import { catalogEvents } from '../test/support/catalog-events.js';
+import { resolveStack, type StackEndpoints } from '../test/support/stack.js';
+import { benchDatabase, printTable, rate, timed, writeResults, type BenchRow } from './support.js';
+
+/**
+ * Appended and projected events per second on both logs, each next to a raw baseline measured
+ * in the same run: a raw kafkajs send (acks=all) of the same bytes for Kafka appends, a raw
+ * INSERT of the same bytes for embedded appends, and a raw set-based INSERT ... SELECT FROM
+ * unnest(...) of the same rows for projection.
+ */
+const EVENTS = Number(process.env.BENCH_EVENTS ?? 50_000);
+const BATCH = 1_000;
+
+function chunks<T>(items: T[], size: number): T[][] {
+  return Array.from({ length: Math.ceil(items.length / size) }, (_, index) => items.slice(index * size, (index + 1) * size));
+}
+
+async function appendAll(runtime: Runtime, events: NewEvent[]) {
+  for (const chunk of chunks(events, BATCH)) await runtime.eventLog.append('catalog', chunk);
+}
+
+async function projectAll(runtime: Runtime) {
+  const running = await startProjection(catalogEntriesProjection, { db: runtime.db, eventLog: runtime.eventLog });
+  try {
+    for (;;) {
+      if ((await running.lag()).every((partition) => partition.lag === 0)) return;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  } finally {
+    await running.stop();
+  }
+}
+
+/** The same rows the projection writes, inserted set-based with no log, decoding or offsets. */
+async function rawUnnestInsert(db: Db, events: NewEvent[]) {
+  await db.exec(`CREATE TEMP TABLE IF NOT EXISTS raw_catalog_rows (
+    entry_id text, name text, amount numeric, currency text, tags jsonb, recorded_at timestamptz, event_id text)`);
+  for (const chunk of chunks(events, BATCH)) {
+    const values = chunk.map((event) => event.value);
+    await db.query(
+      `INSERT INTO raw_catalog_rows SELECT entry_id, name, amount, currency, tags::jsonb, recorded_at, event_id
+       FROM unnest($1::text[], $2::text[], $3::numeric[], $4::text[], $5::text[], $6::timestamptz[], $7::text[])
+         AS batch(entry_id, name, amount, currency, tags, recorded_at, event_id)`,
+      [
+        values.map((v) => v.entry_id),
+        values.map((v) => v.name ?? ''),
+        values.map((v) => v.amount ?? '0'),
+        values.map((v) => v.currency ?? ''),
+        values.map((v) => JSON.stringify(v.tags ?? [])),
+        values.map((v) => new Date(Number(v.recorded_at ?? v.removed_at)).toISOString()),
+        values.map((v) => v.event_id),
+      ],
+    );
+  }
+}
+
+async function rawKafkaSend(stack: StackEndpoints, topic: string, events: NewEvent[]) {
+  const codec = registryCodec(stack.schemaRegistryUrl, loadSchemaCatalog());
+  const messages = await Promise.all(
+    events.map(async (event) => ({ key: event.key, value: await codec.encode(topic, event.type, event.value) })),
+  );
+  const kafka = new Kafka({ brokers: stack.kafkaBrokers, logLevel: logLevel.NOTHING });
+  const admin = kafka.admin();
+  await admin.connect();
+  await admin.createTopics({ waitForLeaders: true, topics: [{ topic, numPartitions: 3 }] });
+  await admin.disconnect();
+  const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
+  await producer.connect();
+  try {
+    return await timed(async () => {
+      for (const chunk of chunks(messages, BATCH)) await producer.send({ topic, acks: -1, messages: chunk });
+    });
+  } finally {
+    await producer.disconnect();
+  }
+}
+
+async function rawEmbeddedInsert(runtime: Runtime, events: NewEvent[]) {
+  const codec = loadSchemaCatalog();
+  const bytes = events.map((event) => codec.get(event.type)!.avroType.toBuffer(event.value).toString('hex'));
+  await runtime.db.exec('CREATE TEMP TABLE IF NOT EXISTS raw_log (key text, value bytea)');
+  return timed(async () => {
+    for (let start = 0; start < events.length; start += BATCH) {
+      await runtime.db.query(`INSERT INTO raw_log SELECT key, decode(value_hex, 'hex') FROM unnest($1::text[], $2::text[]) AS b(key, value_hex)`, [
+        events.slice(start, start + BATCH).map((event) => event.key),
+        bytes.slice(start, start + BATCH),
+      ]);
+    }
+  });
+}
+
+export async function run(): Promise<BenchRow[]> {
+  const stack = await resolveStack((line) => process.stderr.write(`[stack] ${line}\n`));
+  const events = catalogEvents(EVENTS, Math.floor(EVENTS / 5));
+  const rows: BenchRow[] = [];
+
+  // Kafka + registry + Postgres.
+  const database = await benchDatabase(stack);
+  const prefix = `bench${randomBytes(3).toString('hex')}.`;
+  const kafkaRuntime = await openRuntime(
+    loadConfig({
+      DATABASE_URL: database.url,
+      KEY_HASH_SECRET: 'bench-key-hash-secret-0123456789abcdef',
+      KAFKA_BROKERS: stack.kafkaBrokers.join(','),
+      SCHEMA_REGISTRY_URL: stack.schemaRegistryUrl,
+      TOPIC_PREFIX: prefix,
+    }),
+  );
+  try {
+    await kafkaRuntime.eventLog.ensureTopics(['catalog']);
+    const raw = await rawKafkaSend(stack, `${prefix}raw-catalog`, events);
+    const append = await timed(() => appendAll(kafkaRuntime, events));
+    rows.push({ backend: 'kafka', measure: 'append (acks=all)', events: EVENTS, per_second: rate(EVENTS, append), baseline: 'raw kafkajs send, same bytes', baseline_per_second: rate(EVENTS, raw) });
+    const rawInsert = await timed(() => rawUnnestInsert(kafkaRuntime.db, events));
+    const project = await timed(() => projectAll(kafkaRuntime));
+    rows.push({ backend: 'kafka', measure: 'project', events: EVENTS, per_second: rate(EVENTS, project), baseline: 'raw INSERT ... unnest, same rows', baseline_per_second: rate(EVENTS, rawInsert) });
+  } finally {
+    await kafkaRuntime.close();
+    await database.drop();
+  }
+
+  // The embedded default: PGlite holds the log and the read models.
+  const dataDir = mkdtempSync(join(tmpdir(), 'offer-ledger-bench-'));
+  const embedded = await openRuntime(loadConfig({ DATA_DIR: dataDir }));
+  try {
+    await embedded.eventLog.ensureTopics(['catalog']);
+    const raw = await rawEmbeddedInsert(embedded, events);
+    const append = await timed(() => appendAll(embedded, events));
+    rows.push({ backend: 'embedded', measure: 'append', events: EVENTS, per_second: rate(EVENTS, append), baseline: 'raw INSERT of the same bytes', baseline_per_second: rate(EVENTS, raw) });
+    const rawInsert = await timed(() => rawUnnestInsert(embedded.db, events));
+    const project = await timed(() => projectAll(embedded));
+    rows.push({ backend: 'embedded', measure: 'project', events: EVENTS, per_second: rate(EVENTS, project), baseline: 'raw INSERT ... unnest, same rows', baseline_per_second: rate(EVENTS, rawInsert) });
+  } finally {
+    await embedded.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+  return rows;
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const rows = await run();
+  printTable('events', rows);
+  writeResults('events', rows);
+}

@@ -1,0 +1,67 @@
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import pg from 'pg';
+import type { Db } from '../platform/db/db.js';
+import { migrate } from '../platform/db/migrate.js';
+import { connectPostgres } from '../platform/db/postgres.js';
+import type { StackEndpoints } from '../test/support/stack.js';
+
+export interface BenchRow {
+  [column: string]: string | number;
+}
+
+/** Milliseconds taken by fn. */
+export async function timed(fn: () => Promise<unknown>): Promise<number> {
+  const start = performance.now();
+  await fn();
+  return performance.now() - start;
+}
+
+export const rate = (count: number, milliseconds: number) => Math.round((count * 1000) / milliseconds);
+
+/** Adds the ratio column: the figure we track, since absolute rates vary between machines. */
+export function withRatio(row: BenchRow): BenchRow {
+  const value = Number(row.per_second);
+  const baseline = Number(row.baseline_per_second);
+  return baseline > 0 ? { ...row, ratio: Number((value / baseline).toFixed(2)) } : row;
+}
+
+export function printTable(title: string, rows: BenchRow[]) {
+  const table = rows.map(withRatio);
+  const columns = [...new Set(table.flatMap((row) => Object.keys(row)))];
+  const widths = columns.map((column) => Math.max(column.length, ...table.map((row) => String(row[column] ?? '').length)));
+  const line = (cells: string[]) => cells.map((cell, index) => cell.padEnd(widths[index]!)).join(' | ');
+  process.stdout.write(`\n## ${title}\n${line(columns)}\n${widths.map((w) => '-'.repeat(w)).join('-|-')}\n`);
+  for (const row of table) process.stdout.write(`${line(columns.map((column) => String(row[column] ?? '')))}\n`);
+}
+
+export function writeResults(name: string, rows: BenchRow[]) {
+  mkdirSync('bench-results', { recursive: true });
+  const path = `bench-results/${name}-${new Date().toISOString().replace(/[:.]/g, '-')}.json`;
+  writeFileSync(path, `${JSON.stringify({ name, at: new Date().toISOString(), rows: rows.map(withRatio) }, null, 2)}\n`);
+  process.stdout.write(`wrote ${path}\n`);
+}
+
+/** A fresh, migrated database on the stack's Postgres for one benchmark. */
+export async function benchDatabase(stack: StackEndpoints): Promise<{ db: Db; url: string; drop(): Promise<void> }> {
+  const name = `offer_ledger_bench_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: stack.postgresAdminUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(stack.postgresAdminUrl);
+  url.pathname = `/${name}`;
+  const db = connectPostgres(url.toString());
+  await migrate(db);
+  return {
+    db,
+    url: url.toString(),
+    async drop() {
+      await db.close();
+      const client = new pg.Client({ connectionString: stack.postgresAdminUrl });
+      await client.connect();
+      await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await client.end();
+    },
+  };
+}

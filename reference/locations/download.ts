@@ -1,0 +1,48 @@
+import { createHash } from 'node:crypto';
+import { createWriteStream, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { Command } from 'commander';
+
+/** The release protocol v1.0 pins as its FULL catalog. */
+export const PINNED_RELEASE_DATE = '2026-08-12';
+export const releaseUrl = (date: string) =>
+  `https://developers.google.com/static/google-ads/api/data/geo/geotargets-${date}.csv.zip`;
+
+/**
+ * `npm run geo:download [-- --dir <folder>] [--date YYYY-MM-DD] [--url <url>]`: fetches a release
+ * (zip, or a plain CSV from a mirror given by --url), writes it under its own name, records its
+ * sha256 beside it (`<file>.sha256`, sha256sum format) and prints the settings that load it.
+ */
+const program = new Command()
+  .option('--dir <folder>', 'where to save the file', join('.data', 'geo'))
+  .option('--date <date>', 'release date', PINNED_RELEASE_DATE)
+  .option('--url <url>', 'download from this address instead of Google (file name must keep geotargets-YYYY-MM-DD)')
+  .parse();
+const options = program.opts<{ dir: string; date: string; url?: string }>();
+const url = options.url ?? releaseUrl(options.date);
+const name = decodeURIComponent(new URL(url).pathname.split('/').pop() ?? '') || `geotargets-${options.date}.csv.zip`;
+const target = resolve(options.dir, name);
+
+mkdirSync(options.dir, { recursive: true });
+const partial = `${target}.partial`;
+try {
+  const response = await fetch(url);
+  if (!response.ok || !response.body) throw new Error(`HTTP ${response.status} ${response.statusText}`);
+  const hash = createHash('sha256');
+  const body = Readable.fromWeb(response.body as import('node:stream/web').ReadableStream<Uint8Array>);
+  body.on('data', (chunk: Buffer) => hash.update(chunk));
+  await pipeline(body, createWriteStream(partial));
+  renameSync(partial, target);
+  const sha256 = hash.digest('hex');
+  writeFileSync(`${target}.sha256`, `${sha256}  ${name}\n`);
+  process.stdout.write(`saved ${target}\nsha256 ${sha256}\n\nload it with:\n  GEO_CATALOG_FILE=${target} GEO_CATALOG_SHA256=${sha256} npm start\n`);
+} catch (error) {
+  rmSync(partial, { force: true });
+  process.stderr.write(
+    `Could not download ${url}: ${(error as Error).message}\n` +
+      `Without internet access here, download it on another machine, copy it to this one, and set GEO_CATALOG_FILE to its path.\n`,
+  );
+  process.exitCode = 1;
+}

@@ -1,0 +1,193 @@
+import { randomBytes } from 'node:crypto';
+import { basename } from 'node:path';
+import type { Db, Sql } from '../../../platform/db/db.js';
+import { buildCatalogRows, type CatalogRow } from './catalog-rows.js';
+import type { LegacyLevelMapping } from './legacy-level.js';
+import { logProgress, type Progress } from './progress.js';
+import { assertFileExists, CatalogFileError, readSourceRows, sha256OfFile, sourceFileDateOf, type SourceRow } from './source-file.js';
+
+export interface LoadOptions {
+  file: string;
+  /** When set, a file whose sha256 differs is refused before anything is written. */
+  expectedSha256?: string;
+  log?: (line: string) => void;
+  progress?: Progress;
+  legacyLevel?: LegacyLevelMapping;
+}
+
+export interface LoadResult {
+  status: 'loaded' | 'already-loaded';
+  releaseId: number;
+  sourceFileDate: string;
+  sha256: string;
+  sourceRows: number;
+  activeRows: number;
+  seconds: number;
+}
+
+const BATCH = 5_000;
+/** Serializes loaders of one database (two API processes starting with the same new file). */
+const LOAD_LOCK_KEY = 7_311_993;
+
+interface ReleaseRow {
+  release_id: number;
+  source_file_date: string;
+  file_sha256: string;
+  source_rows: number;
+  active_rows: number;
+}
+
+async function currentRelease(sql: Sql): Promise<ReleaseRow | undefined> {
+  const { rows } = await sql.query<ReleaseRow>(
+    'SELECT release_id, source_file_date, file_sha256, source_rows, active_rows FROM geo_full_releases WHERE is_current',
+  );
+  return rows[0];
+}
+
+/**
+ * Loads a geo-target release into the FULL tables and makes it current, in one transaction.
+ * Idempotent: when the current release has the same sha256, nothing is read or written.
+ * Throws CatalogFileError for a missing, misnamed, mismatching or malformed file.
+ */
+export async function loadFullCatalog(db: Db, options: LoadOptions): Promise<LoadResult> {
+  const started = performance.now();
+  const log = options.log ?? (() => {});
+  const progress = options.progress ?? logProgress(log);
+  const { file } = options;
+  assertFileExists(file);
+  const sourceFileDate = sourceFileDateOf(file);
+  const sha256 = await sha256OfFile(file);
+  if (options.expectedSha256 && options.expectedSha256.toLowerCase() !== sha256) {
+    throw new CatalogFileError(
+      `Refusing "${basename(file)}": its sha256 is ${sha256}, but GEO_CATALOG_SHA256 expects ${options.expectedSha256.toLowerCase()}. ` +
+        'Use the pinned release file, or correct GEO_CATALOG_SHA256.',
+    );
+  }
+  const seconds = () => (performance.now() - started) / 1000;
+  const existing = await currentRelease(db);
+  if (existing?.file_sha256 === sha256) {
+    log(`geo catalog: ${basename(file)} (${sourceFileDate}) is already loaded; nothing to do`);
+    return { status: 'already-loaded', releaseId: existing.release_id, sourceFileDate, sha256, sourceRows: existing.source_rows, activeRows: existing.active_rows, seconds: seconds() };
+  }
+
+  log(`geo catalog: loading ${basename(file)} (sha256 ${sha256})`);
+  const source = await readAll(file, progress);
+  const rows = buildCatalogRows(source, options.legacyLevel);
+
+  const releaseId = await db.transaction(async (tx) => {
+    if (db.engine === 'postgres') await tx.query('SELECT pg_advisory_xact_lock($1)', [LOAD_LOCK_KEY]);
+    const now = await currentRelease(tx);
+    if (now?.file_sha256 === sha256) return undefined;
+    const { rows: inserted } = await tx.query<{ release_id: number }>(
+      `INSERT INTO geo_full_releases (source_file_date, file_name, file_sha256, source_rows, active_rows, cursor_secret)
+       VALUES ($1, $2, $3, $4, $5, $6) RETURNING release_id`,
+      [sourceFileDate, basename(file), sha256, source.length, rows.length, randomBytes(32).toString('hex')],
+    );
+    const id = inserted[0]!.release_id;
+    await insertLocations(tx, id, rows, progress);
+    await insertWords(tx, id, rows, progress);
+    await tx.query('UPDATE geo_full_releases SET is_current = false WHERE is_current');
+    await tx.query('UPDATE geo_full_releases SET is_current = true WHERE release_id = $1', [id]);
+    await tx.query('DELETE FROM geo_full_words WHERE release_id <> $1', [id]);
+    await tx.query('DELETE FROM geo_full_locations WHERE release_id <> $1', [id]);
+    return id;
+  });
+  if (releaseId === undefined) {
+    const loaded = (await currentRelease(db))!;
+    log(`geo catalog: ${basename(file)} was loaded by another process meanwhile`);
+    return { status: 'already-loaded', releaseId: loaded.release_id, sourceFileDate, sha256, sourceRows: loaded.source_rows, activeRows: loaded.active_rows, seconds: seconds() };
+  }
+  // Fresh statistics so the planner picks the ordered index scans the search relies on.
+  await db.exec('ANALYZE geo_full_releases; ANALYZE geo_full_locations; ANALYZE geo_full_words;');
+  log(`geo catalog: loaded ${rows.length} active of ${source.length} rows (${sourceFileDate}) in ${seconds().toFixed(1)} s`);
+  return { status: 'loaded', releaseId, sourceFileDate, sha256, sourceRows: source.length, activeRows: rows.length, seconds: seconds() };
+}
+
+async function readAll(file: string, progress: Progress): Promise<SourceRow[]> {
+  const rows: SourceRow[] = [];
+  let phaseStarted = false;
+  for await (const row of readSourceRows(file, (done, total) => {
+    if (!phaseStarted) {
+      progress.phase('reading file', total);
+      phaseStarted = true;
+    }
+    progress.update(done);
+  })) {
+    rows.push(row);
+  }
+  progress.done();
+  return rows;
+}
+
+async function insertLocations(tx: Sql, releaseId: number, rows: CatalogRow[], progress: Progress) {
+  progress.phase('writing locations', rows.length);
+  for (let start = 0; start < rows.length; start += BATCH) {
+    const batch = rows.slice(start, start + BATCH);
+    const column = <T>(pick: (row: CatalogRow) => T) => batch.map(pick);
+    await tx.query(
+      `INSERT INTO geo_full_locations (release_id, location_id, name, canonical_name, country_code, target_type,
+         source_parent_location_id, parent_location_id, chain_status, unresolved_source_parent_location_id,
+         hierarchy_precision, legacy_level, path_ids, type_bucket, name_norm, text_norm)
+       SELECT $1, u.location_id, u.name, u.canonical_name, u.country_code, u.target_type, u.source_parent,
+         u.parent, u.chain_status, u.unresolved, u.precision, u.legacy_level, u.path_text::bigint[], u.type_bucket,
+         u.name_norm, u.text_norm
+       FROM unnest($2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::bigint[], $9::text[],
+         $10::text[], $11::smallint[], $12::text[], $13::text[], $14::smallint[], $15::text[], $16::text[])
+       AS u(location_id, name, canonical_name, country_code, target_type, source_parent, parent, chain_status,
+         unresolved, precision, legacy_level, path_text, type_bucket, name_norm, text_norm)`,
+      [
+        releaseId,
+        column((row) => row.locationId),
+        column((row) => row.name),
+        column((row) => row.canonicalName),
+        column((row) => row.countryCode),
+        column((row) => row.targetType),
+        column((row) => row.sourceParentId),
+        column((row) => row.parentId),
+        column((row) => row.chainStatus),
+        column((row) => row.unresolvedParentId),
+        column((row) => row.precision),
+        column((row) => row.legacyLevel),
+        column((row) => `{${row.pathIds.join(',')}}`),
+        column((row) => row.typeBucket),
+        column((row) => row.nameNorm),
+        column((row) => row.textNorm),
+      ],
+    );
+    progress.update(Math.min(rows.length, start + BATCH));
+  }
+  progress.done();
+}
+
+async function insertWords(tx: Sql, releaseId: number, rows: CatalogRow[], progress: Progress) {
+  progress.phase('writing words', rows.length);
+  let buckets: number[] = [];
+  let words: string[] = [];
+  let ids: string[] = [];
+  const flush = async () => {
+    if (ids.length === 0) return;
+    await tx.query(
+      `INSERT INTO geo_full_words (release_id, type_bucket, word, location_id)
+       SELECT $1, * FROM unnest($2::smallint[], $3::text[], $4::bigint[])`,
+      [releaseId, buckets, words, ids],
+    );
+    buckets = [];
+    words = [];
+    ids = [];
+  };
+  for (let i = 0; i < rows.length; i++) {
+    const row = rows[i]!;
+    for (const word of row.words) {
+      buckets.push(row.typeBucket);
+      words.push(word);
+      ids.push(row.locationId);
+    }
+    if (ids.length >= BATCH * 4) {
+      await flush();
+      progress.update(i + 1);
+    }
+  }
+  await flush();
+  progress.update(rows.length);
+  progress.done();
+}

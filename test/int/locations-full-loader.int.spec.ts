@@ -1,0 +1,123 @@
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadFullCatalog } from '../../reference/locations/full/loader.js';
+import { sha256OfFile } from '../../reference/locations/full/source-file.js';
+import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { GEO_EXCERPT_FILE } from '../support/geo-excerpt.js';
+
+let database: TestDatabase;
+const scratch = mkdtempSync(join(tmpdir(), 'geo-loader-'));
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+});
+afterAll(async () => {
+  await database.drop();
+});
+
+type Row = Record<string, unknown>;
+async function location(id: string): Promise<Row | undefined> {
+  const { rows } = await database.db.query<Row>(
+    `SELECT l.location_id, l.name, l.canonical_name, l.country_code, l.target_type, l.source_parent_location_id,
+            l.parent_location_id, l.chain_status, l.unresolved_source_parent_location_id, l.hierarchy_precision,
+            l.legacy_level, l.path_ids::text AS path_ids
+       FROM geo_full_locations l JOIN geo_full_releases r USING (release_id)
+      WHERE r.is_current AND l.location_id = $1`,
+    [id],
+  );
+  return rows[0];
+}
+
+describe('loading the real excerpt', () => {
+  it('refuses a file whose sha256 differs from the configured one, writing nothing', async () => {
+    await expect(loadFullCatalog(database.db, { file: GEO_EXCERPT_FILE, expectedSha256: '0'.repeat(64) })).rejects.toThrow(
+      /sha256 is [0-9a-f]{64}, but GEO_CATALOG_SHA256 expects 0{64}/,
+    );
+    const { rows } = await database.db.query('SELECT 1 FROM geo_full_releases');
+    expect(rows).toHaveLength(0);
+  });
+
+  it('loads every active record with the verified sha256 and the date from the file name', async () => {
+    const sha256 = await sha256OfFile(GEO_EXCERPT_FILE);
+    const result = await loadFullCatalog(database.db, { file: GEO_EXCERPT_FILE, expectedSha256: sha256.toUpperCase() });
+    expect(result).toMatchObject({ status: 'loaded', sourceFileDate: '2025-07-15', sha256, sourceRows: 3143, activeRows: 3143 });
+    const { rows } = await database.db.query<{ status: string; n: string }>(
+      'SELECT chain_status AS status, count(*) AS n FROM geo_full_locations GROUP BY 1 ORDER BY 1',
+    );
+    // 250 rows name parents outside the excerpt (PROVENANCE.md).
+    expect(rows).toEqual([
+      { status: 'COMPLETE', n: '2893' },
+      { status: 'UNRESOLVED_SOURCE_PARENT', n: '250' },
+    ]);
+  });
+
+  it('is idempotent: a second load of the same file does no work', async () => {
+    const before = await database.db.query<{ release_id: number; loaded_at: Date }>('SELECT release_id, loaded_at FROM geo_full_releases');
+    const result = await loadFullCatalog(database.db, { file: GEO_EXCERPT_FILE });
+    expect(result.status).toBe('already-loaded');
+    const after = await database.db.query('SELECT release_id, loaded_at FROM geo_full_releases');
+    expect(after.rows).toEqual(before.rows);
+  });
+
+  it('keeps countries, including a city-state and countries without regions, as complete roots', async () => {
+    expect(await location('2840')).toEqual({
+      location_id: '2840', name: 'United States', canonical_name: 'United States', country_code: 'US', target_type: 'Country',
+      source_parent_location_id: null, parent_location_id: null, chain_status: 'COMPLETE',
+      unresolved_source_parent_location_id: null, hierarchy_precision: 1, legacy_level: 'COUNTRY', path_ids: '{2840}',
+    });
+    for (const [id, name] of [['2702', 'Singapore'], ['2492', 'Monaco'], ['2336', 'Vatican City']]) {
+      expect(await location(id!)).toMatchObject({ name, target_type: 'Country', parent_location_id: null, chain_status: 'COMPLETE', hierarchy_precision: 1, path_ids: `{${id}}` });
+    }
+    // Puerto Rico is a root typed Region: raw type kept, not representable as a LEGACY level.
+    expect(await location('2630')).toMatchObject({ target_type: 'Region', chain_status: 'COMPLETE', legacy_level: null, path_ids: '{2630}' });
+  });
+
+  it('verifies state, postal code, neighborhood and city chains', async () => {
+    expect(await location('21137')).toMatchObject({
+      name: 'California', target_type: 'State', source_parent_location_id: '2840', parent_location_id: '2840',
+      chain_status: 'COMPLETE', hierarchy_precision: 2, legacy_level: 'REGION', path_ids: '{2840,21137}',
+    });
+    expect(await location('9030359')).toMatchObject({
+      name: '86432', target_type: 'Postal Code', parent_location_id: '21136', hierarchy_precision: 3, legacy_level: null, path_ids: '{2840,21136,9030359}',
+    });
+    expect(await location('9061152')).toMatchObject({ name: 'North Mountain Village', target_type: 'Neighborhood', path_ids: '{2840,21136,9061152}' });
+    expect(await location('9000000')).toMatchObject({ name: 'A0A', country_code: 'CA', path_ids: '{2124,20117,9000000}' });
+    expect(await location('1000004')).toMatchObject({ name: 'The Valley', target_type: 'City', legacy_level: 'CITY', parent_location_id: '2660', path_ids: '{2660,1000004}' });
+    expect(await location('20267')).toMatchObject({ name: 'Alicante', canonical_name: 'Province of Alicante,Valencia,Spain', path_ids: '{2724,21388,20267}' });
+  });
+
+  it('marks a chain whose parent is outside the file as unresolved at that raw id', async () => {
+    expect(await location('1000002')).toMatchObject({
+      name: 'Kabul', target_type: 'City', source_parent_location_id: '9075393', parent_location_id: null,
+      chain_status: 'UNRESOLVED_SOURCE_PARENT', unresolved_source_parent_location_id: '9075393', hierarchy_precision: 1, path_ids: '{1000002}',
+    });
+    expect(await location('20537')).toMatchObject({
+      name: 'Autonomous Province of Bolzano – South Tyrol', chain_status: 'UNRESOLVED_SOURCE_PARENT',
+      unresolved_source_parent_location_id: '9053439', legacy_level: null,
+    });
+  });
+});
+
+describe('refusing files', () => {
+  it('refuses a file whose header is not the geo-target header', async () => {
+    const file = join(scratch, 'geotargets-2025-07-15-bad-header.csv');
+    writeFileSync(file, 'id,name,parent\n"1","x",""\n');
+    await expect(loadFullCatalog(database.db, { file })).rejects.toThrow(
+      'is not a geo-target catalog: its header is "id,name,parent", expected "Criteria ID,Name,Canonical Name,Parent ID,Country Code,Target Type,Status"',
+    );
+  });
+
+  it('refuses a file without the release date in its name', async () => {
+    const file = join(scratch, 'catalog.csv');
+    writeFileSync(file, readFileSync(GEO_EXCERPT_FILE));
+    await expect(loadFullCatalog(database.db, { file })).rejects.toThrow('the file name must start with geotargets-YYYY-MM-DD');
+  });
+
+  it('says how to get the file when it is missing', async () => {
+    await expect(loadFullCatalog(database.db, { file: join(scratch, 'geotargets-2026-08-12.csv.zip') })).rejects.toThrow(
+      /does not exist\. Download the pinned release with `npm run geo:download`/,
+    );
+  });
+});

@@ -3,6 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { errorHandling } from '../../platform/http/error-handler.js';
 import { httpMetrics } from '../../platform/http/metrics-plugin.js';
 import type { Runtime } from '../../platform/runtime.js';
+import { adminRoutes } from './routes/admin/index.js';
 import { healthRoutes } from './routes/health/index.js';
 import { locationRoutes } from './routes/locations/index.js';
 
@@ -24,5 +25,6 @@ export async function buildApp({ runtime, logger = false }: AppOptions): Promise
   await app.register(httpMetrics, { metrics: runtime.metrics });
   await app.register(healthRoutes, { runtime });
   await app.register(locationRoutes, { runtime, prefix: '/v1/locations' });
+  if (runtime.config.adminToken) await app.register(adminRoutes, { runtime, prefix: '/admin' });
   return app;
 }

@@ -1,0 +1,36 @@
+import { Type } from '@sinclair/typebox';
+import { v7 as uuidv7 } from 'uuid';
+import { EventType, type CatalogEntryRecorded } from '../../../schemas/generated/events.js';
+import { defineCommand } from '../command.js';
+
+const decimal = Type.String({ pattern: '^-?\\d{1,18}(\\.\\d{1,8})?$', description: 'exact decimal string, e.g. 12.50' });
+
+/** Records a diagnostic catalog entry: the smallest end-to-end check of a deployment's log. */
+export const recordCatalogEntry = defineCommand({
+  name: 'catalog-entry:record',
+  summary: 'Append a diagnostic CatalogEntryRecorded event (checks the log end to end)',
+  input: Type.Object(
+    {
+      entry_id: Type.String({ minLength: 1, maxLength: 200, description: 'identity of the entry' }),
+      name: Type.String({ minLength: 1, maxLength: 500, description: 'display name' }),
+      amount: decimal,
+      currency: Type.String({ pattern: '^[A-Z]{3}$', description: 'ISO 4217 code' }),
+      tags: Type.Optional(Type.Array(Type.String(), { maxItems: 20, description: 'labels, comma-separated on the command line' })),
+    },
+    { additionalProperties: false },
+  ),
+  async execute(input, { runtime, now }) {
+    const value: CatalogEntryRecorded = {
+      event_id: uuidv7(),
+      entry_id: input.entry_id,
+      name: input.name,
+      amount: input.amount,
+      currency: input.currency,
+      tags: input.tags ?? [],
+      recorded_at: now().getTime(),
+    };
+    await runtime.eventLog.ensureTopics(['catalog']);
+    const [appended] = await runtime.eventLog.append('catalog', [{ key: input.entry_id, type: EventType.CatalogEntryRecorded, value: { ...value } }]);
+    return { event_id: value.event_id, ...appended };
+  },
+});

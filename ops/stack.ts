@@ -38,6 +38,8 @@ interface Component {
   process: ManagedProcess;
   endpoint: string;
   ports: Array<[number, string]>;
+  /** What else to try when it dies at start-up. */
+  hint: string;
   answers(): Promise<boolean>;
   start(artifacts: ReturnType<typeof ensureArtifacts>): number;
 }
@@ -48,6 +50,7 @@ function components(config: StackConfig): Component[] {
       process: kafkaProcess(config),
       endpoint: `127.0.0.1:${config.kafkaPort}`,
       ports: [[config.kafkaPort, 'STACK_KAFKA_PORT'], [config.controllerPort, 'STACK_KAFKA_CONTROLLER_PORT']],
+      hint: `If its storage is the problem, \`npm run stack:down\` and delete ${join(config.dir, 'kafka', 'data')} (its topics are lost).`,
       answers: () => kafkaAnswers(config),
       start: (artifacts) => startKafka(config, artifacts.kafkaLibs),
     },
@@ -55,6 +58,7 @@ function components(config: StackConfig): Component[] {
       process: registryProcess(config),
       endpoint: registryUrl(config),
       ports: [[config.registryPort, 'STACK_REGISTRY_PORT']],
+      hint: 'It needs Java 17 or newer on PATH (`java -version`).',
       answers: () => registryAnswers(config),
       start: (artifacts) => startRegistry(config, artifacts.registryJar),
     },
@@ -125,7 +129,7 @@ async function waitForComponent(component: Component, pid: number, started: numb
     ? `${name} exited during start-up (pid ${pid}).`
     : `${name} did not answer at ${component.endpoint} within ${startTimeoutMs / 1000} s; it is still running (pid ${pid}).`;
   const next = exited
-    ? 'Fix the cause above, then run `npm run stack:up` again.'
+    ? `Fix the cause above, then run \`npm run stack:up\` again. ${component.hint}`
     : 'If the machine is just slow, run `npm run stack:up` again to keep waiting; otherwise `npm run stack:down`, fix the cause above and retry.';
   return `${what} Last lines of ${logFile} (after ${seconds(started)}):\n${tail(logFile)}\n${next}`;
 }
@@ -155,19 +159,24 @@ export async function stackUp(log: Log = console.error, config: StackConfig = st
     const started: string[] = [];
     const waits: Array<Promise<string | undefined>> = [];
     if (needed.length > 0) {
+      // Every port is checked before anything starts, so a conflict leaves nothing half started.
+      const running = new Map(needed.map((component) => [component, runningPid(component.process)]));
+      for (const component of needed) {
+        if (running.get(component) !== undefined) continue;
+        for (const [port, variable] of component.ports) {
+          if (await portTaken(port)) {
+            throw new StackError(`${component.process.name}: port ${port} is taken by a program that does not answer as ` +
+              `${component.process.name}. Stop that program, or choose another port with ${variable}.`);
+          }
+        }
+      }
       const artifacts = ensureArtifacts(config, log);
       for (const component of needed) {
         const { name, logFile } = component.process;
-        let pid = runningPid(component.process);
+        let pid = running.get(component);
         if (pid !== undefined) {
           log(`${name}: pid ${pid} is running but not answering yet; waiting for it`);
         } else {
-          for (const [port, variable] of component.ports) {
-            if (await portTaken(port)) {
-              throw new StackError(`${name}: port ${port} is taken by a program that does not answer as ${name}. ` +
-                `Stop that program, or choose another port with ${variable}.`);
-            }
-          }
           pid = component.start(artifacts);
           started.push(name);
           log(`${name}: starting (pid ${pid}, log ${logFile})`);

@@ -1,5 +1,5 @@
 import type { TestProject } from 'vitest/node';
-import { resolveStack } from './stack.js';
+import { resolveStack, stopStackIfStartedHere } from './stack.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -7,8 +7,14 @@ declare module 'vitest' {
   }
 }
 
-/** Finds or starts the real stack once for the whole run and hands its endpoints to every test file. */
+const log = (line: string) => process.stderr.write(`[stack] ${line}\n`);
+
+/**
+ * Finds or starts the real stack once for the whole run and hands its endpoints to every test
+ * file. The returned teardown stops only what this run started (KEEP_STACK=1 keeps it).
+ */
 export default async function setup(project: TestProject) {
-  const stack = await resolveStack((line) => process.stderr.write(`[stack] ${line}\n`));
+  const stack = await resolveStack(log);
   project.provide('stack', stack);
+  return () => stopStackIfStartedHere(log);
 }

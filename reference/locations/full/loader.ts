@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { basename } from 'node:path';
 import type { Db, Sql } from '../../../platform/db/db.js';
+import { buildLegacyRegistry } from '../legacy/build.js';
 import { buildCatalogRows, type CatalogRow } from './catalog-rows.js';
 import type { LegacyLevelMapping } from './legacy-level.js';
 import { logProgress, type Progress } from './progress.js';
@@ -67,6 +68,8 @@ export async function loadFullCatalog(db: Db, options: LoadOptions): Promise<Loa
   const existing = await currentRelease(db);
   if (existing?.file_sha256 === sha256) {
     log(`geo catalog: ${basename(file)} (${sourceFileDate}) is already loaded; nothing to do`);
+    // The LEGACY registry is derived from the current release; a no-op when already built from it.
+    await buildLegacyRegistry(db, sourceFileDate, { log });
     return { status: 'already-loaded', releaseId: existing.release_id, sourceFileDate, sha256, sourceRows: existing.source_rows, activeRows: existing.active_rows, seconds: seconds() };
   }
 
@@ -95,10 +98,12 @@ export async function loadFullCatalog(db: Db, options: LoadOptions): Promise<Loa
   if (releaseId === undefined) {
     const loaded = (await currentRelease(db))!;
     log(`geo catalog: ${basename(file)} was loaded by another process meanwhile`);
+    await buildLegacyRegistry(db, sourceFileDate, { log });
     return { status: 'already-loaded', releaseId: loaded.release_id, sourceFileDate, sha256, sourceRows: loaded.source_rows, activeRows: loaded.active_rows, seconds: seconds() };
   }
   // Fresh statistics so the planner picks the ordered index scans the search relies on.
   await db.exec('ANALYZE geo_full_releases; ANALYZE geo_full_locations; ANALYZE geo_full_words;');
+  await buildLegacyRegistry(db, sourceFileDate, { log });
   log(`geo catalog: loaded ${rows.length} active of ${source.length} rows (${sourceFileDate}) in ${seconds().toFixed(1)} s`);
   return { status: 'loaded', releaseId, sourceFileDate, sha256, sourceRows: source.length, activeRows: rows.length, seconds: seconds() };
 }

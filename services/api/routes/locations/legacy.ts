@@ -1,13 +1,145 @@
-import { notFound } from '../../../../platform/http/errors.js';
+import { badRequest, notFound } from '../../../../platform/http/errors.js';
+import { foldText } from '../../../../reference/locations/legacy/normalize.js';
+import type { IndexedLocation, RegistryIndex } from '../../../../reference/locations/legacy/registry-index.js';
+import { rank } from '../../../../reference/locations/legacy/search.js';
+import type { Level } from '../../../../reference/locations/legacy/source-row.js';
+import { CodeInputError, lookupSubdivision, type CodeMatch, type CodeType } from '../../../../reference/locations/legacy/subdivision-code.js';
 import type { LocationContext, LocationQuery, LocationResult } from './catalog-param.js';
+import { checkLegacyParams, codeTypeParam, countryParam, idParam, levelsParam, limitParam, text } from './legacy-params.js';
+import { currentRegistry } from './legacy-registry.js';
+import { catalogFields, locationWithChain, renderLocation } from './legacy-render.js';
+import { single } from './params.js';
 
-// The LEGACY catalog's handlers: placeholders until the location registry issue lands.
-export async function search(_context: LocationContext, _query: LocationQuery): Promise<LocationResult> {
-  throw notFound('the LEGACY catalog is not loaded');
+/**
+ * The LEGACY catalog's three handlers over registry v1 (reference/locations/legacy/README.md).
+ * Errors: 400 BAD_REQUEST for parameters LEGACY does not accept or cannot read, 404 NOT_FOUND for
+ * ids, countries, codes or cities the registry does not have, 503 LOCATIONS_UNAVAILABLE before
+ * the first registry build.
+ */
+const SEARCH_PARAMS = ['catalog', 'q', 'parent_location_id', 'country', 'subdivision_code', 'subdivision_code_type', 'levels', 'limit', 'locale'];
+const SEARCH_FULL_ONLY = ['target_types', 'cursor'];
+const RESOLVE_PARAMS = ['catalog', 'country', 'subdivision_code', 'subdivision_code_type', 'city', 'limit'];
+const RESOLVE_FULL_ONLY = ['location_id'];
+const LOOKUP_PARAMS = ['catalog'];
+
+const LOCALE_WARNING = 'locale is reserved for localized names; results use registry names';
+
+function searchText(query: LocationQuery, name: string): string | undefined {
+  const value = text(query, name);
+  if (value !== undefined && foldText(value) === '') throw badRequest(`${name} must contain a letter or a digit`);
+  return value;
 }
-export async function resolve(_context: LocationContext, _query: LocationQuery): Promise<LocationResult> {
-  throw notFound('the LEGACY catalog is not loaded');
+
+function countryOf(index: RegistryIndex, country: string | undefined): IndexedLocation | undefined {
+  if (country === undefined) return undefined;
+  const found = index.countryByCode.get(country);
+  if (!found) throw notFound(`country ${country} is not in the LEGACY registry`);
+  return found;
 }
-export async function lookup(_context: LocationContext, _id: string, _query: LocationQuery): Promise<LocationResult> {
-  throw notFound('the LEGACY catalog is not loaded');
+
+function subdivisionOf(index: RegistryIndex, code: string, type: CodeType, country: string | undefined): CodeMatch {
+  let match: CodeMatch | undefined;
+  try {
+    match = lookupSubdivision(index, code, type, country);
+  } catch (error) {
+    if (error instanceof CodeInputError) throw badRequest(error.message);
+    throw error;
+  }
+  if (!match) {
+    throw notFound(`no LEGACY region has subdivision_code ${JSON.stringify(code)}${country ? ` in country ${country}` : ''}`);
+  }
+  return match;
+}
+
+function* filtered(candidates: Iterable<IndexedLocation>, keep: (location: IndexedLocation) => boolean) {
+  for (const location of candidates) if (keep(location)) yield location;
+}
+
+export async function search(context: LocationContext, query: LocationQuery): Promise<LocationResult> {
+  checkLegacyParams(query, SEARCH_PARAMS, SEARCH_FULL_ONLY);
+  const q = searchText(query, 'q');
+  const parentId = idParam(query, 'parent_location_id');
+  const country = countryParam(query);
+  const code = text(query, 'subdivision_code');
+  const codeType = codeTypeParam(query, code !== undefined);
+  const levels = levelsParam(query);
+  const limit = limitParam(query, 20);
+  const locale = single(query, 'locale');
+  if (q === undefined && parentId === undefined && levels === undefined && code === undefined) {
+    throw badRequest('q is required unless parent_location_id, levels or subdivision_code is given');
+  }
+
+  const index = await currentRegistry(context.db);
+  countryOf(index, country);
+  let candidates: Iterable<IndexedLocation> = index.ordered;
+  if (parentId !== undefined) {
+    if (!index.byId.has(parentId)) throw notFound(`parent_location_id ${parentId} is not in the LEGACY registry`);
+    // Direct children by default; with levels, every descendant of those levels (country → cities).
+    candidates = levels ? index.descendantsOf(parentId) : index.childrenOf(parentId);
+  }
+  const subdivision = code !== undefined ? subdivisionOf(index, code, codeType, country) : undefined;
+  const scope = subdivision?.location;
+  const ranked = rank(
+    filtered(candidates, (location) =>
+      (country === undefined || location.countryCode === country) &&
+      (levels === undefined || levels.has(location.level)) &&
+      (scope === undefined || location === scope || location.parentId === scope.id)),
+    q,
+    limit,
+  );
+  return {
+    data: { ...catalogFields(index), locations: ranked.locations.map((location) => renderLocation(index, location)) },
+    extra: {
+      has_more: ranked.hasMore,
+      ...(subdivision ? { subdivision_code_type: subdivision.matchedAs } : {}),
+      ...(locale !== undefined ? { warnings: [LOCALE_WARNING] } : {}),
+    },
+  };
+}
+
+export async function resolve(context: LocationContext, query: LocationQuery): Promise<LocationResult> {
+  checkLegacyParams(query, RESOLVE_PARAMS, RESOLVE_FULL_ONLY);
+  const country = countryParam(query);
+  const code = text(query, 'subdivision_code');
+  const codeType = codeTypeParam(query, code !== undefined);
+  const city = searchText(query, 'city');
+  const limit = limitParam(query, 10);
+  if (code === undefined && country === undefined) {
+    throw badRequest(city !== undefined ? 'city needs country or subdivision_code to search under' : 'subdivision_code or country is required');
+  }
+
+  const index = await currentRegistry(context.db);
+  const countryLocation = countryOf(index, country);
+  const subdivision = code !== undefined ? subdivisionOf(index, code, codeType, country) : undefined;
+  const scope = subdivision?.location ?? countryLocation!;
+  let candidates: IndexedLocation[] = [scope];
+  let hasMore = false;
+  if (city !== undefined) {
+    const cityLevel: Level = 'CITY';
+    const ranked = rank(index.descendantsOf(scope.id).filter((location) => location.level === cityLevel), city, limit);
+    if (ranked.locations.length === 0) throw notFound(`no LEGACY city matches ${JSON.stringify(city)} in ${scope.name}`);
+    candidates = ranked.locations;
+    hasMore = ranked.hasMore;
+  }
+  const best = candidates[0]!;
+  return {
+    data: {
+      ...catalogFields(index),
+      ...locationWithChain(index, best),
+      candidates: candidates.map((location) => renderLocation(index, location)),
+    },
+    extra: {
+      ...(subdivision ? { subdivision_code_type: subdivision.matchedAs } : {}),
+      ...(city !== undefined ? { has_more: hasMore } : {}),
+    },
+  };
+}
+
+export async function lookup(context: LocationContext, id: string, query: LocationQuery): Promise<LocationResult> {
+  checkLegacyParams(query, LOOKUP_PARAMS, []);
+  const locationId = idParam({ location_id: id }, 'location_id')!;
+  const index = await currentRegistry(context.db);
+  const location = index.byId.get(locationId);
+  if (!location) throw notFound(`location ${locationId} is not in the LEGACY registry`);
+  return { data: { ...catalogFields(index), ...locationWithChain(index, location) }, extra: {} };
 }

@@ -1,0 +1,106 @@
+import { foldText } from './normalize.js';
+import { LEVEL_WEIGHT, type ExternalCodes, type Level, type RegistryEntry } from './source-row.js';
+
+/** A registry record as served: the entry, its external codes and its folded search keys. */
+export interface IndexedLocation extends RegistryEntry {
+  codes: ExternalCodes;
+  /** Folded name, and the same with a leading space for word-prefix tests. */
+  folded: string;
+  spaced: string;
+  /** Folded aliases that match exactly: ISO, CLDR and short codes; a country's own code. */
+  aliases: string[];
+}
+
+const numericOrder = (a: string, b: string) => a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
+
+/** Browse and tie order: level weight, then folded name, then display name, then id. */
+export function compareLocations(a: IndexedLocation, b: IndexedLocation): number {
+  return LEVEL_WEIGHT[a.level] - LEVEL_WEIGHT[b.level] ||
+    (a.folded < b.folded ? -1 : a.folded > b.folded ? 1 : 0) ||
+    (a.name < b.name ? -1 : a.name > b.name ? 1 : 0) ||
+    numericOrder(a.id, b.id);
+}
+
+export function indexLocation(entry: RegistryEntry, codes: ExternalCodes): IndexedLocation {
+  const folded = foldText(entry.name);
+  const aliases = [codes.iso_3166_2, codes.cldr_subdivision, codes.provider_short, entry.level === 'COUNTRY' ? entry.countryCode : undefined]
+    .filter((code): code is string => !!code)
+    .map(foldText);
+  return { ...entry, codes, folded, spaced: ` ${folded}`, aliases };
+}
+
+/** The whole registry in memory, with the lookups the three routes need. */
+export class RegistryIndex {
+  readonly byId = new Map<string, IndexedLocation>();
+  /** Every location in browse order. */
+  readonly ordered: IndexedLocation[];
+  private readonly children = new Map<string, IndexedLocation[]>();
+  private readonly byIso = new Map<string, IndexedLocation>();
+  private readonly byCldr = new Map<string, IndexedLocation>();
+  private readonly byShort = new Map<string, IndexedLocation>();
+  readonly countryByCode = new Map<string, IndexedLocation>();
+
+  constructor(locations: IndexedLocation[], readonly sourceFileDate: string) {
+    this.ordered = [...locations].sort(compareLocations);
+    for (const location of this.ordered) {
+      this.byId.set(location.id, location);
+      if (location.parentId !== null) {
+        const siblings = this.children.get(location.parentId) ?? [];
+        siblings.push(location);
+        this.children.set(location.parentId, siblings);
+      } else {
+        this.countryByCode.set(location.countryCode, location);
+      }
+      const { iso_3166_2: iso, cldr_subdivision: cldr, provider_short: short } = location.codes;
+      if (iso) this.byIso.set(iso, location);
+      if (cldr) this.byCldr.set(cldr, location);
+      if (short) this.byShort.set(`${location.countryCode}:${short}`, location);
+    }
+  }
+
+  get size(): number {
+    return this.byId.size;
+  }
+
+  /** Direct registry children in browse order. */
+  childrenOf(id: string): IndexedLocation[] {
+    return this.children.get(id) ?? [];
+  }
+
+  /** Every registry descendant (regions and cities of a country, cities of a region), in browse order. */
+  descendantsOf(id: string): IndexedLocation[] {
+    const found: IndexedLocation[] = [];
+    const walk = (parent: string) => {
+      for (const child of this.childrenOf(parent)) {
+        found.push(child);
+        walk(child.id);
+      }
+    };
+    walk(id);
+    return found.sort(compareLocations);
+  }
+
+  /** Root-to-self. */
+  pathOf(location: IndexedLocation): IndexedLocation[] {
+    const path: IndexedLocation[] = [location];
+    for (let at = location.parentId; at !== null; ) {
+      const parent = this.byId.get(at);
+      if (!parent) break;
+      path.unshift(parent);
+      at = parent.parentId;
+    }
+    return path;
+  }
+
+  byIsoCode(code: string): IndexedLocation | undefined {
+    return this.byIso.get(code);
+  }
+  byCldrCode(code: string): IndexedLocation | undefined {
+    return this.byCldr.get(code);
+  }
+  byProviderShort(country: string, code: string): IndexedLocation | undefined {
+    return this.byShort.get(`${country}:${code}`);
+  }
+}
+
+export type { Level };

@@ -1,0 +1,67 @@
+import type { IndexedLocation, RegistryIndex } from './registry-index.js';
+
+/**
+ * Reading an external subdivision code (README.md, "Subdivision codes"). Codes are accepted in
+ * any letter case and normalized to upper case. AUTO reads a hyphenated code as ISO 3166-2;
+ * otherwise it tries CLDR (`USCA`), then the provider short code within `country` (`CA`).
+ */
+export const CODE_TYPES = ['AUTO', 'ISO_3166_2', 'CLDR', 'PROVIDER_SHORT'] as const;
+export type CodeType = (typeof CODE_TYPES)[number];
+export type ResolvedCodeType = Exclude<CodeType, 'AUTO'>;
+
+const FORMS: Record<ResolvedCodeType, { pattern: RegExp; example: string }> = {
+  ISO_3166_2: { pattern: /^[A-Z]{2}-[A-Z0-9]{1,3}$/, example: 'US-CA' },
+  CLDR: { pattern: /^[A-Z]{2}[A-Z0-9]{1,3}$/, example: 'USCA' },
+  PROVIDER_SHORT: { pattern: /^[A-Z0-9]{1,3}$/, example: 'CA' },
+};
+
+/** Input that cannot be read at all; `parameter` names the query parameter to fix. */
+export class CodeInputError extends Error {
+  constructor(readonly parameter: string, message: string) {
+    super(message);
+  }
+}
+
+export interface CodeMatch {
+  location: IndexedLocation;
+  matchedAs: ResolvedCodeType;
+}
+
+function find(index: RegistryIndex, code: string, type: ResolvedCodeType, country: string | undefined): IndexedLocation | undefined {
+  const found = type === 'ISO_3166_2' ? index.byIsoCode(code)
+    : type === 'CLDR' ? index.byCldrCode(code)
+    : country !== undefined ? index.byProviderShort(country, code) : undefined;
+  return found && (country === undefined || found.countryCode === country) ? found : undefined;
+}
+
+/**
+ * The region a code names, or undefined when the registry has none (in `country`, when given).
+ * Throws CodeInputError for a code that does not have the form of its type, and for a provider
+ * short code without `country`.
+ */
+export function lookupSubdivision(index: RegistryIndex, rawCode: string, type: CodeType, country?: string): CodeMatch | undefined {
+  const code = rawCode.toUpperCase();
+  const fits = (form: ResolvedCodeType) => FORMS[form].pattern.test(code);
+  const needCountry = () =>
+    new CodeInputError('country', `country is required to read subdivision_code ${JSON.stringify(rawCode)} as a provider short code`);
+
+  if (type !== 'AUTO') {
+    if (!fits(type)) {
+      throw new CodeInputError('subdivision_code', `subdivision_code must look like ${FORMS[type].example} for subdivision_code_type ${type}`);
+    }
+    if (type === 'PROVIDER_SHORT' && country === undefined) throw needCountry();
+    const location = find(index, code, type, country);
+    return location ? { location, matchedAs: type } : undefined;
+  }
+
+  const order: ResolvedCodeType[] = fits('ISO_3166_2') ? ['ISO_3166_2'] : (['CLDR', 'PROVIDER_SHORT'] as const).filter(fits);
+  if (order.length === 0) {
+    throw new CodeInputError('subdivision_code', 'subdivision_code must be an ISO 3166-2 (US-CA), CLDR (USCA) or provider short (CA) code');
+  }
+  for (const form of order) {
+    if (form === 'PROVIDER_SHORT' && country === undefined) throw needCountry();
+    const location = find(index, code, form, country);
+    if (location) return { location, matchedAs: form };
+  }
+  return undefined;
+}

@@ -1,0 +1,74 @@
+import type { Db } from '../../../../platform/db/db.js';
+import { ApiError } from '../../../../platform/http/errors.js';
+import { indexLocation, RegistryIndex } from '../../../../reference/locations/legacy/registry-index.js';
+import type { ExternalCodes, Level } from '../../../../reference/locations/legacy/source-row.js';
+
+/**
+ * The registry is small (countries, first-level regions, cities) and rebuilt only when a release
+ * is loaded, so each process keeps it in memory and reloads it when the stored build changes:
+ * one single-row read per request decides.
+ */
+interface Cached {
+  fingerprint: string;
+  index: RegistryIndex;
+}
+const cache = new WeakMap<Db, Cached>();
+const loading = new WeakMap<Db, Promise<Cached>>();
+
+interface Row {
+  location_id: string;
+  name: string;
+  canonical_name: string;
+  country_code: string;
+  target_type: string;
+  level: Level;
+  parent_location_id: string | null;
+  iso_3166_2: string | null;
+  cldr_subdivision: string | null;
+  provider_short: string | null;
+}
+
+async function load(db: Db, fingerprint: string, sourceFileDate: string): Promise<Cached> {
+  const { rows } = await db.query<Row>(
+    `SELECT location_id, name, canonical_name, country_code, target_type, level, parent_location_id,
+            iso_3166_2, cldr_subdivision, provider_short
+       FROM legacy_registry_locations`,
+  );
+  const locations = rows.map((row) => {
+    const codes: ExternalCodes = {};
+    if (row.iso_3166_2) codes.iso_3166_2 = row.iso_3166_2;
+    if (row.cldr_subdivision) codes.cldr_subdivision = row.cldr_subdivision;
+    if (row.provider_short) codes.provider_short = row.provider_short;
+    return indexLocation({
+      id: row.location_id, name: row.name, canonicalName: row.canonical_name, countryCode: row.country_code,
+      targetType: row.target_type, level: row.level, parentId: row.parent_location_id,
+    }, codes);
+  });
+  return { fingerprint, index: new RegistryIndex(locations, sourceFileDate) };
+}
+
+export const registryUnavailable = () =>
+  new ApiError(503, 'LOCATIONS_UNAVAILABLE', 'the LEGACY location registry is not built yet; load a geo-target release first');
+
+/** The current registry; 503 LOCATIONS_UNAVAILABLE when none has been built. */
+export async function currentRegistry(db: Db): Promise<RegistryIndex> {
+  const { rows } = await db.query<{ fingerprint: string; source_file_date: string }>(
+    'SELECT fingerprint, source_file_date FROM legacy_registry_build',
+  );
+  const build = rows[0];
+  if (!build) throw registryUnavailable();
+  const held = cache.get(db);
+  if (held?.fingerprint === build.fingerprint) return held.index;
+  let pending = loading.get(db);
+  if (!pending || (await pending).fingerprint !== build.fingerprint) {
+    pending = load(db, build.fingerprint, build.source_file_date);
+    loading.set(db, pending);
+  }
+  try {
+    const loaded = await pending;
+    cache.set(db, loaded);
+    return loaded.index;
+  } finally {
+    if (loading.get(db) === pending) loading.delete(db);
+  }
+}

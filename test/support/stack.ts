@@ -78,6 +78,7 @@ async function startContainers(log: Log): Promise<StackEndpoints> {
     new GenericContainer('apache/kafka:3.9.1')
       .withExposedPorts({ container: 9092, host: kafkaPort })
       .withEnvironment({
+        CLUSTER_ID: 'fVwxVwVqatFHFTmYTf-2kg',
         KAFKA_NODE_ID: '1',
         KAFKA_PROCESS_ROLES: 'broker,controller',
         KAFKA_CONTROLLER_QUORUM_VOTERS: '1@localhost:9093',

@@ -1,0 +1,276 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadFullCatalog } from '../../reference/locations/full/loader.js';
+import { createTestApp } from '../support/app.js';
+import { GEO_EXCERPT_FILE } from '../support/geo-excerpt.js';
+
+// In-process rate limits: these tests send thousands of requests and must not move the shared
+// Redis counters another test file (the rate-limit test) reads.
+let t: Awaited<ReturnType<typeof createTestApp>>;
+beforeAll(async () => {
+  t = await createTestApp({ env: { REDIS_URL: '', LOCATION_RATE_LIMIT: '1000000' } });
+});
+afterAll(async () => {
+  await t.close();
+});
+
+interface Body {
+  code: string;
+  message: string;
+  data: Record<string, any>;
+  extra: Record<string, any>;
+}
+async function get(url: string): Promise<{ status: number; body: Body }> {
+  const response = await t.app.inject({ method: 'GET', url });
+  return { status: response.statusCode, body: response.json() as Body };
+}
+const ids = (body: Body) => (body.data.locations as { location_id: string }[]).map((location) => location.location_id);
+const search = (query: string) => get(`/v1/locations/search?catalog=FULL&${query}`);
+
+async function expectBadRequest(url: string, message: RegExp | string) {
+  const { status, body } = await get(url);
+  expect(status).toBe(400);
+  expect(body).toEqual({ code: 'BAD_REQUEST', message: expect.stringMatching(message), data: {}, extra: {} });
+}
+
+describe('before a catalog is loaded', () => {
+  it('answers 503 CATALOG_NOT_LOADED saying how to load one', async () => {
+    for (const url of ['/v1/locations/search?catalog=FULL&q=cal', '/v1/locations/resolve?catalog=FULL&location_id=2840', '/v1/locations/2840?catalog=FULL']) {
+      const { status, body } = await get(url);
+      expect(status).toBe(503);
+      expect(body.code).toBe('CATALOG_NOT_LOADED');
+      expect(body.message).toMatch(/GEO_CATALOG_FILE.*npm run geo:download.*npm run geo:load/);
+      expect(body.data).toEqual({});
+    }
+  });
+
+  it('still rejects bad input with 400 first', async () => {
+    await expectBadRequest('/v1/locations/search?catalog=FULL', /q is required/);
+  });
+});
+
+describe('with the real excerpt loaded', () => {
+  beforeAll(async () => {
+    await loadFullCatalog(t.runtime.db, { file: GEO_EXCERPT_FILE });
+  });
+
+  const unitedStates = {
+    location_id: '2840', name: 'United States', canonical_name: 'United States', country_code: 'US', target_type: 'Country',
+    hierarchy_precision: 1, legacy_level: 'COUNTRY',
+  };
+  const arizona = {
+    location_id: '21136', name: 'Arizona', canonical_name: 'Arizona,United States', country_code: 'US', target_type: 'State',
+    hierarchy_precision: 2, legacy_level: 'REGION',
+  };
+
+  describe('lookup', () => {
+    it('returns a country with catalog-level fields', async () => {
+      const { status, body } = await get('/v1/locations/2840?catalog=FULL');
+      expect(status).toBe(200);
+      expect(body).toEqual({
+        code: 'SUCCESS',
+        message: '',
+        data: {
+          catalog: 'FULL', catalog_version: 'v1', source_file_date: '2025-07-15',
+          location: {
+            ...unitedStates, source_parent_location_id: null, parent_location_id: null, path: [unitedStates], chain_status: 'COMPLETE',
+          },
+          path: [unitedStates],
+          location_ids: ['2840'],
+        },
+        extra: {},
+      });
+    });
+
+    it('returns an unresolved chain without inventing the missing parent', async () => {
+      const { body } = await get('/v1/locations/1000002?catalog=FULL');
+      const kabul = { location_id: '1000002', name: 'Kabul', canonical_name: 'Kabul,Kabul,Afghanistan', country_code: 'AF', target_type: 'City', hierarchy_precision: 1, legacy_level: 'CITY' };
+      expect(body.data.location).toEqual({
+        ...kabul, source_parent_location_id: '9075393', parent_location_id: null, path: [kabul],
+        chain_status: 'UNRESOLVED_SOURCE_PARENT', unresolved_source_parent_location_id: '9075393',
+      });
+      expect(body.data.location_ids).toEqual(['1000002']);
+    });
+
+    it('400 for a non-numeric id, 404 for an unknown one, 400 for unknown or LEGACY parameters', async () => {
+      await expectBadRequest('/v1/locations/abc?catalog=FULL', 'location_id must be a numeric location id, got "abc"');
+      for (const id of ['1', '99999999', '123456789012345678901234567890']) {
+        const { status, body } = await get(`/v1/locations/${id}?catalog=FULL`);
+        expect(status).toBe(404);
+        expect(body).toEqual({ code: 'NOT_FOUND', message: `location ${id} is not an active location of the FULL catalog`, data: {}, extra: {} });
+      }
+      await expectBadRequest('/v1/locations/2840?catalog=FULL&foo=1', /^unknown parameter foo/);
+      await expectBadRequest('/v1/locations/2840?catalog=FULL&catalog=FULL', /catalog/);
+    });
+  });
+
+  describe('resolve', () => {
+    it('returns the location, its path, location_ids and no candidates', async () => {
+      const postalCode = { location_id: '9030359', name: '86432', canonical_name: '86432,Arizona,United States', country_code: 'US', target_type: 'Postal Code', hierarchy_precision: 3 };
+      const { status, body } = await get('/v1/locations/resolve?catalog=FULL&location_id=9030359');
+      expect(status).toBe(200);
+      const path = [unitedStates, arizona, postalCode];
+      expect(body.data).toEqual({
+        catalog: 'FULL', catalog_version: 'v1', source_file_date: '2025-07-15',
+        location: { ...postalCode, source_parent_location_id: '21136', parent_location_id: '21136', path, chain_status: 'COMPLETE' },
+        path,
+        location_ids: ['9030359', '21136', '2840'],
+        candidates: [],
+      });
+    });
+
+    it('requires an active FULL id', async () => {
+      await expectBadRequest('/v1/locations/resolve?catalog=FULL', 'location_id is required');
+      await expectBadRequest('/v1/locations/resolve?catalog=FULL&location_id=x1', 'location_id must be a numeric location id, got "x1"');
+      await expectBadRequest('/v1/locations/resolve?catalog=FULL&location_id=2840&location_id=2250', 'location_id is given more than once; give it once');
+      const { status, body } = await get('/v1/locations/resolve?catalog=FULL&location_id=4242');
+      expect(status).toBe(404);
+      expect(body.code).toBe('NOT_FOUND');
+    });
+
+    it.each(['country=US', 'subdivision_code=US-CA', 'subdivision_code_type=AUTO', 'city=Phoenix', 'limit=5'])('rejects the LEGACY-only %s', async (parameter) => {
+      const name = parameter.split('=')[0]!;
+      await expectBadRequest(`/v1/locations/resolve?catalog=FULL&location_id=2840&${parameter}`, `${name}: is a LEGACY-only parameter; the FULL catalog does not accept it`);
+    });
+
+    it('rejects unknown parameters, naming them', async () => {
+      await expectBadRequest('/v1/locations/resolve?catalog=FULL&location_id=2840&zoom=1&x=2', /^unknown parameters zoom, x; allowed: catalog, location_id, locale$/);
+    });
+  });
+
+  describe('search ranking', () => {
+    it('puts names that start with q first, broad types before narrow, then word prefixes', async () => {
+      const { status, body } = await search('q=cal&limit=10');
+      expect(status).toBe(200);
+      expect(ids(body)).toEqual([
+        '9061340', // Calabarzon (Region)
+        '20201', // Caldas (Region)
+        '21137', // California (State)
+        '20800', // Callao Region (Region)
+        '20898', // Calarasi County (County)
+        '1000134', // Caleta Olivia (City)
+        '1000348', // Caloundra (City)
+        '2540', // New Caledonia (Country): word prefix
+        '20696', // Baja California (State)
+        '20697', // Baja California Sur (State)
+      ]);
+      expect(body.data).toMatchObject({ catalog: 'FULL', catalog_version: 'v1', source_file_date: '2025-07-15' });
+      expect(body.extra).toEqual({ pagination: { limit: 10, returned: 10, has_more: true } });
+    });
+
+    it('puts an exact id or the country of a country code first', async () => {
+      expect(ids((await search('q=2840')).body)).toEqual(['2840']);
+      expect(ids((await search('q=us&limit=5')).body)).toEqual(['2840', '21376', '21503', '1000122', '2036']);
+    });
+
+    it('is case- and accent-insensitive', async () => {
+      for (const q of ['sao', 'S%C3%A3o', 'SAO']) expect(ids((await search(`q=${q}`)).body)).toEqual(['2678', '20106', '21031']);
+      expect(ids((await search('q=fenway%20kenmore')).body)).toEqual(['9061331']);
+    });
+
+    it('finds a city-state and a city whose parent is missing', async () => {
+      expect(ids((await search('q=singapore')).body)).toEqual(['2702']);
+      expect(ids((await search('q=kabul')).body)).toEqual(['1000002']);
+    });
+
+    it('narrows by country and by exact raw target types', async () => {
+      const { body } = await search('q=cal&country=US&limit=3');
+      expect(ids(body)).toEqual(['21137', '9061213', '9061240']); // California, then its neighborhoods by canonical name
+      expect(ids((await search('q=new&target_types=State,Province')).body)).toEqual(['20116', '21163', '21164', '21165', '20035', '21167', '20117']);
+      expect(ids((await search('q=new&target_types=state')).body)).toEqual([]);
+    });
+
+    it('browses the exact verified children of a parent', async () => {
+      const { rows } = await t.runtime.db.query<{ location_id: string }>(
+        "SELECT location_id FROM geo_full_locations WHERE parent_location_id = 2840 AND target_type = 'State'",
+      );
+      const pages: string[][] = [];
+      let cursor = '';
+      do {
+        const { status, body } = await search(`parent_location_id=2840&target_types=State&limit=7${cursor}`);
+        expect(status).toBe(200);
+        pages.push(ids(body));
+        cursor = body.data.next_cursor === undefined ? '' : `&cursor=${encodeURIComponent(body.data.next_cursor)}`;
+      } while (cursor !== '');
+      expect(pages.flat().sort()).toEqual(rows.map((row) => row.location_id).sort());
+      expect(pages.flat()[0]).toBe('21133'); // Alabama
+      expect(pages.at(-1)!.length).toBeLessThanOrEqual(7);
+      // Unresolved children are not children: Kabul's raw parent is not in the file.
+      expect(ids((await search('parent_location_id=9075393')).body)).toEqual([]);
+    });
+
+    it('accepts locale and says it is reserved', async () => {
+      const { status, body } = await search('q=singapore&locale=fr');
+      expect(status).toBe(200);
+      expect(body.extra.warnings).toEqual(['locale is reserved for future localized names; results use registry names']);
+    });
+  });
+
+  describe('search paging', () => {
+    it('pages to the end without duplicates or gaps, the last page without next_cursor', async () => {
+      const { rows } = await t.runtime.db.query<{ n: string }>("SELECT count(*) AS n FROM geo_full_locations WHERE text_norm LIKE '%an%'");
+      const seen: string[] = [];
+      let cursor = '';
+      let pages = 0;
+      for (;;) {
+        const { status, body } = await search(`q=an&limit=50${cursor}`);
+        expect(status).toBe(200);
+        pages++;
+        seen.push(...ids(body));
+        if (body.data.next_cursor === undefined) {
+          expect(body.extra.pagination.has_more).toBe(false);
+          break;
+        }
+        expect(ids(body)).toHaveLength(50);
+        cursor = `&cursor=${encodeURIComponent(body.data.next_cursor)}`;
+      }
+      expect(new Set(seen).size).toBe(seen.length);
+      expect(seen.length).toBe(Number(rows[0]!.n));
+      expect(pages).toBe(Math.ceil(seen.length / 50));
+    });
+
+    it('binds a cursor to its constraints and rejects a tampered one', async () => {
+      const first = (await search('q=cal&limit=5')).body.data.next_cursor as string;
+      const next = await search(`q=cal&limit=5&cursor=${encodeURIComponent(first)}`);
+      expect(ids(next.body)).toEqual(['1000134', '1000348', '2540', '20696', '20697']);
+      // Page size is not a constraint; the same position continues.
+      expect(ids((await search(`q=CAL&limit=2&cursor=${encodeURIComponent(first)}`)).body)).toEqual(['1000134', '1000348']);
+      for (const other of ['q=cali', 'q=cal&country=US', 'q=cal&target_types=City', 'q=cal&parent_location_id=2840']) {
+        await expectBadRequest(`/v1/locations/search?catalog=FULL&${other}&cursor=${encodeURIComponent(first)}`, /cursor was issued for other search constraints/);
+      }
+      const [payload, signature] = first.split('.');
+      const forged = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(payload!, 'base64url').toString()), name: 'a' })).toString('base64url');
+      for (const bad of [`${forged}.${signature}`, 'abc', `${payload}.`, `${first}x`]) {
+        await expectBadRequest(`/v1/locations/search?catalog=FULL&q=cal&cursor=${encodeURIComponent(bad)}`, 'cursor is not valid; use data.next_cursor exactly as returned');
+      }
+    });
+  });
+
+  describe('search input rules', () => {
+    it.each([
+      ['subdivision_code=US-CA', 'subdivision_code: is a LEGACY-only parameter'],
+      ['subdivision_code_type=ISO_3166_2', 'subdivision_code_type: is a LEGACY-only parameter'],
+      ['levels=COUNTRY', 'levels: is a LEGACY-only parameter'],
+      ['bogus=1', 'unknown parameter bogus; allowed: catalog, q, parent_location_id, country, target_types, limit, cursor, locale'],
+      ['q=a&q=b', 'q is given more than once; give it once'],
+      ['q=cal&limit=5&limit=6', 'limit is given more than once'],
+      ['', 'q is required in FULL search unless parent_location_id is given'],
+      ['q=', 'q is required in FULL search unless parent_location_id is given'],
+      ['q=%21%21', 'q must contain at least one letter or digit'],
+      ['q=cal&country=us', 'country must be an ISO 3166-1 alpha-2 code in upper case, got "us"'],
+      ['q=cal&country=USA', 'country must be an ISO 3166-1 alpha-2 code in upper case, got "USA"'],
+      ['q=cal&limit=0', 'limit must be an integer from 1 to 50, got "0"'],
+      ['q=cal&limit=51', 'limit must be an integer from 1 to 50, got "51"'],
+      ['q=cal&limit=2.5', 'limit must be an integer from 1 to 50, got "2.5"'],
+      ['q=cal&limit=ten', 'limit must be an integer from 1 to 50, got "ten"'],
+      ['q=cal&limit=', 'limit must be an integer from 1 to 50, got ""'],
+      ['parent_location_id=x', 'parent_location_id must be a numeric location id, got "x"'],
+      ['q=cal&target_types=City,,State', 'target_types must be a comma-separated list without empty items'],
+    ])('rejects %s', async (query, message) => {
+      await expectBadRequest(`/v1/locations/search?catalog=FULL&${query}`, new RegExp(`^${message.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
+    });
+
+    it('rejects an unknown catalog', async () => {
+      await expectBadRequest('/v1/locations/search?catalog=full&q=cal', 'catalog must be LEGACY or FULL, got "full"');
+    });
+  });
+});

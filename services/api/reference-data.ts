@@ -1,7 +1,27 @@
 import type { Runtime } from '../../platform/runtime.js';
+import { loadFullCatalog } from '../../reference/locations/full/loader.js';
+import { defaultProgress } from '../../reference/locations/full/progress.js';
+import { currentRelease } from '../../reference/locations/full/queries.js';
+import { CatalogFileError, missingFileMessage } from '../../reference/locations/full/source-file.js';
 
 /**
  * Loads pinned reference data (the geo-target catalog from GEO_CATALOG_FILE) before the routes
- * that read it serve. Idempotent: a second start with the same file does no work.
+ * that read it serve. Idempotent: a second start with the same file does no work. A file that
+ * cannot be used (wrong sha256, header or name) stops the start with one line saying why.
  */
-export async function prepareReferenceData(_runtime: Runtime, _log: (line: string) => void): Promise<void> {}
+export async function prepareReferenceData(runtime: Runtime, log: (line: string) => void): Promise<void> {
+  const file = runtime.config.geoCatalogFile;
+  if (file === undefined) {
+    const loaded = await currentRelease(runtime.db);
+    if (loaded) log(`geo catalog: serving the FULL release of ${loaded.sourceFileDate} already in the database`);
+    else log(`geo catalog: not loaded; the FULL location routes answer 503 until it is. ${missingFileMessage(undefined)}`);
+    return;
+  }
+  try {
+    await loadFullCatalog(runtime.db, { file, expectedSha256: runtime.config.geoCatalogSha256, log, progress: defaultProgress(log) });
+  } catch (error) {
+    if (!(error instanceof CatalogFileError)) throw error;
+    log(`geo catalog: ${error.message}`);
+    process.exit(2);
+  }
+}

@@ -10,7 +10,7 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { ensureArtifacts } from './artifacts.js';
+import { ensureArtifacts, type Artifacts } from './artifacts.js';
 import { registryUrl, stackConfig, stackEnv, type StackConfig, type StackEnv } from './config.js';
 import { kafkaAnswers, kafkaProcess, startKafka } from './kafka.js';
 import { ensureDatabases, postgresState, redisProblem, safeUrl } from './machine.js';
@@ -41,7 +41,7 @@ interface Component {
   /** What else to try when it dies at start-up. */
   hint: string;
   answers(): Promise<boolean>;
-  start(artifacts: ReturnType<typeof ensureArtifacts>): number;
+  start(artifacts: Artifacts): number;
 }
 
 function components(config: StackConfig): Component[] {
@@ -170,13 +170,15 @@ export async function stackUp(log: Log = console.error, config: StackConfig = st
           }
         }
       }
-      const artifacts = ensureArtifacts(config, log);
+      // Fetched only for a start: a refetch must not swap jars under a JVM that is still starting.
+      let artifacts: Artifacts | undefined;
       for (const component of needed) {
         const { name, logFile } = component.process;
         let pid = running.get(component);
         if (pid !== undefined) {
           log(`${name}: pid ${pid} is running but not answering yet; waiting for it`);
         } else {
+          artifacts ??= ensureArtifacts(config, log);
           pid = component.start(artifacts);
           started.push(name);
           log(`${name}: starting (pid ${pid}, log ${logFile})`);

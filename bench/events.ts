@@ -32,22 +32,52 @@ async function appendAll(runtime: Runtime, events: NewEvent[]) {
   for (const chunk of chunks(events, BATCH)) await runtime.eventLog.append('catalog', chunk);
 }
 
-async function projectAll(runtime: Runtime) {
-  const running = await startProjection(catalogEntriesProjection, { db: runtime.db, eventLog: runtime.eventLog });
-  try {
-    for (;;) {
-      if ((await running.lag()).every((partition) => partition.lag === 0)) return;
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-  } finally {
-    await running.stop();
-  }
+/**
+ * Runs the projection from the start of the log until it has caught up. Returns the whole time
+ * and the steady-state time after the first batch, since joining a Kafka consumer group is a
+ * one-off cost of a few seconds that says nothing about projection speed.
+ */
+async function projectAll(runtime: Runtime, total: number): Promise<{ totalMs: number; steadyMs: number; steadyEvents: number }> {
+  const start = performance.now();
+  let firstAppliedAt = 0;
+  let firstBatchSize = 0;
+  let applied = 0;
+  let caughtUp: () => void = () => {};
+  const done = new Promise<void>((resolve) => (caughtUp = resolve));
+  const running = await startProjection(catalogEntriesProjection, {
+    db: runtime.db,
+    eventLog: runtime.eventLog,
+    onBatchApplied: (_name, _batch, count) => {
+      if (firstAppliedAt === 0) {
+        firstAppliedAt = performance.now();
+        firstBatchSize = count;
+      }
+      applied += count;
+      if (applied >= total) caughtUp();
+    },
+  });
+  await done;
+  const end = performance.now();
+  await running.stop();
+  return { totalMs: end - start, steadyMs: end - firstAppliedAt, steadyEvents: total - firstBatchSize };
+}
+
+async function projectionRows(backend: string, runtime: Runtime, events: NewEvent[]): Promise<BenchRow[]> {
+  const rawInsert = await timed(() => rawUnnestInsert(runtime.db, events));
+  const projected = await projectAll(runtime, events.length);
+  const baseline = { baseline: 'raw INSERT ... unnest, same rows', baseline_per_second: rate(events.length, rawInsert) };
+  return [
+    { backend, measure: 'project (steady, after first batch)', events: projected.steadyEvents, per_second: rate(projected.steadyEvents, projected.steadyMs), ...baseline },
+    { backend, measure: 'project (from cold start)', events: events.length, per_second: rate(events.length, projected.totalMs), ...baseline },
+  ];
 }
 
 /** The same rows the projection writes, inserted set-based with no log, decoding or offsets. */
 async function rawUnnestInsert(db: Db, events: NewEvent[]) {
-  await db.exec(`CREATE TEMP TABLE IF NOT EXISTS raw_catalog_rows (
-    entry_id text, name text, amount numeric, currency text, tags jsonb, recorded_at timestamptz, event_id text)`);
+  // A logged table with a key, like the read model: the baseline pays for durability too.
+  await db.exec(`CREATE TABLE IF NOT EXISTS raw_catalog_rows (
+    entry_id text NOT NULL, name text NOT NULL, amount numeric NOT NULL, currency text NOT NULL, tags jsonb NOT NULL,
+    recorded_at timestamptz NOT NULL, event_id text PRIMARY KEY)`);
   for (const chunk of chunks(events, BATCH)) {
     const values = chunk.map((event) => event.value);
     await db.query(
@@ -91,13 +121,15 @@ async function rawKafkaSend(stack: StackEndpoints, topic: string, events: NewEve
 async function rawEmbeddedInsert(runtime: Runtime, events: NewEvent[]) {
   const codec = loadSchemaCatalog();
   const bytes = events.map((event) => codec.get(event.type)!.avroType.toBuffer(event.value).toString('hex'));
-  await runtime.db.exec('CREATE TEMP TABLE IF NOT EXISTS raw_log (key text, value bytea)');
+  // Keyed by position like the log table, so the baseline pays for the same index.
+  await runtime.db.exec('CREATE TABLE IF NOT EXISTS raw_log (position bigint PRIMARY KEY, key text NOT NULL, value bytea NOT NULL)');
   return timed(async () => {
     for (let start = 0; start < events.length; start += BATCH) {
-      await runtime.db.query(`INSERT INTO raw_log SELECT key, decode(value_hex, 'hex') FROM unnest($1::text[], $2::text[]) AS b(key, value_hex)`, [
-        events.slice(start, start + BATCH).map((event) => event.key),
-        bytes.slice(start, start + BATCH),
-      ]);
+      await runtime.db.query(
+        `INSERT INTO raw_log SELECT $1::bigint + ordinal, key, decode(value_hex, 'hex')
+         FROM unnest($2::text[], $3::text[]) WITH ORDINALITY AS b(key, value_hex, ordinal)`,
+        [start, events.slice(start, start + BATCH).map((event) => event.key), bytes.slice(start, start + BATCH)],
+      );
     }
   });
 }
@@ -124,9 +156,7 @@ export async function run(): Promise<BenchRow[]> {
     const raw = await rawKafkaSend(stack, `${prefix}raw-catalog`, events);
     const append = await timed(() => appendAll(kafkaRuntime, events));
     rows.push({ backend: 'kafka', measure: 'append (acks=all)', events: EVENTS, per_second: rate(EVENTS, append), baseline: 'raw kafkajs send, same bytes', baseline_per_second: rate(EVENTS, raw) });
-    const rawInsert = await timed(() => rawUnnestInsert(kafkaRuntime.db, events));
-    const project = await timed(() => projectAll(kafkaRuntime));
-    rows.push({ backend: 'kafka', measure: 'project', events: EVENTS, per_second: rate(EVENTS, project), baseline: 'raw INSERT ... unnest, same rows', baseline_per_second: rate(EVENTS, rawInsert) });
+    rows.push(...(await projectionRows('kafka', kafkaRuntime, events)));
   } finally {
     await kafkaRuntime.close();
     await database.drop();
@@ -140,9 +170,7 @@ export async function run(): Promise<BenchRow[]> {
     const raw = await rawEmbeddedInsert(embedded, events);
     const append = await timed(() => appendAll(embedded, events));
     rows.push({ backend: 'embedded', measure: 'append', events: EVENTS, per_second: rate(EVENTS, append), baseline: 'raw INSERT of the same bytes', baseline_per_second: rate(EVENTS, raw) });
-    const rawInsert = await timed(() => rawUnnestInsert(embedded.db, events));
-    const project = await timed(() => projectAll(embedded));
-    rows.push({ backend: 'embedded', measure: 'project', events: EVENTS, per_second: rate(EVENTS, project), baseline: 'raw INSERT ... unnest, same rows', baseline_per_second: rate(EVENTS, rawInsert) });
+    rows.push(...(await projectionRows('embedded', embedded, events)));
   } finally {
     await embedded.close();
     rmSync(dataDir, { recursive: true, force: true });

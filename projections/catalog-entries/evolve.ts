@@ -13,22 +13,22 @@ export interface EntryRow {
   last_event_id: string;
 }
 
+/** One applied event of an entry; summed per entry in SQL, where numeric addition is exact. */
 export interface Tally {
-  applied_events: number;
-  /** Decimal string; summed in SQL so it stays exact. */
-  amounts: string[];
+  entry_id: string;
+  amount: string;
 }
 
 export interface Changes {
   /** Final state per entry after the batch; a removal of an entry not seen in the batch has no row yet. */
   entries: Map<string, EntryRow>;
   removals: Map<string, { reason: string | null; event_id: string }>;
-  tallies: Map<string, Tally>;
+  tallies: Tally[];
 }
 
 /** Folds a batch into the final row per entry, so each table gets one set-based write. */
 export function evolve(events: LoggedEvent[]): Changes {
-  const changes: Changes = { entries: new Map(), removals: new Map(), tallies: new Map() };
+  const changes: Changes = { entries: new Map(), removals: new Map(), tallies: [] };
   for (const event of events) {
     if (event.type === EventType.CatalogEntryRecorded) {
       const value = event.value as unknown as CatalogEntryRecorded;
@@ -44,7 +44,7 @@ export function evolve(events: LoggedEvent[]): Changes {
         removal_reason: null,
         last_event_id: value.event_id,
       });
-      tally(changes, value.entry_id, value.amount);
+      changes.tallies.push({ entry_id: value.entry_id, amount: value.amount });
     } else if (event.type === EventType.CatalogEntryRemoved) {
       const value = event.value as unknown as CatalogEntryRemoved;
       const known = changes.entries.get(value.entry_id);
@@ -55,15 +55,9 @@ export function evolve(events: LoggedEvent[]): Changes {
       } else {
         changes.removals.set(value.entry_id, { reason: value.reason, event_id: value.event_id });
       }
-      tally(changes, value.entry_id, '0');
+      changes.tallies.push({ entry_id: value.entry_id, amount: '0' });
     }
   }
   return changes;
 }
 
-function tally(changes: Changes, entryId: string, amount: string) {
-  const current = changes.tallies.get(entryId) ?? { applied_events: 0, amounts: [] };
-  current.applied_events += 1;
-  current.amounts.push(amount);
-  changes.tallies.set(entryId, current);
-}

@@ -40,16 +40,15 @@ async function writeRemovals(tx: Sql, removals: ReturnType<typeof evolve>['remov
 }
 
 async function writeTallies(tx: Sql, tallies: ReturnType<typeof evolve>['tallies']) {
-  if (tallies.size === 0) return;
-  const ids = [...tallies.keys()];
+  if (tallies.length === 0) return;
   await tx.query(
     `INSERT INTO catalog_entry_tallies (entry_id, applied_events, amount_total)
-     SELECT entry_id, applied_events, (SELECT coalesce(sum(a), 0) FROM unnest(string_to_array(amounts, ',')::numeric[]) AS a)
-     FROM unnest($1::text[], $2::bigint[], $3::text[]) AS batch(entry_id, applied_events, amounts)
+     SELECT entry_id, count(*), sum(amount) FROM unnest($1::text[], $2::numeric[]) AS batch(entry_id, amount)
+     GROUP BY entry_id
      ON CONFLICT (entry_id) DO UPDATE SET
        applied_events = catalog_entry_tallies.applied_events + EXCLUDED.applied_events,
        amount_total = catalog_entry_tallies.amount_total + EXCLUDED.amount_total`,
-    [ids, ids.map((id) => tallies.get(id)!.applied_events), ids.map((id) => tallies.get(id)!.amounts.join(','))],
+    [tallies.map((t) => t.entry_id), tallies.map((t) => t.amount)],
   );
 }
 

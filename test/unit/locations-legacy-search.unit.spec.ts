@@ -1,0 +1,108 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { foldText } from '../../reference/locations/legacy/normalize.js';
+import { indexLocation, RegistryIndex } from '../../reference/locations/legacy/registry-index.js';
+import { rank } from '../../reference/locations/legacy/search.js';
+import type { ExternalCodes, Level } from '../../reference/locations/legacy/source-row.js';
+import { CodeInputError, lookupSubdivision } from '../../reference/locations/legacy/subdivision-code.js';
+
+const place = (id: string, name: string, level: Level, parentId: string | null, countryCode: string, codes: ExternalCodes = {}) =>
+  indexLocation({ id, name, canonicalName: name, countryCode, targetType: level === 'CITY' ? 'City' : level === 'REGION' ? 'State' : 'Country', level, parentId }, codes);
+
+const index = new RegistryIndex([
+  place('2840', 'United States', 'COUNTRY', null, 'US'),
+  place('2124', 'Canada', 'COUNTRY', null, 'CA'),
+  place('21137', 'California', 'REGION', '2840', 'US', { iso_3166_2: 'US-CA', cldr_subdivision: 'USCA', provider_short: 'CA' }),
+  place('21180', 'Washington', 'REGION', '2840', 'US', { iso_3166_2: 'US-WA', cldr_subdivision: 'USWA', provider_short: 'WA' }),
+  place('20121', 'Ontario', 'REGION', '2124', 'CA', { iso_3166_2: 'CA-ON', cldr_subdivision: 'CAON', provider_short: 'ON' }),
+  place('1', 'San José', 'CITY', '21137', 'US'),
+  place('2', 'North San Jose', 'CITY', '21137', 'US'),
+  place('3', 'Jose Bay', 'CITY', '21137', 'US'),
+  place('4', 'Sanjoseville', 'CITY', '21137', 'US'),
+  place('5', 'San Jose', 'REGION', '2124', 'CA'),
+  place('6', 'Cala', 'CITY', '20121', 'CA'),
+], '2025-07-15');
+
+const ids = (query: string | undefined, limit = 20) => rank(index.ordered, query, limit).locations.map((location) => location.id);
+
+describe('LEGACY search ranking', () => {
+  it('ranks exact id or code, then name prefix, then word prefix, then substring; ties by level, name, id', () => {
+    expect(ids('san jose')).toEqual(['5', '1', '2']);
+    expect(ids('jose')).toEqual(['3', '5', '2', '1', '4']);
+    expect(ids('ca')).toEqual(['2124', '21137', '6']);
+    expect(ids('US-CA')).toEqual(['21137']);
+    expect(ids('usca')).toEqual(['21137']);
+    expect(ids('21180')).toEqual(['21180']);
+  });
+
+  it('is case- and accent-insensitive', () => {
+    expect(ids('SAN JOSÉ')).toEqual(ids('san jose'));
+    expect(ids('ÓNTÁRIO')).toEqual(['20121']);
+  });
+
+  it('browses in level, name, id order without a query and reports more pages', () => {
+    expect(ids(undefined, 3)).toEqual(['2124', '2840', '21137']);
+    expect(rank(index.ordered, undefined, 3).hasMore).toBe(true);
+    expect(rank(index.ordered, 'ontario', 3).hasMore).toBe(false);
+  });
+
+  it('returns at most limit locations, each matching the query', () => {
+    fc.assert(fc.property(fc.string({ unit: fc.constantFrom(...'sanjoecl '), minLength: 1, maxLength: 6 }), fc.integer({ min: 1, max: 50 }), (query, limit) => {
+      const folded = foldText(query);
+      fc.pre(folded !== '');
+      const { locations } = rank(index.ordered, query, limit);
+      expect(locations.length).toBeLessThanOrEqual(limit);
+      for (const location of locations) expect(location.folded.includes(folded) || location.aliases.includes(folded)).toBe(true);
+    }));
+  });
+
+  it('browses the cascade: country children, region children, all descendants', () => {
+    expect(index.childrenOf('2840').map((location) => location.id)).toEqual(['21137', '21180']);
+    expect(index.childrenOf('21137').map((location) => location.id)).toEqual(['3', '2', '1', '4']);
+    expect(index.descendantsOf('2124').map((location) => location.id)).toEqual(['20121', '5', '6']);
+    expect(index.pathOf(index.byId.get('1')!).map((location) => location.id)).toEqual(['2840', '21137', '1']);
+  });
+});
+
+describe('reading subdivision codes', () => {
+  const found = (code: string, type: Parameters<typeof lookupSubdivision>[2], country?: string) => {
+    const match = lookupSubdivision(index, code, type, country);
+    return match && [match.location.id, match.matchedAs];
+  };
+
+  it('reads ISO, CLDR and provider short codes to the same region, in any letter case', () => {
+    expect(found('US-CA', 'AUTO')).toEqual(['21137', 'ISO_3166_2']);
+    expect(found('usca', 'AUTO')).toEqual(['21137', 'CLDR']);
+    expect(found('CA', 'AUTO', 'US')).toEqual(['21137', 'PROVIDER_SHORT']);
+    expect(found('ca', 'PROVIDER_SHORT', 'US')).toEqual(['21137', 'PROVIDER_SHORT']);
+    expect(found('us-ca', 'ISO_3166_2')).toEqual(['21137', 'ISO_3166_2']);
+    expect(found('USCA', 'CLDR', 'US')).toEqual(['21137', 'CLDR']);
+    expect(found('ON', 'AUTO', 'CA')).toEqual(['20121', 'PROVIDER_SHORT']);
+  });
+
+  it('finds nothing outside the given country or for unknown codes', () => {
+    expect(found('US-CA', 'AUTO', 'CA')).toBeUndefined();
+    expect(found('US-ZZ', 'ISO_3166_2')).toBeUndefined();
+    expect(found('ZZ', 'AUTO', 'US')).toBeUndefined();
+    expect(found('USZZ', 'AUTO')).toBeUndefined();
+  });
+
+  it('rejects codes that do not fit their type, and short codes without a country', () => {
+    const error = (code: string, type: Parameters<typeof lookupSubdivision>[2], country?: string) => {
+      try {
+        lookupSubdivision(index, code, type, country);
+      } catch (caught) {
+        return caught instanceof CodeInputError ? caught.parameter : 'other';
+      }
+      return 'none';
+    };
+    expect(error('CA', 'AUTO')).toBe('country');
+    expect(error('CA', 'PROVIDER_SHORT')).toBe('country');
+    expect(error('CAL', 'AUTO')).toBe('country'); // not a CLDR code; as a short code it needs a country
+    expect(error('USCA', 'ISO_3166_2')).toBe('subdivision_code');
+    expect(error('US-CA', 'CLDR')).toBe('subdivision_code');
+    expect(error('CALI', 'PROVIDER_SHORT', 'US')).toBe('subdivision_code');
+    expect(error('U S', 'AUTO')).toBe('subdivision_code');
+    expect(error('US-CALI', 'AUTO')).toBe('subdivision_code');
+  });
+});

@@ -97,17 +97,32 @@ export async function kafkaEventLog(codec: EventCodec, options: KafkaLogOptions)
     });
   }
 
-  /** Points the group at the projection's own offsets (or the start) before it joins. */
+  /**
+   * Points the group at the projection's own offsets (or the start) before it joins. Usually the
+   * group's committed offsets already agree (we commit them after every batch), and resetting
+   * them costs a group round of several seconds, so only a disagreement is reset: read models
+   * dropped for a replay, or a crash between the database commit and the group commit.
+   */
   async function seedGroupOffsets(groupId: string, subscription: SubscribeOptions) {
     const stored = new Map((await subscription.resumeFrom()).map((o) => [`${o.topic}:${o.partition}`, o.offset]));
     for (const topic of subscription.topics) {
-      const watermarks = await admin.fetchTopicOffsets(physical(topic));
+      const [watermarks, [committed]] = await Promise.all([
+        admin.fetchTopicOffsets(physical(topic)),
+        admin.fetchOffsets({ groupId, topics: [physical(topic)] }),
+      ]);
+      const committedByPartition = new Map(committed!.partitions.map((p) => [p.partition, p.offset]));
       const partitions = watermarks.map((mark) => ({
         partition: mark.partition,
         offset: stored.get(`${topic}:${mark.partition}`) ?? mark.low,
+        low: mark.low,
       }));
+      const agrees = partitions.every(({ partition, offset, low }) => {
+        const groupOffset = committedByPartition.get(partition) ?? '-1';
+        return groupOffset === '-1' ? offset === low : groupOffset === offset;
+      });
+      if (agrees) continue;
       try {
-        await admin.setOffsets({ groupId, topic: physical(topic), partitions });
+        await admin.setOffsets({ groupId, topic: physical(topic), partitions: partitions.map(({ partition, offset }) => ({ partition, offset })) });
       } catch {
         // The group already has running members (another instance); the runner skips anything
         // it already applied, so starting from the group's committed offsets is safe.

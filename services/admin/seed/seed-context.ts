@@ -1,0 +1,52 @@
+import { SingleBar, Presets } from 'cli-progress';
+import type { Runtime } from '../../../platform/runtime.js';
+
+/** Sizes of a seeded data set; `--offers N` scales the rest in proportion. */
+export interface SeedSize {
+  developers: number;
+  applicationsPerDeveloper: number;
+  partners: number;
+  offers: number;
+}
+
+export function seedSize(offers: number): SeedSize {
+  return {
+    offers,
+    developers: Math.max(6, Math.ceil(offers / 50)),
+    applicationsPerDeveloper: 4,
+    partners: Math.max(3, Math.ceil(offers / 200)),
+  };
+}
+
+export interface SeedContext {
+  runtime: Runtime;
+  size: SeedSize;
+  /** Deterministic randomness: the same seed value gives the same data set. */
+  random(): number;
+  now(): Date;
+  /** A progress bar for one phase; call tick(n) as events are appended, then done(). */
+  progress(label: string, total: number): { tick(count?: number): void; done(): void };
+  /** What earlier phases created, for later phases to refer to (e.g. application ids for links). */
+  shared: Map<string, unknown>;
+}
+
+/** mulberry32: a tiny seeded generator, enough for reproducible fixtures. */
+export function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+export function progressBars(enabled: boolean): SeedContext['progress'] {
+  return (label, total) => {
+    if (!enabled) return { tick() {}, done() {} };
+    const bar = new SingleBar({ format: `${label.padEnd(14)} {bar} {value}/{total} events  {eta_formatted} left`, hideCursor: true }, Presets.shades_classic);
+    bar.start(total, 0);
+    return { tick: (count = 1) => bar.increment(count), done: () => bar.stop() };
+  };
+}

@@ -15,9 +15,10 @@ export async function locationRoutes(app: FastifyInstance, { runtime }: { runtim
   await app.register(rateLimit, {
     max: runtime.config.locationRateLimit,
     timeWindow: 60_000,
-    // Shared across API processes when Redis is configured; in-process otherwise.
+    // Shared across API processes when Redis is configured; in-process otherwise. Keys carry the
+    // environment's prefix (TOPIC_PREFIX), so environments sharing one Redis keep separate counts.
     redis: runtime.redis,
-    nameSpace: 'ratelimit:locations:',
+    nameSpace: `${runtime.config.topicPrefix}ratelimit:locations:`,
     skipOnError: true,
     errorResponseBuilder: (_request, context) => tooManyRequests(Math.max(1, Math.ceil(context.ttl / 1000))),
   });

@@ -22,7 +22,7 @@ async function location(id: string): Promise<Row | undefined> {
   const { rows } = await database.db.query<Row>(
     `SELECT l.location_id, l.name, l.canonical_name, l.country_code, l.target_type, l.source_parent_location_id,
             l.parent_location_id, l.chain_status, l.unresolved_source_parent_location_id, l.hierarchy_precision,
-            l.legacy_level, l.path_ids::text AS path_ids
+            l.path_ids::text AS path_ids
        FROM geo_full_locations l JOIN geo_full_releases r USING (release_id)
       WHERE r.is_current AND l.location_id = $1`,
     [id],
@@ -65,26 +65,26 @@ describe('loading the real excerpt', () => {
     expect(await location('2840')).toEqual({
       location_id: '2840', name: 'United States', canonical_name: 'United States', country_code: 'US', target_type: 'Country',
       source_parent_location_id: null, parent_location_id: null, chain_status: 'COMPLETE',
-      unresolved_source_parent_location_id: null, hierarchy_precision: 1, legacy_level: 'COUNTRY', path_ids: '{2840}',
+      unresolved_source_parent_location_id: null, hierarchy_precision: 1, path_ids: '{2840}',
     });
     for (const [id, name] of [['2702', 'Singapore'], ['2492', 'Monaco'], ['2336', 'Vatican City']]) {
       expect(await location(id!)).toMatchObject({ name, target_type: 'Country', parent_location_id: null, chain_status: 'COMPLETE', hierarchy_precision: 1, path_ids: `{${id}}` });
     }
-    // Puerto Rico is a root typed Region: raw type kept, not representable as a LEGACY level.
-    expect(await location('2630')).toMatchObject({ target_type: 'Region', chain_status: 'COMPLETE', legacy_level: null, path_ids: '{2630}' });
+    // Puerto Rico is a root typed Region: the raw type is kept.
+    expect(await location('2630')).toMatchObject({ target_type: 'Region', chain_status: 'COMPLETE', path_ids: '{2630}' });
   });
 
   it('verifies state, postal code, neighborhood and city chains', async () => {
     expect(await location('21137')).toMatchObject({
       name: 'California', target_type: 'State', source_parent_location_id: '2840', parent_location_id: '2840',
-      chain_status: 'COMPLETE', hierarchy_precision: 2, legacy_level: 'REGION', path_ids: '{2840,21137}',
+      chain_status: 'COMPLETE', hierarchy_precision: 2, path_ids: '{2840,21137}',
     });
     expect(await location('9030359')).toMatchObject({
-      name: '86432', target_type: 'Postal Code', parent_location_id: '21136', hierarchy_precision: 3, legacy_level: null, path_ids: '{2840,21136,9030359}',
+      name: '86432', target_type: 'Postal Code', parent_location_id: '21136', hierarchy_precision: 3, path_ids: '{2840,21136,9030359}',
     });
     expect(await location('9061152')).toMatchObject({ name: 'North Mountain Village', target_type: 'Neighborhood', path_ids: '{2840,21136,9061152}' });
     expect(await location('9000000')).toMatchObject({ name: 'A0A', country_code: 'CA', path_ids: '{2124,20117,9000000}' });
-    expect(await location('1000004')).toMatchObject({ name: 'The Valley', target_type: 'City', legacy_level: 'CITY', parent_location_id: '2660', path_ids: '{2660,1000004}' });
+    expect(await location('1000004')).toMatchObject({ name: 'The Valley', target_type: 'City', parent_location_id: '2660', path_ids: '{2660,1000004}' });
     expect(await location('20267')).toMatchObject({ name: 'Alicante', canonical_name: 'Province of Alicante,Valencia,Spain', path_ids: '{2724,21388,20267}' });
   });
 
@@ -95,7 +95,7 @@ describe('loading the real excerpt', () => {
     });
     expect(await location('20537')).toMatchObject({
       name: 'Autonomous Province of Bolzano – South Tyrol', chain_status: 'UNRESOLVED_SOURCE_PARENT',
-      unresolved_source_parent_location_id: '9053439', legacy_level: null,
+      unresolved_source_parent_location_id: '9053439',
     });
   });
 });

@@ -91,6 +91,16 @@ describe('with the real excerpt loaded', () => {
       expect(body.data.location_ids).toEqual(['1000002']);
     });
 
+    it('labels legacy_level from the LEGACY registry, only where the location is a registry entry', async () => {
+      const level = async (id: string) => ((await get(`/v1/locations/${id}?catalog=FULL`)).body.data.location as { legacy_level?: string }).legacy_level;
+      expect(await level('2630')).toBe('COUNTRY'); // Puerto Rico: raw type Region, a LEGACY country
+      expect(await level('21137')).toBe('REGION');
+      expect(await level('1000004')).toBe('CITY');
+      expect(await level('9030359')).toBeUndefined(); // postal code
+      expect(await level('20267')).toBeUndefined(); // Alicante: a province below an autonomous community
+      expect((await get('/v1/locations/2630?catalog=FULL')).body.data.location.target_type).toBe('Region');
+    });
+
     it('400 for a non-numeric id, 404 for an unknown one, 400 for unknown or LEGACY parameters', async () => {
       await expectBadRequest('/v1/locations/abc?catalog=FULL', 'location_id must be a numeric location id, got "abc"');
       for (const id of ['1', '99999999', '123456789012345678901234567890']) {

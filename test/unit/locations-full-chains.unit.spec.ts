@@ -52,7 +52,7 @@ describe('computeChains', () => {
 /** Random files: ids 1..n, parents anywhere in 0..n+3 (0 and > n are missing), some inactive, some empty. */
 const arbitraryFile = fc.integer({ min: 1, max: 60 }).chain((n) =>
   fc.array(
-    fc.record({ parent: fc.option(fc.integer({ min: 0, max: n + 3 }), { nil: null }), active: fc.boolean({ }) }),
+    fc.record({ parent: fc.option(fc.integer({ min: 0, max: n + 3 }), { nil: null }), active: fc.boolean() }),
     { minLength: n, maxLength: n },
   ).map((rows) => rows.map((row, i) => rec(String(i + 1), row.parent === null ? null : String(row.parent), row.active))),
 );

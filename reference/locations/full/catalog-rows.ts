@@ -1,5 +1,4 @@
 import { computeChains, type ChainStatus } from './chains.js';
-import { legacyLevelOf, type LegacyLevel, type LegacyLevelMapping } from './legacy-level.js';
 import { searchHaystack, normalizeSearchText, searchWords } from './search-text.js';
 import { CatalogFileError, type SourceRow } from './source-file.js';
 import { typeBucket } from './type-buckets.js';
@@ -16,7 +15,6 @@ export interface CatalogRow {
   chainStatus: ChainStatus;
   unresolvedParentId: string | null;
   precision: number;
-  legacyLevel: LegacyLevel | null;
   pathIds: string[];
   typeBucket: number;
   nameNorm: string;
@@ -27,7 +25,7 @@ export interface CatalogRow {
 export const isActive = (row: SourceRow) => row.status === 'Active';
 
 /** Turns the source rows of a release into catalog rows (active records only). Pure. */
-export function buildCatalogRows(source: readonly SourceRow[], legacyLevel: LegacyLevelMapping = legacyLevelOf): CatalogRow[] {
+export function buildCatalogRows(source: readonly SourceRow[]): CatalogRow[] {
   const byId = new Map<string, SourceRow>();
   for (const row of source) {
     if (byId.has(row.id)) throw new CatalogFileError(`Criteria ID ${row.id} appears more than once.`);
@@ -36,7 +34,6 @@ export function buildCatalogRows(source: readonly SourceRow[], legacyLevel: Lega
   const chains = computeChains(source.map((row) => ({ id: row.id, parentId: row.parentId, active: isActive(row) })));
   return chains.map((chain) => {
     const row = byId.get(chain.id)!;
-    const parentType = chain.parentId === null ? null : byId.get(chain.parentId)!.targetType;
     return {
       locationId: row.id,
       name: row.name,
@@ -48,7 +45,6 @@ export function buildCatalogRows(source: readonly SourceRow[], legacyLevel: Lega
       chainStatus: chain.status,
       unresolvedParentId: chain.unresolvedParentId,
       precision: chain.pathIds.length,
-      legacyLevel: legacyLevel({ targetType: row.targetType, parentTargetType: parentType }),
       pathIds: chain.pathIds,
       typeBucket: typeBucket(row.targetType),
       nameNorm: normalizeSearchText(row.name),

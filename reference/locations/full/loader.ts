@@ -3,7 +3,6 @@ import { basename } from 'node:path';
 import type { Db, Sql } from '../../../platform/db/db.js';
 import { buildLegacyRegistry } from '../legacy/build.js';
 import { buildCatalogRows, type CatalogRow } from './catalog-rows.js';
-import type { LegacyLevelMapping } from './legacy-level.js';
 import { logProgress, type Progress } from './progress.js';
 import { assertFileExists, CatalogFileError, readSourceRows, sha256OfFile, sourceFileDateOf, type SourceRow } from './source-file.js';
 
@@ -13,7 +12,6 @@ export interface LoadOptions {
   expectedSha256?: string;
   log?: (line: string) => void;
   progress?: Progress;
-  legacyLevel?: LegacyLevelMapping;
 }
 
 export interface LoadResult {
@@ -75,7 +73,7 @@ export async function loadFullCatalog(db: Db, options: LoadOptions): Promise<Loa
 
   log(`geo catalog: loading ${basename(file)} (sha256 ${sha256})`);
   const source = await readAll(file, progress);
-  const rows = buildCatalogRows(source, options.legacyLevel);
+  const rows = buildCatalogRows(source);
 
   const releaseId = await db.transaction(async (tx) => {
     if (db.engine === 'postgres') await tx.query('SELECT pg_advisory_xact_lock($1)', [LOAD_LOCK_KEY]);
@@ -132,14 +130,14 @@ async function insertLocations(tx: Sql, releaseId: number, rows: CatalogRow[], p
     await tx.query(
       `INSERT INTO geo_full_locations (release_id, location_id, name, canonical_name, country_code, target_type,
          source_parent_location_id, parent_location_id, chain_status, unresolved_source_parent_location_id,
-         hierarchy_precision, legacy_level, path_ids, type_bucket, name_norm, text_norm)
+         hierarchy_precision, path_ids, type_bucket, name_norm, text_norm)
        SELECT $1, u.location_id, u.name, u.canonical_name, u.country_code, u.target_type, u.source_parent,
-         u.parent, u.chain_status, u.unresolved, u.precision, u.legacy_level, u.path_text::bigint[], u.type_bucket,
+         u.parent, u.chain_status, u.unresolved, u.precision, u.path_text::bigint[], u.type_bucket,
          u.name_norm, u.text_norm
        FROM unnest($2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::bigint[], $9::text[],
-         $10::text[], $11::smallint[], $12::text[], $13::text[], $14::smallint[], $15::text[], $16::text[])
+         $10::text[], $11::smallint[], $12::text[], $13::smallint[], $14::text[], $15::text[])
        AS u(location_id, name, canonical_name, country_code, target_type, source_parent, parent, chain_status,
-         unresolved, precision, legacy_level, path_text, type_bucket, name_norm, text_norm)`,
+         unresolved, precision, path_text, type_bucket, name_norm, text_norm)`,
       [
         releaseId,
         column((row) => row.locationId),
@@ -152,7 +150,6 @@ async function insertLocations(tx: Sql, releaseId: number, rows: CatalogRow[], p
         column((row) => row.chainStatus),
         column((row) => row.unresolvedParentId),
         column((row) => row.precision),
-        column((row) => row.legacyLevel),
         column((row) => `{${row.pathIds.join(',')}}`),
         column((row) => row.typeBucket),
         column((row) => row.nameNorm),
@@ -164,35 +161,32 @@ async function insertLocations(tx: Sql, releaseId: number, rows: CatalogRow[], p
   progress.done();
 }
 
+interface WordEntry {
+  bucket: number;
+  word: string;
+  id: string;
+}
+
+/** Word rows in primary-key order: appending to the B-tree's right edge is several times faster than random inserts. */
+function sortedWords(rows: CatalogRow[]): WordEntry[] {
+  const entries: WordEntry[] = [];
+  for (const row of rows) for (const word of row.words) entries.push({ bucket: row.typeBucket, word, id: row.locationId });
+  const byCodePoint = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+  return entries.sort((a, b) => a.bucket - b.bucket || byCodePoint(a.word, b.word) || a.id.length - b.id.length || byCodePoint(a.id, b.id));
+}
+
 async function insertWords(tx: Sql, releaseId: number, rows: CatalogRow[], progress: Progress) {
-  progress.phase('writing words', rows.length);
-  let buckets: number[] = [];
-  let words: string[] = [];
-  let ids: string[] = [];
-  const flush = async () => {
-    if (ids.length === 0) return;
+  const entries = sortedWords(rows);
+  const batchSize = BATCH * 4;
+  progress.phase('writing words', entries.length);
+  for (let start = 0; start < entries.length; start += batchSize) {
+    const batch = entries.slice(start, start + batchSize);
     await tx.query(
       `INSERT INTO geo_full_words (release_id, type_bucket, word, location_id)
        SELECT $1, * FROM unnest($2::smallint[], $3::text[], $4::bigint[])`,
-      [releaseId, buckets, words, ids],
+      [releaseId, batch.map((entry) => entry.bucket), batch.map((entry) => entry.word), batch.map((entry) => entry.id)],
     );
-    buckets = [];
-    words = [];
-    ids = [];
-  };
-  for (let i = 0; i < rows.length; i++) {
-    const row = rows[i]!;
-    for (const word of row.words) {
-      buckets.push(row.typeBucket);
-      words.push(word);
-      ids.push(row.locationId);
-    }
-    if (ids.length >= BATCH * 4) {
-      await flush();
-      progress.update(i + 1);
-    }
+    progress.update(Math.min(entries.length, start + batchSize));
   }
-  await flush();
-  progress.update(rows.length);
   progress.done();
 }

@@ -44,22 +44,26 @@ export async function currentRelease(sql: Sql): Promise<CurrentRelease | undefin
 /** The stored columns a location is built from (select these from `l` in subqueries). */
 export const STORED_COLUMNS = `l.release_id, l.location_id, l.name, l.canonical_name, l.country_code, l.target_type,
   l.source_parent_location_id, l.parent_location_id, l.chain_status, l.unresolved_source_parent_location_id,
-  l.hierarchy_precision, l.legacy_level, l.path_ids`;
+  l.hierarchy_precision, l.path_ids`;
 
 /**
  * Select list over `alias` (a row with STORED_COLUMNS) that yields one location; the path nodes
- * come from the precomputed path_ids, one primary-key read per ancestor.
+ * come from the precomputed path_ids, one primary-key read per ancestor. `legacy_level` is the
+ * level of the same id in the LEGACY registry (reference/locations/legacy), absent when the
+ * location is not a registry entry: that is what "representable" means.
  */
 export const locationColumns = (alias: string) => `
   ${alias}.location_id, ${alias}.name, ${alias}.canonical_name, ${alias}.country_code, ${alias}.target_type,
   ${alias}.source_parent_location_id, ${alias}.parent_location_id, ${alias}.chain_status,
-  ${alias}.unresolved_source_parent_location_id, ${alias}.hierarchy_precision, ${alias}.legacy_level,
+  ${alias}.unresolved_source_parent_location_id, ${alias}.hierarchy_precision,
+  (SELECT r.level FROM legacy_registry_locations r WHERE r.location_id = ${alias}.location_id) AS legacy_level,
   (SELECT json_agg(json_strip_nulls(json_build_object(
       'location_id', a.location_id::text, 'name', a.name, 'canonical_name', a.canonical_name,
       'country_code', a.country_code, 'target_type', a.target_type,
-      'hierarchy_precision', a.hierarchy_precision, 'legacy_level', a.legacy_level)) ORDER BY p.ord)
+      'hierarchy_precision', a.hierarchy_precision, 'legacy_level', r.level)) ORDER BY p.ord)
      FROM unnest(${alias}.path_ids) WITH ORDINALITY AS p(id, ord)
-     JOIN geo_full_locations a ON a.release_id = ${alias}.release_id AND a.location_id = p.id) AS path`;
+     JOIN geo_full_locations a ON a.release_id = ${alias}.release_id AND a.location_id = p.id
+     LEFT JOIN legacy_registry_locations r ON r.location_id = a.location_id) AS path`;
 
 export interface LocationRow {
   location_id: string;

@@ -53,6 +53,13 @@ interface CurrentRelease {
   release_id: number;
 }
 
+/** The current FULL release's date and active rows, or undefined when none is loaded. */
+export async function readCurrentRelease(sql: Sql): Promise<{ sourceFileDate: string; rows: SourceRow[] } | undefined> {
+  const { rows } = await sql.query<CurrentRelease>('SELECT release_id, source_file_date, file_sha256 FROM geo_full_releases WHERE is_current');
+  const release = rows[0];
+  return release && { sourceFileDate: release.source_file_date, rows: await readSourceRows(sql, release.release_id) };
+}
+
 async function readSourceRows(sql: Sql, releaseId: number): Promise<SourceRow[]> {
   const { rows } = await sql.query<{ id: string; name: string; canonical_name: string; parent: string | null; country_code: string; target_type: string }>(
     `SELECT location_id AS id, name, canonical_name, source_parent_location_id AS parent, country_code, target_type

@@ -16,6 +16,7 @@ export const PROVIDER_NAME_ALIASES: Readonly<Record<string, readonly string[]>> 
   'CZ-53': ['Pardubice Region'], // Pardubický kraj
   'CZ-64': ['South Moravian Region'], // Jihomoravský kraj
   'CZ-80': ['Moravian-Silesian Region'], // Moravskoslezský kraj
+  'EG-AST': ['Assiut'], // CLDR: Asyut
   'FR-20R': ['Corsica'], // ISO and CLDR: Corse
   'KR-45': ['Jeonbuk State'], // renamed from Jeollabuk-do in 2024
   'MX-CMX': ['Mexico City'], // ISO and CLDR: Ciudad de México

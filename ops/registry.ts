@@ -3,9 +3,10 @@ import { registryUrl, type StackConfig } from './config.js';
 import { startDetached, type ManagedProcess } from './processes.js';
 
 /**
- * Apicurio Registry with in-memory storage (its default: H2 in memory), serving the
- * Confluent-compatible API at /apis/ccompat/v7. Schemas do not survive a restart; the service
- * registers its schemas when it starts, so nothing depends on them surviving.
+ * Apicurio Registry serving the Confluent-compatible API at /apis/ccompat/v7, its storage an H2
+ * file in the stack folder. The schemas must live as long as Kafka's data does: every stored
+ * message names its schema by id, and a registry that forgot them would hand out the same ids
+ * to other schemas after a restart.
  */
 
 export function registryProcess(config: StackConfig): ManagedProcess {
@@ -25,6 +26,7 @@ export function startRegistry(config: StackConfig, jar: string): number {
     '-Dquarkus.http.access-log.enabled=false',
     // Stated rather than left to the defaults, so an upgrade cannot switch storage silently.
     '-Dapicurio.storage.kind=sql', '-Dapicurio.storage.sql.kind=h2',
+    `-Dapicurio.datasource.url=jdbc:h2:file:${join(config.dir, 'registry', 'data', 'registry')}`,
     '-jar', jar,
   ], dirname(jar));
 }

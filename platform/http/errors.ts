@@ -25,3 +25,4 @@ export const tooManyRequests = (retryAfterSeconds: number) =>
     retry_after_seconds: retryAfterSeconds,
   }, { 'retry-after': String(retryAfterSeconds) });
 export const serviceUnavailable = (code: string, message: string) => new ApiError(503, code, message);
+export const forbidden = (code: string, message: string) => new ApiError(403, code, message);

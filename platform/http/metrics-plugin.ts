@@ -12,6 +12,8 @@ export const httpMetrics = fp(async (app: FastifyInstance, options: { metrics: M
     );
   });
   app.get('/metrics', { logLevel: 'warn' }, async (_request, reply) => {
+    // A failing refresh must not hide the other series; the stale value stays.
+    await Promise.allSettled(metrics.beforeScrape.map((refresh) => refresh()));
     reply.header('content-type', metrics.registry.contentType);
     return metrics.registry.metrics();
   });

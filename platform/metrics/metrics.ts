@@ -6,6 +6,8 @@ export function createMetrics() {
   collectDefaultMetrics({ register: registry });
   return {
     registry,
+    /** Refreshed right before each scrape (e.g. projector lag, which is read, not counted). */
+    beforeScrape: [] as (() => Promise<void>)[],
     httpDuration: new Histogram({
       name: 'http_request_duration_seconds',
       help: 'HTTP request latency by route and status',

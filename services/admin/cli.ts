@@ -5,7 +5,7 @@ import { openRuntime } from '../../platform/runtime.js';
 import { inputFromFlags, flagSyntax } from './cli-options.js';
 import { AdminInputError, AdminNotFoundError, type AdminCommand } from './command.js';
 import { adminCommands } from './commands/index.js';
-import { runAdminCommand } from './run-command.js';
+import { validateInput } from './validate.js';
 
 /** Exit codes: 0 done, 1 unexpected failure, 2 invalid input, 3 a referenced record is missing, 4 a backend is unavailable. */
 export const ExitCode = { ok: 0, failure: 1, invalidInput: 2, notFound: 3, unavailable: 4 } as const;
@@ -35,8 +35,10 @@ function addCommand(program: Command, command: AdminCommand) {
         : options.input
           ? JSON.parse(options.input)
           : inputFromFlags(command.input, flags);
+      // Invalid input fails before any backend is opened.
+      const valid = validateInput(command.input, input);
       runtime = await openRuntime(loadConfigOrExit());
-      const result = await runAdminCommand(command, input, { runtime, now: () => new Date() });
+      const result = await command.execute(valid, { runtime, now: () => new Date() });
       process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
       process.exitCode = ExitCode.ok;
     } catch (error) {

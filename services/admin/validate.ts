@@ -14,11 +14,8 @@ export function fieldPath(pointer: string): string {
 export function validateInput<S extends TObject>(schema: S, input: unknown): Static<S> {
   const first = Value.Errors(schema, input).First();
   if (!first) return input as Static<S>;
-  // An unknown property is reported at the object; name the property itself.
-  if (first.type === ValueErrorType.ObjectAdditionalProperties && input && typeof input === 'object') {
-    const parent = first.path.split('/').slice(1).reduce<unknown>((node, key) => (node as Record<string, unknown>)[key], input);
-    const extra = Object.keys(parent as object).find((key) => !(key in (first.schema as TObject).properties));
-    if (extra) throw new AdminInputError(fieldPath(`${first.path}/${extra}`), 'is not a known field');
+  if (first.type === ValueErrorType.ObjectAdditionalProperties) {
+    throw new AdminInputError(fieldPath(first.path), 'is not a known field');
   }
   throw new AdminInputError(fieldPath(first.path), first.message.toLowerCase());
 }

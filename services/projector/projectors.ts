@@ -1,10 +1,11 @@
+import { accountsProjection } from '../../projections/accounts/projection.js';
 import { catalogEntriesProjection } from '../../projections/catalog-entries/projection.js';
 import type { Projection } from '../../platform/projection/projection.js';
 import { startProjection, type RunningProjection } from '../../platform/projection/runner.js';
 import type { Runtime } from '../../platform/runtime.js';
 
 /** Every read model this build maintains. */
-export const projections: Projection[] = [catalogEntriesProjection];
+export const projections: Projection[] = [catalogEntriesProjection, accountsProjection];
 
 export interface ProjectorHooks {
   onBatchApplied?(projection: string, topic: string, partition: number, lastOffset: string, applied: number): void;
@@ -32,6 +33,10 @@ export async function startProjectors(runtime: Runtime, hooks: ProjectorHooks = 
       }),
     );
   }
+  const refreshLag = async () => {
+    await Promise.all(running.map((projection) => projection.lag()));
+  };
+  runtime.metrics.beforeScrape.push(refreshLag);
   return {
     running,
     async totalLag() {
@@ -39,6 +44,7 @@ export async function startProjectors(runtime: Runtime, hooks: ProjectorHooks = 
       return lags.flat().reduce((sum, partition) => sum + partition.lag, 0);
     },
     async stop() {
+      runtime.metrics.beforeScrape.splice(runtime.metrics.beforeScrape.indexOf(refreshLag), 1);
       await Promise.all(running.map((projection) => projection.stop()));
     },
   };

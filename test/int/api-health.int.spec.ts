@@ -1,0 +1,100 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startProjectors, type RunningProjectors } from '../../services/projector/projectors.js';
+import { createTestApp, type TestRuntime } from '../support/app.js';
+import { catalogEvents } from '../support/catalog-events.js';
+import type { FastifyInstance } from 'fastify';
+
+describe('API health, metrics and the error envelope (Kafka, Postgres, Redis)', () => {
+  let t: TestRuntime & { app: FastifyInstance };
+  let projectors: RunningProjectors;
+
+  beforeAll(async () => {
+    t = await createTestApp({ eventLog: 'kafka', env: { ADMIN_TOKEN: 'admin-token-for-tests-0123456789' } });
+    projectors = await startProjectors(t.runtime);
+  });
+  afterAll(async () => {
+    await projectors?.stop();
+    await t?.close();
+  });
+
+  it('answers /healthz and /readyz with every backend it uses', async () => {
+    expect((await t.app.inject('/healthz')).json()).toEqual({ code: 'SUCCESS', message: '', data: { status: 'ok' }, extra: {} });
+    const ready = await t.app.inject('/readyz');
+    expect(ready.statusCode).toBe(200);
+    expect(ready.json().data.backends).toEqual({ database: 'ok', event_log: 'ok', redis: 'ok' });
+  });
+
+  it('exposes latency, produced and consumed events, and projector lag', async () => {
+    await t.runtime.eventLog.append('catalog', catalogEvents(20));
+    await t.app.inject('/healthz');
+    const metrics = (await t.app.inject('/metrics')).body;
+    expect(metrics).toMatch(/http_request_duration_seconds_bucket\{.*route="\/healthz".*\}/);
+    expect(metrics).toMatch(/events_produced_total\{topic="catalog",type="offerledger.catalog.CatalogEntryRecorded"\} 16/);
+    expect(metrics).toMatch(/projector_lag_events\{projection="catalog-entries",topic="catalog",partition="\d"\} \d+/);
+  });
+
+  it('answers unknown routes with the 404 envelope', async () => {
+    const response = await t.app.inject('/v1/nothing-here?x=1');
+    expect(response.statusCode).toBe(404);
+    expect(response.json()).toEqual({ code: 'NOT_FOUND', message: 'no route for GET /v1/nothing-here', data: {}, extra: {} });
+  });
+
+  it('answers a body that is not JSON with the 400 envelope, never a 500', async () => {
+    const response = await t.app.inject({
+      method: 'POST',
+      url: '/admin/commands/catalog-entry:record',
+      headers: { authorization: 'Bearer admin-token-for-tests-0123456789', 'content-type': 'application/json' },
+      payload: '{"entry_id": ',
+    });
+    expect(response.statusCode).toBe(400);
+    expect(response.json()).toMatchObject({ code: 'BAD_REQUEST', data: {}, extra: {} });
+  });
+
+  it('keeps the admin API closed to anything but the admin token', async () => {
+    for (const authorization of [undefined, 'Bearer svc_live_abc', 'Bearer admin-token-for-tests-012345678']) {
+      const response = await t.app.inject({ method: 'GET', url: '/admin/commands', headers: authorization ? { authorization } : {} });
+      expect(response.statusCode).toBe(401);
+      expect(response.json()).toMatchObject({ code: 'UNAUTHORIZED', data: {} });
+    }
+  });
+
+  it('runs an admin command over HTTP and names the bad field when input is wrong', async () => {
+    const headers = { authorization: 'Bearer admin-token-for-tests-0123456789' };
+    const before = await t.runtime.eventLog.endOffsets('catalog');
+    const bad = await t.app.inject({
+      method: 'POST', url: '/admin/commands/catalog-entry:record', headers,
+      payload: { entry_id: 'x', name: 'n', amount: '1.5', currency: 'usd' },
+    });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json()).toMatchObject({ code: 'BAD_REQUEST', extra: { field: 'currency' } });
+    const extra = await t.app.inject({
+      method: 'POST', url: '/admin/commands/catalog-entry:record', headers,
+      payload: { entry_id: 'x', name: 'n', amount: '1.5', currency: 'USD', colour: 'red' },
+    });
+    expect(extra.json()).toMatchObject({ code: 'BAD_REQUEST', message: 'colour: is not a known field', extra: { field: 'colour' } });
+    expect(await t.runtime.eventLog.endOffsets('catalog')).toEqual(before);
+
+    const good = await t.app.inject({
+      method: 'POST', url: '/admin/commands/catalog-entry:record', headers,
+      payload: { entry_id: 'x', name: 'n', amount: '1.50', currency: 'USD' },
+    });
+    expect(good.statusCode).toBe(200);
+    expect(good.json().data).toMatchObject({ topic: 'catalog', event_id: expect.stringMatching(/^[0-9a-f-]{36}$/) });
+  });
+});
+
+describe('readiness with a backend down', () => {
+  let t: TestRuntime & { app: FastifyInstance };
+  beforeAll(async () => {
+    t = await createTestApp({ eventLog: 'sql' });
+  });
+  afterAll(async () => t?.close());
+
+  it('answers 503 NOT_READY naming the backend that does not answer', async () => {
+    t.runtime.redis!.disconnect();
+    const response = await t.app.inject('/readyz');
+    expect(response.statusCode).toBe(503);
+    expect(response.json()).toMatchObject({ code: 'NOT_READY', data: {}, extra: { backends: { database: 'ok', event_log: 'ok' } } });
+    expect(response.json().extra.backends.redis).toMatch(/^unavailable/);
+  });
+});

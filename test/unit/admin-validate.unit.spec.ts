@@ -1,0 +1,87 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Type } from '@sinclair/typebox';
+import { describe, expect, it } from 'vitest';
+import { inputFromFlags } from '../../services/admin/cli-options.js';
+import { AdminInputError } from '../../services/admin/command.js';
+import { fieldPath, validateInput } from '../../services/admin/validate.js';
+
+const schema = Type.Object(
+  {
+    name: Type.String({ minLength: 1 }),
+    count: Type.Optional(Type.Integer({ minimum: 0 })),
+    enabled: Type.Optional(Type.Boolean()),
+    tags: Type.Optional(Type.Array(Type.String())),
+    rules: Type.Optional(Type.Array(Type.Object({ location_id: Type.String({ pattern: '^[0-9]+$' }) }, { additionalProperties: false }))),
+  },
+  { additionalProperties: false },
+);
+
+function fieldOf(input: unknown): string | undefined {
+  try {
+    validateInput(schema, input);
+    return undefined;
+  } catch (error) {
+    return (error as AdminInputError).field;
+  }
+}
+
+describe('admin input validation', () => {
+  it('writes JSON pointers the way users read them', () => {
+    expect(fieldPath('')).toBe('(input)');
+    expect(fieldPath('/targeting/0/geo/include/1/location_id')).toBe('targeting[0].geo.include[1].location_id');
+  });
+
+  it('names the field of the first problem', () => {
+    expect(fieldOf({ name: 'ok' })).toBeUndefined();
+    expect(fieldOf({})).toBe('name');
+    expect(fieldOf({ name: 'x', count: -1 })).toBe('count');
+    expect(fieldOf({ name: 'x', colour: 'red' })).toBe('colour');
+    expect(fieldOf({ name: 'x', rules: [{ location_id: '1' }, { location_id: 'a' }] })).toBe('rules[1].location_id');
+    expect(fieldOf({ name: 'x', rules: [{ location_id: '1', extra: 1 }] })).toBe('rules[0].extra');
+  });
+
+  it('turns command-line flags into typed input', () => {
+    expect(inputFromFlags(schema, { name: 'n', count: '3', enabled: 'false', tags: 'a, b', rules: '[{"location_id":"2840"}]' })).toEqual({
+      name: 'n', count: 3, enabled: false, tags: ['a', 'b'], rules: [{ location_id: '2840' }],
+    });
+    expect(() => inputFromFlags(schema, { rules: '[{' })).toThrow('rules: must be valid JSON');
+  });
+});
+
+describe('admin CLI', () => {
+  const run = (args: string[]) => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'offer-ledger-admin-'));
+    try {
+      return spawnSync(process.execPath, ['--import', 'tsx', 'services/admin/cli.ts', ...args], {
+        env: { PATH: process.env.PATH, HOME: process.env.HOME, DATA_DIR: dataDir },
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  };
+
+  it('prints --help for a command with every field and exits 0', () => {
+    const result = run(['catalog-entry:record', '--help']);
+    expect(result.status).toBe(0);
+    expect(result.stdout).toContain('--entry-id <value>');
+    expect(result.stdout).toContain('(required)');
+  });
+
+  it('exits 2 naming the field of invalid input, and 0 with the appended event', () => {
+    const bad = run(['catalog-entry:record', '--entry-id', 'a', '--name', 'x', '--amount', '1.5x', '--currency', 'USD']);
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toMatch(/^error: amount: /);
+    const good = run(['catalog-entry:record', '--entry-id', 'a', '--name', 'x', '--amount', '1.50', '--currency', 'USD']);
+    expect(good.status).toBe(0);
+    expect(JSON.parse(good.stdout)).toMatchObject({ topic: 'catalog', offset: '0' });
+  });
+
+  it('exits 2 for an unknown command', () => {
+    expect(run(['no-such:command']).status).toBe(2);
+  });
+});

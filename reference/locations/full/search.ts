@@ -2,7 +2,7 @@ import type { Sql } from '../../../platform/db/db.js';
 import type { CursorPosition } from './cursor.js';
 import { fitsBigint, locationColumns, STORED_COLUMNS, toLocation, type FullLocation, type LocationRow } from './queries.js';
 import { prefixUpperBound } from './search-text.js';
-import { ALL_BUCKETS, bucketsForTypes } from './type-buckets.js';
+import { ALL_BUCKETS, bucketsForTypes, COUNTRY_BUCKET } from './type-buckets.js';
 
 /**
  * Ranked FULL search. Matches fall in tiers, best first; a row belongs to its best tier only:
@@ -45,28 +45,32 @@ class Params {
 
 interface Tier {
   tier: number;
-  /** Condition on `l` for one bucket; adds the parameters it uses. */
-  where(p: Params, bucket: number, release: string): string;
+  /** Condition on `l` for one bucket (null: the tier has no rows in that bucket); adds the parameters it uses. */
+  where(p: Params, bucket: number, release: string): string | null;
 }
 
 function tiersFor(q: string | null): Tier[][] {
   if (q === null) return [[{ tier: 0, where: () => 'true' }]];
   const id = /^[0-9]+$/.test(q) && fitsBigint(q) ? q : undefined;
   const countryCode = /^[a-z]{2}$/.test(q) ? q.toUpperCase() : undefined;
-  const exact = (p: Params) => {
+  // Country records are all in bucket 0, so the country-code part only applies there.
+  const exact = (p: Params, bucket: number) => {
     const parts: string[] = [];
     if (id) parts.push(`l.location_id = ${p.add(id)}`);
-    if (countryCode) parts.push(`(l.target_type = 'Country' AND l.country_code = ${p.add(countryCode)})`);
-    return `(${parts.join(' OR ')})`;
+    if (countryCode && bucket === COUNTRY_BUCKET) parts.push(`(l.target_type = 'Country' AND l.country_code = ${p.add(countryCode)})`);
+    return parts.length === 0 ? null : `(${parts.join(' OR ')})`;
   };
-  const notExact = (p: Params) => (id || countryCode ? `AND NOT ${exact(p)}` : '');
+  const notExact = (p: Params, bucket: number) => {
+    const condition = exact(p, bucket);
+    return condition === null ? '' : `AND NOT ${condition}`;
+  };
   const upper = prefixUpperBound(q);
   const tokens = q.split(' ');
 
   const cheap: Tier[] = [
     ...(id || countryCode ? [{ tier: 0, where: exact }] : []),
-    { tier: 1, where: (p) => `l.name_norm = ${p.add(q)} ${notExact(p)}` },
-    { tier: 2, where: (p) => `l.name_norm > ${p.add(q)} AND l.name_norm < ${p.add(upper)} ${notExact(p)}` },
+    { tier: 1, where: (p, bucket) => `l.name_norm = ${p.add(q)} ${notExact(p, bucket)}` },
+    { tier: 2, where: (p, bucket) => `l.name_norm > ${p.add(q)} AND l.name_norm < ${p.add(upper)} ${notExact(p, bucket)}` },
   ];
   const words: Tier = {
     tier: 3,
@@ -74,13 +78,13 @@ function tiersFor(q: string | null): Tier[][] {
       `l.location_id IN (SELECT w.location_id FROM geo_full_words w
          WHERE w.release_id = ${release} AND w.type_bucket = ${bucket}
            AND ${tokens.length === 1 ? `w.word >= ${p.add(q)} AND w.word < ${p.add(upper)}` : `w.word = ${p.add(tokens[0])}`})
-       AND NOT (l.name_norm >= ${p.add(q)} AND l.name_norm < ${p.add(upper)}) ${notExact(p)}
+       AND NOT (l.name_norm >= ${p.add(q)} AND l.name_norm < ${p.add(upper)}) ${notExact(p, bucket)}
        ${tokens.length > 1 ? `AND l.text_norm LIKE ${p.add(`% ${q}%`)}` : ''}`,
   };
   const scans: Tier[] = [
-    { tier: 4, where: (p) => `l.text_norm LIKE ${p.add(`%${q}%`)} AND l.text_norm NOT LIKE ${p.add(`% ${q}%`)} ${notExact(p)}` },
+    { tier: 4, where: (p, bucket) => `l.text_norm LIKE ${p.add(`%${q}%`)} AND l.text_norm NOT LIKE ${p.add(`% ${q}%`)} ${notExact(p, bucket)}` },
     ...(countryCode
-      ? [{ tier: 5, where: (p: Params) => `l.country_code = ${p.add(countryCode)} AND l.text_norm NOT LIKE ${p.add(`%${q}%`)} ${notExact(p)}` }]
+      ? [{ tier: 5, where: (p: Params, bucket: number) => `l.country_code = ${p.add(countryCode)} AND l.text_norm NOT LIKE ${p.add(`%${q}%`)} ${notExact(p, bucket)}` }]
       : []),
   ];
   return [cheap, [words], scans];
@@ -120,9 +124,11 @@ export async function searchLocations(
           after && tier === after.tier && bucket === after.bucket
             ? `AND (l.name_norm, l.location_id) > (${p.add(after.name)}, ${p.add(after.id)}::bigint)`
             : '';
+        const condition = where(p, bucket, release);
+        if (condition === null) continue;
         branches.push(
           `(SELECT ${STORED_COLUMNS}, l.type_bucket, l.name_norm, ${tier} AS tier FROM geo_full_locations l
-             WHERE l.release_id = ${release} AND l.type_bucket = ${bucket} AND ${where(p, bucket, release)} ${filters(p)} ${keyset}
+             WHERE l.release_id = ${release} AND l.type_bucket = ${bucket} AND ${condition} ${filters(p)} ${keyset}
              ORDER BY l.name_norm, l.location_id LIMIT ${need})`,
         );
       }

@@ -1,7 +1,8 @@
 import { badRequest, notFound, serviceUnavailable } from '../../../../platform/http/errors.js';
 import { constraintsKey, CursorError, decodeCursor, encodeCursor, type CursorPosition } from '../../../../reference/locations/full/cursor.js';
-import { currentRelease, findLocation, locationIdsOf, type CurrentRelease } from '../../../../reference/locations/full/queries.js';
-import { searchLocations, type SearchConstraints } from '../../../../reference/locations/full/search.js';
+import { locationIdsOf, type CurrentRelease } from '../../../../reference/locations/full/queries.js';
+import { fullReaderFor } from '../../../../reference/locations/full/reader.js';
+import type { SearchConstraints } from '../../../../reference/locations/full/search.js';
 import { normalizeSearchText } from '../../../../reference/locations/full/search-text.js';
 import type { LocationContext, LocationQuery, LocationResult } from './catalog-param.js';
 import {
@@ -27,8 +28,8 @@ const CATALOG_NOT_LOADED =
   'The FULL location catalog is not loaded. Start the service with GEO_CATALOG_FILE set to a geotargets-YYYY-MM-DD release ' +
   '(`npm run geo:download` fetches the pinned one), or load it with `npm run geo:load <file>`.';
 
-async function release(context: LocationContext): Promise<CurrentRelease> {
-  const current = await currentRelease(context.db);
+async function release(context: LocationContext, options?: { fresh?: boolean }): Promise<CurrentRelease> {
+  const current = await fullReaderFor(context.db).release(options);
   if (!current) throw serviceUnavailable('CATALOG_NOT_LOADED', CATALOG_NOT_LOADED);
   return current;
 }
@@ -82,10 +83,17 @@ export async function search(context: LocationContext, query: LocationQuery): Pr
   const limit = integerParam(query, 'limit', { min: 1, max: 50, fallback: 20 });
   const cursor = nonEmpty(query, 'cursor');
   const extra = localeExtra(query);
-  const current = await release(context);
+  let current = await release(context);
   const key = constraintsKey({ ...constraints });
-  const after = cursorPosition(current, key, cursor);
-  const page = await searchLocations(context.db, current.releaseId, constraints, limit, after);
+  let after: CursorPosition | undefined;
+  try {
+    after = cursorPosition(current, key, cursor);
+  } catch {
+    // Maybe a cursor of a release loaded since this process last looked: look again before refusing it.
+    current = await release(context, { fresh: true });
+    after = cursorPosition(current, key, cursor);
+  }
+  const page = await fullReaderFor(context.db).search(current, key, constraints, limit, after);
   const nextCursor = page.next && encodeCursor(current.cursorSecret, current.releaseId, key, page.next);
   return {
     data: { ...catalogFields(current), locations: page.locations, ...(nextCursor && { next_cursor: nextCursor }) },
@@ -98,7 +106,7 @@ export async function resolve(context: LocationContext, query: LocationQuery): P
   const id = locationId(single(query, 'location_id'), 'location_id');
   const extra = localeExtra(query);
   const current = await release(context);
-  const location = await findLocation(context.db, current.releaseId, id);
+  const location = await fullReaderFor(context.db).location(current, id);
   if (!location) throw notFound(`location_id ${id} is not an active location of the FULL catalog`);
   return {
     data: { ...catalogFields(current), location, path: location.path, location_ids: locationIdsOf(location), candidates: [] },
@@ -111,7 +119,7 @@ export async function lookup(context: LocationContext, id: string, query: Locati
   locationId(id, 'location_id');
   const extra = localeExtra(query);
   const current = await release(context);
-  const location = await findLocation(context.db, current.releaseId, id);
+  const location = await fullReaderFor(context.db).location(current, id);
   if (!location) throw notFound(`location ${id} is not an active location of the FULL catalog`);
   return { data: { ...catalogFields(current), location, path: location.path, location_ids: locationIdsOf(location) }, extra };
 }

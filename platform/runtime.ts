@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import type { Config } from './config/config.js';
+import { withKeyHashSecret } from './config/key-hash-secret.js';
 import type { Db } from './db/db.js';
 import { migrate } from './db/migrate.js';
 import { openPglite } from './db/pglite.js';
@@ -24,6 +25,7 @@ export async function openDatabase(config: Config): Promise<Db> {
 }
 
 export async function openRuntime(config: Config, options: { log?: (line: string) => void } = {}): Promise<Runtime> {
+  config = await withKeyHashSecret(config);
   const metrics = createMetrics();
   const db = await openDatabase(config);
   await migrate(db, options.log);

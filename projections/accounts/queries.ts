@@ -1,0 +1,117 @@
+import type { Sql } from '../../platform/db/db.js';
+import type { ApiKeyKind, ApplicationStatus, DeveloperStatus, PlacementStatus } from '../../schemas/generated/events.js';
+
+/** Reads of the accounts read model used by the admin commands and, later, by the routes. */
+
+export interface Developer {
+  developer_id: string;
+  name: string;
+  email: string;
+  status: DeveloperStatus;
+}
+
+export interface Application {
+  application_id: string;
+  developer_id: string;
+  name: string;
+  status: ApplicationStatus;
+  /** Null while the developer's registration is not projected yet (another partition). */
+  developer_status: DeveloperStatus | null;
+}
+
+export interface ApiKey {
+  key_id: string;
+  kind: ApiKeyKind;
+  display_prefix: string;
+  application_id: string | null;
+  revoked: boolean;
+}
+
+export interface Placement {
+  placement_id: string;
+  application_id: string;
+  name: string;
+  status: PlacementStatus;
+}
+
+export async function findDeveloper(sql: Sql, developerId: string): Promise<Developer | undefined> {
+  const { rows } = await sql.query<Developer>(
+    'SELECT developer_id, name, email, status FROM account_developers WHERE developer_id = $1',
+    [developerId],
+  );
+  return rows[0];
+}
+
+export async function findApplication(sql: Sql, applicationId: string): Promise<Application | undefined> {
+  const { rows } = await sql.query<Application>(
+    `SELECT a.application_id, a.developer_id, a.name, a.status, d.status AS developer_status
+     FROM account_applications a LEFT JOIN account_developers d USING (developer_id)
+     WHERE a.application_id = $1`,
+    [applicationId],
+  );
+  return rows[0];
+}
+
+export async function findApiKey(sql: Sql, keyId: string): Promise<ApiKey | undefined> {
+  const { rows } = await sql.query<ApiKey>(
+    `SELECT key_id, kind, display_prefix, application_id, revoked_at IS NOT NULL AS revoked
+     FROM account_api_keys WHERE key_id = $1`,
+    [keyId],
+  );
+  return rows[0];
+}
+
+export async function findPlacement(sql: Sql, placementId: string): Promise<Placement | undefined> {
+  const { rows } = await sql.query<Placement>(
+    'SELECT placement_id, application_id, name, status FROM account_placements WHERE placement_id = $1',
+    [placementId],
+  );
+  return rows[0];
+}
+
+/** The current sandbox key (if any) and how many generations were issued, revoked ones included. */
+export async function sandboxKeys(sql: Sql): Promise<{ issued: number; active?: { key_id: string } }> {
+  const { rows } = await sql.query<{ key_id: string; revoked: boolean }>(
+    `SELECT key_id, revoked_at IS NOT NULL AS revoked FROM account_api_keys WHERE kind = 'sandbox' ORDER BY issued_at, key_id`,
+  );
+  const active = rows.find((row) => !row.revoked);
+  return { issued: rows.length, active: active && { key_id: active.key_id } };
+}
+
+export interface DefaultPlacement {
+  placement_id: string;
+  application_id: string;
+  /** Null when the designated placement or application is not projected yet. */
+  placement_status: PlacementStatus | null;
+  application_status: ApplicationStatus | null;
+  developer_status: DeveloperStatus | null;
+}
+
+/** Where anonymous Query requests are served; undefined when none was designated. */
+export async function findDefaultPlacement(sql: Sql): Promise<DefaultPlacement | undefined> {
+  const { rows } = await sql.query<DefaultPlacement>(
+    `SELECT dp.placement_id, dp.application_id, p.status AS placement_status, a.status AS application_status, d.status AS developer_status
+     FROM account_default_placement dp
+     LEFT JOIN account_placements p ON p.placement_id = dp.placement_id
+     LEFT JOIN account_applications a ON a.application_id = dp.application_id
+     LEFT JOIN account_developers d ON d.developer_id = a.developer_id`,
+  );
+  return rows[0];
+}
+
+/** Row counts and an order-independent digest of every accounts table: equal digests, equal read models. */
+export async function accountsChecksum(sql: Sql) {
+  const table = (name: string, key: string) =>
+    `coalesce((SELECT string_agg(t::text, E'\\n' ORDER BY ${key}) FROM ${name} t), '')`;
+  const { rows } = await sql.query<{ developers: string; applications: string; keys: string; placements: string; digest: string }>(
+    `SELECT
+       (SELECT count(*) FROM account_developers)::text AS developers,
+       (SELECT count(*) FROM account_applications)::text AS applications,
+       (SELECT count(*) FROM account_api_keys)::text AS keys,
+       (SELECT count(*) FROM account_placements)::text AS placements,
+       md5(${table('account_developers', 'developer_id')} || ${table('account_applications', 'application_id')}
+           || ${table('account_api_keys', 'key_id')} || ${table('account_placements', 'placement_id')}
+           || ${table('account_default_placement', 'singleton')}) AS digest`,
+  );
+  return rows[0]!;
+}

@@ -1,0 +1,49 @@
+import { ApiError, forbidden, unauthorized } from '../../../platform/http/errors.js';
+import type { KeyLookup } from '../../../projections/accounts/key-lookup.js';
+
+/** The caller of an offer route once its key is accepted. */
+export interface OfferRouteCaller {
+  key_id: string;
+  application_id: string;
+  developer_id: string;
+}
+
+/** `Authorization: Bearer <key>` → the key; undefined when the header is missing or another scheme. */
+export function bearerKey(header: string | undefined): string | undefined {
+  const match = /^Bearer ([^\s]+)$/.exec(header?.trim() ?? '');
+  return match?.[1];
+}
+
+/**
+ * Maps a key lookup to the reference's errors for `POST /v1/offers/instances` and
+ * `GET /v1/offers/info`, checked in this order: credential (401), environment (401), account
+ * (403 DEVELOPER_SUSPENDED before APPLICATION_NOT_SERVING: a suspended account is the cause
+ * whatever its application's status). `testHeader` is `X-SVC-Test: true`, which only the
+ * instance route treats as ENV_MISMATCH (the reference names no such rule for offer info).
+ */
+export function authorizeOfferRoute(
+  lookup: KeyLookup | undefined,
+  options: { route: 'instances' | 'info'; testHeader: boolean },
+): OfferRouteCaller {
+  if (!lookup) throw unauthorized('API key missing');
+  switch (lookup.kind) {
+    case 'unknown':
+      throw unauthorized('API key invalid');
+    case 'revoked':
+      throw unauthorized('API key revoked');
+    case 'test':
+      throw unauthorized('test keys are not supported on this route; use a Live API Key');
+    case 'sandbox':
+      throw forbidden('PUBLIC_TEST_SCOPE_DENIED', 'the public sandbox key is limited to the Query route');
+    case 'live':
+      break;
+  }
+  if (options.route === 'instances' && options.testHeader) {
+    throw new ApiError(401, 'ENV_MISMATCH', 'a Live API Key cannot be used with X-SVC-Test: true');
+  }
+  if (lookup.developer_status !== 'active') throw forbidden('DEVELOPER_SUSPENDED', 'the developer account is suspended');
+  if (lookup.application_status !== 'live' && lookup.application_status !== 'live_limited') {
+    throw forbidden('APPLICATION_NOT_SERVING', `the application cannot currently serve (status ${lookup.application_status})`);
+  }
+  return { key_id: lookup.key_id, application_id: lookup.application_id, developer_id: lookup.developer_id };
+}

@@ -1,0 +1,16 @@
+import { loadConfigOrExit } from '../config/config.js';
+import { openDatabase } from '../runtime.js';
+import { migrate } from './migrate.js';
+
+/** `npm run migrate`: applies pending migrations to the configured database (start-up does the same). */
+const config = loadConfigOrExit();
+const db = await openDatabase(config);
+try {
+  const applied = await migrate(db, (line) => process.stdout.write(`${line}\n`));
+  process.stdout.write(applied.length === 0 ? 'schema is current\n' : `applied ${applied.length} migration(s)\n`);
+} catch (error) {
+  process.stderr.write(`migration failed, nothing was changed (they run in one transaction): ${(error as Error).message}\n`);
+  process.exitCode = 1;
+} finally {
+  await db.close();
+}

@@ -1,0 +1,108 @@
+import { Type } from '@sinclair/typebox';
+import { keyHashSecretOf } from '../../../../platform/config/key-hash-secret.js';
+import type { Sql } from '../../../../platform/db/db.js';
+import { displayPrefix, hashApiKey, sandboxKey } from '../../../../projections/accounts/api-keys.js';
+import { EventType } from '../../../../schemas/generated/events.js';
+import { AdminInputError, defineCommand } from '../../command.js';
+import { accountEvent, appendAccountEvents, issueApiKey, newId } from './events.js';
+import { requireApiKey, requireApplicationAcceptingCredentials } from './guards.js';
+import { id, keyKind, reason } from './schema.js';
+
+export const issueKey = defineCommand({
+  name: 'api-key:issue',
+  summary: 'Issue a live or test API key for an application; the key is printed once and never stored in clear',
+  input: Type.Object(
+    {
+      application_id: id('the application that owns the key'),
+      kind: Type.Optional({ ...keyKind, description: 'live (svc_live_, for the offer routes) or test (svc_test_); default live' }),
+      label: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'free label, e.g. the server that will use the key' })),
+    },
+    { additionalProperties: false },
+  ),
+  async execute(input, { runtime, now }) {
+    await requireApplicationAcceptingCredentials(runtime.db, input.application_id);
+    const issued = issueApiKey(keyHashSecretOf(runtime.config), {
+      kind: (input.kind ?? 'live') as 'live' | 'test',
+      application_id: input.application_id,
+      label: input.label ?? null,
+      issued_at: now(),
+    });
+    const [appended] = await appendAccountEvents(runtime, [issued.event]);
+    return {
+      key_id: issued.value.key_id,
+      kind: issued.value.kind,
+      application_id: input.application_id,
+      display_prefix: issued.value.display_prefix,
+      key: issued.key,
+      notice: 'store this key now: it is shown only this once and cannot be recovered',
+      event_id: issued.value.event_id,
+      ...appended,
+    };
+  },
+});
+
+export const revokeKey = defineCommand({
+  name: 'api-key:revoke',
+  summary: 'Revoke an API key (live, test or the sandbox key) for good',
+  input: Type.Object({ key_id: id('the key to revoke'), reason }, { additionalProperties: false }),
+  async execute(input, { runtime, now }) {
+    const key = await requireApiKey(runtime.db, input.key_id);
+    if (key.revoked) throw new AdminInputError('key_id', `API key ${input.key_id} is already revoked`);
+    const event = accountEvent(EventType.ApiKeyRevoked, {
+      event_id: newId(),
+      key_id: key.key_id,
+      application_id: key.application_id,
+      reason: input.reason ?? null,
+      revoked_at: now().getTime(),
+    });
+    const [appended] = await appendAccountEvents(runtime, [event]);
+    return { key_id: key.key_id, kind: key.kind, display_prefix: key.display_prefix, event_id: event.value.event_id, ...appended };
+  },
+});
+
+/** Hashes of every sandbox key issued so far, oldest first, and whether each is revoked. */
+async function sandboxHistory(sql: Sql) {
+  const { rows } = await sql.query<{ key_id: string; key_hash: string; revoked: boolean }>(
+    `SELECT key_id, key_hash, revoked_at IS NOT NULL AS revoked FROM account_api_keys WHERE kind = 'sandbox' ORDER BY issued_at, key_id`,
+  );
+  return rows;
+}
+
+/**
+ * The shared public sandbox key is derived from the secret and a generation number, so this
+ * command can show it on every call while only its hash is stored. A revoked generation is
+ * never reused: the next call issues the next one.
+ */
+export const ensureSandboxKey = defineCommand({
+  name: 'sandbox-key:ensure',
+  summary: 'Print the shared public sandbox key (svc_sandbox_), issuing it first when none is active',
+  input: Type.Object({}, { additionalProperties: false }),
+  async execute(_input, { runtime, now }) {
+    const secret = keyHashSecretOf(runtime.config);
+    const history = await sandboxHistory(runtime.db);
+    const hashes = new Set(history.map((row) => row.key_hash));
+    const active = history.find((row) => !row.revoked);
+    if (active) {
+      for (let generation = 0; generation <= history.length; generation += 1) {
+        const key = sandboxKey(secret, generation);
+        if (hashApiKey(secret, key) === active.key_hash) return { key_id: active.key_id, kind: 'sandbox', key, issued: false };
+      }
+      throw new Error('the active sandbox key was not derived from this KEY_HASH_SECRET; revoke it and run this command again');
+    }
+    let generation = history.length;
+    while (hashes.has(hashApiKey(secret, sandboxKey(secret, generation)))) generation += 1;
+    const key = sandboxKey(secret, generation);
+    const event = accountEvent(EventType.ApiKeyIssued, {
+      event_id: newId(),
+      key_id: newId(),
+      kind: 'sandbox',
+      key_hash: hashApiKey(secret, key),
+      display_prefix: displayPrefix(key),
+      application_id: null,
+      label: 'shared public sandbox key',
+      issued_at: now().getTime(),
+    });
+    const [appended] = await appendAccountEvents(runtime, [event]);
+    return { key_id: event.value.key_id, kind: 'sandbox', key, issued: true, event_id: event.value.event_id, ...appended };
+  },
+});

@@ -1,0 +1,23 @@
+import { Type } from '@sinclair/typebox';
+
+/** Input pieces shared by the accounts commands. */
+const UUID = '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$';
+
+export const id = (description: string) => Type.String({ pattern: UUID, description: `${description} (canonical lowercase UUID)` });
+export const name = (description: string) => Type.String({ minLength: 1, maxLength: 200, pattern: '\\S', description });
+export const reason = Type.Optional(Type.String({ minLength: 1, maxLength: 500, description: 'why, for the audit trail (internal)' }));
+
+/**
+ * A closed set of words. A pattern on a string rather than a union of literals, so the CLI takes
+ * it as a plain flag value and the error names the allowed values.
+ */
+const oneOf = (values: readonly string[]) =>
+  Type.String({ pattern: `^(${values.join('|')})$`, description: values.join(', ') });
+
+export const developerStatus = oneOf(['active', 'suspended']);
+export const applicationStatus = oneOf(['live', 'live_limited', 'paused', 'suspended']);
+export const placementStatus = oneOf(['active', 'inactive']);
+export const keyKind = oneOf(['live', 'test']);
+
+/** The read model lags the log by a moment: say so when a just-created record is not found. */
+export const notYetHint = '(a record created moments ago may not be projected yet: retry shortly)';

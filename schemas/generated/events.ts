@@ -158,6 +158,174 @@ export interface CatalogEntryRemoved {
   /** When it was removed, UTC epoch milliseconds. */
   removed_at: number;
 }
+export type OfferKind = 'local' | 'remote';
+export type OfferStatus = 'active' | 'paused' | 'pending' | 'rejected' | 'expired';
+/** The public entity behind the offer. */
+export interface OfferEntity {
+  /** entity.id. */
+  id: string;
+  /** entity.name. */
+  name: string;
+  /** entity.type. */
+  type: string;
+}
+export type OfferPricingModel = 'cpa' | 'cps';
+/** One priced goal of an offer. */
+export interface OfferGoal {
+  /** goals[].event; postbacks map to it through the partner's goal mapping. */
+  event: string;
+  /** pricing.model. */
+  model: OfferPricingModel;
+  /** cpa only: exact decimal string, e.g. 12.50. */
+  amount: null | string;
+  /** cpa only: ISO 4217 code. */
+  currency: null | string;
+  /** cps only: percentage as an exact decimal string, e.g. 7.5 for 7.5 %. */
+  rate: null | string;
+}
+/** One public creative asset. */
+export interface OfferMaterial {
+  /** material[].format, e.g. image. */
+  format: string;
+  /** material[].url, absolute http(s) URL. */
+  url: string;
+  /** material[].tag, e.g. icon. */
+  tag: string;
+}
+/** Public details of a local offer, in the shape of the offer document. */
+export interface OfferDetails {
+  /** offer_info.title. */
+  title: string;
+  /** offer_info.category.id. */
+  category_id: string;
+  /** offer_info.description. */
+  description: string;
+  /** Public entity: id, name, type. */
+  entity: OfferEntity;
+  /** Goals in document order. */
+  goals: Array<OfferGoal>;
+  /** Creative assets in document order. */
+  material: Array<OfferMaterial>;
+  /** action.name shown on the offer info route, when set. */
+  action_name: null | string;
+  /** action.consumer_action shown on the offer info route, when set. */
+  consumer_action: null | string;
+}
+/** Geographic part of a rule: FULL catalog location ids. */
+export interface OfferGeoTargeting {
+  /** Location ids whose area (itself or any descendant) the rule includes. */
+  include: Array<string>;
+  /** Location ids whose area the rule excludes; exclude wins over include. */
+  exclude: Array<string>;
+}
+/** One partner-authored targeting rule. */
+export interface OfferTargetingRule {
+  /** geo.include and geo.exclude of the rule. */
+  geo: OfferGeoTargeting;
+}
+/** What the service needs to work with the partner, never shown to developers. */
+export interface OfferInternals {
+  /** Real-time fetch endpoint of a remote offer. */
+  remote_endpoint: null | string;
+  /** Credentials for the partner's endpoints, by name. */
+  credentials: Record<string, string>;
+  /** Settlement contract reference or terms. */
+  settlement_contract: null | string;
+  /** Ranking hints, by name. */
+  recommendation_context: Record<string, string>;
+}
+/** An offer's whole state was set (created or replaced); the latest event of an offer is its state. Carries internal fields that public read models never receive. */
+export interface OfferUpserted {
+  /** UUIDv7 minted by the writer; idempotency key of this event. */
+  event_id: string;
+  /** Canonical lowercase UUID of the offer; the partition key. */
+  offer_id: string;
+  /** The supply partner that provides the offer and authors its targeting. */
+  partner_id: string;
+  /** The partner's own id of the offer, when it has one; never a canonical offer id. */
+  upstream_offer_id: null | string;
+  /** local: details stored with the offer; remote: real-time remote offer whose public content comes from snapshots. */
+  kind: OfferKind;
+  /** Lifecycle status, offer_info.status; only active is servable. */
+  status: OfferStatus;
+  /** Deleted offers are never shown. */
+  deleted: boolean;
+  /** Delisted offers are withdrawn from public reads. */
+  delisted: boolean;
+  /** Test-only offers are never returned as public content. */
+  test_only: boolean;
+  /** Public details of a local offer; null when none are stored (always null for remote offers, whose content is in snapshots). */
+  details: null | OfferDetails;
+  /** Offer-side targeting, at most 10 rules, every id checked against the current FULL release when written. Internal: never in a public read model. */
+  targeting: Array<OfferTargetingRule>;
+  /** Internal credentials, settlement contract and recommendation context; only the internal read model receives them. */
+  internal: null | OfferInternals;
+  /** When this state was set, UTC epoch milliseconds. */
+  updated_at: number;
+}
+/** A snapshot of a real-time remote offer's public content was published or replaced (same snapshot_id), e.g. to deactivate it. */
+export interface RemoteSnapshotPublished {
+  /** UUIDv7 minted by the writer; idempotency key of this event. */
+  event_id: string;
+  /** Canonical offer id of the remote offer; the partition key. */
+  offer_id: string;
+  /** Canonical lowercase UUID of the snapshot; a later event with the same id replaces it. */
+  snapshot_id: string;
+  /** BCP 47 language tag of the content (e.g. en, pt-BR); null when unknown. */
+  language: null | string;
+  /** Whether the snapshot may be shown; inactive snapshots are never selected. */
+  active: boolean;
+  /** When the partner last updated this content, UTC epoch milliseconds; orders snapshots for selection. */
+  updated_at: number;
+  /** The public details document as JSON text (offer_info, entity, goals, material, action), stored verbatim; readers validate it. */
+  content: string;
+  /** When the service recorded the snapshot, UTC epoch milliseconds. */
+  published_at: number;
+}
+export type TrackedLinkShape = 'short_code' | 'instance_uuid' | 'static_path';
+/** A tracked link on the link origin was mapped to its offer. A link's mapping never changes once registered. */
+export interface TrackedLinkRegistered {
+  /** UUIDv7 minted by the writer; idempotency key of this event. */
+  event_id: string;
+  /** Canonical id of the offer the link opens; the partition key. */
+  offer_id: string;
+  /** short_code: /{8 alphanumerics}; instance_uuid: /{canonical root instance UUID}; static_path: /static/st_{token}. */
+  shape: TrackedLinkShape;
+  /** The identifying path segment: the 8-character code, the lowercase UUID, or the st_ token of a static path. */
+  code: string;
+  /** The served card the link belongs to, when one exists (always for instance_uuid links). */
+  offer_instance_id: null | string;
+  /** The application the link was issued to, when known. */
+  application_id: null | string;
+  /** Absolute destination the link redirects to, when fixed at registration. */
+  target_url: null | string;
+  /** When the link was registered, UTC epoch milliseconds. */
+  registered_at: number;
+}
+/** One reported event name and the offer goal it counts as. */
+export interface PartnerGoalMapping {
+  /** The event_name a postback of this partner carries. */
+  event_name: string;
+  /** The goals[].event of the partner's offers it maps to. */
+  goal_event: string;
+}
+/** A supply-side partner's whole configuration was set; the latest event of a partner is its state. */
+export interface PartnerConfigured {
+  /** UUIDv7 minted by the writer; idempotency key of this event. */
+  event_id: string;
+  /** Canonical lowercase UUID of the partner; the partition key and the {partner_id} of its postback route. */
+  partner_id: string;
+  /** Display name of the partner. */
+  name: string;
+  /** Whether the partner's postback route accepts requests. */
+  enabled: boolean;
+  /** IPv4 and IPv6 networks in CIDR notation, without host bits, from which postbacks are accepted; empty accepts none. */
+  source_ip_allowlist: Array<string>;
+  /** Mapping from postback event_name to offer goal, one entry per event_name; an unmapped name makes a postback unmapped. */
+  goal_mappings: Array<PartnerGoalMapping>;
+  /** When the configuration was set, UTC epoch milliseconds. */
+  configured_at: number;
+}
 
 /** Full Avro name of every event type, by short name. */
 export const EventType = {
@@ -172,6 +340,10 @@ export const EventType = {
   PlacementStatusChanged: 'offerledger.accounts.PlacementStatusChanged',
   CatalogEntryRecorded: 'offerledger.catalog.CatalogEntryRecorded',
   CatalogEntryRemoved: 'offerledger.catalog.CatalogEntryRemoved',
+  OfferUpserted: 'offerledger.offers.OfferUpserted',
+  RemoteSnapshotPublished: 'offerledger.offers.RemoteSnapshotPublished',
+  TrackedLinkRegistered: 'offerledger.offers.TrackedLinkRegistered',
+  PartnerConfigured: 'offerledger.partners.PartnerConfigured',
 } as const;
 
 /** The value type of each event, by full Avro name. */
@@ -187,6 +359,10 @@ export interface EventValues {
   'offerledger.accounts.PlacementStatusChanged': PlacementStatusChanged;
   'offerledger.catalog.CatalogEntryRecorded': CatalogEntryRecorded;
   'offerledger.catalog.CatalogEntryRemoved': CatalogEntryRemoved;
+  'offerledger.offers.OfferUpserted': OfferUpserted;
+  'offerledger.offers.RemoteSnapshotPublished': RemoteSnapshotPublished;
+  'offerledger.offers.TrackedLinkRegistered': TrackedLinkRegistered;
+  'offerledger.partners.PartnerConfigured': PartnerConfigured;
 }
 
 /** The topic that carries each event type. */
@@ -202,6 +378,10 @@ export const eventTopic = {
   'offerledger.accounts.PlacementStatusChanged': 'accounts',
   'offerledger.catalog.CatalogEntryRecorded': 'catalog',
   'offerledger.catalog.CatalogEntryRemoved': 'catalog',
+  'offerledger.offers.OfferUpserted': 'offers',
+  'offerledger.offers.RemoteSnapshotPublished': 'offers',
+  'offerledger.offers.TrackedLinkRegistered': 'offers',
+  'offerledger.partners.PartnerConfigured': 'partners',
 } as const;
 
 export type EventTypeName = keyof EventValues;

@@ -1,0 +1,64 @@
+/**
+ * Reads a submitted tracked-link URL: is it on the link origin, and which link does its path name?
+ * Pure; the mapping itself comes from `findTrackedLink` (queries.ts).
+ *
+ * Supported paths below the link base: `/{8 alphanumerics}` (root short code), `/{canonical
+ * lowercase UUID}` (root historical instance), `/static/st_{[A-Za-z0-9_-]+}`. Query string and
+ * fragment are ignored: they never change which link it is.
+ */
+export type TrackedLinkShape = 'short_code' | 'instance_uuid' | 'static_path';
+
+export interface TrackedLinkRef {
+  shape: TrackedLinkShape;
+  /** The identifying segment, the key of `tracked_links`: the code, the UUID, or the st_ token. */
+  code: string;
+}
+
+export type ParsedLink =
+  | { ok: true; link: TrackedLinkRef }
+  | { ok: false; reason: 'malformed_url' | 'other_origin' | 'unsupported_path' };
+
+export const SHORT_CODE = /^[A-Za-z0-9]{8}$/;
+export const CANONICAL_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+export const STATIC_TOKEN = /^st_[A-Za-z0-9_-]+$/;
+
+/** The link's path relative to the link base, without its leading slash. */
+export function linkPath(link: TrackedLinkRef): string {
+  return link.shape === 'static_path' ? `static/${link.code}` : link.code;
+}
+
+/** The full URL of a link on the given link base. */
+export function linkUrl(linkBase: string, link: TrackedLinkRef): string {
+  return `${linkBase.replace(/\/+$/, '')}/${linkPath(link)}`;
+}
+
+/** Which shape a bare code has, or undefined when it has none. */
+export function shapeOfCode(code: string): TrackedLinkShape | undefined {
+  if (SHORT_CODE.test(code)) return 'short_code';
+  if (CANONICAL_UUID.test(code)) return 'instance_uuid';
+  if (STATIC_TOKEN.test(code)) return 'static_path';
+  return undefined;
+}
+
+export function parseTrackedLink(submitted: string, linkBase: string): ParsedLink {
+  let url: URL;
+  try {
+    url = new URL(submitted);
+  } catch {
+    return { ok: false, reason: 'malformed_url' };
+  }
+  const base = new URL(linkBase);
+  // Same scheme, host and port (URL normalizes case and default ports); credentials in the URL
+  // would make it a different thing from the links we issue.
+  if (url.origin !== base.origin || url.username !== '' || url.password !== '') return { ok: false, reason: 'other_origin' };
+  const prefix = base.pathname.replace(/\/+$/, '');
+  if (!url.pathname.startsWith(`${prefix}/`)) return { ok: false, reason: 'other_origin' };
+  const rest = url.pathname.slice(prefix.length + 1);
+  if (rest.startsWith('static/')) {
+    const token = rest.slice('static/'.length);
+    return STATIC_TOKEN.test(token) ? { ok: true, link: { shape: 'static_path', code: token } } : { ok: false, reason: 'unsupported_path' };
+  }
+  if (SHORT_CODE.test(rest)) return { ok: true, link: { shape: 'short_code', code: rest } };
+  if (CANONICAL_UUID.test(rest)) return { ok: true, link: { shape: 'instance_uuid', code: rest } };
+  return { ok: false, reason: 'unsupported_path' };
+}

@@ -1,0 +1,98 @@
+import type { Sql } from '../../platform/db/db.js';
+import type { OfferDetailsDocument } from './details.js';
+
+/** An offer's stored public state; `details` in the shape of the offer document, null when none. */
+export interface StoredOffer {
+  offer_id: string;
+  partner_id: string;
+  kind: 'local' | 'remote';
+  status: 'active' | 'paused' | 'pending' | 'rejected' | 'expired';
+  deleted: boolean;
+  delisted: boolean;
+  test_only: boolean;
+  updated_at: Date;
+  details: OfferDetailsDocument | null;
+}
+
+interface OfferQueryRow extends Omit<StoredOffer, 'details'> {
+  has_details: boolean;
+  title: string;
+  category_id: string;
+  description: string;
+  entity_id: string;
+  entity_name: string;
+  entity_type: string;
+  action_name: string | null;
+  consumer_action: string | null;
+  material: { format: string; url: string; tag: string }[];
+  goals: { event: string; model: 'cpa' | 'cps'; amount: string | null; currency: string | null; rate: string | null }[];
+}
+
+function toDocument(row: OfferQueryRow): OfferDetailsDocument {
+  const action = {
+    ...(row.action_name !== null ? { name: row.action_name } : {}),
+    ...(row.consumer_action !== null ? { consumer_action: row.consumer_action } : {}),
+  };
+  return {
+    offer_info: { title: row.title, category: { id: row.category_id }, description: row.description },
+    entity: { id: row.entity_id, name: row.entity_name, type: row.entity_type },
+    goals: row.goals.map((goal) => ({
+      event: goal.event,
+      pricing:
+        goal.model === 'cpa'
+          ? { model: 'cpa' as const, amount: goal.amount!, currency: goal.currency! }
+          : { model: 'cps' as const, rate: goal.rate! },
+    })),
+    ...(row.material.length > 0 ? { material: row.material } : {}),
+    ...(Object.keys(action).length > 0 ? { action } : {}),
+  };
+}
+
+/**
+ * The stored public state of one offer, whatever its status and flags (callers decide what is
+ * showable), or undefined when the offer is unknown. Amounts and rates come back as the exact
+ * decimal strings they were written as.
+ */
+export async function findOffer(sql: Sql, offerId: string): Promise<StoredOffer | undefined> {
+  const { rows } = await sql.query<OfferQueryRow>(
+    `SELECT o.offer_id, o.partner_id, o.kind, o.status, o.deleted, o.delisted, o.test_only, o.updated_at, o.has_details,
+       o.title, o.category_id, o.description, o.entity_id, o.entity_name, o.entity_type, o.action_name, o.consumer_action,
+       o.material,
+       coalesce((SELECT jsonb_agg(jsonb_build_object('event', g.event, 'model', g.model, 'amount', g.amount::text,
+                  'currency', g.currency, 'rate', g.rate::text) ORDER BY g.position)
+                 FROM offer_goals g WHERE g.offer_id = o.offer_id), '[]') AS goals
+     FROM offers o WHERE o.offer_id = $1`,
+    [offerId],
+  );
+  const row = rows[0];
+  if (!row) return undefined;
+  const { offer_id, partner_id, kind, status, deleted, delisted, test_only, updated_at } = row;
+  return { offer_id, partner_id, kind, status, deleted, delisted, test_only, updated_at, details: row.has_details ? toDocument(row) : null };
+}
+
+export interface StoredSnapshot {
+  snapshot_id: string;
+  offer_id: string;
+  language: string | null;
+  updated_at: Date;
+  /** Verbatim JSON text; read it with readSnapshotContent (details.ts). */
+  content: string;
+}
+
+/**
+ * The snapshot a remote offer's public content comes from: among its active snapshots, an
+ * English one (language `en` or `en-*`, any case) first, otherwise any; within that, the most
+ * recently updated; ties broken by snapshot_id ascending so the choice is stable. Undefined when
+ * the offer has no active snapshot.
+ */
+export async function selectRemoteSnapshot(sql: Sql, offerId: string): Promise<StoredSnapshot | undefined> {
+  const { rows } = await sql.query<StoredSnapshot>(
+    `SELECT snapshot_id, offer_id, language, updated_at, content
+     FROM offer_snapshots
+     WHERE offer_id = $1 AND active
+     ORDER BY (lower(language) = 'en' OR lower(language) LIKE 'en-%') IS TRUE DESC, updated_at DESC, snapshot_id
+     LIMIT 1`,
+    [offerId],
+  );
+  return rows[0];
+}

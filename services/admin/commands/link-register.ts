@@ -1,0 +1,80 @@
+import { randomInt } from 'node:crypto';
+import { Type, type Static } from '@sinclair/typebox';
+import { v7 as uuidv7 } from 'uuid';
+import type { Sql } from '../../../platform/db/db.js';
+import { linkUrl, shapeOfCode, type TrackedLinkShape } from '../../../projections/offers/links/parse-link.js';
+import { EventType, type TrackedLinkRegistered } from '../../../schemas/generated/events.js';
+import { AdminInputError, AdminNotFoundError, defineCommand } from '../command.js';
+import { appendEvent, canonicalUuid, httpUrl, oneOf } from './offer-common.js';
+
+export const linkInput = Type.Object(
+  {
+    offer_id: canonicalUuid('offer the link opens'),
+    shape: oneOf(['short_code', 'instance_uuid', 'static_path'], 'path shape of the link'),
+    code: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 100,
+        description: 'short_code: 8 alphanumerics; instance_uuid: the root instance UUID; static_path: st_ token ([A-Za-z0-9_-]); minted when absent',
+      }),
+    ),
+    offer_instance_id: Type.Optional(canonicalUuid('served card the link belongs to (instance_uuid links: the code itself)')),
+    application_id: Type.Optional(canonicalUuid('application the link was issued to')),
+    target_url: Type.Optional(httpUrl('destination the link redirects to')),
+  },
+  { additionalProperties: false },
+);
+export type LinkInput = Static<typeof linkInput>;
+
+const ALPHANUMERIC = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+
+/** A fresh code of the shape; `random` returns an integer in [0, n). */
+export function mintCode(shape: TrackedLinkShape, random: (n: number) => number = randomInt): string {
+  const chars = (length: number) => Array.from({ length }, () => ALPHANUMERIC[random(ALPHANUMERIC.length)]).join('');
+  if (shape === 'short_code') return chars(8);
+  if (shape === 'instance_uuid') return uuidv7();
+  return `st_${chars(12)}`;
+}
+
+/** The event for a checked input; throws AdminInputError when code and shape disagree. Pure apart from minting. */
+export function linkRegisteredEvent(input: LinkInput, now: Date): TrackedLinkRegistered {
+  const shape = input.shape as TrackedLinkShape;
+  const code = input.code ?? mintCode(shape);
+  if (shapeOfCode(code) !== shape) {
+    const expected = { short_code: '8 letters or digits', instance_uuid: 'a canonical lowercase UUID', static_path: 'st_ followed by letters, digits, _ or -' }[shape];
+    throw new AdminInputError('code', `"${code}" is not a ${shape} code (${expected})`);
+  }
+  if (shape === 'instance_uuid' && input.offer_instance_id !== undefined && input.offer_instance_id !== code) {
+    throw new AdminInputError('offer_instance_id', 'must equal code for an instance_uuid link (the code is the instance id)');
+  }
+  return {
+    event_id: uuidv7(),
+    offer_id: input.offer_id,
+    shape,
+    code,
+    offer_instance_id: shape === 'instance_uuid' ? code : (input.offer_instance_id ?? null),
+    application_id: input.application_id ?? null,
+    target_url: input.target_url ?? null,
+    registered_at: now.getTime(),
+  };
+}
+
+async function checkReferences(sql: Sql, value: TrackedLinkRegistered) {
+  const { rowCount } = await sql.query('SELECT 1 FROM offers WHERE offer_id = $1', [value.offer_id]);
+  if (rowCount === 0) throw new AdminNotFoundError('offer_id', `no offer ${value.offer_id}`);
+  const { rows } = await sql.query<{ offer_id: string }>('SELECT offer_id FROM tracked_links WHERE code = $1', [value.code]);
+  if (rows[0]) throw new AdminInputError('code', `"${value.code}" is already registered (offer ${rows[0].offer_id}); a link never changes its mapping`);
+}
+
+/** Maps a tracked link (short code, root instance UUID or static path) on LINK_BASE to its offer. */
+export const registerLink = defineCommand({
+  name: 'link:register',
+  summary: 'Register a tracked link on LINK_BASE (8-char short code, root instance UUID or /static/st_ path) for an offer',
+  input: linkInput,
+  async execute(input, { runtime, now }) {
+    const value = linkRegisteredEvent(input, now());
+    await checkReferences(runtime.db, value);
+    const appended = await appendEvent(runtime, 'offers', value.offer_id, EventType.TrackedLinkRegistered, value);
+    return { offer_id: value.offer_id, code: value.code, url: linkUrl(runtime.config.linkBase, value), ...appended };
+  },
+});

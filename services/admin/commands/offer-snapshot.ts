@@ -1,0 +1,69 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { v7 as uuidv7 } from 'uuid';
+import type { Sql } from '../../../platform/db/db.js';
+import { offerDetailsDocument, pricingProblem } from '../../../projections/offers/details.js';
+import { EventType, type RemoteSnapshotPublished } from '../../../schemas/generated/events.js';
+import { AdminInputError, AdminNotFoundError, defineCommand } from '../command.js';
+import { appendEvent, canonicalUuid } from './offer-common.js';
+
+export const snapshotInput = Type.Object(
+  {
+    offer_id: canonicalUuid('remote offer the snapshot belongs to'),
+    snapshot_id: Type.Optional(canonicalUuid('snapshot to publish or replace; minted (UUIDv7) when absent')),
+    language: Type.Optional(
+      Type.String({ pattern: '^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$', maxLength: 35, description: 'BCP 47 language tag of the content, e.g. en or pt-BR; omit when unknown' }),
+    ),
+    active: Type.Optional(Type.Boolean({ description: 'whether the snapshot may be shown (default true)' })),
+    updated_at: Type.Optional(
+      Type.String({
+        pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,3})?(Z|[+-]\\d{2}:\\d{2})$',
+        description: "when the partner updated the content, RFC 3339 (default now)",
+      }),
+    ),
+    content: { ...offerDetailsDocument, description: 'public content as JSON in the offer document shape (offer_info, entity, goals, material, action)' },
+  },
+  { additionalProperties: false },
+);
+export type SnapshotInput = Static<typeof snapshotInput>;
+
+/** The event for an input whose shape was checked; throws AdminInputError for what the schema cannot say. Pure. */
+export function snapshotPublishedEvent(input: SnapshotInput, now: Date): RemoteSnapshotPublished {
+  const problem = pricingProblem(input.content);
+  if (problem) throw new AdminInputError(`content.${problem.field}`, problem.message);
+  const updatedAt = input.updated_at === undefined ? now : new Date(input.updated_at);
+  if (Number.isNaN(updatedAt.getTime())) throw new AdminInputError('updated_at', 'is not a valid date-time');
+  return {
+    event_id: uuidv7(),
+    offer_id: input.offer_id,
+    snapshot_id: input.snapshot_id ?? uuidv7(),
+    language: input.language ?? null,
+    active: input.active ?? true,
+    updated_at: updatedAt.getTime(),
+    content: JSON.stringify(input.content),
+    published_at: now.getTime(),
+  };
+}
+
+async function checkReferences(sql: Sql, input: SnapshotInput) {
+  const { rows } = await sql.query<{ kind: string }>('SELECT kind FROM offers WHERE offer_id = $1', [input.offer_id]);
+  if (!rows[0]) throw new AdminNotFoundError('offer_id', `no offer ${input.offer_id}`);
+  if (rows[0].kind !== 'remote') throw new AdminInputError('offer_id', `offer ${input.offer_id} is local; snapshots are for remote offers`);
+  if (input.snapshot_id) {
+    const { rows: owners } = await sql.query<{ offer_id: string }>('SELECT offer_id FROM offer_snapshots WHERE snapshot_id = $1', [input.snapshot_id]);
+    const owner = owners[0]?.offer_id;
+    if (owner && owner !== input.offer_id) throw new AdminInputError('snapshot_id', `belongs to offer ${owner}, not ${input.offer_id}`);
+  }
+}
+
+/** Publishes (or replaces) a snapshot of a remote offer's public content. */
+export const publishSnapshot = defineCommand({
+  name: 'offer:publish-snapshot',
+  summary: "Publish or replace a remote offer's content snapshot (language, active flag, update time)",
+  input: snapshotInput,
+  async execute(input, { runtime, now }) {
+    const value = snapshotPublishedEvent(input, now());
+    await checkReferences(runtime.db, input);
+    const appended = await appendEvent(runtime, 'offers', value.offer_id, EventType.RemoteSnapshotPublished, value);
+    return { offer_id: value.offer_id, snapshot_id: value.snapshot_id, ...appended };
+  },
+});

@@ -1,0 +1,100 @@
+import { Type, type Static } from '@sinclair/typebox';
+import type { Sql } from '../../../platform/db/db.js';
+import type { OfferTargetingRule } from '../../../schemas/generated/events.js';
+import { AdminInputError } from '../command.js';
+
+const closed = { additionalProperties: false } as const;
+export const MAX_TARGETING_RULES = 10;
+
+const locationRef = Type.Object(
+  { location_id: Type.String({ pattern: '^[0-9]+$', maxLength: 19, description: 'FULL catalog location id (numeric string)' }) },
+  { ...closed, description: 'exactly one location_id' },
+);
+
+export const targetingInput = Type.Array(
+  Type.Object(
+    {
+      geo: Type.Object(
+        {
+          include: Type.Optional(Type.Array(locationRef, { maxItems: 1000, description: 'locations (and their descendants) the rule includes' })),
+          exclude: Type.Optional(Type.Array(locationRef, { maxItems: 1000, description: 'locations (and their descendants) the rule excludes; exclude wins' })),
+        },
+        { ...closed, description: 'geo.include and geo.exclude' },
+      ),
+    },
+    { ...closed, description: 'one targeting rule' },
+  ),
+  {
+    maxItems: MAX_TARGETING_RULES,
+    description: `offer-side targeting, at most ${MAX_TARGETING_RULES} rules: [{"geo":{"include":[{"location_id":"2840"}],"exclude":[]}}]; ids must exist in the current FULL catalog`,
+  },
+);
+export type TargetingInput = Static<typeof targetingInput>;
+
+interface IdRef {
+  field: string;
+  rule: number;
+  mode: 'include' | 'exclude';
+  id: string;
+}
+
+/** Shape checks beyond the schema: no empty rule, no id twice in one list. Returns every id. */
+function collectIds(rules: TargetingInput): IdRef[] {
+  const refs: IdRef[] = [];
+  rules.forEach((rule, index) => {
+    const include = rule.geo.include ?? [];
+    const exclude = rule.geo.exclude ?? [];
+    if (include.length + exclude.length === 0) {
+      throw new AdminInputError(`targeting[${index}].geo`, `rule targeting[${index}] must include or exclude at least one location`);
+    }
+    for (const [mode, list] of [['include', include], ['exclude', exclude]] as const) {
+      const seen = new Set<string>();
+      list.forEach(({ location_id }, position) => {
+        const field = `targeting[${index}].geo.${mode}[${position}].location_id`;
+        if (seen.has(location_id)) throw new AdminInputError(field, `rule targeting[${index}] lists location ${location_id} twice in geo.${mode}`);
+        seen.add(location_id);
+        refs.push({ field, rule: index, mode, id: location_id });
+      });
+    }
+  });
+  return refs;
+}
+
+const BIGINT_MAX = 9_223_372_036_854_775_807n;
+
+/**
+ * Checks every id against the current FULL release (syntax alone is not enough) and returns the
+ * rules as the event stores them. Throws AdminInputError naming the rule and the first missing id.
+ */
+export async function checkTargeting(sql: Sql, rules: TargetingInput): Promise<OfferTargetingRule[]> {
+  const refs = collectIds(rules);
+  if (refs.length > 0) {
+    const { rows: releases } = await sql.query<{ release_id: number; source_file_date: string }>(
+      'SELECT release_id, source_file_date FROM geo_full_releases WHERE is_current',
+    );
+    const release = releases[0];
+    if (!release) throw new Error('the FULL location catalog is not loaded (npm run geo:load); targeting cannot be checked');
+    // Ids beyond bigint cannot be in the table; leave them out of the cast.
+    const candidates = [...new Set(refs.map((ref) => ref.id))].filter((id) => BigInt(id) <= BIGINT_MAX);
+    const { rows } = await sql.query<{ location_id: string }>(
+      'SELECT location_id::text FROM geo_full_locations WHERE release_id = $1 AND location_id = ANY($2::bigint[])',
+      [release.release_id, candidates],
+    );
+    const known = new Set(rows.map((row) => row.location_id));
+    const missing = refs.filter((ref) => !known.has(ref.id));
+    const first = missing[0];
+    if (first) {
+      const more = missing.length > 1 ? ` (${missing.length - 1} more id(s) are missing too)` : '';
+      throw new AdminInputError(
+        first.field,
+        `rule targeting[${first.rule}] ${first.mode}s location ${first.id}, which is not in the FULL catalog (release ${release.source_file_date})${more}`,
+      );
+    }
+  }
+  return rules.map((rule) => ({
+    geo: {
+      include: (rule.geo.include ?? []).map((ref) => ref.location_id),
+      exclude: (rule.geo.exclude ?? []).map((ref) => ref.location_id),
+    },
+  }));
+}

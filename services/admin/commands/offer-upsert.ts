@@ -1,0 +1,97 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { v7 as uuidv7 } from 'uuid';
+import type { Sql } from '../../../platform/db/db.js';
+import { detailsForEvent, offerDetailsDocument, pricingProblem } from '../../../projections/offers/details.js';
+import { EventType, type OfferTargetingRule, type OfferUpserted } from '../../../schemas/generated/events.js';
+import { AdminInputError, AdminNotFoundError, defineCommand } from '../command.js';
+import { appendEvent, canonicalUuid, httpUrl, oneOf } from './offer-common.js';
+import { checkTargeting, targetingInput } from './offer-targeting.js';
+
+const closed = { additionalProperties: false } as const;
+const flag = (description: string) => Type.Optional(Type.Boolean({ description: `${description} (default false)` }));
+const stringMap = (description: string) =>
+  Type.Optional(Type.Record(Type.String({ pattern: '^[A-Za-z0-9_.-]{1,64}$' }), Type.String({ maxLength: 4000 }), { description }));
+
+export const offerUpsertInput = Type.Object(
+  {
+    offer_id: Type.Optional(canonicalUuid('offer to create or replace; minted (UUIDv7) when absent')),
+    partner_id: canonicalUuid('supply partner that provides the offer (must be configured)'),
+    upstream_offer_id: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: "the partner's own id of the offer" })),
+    kind: oneOf(['local', 'remote'], 'local (details stored here) or remote (real-time, content from snapshots)'),
+    status: oneOf(['active', 'paused', 'pending', 'rejected', 'expired'], 'lifecycle status'),
+    deleted: flag('deleted offers are never shown'),
+    delisted: flag('delisted offers are withdrawn from public reads'),
+    test_only: flag('test-only offers are never public content'),
+    details: Type.Optional({ ...offerDetailsDocument, description: 'public details of a local offer, as JSON in the offer document shape' }),
+    targeting: Type.Optional(targetingInput),
+    internal: Type.Optional(
+      Type.Object(
+        {
+          remote_endpoint: Type.Optional(httpUrl('real-time fetch endpoint of a remote offer')),
+          credentials: stringMap('credentials for the partner endpoints, by name'),
+          settlement_contract: Type.Optional(Type.String({ minLength: 1, maxLength: 4000, description: 'settlement contract reference or terms' })),
+          recommendation_context: stringMap('ranking hints, by name'),
+        },
+        { ...closed, description: 'internal fields, never shown publicly: remote_endpoint, credentials, settlement_contract, recommendation_context' },
+      ),
+    ),
+  },
+  closed,
+);
+export type OfferUpsertInput = Static<typeof offerUpsertInput>;
+
+/** Checks that need no database: details only on local offers, pricing fitting its model. */
+export function checkOfferShape(input: OfferUpsertInput) {
+  if (input.details && input.kind === 'remote') {
+    throw new AdminInputError('details', 'is only for local offers; a remote offer publishes its content as snapshots (offer:publish-snapshot)');
+  }
+  const problem = input.details && pricingProblem(input.details);
+  if (problem) throw new AdminInputError(`details.${problem.field}`, problem.message);
+}
+
+/** The event for an input whose shape, references and targeting were checked. Pure. */
+export function offerUpsertedEvent(input: OfferUpsertInput, targeting: OfferTargetingRule[], now: Date): OfferUpserted {
+  const internal = input.internal;
+  return {
+    event_id: uuidv7(),
+    offer_id: input.offer_id ?? uuidv7(),
+    partner_id: input.partner_id,
+    upstream_offer_id: input.upstream_offer_id ?? null,
+    kind: input.kind as OfferUpserted['kind'],
+    status: input.status as OfferUpserted['status'],
+    deleted: input.deleted ?? false,
+    delisted: input.delisted ?? false,
+    test_only: input.test_only ?? false,
+    details: input.details ? detailsForEvent(input.details) : null,
+    targeting,
+    internal: internal
+      ? {
+          remote_endpoint: internal.remote_endpoint ?? null,
+          credentials: internal.credentials ?? {},
+          settlement_contract: internal.settlement_contract ?? null,
+          recommendation_context: internal.recommendation_context ?? {},
+        }
+      : null,
+    updated_at: now.getTime(),
+  };
+}
+
+export async function assertPartnerExists(sql: Sql, partnerId: string) {
+  const { rowCount } = await sql.query('SELECT 1 FROM partners WHERE partner_id = $1', [partnerId]);
+  if (rowCount === 0) throw new AdminNotFoundError('partner_id', `no partner ${partnerId}; configure it first (partner:configure)`);
+}
+
+/** Creates or replaces an offer's whole state, targeting checked against the FULL catalog. */
+export const upsertOffer = defineCommand({
+  name: 'offer:upsert',
+  summary: 'Create or replace an offer: kind, status, flags, public details, targeting (checked against the FULL catalog), internals',
+  input: offerUpsertInput,
+  async execute(input, { runtime, now }) {
+    checkOfferShape(input);
+    const targeting = await checkTargeting(runtime.db, input.targeting ?? []);
+    await assertPartnerExists(runtime.db, input.partner_id);
+    const value = offerUpsertedEvent(input, targeting, now());
+    const appended = await appendEvent(runtime, 'offers', value.offer_id, EventType.OfferUpserted, value);
+    return { offer_id: value.offer_id, ...appended };
+  },
+});

@@ -1,0 +1,51 @@
+import { isIPv4, isIPv6 } from 'node:net';
+
+export type CidrCheck = { ok: true; cidr: string } | { ok: false; message: string };
+
+function ipv4Bits(address: string): bigint {
+  return address.split('.').reduce((bits, part) => (bits << 8n) | BigInt(Number(part)), 0n);
+}
+
+function ipv6Bits(address: string): bigint {
+  let text = address.toLowerCase();
+  // An embedded IPv4 tail (::ffff:192.0.2.1) counts as two groups.
+  const dotted = text.match(/^(.*:)(\d+\.\d+\.\d+\.\d+)$/);
+  if (dotted) {
+    const v4 = ipv4Bits(dotted[2]!);
+    text = `${dotted[1]}${(v4 >> 16n).toString(16)}:${(v4 & 0xffffn).toString(16)}`;
+  }
+  const [head, tail] = text.includes('::') ? text.split('::') : [text, undefined];
+  const headGroups = head ? head.split(':') : [];
+  const tailGroups = tail ? tail.split(':') : [];
+  const groups = tail === undefined ? headGroups : [...headGroups, ...Array(8 - headGroups.length - tailGroups.length).fill('0'), ...tailGroups];
+  return groups.reduce((bits, group) => (bits << 16n) | BigInt(parseInt(group, 16)), 0n);
+}
+
+function formatNetwork(bits: bigint, v4: boolean, prefix: number): string {
+  if (v4) return `${[24n, 16n, 8n, 0n].map((shift) => (bits >> shift) & 0xffn).join('.')}/${prefix}`;
+  const groups = [];
+  for (let shift = 112n; shift >= 0n; shift -= 16n) groups.push(((bits >> shift) & 0xffffn).toString(16));
+  return `${groups.join(':')}/${prefix}`;
+}
+
+/**
+ * Checks one allowlist entry: an IPv4 or IPv6 network in CIDR notation whose host bits are zero.
+ * A bare address means that one host (/32 or /128). Returns the entry with an explicit prefix.
+ */
+export function checkCidr(entry: string): CidrCheck {
+  const [address = '', prefixText, ...rest] = entry.trim().split('/');
+  const v4 = isIPv4(address);
+  if (rest.length > 0 || (!v4 && (!isIPv6(address) || address.includes('%')))) {
+    return { ok: false, message: `"${entry}" is not an IPv4 or IPv6 address or CIDR network` };
+  }
+  const width = v4 ? 32 : 128;
+  if (prefixText !== undefined && !/^\d{1,3}$/.test(prefixText)) return { ok: false, message: `"${entry}" has an invalid prefix length` };
+  const prefix = prefixText === undefined ? width : Number(prefixText);
+  if (prefix > width) return { ok: false, message: `"${entry}" has a prefix longer than ${width} bits` };
+  const bits = v4 ? ipv4Bits(address) : ipv6Bits(address);
+  const hostMask = (1n << BigInt(width - prefix)) - 1n;
+  if ((bits & hostMask) !== 0n) {
+    return { ok: false, message: `"${entry}" has host bits set; the network is ${formatNetwork(bits & ~hostMask, v4, prefix)}` };
+  }
+  return { ok: true, cidr: `${address.toLowerCase()}/${prefix}` };
+}

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { foldText } from '../../reference/locations/legacy/normalize.js';
 import { indexLocation, RegistryIndex } from '../../reference/locations/legacy/registry-index.js';
-import { rank } from '../../reference/locations/legacy/search.js';
+import { rank, rankAll } from '../../reference/locations/legacy/search.js';
 import type { ExternalCodes, Level } from '../../reference/locations/legacy/source-row.js';
 import { CodeInputError, lookupSubdivision } from '../../reference/locations/legacy/subdivision-code.js';
 
@@ -53,6 +53,18 @@ describe('LEGACY search ranking', () => {
       const { locations } = rank(index.ordered, query, limit);
       expect(locations.length).toBeLessThanOrEqual(limit);
       for (const location of locations) expect(location.folded.includes(folded) || location.aliases.includes(folded)).toBe(true);
+    }));
+  });
+
+  it('ranks the whole registry by one scan exactly as the per-location ranking does', () => {
+    const queries = fc.oneof(fc.string({ unit: fc.constantFrom(...'sanjoecltr -'), minLength: 1, maxLength: 6 }), fc.constantFrom('US-CA', 'usca', 'CA', '21180', '1'));
+    fc.assert(fc.property(queries, fc.integer({ min: 1, max: 12 }), fc.constantFrom(undefined, 'US', 'CA'), (query, limit, country) => {
+      fc.pre(foldText(query) !== '');
+      const keep = (location: { countryCode: string }) => country === undefined || location.countryCode === country;
+      const scanned = rankAll(index, query, limit, keep);
+      const looped = rank(index.ordered, query, limit, keep);
+      expect(scanned.locations.map((location) => location.id)).toEqual(looped.locations.map((location) => location.id));
+      if (scanned.locations.length < limit) expect(scanned.hasMore).toBe(looped.hasMore);
     }));
   });
 

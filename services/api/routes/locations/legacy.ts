@@ -1,7 +1,7 @@
 import { badRequest, notFound } from '../../../../platform/http/errors.js';
 import { foldText } from '../../../../reference/locations/legacy/normalize.js';
 import type { IndexedLocation, RegistryIndex } from '../../../../reference/locations/legacy/registry-index.js';
-import { rank } from '../../../../reference/locations/legacy/search.js';
+import { rank, rankAll } from '../../../../reference/locations/legacy/search.js';
 import type { Level } from '../../../../reference/locations/legacy/source-row.js';
 import { CodeInputError, lookupSubdivision, type CodeMatch, type CodeType } from '../../../../reference/locations/legacy/subdivision-code.js';
 import type { LocationContext, LocationQuery, LocationResult } from './catalog-param.js';
@@ -51,10 +51,6 @@ function subdivisionOf(index: RegistryIndex, code: string, type: CodeType, count
   return match;
 }
 
-function* filtered(candidates: Iterable<IndexedLocation>, keep: (location: IndexedLocation) => boolean) {
-  for (const location of candidates) if (keep(location)) yield location;
-}
-
 export async function search(context: LocationContext, query: LocationQuery): Promise<LocationResult> {
   checkLegacyParams(query, SEARCH_PARAMS, SEARCH_FULL_ONLY);
   const q = searchText(query, 'q');
@@ -71,7 +67,7 @@ export async function search(context: LocationContext, query: LocationQuery): Pr
 
   const index = await currentRegistry(context.db);
   countryOf(index, country);
-  let candidates: Iterable<IndexedLocation> = index.ordered;
+  let candidates: readonly IndexedLocation[] = index.ordered;
   if (parentId !== undefined) {
     if (!index.byId.has(parentId)) throw notFound(`parent_location_id ${parentId} is not in the LEGACY registry`);
     // Direct children by default; with levels, every descendant of those levels (country → cities).
@@ -79,14 +75,11 @@ export async function search(context: LocationContext, query: LocationQuery): Pr
   }
   const subdivision = code !== undefined ? subdivisionOf(index, code, codeType, country) : undefined;
   const scope = subdivision?.location;
-  const ranked = rank(
-    filtered(candidates, (location) =>
-      (country === undefined || location.countryCode === country) &&
-      (levels === undefined || levels.has(location.level)) &&
-      (scope === undefined || location === scope || location.parentId === scope.id)),
-    q,
-    limit,
-  );
+  const keep = (location: IndexedLocation) =>
+    (country === undefined || location.countryCode === country) &&
+    (levels === undefined || levels.has(location.level)) &&
+    (scope === undefined || location === scope || location.parentId === scope.id);
+  const ranked = q !== undefined && candidates === index.ordered ? rankAll(index, q, limit, keep) : rank(candidates, q, limit, keep);
   return {
     data: { ...catalogFields(index), locations: ranked.locations.map((location) => renderLocation(index, location)) },
     extra: {

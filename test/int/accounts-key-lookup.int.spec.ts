@@ -1,0 +1,98 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { keyHashSecretOf } from '../../platform/config/key-hash-secret.js';
+import { startProjection, type RunningProjection } from '../../platform/projection/runner.js';
+import { newApiKey, sandboxKey } from '../../projections/accounts/api-keys.js';
+import { lookupApiKey, type KeyLookup } from '../../projections/accounts/key-lookup.js';
+import { accountsProjection } from '../../projections/accounts/projection.js';
+import { adminCommands } from '../../services/admin/commands/index.js';
+import { runAdminCommand } from '../../services/admin/run-command.js';
+import { createTestRuntime, type TestRuntime } from '../support/app.js';
+import { waitFor } from '../support/wait-for.js';
+
+/** The key lookup the offer routes will call, over a read model built through the admin commands. */
+describe('API key lookup', () => {
+  let t: TestRuntime;
+  let projection: RunningProjection;
+  let secret: string;
+  const keys: Record<string, { key: string; key_id: string }> = {};
+  const ids: Record<string, string> = {};
+
+  async function run(name: string, input: Record<string, unknown>): Promise<Record<string, any>> {
+    const command = adminCommands.find((candidate) => candidate.name === name)!;
+    const result = await runAdminCommand(command, input, { runtime: t.runtime, now: () => new Date() });
+    await waitFor(async () => (await projection.lag()).every((partition) => partition.lag === 0), { what: `${name} projected` });
+    return result;
+  }
+
+  const lookup = (key: string): Promise<KeyLookup> => lookupApiKey(t.runtime.db, secret, key);
+
+  beforeAll(async () => {
+    t = await createTestRuntime({ eventLog: 'sql' });
+    secret = keyHashSecretOf(t.runtime.config);
+    projection = await startProjection(accountsProjection, { db: t.runtime.db, eventLog: t.runtime.eventLog });
+
+    ids.developer = (await run('developer:register', { name: 'Active Dev', email: 'active@dev.test' })).developer_id;
+    ids.suspendedDeveloper = (await run('developer:register', { name: 'Suspended Dev', email: 'suspended@dev.test' })).developer_id;
+    for (const status of ['live', 'live_limited', 'paused', 'suspended']) {
+      ids[status] = (await run('application:register', { developer_id: ids.developer, name: `${status} app`, status: 'live' })).application_id;
+      keys[status] = await run('api-key:issue', { application_id: ids[status] });
+      if (status !== 'live') await run('application:set-status', { application_id: ids[status], status });
+    }
+    keys.test = await run('api-key:issue', { application_id: ids.live, kind: 'test' });
+    keys.revoked = await run('api-key:issue', { application_id: ids.live });
+    await run('api-key:revoke', { key_id: keys.revoked.key_id });
+    keys.sandbox = await run('sandbox-key:ensure', {});
+    ids.ofSuspendedDeveloper = (await run('application:register', { developer_id: ids.suspendedDeveloper, name: 'app' })).application_id;
+    keys.ofSuspendedDeveloper = await run('api-key:issue', { application_id: ids.ofSuspendedDeveloper });
+    await run('developer:set-status', { developer_id: ids.suspendedDeveloper, status: 'suspended' });
+  });
+  afterAll(async () => {
+    await projection?.stop();
+    await t?.close();
+  });
+
+  it.each(['live', 'live_limited', 'paused', 'suspended'])('a live key of a %s application, active developer', async (status) => {
+    expect(await lookup(keys[status]!.key)).toEqual({
+      kind: 'live',
+      key_id: keys[status]!.key_id,
+      application_id: ids[status],
+      application_status: status,
+      developer_id: ids.developer,
+      developer_status: 'active',
+    });
+  });
+
+  it('a live key of a suspended developer', async () => {
+    expect(await lookup(keys.ofSuspendedDeveloper!.key)).toMatchObject({
+      kind: 'live', application_id: ids.ofSuspendedDeveloper, application_status: 'live', developer_status: 'suspended',
+    });
+  });
+
+  it('a test key', async () => {
+    expect(await lookup(keys.test!.key)).toMatchObject({ kind: 'test', key_id: keys.test!.key_id, application_id: ids.live });
+  });
+
+  it('the shared sandbox key', async () => {
+    expect(keys.sandbox!.key).toBe(sandboxKey(secret, 0));
+    expect(await lookup(keys.sandbox!.key)).toEqual({ kind: 'sandbox', key_id: keys.sandbox!.key_id });
+  });
+
+  it('a revoked key', async () => {
+    expect(await lookup(keys.revoked!.key)).toEqual({ kind: 'revoked', key_id: keys.revoked!.key_id });
+  });
+
+  it.each([
+    ['a well-formed key never issued', () => newApiKey('live')],
+    ['an issued key with one character changed', () => `${keys.live!.key.slice(0, -1)}${keys.live!.key.endsWith('a') ? 'b' : 'a'}`],
+    ['the sandbox key of another generation', () => sandboxKey(secret, 7)],
+    ['an empty string', () => ''],
+    ['a very long string', () => `svc_live_${'a'.repeat(500)}`],
+    ['the display prefix alone', () => keys.live!.key.slice(0, 15)],
+  ])('unknown: %s', async (_what, presented) => {
+    expect(await lookup(presented())).toEqual({ kind: 'unknown' });
+  });
+
+  it('unknown under another secret: hashes are keyed', async () => {
+    expect(await lookupApiKey(t.runtime.db, 'another-secret-0123456789abcdefghij', keys.live!.key)).toEqual({ kind: 'unknown' });
+  });
+});

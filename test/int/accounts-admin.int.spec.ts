@@ -1,0 +1,132 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startProjection, type RunningProjection } from '../../platform/projection/runner.js';
+import { accountsProjection } from '../../projections/accounts/projection.js';
+import { AdminInputError, AdminNotFoundError } from '../../services/admin/command.js';
+import { adminCommands } from '../../services/admin/commands/index.js';
+import { runAdminCommand } from '../../services/admin/run-command.js';
+import { createTestApp, testEnvironment, type TestRuntime } from '../support/app.js';
+import { waitFor } from '../support/wait-for.js';
+
+const ADMIN_TOKEN = 'admin-token-for-accounts-tests-0123456789';
+const UNKNOWN = '01900000-0000-7000-8000-000000000000';
+
+/** Rejected admin input names its field and appends nothing, on the real Kafka log. */
+describe('accounts admin commands reject bad input', () => {
+  let t: TestRuntime & { app: FastifyInstance };
+  let projection: RunningProjection;
+  const ids: Record<string, string> = {};
+
+  const command = (name: string) => adminCommands.find((candidate) => candidate.name === name)!;
+  const execute = (name: string, input: unknown) => runAdminCommand(command(name), input, { runtime: t.runtime, now: () => new Date() });
+
+  async function run(name: string, input: Record<string, unknown>): Promise<Record<string, any>> {
+    const result = await execute(name, input);
+    await waitFor(async () => (await projection.lag()).every((partition) => partition.lag === 0), { what: `${name} projected` });
+    return result;
+  }
+
+  beforeAll(async () => {
+    t = await createTestApp({ eventLog: 'kafka', env: { ADMIN_TOKEN } });
+    projection = await startProjection(accountsProjection, { db: t.runtime.db, eventLog: t.runtime.eventLog });
+    ids.developer = (await run('developer:register', { name: 'Dev', email: 'dev@example.test' })).developer_id;
+    ids.suspendedDeveloper = (await run('developer:register', { name: 'Gone', email: 'gone@example.test' })).developer_id;
+    ids.app = (await run('application:register', { developer_id: ids.developer, name: 'App' })).application_id;
+    ids.pausedApp = (await run('application:register', { developer_id: ids.developer, name: 'Paused', status: 'paused' })).application_id;
+    ids.suspendedApp = (await run('application:register', { developer_id: ids.developer, name: 'Banned', status: 'suspended' })).application_id;
+    ids.appOfSuspended = (await run('application:register', { developer_id: ids.suspendedDeveloper, name: 'Orphan' })).application_id;
+    await run('developer:set-status', { developer_id: ids.suspendedDeveloper, status: 'suspended' });
+    ids.revokedKey = (await run('api-key:issue', { application_id: ids.app })).key_id;
+    await run('api-key:revoke', { key_id: ids.revokedKey });
+    ids.placement = (await run('placement:create', { application_id: ids.app, name: 'feed' })).placement_id;
+    ids.inactivePlacement = (await run('placement:create', { application_id: ids.app, name: 'old', status: 'inactive' })).placement_id;
+    ids.pausedPlacement = (await run('placement:create', { application_id: ids.pausedApp, name: 'p' })).placement_id;
+    await run('default-placement:designate', { placement_id: ids.placement });
+  });
+  afterAll(async () => {
+    await projection?.stop();
+    await t?.close();
+  });
+
+  type Case = [command: string, field: string, kind: 'input' | 'not found', input: (ids: Record<string, string>) => Record<string, unknown>];
+  const cases: Case[] = [
+    ['developer:register', 'name', 'input', () => ({ email: 'x@example.test' })],
+    ['developer:register', 'name', 'input', () => ({ name: '   ', email: 'x@example.test' })],
+    ['developer:register', 'email', 'input', () => ({ name: 'X', email: 'not-an-email' })],
+    ['developer:register', 'email', 'input', () => ({ name: 'X', email: 'DEV@example.test' })],
+    ['developer:register', 'status', 'input', () => ({ name: 'X', email: 'x@example.test', status: 'active' })],
+    ['developer:set-status', 'developer_id', 'input', (i) => ({ developer_id: i.developer!.toUpperCase(), status: 'suspended' })],
+    ['developer:set-status', 'status', 'input', (i) => ({ developer_id: i.developer, status: 'banned' })],
+    ['developer:set-status', 'status', 'input', (i) => ({ developer_id: i.developer, status: 'active' })],
+    ['developer:set-status', 'developer_id', 'not found', () => ({ developer_id: UNKNOWN, status: 'suspended' })],
+    ['application:register', 'developer_id', 'input', (i) => ({ developer_id: i.suspendedDeveloper, name: 'New' })],
+    ['application:register', 'developer_id', 'not found', () => ({ developer_id: UNKNOWN, name: 'New' })],
+    ['application:register', 'status', 'input', (i) => ({ developer_id: i.developer, name: 'New', status: 'deleted' })],
+    ['application:set-status', 'status', 'input', (i) => ({ application_id: i.app, status: 'live' })],
+    ['application:set-status', 'application_id', 'not found', () => ({ application_id: UNKNOWN, status: 'paused' })],
+    ['api-key:issue', 'kind', 'input', (i) => ({ application_id: i.app, kind: 'sandbox' })],
+    ['api-key:issue', 'application_id', 'input', (i) => ({ application_id: i.suspendedApp })],
+    ['api-key:issue', 'application_id', 'input', (i) => ({ application_id: i.appOfSuspended })],
+    ['api-key:issue', 'application_id', 'not found', () => ({ application_id: UNKNOWN })],
+    ['api-key:issue', 'key', 'input', (i) => ({ application_id: i.app, key: 'svc_live_mine' })],
+    ['api-key:revoke', 'key_id', 'input', (i) => ({ key_id: i.revokedKey })],
+    ['api-key:revoke', 'key_id', 'not found', () => ({ key_id: UNKNOWN })],
+    ['sandbox-key:ensure', 'generation', 'input', () => ({ generation: 3 })],
+    ['placement:create', 'application_id', 'input', (i) => ({ application_id: i.suspendedApp, name: 'x' })],
+    ['placement:create', 'status', 'input', (i) => ({ application_id: i.app, name: 'x', status: 'paused' })],
+    ['placement:set-status', 'placement_id', 'input', (i) => ({ placement_id: i.placement, status: 'inactive' })],
+    ['placement:set-status', 'status', 'input', (i) => ({ placement_id: i.inactivePlacement, status: 'inactive' })],
+    ['placement:set-status', 'placement_id', 'not found', () => ({ placement_id: UNKNOWN, status: 'active' })],
+    ['default-placement:designate', 'placement_id', 'input', (i) => ({ placement_id: i.inactivePlacement })],
+    ['default-placement:designate', 'placement_id', 'input', (i) => ({ placement_id: i.pausedPlacement })],
+    ['default-placement:designate', 'placement_id', 'input', (i) => ({ placement_id: i.placement })],
+    ['default-placement:designate', 'placement_id', 'not found', () => ({ placement_id: UNKNOWN })],
+  ];
+
+  it.each(cases)('%s: rejects (%#), naming %s (%s), and appends nothing', async (name, field, kind, input) => {
+    const before = await t.runtime.eventLog.endOffsets('accounts');
+    const error = await execute(name, input(ids)).then(
+      () => undefined,
+      (rejection: unknown) => rejection,
+    );
+    expect(error).toBeInstanceOf(kind === 'input' ? AdminInputError : AdminNotFoundError);
+    expect((error as AdminInputError).field).toBe(field);
+    expect((error as Error).message.startsWith(`${field}: `)).toBe(true);
+    expect(await t.runtime.eventLog.endOffsets('accounts')).toEqual(before);
+  });
+
+  it('the admin HTTP API answers 400 or 404 naming the field, and returns an issued key once', async () => {
+    const headers = { authorization: `Bearer ${ADMIN_TOKEN}` };
+    const before = await t.runtime.eventLog.endOffsets('accounts');
+    const bad = await t.app.inject({ method: 'POST', url: '/admin/commands/api-key:issue', headers, payload: { application_id: ids.app, kind: 'prod' } });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json()).toMatchObject({ code: 'BAD_REQUEST', data: {}, extra: { field: 'kind' } });
+    const missing = await t.app.inject({ method: 'POST', url: '/admin/commands/api-key:issue', headers, payload: { application_id: UNKNOWN } });
+    expect(missing.statusCode).toBe(404);
+    expect(missing.json()).toMatchObject({ code: 'NOT_FOUND', extra: { field: 'application_id' } });
+    expect(await t.runtime.eventLog.endOffsets('accounts')).toEqual(before);
+
+    const good = await t.app.inject({ method: 'POST', url: '/admin/commands/api-key:issue', headers, payload: { application_id: ids.app, label: 'api' } });
+    expect(good.statusCode).toBe(200);
+    expect(good.json().data).toMatchObject({ kind: 'live', key: expect.stringMatching(/^svc_live_/), application_id: ids.app });
+  });
+
+  it('the CLI exits 2 for invalid input, 3 for a missing record, and names the field', async () => {
+    const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...testEnvironment(t.database, t.topicPrefix, { eventLog: 'kafka' }) };
+    const cli = (...args: string[]) =>
+      promisify(execFile)(process.execPath, ['--import', 'tsx', 'services/admin/cli.ts', ...args], { env }).then(
+        (done) => ({ code: 0, stderr: done.stderr }),
+        (failed: { code: number; stderr: string }) => ({ code: failed.code, stderr: failed.stderr }),
+      );
+    const before = await t.runtime.eventLog.endOffsets('accounts');
+    const [invalid, missing] = await Promise.all([
+      cli('application:set-status', '--application-id', ids.app!, '--status', 'archived'),
+      cli('application:set-status', '--application-id', UNKNOWN, '--status', 'paused'),
+    ]);
+    expect(invalid).toMatchObject({ code: 2, stderr: expect.stringMatching(/^error: status: /) });
+    expect(missing).toMatchObject({ code: 3, stderr: expect.stringMatching(/^error: application_id: no application/) });
+    expect(await t.runtime.eventLog.endOffsets('accounts')).toEqual(before);
+  });
+});

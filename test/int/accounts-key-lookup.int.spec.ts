@@ -14,14 +14,15 @@ describe('API key lookup', () => {
   let t: TestRuntime;
   let projection: RunningProjection;
   let secret: string;
-  const keys: Record<string, { key: string; key_id: string }> = {};
+  type Issued = { key: string; key_id: string };
+  const keys: Record<string, Issued> = {};
   const ids: Record<string, string> = {};
 
-  async function run(name: string, input: Record<string, unknown>): Promise<Record<string, any>> {
+  async function run<R = Record<string, any>>(name: string, input: Record<string, unknown>): Promise<R> {
     const command = adminCommands.find((candidate) => candidate.name === name)!;
     const result = await runAdminCommand(command, input, { runtime: t.runtime, now: () => new Date() });
     await waitFor(async () => (await projection.lag()).every((partition) => partition.lag === 0), { what: `${name} projected` });
-    return result;
+    return result as R;
   }
 
   const lookup = (key: string): Promise<KeyLookup> => lookupApiKey(t.runtime.db, secret, key);
@@ -35,15 +36,15 @@ describe('API key lookup', () => {
     ids.suspendedDeveloper = (await run('developer:register', { name: 'Suspended Dev', email: 'suspended@dev.test' })).developer_id;
     for (const status of ['live', 'live_limited', 'paused', 'suspended']) {
       ids[status] = (await run('application:register', { developer_id: ids.developer, name: `${status} app`, status: 'live' })).application_id;
-      keys[status] = await run('api-key:issue', { application_id: ids[status] });
+      keys[status] = await run<Issued>('api-key:issue', { application_id: ids[status] });
       if (status !== 'live') await run('application:set-status', { application_id: ids[status], status });
     }
-    keys.test = await run('api-key:issue', { application_id: ids.live, kind: 'test' });
-    keys.revoked = await run('api-key:issue', { application_id: ids.live });
-    await run('api-key:revoke', { key_id: keys.revoked.key_id });
-    keys.sandbox = await run('sandbox-key:ensure', {});
+    keys.test = await run<Issued>('api-key:issue', { application_id: ids.live, kind: 'test' });
+    keys.revoked = await run<Issued>('api-key:issue', { application_id: ids.live });
+    await run('api-key:revoke', { key_id: keys.revoked!.key_id });
+    keys.sandbox = await run<Issued>('sandbox-key:ensure', {});
     ids.ofSuspendedDeveloper = (await run('application:register', { developer_id: ids.suspendedDeveloper, name: 'app' })).application_id;
-    keys.ofSuspendedDeveloper = await run('api-key:issue', { application_id: ids.ofSuspendedDeveloper });
+    keys.ofSuspendedDeveloper = await run<Issued>('api-key:issue', { application_id: ids.ofSuspendedDeveloper });
     await run('developer:set-status', { developer_id: ids.suspendedDeveloper, status: 'suspended' });
   });
   afterAll(async () => {

@@ -3,7 +3,7 @@ import { ApiError } from '../../platform/http/errors.js';
 import type { KeyLookup } from '../../projections/accounts/key-lookup.js';
 import { authorizeOfferRoute, bearerKey } from '../../services/api/auth/offer-route-access.js';
 
-const live = (overrides: Partial<Extract<KeyLookup, { kind: 'live' }>> = {}): KeyLookup => ({
+const live = (overrides: Partial<Extract<KeyLookup, { application_id: string }>> = {}): KeyLookup => ({
   kind: 'live',
   key_id: 'k',
   application_id: 'a',

@@ -4,6 +4,8 @@ import { startProjection, type RunningProjection } from '../../platform/projecti
 import { newApiKey, sandboxKey } from '../../projections/accounts/api-keys.js';
 import { lookupApiKey, type KeyLookup } from '../../projections/accounts/key-lookup.js';
 import { accountsProjection } from '../../projections/accounts/projection.js';
+import { ApiError } from '../../platform/http/errors.js';
+import { authenticateOfferRequest } from '../../services/api/auth/offer-route-access.js';
 import { adminCommands } from '../../services/admin/commands/index.js';
 import { runAdminCommand } from '../../services/admin/run-command.js';
 import { createTestRuntime, type TestRuntime } from '../support/app.js';
@@ -95,5 +97,27 @@ describe('API key lookup', () => {
 
   it('unknown under another secret: hashes are keyed', async () => {
     expect(await lookupApiKey(t.runtime.db, 'another-secret-0123456789abcdefghij', keys.live!.key)).toEqual({ kind: 'unknown' });
+  });
+
+  it('authenticates offer route requests from their headers', async () => {
+    const answer = (headers: Record<string, string>, route: 'instances' | 'info' = 'instances') =>
+      authenticateOfferRequest(t.runtime.db, secret, headers, route).then(
+        (caller) => caller,
+        (error: ApiError) => `${error.statusCode} ${error.code}`,
+      );
+    expect(await answer({ authorization: `Bearer ${keys.live!.key}` })).toEqual({
+      key_id: keys.live!.key_id, application_id: ids.live, developer_id: ids.developer,
+    });
+    expect(await answer({ authorization: `Bearer ${keys.live!.key}`, 'x-svc-test': 'true' })).toBe('401 ENV_MISMATCH');
+    expect(await answer({ authorization: `Bearer ${keys.live!.key}`, 'x-svc-test': 'true' }, 'info')).toMatchObject({ application_id: ids.live });
+    expect(await answer({})).toBe('401 UNAUTHORIZED');
+    expect(await answer({ authorization: keys.live!.key })).toBe('401 UNAUTHORIZED');
+    expect(await answer({ authorization: `Bearer ${keys.test!.key}` })).toBe('401 UNAUTHORIZED');
+    expect(await answer({ authorization: `Bearer ${keys.revoked!.key}` })).toBe('401 UNAUTHORIZED');
+    expect(await answer({ authorization: `Bearer ${keys.sandbox!.key}` }, 'info')).toBe('403 PUBLIC_TEST_SCOPE_DENIED');
+    expect(await answer({ authorization: `Bearer ${keys.paused!.key}` })).toBe('403 APPLICATION_NOT_SERVING');
+    expect(await answer({ authorization: `Bearer ${keys.suspended!.key}` })).toBe('403 APPLICATION_NOT_SERVING');
+    expect(await answer({ authorization: `Bearer ${keys.live_limited!.key}` })).toMatchObject({ application_id: ids.live_limited });
+    expect(await answer({ authorization: `Bearer ${keys.ofSuspendedDeveloper!.key}` })).toBe('403 DEVELOPER_SUSPENDED');
   });
 });

@@ -1,5 +1,6 @@
+import type { Sql } from '../../../platform/db/db.js';
 import { ApiError, forbidden, unauthorized } from '../../../platform/http/errors.js';
-import type { KeyLookup } from '../../../projections/accounts/key-lookup.js';
+import { lookupApiKey, type KeyLookup } from '../../../projections/accounts/key-lookup.js';
 
 /** The caller of an offer route once its key is accepted. */
 export interface OfferRouteCaller {
@@ -46,4 +47,23 @@ export function authorizeOfferRoute(
     throw forbidden('APPLICATION_NOT_SERVING', `the application cannot currently serve (status ${lookup.application_status})`);
   }
   return { key_id: lookup.key_id, application_id: lookup.application_id, developer_id: lookup.developer_id };
+}
+
+/**
+ * The whole check the offer routes call: reads the bearer key and `X-SVC-Test`, looks the key up
+ * and maps the result. Throws the ApiError to answer with; returns the caller otherwise.
+ */
+export async function authenticateOfferRequest(
+  sql: Sql,
+  secret: string,
+  headers: Record<string, string | string[] | undefined>,
+  route: 'instances' | 'info',
+): Promise<OfferRouteCaller> {
+  const header = (name: string) => {
+    const value = headers[name];
+    return Array.isArray(value) ? value[0] : value;
+  };
+  const key = bearerKey(header('authorization'));
+  const lookup = key === undefined ? undefined : await lookupApiKey(sql, secret, key);
+  return authorizeOfferRoute(lookup, { route, testHeader: header('x-svc-test')?.trim().toLowerCase() === 'true' });
 }

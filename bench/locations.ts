@@ -1,0 +1,212 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import { loadConfig } from '../platform/config/config.js';
+import { openRuntime } from '../platform/runtime.js';
+import { loadFullCatalog } from '../reference/locations/full/loader.js';
+import { buildApp } from '../services/api/app.js';
+import { generateGeoCatalog, writeGeoCatalog } from '../test/support/geo-catalog-generator.js';
+import { resolveStack } from '../test/support/stack.js';
+import { benchDatabase, printTable, writeResults, type BenchRow } from './support.js';
+
+/**
+ * Location routes under concurrent load, each next to a static envelope of similar size served by
+ * the same process in the same run: the full-size synthetic catalog is generated and loaded into a
+ * fresh Postgres database (load time reported), the real API runs in a child process (plus two
+ * bench-only static routes), and autocannon measures each scenario at saturation and again at half
+ * of that rate (latency). Most scenarios cycle through a fixed set of requests, so they measure the
+ * warm in-process caches; the "uncached" ones never repeat a request and measure the database path.
+ * Cold (first-time, one at a time) latencies are reported for every scenario.
+ */
+const DURATION_S = Number(process.env.BENCH_SECONDS ?? 5);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
+const KEY_HASH_SECRET = 'bench-key-hash-secret-0123456789abcdef';
+
+interface Scenario {
+  name: string;
+  paths: string[];
+  baseline: 'static-search' | 'static-lookup' | null;
+  target?: string;
+  /** Every request asks for something not asked before (saturation and half-rate runs use disjoint halves). */
+  uncached?: boolean;
+}
+
+function prefixes(names: string[], count: number): string[] {
+  const set = new Set<string>();
+  let i = 0;
+  while (set.size < count && i < names.length * 4) {
+    const name = names[(i * 7919) % names.length]!.toLowerCase().replace(/[^a-z]/g, '');
+    const length = 1 + (i % 4);
+    if (name.length >= length) set.add(name.slice(0, length));
+    i++;
+  }
+  return [...set];
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
+}
+
+async function cannon(base: string, paths: string[], overallRate?: number) {
+  const result = await autocannon({
+    url: base,
+    connections: CONNECTIONS,
+    duration: DURATION_S,
+    requests: paths.map((path) => ({ method: 'GET', path })),
+    ...(overallRate ? { overallRate } : {}),
+  });
+  return { perSecond: Math.round(result.requests.average), p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx, errors: result.errors };
+}
+
+function startServer(env: Record<string, string>): Promise<{ child: ChildProcess; base: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url)], {
+    env: { ...process.env, ...env, BENCH_ROLE: 'locations-server' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  return new Promise((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`bench server exited with ${code}`)));
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      const match = /^listening (\S+)$/.exec(line);
+      if (match) resolve({ child, base: match[1]! });
+    });
+  });
+}
+
+export async function run(): Promise<BenchRow[]> {
+  const stack = await resolveStack((line) => process.stderr.write(`[stack] ${line}\n`));
+  const folder = mkdtempSync(join(tmpdir(), 'geo-bench-'));
+  const file = join(folder, 'geotargets-2026-08-12-generated.csv');
+  const catalog = generateGeoCatalog();
+  await writeGeoCatalog(file, catalog);
+  const database = await benchDatabase(stack);
+  const rows: BenchRow[] = [];
+  let server: ChildProcess | undefined;
+  try {
+    const load = await loadFullCatalog(database.db, { file, log: (line) => process.stderr.write(`${line}\n`) });
+    rows.push({ scenario: 'load full-size catalog (incl. LEGACY rebuild)', requests: load.sourceRows, seconds: Number(load.seconds.toFixed(1)), target: '< 30 s' });
+
+    const started = await startServer({
+      DATABASE_URL: database.url, KEY_HASH_SECRET, LOG_LEVEL: 'silent', LOCATION_RATE_LIMIT: '1000000',
+      // Production shares rate limits through Redis (one Redis round trip per location request); BENCH_REDIS=0 limits in-process.
+      REDIS_URL: process.env.BENCH_REDIS === '0' ? '' : stack.redisUrl,
+    });
+    server = started.child;
+    const { base } = started;
+    const rss = async () => ((await (await fetch(`${base}/bench/rss`)).json()) as { rss: number }).rss;
+    const rssAtStart = await rss();
+
+    const active = catalog.rows.filter((row) => row.active);
+    const sampleIds = Array.from({ length: 2000 }, (_, i) => String(active[(i * 104729) % active.length]!.id));
+    const freshIds = Array.from({ length: 60_000 }, (_, i) => String(active[(i * 7 + 3) % active.length]!.id)).filter((id) => !sampleIds.includes(id));
+    const searchPrefixes = prefixes(active.map((row) => row.name), 200);
+    const bigCountries = catalog.countriesBySize.slice(0, 5);
+    const scenarios: Scenario[] = [
+      { name: 'FULL search, prefix 1-4 letters', paths: searchPrefixes.map((q) => `/v1/locations/search?catalog=FULL&q=${q}`), baseline: 'static-search', target: '>= 0.6, p99 <= 5 ms at half' },
+      { name: 'FULL search, prefix + country', paths: searchPrefixes.map((q, i) => `/v1/locations/search?catalog=FULL&q=${q}&country=${bigCountries[i % bigCountries.length]}`), baseline: 'static-search', target: '>= 0.6, p99 <= 5 ms at half' },
+      {
+        name: 'FULL search, prefix + country, uncached',
+        paths: catalog.countriesBySize.flatMap((country) => searchPrefixes.map((q) => `/v1/locations/search?catalog=FULL&q=${q}&country=${country}`)).filter((_, i) => i % 3 === 0),
+        baseline: 'static-search',
+        uncached: true,
+      },
+      { name: 'LEGACY search, prefix 1-4 letters', paths: searchPrefixes.map((q) => `/v1/locations/search?q=${q}`), baseline: 'static-search', target: '>= 0.6, p99 <= 5 ms at half' },
+      { name: 'LEGACY search, prefix + country', paths: searchPrefixes.map((q, i) => `/v1/locations/search?q=${q}&country=${bigCountries[i % bigCountries.length]}`), baseline: 'static-search', target: '>= 0.6, p99 <= 5 ms at half' },
+      { name: 'FULL resolve', paths: sampleIds.map((id) => `/v1/locations/resolve?catalog=FULL&location_id=${id}`), baseline: 'static-lookup', target: '>= 0.8' },
+      { name: 'FULL lookup by id', paths: sampleIds.map((id) => `/v1/locations/${id}?catalog=FULL`), baseline: 'static-lookup', target: '>= 0.8' },
+      { name: 'FULL lookup by id, uncached', paths: freshIds.map((id) => `/v1/locations/${id}?catalog=FULL`), baseline: 'static-lookup', uncached: true },
+      { name: 'static envelope, search-page size', paths: ['/bench/static-search'], baseline: null },
+      { name: 'static envelope, lookup size', paths: ['/bench/static-lookup'], baseline: null },
+    ];
+
+    const only = process.env.BENCH_ONLY;
+    if (only) scenarios.splice(0, scenarios.length, ...scenarios.filter((s) => s.name.startsWith('static') || s.name.includes(only)));
+    // Cold latency: each request once, one at a time, before anything is cached; this also warms
+    // the caches for the load runs of the cached scenarios.
+    const cold = new Map<string, { p50: number; p99: number; failures: number }>();
+    for (const scenario of scenarios) {
+      const times: number[] = [];
+      let failures = 0;
+      for (const path of scenario.uncached ? scenario.paths.slice(-200) : scenario.paths) {
+        const start = performance.now();
+        const response = await fetch(`${base}${path}`);
+        await response.arrayBuffer();
+        times.push(performance.now() - start);
+        if (response.status !== 200) failures++;
+      }
+      times.sort((a, b) => a - b);
+      cold.set(scenario.name, { p50: percentile(times, 50), p99: percentile(times, 99), failures });
+    }
+
+    const measured = new Map<string, Awaited<ReturnType<typeof cannon>> & { halfP50: number; halfP99: number }>();
+    for (const scenario of scenarios) {
+      process.stderr.write(`bench locations: ${scenario.name}\n`);
+      const middle = Math.floor(scenario.paths.length / 2);
+      const [first, second] = scenario.uncached ? [scenario.paths.slice(0, middle), scenario.paths.slice(middle, -200)] : [scenario.paths, scenario.paths];
+      const saturated = await cannon(base, first);
+      const half = await cannon(base, second, Math.max(1, Math.floor(saturated.perSecond / 2)));
+      measured.set(scenario.name, { ...saturated, halfP50: half.p50, halfP99: half.p99 });
+    }
+    const staticRate = (baseline: Scenario['baseline']) =>
+      baseline === 'static-search' ? measured.get('static envelope, search-page size')!.perSecond
+      : baseline === 'static-lookup' ? measured.get('static envelope, lookup size')!.perSecond : 0;
+    for (const scenario of scenarios) {
+      const m = measured.get(scenario.name)!;
+      const c = cold.get(scenario.name)!;
+      rows.push({
+        scenario: scenario.name,
+        requests: scenario.paths.length,
+        per_second: m.perSecond,
+        p50_ms: m.p50,
+        p99_ms: m.p99,
+        half_rate_p50_ms: m.halfP50,
+        half_rate_p99_ms: m.halfP99,
+        cold_p50_ms: Number(c.p50.toFixed(2)),
+        cold_p99_ms: Number(c.p99.toFixed(2)),
+        non_2xx: m.non2xx + c.failures,
+        baseline_per_second: staticRate(scenario.baseline),
+        target: scenario.target ?? '',
+      });
+    }
+    const rssLoaded = await rss();
+    rows.push({ scenario: 'API process RSS (MB): at start / after the runs (caches warm)', requests: 0, seconds: 0, rss_start_mb: Math.round(rssAtStart / 2 ** 20), rss_after_mb: Math.round(rssLoaded / 2 ** 20) });
+  } finally {
+    server?.kill('SIGTERM');
+    await database.drop();
+    rmSync(folder, { recursive: true, force: true });
+  }
+  return rows;
+}
+
+/** The bench's server process: the real API, plus static routes registered only here. */
+async function serve() {
+  const config = loadConfig(process.env);
+  const runtime = await openRuntime(config);
+  const app = await buildApp({ runtime });
+  const sample = async (url: string) => (await app.inject({ url })).json() as object;
+  let staticSearch: object = {};
+  let staticLookup: object = {};
+  app.get('/bench/static-search', async () => staticSearch);
+  app.get('/bench/static-lookup', async () => staticLookup);
+  app.get('/bench/rss', async () => ({ rss: process.memoryUsage().rss }));
+  await app.ready();
+  // Same shapes and sizes as real answers, so serialization costs the same.
+  staticSearch = await sample('/v1/locations/search?catalog=FULL&q=ka&limit=20');
+  const id = ((staticSearch as { data: { locations: { location_id: string }[] } }).data.locations[0]!).location_id;
+  staticLookup = await sample(`/v1/locations/${id}?catalog=FULL`);
+  const address = await app.listen({ port: 0, host: '127.0.0.1' });
+  process.stdout.write(`listening ${address}\n`);
+  process.on('SIGTERM', () => void app.close().then(() => runtime.close()).then(() => process.exit(0)));
+}
+
+if (process.env.BENCH_ROLE === 'locations-server') {
+  await serve();
+} else if (import.meta.url === `file://${process.argv[1]}`) {
+  const rows = await run();
+  printTable('locations', rows);
+  writeResults('locations', rows);
+  process.exit(0);
+}

@@ -6,6 +6,7 @@ import { loadFullCatalog } from '../../reference/locations/full/loader.js';
 import { sha256OfFile } from '../../reference/locations/full/source-file.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { GEO_EXCERPT_FILE } from '../support/geo-excerpt.js';
+import { zipOneFile } from '../support/zip.js';
 
 let database: TestDatabase;
 const scratch = mkdtempSync(join(tmpdir(), 'geo-loader-'));
@@ -97,6 +98,23 @@ describe('loading the real excerpt', () => {
       name: 'Autonomous Province of Bolzano – South Tyrol', chain_status: 'UNRESOLVED_SOURCE_PARENT',
       unresolved_source_parent_location_id: '9053439',
     });
+  });
+});
+
+describe('a zipped release', () => {
+  it('loads from the zip and replaces the previous release in one switch', async () => {
+    const file = join(scratch, 'geotargets-2025-07-15.csv.zip');
+    writeFileSync(file, zipOneFile('geotargets-2025-07-15.csv', readFileSync(GEO_EXCERPT_FILE)));
+    const before = await database.db.query<{ release_id: number }>('SELECT release_id FROM geo_full_releases WHERE is_current');
+    const result = await loadFullCatalog(database.db, { file, expectedSha256: await sha256OfFile(file) });
+    expect(result).toMatchObject({ status: 'loaded', sourceFileDate: '2025-07-15', sourceRows: 3143, activeRows: 3143 });
+    expect(result.releaseId).not.toBe(before.rows[0]!.release_id);
+    const { rows } = await database.db.query<{ release_id: number; n: string }>(
+      'SELECT release_id, count(*) AS n FROM geo_full_locations GROUP BY 1',
+    );
+    expect(rows).toEqual([{ release_id: result.releaseId, n: '3143' }]);
+    expect(await location('21137')).toMatchObject({ name: 'California', path_ids: '{2840,21137}' });
+    expect((await loadFullCatalog(database.db, { file })).status).toBe('already-loaded');
   });
 });
 

@@ -1,7 +1,7 @@
 import pino from 'pino';
 import { loadConfigOrExit } from '../../platform/config/config.js';
 import { openRuntime } from '../../platform/runtime.js';
-import { startProjectors } from './projectors.js';
+import { startProjectors, type RunningProjectors } from './projectors.js';
 
 /**
  * The projector process: consumes the topics and maintains the read models. Logs one JSON line
@@ -12,9 +12,11 @@ const config = loadConfigOrExit();
 const logger = pino({ level: config.logLevel, base: { process: 'projector' } }, pino.destination({ dest: 1, sync: true }));
 const runtime = await openRuntime(config, { log: (line) => logger.info(line) });
 
+let projectors: RunningProjectors | undefined;
 let checkingLag = false;
 async function reportIfCaughtUp() {
-  if (checkingLag) return;
+  // Batches of the first projections arrive while later ones are still starting.
+  if (checkingLag || !projectors) return;
   checkingLag = true;
   try {
     if ((await projectors.totalLag()) === 0) logger.info({ event: 'caught_up' }, 'all projections caught up');
@@ -23,7 +25,7 @@ async function reportIfCaughtUp() {
   }
 }
 
-const projectors = await startProjectors(runtime, {
+projectors = await startProjectors(runtime, {
   onBatchApplied(projection, topic, partition, lastOffset, applied) {
     logger.info({ event: 'batch_applied', projection, topic, partition, last_offset: lastOffset, applied }, 'batch applied');
     void reportIfCaughtUp();
@@ -36,7 +38,7 @@ logger.info({ event: 'started', backend: runtime.eventLog.kind }, 'projector sta
 void reportIfCaughtUp();
 
 async function shutdown() {
-  await projectors.stop();
+  await projectors?.stop();
   await runtime.close();
   process.exit(0);
 }

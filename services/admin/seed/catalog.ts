@@ -6,6 +6,7 @@ import { snapshotPublishedEvent } from '../commands/offer-snapshot.js';
 import { offerUpsertedEvent, offerUpsertInput, type OfferUpsertInput } from '../commands/offer-upsert.js';
 import { partnerConfiguredEvent } from '../commands/partner-configure.js';
 import { validateInput } from '../validate.js';
+import { ACCOUNTS_SHARED, type SeededApplication } from './accounts.js';
 import type { SeedContext } from './seed-context.js';
 
 /** What this phase leaves in `context.shared`, by key, for later phases (serves, postbacks). */
@@ -41,7 +42,8 @@ export async function seedCatalog(context: SeedContext): Promise<void> {
   const now = context.now();
   const ago = (maxDays: number) => new Date(now.getTime() - Math.floor(random() * maxDays * DAY));
   const locations = await catalogLocationIds(context);
-  const applications = ((context.shared.get('applications') as { application_id: string }[] | undefined) ?? []).map((a) => a.application_id);
+  // Links may name the application they were issued to; none when the accounts phase made none.
+  const applications = ((context.shared.get(ACCOUNTS_SHARED.applications) as SeededApplication[] | undefined) ?? []).map((a) => a.application_id);
 
   const partnerEvents: NewEvent[] = [];
   const partners: SeededPartner[] = [];

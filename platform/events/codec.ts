@@ -1,4 +1,6 @@
-import type { KnownSchema } from './schema-catalog.js';
+import type avro from 'avsc';
+import { encodeChecked, type KnownSchema } from './schema-catalog.js';
+import { fromWireFormat, toWireFormat } from './wire-format.js';
 
 /**
  * Turns event values into registry-tagged Avro bytes (Confluent wire format) and back. Subjects
@@ -22,4 +24,50 @@ export function schemaOfSubject(schemas: Map<string, KnownSchema>, subject: stri
   const schema = schemas.get(subject.slice(subject.lastIndexOf('-') + 1));
   if (!schema) throw new Error(`no schema in schemas/ for subject ${subject}`);
   return schema;
+}
+
+/** Where a codec keeps its schemas: a remote registry or the embedded table. Lookups are cached by the caller. */
+export interface SchemaStore {
+  /** Registers the schema under the subject (idempotent) and returns its id. */
+  idForSubject(subject: string, schema: KnownSchema): Promise<number>;
+  /** The writer schema of an id. */
+  schemaById(schemaId: number): Promise<avro.Type>;
+}
+
+export function wireCodec(schemas: Map<string, KnownSchema>, store: SchemaStore): EventCodec {
+  const schemaIdFor = promiseCache((subject: string) => store.idForSubject(subject, schemaOfSubject(schemas, subject)));
+  const readerFor = promiseCache(async (schemaId: number) => {
+    const avroType = await store.schemaById(schemaId);
+    return { type: avroType.name ?? 'unknown', avroType };
+  });
+  return {
+    async encode(physicalTopic, type, value) {
+      const schema = schemas.get(type);
+      if (!schema) throw new Error(`unknown event type ${type}: no schema in schemas/`);
+      const body = encodeChecked(schema, value);
+      return toWireFormat(await schemaIdFor(subjectFor(physicalTopic, type)), body);
+    },
+    async decode(message) {
+      const { schemaId, body } = fromWireFormat(message);
+      const reader = await readerFor(schemaId);
+      return { type: reader.type, value: reader.avroType.fromBuffer(body) as Record<string, unknown>, schemaId };
+    },
+  };
+}
+
+/**
+ * Memoizes an async lookup by key. The promise is cached, not the value, so concurrent callers
+ * (a batch decoded in parallel) share one lookup; a failed lookup is forgotten and retried.
+ */
+export function promiseCache<K, V>(load: (key: K) => Promise<V>): (key: K) => Promise<V> {
+  const cache = new Map<K, Promise<V>>();
+  return (key) => {
+    let value = cache.get(key);
+    if (!value) {
+      value = load(key);
+      value.catch(() => cache.delete(key));
+      cache.set(key, value);
+    }
+    return value;
+  };
 }

@@ -1,7 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { constraintsKey, CursorError, decodeCursor, encodeCursor } from '../../reference/locations/full/cursor.js';
-import { Lru } from '../../reference/locations/full/reader.js';
 import { normalizeSearchText, prefixUpperBound, searchHaystack, searchWords } from '../../reference/locations/full/search-text.js';
 import { bucketsForTypes, typeBucket } from '../../reference/locations/full/type-buckets.js';
 
@@ -63,16 +62,5 @@ describe('cursors', () => {
   it('hashes constraints independently of key order', () => {
     expect(constraintsKey({ a: 1, b: null })).toBe(constraintsKey({ b: null, a: 1 }));
     expect(constraintsKey({ a: 1, b: null })).not.toBe(constraintsKey({ a: 1, b: 'x' }));
-  });
-});
-
-describe('Lru', () => {
-  it('evicts the least recently used entry', () => {
-    const lru = new Lru<number>(2);
-    lru.set('a', 1);
-    lru.set('b', 2);
-    expect(lru.get('a')).toBe(1);
-    lru.set('c', 3);
-    expect([lru.get('a'), lru.get('b'), lru.get('c'), lru.size]).toEqual([1, undefined, 3, 2]);
   });
 });

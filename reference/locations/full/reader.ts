@@ -1,78 +1,149 @@
 import type { Db } from '../../../platform/db/db.js';
-import type { CursorPosition } from './cursor.js';
-import { currentRelease, findLocation, type CurrentRelease, type FullLocation } from './queries.js';
-import { searchLocations, type SearchConstraints, type SearchPage } from './search.js';
+import { FullIndex, type FullIndexRow, type LegacyLevel } from './memory-index.js';
+import type { CurrentRelease } from './queries.js';
 
 /**
- * Cached reads of the FULL catalog for the API. A release never changes once loaded, so results
- * are cached by release id in small in-process LRUs. Which release is current is re-read at most
- * once a second (RELEASE_TTL_MS): after a new load, a process may answer from the previous release
- * for up to that long, never a mix of the two. A missing release is not cached, so the routes
- * serve as soon as a load commits.
+ * The API's FULL catalog: the current release held in memory (memory-index.ts), one copy per
+ * process. A release never changes once loaded, so the only question per request is whether it
+ * is still current; that is re-read at most once a second (RELEASE_TTL_MS), together with the
+ * LEGACY build fingerprint (the source of `legacy_level`). When either changes, the new index is
+ * built from one consistent snapshot while the previous one keeps serving; a process may answer
+ * from the previous release until then, never from a mix. A missing release is not cached, so
+ * the routes serve as soon as a load commits.
  */
 const RELEASE_TTL_MS = 1_000;
+const BATCH = 50_000;
 
-export class Lru<V> {
-  private readonly entries = new Map<string, V>();
-  constructor(private readonly capacity: number) {}
-  get(key: string): V | undefined {
-    const value = this.entries.get(key);
-    if (value !== undefined) {
-      // Re-insert: Map iteration order is insertion order, so the first key is the least recent.
-      this.entries.delete(key);
-      this.entries.set(key, value);
+interface State {
+  release: CurrentRelease;
+  legacyFingerprint: string | null;
+}
+
+const stateQuery = `SELECT r.release_id, r.source_file_date, r.cursor_secret,
+    (SELECT fingerprint FROM legacy_registry_build) AS legacy_fingerprint
+  FROM geo_full_releases r WHERE r.is_current`;
+
+interface StateRow {
+  release_id: number;
+  source_file_date: string;
+  cursor_secret: string;
+  legacy_fingerprint: string | null;
+}
+
+const toState = (row: StateRow | undefined): State | undefined =>
+  row && {
+    release: { releaseId: row.release_id, sourceFileDate: row.source_file_date, cursorSecret: row.cursor_secret },
+    legacyFingerprint: row.legacy_fingerprint,
+  };
+
+interface LocationRow {
+  location_id: string;
+  name: string;
+  canonical_name: string;
+  country_code: string;
+  target_type: string;
+  source_parent_location_id: string | null;
+  parent_location_id: string | null;
+  chain_status: 'COMPLETE' | 'UNRESOLVED_SOURCE_PARENT';
+  unresolved_source_parent_location_id: string | null;
+  type_bucket: number;
+  name_norm: string;
+  text_norm: string;
+  legacy_level: LegacyLevel | null;
+}
+
+/** Reads the current release (and LEGACY levels) in one snapshot and indexes it; undefined when none is loaded. */
+export async function loadFullIndex(db: Db): Promise<FullIndex | undefined> {
+  const read = await db.transaction(async (tx) => {
+    await tx.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ');
+    const state = toState((await tx.query<StateRow>(stateQuery)).rows[0]);
+    if (!state) return undefined;
+    const rows: FullIndexRow[] = [];
+    // Keyset batches keep the driver's transient row objects small.
+    for (let after = '-1'; ; ) {
+      const { rows: batch } = await tx.query<LocationRow>(
+        `SELECT l.location_id, l.name, l.canonical_name, l.country_code, l.target_type, l.source_parent_location_id,
+                l.parent_location_id, l.chain_status, l.unresolved_source_parent_location_id, l.type_bucket,
+                l.name_norm, l.text_norm, g.level AS legacy_level
+           FROM geo_full_locations l LEFT JOIN legacy_registry_locations g ON g.location_id = l.location_id
+          WHERE l.release_id = $1 AND l.location_id > $2
+          ORDER BY l.location_id LIMIT ${BATCH}`,
+        [state.release.releaseId, after],
+      );
+      for (const row of batch) {
+        rows.push({
+          locationId: row.location_id, name: row.name, canonicalName: row.canonical_name, countryCode: row.country_code,
+          targetType: row.target_type, sourceParentId: row.source_parent_location_id, parentId: row.parent_location_id,
+          chainStatus: row.chain_status, unresolvedParentId: row.unresolved_source_parent_location_id,
+          typeBucket: row.type_bucket, nameNorm: row.name_norm, textNorm: row.text_norm, legacyLevel: row.legacy_level,
+        });
+      }
+      if (batch.length < BATCH) break;
+      after = batch[batch.length - 1]!.location_id;
     }
-    return value;
-  }
-  set(key: string, value: V): void {
-    this.entries.delete(key);
-    this.entries.set(key, value);
-    if (this.entries.size > this.capacity) this.entries.delete(this.entries.keys().next().value!);
-  }
-  get size() {
-    return this.entries.size;
-  }
+    return { state, rows };
+  });
+  if (!read) return undefined;
+  return new FullIndex(read.rows, read.state.release, read.state.legacyFingerprint);
 }
 
 export interface FullReader {
-  release(options?: { fresh?: boolean }): Promise<CurrentRelease | undefined>;
-  location(release: CurrentRelease, id: string): Promise<FullLocation | undefined>;
-  search(release: CurrentRelease, key: string, constraints: SearchConstraints, limit: number, after?: CursorPosition): Promise<SearchPage>;
+  /** The index of the current release, undefined when none is loaded. `fresh`: look again now, and wait for a new build. */
+  current(options?: { fresh?: boolean }): Promise<FullIndex | undefined>;
 }
 
-export function createFullReader(db: Db, { locations = 20_000, pages = 2_000 } = {}): FullReader {
-  let cached: { release: CurrentRelease; until: number } | undefined;
-  const locationCache = new Lru<FullLocation | null>(locations);
-  const pageCache = new Lru<SearchPage>(pages);
+const sameState = (index: FullIndex | undefined, state: State) =>
+  index !== undefined && index.release.releaseId === state.release.releaseId && index.legacyFingerprint === state.legacyFingerprint;
+
+export function createFullReader(db: Db, { log = (_line: string) => {} } = {}): FullReader {
+  let index: FullIndex | undefined;
+  let checkedUntil = 0;
+  let checking: Promise<State | undefined> | undefined;
+  let building: Promise<FullIndex | undefined> | undefined;
+
+  const check = () =>
+    (checking ??= db
+      .query<StateRow>(stateQuery)
+      .then(({ rows }) => toState(rows[0]))
+      .finally(() => (checking = undefined)));
+
+  const build = () =>
+    (building ??= (async () => {
+      const started = performance.now();
+      const built = await loadFullIndex(db);
+      if (built) log(`geo catalog: FULL index of ${built.release.sourceFileDate} built in memory (${built.size} locations) in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+      index = built;
+      checkedUntil = Date.now() + RELEASE_TTL_MS;
+      return built;
+    })().finally(() => (building = undefined)));
+
   return {
-    async release({ fresh = false } = {}) {
-      const now = Date.now();
-      if (!fresh && cached && cached.until > now) return cached.release;
-      const release = await currentRelease(db);
-      cached = release && { release, until: now + RELEASE_TTL_MS };
-      return release;
-    },
-    async location(release, id) {
-      const key = `${release.releaseId}:${id}`;
-      const hit = locationCache.get(key);
-      if (hit !== undefined) return hit ?? undefined;
-      const location = await findLocation(db, release.releaseId, id);
-      locationCache.set(key, location ?? null);
-      return location;
-    },
-    async search(release, key, constraints, limit, after) {
-      const cacheKey = `${release.releaseId}:${key}:${limit}:${after ? JSON.stringify(after) : ''}`;
-      const hit = pageCache.get(cacheKey);
-      if (hit) return hit;
-      const page = await searchLocations(db, release.releaseId, constraints, limit, after);
-      pageCache.set(cacheKey, page);
-      return page;
+    async current({ fresh = false } = {}) {
+      if (!fresh && index && checkedUntil > Date.now()) return index;
+      const state = await check();
+      if (!state) {
+        index = undefined;
+        return undefined;
+      }
+      if (sameState(index, state)) {
+        checkedUntil = Date.now() + RELEASE_TTL_MS;
+        return index;
+      }
+      const pending = build();
+      // The previous release keeps serving while the new one is indexed, unless asked for the newest.
+      if (index && !fresh) {
+        checkedUntil = Date.now() + RELEASE_TTL_MS;
+        // A failed build is retried by the next check; the serving index stays.
+        pending.catch((error: unknown) => log(`geo catalog: FULL index build failed: ${String(error)}`));
+        return index;
+      }
+      return pending;
     },
   };
 }
 
 const readers = new WeakMap<Db, FullReader>();
-/** One reader (and cache) per database handle. */
+/** One reader (and index) per database handle. */
 export function fullReaderFor(db: Db): FullReader {
   let reader = readers.get(db);
   if (!reader) readers.set(db, (reader = createFullReader(db)));

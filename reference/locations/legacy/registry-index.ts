@@ -1,5 +1,6 @@
+import { compareCodeUnits, TextIndex } from '../text-index.js';
 import { foldText } from './normalize.js';
-import { LEVEL_WEIGHT, type ExternalCodes, type Level, type RegistryEntry } from './source-row.js';
+import { LEVEL_WEIGHT, LEVELS, type ExternalCodes, type Level, type RegistryEntry } from './source-row.js';
 
 /** A registry record as served: the entry, its external codes and its folded search keys. */
 export interface IndexedLocation extends RegistryEntry {
@@ -46,12 +47,10 @@ export class RegistryIndex {
   readonly countryByCode = new Map<string, IndexedLocation>();
   /** Exact-match aliases (codes) to their locations, in browse order. */
   readonly byAlias = new Map<string, IndexedLocation[]>();
-  /**
-   * Every folded name in browse order, joined by newlines, and where each starts: one native
-   * substring scan over this string replaces a string search per location (README, "Search").
-   */
-  readonly haystack: string;
-  readonly starts: Int32Array;
+  /** Ranked text search over `ordered` (levels as segments, countries as groups; README, "Search"). */
+  readonly text: TextIndex;
+  readonly countryGroups = new Map<string, number>();
+  private readonly descendants = new Map<string, IndexedLocation[]>();
 
   constructor(locations: IndexedLocation[], readonly sourceFileDate: string) {
     this.ordered = [...locations].sort(compareLocations);
@@ -70,25 +69,27 @@ export class RegistryIndex {
       if (short) this.byShort.set(`${location.countryCode}:${short}`, location);
       for (const alias of location.aliases) this.byAlias.set(alias, [...(this.byAlias.get(alias) ?? []), location]);
     }
-    this.starts = new Int32Array(this.ordered.length);
-    let at = 0;
-    this.ordered.forEach((location, i) => {
-      this.starts[i] = at;
-      at += location.folded.length + 1;
-    });
-    this.haystack = this.ordered.map((location) => location.folded).join('\n');
-  }
-
-  /** Position in `ordered` of the name that holds haystack offset `offset`. */
-  entryAt(offset: number): number {
-    let low = 0;
-    let high = this.starts.length - 1;
-    while (low < high) {
-      const middle = (low + high + 1) >> 1;
-      if (this.starts[middle]! <= offset) low = middle;
-      else high = middle - 1;
+    const groups = new Uint16Array(this.ordered.length);
+    const segmentStarts = new Int32Array(LEVELS.length + 1).fill(this.ordered.length);
+    for (let i = this.ordered.length - 1; i >= 0; i--) {
+      const location = this.ordered[i]!;
+      segmentStarts[LEVEL_WEIGHT[location.level]] = i;
     }
-    return low;
+    for (let level = LEVELS.length - 1; level >= 0; level--) segmentStarts[level] = Math.min(segmentStarts[level]!, segmentStarts[level + 1]!);
+    this.ordered.forEach((location, i) => {
+      let group = this.countryGroups.get(location.countryCode);
+      if (group === undefined) this.countryGroups.set(location.countryCode, (group = this.countryGroups.size));
+      groups[i] = group;
+    });
+    // Browse order sorts folded names by code unit inside each level, as prefix search needs.
+    this.text = new TextIndex({
+      names: this.ordered.map((location) => location.folded),
+      texts: this.ordered.map((location) => location.spaced),
+      segmentStarts,
+      groups,
+      groupCount: this.countryGroups.size,
+      compare: compareCodeUnits,
+    });
   }
 
   get size(): number {
@@ -100,8 +101,10 @@ export class RegistryIndex {
     return this.children.get(id) ?? [];
   }
 
-  /** Every registry descendant (regions and cities of a country, cities of a region), in browse order. */
-  descendantsOf(id: string): IndexedLocation[] {
+  /** Every registry descendant (regions and cities of a country, cities of a region), in browse order; computed once per id. */
+  descendantsOf(id: string): readonly IndexedLocation[] {
+    const held = this.descendants.get(id);
+    if (held) return held;
     const found: IndexedLocation[] = [];
     const walk = (parent: string) => {
       for (const child of this.childrenOf(parent)) {
@@ -110,7 +113,9 @@ export class RegistryIndex {
       }
     };
     walk(id);
-    return found.sort(compareLocations);
+    found.sort(compareLocations);
+    this.descendants.set(id, found);
+    return found;
   }
 
   /** Root-to-self. */

@@ -1,5 +1,7 @@
+import { GATHER_LIMIT } from '../text-index.js';
 import { foldText } from './normalize.js';
 import { compareLocations, type IndexedLocation, type RegistryIndex } from './registry-index.js';
+import { LEVEL_WEIGHT, LEVELS, type Level } from './source-row.js';
 
 /**
  * Ranking tiers of LEGACY search (README.md, "Search"): exact id or code, name prefix, word
@@ -55,35 +57,91 @@ export function rank(
   return { locations: all.slice(0, limit), hasMore: all.length > limit };
 }
 
+/** Narrowing that rankAll() can use to skip rows instead of testing them (keep still applies). */
+export interface Narrowing {
+  country?: string;
+  levels?: ReadonlySet<Level>;
+}
+
 /**
- * rank() over the whole registry, by one substring scan of the joined names. Matches arrive in
- * browse order, so the scan stops once exact and name-prefix matches alone fill the page.
+ * rank() over the whole registry through its text index (registry-index.ts): name prefixes by
+ * binary search per level, word prefixes from the word lists or a scan, substrings by one scan of
+ * the joined names, each in browse order, stopping once limit + 1 matches are known.
  */
 export function rankAll(
   index: RegistryIndex,
   query: string,
   limit: number,
   keep: (location: IndexedLocation) => boolean = () => true,
+  narrowing: Narrowing = {},
 ): Ranked {
+  const want = limit + 1;
   const folded = foldText(query);
-  const tiers: IndexedLocation[][] = [[], [], [], []];
   const exact = [...new Set([...(index.byAlias.get(folded) ?? []), ...[index.byId.get(query)].filter((hit) => hit !== undefined)])]
     .sort(compareLocations)
     .filter(keep);
-  tiers[MatchTier.EXACT] = exact.slice(0, limit + 1);
+  const found: IndexedLocation[] = exact.slice(0, want);
+  const full = () => found.length >= want;
   const exactSet = new Set(exact);
-  const { ordered, starts, haystack } = index;
-  for (let at = folded === '' ? -1 : haystack.indexOf(folded); at >= 0; ) {
-    const entry = index.entryAt(at);
-    const location = ordered[entry]!;
-    if (!exactSet.has(location) && keep(location)) {
-      const tier = at === starts[entry] ? MatchTier.PREFIX
-        : location.spaced.includes(` ${folded}`) ? MatchTier.WORD_PREFIX : MatchTier.SUBSTRING;
-      if (tiers[tier]!.length <= limit) tiers[tier]!.push(location);
-      if (tiers[MatchTier.EXACT]!.length + tiers[MatchTier.PREFIX]!.length > limit) break;
-    }
-    at = entry + 1 < starts.length ? haystack.indexOf(folded, starts[entry + 1]) : -1;
+  const { text, ordered } = index;
+  let scope = text.global;
+  if (narrowing.country !== undefined) {
+    const group = index.countryGroups.get(narrowing.country);
+    if (group === undefined) return { locations: found.slice(0, limit), hasMore: found.length > limit };
+    scope = text.groupScope(group);
   }
-  const all = tiers.flat();
-  return { locations: all.slice(0, limit), hasMore: all.length > limit };
+  const segments = LEVELS.filter((level) => narrowing.levels === undefined || narrowing.levels.has(level)).map((level) => LEVEL_WEIGHT[level]);
+  const take = (location: IndexedLocation) => {
+    if (!exactSet.has(location) && keep(location)) found.push(location);
+    return !full();
+  };
+  if (folded === '' || full()) return { locations: found.slice(0, limit), hasMore: found.length > limit };
+
+  // PREFIX
+  for (const segment of segments) {
+    const [from, to] = text.segmentPositions(scope, segment);
+    const [lo, , hi] = text.prefixPositions(scope, from, to, folded);
+    for (let k = lo; k < hi && take(ordered[text.rowAt(scope, k)]!); k++);
+    if (full()) break;
+  }
+  const spaced = ` ${folded}`;
+  // WORD_PREFIX: a later word of the name starts with q.
+  if (!full()) {
+    const tokens = folded.split(' ');
+    const words = tokens.length === 1 ? text.wordsWithPrefix(folded) : text.exactWord(tokens[0]!);
+    const wordPrefix = (location: IndexedLocation) => !location.folded.startsWith(folded) && location.spaced.includes(spaced);
+    if (words.total <= GATHER_LIMIT) {
+      const allowed = new Set(segments);
+      for (const row of text.rowsOfWords(words.lo, words.hi)) {
+        const location = ordered[row]!;
+        if (!allowed.has(LEVEL_WEIGHT[location.level]) || (narrowing.country !== undefined && location.countryCode !== narrowing.country)) continue;
+        if (wordPrefix(location) && !take(location)) break;
+      }
+    } else {
+      for (const segment of segments) {
+        const [from, to] = text.segmentPositions(scope, segment);
+        let going = true;
+        text.scan(scope, spaced, from, to, (k) => {
+          const location = ordered[text.rowAt(scope, k)]!;
+          going = wordPrefix(location) ? take(location) : true;
+          return going;
+        });
+        if (!going) break;
+      }
+    }
+  }
+  // SUBSTRING: q inside a word.
+  if (!full()) {
+    for (const segment of segments) {
+      const [from, to] = text.segmentPositions(scope, segment);
+      let going = true;
+      text.scan(scope, folded, from, to, (k) => {
+        const location = ordered[text.rowAt(scope, k)]!;
+        going = location.spaced.includes(spaced) ? true : take(location);
+        return going;
+      });
+      if (!going) break;
+    }
+  }
+  return { locations: found.slice(0, limit), hasMore: found.length > limit };
 }

@@ -1,10 +1,12 @@
 import { badRequest, notFound, serviceUnavailable } from '../../../../platform/http/errors.js';
 import { constraintsKey, CursorError, decodeCursor, encodeCursor, type CursorPosition } from '../../../../reference/locations/full/cursor.js';
-import { locationIdsOf, type CurrentRelease } from '../../../../reference/locations/full/queries.js';
+import type { FullIndex } from '../../../../reference/locations/full/memory-index.js';
+import type { CurrentRelease } from '../../../../reference/locations/full/queries.js';
 import { fullReaderFor } from '../../../../reference/locations/full/reader.js';
+import { locationIdsJson, locationJson, pathJson } from '../../../../reference/locations/full/render.js';
 import type { SearchConstraints } from '../../../../reference/locations/full/search.js';
 import { normalizeSearchText } from '../../../../reference/locations/full/search-text.js';
-import type { LocationContext, LocationQuery, LocationResult } from './catalog-param.js';
+import { successJson, type LocationContext, type LocationQuery } from './catalog-param.js';
 import {
   assertAllowedParameters,
   COUNTRY_PATTERN,
@@ -28,17 +30,21 @@ const CATALOG_NOT_LOADED =
   'The FULL location catalog is not loaded. Start the service with GEO_CATALOG_FILE set to a geotargets-YYYY-MM-DD release ' +
   '(`npm run geo:download` fetches the pinned one), or load it with `npm run geo:load <file>`.';
 
-async function release(context: LocationContext, options?: { fresh?: boolean }): Promise<CurrentRelease> {
-  const current = await fullReaderFor(context.db).release(options);
+async function catalog(context: LocationContext, options?: { fresh?: boolean }): Promise<FullIndex> {
+  const current = await fullReaderFor(context.db).current(options);
   if (!current) throw serviceUnavailable('CATALOG_NOT_LOADED', CATALOG_NOT_LOADED);
   return current;
 }
 
-const catalogFields = (current: CurrentRelease) => ({ catalog: 'FULL', catalog_version: 'v1', source_file_date: current.sourceFileDate });
+/** The catalog-level fields of `data`, as JSON members (no braces). */
+const catalogFields = (current: CurrentRelease) =>
+  `"catalog":"FULL","catalog_version":"v1","source_file_date":${JSON.stringify(current.sourceFileDate)}`;
+
+const LOCALE_WARNING = '{"warnings":["locale is reserved for future localized names; results use registry names"]}';
 
 /** `locale` is reserved: accepted, and said so. */
-function localeExtra(query: LocationQuery): Record<string, unknown> {
-  return single(query, 'locale') === undefined ? {} : { warnings: ['locale is reserved for future localized names; results use registry names'] };
+function localeExtra(query: LocationQuery): string {
+  return single(query, 'locale') === undefined ? '{}' : LOCALE_WARNING;
 }
 
 function locationId(value: string | undefined, name: string): string {
@@ -77,49 +83,64 @@ function cursorPosition(current: CurrentRelease, key: string, cursor: string | u
   }
 }
 
-export async function search(context: LocationContext, query: LocationQuery): Promise<LocationResult> {
+export async function search(context: LocationContext, query: LocationQuery): Promise<string> {
   assertAllowedParameters(query, SEARCH_PARAMETERS, SEARCH_LEGACY_ONLY);
   const constraints = searchConstraints(query);
   const limit = integerParam(query, 'limit', { min: 1, max: 50, fallback: 20 });
   const cursor = nonEmpty(query, 'cursor');
   const extra = localeExtra(query);
-  let current = await release(context);
+  let index = await catalog(context);
   const key = constraintsKey({ ...constraints });
   let after: CursorPosition | undefined;
   try {
-    after = cursorPosition(current, key, cursor);
+    after = cursorPosition(index.release, key, cursor);
   } catch {
     // Maybe a cursor of a release loaded since this process last looked: look again before refusing it.
-    current = await release(context, { fresh: true });
-    after = cursorPosition(current, key, cursor);
+    index = await catalog(context, { fresh: true });
+    after = cursorPosition(index.release, key, cursor);
   }
-  const page = await fullReaderFor(context.db).search(current, key, constraints, limit, after);
-  const nextCursor = page.next && encodeCursor(current.cursorSecret, current.releaseId, key, page.next);
-  return {
-    data: { ...catalogFields(current), locations: page.locations, ...(nextCursor && { next_cursor: nextCursor }) },
-    extra: { ...extra, pagination: { limit, returned: page.locations.length, has_more: nextCursor !== undefined } },
-  };
+  const matches = index.search(constraints, limit + 1, after);
+  const page = matches.slice(0, limit);
+  const last = page.at(-1);
+  const nextCursor = matches.length > limit && last
+    ? encodeCursor(index.release.cursorSecret, index.release.releaseId, key, index.positionOf(last.row, last.tier))
+    : undefined;
+  const locations = page.map((match) => locationJson(index, match.row)).join(',');
+  const pagination = `"pagination":{"limit":${limit},"returned":${page.length},"has_more":${nextCursor !== undefined}}`;
+  return successJson(
+    `{${catalogFields(index.release)},"locations":[${locations}]${nextCursor === undefined ? '' : `,"next_cursor":${JSON.stringify(nextCursor)}`}}`,
+    extra === '{}' ? `{${pagination}}` : `${extra.slice(0, -1)},${pagination}}`,
+  );
 }
 
-export async function resolve(context: LocationContext, query: LocationQuery): Promise<LocationResult> {
+function found(index: FullIndex, id: string, missing: string): number {
+  const row = index.rowOf(id);
+  if (row === undefined) throw notFound(missing);
+  return row;
+}
+
+export async function resolve(context: LocationContext, query: LocationQuery): Promise<string> {
   assertAllowedParameters(query, RESOLVE_PARAMETERS, RESOLVE_LEGACY_ONLY);
   const id = locationId(single(query, 'location_id'), 'location_id');
   const extra = localeExtra(query);
-  const current = await release(context);
-  const location = await fullReaderFor(context.db).location(current, id);
-  if (!location) throw notFound(`location_id ${id} is not an active location of the FULL catalog`);
-  return {
-    data: { ...catalogFields(current), location, path: location.path, location_ids: locationIdsOf(location), candidates: [] },
+  const index = await catalog(context);
+  const row = found(index, id, `location_id ${id} is not an active location of the FULL catalog`);
+  const path = pathJson(index, row);
+  return successJson(
+    `{${catalogFields(index.release)},"location":${locationJson(index, row, path)},"path":${path},"location_ids":${locationIdsJson(index, row)},"candidates":[]}`,
     extra,
-  };
+  );
 }
 
-export async function lookup(context: LocationContext, id: string, query: LocationQuery): Promise<LocationResult> {
+export async function lookup(context: LocationContext, id: string, query: LocationQuery): Promise<string> {
   assertAllowedParameters(query, LOOKUP_PARAMETERS);
   locationId(id, 'location_id');
   const extra = localeExtra(query);
-  const current = await release(context);
-  const location = await fullReaderFor(context.db).location(current, id);
-  if (!location) throw notFound(`location ${id} is not an active location of the FULL catalog`);
-  return { data: { ...catalogFields(current), location, path: location.path, location_ids: locationIdsOf(location) }, extra };
+  const index = await catalog(context);
+  const row = found(index, id, `location ${id} is not an active location of the FULL catalog`);
+  const path = pathJson(index, row);
+  return successJson(
+    `{${catalogFields(index.release)},"location":${locationJson(index, row, path)},"path":${path},"location_ids":${locationIdsJson(index, row)}}`,
+    extra,
+  );
 }

@@ -1,11 +1,11 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import rateLimit from '@fastify/rate-limit';
-import { success } from '../../../../platform/http/envelope.js';
 import { tooManyRequests } from '../../../../platform/http/errors.js';
 import type { Runtime } from '../../../../platform/runtime.js';
 import { parseCatalog, type LocationQuery } from './catalog-param.js';
 import * as full from './full.js';
 import * as legacy from './legacy.js';
+import { warmLocationIndexes } from './warm.js';
 
 /**
  * The three public location routes. Each parses `catalog` and hands the raw query to the
@@ -24,24 +24,28 @@ export async function locationRoutes(app: FastifyInstance, { runtime }: { runtim
   });
 
   const context = { db: runtime.db };
+  // Handlers render the success envelope as JSON text themselves (mostly from per-location
+  // fragments rendered once), so it is sent as is.
+  const json = (reply: FastifyReply, body: string) => reply.type('application/json; charset=utf-8').send(body);
 
-  app.get('/search', async (request) => {
+  app.get('/search', async (request, reply) => {
     const query = request.query as LocationQuery;
-    const result = parseCatalog(query) === 'FULL' ? await full.search(context, query) : await legacy.search(context, query);
-    return success(result.data, result.extra);
+    return json(reply, parseCatalog(query) === 'FULL' ? await full.search(context, query) : await legacy.search(context, query));
   });
 
-  app.get('/resolve', async (request) => {
+  app.get('/resolve', async (request, reply) => {
     const query = request.query as LocationQuery;
-    const result = parseCatalog(query) === 'FULL' ? await full.resolve(context, query) : await legacy.resolve(context, query);
-    return success(result.data, result.extra);
+    return json(reply, parseCatalog(query) === 'FULL' ? await full.resolve(context, query) : await legacy.resolve(context, query));
   });
 
-  app.get('/:location_id', async (request) => {
+  app.get('/:location_id', async (request, reply) => {
     const { location_id: locationId } = request.params as { location_id: string };
     const query = request.query as LocationQuery;
-    const result =
-      parseCatalog(query) === 'FULL' ? await full.lookup(context, locationId, query) : await legacy.lookup(context, locationId, query);
-    return success(result.data, result.extra);
+    return json(reply, parseCatalog(query) === 'FULL' ? await full.lookup(context, locationId, query) : await legacy.lookup(context, locationId, query));
+  });
+
+  // Index the reference data before serving, so the first requests do not pay for it.
+  app.addHook('onReady', async () => {
+    await warmLocationIndexes(runtime, (line) => app.log.info(line));
   });
 }

@@ -5,12 +5,16 @@ import type { ExternalCodes, Level } from '../../../../reference/locations/legac
 
 /**
  * The registry is small (countries, first-level regions, cities) and rebuilt only when a release
- * is loaded, so each process keeps it in memory and reloads it when the stored build changes:
- * one single-row read per request decides.
+ * is loaded, so each process keeps it in memory and reloads it when the stored build changes. The
+ * build is looked up at most once a second (CHECK_TTL_MS; after a rebuild a process may answer
+ * from the previous build for up to that long); a missing build is not remembered.
  */
+const CHECK_TTL_MS = 1_000;
+
 interface Cached {
   fingerprint: string;
   index: RegistryIndex;
+  checkedUntil: number;
 }
 const cache = new WeakMap<Db, Cached>();
 const loading = new WeakMap<Db, Promise<Cached>>();
@@ -44,7 +48,7 @@ async function load(db: Db, fingerprint: string, sourceFileDate: string): Promis
       targetType: row.target_type, level: row.level, parentId: row.parent_location_id,
     }, codes);
   });
-  return { fingerprint, index: new RegistryIndex(locations, sourceFileDate) };
+  return { fingerprint, index: new RegistryIndex(locations, sourceFileDate), checkedUntil: 0 };
 }
 
 export const registryUnavailable = () =>
@@ -52,13 +56,17 @@ export const registryUnavailable = () =>
 
 /** The current registry; 503 LOCATIONS_UNAVAILABLE when none has been built. */
 export async function currentRegistry(db: Db): Promise<RegistryIndex> {
+  const held = cache.get(db);
+  if (held && held.checkedUntil > Date.now()) return held.index;
   const { rows } = await db.query<{ fingerprint: string; source_file_date: string }>(
     'SELECT fingerprint, source_file_date FROM legacy_registry_build',
   );
   const build = rows[0];
   if (!build) throw registryUnavailable();
-  const held = cache.get(db);
-  if (held?.fingerprint === build.fingerprint) return held.index;
+  if (held?.fingerprint === build.fingerprint) {
+    held.checkedUntil = Date.now() + CHECK_TTL_MS;
+    return held.index;
+  }
   let pending = loading.get(db);
   if (!pending || (await pending).fingerprint !== build.fingerprint) {
     pending = load(db, build.fingerprint, build.source_file_date);
@@ -66,6 +74,7 @@ export async function currentRegistry(db: Db): Promise<RegistryIndex> {
   }
   try {
     const loaded = await pending;
+    loaded.checkedUntil = Date.now() + CHECK_TTL_MS;
     cache.set(db, loaded);
     return loaded.index;
   } finally {

@@ -22,17 +22,25 @@ export function renderLocation(index: RegistryIndex, location: IndexedLocation) 
   };
 }
 
-/** Catalog-level fields of every LEGACY `data`: no `catalog`, no `catalog_version`. */
-export function catalogFields(index: RegistryIndex) {
-  return { registry_version: REGISTRY_VERSION, source_file_date: index.sourceFileDate };
+/**
+ * JSON text of renderLocation(), rendered once per location: a registry build never changes,
+ * and locations belong to exactly one build.
+ */
+const rendered = new WeakMap<IndexedLocation, string>();
+export function locationJson(index: RegistryIndex, location: IndexedLocation): string {
+  let text = rendered.get(location);
+  if (text === undefined) rendered.set(location, (text = JSON.stringify(renderLocation(index, location))));
+  return text;
 }
 
-/** `location`, `path` and the self-to-root `location_ids` of one location. */
-export function locationWithChain(index: RegistryIndex, location: IndexedLocation) {
-  const rendered = renderLocation(index, location);
-  return {
-    location: rendered,
-    path: rendered.path,
-    location_ids: index.pathOf(location).map((node) => node.id).reverse(),
-  };
+/** Catalog-level fields of every LEGACY `data` as JSON members: no `catalog`, no `catalog_version`. */
+export function catalogFields(index: RegistryIndex): string {
+  return `"registry_version":${JSON.stringify(REGISTRY_VERSION)},"source_file_date":${JSON.stringify(index.sourceFileDate)}`;
+}
+
+/** `location`, `path` and the self-to-root `location_ids` of one location, as JSON members. */
+export function locationWithChain(index: RegistryIndex, location: IndexedLocation): string {
+  const path = index.pathOf(location);
+  return `"location":${locationJson(index, location)},"path":${JSON.stringify(path.map(pathNode))},` +
+    `"location_ids":${JSON.stringify(path.map((node) => node.id).reverse())}`;
 }

@@ -4,10 +4,10 @@ import type { IndexedLocation, RegistryIndex } from '../../../../reference/locat
 import { rank, rankAll } from '../../../../reference/locations/legacy/search.js';
 import type { Level } from '../../../../reference/locations/legacy/source-row.js';
 import { CodeInputError, lookupSubdivision, type CodeMatch, type CodeType } from '../../../../reference/locations/legacy/subdivision-code.js';
-import type { LocationContext, LocationQuery, LocationResult } from './catalog-param.js';
+import { successJson, type LocationContext, type LocationQuery } from './catalog-param.js';
 import { checkLegacyParams, codeTypeParam, countryParam, idParam, levelsParam, limitParam, text } from './legacy-params.js';
 import { currentRegistry } from './legacy-registry.js';
-import { catalogFields, locationWithChain, renderLocation } from './legacy-render.js';
+import { catalogFields, locationJson, locationWithChain } from './legacy-render.js';
 import { single } from './params.js';
 
 /**
@@ -51,7 +51,7 @@ function subdivisionOf(index: RegistryIndex, code: string, type: CodeType, count
   return match;
 }
 
-export async function search(context: LocationContext, query: LocationQuery): Promise<LocationResult> {
+export async function search(context: LocationContext, query: LocationQuery): Promise<string> {
   checkLegacyParams(query, SEARCH_PARAMS, SEARCH_FULL_ONLY);
   const q = searchText(query, 'q');
   const parentId = idParam(query, 'parent_location_id');
@@ -75,22 +75,25 @@ export async function search(context: LocationContext, query: LocationQuery): Pr
   }
   const subdivision = code !== undefined ? subdivisionOf(index, code, codeType, country) : undefined;
   const scope = subdivision?.location;
+  // Only the region and its cities can pass the scope test: rank those instead of the registry.
+  if (scope !== undefined && candidates === index.ordered) candidates = [scope, ...index.childrenOf(scope.id)];
   const keep = (location: IndexedLocation) =>
     (country === undefined || location.countryCode === country) &&
     (levels === undefined || levels.has(location.level)) &&
     (scope === undefined || location === scope || location.parentId === scope.id);
-  const ranked = q !== undefined && candidates === index.ordered ? rankAll(index, q, limit, keep) : rank(candidates, q, limit, keep);
-  return {
-    data: { ...catalogFields(index), locations: ranked.locations.map((location) => renderLocation(index, location)) },
-    extra: {
-      has_more: ranked.hasMore,
-      ...(subdivision ? { subdivision_code_type: subdivision.matchedAs } : {}),
-      ...(locale !== undefined ? { warnings: [LOCALE_WARNING] } : {}),
-    },
+  const ranked = q !== undefined && candidates === index.ordered
+    ? rankAll(index, q, limit, keep, { ...(country !== undefined && { country }), ...(levels !== undefined && { levels }) })
+    : rank(candidates, q, limit, keep);
+  const extra = {
+    has_more: ranked.hasMore,
+    ...(subdivision ? { subdivision_code_type: subdivision.matchedAs } : {}),
+    ...(locale !== undefined ? { warnings: [LOCALE_WARNING] } : {}),
   };
+  const locations = ranked.locations.map((location) => locationJson(index, location)).join(',');
+  return successJson(`{${catalogFields(index)},"locations":[${locations}]}`, JSON.stringify(extra));
 }
 
-export async function resolve(context: LocationContext, query: LocationQuery): Promise<LocationResult> {
+export async function resolve(context: LocationContext, query: LocationQuery): Promise<string> {
   checkLegacyParams(query, RESOLVE_PARAMS, RESOLVE_FULL_ONLY);
   const country = countryParam(query);
   const code = text(query, 'subdivision_code');
@@ -115,24 +118,19 @@ export async function resolve(context: LocationContext, query: LocationQuery): P
     hasMore = ranked.hasMore;
   }
   const best = candidates[0]!;
-  return {
-    data: {
-      ...catalogFields(index),
-      ...locationWithChain(index, best),
-      candidates: candidates.map((location) => renderLocation(index, location)),
-    },
-    extra: {
-      ...(subdivision ? { subdivision_code_type: subdivision.matchedAs } : {}),
-      ...(city !== undefined ? { has_more: hasMore } : {}),
-    },
+  const extra = {
+    ...(subdivision ? { subdivision_code_type: subdivision.matchedAs } : {}),
+    ...(city !== undefined ? { has_more: hasMore } : {}),
   };
+  const rendered = candidates.map((location) => locationJson(index, location)).join(',');
+  return successJson(`{${catalogFields(index)},${locationWithChain(index, best)},"candidates":[${rendered}]}`, JSON.stringify(extra));
 }
 
-export async function lookup(context: LocationContext, id: string, query: LocationQuery): Promise<LocationResult> {
+export async function lookup(context: LocationContext, id: string, query: LocationQuery): Promise<string> {
   checkLegacyParams(query, LOOKUP_PARAMS, []);
   const locationId = idParam({ location_id: id }, 'location_id')!;
   const index = await currentRegistry(context.db);
   const location = index.byId.get(locationId);
   if (!location) throw notFound(`location ${locationId} is not in the LEGACY registry`);
-  return { data: { ...catalogFields(index), ...locationWithChain(index, location) }, extra: {} };
+  return successJson(`{${catalogFields(index)},${locationWithChain(index, location)}}`, '{}');
 }

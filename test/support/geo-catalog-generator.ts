@@ -1,5 +1,6 @@
 import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
+import { seededRandom } from '../../platform/seeded-random.js';
 
 /**
  * A deterministic, full-size synthetic geo-target catalog in the source's CSV format (first six
@@ -32,17 +33,6 @@ export interface GeneratorOptions {
   scale?: number;
 }
 
-function mulberry32(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 const syllables = ('ka lo ma ri san ta ber lin ven to mon te sa la po dor ra vi el na go re ha mi bu ro de ne li '
   + 'an tor va fer qui zo ca ste ban gua cel mar wes ton ash ford ly ham bur gen dal ox tre vel nor pal os ir').split(' ');
 const accented: Record<string, string> = { a: 'á', e: 'é', o: 'ö', u: 'ü', i: 'í', n: 'ñ', c: 'ç' };
@@ -54,7 +44,7 @@ const secondLevelTypes: [string, number][] = [['County', 3706], ['District', 140
 const placeTypes: [string, number][] = [['Airport', 3500], ['University', 4000], ['National Park', 500]];
 
 export function generateGeoCatalog(options: GeneratorOptions = {}): GeneratedCatalog {
-  const random = mulberry32(options.seed ?? 20260812);
+  const random = seededRandom(options.seed ?? 20260812);
   const scale = options.scale ?? 1;
   const count = (n: number) => Math.max(1, Math.round(n * scale));
   const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;

@@ -30,17 +30,7 @@ export interface SeedContext {
   shared: Map<string, unknown>;
 }
 
-/** mulberry32: a tiny seeded generator, enough for reproducible fixtures. */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { seededRandom } from '../../../platform/seeded-random.js';
 
 export function progressBars(enabled: boolean): SeedContext['progress'] {
   return (label, total) => {

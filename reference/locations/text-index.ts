@@ -64,6 +64,11 @@ export interface Scope {
 /** Word postings are merged only up to this many rows; beyond, a scan finds a full page sooner. */
 export const GATHER_LIMIT = 2048;
 
+export interface TextIndexOptions {
+  /** GATHER_LIMIT unless given (tests use 0 and a large value to exercise both ways). */
+  gatherLimit?: number;
+}
+
 function joinTexts(texts: readonly string[], order: Int32Array | null, count: number): { hay: string; starts: Int32Array } {
   const starts = new Int32Array(count + 1);
   const parts: string[] = new Array(count);
@@ -87,7 +92,10 @@ export class TextIndex {
   private readonly postingStarts: Int32Array;
   private readonly postings: Int32Array;
 
-  constructor(readonly rows: TextIndexRows) {
+  readonly gatherLimit: number;
+
+  constructor(readonly rows: TextIndexRows, options: TextIndexOptions = {}) {
+    this.gatherLimit = options.gatherLimit ?? GATHER_LIMIT;
     const n = rows.names.length;
     this.size = n;
     const global = joinTexts(rows.texts, null, n);
@@ -245,9 +253,4 @@ export class TextIndex {
     return gathered.subarray(0, kept);
   }
 
-  /** Rough heap size of the index's own arrays and strings, in bytes (for reports). */
-  approximateBytes(): number {
-    const scopeBytes = this.global.hay.length * 2 + this.global.starts.byteLength * 2 + this.size * 4;
-    return scopeBytes + this.postings.byteLength + this.postingStarts.byteLength + this.words.reduce((sum, word) => sum + 16 + word.length, 0);
-  }
 }

@@ -118,3 +118,38 @@ describe('reading subdivision codes', () => {
     expect(error('US-CALI', 'AUTO')).toBe('subdivision_code');
   });
 });
+
+describe('LEGACY text index on random registries', () => {
+  const LETTERS = ['a', 'b', 's', 'á', ' ', '-', "'", '𝔞', '1'];
+  const name = fc.string({ unit: fc.constantFrom(...LETTERS), minLength: 1, maxLength: 7 }).filter((value) => foldText(value) !== '');
+  const registry = fc
+    .array(fc.record({ name, country: fc.constantFrom('AA', 'BB', 'SA'), level: fc.constantFrom<Level>('COUNTRY', 'REGION', 'CITY') }), { minLength: 1, maxLength: 50 })
+    .map((drafts) =>
+      drafts.map((d, i) => place(String(100 + ((i * 37) % 101)), d.name, d.level, d.level === 'COUNTRY' ? null : '1', d.country, d.level === 'REGION' && i % 3 === 0 ? { iso_3166_2: `${d.country}-B${i}` } : {})),
+    );
+
+  it('ranks the whole registry through the index exactly as rank() does location by location, narrowed or not', () => {
+    fc.assert(
+      fc.property(
+        registry,
+        fc.oneof(name, fc.constantFrom('sa', 'aa', 'SA-B3', '100', 'a b', 'b a')),
+        fc.integer({ min: 1, max: 8 }),
+        fc.option(fc.constantFrom('AA', 'BB', 'SA', 'ZZ'), { nil: undefined }),
+        fc.option(fc.subarray<Level>(['COUNTRY', 'REGION', 'CITY'], { minLength: 1 }), { nil: undefined }),
+        fc.constantFrom(0, 3, 10_000),
+        (locations, query, limit, country, levelList, gatherLimit) => {
+          const registryIndex = new RegistryIndex(locations, '2025-07-15', { gatherLimit });
+          const levels = levelList && new Set(levelList);
+          const keep = (location: { countryCode: string; level: Level }) =>
+            (country === undefined || location.countryCode === country) && (levels === undefined || levels.has(location.level));
+          const narrowing = { ...(country !== undefined && { country }), ...(levels !== undefined && { levels }) };
+          const indexed = rankAll(registryIndex, query, limit, keep, narrowing);
+          const looped = rank(registryIndex.ordered, query, limit, keep);
+          expect(indexed.locations.map((location) => location.id)).toEqual(looped.locations.map((location) => location.id));
+          expect(indexed.hasMore).toBe(looped.hasMore);
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+});

@@ -1,4 +1,4 @@
-import { compareCodePoints, codePointComparatorFor, GATHER_LIMIT, TextIndex, type Scope } from '../text-index.js';
+import { compareCodePoints, codePointComparatorFor, TextIndex, type Scope, type TextIndexOptions } from '../text-index.js';
 import type { CursorPosition } from './cursor.js';
 import { fitsBigint, type CurrentRelease } from './queries.js';
 import type { SearchConstraints } from './search.js';
@@ -82,8 +82,10 @@ export class FullIndex {
   /** Rows of target type `Country`, by country code. */
   private readonly countryRecords = new Map<string, number[]>();
   readonly text: TextIndex;
+  /** How long reading the release and indexing it took (set by the reader, for reports). */
+  timings = { readMs: 0, indexMs: 0 };
 
-  constructor(source: readonly FullIndexRow[], readonly release: CurrentRelease, readonly legacyFingerprint: string | null) {
+  constructor(source: readonly FullIndexRow[], readonly release: CurrentRelease, readonly legacyFingerprint: string | null, options: TextIndexOptions = {}) {
     const compareNames = codePointComparatorFor(source.map((row) => row.nameNorm));
     const order = source.map((_, i) => i);
     order.sort((a, b) => {
@@ -148,7 +150,7 @@ export class FullIndex {
       groups: this.countryOf,
       groupCount: this.countries.values.length,
       compare: compareNames,
-    });
+    }, options);
   }
 
   /** Verified depth (= hierarchy_precision); parents are resolved before children use them. */
@@ -291,7 +293,7 @@ export class FullIndex {
     const tokens = q.split(' ');
     const words = tokens.length === 1 ? this.text.wordsWithPrefix(q) : this.text.exactWord(tokens[0]!);
     const wordPrefix = (r: number) => !this.nameNorms[r]!.startsWith(q) && !isExact(r) && passes(r);
-    if (words.total <= GATHER_LIMIT) {
+    if (words.total <= this.text.gatherLimit) {
       const from = firstRow(3);
       for (const r of this.text.rowsOfWords(words.lo, words.hi)) {
         if (full()) break;

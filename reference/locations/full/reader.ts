@@ -54,6 +54,7 @@ interface LocationRow {
 
 /** Reads the current release (and LEGACY levels) in one snapshot and indexes it; undefined when none is loaded. */
 export async function loadFullIndex(db: Db): Promise<FullIndex | undefined> {
+  const started = performance.now();
   const read = await db.transaction(async (tx) => {
     await tx.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ');
     const state = toState((await tx.query<StateRow>(stateQuery)).rows[0]);
@@ -84,7 +85,10 @@ export async function loadFullIndex(db: Db): Promise<FullIndex | undefined> {
     return { state, rows };
   });
   if (!read) return undefined;
-  return new FullIndex(read.rows, read.state.release, read.state.legacyFingerprint);
+  const readMs = performance.now() - started;
+  const index = new FullIndex(read.rows, read.state.release, read.state.legacyFingerprint);
+  index.timings = { readMs, indexMs: performance.now() - started - readMs };
+  return index;
 }
 
 export interface FullReader {

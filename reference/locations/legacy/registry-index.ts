@@ -1,4 +1,4 @@
-import { compareCodeUnits, TextIndex } from '../text-index.js';
+import { compareCodeUnits, TextIndex, type TextIndexOptions } from '../text-index.js';
 import { foldText } from './normalize.js';
 import { LEVEL_WEIGHT, LEVELS, type ExternalCodes, type Level, type RegistryEntry } from './source-row.js';
 
@@ -52,7 +52,7 @@ export class RegistryIndex {
   readonly countryGroups = new Map<string, number>();
   private readonly descendants = new Map<string, IndexedLocation[]>();
 
-  constructor(locations: IndexedLocation[], readonly sourceFileDate: string) {
+  constructor(locations: IndexedLocation[], readonly sourceFileDate: string, options: TextIndexOptions = {}) {
     this.ordered = [...locations].sort(compareLocations);
     for (const location of this.ordered) {
       this.byId.set(location.id, location);
@@ -89,7 +89,7 @@ export class RegistryIndex {
       groups,
       groupCount: this.countryGroups.size,
       compare: compareCodeUnits,
-    });
+    }, options);
   }
 
   get size(): number {

@@ -1,4 +1,3 @@
-import { GATHER_LIMIT } from '../text-index.js';
 import { foldText } from './normalize.js';
 import { compareLocations, type IndexedLocation, type RegistryIndex } from './registry-index.js';
 import { LEVEL_WEIGHT, LEVELS, type Level } from './source-row.js';
@@ -110,7 +109,7 @@ export function rankAll(
     const tokens = folded.split(' ');
     const words = tokens.length === 1 ? text.wordsWithPrefix(folded) : text.exactWord(tokens[0]!);
     const wordPrefix = (location: IndexedLocation) => !location.folded.startsWith(folded) && location.spaced.includes(spaced);
-    if (words.total <= GATHER_LIMIT) {
+    if (words.total <= text.gatherLimit) {
       const allowed = new Set(segments);
       for (const row of text.rowsOfWords(words.lo, words.hi)) {
         const location = ordered[row]!;

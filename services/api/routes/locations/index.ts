@@ -7,12 +7,9 @@ import * as full from './full.js';
 import * as legacy from './legacy.js';
 import { warmLocationIndexes } from './warm.js';
 
-/**
- * The three public location routes. Each parses `catalog` and hands the raw query to the
- * catalog's own handler, which validates what that catalog accepts and rejects the rest.
- */
-export async function locationRoutes(app: FastifyInstance, { runtime }: { runtime: Runtime }) {
-  await app.register(rateLimit, {
+/** The location routes' rate limit (exported so the benchmark can put its baseline routes under the same one). */
+export function locationRateLimit(runtime: Runtime) {
+  return {
     max: runtime.config.locationRateLimit,
     timeWindow: 60_000,
     // Shared across API processes when Redis is configured; in-process otherwise. Keys carry the
@@ -20,8 +17,16 @@ export async function locationRoutes(app: FastifyInstance, { runtime }: { runtim
     redis: runtime.redis,
     nameSpace: `${runtime.config.topicPrefix}ratelimit:locations:`,
     skipOnError: true,
-    errorResponseBuilder: (_request, context) => tooManyRequests(Math.max(1, Math.ceil(context.ttl / 1000))),
-  });
+    errorResponseBuilder: (_request: unknown, context: { ttl: number }) => tooManyRequests(Math.max(1, Math.ceil(context.ttl / 1000))),
+  };
+}
+
+/**
+ * The three public location routes. Each parses `catalog` and hands the raw query to the
+ * catalog's own handler, which validates what that catalog accepts and rejects the rest.
+ */
+export async function locationRoutes(app: FastifyInstance, { runtime }: { runtime: Runtime }) {
+  await app.register(rateLimit, locationRateLimit(runtime));
 
   const context = { db: runtime.db };
   // Handlers render the success envelope as JSON text themselves (mostly from per-location

@@ -1,0 +1,69 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { codePointComparatorFor, compareCodePoints, TextIndex, type Scope } from '../../reference/locations/text-index.js';
+
+const codePointOrder = (a: string, b: string) => {
+  const x = [...a].map((c) => c.codePointAt(0)!);
+  const y = [...b].map((c) => c.codePointAt(0)!);
+  for (let i = 0; i < Math.min(x.length, y.length); i++) if (x[i] !== y[i]) return x[i]! - y[i]!;
+  return x.length - y.length;
+};
+const sign = (n: number) => Math.sign(n);
+// Letters on both sides of the surrogate range, where UTF-16 and code point order disagree.
+const unit = fc.constantFrom('a', 'b', ' ', '\uffee', '\ue000', '𝔞', '𝔟', 'é');
+const text = fc.string({ unit, maxLength: 6 });
+
+describe('code point order', () => {
+  it('orders as the code points do (UTF-8 bytes, COLLATE "C")', () => {
+    fc.assert(fc.property(text, text, (a, b) => {
+      expect(sign(compareCodePoints(a, b))).toBe(sign(codePointOrder(a, b)));
+    }));
+    expect(compareCodePoints('\uffee', '𝔞')).toBeLessThan(0);
+    expect('\uffee' < '𝔞').toBe(false);
+    expect(codePointComparatorFor(['abc', 'é'])).not.toBe(compareCodePoints);
+    expect(codePointComparatorFor(['abc', '𝔞'])).toBe(compareCodePoints);
+  });
+});
+
+describe('TextIndex', () => {
+  const rowsOf = fc
+    .array(fc.record({ segment: fc.integer({ min: 0, max: 2 }), group: fc.integer({ min: 0, max: 2 }), words: fc.array(fc.string({ unit: fc.constantFrom('a', 'b', 'n', '𝔞'), minLength: 1, maxLength: 4 }), { minLength: 1, maxLength: 3 }) }), { maxLength: 40 })
+    .map((drafts) => drafts.map((d) => ({ ...d, name: d.words.join(' ') })).sort((x, y) => x.segment - y.segment || compareCodePoints(x.name, y.name)));
+
+  const build = (rows: { segment: number; group: number; name: string }[]) => {
+    const segmentStarts = new Int32Array(4).fill(rows.length);
+    for (let r = rows.length - 1; r >= 0; r--) segmentStarts[rows[r]!.segment] = r;
+    for (let s = 2; s >= 0; s--) segmentStarts[s] = Math.min(segmentStarts[s]!, segmentStarts[s + 1]!);
+    return new TextIndex({
+      names: rows.map((row) => row.name), texts: rows.map((row) => ` ${row.name}`), segmentStarts,
+      groups: Uint16Array.from(rows.map((row) => row.group)), groupCount: 3, compare: compareCodePoints,
+    });
+  };
+  const positions = (index: TextIndex, scope: Scope, from: number, to: number) => Array.from({ length: to - from }, (_, i) => index.rowAt(scope, from + i));
+
+  it('finds name prefixes, scans and word lists exactly as a row-by-row check does, in every scope', () => {
+    fc.assert(
+      fc.property(rowsOf, fc.string({ unit: fc.constantFrom('a', 'b', 'n', ' ', '𝔞'), minLength: 1, maxLength: 3 }), (rows, q) => {
+        const index = build(rows);
+        for (const [scope, member] of [[index.global, () => true], ...[0, 1, 2].map((g) => [index.groupScope(g), (row: { group: number }) => row.group === g] as const)] as const) {
+          for (let segment = 0; segment < 3; segment++) {
+            const inSegment = rows.map((row, r) => ({ row, r })).filter(({ row }) => row.segment === segment && member(row));
+            const [from, to] = index.segmentPositions(scope, segment);
+            expect(positions(index, scope, from, to)).toEqual(inSegment.map(({ r }) => r));
+            const [lo, equalEnd, hi] = index.prefixPositions(scope, from, to, q);
+            expect(positions(index, scope, lo, equalEnd)).toEqual(inSegment.filter(({ row }) => row.name === q).map(({ r }) => r));
+            expect(positions(index, scope, lo, hi)).toEqual(inSegment.filter(({ row }) => row.name.startsWith(q)).map(({ r }) => r));
+            const scanned: number[] = [];
+            index.scan(scope, q, from, to, (k) => scanned.push(index.rowAt(scope, k)) > 0);
+            expect(scanned).toEqual(inSegment.filter(({ row }) => ` ${row.name}`.includes(q)).map(({ r }) => r));
+          }
+        }
+        const words = index.wordsWithPrefix(q);
+        expect([...index.rowsOfWords(words.lo, words.hi)]).toEqual(rows.flatMap((row, r) => (row.words.some((w) => w.startsWith(q)) ? [r] : [])));
+        const exact = index.exactWord(q);
+        expect([...index.rowsOfWords(exact.lo, exact.hi)]).toEqual(rows.flatMap((row, r) => (row.words.includes(q) ? [r] : [])));
+      }),
+      { numRuns: 300 },
+    );
+  });
+});

@@ -1,6 +1,6 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { errorHandling } from '../../platform/http/error-handler.js';
+import { errorHandling, renderError } from '../../platform/http/error-handler.js';
 import { httpMetrics } from '../../platform/http/metrics-plugin.js';
 import type { Runtime } from '../../platform/runtime.js';
 import { adminRoutes } from './routes/admin/index.js';
@@ -18,6 +18,9 @@ export async function buildApp({ runtime, logger = false }: AppOptions): Promise
     logger,
     // Client addresses come from the socket unless a proxy in front is configured to set them.
     trustProxy: false,
+    // URLs the router cannot even parse (bad percent-encoding, an overlong path segment) answer
+    // in the envelope too, not in Fastify's own error shape.
+    frameworkErrors: (error, request, reply) => renderError(error, request, reply),
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', allErrors: false } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 

@@ -98,3 +98,20 @@ describe('readiness with a backend down', () => {
     expect(response.json().extra.backends.redis).toMatch(/^unavailable/);
   });
 });
+
+describe('URLs the router cannot parse', () => {
+  let t: TestRuntime & { app: FastifyInstance };
+  beforeAll(async () => {
+    t = await createTestApp({ eventLog: 'sql' });
+  });
+  afterAll(async () => t?.close());
+
+  it.each(['/v1/locations/%', '/v1/locations/%E0%A4%A', `/v1/locations/${'1'.repeat(101)}?catalog=FULL`])(
+    '%s answers 400 in the envelope',
+    async (url) => {
+      const response = await t.app.inject(url);
+      expect(response.statusCode).toBe(400);
+      expect(response.json()).toEqual({ code: 'BAD_REQUEST', message: expect.any(String), data: {}, extra: {} });
+    },
+  );
+});

@@ -3,29 +3,37 @@
  * catalogs. Both rank by (tier, segment, name, ...) where the segment is a type bucket or level and
  * names are sorted inside each segment, so:
  *   - name-prefix tiers are one binary search per segment;
- *   - word-prefix rows come from per-word posting lists when few, else from a scan;
- *   - substring rows come from one native `indexOf` scan over the joined texts, which visits rows
- *     in rank order and stops once the page is full.
+ *   - word-prefix and substring rows come from per-word row lists when few (the words that start
+ *     with, or contain, q are found in the sorted list of distinct words), else from one native
+ *     `indexOf` scan over the joined texts, which visits rows in rank order and stops once the
+ *     page is full;
+ *   - scans look for q from its rarest character, so a q opening with a common letter (or the
+ *     space of a word prefix) does not stop the native search at every occurrence of that letter.
  * Every operation works on a scope: all rows, or the rows of one group (a country), which have
  * their own joined texts so a country's scan never reads other countries' text.
- * Built once per release; nothing is allocated per row at query time beyond the results.
+ * Texts live only in the joined strings (no string per row), which keeps the heap small for GC.
+ * Built once per release; queries allocate little beyond their results.
  */
 
 /** Code point order (UTF-8 byte order, PostgreSQL's COLLATE "C"). */
 export function compareCodePoints(a: string, b: string): number {
   const n = Math.min(a.length, b.length);
   for (let i = 0; i < n; i++) {
-    let x = a.charCodeAt(i);
-    let y = b.charCodeAt(i);
-    if (x === y) continue;
-    // UTF-16 puts surrogates (code points above U+FFFF) below U+E000–U+FFFF; code point order does not.
-    if (x >= 0xd800 && y >= 0xd800) {
-      x = x <= 0xdfff ? x + 0x2000 : x - 0x800;
-      y = y <= 0xdfff ? y + 0x2000 : y - 0x800;
-    }
-    return x - y;
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x !== y) return codePointDifference(x, y);
   }
   return a.length - b.length;
+}
+
+/** Difference of two differing UTF-16 code units in code point order. */
+function codePointDifference(x: number, y: number): number {
+  // UTF-16 puts surrogates (code points above U+FFFF) below U+E000–U+FFFF; code point order does not.
+  if (x >= 0xd800 && y >= 0xd800) {
+    x = x <= 0xdfff ? x + 0x2000 : x - 0x800;
+    y = y <= 0xdfff ? y + 0x2000 : y - 0x800;
+  }
+  return x - y;
 }
 
 /** UTF-16 code unit order (JavaScript's `<`). */
@@ -39,16 +47,24 @@ export function codePointComparatorFor(strings: Iterable<string>): (a: string, b
 }
 
 export interface TextIndexRows {
-  /** Sort key inside a segment; sorted by `compare` within each segment. */
-  names: readonly string[];
-  /** Search text of each row: words separated by single spaces, with a leading space. No newlines. */
+  /**
+   * Search text of each row: words separated by single spaces, with a leading space; the row's
+   * name is the `nameLengths[row]` characters after that space. No newlines.
+   */
   texts: readonly string[];
+  nameLengths: Uint32Array;
   /** First row of each segment, plus the row count at the end (length = segments + 1). */
   segmentStarts: Int32Array;
   /** Group of each row (0..groupCount-1). */
   groups: Uint16Array;
   groupCount: number;
-  compare: (a: string, b: string) => number;
+  /** Names are sorted by code point inside each segment (else by UTF-16 code unit). */
+  codePointOrder: boolean;
+}
+
+export interface TextIndexOptions {
+  /** GATHER_LIMIT unless given (tests use 0 and a large value to exercise both ways). */
+  gatherLimit?: number;
 }
 
 /** A contiguous run of positions; `rows` maps a position to its row (null: position = row). */
@@ -61,13 +77,8 @@ export interface Scope {
   starts: Int32Array;
 }
 
-/** Word postings are merged only up to this many rows; beyond, a scan finds a full page sooner. */
+/** Word lists are merged only up to this many rows; beyond, a scan finds a full page sooner. */
 export const GATHER_LIMIT = 2048;
-
-export interface TextIndexOptions {
-  /** GATHER_LIMIT unless given (tests use 0 and a large value to exercise both ways). */
-  gatherLimit?: number;
-}
 
 function joinTexts(texts: readonly string[], order: Int32Array | null, count: number): { hay: string; starts: Int32Array } {
   const starts = new Int32Array(count + 1);
@@ -83,23 +94,41 @@ function joinTexts(texts: readonly string[], order: Int32Array | null, count: nu
   return { hay: parts.join('\n'), starts };
 }
 
+/** Last index in [low, high] whose start is <= offset (starts ascending). */
+function entryAt(starts: Int32Array, offset: number, low: number, high: number): number {
+  while (low < high) {
+    const middle = (low + high + 1) >>> 1;
+    if (starts[middle]! <= offset) low = middle;
+    else high = middle - 1;
+  }
+  return low;
+}
+
 export class TextIndex {
   readonly size: number;
+  readonly gatherLimit: number;
   readonly global: Scope;
   private readonly groupScopes: Scope[];
-  /** Distinct words, sorted by code unit, and the rows holding each (ascending). */
-  private readonly words: string[];
+  private readonly nameLengths: Uint32Array;
+  private readonly segmentStarts: Int32Array;
+  private readonly codePointOrder: boolean;
+  /** How often each UTF-16 code unit occurs in the texts: scans anchor on a pattern's rarest one. */
+  private readonly frequency = new Uint32Array(0x10000);
+  /** Distinct words sorted by code unit, joined by newlines, and the rows holding each (ascending). */
+  private readonly wordHay: string;
+  private readonly wordStarts: Int32Array;
   private readonly postingStarts: Int32Array;
   private readonly postings: Int32Array;
 
-  readonly gatherLimit: number;
-
-  constructor(readonly rows: TextIndexRows, options: TextIndexOptions = {}) {
+  constructor(rows: TextIndexRows, options: TextIndexOptions = {}) {
     this.gatherLimit = options.gatherLimit ?? GATHER_LIMIT;
-    const n = rows.names.length;
-    this.size = n;
+    const n = (this.size = rows.texts.length);
+    this.nameLengths = rows.nameLengths;
+    this.segmentStarts = rows.segmentStarts;
+    this.codePointOrder = rows.codePointOrder;
     const global = joinTexts(rows.texts, null, n);
     this.global = { rows: null, lo: 0, hi: n, ...global };
+    for (let i = 0; i < global.hay.length; i++) this.frequency[global.hay.charCodeAt(i)]!++;
 
     // Rows by group, rank order kept inside each group (counting sort).
     const groupStarts = new Int32Array(rows.groupCount + 1);
@@ -113,7 +142,7 @@ export class TextIndex {
       rows: byGroup, lo: groupStarts[g]!, hi: groupStarts[g + 1]!, ...grouped,
     }));
 
-    // Word postings: rows are visited in rank order, so each list comes out sorted.
+    // Word lists: rows are visited in rank order, so each list comes out sorted.
     const lists = new Map<string, number[]>();
     for (let r = 0; r < n; r++) {
       const text = rows.texts[r]!;
@@ -130,20 +159,56 @@ export class TextIndex {
         from = to + 1;
       }
     }
-    this.words = [...lists.keys()].sort(compareCodeUnits);
-    this.postingStarts = new Int32Array(this.words.length + 1);
+    const words = [...lists.keys()].sort(compareCodeUnits);
+    const joined = joinTexts(words, null, words.length);
+    this.wordHay = joined.hay;
+    this.wordStarts = joined.starts;
+    this.postingStarts = new Int32Array(words.length + 1);
     let total = 0;
-    for (let w = 0; w < this.words.length; w++) {
+    for (let w = 0; w < words.length; w++) {
       this.postingStarts[w] = total;
-      total += lists.get(this.words[w]!)!.length;
+      total += lists.get(words[w]!)!.length;
     }
-    this.postingStarts[this.words.length] = total;
+    this.postingStarts[words.length] = total;
     this.postings = new Int32Array(total);
-    for (let w = 0; w < this.words.length; w++) this.postings.set(lists.get(this.words[w]!)!, this.postingStarts[w]!);
+    for (let w = 0; w < words.length; w++) this.postings.set(lists.get(words[w]!)!, this.postingStarts[w]!);
   }
 
   groupScope(group: number): Scope {
     return this.groupScopes[group]!;
+  }
+
+  /** The row's text (leading space, words, no newline). */
+  text(row: number): string {
+    return this.global.hay.slice(this.global.starts[row]!, this.global.starts[row + 1]! - 1);
+  }
+
+  /** The row's name (its sort key inside the segment). */
+  name(row: number): string {
+    const start = this.global.starts[row]! + 1;
+    return this.global.hay.slice(start, start + this.nameLengths[row]!);
+  }
+
+  textIncludes(row: number, pattern: string): boolean {
+    return this.text(row).includes(pattern);
+  }
+
+  nameStartsWith(row: number, prefix: string): boolean {
+    return this.nameLengths[row]! >= prefix.length && this.global.hay.startsWith(prefix, this.global.starts[row]! + 1);
+  }
+
+  /** Sign of name(row) compared with `value` in the index's name order, without copying the name. */
+  compareName(row: number, value: string): number {
+    const { hay } = this.global;
+    const start = this.global.starts[row]! + 1;
+    const length = this.nameLengths[row]!;
+    const n = Math.min(length, value.length);
+    for (let i = 0; i < n; i++) {
+      const x = hay.charCodeAt(start + i);
+      const y = value.charCodeAt(i);
+      if (x !== y) return this.codePointOrder ? codePointDifference(x, y) : x - y;
+    }
+    return length - value.length;
   }
 
   /** First position of `scope` whose row is >= `row`. */
@@ -165,8 +230,7 @@ export class TextIndex {
 
   /** Positions of `segment` in `scope`: [from, to). */
   segmentPositions(scope: Scope, segment: number): [number, number] {
-    const { segmentStarts } = this.rows;
-    return [this.positionOf(scope, segmentStarts[segment]!), this.positionOf(scope, segmentStarts[segment + 1]!)];
+    return [this.positionOf(scope, this.segmentStarts[segment]!), this.positionOf(scope, this.segmentStarts[segment + 1]!)];
   }
 
   /**
@@ -174,25 +238,30 @@ export class TextIndex {
    * names equal to the prefix first (no other name with that prefix sorts before it).
    */
   prefixPositions(scope: Scope, from: number, to: number, prefix: string): [number, number, number] {
-    const { names, compare } = this.rows;
-    const name = (position: number) => names[this.rowAt(scope, position)]!;
-    const firstWhere = (low: number, high: number, before: (value: string) => boolean) => {
+    const firstWhere = (low: number, high: number, before: (row: number) => boolean) => {
       while (low < high) {
         const middle = (low + high) >>> 1;
-        if (before(name(middle))) low = middle + 1;
+        if (before(this.rowAt(scope, middle))) low = middle + 1;
         else high = middle;
       }
       return low;
     };
-    const lo = firstWhere(from, to, (value) => compare(value, prefix) < 0);
-    const equalEnd = firstWhere(lo, to, (value) => value === prefix);
-    const hi = firstWhere(equalEnd, to, (value) => value.startsWith(prefix));
+    const lo = firstWhere(from, to, (row) => this.compareName(row, prefix) < 0);
+    const equalEnd = firstWhere(lo, to, (row) => this.compareName(row, prefix) === 0);
+    const hi = firstWhere(equalEnd, to, (row) => this.nameStartsWith(row, prefix));
     return [lo, equalEnd, hi];
   }
 
+  /** Where in `pattern` its rarest code unit is. */
+  private anchorOf(pattern: string): number {
+    let best = 0;
+    for (let i = 1; i < pattern.length; i++) if (this.frequency[pattern.charCodeAt(i)]! < this.frequency[pattern.charCodeAt(best)]!) best = i;
+    return best;
+  }
+
   /**
-   * Calls `visit` with each position in [from, to) of `scope` whose text contains `pattern`, in
-   * order, until it returns false. One native scan of the scope's joined texts.
+   * Calls `visit` with each position in [from, to) of `scope` whose text contains `pattern` (no
+   * newline in it), in order, until it returns false. One native scan of the scope's joined texts.
    */
   scan(scope: Scope, pattern: string, from: number, to: number, visit: (position: number) => boolean): void {
     if (from >= to) return;
@@ -200,57 +269,118 @@ export class TextIndex {
     const base = starts[from]!;
     // A window of the joined texts bounds the native search to this range.
     const window = scope.hay.slice(base, starts[to]! - 1);
+    const anchor = this.anchorOf(pattern);
+    const needle = anchor === 0 ? pattern : pattern.slice(anchor);
     let position = from;
-    while (position < to) {
-      const at = window.indexOf(pattern, starts[position]! - base);
+    let searchFrom = anchor;
+    for (;;) {
+      const at = window.indexOf(needle, searchFrom);
       if (at < 0) return;
-      const offset = at + base;
-      let low = position;
-      let high = to - 1;
-      while (low < high) {
-        const middle = (low + high + 1) >>> 1;
-        if (starts[middle]! <= offset) low = middle;
-        else high = middle - 1;
+      const occurrence = at - anchor;
+      // Before the current row (an earlier row, or the part of the pattern before the anchor does not match): look further.
+      if (occurrence < starts[position]! - base || (anchor > 0 && !window.startsWith(pattern, occurrence))) {
+        searchFrom = at + 1;
+        continue;
       }
-      if (!visit(low)) return;
-      position = low + 1;
+      position = entryAt(starts, occurrence + base, position, to - 1);
+      if (!visit(position)) return;
+      position++;
+      if (position >= to) return;
+      searchFrom = starts[position]! - base + anchor;
     }
   }
 
-  /** Word range [lo, hi) of the words that start with `prefix`, and how many postings it holds. */
-  wordsWithPrefix(prefix: string): { lo: number; hi: number; total: number } {
-    const { words } = this;
+  /** First word >= `value` (code unit order), compared in place. */
+  private wordLowerBound(value: string, startsWith = false): number {
+    const { wordHay, wordStarts } = this;
     let low = 0;
-    let high = words.length;
+    let high = wordStarts.length - 1;
     while (low < high) {
       const middle = (low + high) >>> 1;
-      if (words[middle]! < prefix) low = middle + 1;
+      const start = wordStarts[middle]!;
+      const length = wordStarts[middle + 1]! - 1 - start;
+      let order = 0;
+      const n = Math.min(length, value.length);
+      for (let i = 0; i < n && order === 0; i++) order = wordHay.charCodeAt(start + i) - value.charCodeAt(i);
+      if (order === 0) order = startsWith && length >= value.length ? 0 : length - value.length;
+      // startsWith: words with the prefix count as "before", so this finds the end of their run.
+      if (order < 0 || (startsWith && order === 0)) low = middle + 1;
       else high = middle;
     }
-    const lo = low;
-    high = words.length;
-    while (low < high) {
-      const middle = (low + high) >>> 1;
-      if (words[middle]!.startsWith(prefix)) low = middle + 1;
-      else high = middle;
-    }
-    return { lo, hi: low, total: this.postingStarts[low]! - this.postingStarts[lo]! };
+    return low;
+  }
+
+  /** Word range [lo, hi) of the words that start with `prefix`, and how many rows their lists hold. */
+  wordsWithPrefix(prefix: string): { lo: number; hi: number; total: number } {
+    const lo = this.wordLowerBound(prefix);
+    const hi = Math.max(lo, this.wordLowerBound(prefix, true));
+    return { lo, hi, total: this.postingStarts[hi]! - this.postingStarts[lo]! };
   }
 
   /** Word range of exactly `word` (empty when absent). */
   exactWord(word: string): { lo: number; hi: number; total: number } {
-    const range = this.wordsWithPrefix(word);
-    const hi = range.lo < range.hi && this.words[range.lo] === word ? range.lo + 1 : range.lo;
-    return { lo: range.lo, hi, total: this.postingStarts[hi]! - this.postingStarts[range.lo]! };
+    const lo = this.wordLowerBound(word);
+    const start = this.wordStarts[lo];
+    const hi = start !== undefined && lo < this.wordStarts.length - 1 && this.wordStarts[lo + 1]! - 1 - start === word.length && this.wordHay.startsWith(word, start) ? lo + 1 : lo;
+    return { lo, hi, total: this.postingStarts[hi]! - this.postingStarts[lo]! };
   }
 
   /** Rows (ascending, distinct) holding any word of the range. */
   rowsOfWords(lo: number, hi: number): Int32Array {
     const gathered = this.postings.slice(this.postingStarts[lo]!, this.postingStarts[hi]!);
     if (hi - lo > 1) gathered.sort();
-    let kept = 0;
-    for (let i = 0; i < gathered.length; i++) if (i === 0 || gathered[i] !== gathered[i - 1]) gathered[kept++] = gathered[i]!;
-    return gathered.subarray(0, kept);
+    return distinct(gathered);
   }
 
+  /**
+   * Words holding `fragment` after their first character (and, with `atEnd`, ending with it), or
+   * null once their lists hold more than `gatherLimit` rows (a scan is then the faster way).
+   */
+  wordsContaining(fragment: string, { atEnd = false } = {}): number[] | null {
+    const { wordHay, wordStarts } = this;
+    const last = wordStarts.length - 2;
+    const found: number[] = [];
+    if (last < 0) return found;
+    let total = 0;
+    const anchor = this.anchorOf(fragment);
+    const needle = anchor === 0 ? fragment : fragment.slice(anchor);
+    let word = 0;
+    let searchFrom = anchor;
+    for (;;) {
+      const at = wordHay.indexOf(needle, searchFrom);
+      if (at < 0) return found;
+      const occurrence = at - anchor;
+      searchFrom = at + 1;
+      if (occurrence < wordStarts[word]! || (anchor > 0 && !wordHay.startsWith(fragment, occurrence))) continue;
+      word = entryAt(wordStarts, occurrence, word, last);
+      const end = wordStarts[word + 1]! - 1;
+      if (occurrence === wordStarts[word] || (atEnd && occurrence + fragment.length !== end)) continue;
+      found.push(word);
+      total += this.postingStarts[word + 1]! - this.postingStarts[word]!;
+      if (total > this.gatherLimit) return null;
+      if (word === last) return found;
+      word++;
+      searchFrom = wordStarts[word]! + anchor;
+    }
+  }
+
+  /** Rows (ascending, distinct) holding any of the words. */
+  rowsOfWordList(words: readonly number[]): Int32Array {
+    let total = 0;
+    for (const w of words) total += this.postingStarts[w + 1]! - this.postingStarts[w]!;
+    const gathered = new Int32Array(total);
+    let at = 0;
+    for (const w of words) {
+      gathered.set(this.postings.subarray(this.postingStarts[w]!, this.postingStarts[w + 1]!), at);
+      at += this.postingStarts[w + 1]! - this.postingStarts[w]!;
+    }
+    if (words.length > 1) gathered.sort();
+    return distinct(gathered);
+  }
+}
+
+function distinct(sorted: Int32Array): Int32Array {
+  let kept = 0;
+  for (let i = 0; i < sorted.length; i++) if (i === 0 || sorted[i] !== sorted[i - 1]) sorted[kept++] = sorted[i]!;
+  return sorted.subarray(0, kept);
 }

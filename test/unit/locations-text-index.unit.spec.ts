@@ -35,9 +35,9 @@ describe('TextIndex', () => {
     for (let r = rows.length - 1; r >= 0; r--) segmentStarts[rows[r]!.segment] = r;
     for (let s = 2; s >= 0; s--) segmentStarts[s] = Math.min(segmentStarts[s]!, segmentStarts[s + 1]!);
     return new TextIndex({
-      names: rows.map((row) => row.name), texts: rows.map((row) => ` ${row.name}`), segmentStarts,
-      groups: Uint16Array.from(rows.map((row) => row.group)), groupCount: 3, compare: compareCodePoints,
-    });
+      texts: rows.map((row) => ` ${row.name}`), nameLengths: Uint32Array.from(rows, (row) => row.name.length), segmentStarts,
+      groups: Uint16Array.from(rows.map((row) => row.group)), groupCount: 3, codePointOrder: true,
+    }, { gatherLimit: 1_000_000 });
   };
   const positions = (index: TextIndex, scope: Scope, from: number, to: number) => Array.from({ length: to - from }, (_, i) => index.rowAt(scope, from + i));
 
@@ -62,6 +62,15 @@ describe('TextIndex', () => {
         expect([...index.rowsOfWords(words.lo, words.hi)]).toEqual(rows.flatMap((row, r) => (row.words.some((w) => w.startsWith(q)) ? [r] : [])));
         const exact = index.exactWord(q);
         expect([...index.rowsOfWords(exact.lo, exact.hi)]).toEqual(rows.flatMap((row, r) => (row.words.includes(q) ? [r] : [])));
+        const inside = (word: string, atEnd: boolean) => word.indexOf(q, 1) >= 0 && (!atEnd || (word.endsWith(q) && word.length > q.length));
+        for (const atEnd of [false, true]) {
+          expect([...index.rowsOfWordList(index.wordsContaining(q, { atEnd })!)]).toEqual(rows.flatMap((row, r) => (row.words.some((w) => inside(w, atEnd)) ? [r] : [])));
+        }
+        rows.forEach((row, r) => {
+          expect(index.name(r)).toBe(row.name);
+          expect(Math.sign(index.compareName(r, q))).toBe(Math.sign(compareCodePoints(row.name, q)));
+          expect(index.nameStartsWith(r, q)).toBe(row.name.startsWith(q));
+        });
       }),
       { numRuns: 300 },
     );

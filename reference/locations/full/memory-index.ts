@@ -1,4 +1,4 @@
-import { compareCodePoints, codePointComparatorFor, TextIndex, type Scope, type TextIndexOptions } from '../text-index.js';
+import { codePointComparatorFor, TextIndex, type Scope, type TextIndexOptions } from '../text-index.js';
 import type { CursorPosition } from './cursor.js';
 import { fitsBigint, type CurrentRelease } from './queries.js';
 import type { SearchConstraints } from './search.js';
@@ -74,8 +74,6 @@ export class FullIndex {
   /** Verified parent row, -1 for none. */
   readonly parentOf: Int32Array;
   readonly depthOf: Uint16Array;
-  readonly nameNorms: string[];
-  readonly texts: string[];
   private readonly rowById = new Map<string, number>();
   private readonly childStarts: Int32Array;
   private readonly children: Int32Array;
@@ -141,15 +139,19 @@ export class FullIndex {
     const fill = this.childStarts.slice(0, n);
     for (let r = 0; r < n; r++) if (this.parentOf[r]! >= 0) this.children[fill[this.parentOf[r]!]!++] = r;
 
-    this.nameNorms = rows.map((row) => row.nameNorm);
-    this.texts = rows.map((row) => row.textNorm);
+    const nameLengths = new Uint32Array(n);
+    rows.forEach((row, r) => {
+      // The folded name opens the search text: the index keeps only the text.
+      if (!row.textNorm.startsWith(` ${row.nameNorm} `)) throw new Error(`location ${row.locationId}: text_norm does not open with name_norm`);
+      nameLengths[r] = row.nameNorm.length;
+    });
     this.text = new TextIndex({
-      names: this.nameNorms,
-      texts: this.texts,
+      texts: rows.map((row) => row.textNorm),
+      nameLengths,
       segmentStarts,
       groups: this.countryOf,
       groupCount: this.countries.values.length,
-      compare: compareNames,
+      codePointOrder: true,
     }, options);
   }
 
@@ -190,7 +192,7 @@ export class FullIndex {
 
   /** Search cursor position of a row. */
   positionOf(r: number, tier: number): CursorPosition {
-    return { tier, bucket: this.bucketOf[r]!, name: this.nameNorms[r]!, id: this.ids[r]! };
+    return { tier, bucket: this.bucketOf[r]!, name: this.text.name(r), id: this.ids[r]! };
   }
 
   /** Number of rows whose (bucket, name, id) key is at or before the cursor's. */
@@ -202,7 +204,7 @@ export class FullIndex {
       const middle = (low + high) >>> 1;
       const order =
         this.bucketOf[middle]! - after.bucket ||
-        compareCodePoints(this.nameNorms[middle]!, after.name) ||
+        Math.sign(this.text.compareName(middle, after.name)) ||
         compareIds(this.ids[middle]!, afterId);
       if (order <= 0) low = middle + 1;
       else high = middle;
@@ -292,12 +294,12 @@ export class FullIndex {
     // 3: a word starts with q (for a q of several words: the text holds " q").
     const tokens = q.split(' ');
     const words = tokens.length === 1 ? this.text.wordsWithPrefix(q) : this.text.exactWord(tokens[0]!);
-    const wordPrefix = (r: number) => !this.nameNorms[r]!.startsWith(q) && !isExact(r) && passes(r);
+    const wordPrefix = (r: number) => !this.text.nameStartsWith(r, q) && !isExact(r) && passes(r);
     if (words.total <= this.text.gatherLimit) {
       const from = firstRow(3);
       for (const r of this.text.rowsOfWords(words.lo, words.hi)) {
         if (full()) break;
-        if (r >= from && this.bucketAllowed(r, buckets) && wordPrefix(r) && (tokens.length === 1 || this.texts[r]!.includes(spaced))) {
+        if (r >= from && this.bucketAllowed(r, buckets) && wordPrefix(r) && (tokens.length === 1 || this.text.textIncludes(r, spaced))) {
           found.push({ row: r, tier: 3 });
         }
       }
@@ -309,11 +311,21 @@ export class FullIndex {
     }
     if (full()) return found;
 
-    // 4: q elsewhere inside the text.
-    this.scanTier(scope, buckets, q, firstRow(4), (r) => {
-      if (!this.texts[r]!.includes(spaced) && !isExact(r) && passes(r)) found.push({ row: r, tier: 4 });
-      return !full();
-    });
+    // 4: q elsewhere inside the text: inside a word (for a q of several words, its first word ends one).
+    const inside = (r: number) => !this.text.textIncludes(r, spaced) && !isExact(r) && passes(r);
+    const containing = this.text.wordsContaining(tokens[0]!, { atEnd: tokens.length > 1 });
+    if (containing !== null) {
+      const from = firstRow(4);
+      for (const r of this.text.rowsOfWordList(containing)) {
+        if (full()) break;
+        if (r >= from && this.bucketAllowed(r, buckets) && inside(r) && (tokens.length === 1 || this.text.textIncludes(r, q))) found.push({ row: r, tier: 4 });
+      }
+    } else {
+      this.scanTier(scope, buckets, q, firstRow(4), (r) => {
+        if (inside(r)) found.push({ row: r, tier: 4 });
+        return !full();
+      });
+    }
     if (full() || countryCode === undefined) return found;
 
     // 5: every other record of the country whose code q is.
@@ -324,7 +336,7 @@ export class FullIndex {
       const [from, to] = this.text.segmentPositions(own, bucket);
       for (let k = Math.max(from, this.text.positionOf(own, firstRow(5))); k < to && !full(); k++) {
         const r = this.text.rowAt(own, k);
-        if (!this.texts[r]!.includes(q) && !isExact(r) && passes(r)) found.push({ row: r, tier: 5 });
+        if (!this.text.textIncludes(r, q) && !isExact(r) && passes(r)) found.push({ row: r, tier: 5 });
       }
     }
     return found;
@@ -363,10 +375,10 @@ export class FullIndex {
       let tier: number | undefined;
       if (q === null) tier = 0;
       else if (isExact(r)) tier = 0;
-      else if (this.nameNorms[r] === q) tier = 1;
-      else if (this.nameNorms[r]!.startsWith(q)) tier = 2;
-      else if (this.texts[r]!.includes(spaced)) tier = 3;
-      else if (this.texts[r]!.includes(q)) tier = 4;
+      else if (this.text.compareName(r, q) === 0) tier = 1;
+      else if (this.text.nameStartsWith(r, q)) tier = 2;
+      else if (this.text.textIncludes(r, spaced)) tier = 3;
+      else if (this.text.textIncludes(r, q)) tier = 4;
       else if (countryCode !== undefined && this.countries.values[this.countryOf[r]!] === countryCode) tier = 5;
       if (tier === undefined) continue;
       if (after && (tier < after.tier || (tier === after.tier && r < through))) continue;

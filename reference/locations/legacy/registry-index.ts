@@ -1,4 +1,4 @@
-import { compareCodeUnits, TextIndex, type TextIndexOptions } from '../text-index.js';
+import { TextIndex, type TextIndexOptions } from '../text-index.js';
 import { foldText } from './normalize.js';
 import { LEVEL_WEIGHT, LEVELS, type ExternalCodes, type Level, type RegistryEntry } from './source-row.js';
 
@@ -83,12 +83,12 @@ export class RegistryIndex {
     });
     // Browse order sorts folded names by code unit inside each level, as prefix search needs.
     this.text = new TextIndex({
-      names: this.ordered.map((location) => location.folded),
       texts: this.ordered.map((location) => location.spaced),
+      nameLengths: Uint32Array.from(this.ordered, (location) => location.folded.length),
       segmentStarts,
       groups,
       groupCount: this.countryGroups.size,
-      compare: compareCodeUnits,
+      codePointOrder: false,
     }, options);
   }
 

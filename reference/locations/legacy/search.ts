@@ -90,6 +90,10 @@ export function rankAll(
     scope = text.groupScope(group);
   }
   const segments = LEVELS.filter((level) => narrowing.levels === undefined || narrowing.levels.has(level)).map((level) => LEVEL_WEIGHT[level]);
+  const allowedLevels = new Set(segments);
+  /** Inside the narrowing (word lists hold rows of every level and country). */
+  const allowed = (location: IndexedLocation) =>
+    allowedLevels.has(LEVEL_WEIGHT[location.level]) && (narrowing.country === undefined || location.countryCode === narrowing.country);
   const take = (location: IndexedLocation) => {
     if (!exactSet.has(location) && keep(location)) found.push(location);
     return !full();
@@ -110,10 +114,9 @@ export function rankAll(
     const words = tokens.length === 1 ? text.wordsWithPrefix(folded) : text.exactWord(tokens[0]!);
     const wordPrefix = (location: IndexedLocation) => !location.folded.startsWith(folded) && location.spaced.includes(spaced);
     if (words.total <= text.gatherLimit) {
-      const allowed = new Set(segments);
       for (const row of text.rowsOfWords(words.lo, words.hi)) {
         const location = ordered[row]!;
-        if (!allowed.has(LEVEL_WEIGHT[location.level]) || (narrowing.country !== undefined && location.countryCode !== narrowing.country)) continue;
+        if (!allowed(location)) continue;
         if (wordPrefix(location) && !take(location)) break;
       }
     } else {
@@ -129,17 +132,28 @@ export function rankAll(
       }
     }
   }
-  // SUBSTRING: q inside a word.
+  // SUBSTRING: q inside a word (for a q of several words, its first word ends one).
   if (!full()) {
-    for (const segment of segments) {
-      const [from, to] = text.segmentPositions(scope, segment);
-      let going = true;
-      text.scan(scope, folded, from, to, (k) => {
-        const location = ordered[text.rowAt(scope, k)]!;
-        going = location.spaced.includes(spaced) ? true : take(location);
-        return going;
-      });
-      if (!going) break;
+    const tokens = folded.split(' ');
+    const containing = text.wordsContaining(tokens[0]!, { atEnd: tokens.length > 1 });
+    const inside = (location: IndexedLocation) => !location.spaced.includes(spaced) && (tokens.length === 1 || location.spaced.includes(folded));
+    if (containing !== null) {
+      for (const row of text.rowsOfWordList(containing)) {
+        const location = ordered[row]!;
+        if (!allowed(location)) continue;
+        if (inside(location) && !take(location)) break;
+      }
+    } else {
+      for (const segment of segments) {
+        const [from, to] = text.segmentPositions(scope, segment);
+        let going = true;
+        text.scan(scope, folded, from, to, (k) => {
+          const location = ordered[text.rowAt(scope, k)]!;
+          going = inside(location) ? take(location) : true;
+          return going;
+        });
+        if (!going) break;
+      }
     }
   }
   return { locations: found.slice(0, limit), hasMore: found.length > limit };

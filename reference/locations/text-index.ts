@@ -252,11 +252,20 @@ export class TextIndex {
     return [lo, equalEnd, hi];
   }
 
-  /** Where in `pattern` its rarest code unit is. */
+  /**
+   * Where the native search should start matching `pattern`: its rarest code unit, but never the
+   * last one of a longer pattern (the native search checks what follows the anchor; what precedes
+   * it is checked here, once per occurrence of the rest).
+   */
   private anchorOf(pattern: string): number {
     let best = 0;
-    for (let i = 1; i < pattern.length; i++) if (this.frequency[pattern.charCodeAt(i)]! < this.frequency[pattern.charCodeAt(best)]!) best = i;
+    for (let i = 1; i < pattern.length - 1; i++) if (this.frequency[pattern.charCodeAt(i)]! < this.frequency[pattern.charCodeAt(best)]!) best = i;
     return best;
+  }
+
+  /** Whether looking q up in the distinct words reads less text than scanning `scope` does. */
+  wordsAreSmallerThan(scope: Scope): boolean {
+    return this.wordHay.length < scope.starts[scope.hi]! - scope.starts[scope.lo]!;
   }
 
   /**

@@ -313,7 +313,7 @@ export class FullIndex {
 
     // 4: q elsewhere inside the text: inside a word (for a q of several words, its first word ends one).
     const inside = (r: number) => !this.text.textIncludes(r, spaced) && !isExact(r) && passes(r);
-    const containing = this.text.wordsContaining(tokens[0]!, { atEnd: tokens.length > 1 });
+    const containing = this.text.wordsAreSmallerThan(scope) ? this.text.wordsContaining(tokens[0]!, { atEnd: tokens.length > 1 }) : null;
     if (containing !== null) {
       const from = firstRow(4);
       for (const r of this.text.rowsOfWordList(containing)) {

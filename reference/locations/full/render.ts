@@ -1,38 +1,76 @@
 import type { FullIndex } from './memory-index.js';
 
 /**
- * JSON text of FULL location objects, byte for byte what JSON.stringify gives for the objects of
- * queries.ts (same keys, same order, optional fields omitted). Path nodes are immutable per
- * release and shared by every descendant, so each is rendered once, when first served.
+ * JSON of FULL location objects, byte for byte what JSON.stringify gives for the objects of
+ * queries.ts (same keys, same order, optional fields omitted). A location's JSON never changes
+ * within a release, so the JSON of recently served locations, paths and path nodes is kept, the
+ * first two as UTF-8 bytes: a response is then one copy of cached bytes, with nothing to
+ * serialize and the bytes outside the JS heap the collector walks.
  */
-const nodeCache = new WeakMap<FullIndex, (string | undefined)[]>();
-const tableCache = new WeakMap<FullIndex, { countries: string[]; types: string[] }>();
+
+/** Per-row values, dropped all at once when `limit` accumulate: bounded memory, nothing to do per hit. */
+export class RowCache<V> {
+  private values: (V | undefined)[];
+  private count = 0;
+  constructor(private readonly size: number, private readonly limit: number) {
+    this.values = new Array<V | undefined>(size);
+  }
+  get(row: number): V | undefined {
+    return this.values[row];
+  }
+  set(row: number, value: V): V {
+    if (this.count >= this.limit) {
+      this.values = new Array<V | undefined>(this.size);
+      this.count = 0;
+    }
+    this.values[row] = value;
+    this.count++;
+    return value;
+  }
+}
+
+/** About 1 KB per location and path together: tens of MB at most, outside the JS heap. */
+const CACHED_ROWS = 30_000;
+
+interface Caches {
+  nodes: RowCache<string>;
+  locations: RowCache<Buffer>;
+  paths: RowCache<Buffer>;
+  countries: string[];
+  types: string[];
+}
+const cachesOf = new WeakMap<FullIndex, Caches>();
 
 const json = JSON.stringify;
 
-function tables(index: FullIndex) {
-  let held = tableCache.get(index);
-  if (!held) tableCache.set(index, (held = { countries: index.countries.values.map((v) => json(v)), types: index.types.values.map((v) => json(v)) }));
+function caches(index: FullIndex): Caches {
+  let held = cachesOf.get(index);
+  if (!held) {
+    held = {
+      nodes: new RowCache(index.size, CACHED_ROWS * 2),
+      locations: new RowCache(index.size, CACHED_ROWS),
+      paths: new RowCache(index.size, CACHED_ROWS),
+      countries: index.countries.values.map((value) => json(value)),
+      types: index.types.values.map((value) => json(value)),
+    };
+    cachesOf.set(index, held);
+  }
   return held;
 }
 
-/** `"key":value,` for the fields every node and location open with. */
+/** The members every node and location open with. */
 function head(index: FullIndex, r: number): string {
-  const { countries, types } = tables(index);
+  const { countries, types } = caches(index);
   return `{"location_id":${json(index.ids[r])},"name":${json(index.names[r])},"canonical_name":${json(index.canonicalNames[r])},` +
     `"country_code":${countries[index.countryOf[r]!]},"target_type":${types[index.typeOf[r]!]}`;
 }
 
 export function nodeJson(index: FullIndex, r: number): string {
-  let cache = nodeCache.get(index);
-  if (!cache) nodeCache.set(index, (cache = new Array<string | undefined>(index.size)));
-  let text = cache[r];
-  if (text === undefined) {
-    const level = index.legacyLevel(r);
-    text = `${head(index, r)},"hierarchy_precision":${index.depthOf[r]}${level === null ? '' : `,"legacy_level":"${level}"`}}`;
-    cache[r] = text;
-  }
-  return text;
+  const { nodes } = caches(index);
+  const held = nodes.get(r);
+  if (held !== undefined) return held;
+  const level = index.legacyLevel(r);
+  return nodes.set(r, `${head(index, r)},"hierarchy_precision":${index.depthOf[r]}${level === null ? '' : `,"legacy_level":"${level}"`}}`);
 }
 
 export function pathJson(index: FullIndex, r: number): string {
@@ -46,13 +84,25 @@ export function locationIdsJson(index: FullIndex, r: number): string {
   return `[${ids.join(',')}]`;
 }
 
-export function locationJson(index: FullIndex, r: number, path = pathJson(index, r)): string {
+export function locationJson(index: FullIndex, r: number): string {
   const parent = index.parentOf[r]!;
   const sourceParent = index.sourceParentIds[r]!;
   const level = index.legacyLevel(r);
   const unresolved = index.unresolvedParentIds[r]!;
   return `${head(index, r)},"source_parent_location_id":${sourceParent === null ? 'null' : json(sourceParent)},` +
-    `"parent_location_id":${parent < 0 ? 'null' : json(index.ids[parent])},"path":${path},"hierarchy_precision":${index.depthOf[r]}` +
+    `"parent_location_id":${parent < 0 ? 'null' : json(index.ids[parent])},"path":${pathJson(index, r)},"hierarchy_precision":${index.depthOf[r]}` +
     `${level === null ? '' : `,"legacy_level":"${level}"`},"chain_status":"${index.chainStatus(r)}"` +
     `${unresolved === null ? '' : `,"unresolved_source_parent_location_id":${json(unresolved)}`}}`;
+}
+
+/** locationJson() as UTF-8. */
+export function locationBytes(index: FullIndex, r: number): Buffer {
+  const { locations } = caches(index);
+  return locations.get(r) ?? locations.set(r, Buffer.from(locationJson(index, r)));
+}
+
+/** pathJson() as UTF-8. */
+export function pathBytes(index: FullIndex, r: number): Buffer {
+  const { paths } = caches(index);
+  return paths.get(r) ?? paths.set(r, Buffer.from(pathJson(index, r)));
 }

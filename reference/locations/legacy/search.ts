@@ -135,7 +135,7 @@ export function rankAll(
   // SUBSTRING: q inside a word (for a q of several words, its first word ends one).
   if (!full()) {
     const tokens = folded.split(' ');
-    const containing = text.wordsContaining(tokens[0]!, { atEnd: tokens.length > 1 });
+    const containing = text.wordsAreSmallerThan(scope) ? text.wordsContaining(tokens[0]!, { atEnd: tokens.length > 1 }) : null;
     const inside = (location: IndexedLocation) => !location.spaced.includes(spaced) && (tokens.length === 1 || location.spaced.includes(folded));
     if (containing !== null) {
       for (const row of text.rowsOfWordList(containing)) {

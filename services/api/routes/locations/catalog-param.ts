@@ -8,10 +8,13 @@ export interface LocationContext {
 }
 
 /**
- * The success envelope as JSON text from the JSON of `data` and `extra`: the same bytes
- * JSON.stringify(success(data, extra)) gives, without building the objects first.
+ * A response body assembled from JSON text and cached UTF-8 fragments, in order: the handlers
+ * write the success envelope `{"code":"SUCCESS","message":"","data":…,"extra":…}` this way, the
+ * same bytes JSON.stringify(success(data, extra)) gives, without building the objects first.
  */
-export const successJson = (data: string, extra: string) => `{"code":"SUCCESS","message":"","data":${data},"extra":${extra}}`;
+export function joinBytes(parts: readonly (string | Buffer)[]): Buffer {
+  return Buffer.concat(parts.map((part) => (typeof part === 'string' ? Buffer.from(part) : part)));
+}
 
 export type Catalog = 'LEGACY' | 'FULL';
 

@@ -3,10 +3,10 @@ import { constraintsKey, CursorError, decodeCursor, encodeCursor, type CursorPos
 import type { FullIndex } from '../../../../reference/locations/full/memory-index.js';
 import type { CurrentRelease } from '../../../../reference/locations/full/queries.js';
 import { fullReaderFor } from '../../../../reference/locations/full/reader.js';
-import { locationIdsJson, locationJson, pathJson } from '../../../../reference/locations/full/render.js';
+import { locationBytes, locationIdsJson, pathBytes } from '../../../../reference/locations/full/render.js';
 import type { SearchConstraints } from '../../../../reference/locations/full/search.js';
 import { normalizeSearchText } from '../../../../reference/locations/full/search-text.js';
-import { successJson, type LocationContext, type LocationQuery } from './catalog-param.js';
+import { joinBytes, type LocationContext, type LocationQuery } from './catalog-param.js';
 import {
   assertAllowedParameters,
   COUNTRY_PATTERN,
@@ -83,7 +83,7 @@ function cursorPosition(current: CurrentRelease, key: string, cursor: string | u
   }
 }
 
-export async function search(context: LocationContext, query: LocationQuery): Promise<string> {
+export async function search(context: LocationContext, query: LocationQuery): Promise<Buffer> {
   assertAllowedParameters(query, SEARCH_PARAMETERS, SEARCH_LEGACY_ONLY);
   const constraints = searchConstraints(query);
   const limit = integerParam(query, 'limit', { min: 1, max: 50, fallback: 20 });
@@ -105,12 +105,28 @@ export async function search(context: LocationContext, query: LocationQuery): Pr
   const nextCursor = matches.length > limit && last
     ? encodeCursor(index.release.cursorSecret, index.release.releaseId, key, index.positionOf(last.row, last.tier))
     : undefined;
-  const locations = page.map((match) => locationJson(index, match.row)).join(',');
   const pagination = `"pagination":{"limit":${limit},"returned":${page.length},"has_more":${nextCursor !== undefined}}`;
-  return successJson(
-    `{${catalogFields(index.release)},"locations":[${locations}]${nextCursor === undefined ? '' : `,"next_cursor":${JSON.stringify(nextCursor)}`}}`,
-    extra === '{}' ? `{${pagination}}` : `${extra.slice(0, -1)},${pagination}}`,
-  );
+  const parts: (string | Buffer)[] = [`{"code":"SUCCESS","message":"","data":{${catalogFields(index.release)},"locations":[`];
+  page.forEach((match, i) => {
+    if (i > 0) parts.push(COMMA);
+    parts.push(locationBytes(index, match.row));
+  });
+  parts.push(`]${nextCursor === undefined ? '' : `,"next_cursor":${JSON.stringify(nextCursor)}`}},"extra":`);
+  parts.push(extra === '{}' ? `{${pagination}}}` : `${extra.slice(0, -1)},${pagination}}}`);
+  return joinBytes(parts);
+}
+
+const COMMA = Buffer.from(',');
+
+/** `location`, `path` and `location_ids` of one row, between the catalog fields and what follows. */
+function chainParts(index: FullIndex, row: number, after: string): (string | Buffer)[] {
+  return [
+    `{"code":"SUCCESS","message":"","data":{${catalogFields(index.release)},"location":`,
+    locationBytes(index, row),
+    ',"path":',
+    pathBytes(index, row),
+    `,"location_ids":${locationIdsJson(index, row)}${after}`,
+  ];
 }
 
 function found(index: FullIndex, id: string, missing: string): number {
@@ -119,28 +135,20 @@ function found(index: FullIndex, id: string, missing: string): number {
   return row;
 }
 
-export async function resolve(context: LocationContext, query: LocationQuery): Promise<string> {
+export async function resolve(context: LocationContext, query: LocationQuery): Promise<Buffer> {
   assertAllowedParameters(query, RESOLVE_PARAMETERS, RESOLVE_LEGACY_ONLY);
   const id = locationId(single(query, 'location_id'), 'location_id');
   const extra = localeExtra(query);
   const index = await catalog(context);
   const row = found(index, id, `location_id ${id} is not an active location of the FULL catalog`);
-  const path = pathJson(index, row);
-  return successJson(
-    `{${catalogFields(index.release)},"location":${locationJson(index, row, path)},"path":${path},"location_ids":${locationIdsJson(index, row)},"candidates":[]}`,
-    extra,
-  );
+  return joinBytes(chainParts(index, row, `,"candidates":[]},"extra":${extra}}`));
 }
 
-export async function lookup(context: LocationContext, id: string, query: LocationQuery): Promise<string> {
+export async function lookup(context: LocationContext, id: string, query: LocationQuery): Promise<Buffer> {
   assertAllowedParameters(query, LOOKUP_PARAMETERS);
   locationId(id, 'location_id');
   const extra = localeExtra(query);
   const index = await catalog(context);
   const row = found(index, id, `location ${id} is not an active location of the FULL catalog`);
-  const path = pathJson(index, row);
-  return successJson(
-    `{${catalogFields(index.release)},"location":${locationJson(index, row, path)},"path":${path},"location_ids":${locationIdsJson(index, row)}}`,
-    extra,
-  );
+  return joinBytes(chainParts(index, row, `},"extra":${extra}}`));
 }

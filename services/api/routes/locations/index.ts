@@ -31,7 +31,7 @@ export async function locationRoutes(app: FastifyInstance, { runtime }: { runtim
   const context = { db: runtime.db };
   // Handlers render the success envelope as JSON text themselves (mostly from per-location
   // fragments rendered once), so it is sent as is.
-  const json = (reply: FastifyReply, body: string) => reply.type('application/json; charset=utf-8').send(body);
+  const json = (reply: FastifyReply, body: string | Buffer) => reply.type('application/json; charset=utf-8').send(body);
 
   app.get('/search', async (request, reply) => {
     const query = request.query as LocationQuery;

@@ -23,14 +23,14 @@ export function renderLocation(index: RegistryIndex, location: IndexedLocation) 
 }
 
 /**
- * JSON text of renderLocation(), rendered once per location: a registry build never changes,
- * and locations belong to exactly one build.
+ * renderLocation() as JSON in UTF-8, rendered once per location (the registry is small, a build
+ * never changes, and locations belong to exactly one build): responses copy these bytes.
  */
-const rendered = new WeakMap<IndexedLocation, string>();
-export function locationJson(index: RegistryIndex, location: IndexedLocation): string {
-  let text = rendered.get(location);
-  if (text === undefined) rendered.set(location, (text = JSON.stringify(renderLocation(index, location))));
-  return text;
+const rendered = new WeakMap<IndexedLocation, Buffer>();
+export function locationBytes(index: RegistryIndex, location: IndexedLocation): Buffer {
+  let bytes = rendered.get(location);
+  if (bytes === undefined) rendered.set(location, (bytes = Buffer.from(JSON.stringify(renderLocation(index, location)))));
+  return bytes;
 }
 
 /** Catalog-level fields of every LEGACY `data` as JSON members: no `catalog`, no `catalog_version`. */
@@ -39,8 +39,8 @@ export function catalogFields(index: RegistryIndex): string {
 }
 
 /** `location`, `path` and the self-to-root `location_ids` of one location, as JSON members. */
-export function locationWithChain(index: RegistryIndex, location: IndexedLocation): string {
+export function locationWithChain(index: RegistryIndex, location: IndexedLocation): (string | Buffer)[] {
   const path = index.pathOf(location);
-  return `"location":${locationJson(index, location)},"path":${JSON.stringify(path.map(pathNode))},` +
-    `"location_ids":${JSON.stringify(path.map((node) => node.id).reverse())}`;
+  return ['"location":', locationBytes(index, location), `,"path":${JSON.stringify(path.map(pathNode))},` +
+    `"location_ids":${JSON.stringify(path.map((node) => node.id).reverse())}`];
 }

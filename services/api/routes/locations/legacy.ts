@@ -4,10 +4,10 @@ import type { IndexedLocation, RegistryIndex } from '../../../../reference/locat
 import { rank, rankAll } from '../../../../reference/locations/legacy/search.js';
 import type { Level } from '../../../../reference/locations/legacy/source-row.js';
 import { CodeInputError, lookupSubdivision, type CodeMatch, type CodeType } from '../../../../reference/locations/legacy/subdivision-code.js';
-import { successJson, type LocationContext, type LocationQuery } from './catalog-param.js';
+import { joinBytes, type LocationContext, type LocationQuery } from './catalog-param.js';
 import { checkLegacyParams, codeTypeParam, countryParam, idParam, levelsParam, limitParam, text } from './legacy-params.js';
 import { currentRegistry } from './legacy-registry.js';
-import { catalogFields, locationJson, locationWithChain } from './legacy-render.js';
+import { catalogFields, locationBytes, locationWithChain } from './legacy-render.js';
 import { single } from './params.js';
 
 /**
@@ -51,7 +51,14 @@ function subdivisionOf(index: RegistryIndex, code: string, type: CodeType, count
   return match;
 }
 
-export async function search(context: LocationContext, query: LocationQuery): Promise<string> {
+const COMMA = Buffer.from(',');
+
+/** Location objects separated by commas. */
+function list(index: RegistryIndex, locations: readonly IndexedLocation[]): Buffer[] {
+  return locations.flatMap((location, i) => (i === 0 ? [locationBytes(index, location)] : [COMMA, locationBytes(index, location)]));
+}
+
+export async function search(context: LocationContext, query: LocationQuery): Promise<Buffer> {
   checkLegacyParams(query, SEARCH_PARAMS, SEARCH_FULL_ONLY);
   const q = searchText(query, 'q');
   const parentId = idParam(query, 'parent_location_id');
@@ -89,11 +96,14 @@ export async function search(context: LocationContext, query: LocationQuery): Pr
     ...(subdivision ? { subdivision_code_type: subdivision.matchedAs } : {}),
     ...(locale !== undefined ? { warnings: [LOCALE_WARNING] } : {}),
   };
-  const locations = ranked.locations.map((location) => locationJson(index, location)).join(',');
-  return successJson(`{${catalogFields(index)},"locations":[${locations}]}`, JSON.stringify(extra));
+  return joinBytes([
+    `{"code":"SUCCESS","message":"","data":{${catalogFields(index)},"locations":[`,
+    ...list(index, ranked.locations),
+    `]},"extra":${JSON.stringify(extra)}}`,
+  ]);
 }
 
-export async function resolve(context: LocationContext, query: LocationQuery): Promise<string> {
+export async function resolve(context: LocationContext, query: LocationQuery): Promise<Buffer> {
   checkLegacyParams(query, RESOLVE_PARAMS, RESOLVE_FULL_ONLY);
   const country = countryParam(query);
   const code = text(query, 'subdivision_code');
@@ -122,15 +132,20 @@ export async function resolve(context: LocationContext, query: LocationQuery): P
     ...(subdivision ? { subdivision_code_type: subdivision.matchedAs } : {}),
     ...(city !== undefined ? { has_more: hasMore } : {}),
   };
-  const rendered = candidates.map((location) => locationJson(index, location)).join(',');
-  return successJson(`{${catalogFields(index)},${locationWithChain(index, best)},"candidates":[${rendered}]}`, JSON.stringify(extra));
+  return joinBytes([
+    `{"code":"SUCCESS","message":"","data":{${catalogFields(index)},`,
+    ...locationWithChain(index, best),
+    ',"candidates":[',
+    ...list(index, candidates),
+    `]},"extra":${JSON.stringify(extra)}}`,
+  ]);
 }
 
-export async function lookup(context: LocationContext, id: string, query: LocationQuery): Promise<string> {
+export async function lookup(context: LocationContext, id: string, query: LocationQuery): Promise<Buffer> {
   checkLegacyParams(query, LOOKUP_PARAMS, []);
   const locationId = idParam({ location_id: id }, 'location_id')!;
   const index = await currentRegistry(context.db);
   const location = index.byId.get(locationId);
   if (!location) throw notFound(`location ${locationId} is not in the LEGACY registry`);
-  return successJson(`{${catalogFields(index)},${locationWithChain(index, location)}}`, '{}');
+  return joinBytes([`{"code":"SUCCESS","message":"","data":{${catalogFields(index)},`, ...locationWithChain(index, location), '},"extra":{}}']);
 }

@@ -255,6 +255,30 @@ describe('with the real excerpt loaded', () => {
     });
   });
 
+  describe('response bytes', () => {
+    it('are the envelope exactly as JSON.stringify writes it, members in the reference order', async () => {
+      const cases: [string, string[], string[]][] = [
+        ['/v1/locations/2840?catalog=FULL', ['catalog', 'catalog_version', 'source_file_date', 'location', 'path', 'location_ids'], []],
+        ['/v1/locations/9030359?catalog=FULL&locale=fr', ['catalog', 'catalog_version', 'source_file_date', 'location', 'path', 'location_ids'], ['warnings']],
+        ['/v1/locations/resolve?catalog=FULL&location_id=1000002', ['catalog', 'catalog_version', 'source_file_date', 'location', 'path', 'location_ids', 'candidates'], []],
+        ['/v1/locations/search?catalog=FULL&q=cal&limit=3', ['catalog', 'catalog_version', 'source_file_date', 'locations', 'next_cursor'], ['pagination']],
+        ['/v1/locations/search?catalog=FULL&q=singapore&locale=fr', ['catalog', 'catalog_version', 'source_file_date', 'locations'], ['warnings', 'pagination']],
+      ];
+      for (const [url, data, extra] of cases) {
+        const response = await t.app.inject({ method: 'GET', url });
+        expect(response.statusCode, url).toBe(200);
+        expect(response.headers['content-type']).toBe('application/json; charset=utf-8');
+        const body = response.json() as Body;
+        expect(response.body).toBe(JSON.stringify(body));
+        expect(Object.keys(body)).toEqual(['code', 'message', 'data', 'extra']);
+        expect(Object.keys(body.data), url).toEqual(data);
+        expect(Object.keys(body.extra), url).toEqual(extra);
+        const location = body.data.location ?? body.data.locations[0];
+        expect(Object.keys(location).slice(0, 8), url).toEqual(['location_id', 'name', 'canonical_name', 'country_code', 'target_type', 'source_parent_location_id', 'parent_location_id', 'path']);
+      }
+    });
+  });
+
   describe('search input rules', () => {
     it.each([
       ['subdivision_code=US-CA', 'subdivision_code: is a LEGACY-only parameter'],

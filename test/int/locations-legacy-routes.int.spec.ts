@@ -253,3 +253,23 @@ describe('GET /v1/locations/search (LEGACY)', () => {
     expect((await ok('/v1/locations/search?levels=REGION')).data.locations).toHaveLength(20);
   });
 });
+
+describe('LEGACY response bytes', () => {
+  it('are the envelope exactly as JSON.stringify writes it, members in the reference order', async () => {
+    const cases: [string, string[], string[]][] = [
+      ['/v1/locations/21137', ['registry_version', 'source_file_date', 'location', 'path', 'location_ids'], []],
+      ['/v1/locations/resolve?subdivision_code=AU-NSW&city=SYDNEY', ['registry_version', 'source_file_date', 'location', 'path', 'location_ids', 'candidates'], ['subdivision_code_type', 'has_more']],
+      ['/v1/locations/search?q=cal&locale=fr', ['registry_version', 'source_file_date', 'locations'], ['has_more', 'warnings']],
+    ];
+    for (const [url, data, extra] of cases) {
+      const response = await testApp.app.inject({ method: 'GET', url });
+      expect(response.statusCode, url).toBe(200);
+      expect(response.headers['content-type']).toBe('application/json; charset=utf-8');
+      const body = response.json();
+      expect(response.body).toBe(JSON.stringify(body));
+      expect(Object.keys(body)).toEqual(['code', 'message', 'data', 'extra']);
+      expect(Object.keys(body.data), url).toEqual(data);
+      expect(Object.keys(body.extra), url).toEqual(extra);
+    }
+  });
+});

@@ -3,10 +3,10 @@
  * catalogs. Both rank by (tier, segment, name, ...) where the segment is a type bucket or level and
  * names are sorted inside each segment, so:
  *   - name-prefix tiers are one binary search per segment;
- *   - word-prefix and substring rows come from per-word row lists when few (the words that start
- *     with, or contain, q are found in the sorted list of distinct words), else from one native
- *     `indexOf` scan over the joined texts, which visits rows in rank order and stops once the
- *     page is full;
+ *   - word-prefix rows come from per-word row lists (the words that start with q are a range of
+ *     the sorted distinct words), substring rows from the rows of q's rarest character pair, when
+ *     either holds few rows; otherwise from one native `indexOf` scan over the joined texts, which
+ *     visits rows in rank order and stops once the page is full (matches are then common);
  *   - scans look for q from its rarest character, so a q opening with a common letter (or the
  *     space of a word prefix) does not stop the native search at every occurrence of that letter.
  * Every operation works on a scope: all rows, or the rows of one group (a country), which have
@@ -77,8 +77,10 @@ export interface Scope {
   starts: Int32Array;
 }
 
-/** Word lists are merged only up to this many rows; beyond, a scan finds a full page sooner. */
+/** Row lists are merged only up to this many rows; beyond, a scan finds a full page sooner. */
 export const GATHER_LIMIT = 2048;
+/** Character pairs are indexed for at most this many distinct characters (a pair table of 4 MB). */
+const MAX_ALPHABET = 1023;
 
 function joinTexts(texts: readonly string[], order: Int32Array | null, count: number): { hay: string; starts: Int32Array } {
   const starts = new Int32Array(count + 1);
@@ -119,6 +121,16 @@ export class TextIndex {
   private readonly wordStarts: Int32Array;
   private readonly postingStarts: Int32Array;
   private readonly postings: Int32Array;
+  /**
+   * Character pairs: rows holding each pair (counted for every pair, listed for pairs held by at
+   * most `gatherLimit` rows). Only for alphabets of at most MAX_ALPHABET characters.
+   */
+  private readonly charIds = new Uint16Array(0x10000);
+  private alphabet = 0;
+  private pairCounts: Uint32Array | null = null;
+  private readonly pairSlots = new Map<number, number>();
+  private pairStarts = new Int32Array(1);
+  private pairRows = new Int32Array(0);
 
   constructor(rows: TextIndexRows, options: TextIndexOptions = {}) {
     this.gatherLimit = options.gatherLimit ?? GATHER_LIMIT;
@@ -172,6 +184,68 @@ export class TextIndex {
     this.postingStarts[words.length] = total;
     this.postings = new Int32Array(total);
     for (let w = 0; w < words.length; w++) this.postings.set(lists.get(words[w]!)!, this.postingStarts[w]!);
+    this.indexPairs(rows.texts);
+  }
+
+  private indexPairs(texts: readonly string[]) {
+    for (let c = 0; c < 0x10000; c++) if (this.frequency[c]! > 0 && c !== 10) this.charIds[c] = ++this.alphabet;
+    if (this.alphabet > MAX_ALPHABET) return;
+    const width = this.alphabet + 1;
+    const counts = new Uint32Array(width * width);
+    const seen = new Int32Array(width * width).fill(-1);
+    const eachPair = (visit: (key: number, row: number) => void) => {
+      for (let r = 0; r < texts.length; r++) {
+        const text = texts[r]!;
+        for (let i = 0; i + 1 < text.length; i++) {
+          const key = this.charIds[text.charCodeAt(i)]! * width + this.charIds[text.charCodeAt(i + 1)]!;
+          if (seen[key] !== r) {
+            seen[key] = r;
+            visit(key, r);
+          }
+        }
+      }
+    };
+    eachPair((key) => counts[key]!++);
+    let total = 0;
+    const starts: number[] = [0];
+    for (let key = 0; key < counts.length; key++) {
+      if (counts[key]! === 0 || counts[key]! > this.gatherLimit) continue;
+      this.pairSlots.set(key, starts.length - 1);
+      total += counts[key]!;
+      starts.push(total);
+    }
+    this.pairStarts = Int32Array.from(starts);
+    this.pairRows = new Int32Array(total);
+    const fill = this.pairStarts.slice(0, -1);
+    seen.fill(-1);
+    eachPair((key, row) => {
+      const slot = this.pairSlots.get(key);
+      if (slot !== undefined) this.pairRows[fill[slot]!++] = row;
+    });
+    this.pairCounts = counts;
+  }
+
+  /**
+   * Rows (ascending) that may contain `pattern`: those holding its rarest character pair, when
+   * that pair is held by at most `gatherLimit` rows; null when every pair is common (or the
+   * pattern is a single character, or pairs are not indexed). Callers check each row.
+   */
+  rowsWithRarePair(pattern: string): Int32Array | null {
+    const counts = this.pairCounts;
+    if (counts === null || pattern.length < 2) return null;
+    const width = this.alphabet + 1;
+    let best = -1;
+    for (let i = 0; i + 1 < pattern.length; i++) {
+      const a = this.charIds[pattern.charCodeAt(i)]!;
+      const b = this.charIds[pattern.charCodeAt(i + 1)]!;
+      // A character no text holds: no row can contain the pattern.
+      if (a === 0 || b === 0) return new Int32Array(0);
+      const key = a * width + b;
+      if (best < 0 || counts[key]! < counts[best]!) best = key;
+    }
+    const slot = this.pairSlots.get(best);
+    if (slot === undefined) return counts[best] === 0 ? new Int32Array(0) : null;
+    return this.pairRows.subarray(this.pairStarts[slot]!, this.pairStarts[slot + 1]!);
   }
 
   groupScope(group: number): Scope {
@@ -263,11 +337,6 @@ export class TextIndex {
     return best;
   }
 
-  /** Whether looking q up in the distinct words reads less text than scanning `scope` does. */
-  wordsAreSmallerThan(scope: Scope): boolean {
-    return this.wordHay.length < scope.starts[scope.hi]! - scope.starts[scope.lo]!;
-  }
-
   /**
    * Calls `visit` with each position in [from, to) of `scope` whose text contains `pattern` (no
    * newline in it), in order, until it returns false. One native scan of the scope's joined texts.
@@ -338,52 +407,6 @@ export class TextIndex {
   rowsOfWords(lo: number, hi: number): Int32Array {
     const gathered = this.postings.slice(this.postingStarts[lo]!, this.postingStarts[hi]!);
     if (hi - lo > 1) gathered.sort();
-    return distinct(gathered);
-  }
-
-  /**
-   * Words holding `fragment` after their first character (and, with `atEnd`, ending with it), or
-   * null once their lists hold more than `gatherLimit` rows (a scan is then the faster way).
-   */
-  wordsContaining(fragment: string, { atEnd = false } = {}): number[] | null {
-    const { wordHay, wordStarts } = this;
-    const last = wordStarts.length - 2;
-    const found: number[] = [];
-    if (last < 0) return found;
-    let total = 0;
-    const anchor = this.anchorOf(fragment);
-    const needle = anchor === 0 ? fragment : fragment.slice(anchor);
-    let word = 0;
-    let searchFrom = anchor;
-    for (;;) {
-      const at = wordHay.indexOf(needle, searchFrom);
-      if (at < 0) return found;
-      const occurrence = at - anchor;
-      searchFrom = at + 1;
-      if (occurrence < wordStarts[word]! || (anchor > 0 && !wordHay.startsWith(fragment, occurrence))) continue;
-      word = entryAt(wordStarts, occurrence, word, last);
-      const end = wordStarts[word + 1]! - 1;
-      if (occurrence === wordStarts[word] || (atEnd && occurrence + fragment.length !== end)) continue;
-      found.push(word);
-      total += this.postingStarts[word + 1]! - this.postingStarts[word]!;
-      if (total > this.gatherLimit) return null;
-      if (word === last) return found;
-      word++;
-      searchFrom = wordStarts[word]! + anchor;
-    }
-  }
-
-  /** Rows (ascending, distinct) holding any of the words. */
-  rowsOfWordList(words: readonly number[]): Int32Array {
-    let total = 0;
-    for (const w of words) total += this.postingStarts[w + 1]! - this.postingStarts[w]!;
-    const gathered = new Int32Array(total);
-    let at = 0;
-    for (const w of words) {
-      gathered.set(this.postings.subarray(this.postingStarts[w]!, this.postingStarts[w + 1]!), at);
-      at += this.postingStarts[w + 1]! - this.postingStarts[w]!;
-    }
-    if (words.length > 1) gathered.sort();
     return distinct(gathered);
   }
 }

@@ -294,7 +294,7 @@ export class FullIndex {
     // 3: a word starts with q (for a q of several words: the text holds " q").
     const tokens = q.split(' ');
     const words = tokens.length === 1 ? this.text.wordsWithPrefix(q) : this.text.exactWord(tokens[0]!);
-    const wordPrefix = (r: number) => !this.text.nameStartsWith(r, q) && !isExact(r) && passes(r);
+    const wordPrefix = (r: number) => passes(r) && !this.text.nameStartsWith(r, q) && !isExact(r);
     if (words.total <= this.text.gatherLimit) {
       const from = firstRow(3);
       for (const r of this.text.rowsOfWords(words.lo, words.hi)) {
@@ -311,14 +311,14 @@ export class FullIndex {
     }
     if (full()) return found;
 
-    // 4: q elsewhere inside the text: inside a word (for a q of several words, its first word ends one).
-    const inside = (r: number) => !this.text.textIncludes(r, spaced) && !isExact(r) && passes(r);
-    const containing = this.text.wordsAreSmallerThan(scope) ? this.text.wordsContaining(tokens[0]!, { atEnd: tokens.length > 1 }) : null;
-    if (containing !== null) {
+    // 4: q elsewhere inside the text.
+    const inside = (r: number) => passes(r) && !this.text.textIncludes(r, spaced) && !isExact(r);
+    const candidates = this.text.rowsWithRarePair(q);
+    if (candidates !== null) {
       const from = firstRow(4);
-      for (const r of this.text.rowsOfWordList(containing)) {
+      for (const r of candidates) {
         if (full()) break;
-        if (r >= from && this.bucketAllowed(r, buckets) && inside(r) && (tokens.length === 1 || this.text.textIncludes(r, q))) found.push({ row: r, tier: 4 });
+        if (r >= from && this.bucketAllowed(r, buckets) && passes(r) && this.text.textIncludes(r, q) && inside(r)) found.push({ row: r, tier: 4 });
       }
     } else {
       this.scanTier(scope, buckets, q, firstRow(4), (r) => {
@@ -336,7 +336,7 @@ export class FullIndex {
       const [from, to] = this.text.segmentPositions(own, bucket);
       for (let k = Math.max(from, this.text.positionOf(own, firstRow(5))); k < to && !full(); k++) {
         const r = this.text.rowAt(own, k);
-        if (!this.text.textIncludes(r, q) && !isExact(r) && passes(r)) found.push({ row: r, tier: 5 });
+        if (passes(r) && !this.text.textIncludes(r, q) && !isExact(r)) found.push({ row: r, tier: 5 });
       }
     }
     return found;

@@ -132,15 +132,14 @@ export function rankAll(
       }
     }
   }
-  // SUBSTRING: q inside a word (for a q of several words, its first word ends one).
+  // SUBSTRING: q elsewhere in the name.
   if (!full()) {
-    const tokens = folded.split(' ');
-    const containing = text.wordsAreSmallerThan(scope) ? text.wordsContaining(tokens[0]!, { atEnd: tokens.length > 1 }) : null;
-    const inside = (location: IndexedLocation) => !location.spaced.includes(spaced) && (tokens.length === 1 || location.spaced.includes(folded));
-    if (containing !== null) {
-      for (const row of text.rowsOfWordList(containing)) {
+    const inside = (location: IndexedLocation) => !location.spaced.includes(spaced);
+    const candidates = text.rowsWithRarePair(folded);
+    if (candidates !== null) {
+      for (const row of candidates) {
         const location = ordered[row]!;
-        if (!allowed(location)) continue;
+        if (!allowed(location) || !location.folded.includes(folded)) continue;
         if (inside(location) && !take(location)) break;
       }
     } else {

@@ -65,6 +65,8 @@ export interface TextIndexRows {
 export interface TextIndexOptions {
   /** GATHER_LIMIT unless given (tests use 0 and a large value to exercise both ways). */
   gatherLimit?: number;
+  /** PAIR_LIST_LIMIT unless given. */
+  pairListLimit?: number;
 }
 
 /** A contiguous run of positions; `rows` maps a position to its row (null: position = row). */
@@ -79,6 +81,11 @@ export interface Scope {
 
 /** Row lists are merged only up to this many rows; beyond, a scan finds a full page sooner. */
 export const GATHER_LIMIT = 2048;
+/**
+ * Rows are listed for the character pairs at most this many rows hold (a few MB on the full-size
+ * catalog): within one country only that country's share of a list is checked.
+ */
+export const PAIR_LIST_LIMIT = 16_384;
 /** Character pairs are indexed for at most this many distinct characters (a pair table of 4 MB). */
 const MAX_ALPHABET = 1023;
 
@@ -109,6 +116,7 @@ function entryAt(starts: Int32Array, offset: number, low: number, high: number):
 export class TextIndex {
   readonly size: number;
   readonly gatherLimit: number;
+  private readonly pairListLimit: number;
   readonly global: Scope;
   private readonly groupScopes: Scope[];
   private readonly nameLengths: Uint32Array;
@@ -123,7 +131,7 @@ export class TextIndex {
   private readonly postings: Int32Array;
   /**
    * Character pairs: rows holding each pair (counted for every pair, listed for pairs held by at
-   * most `gatherLimit` rows). Only for alphabets of at most MAX_ALPHABET characters.
+   * most `pairListLimit` rows). Only for alphabets of at most MAX_ALPHABET characters.
    */
   private readonly charIds = new Uint16Array(0x10000);
   private alphabet = 0;
@@ -134,6 +142,7 @@ export class TextIndex {
 
   constructor(rows: TextIndexRows, options: TextIndexOptions = {}) {
     this.gatherLimit = options.gatherLimit ?? GATHER_LIMIT;
+    this.pairListLimit = options.pairListLimit ?? PAIR_LIST_LIMIT;
     const n = (this.size = rows.texts.length);
     this.nameLengths = rows.nameLengths;
     this.segmentStarts = rows.segmentStarts;
@@ -209,7 +218,7 @@ export class TextIndex {
     let total = 0;
     const starts: number[] = [0];
     for (let key = 0; key < counts.length; key++) {
-      if (counts[key]! === 0 || counts[key]! > this.gatherLimit) continue;
+      if (counts[key]! === 0 || counts[key]! > this.pairListLimit) continue;
       this.pairSlots.set(key, starts.length - 1);
       total += counts[key]!;
       starts.push(total);
@@ -227,10 +236,10 @@ export class TextIndex {
 
   /**
    * Rows (ascending) that may contain `pattern`: those holding its rarest character pair, when
-   * that pair is held by at most `gatherLimit` rows; null when every pair is common (or the
+   * that pair is held by at most `maxRows` rows; null when every pair is more common (or the
    * pattern is a single character, or pairs are not indexed). Callers check each row.
    */
-  rowsWithRarePair(pattern: string): Int32Array | null {
+  rowsWithRarePair(pattern: string, maxRows = this.gatherLimit): Int32Array | null {
     const counts = this.pairCounts;
     if (counts === null || pattern.length < 2) return null;
     const width = this.alphabet + 1;
@@ -243,9 +252,19 @@ export class TextIndex {
       const key = a * width + b;
       if (best < 0 || counts[key]! < counts[best]!) best = key;
     }
+    if (counts[best] === 0) return new Int32Array(0);
     const slot = this.pairSlots.get(best);
-    if (slot === undefined) return counts[best] === 0 ? new Int32Array(0) : null;
+    if (slot === undefined || counts[best]! > maxRows) return null;
     return this.pairRows.subarray(this.pairStarts[slot]!, this.pairStarts[slot + 1]!);
+  }
+
+  /**
+   * How many rows of a row list to accept in place of scanning `scope`: GATHER_LIMIT of the
+   * scope's own rows, the list holding rows of every group.
+   */
+  listLimitFor(scope: Scope): number {
+    const rows = scope.hi - scope.lo;
+    return rows === 0 ? 0 : Math.floor((this.gatherLimit * this.size) / rows);
   }
 
   groupScope(group: number): Scope {
@@ -332,8 +351,10 @@ export class TextIndex {
    * it is checked here, once per occurrence of the rest).
    */
   private anchorOf(pattern: string): number {
+    // Native checks after the anchor are cheap; each occurrence of the rest that fails here costs
+    // a round trip. So move off the first character only for a much rarer one.
     let best = 0;
-    for (let i = 1; i < pattern.length - 1; i++) if (this.frequency[pattern.charCodeAt(i)]! < this.frequency[pattern.charCodeAt(best)]!) best = i;
+    for (let i = 1; i < pattern.length - 1; i++) if (this.frequency[pattern.charCodeAt(i)]! * 16 < this.frequency[pattern.charCodeAt(best)]!) best = i;
     return best;
   }
 

@@ -37,7 +37,7 @@ describe('TextIndex', () => {
     return new TextIndex({
       texts: rows.map((row) => ` ${row.name}`), nameLengths: Uint32Array.from(rows, (row) => row.name.length), segmentStarts,
       groups: Uint16Array.from(rows.map((row) => row.group)), groupCount: 3, codePointOrder: true,
-    }, { gatherLimit: 3 });
+    }, { gatherLimit: 3, pairListLimit: 3 });
   };
   const positions = (index: TextIndex, scope: Scope, from: number, to: number) => Array.from({ length: to - from }, (_, i) => index.rowAt(scope, from + i));
 

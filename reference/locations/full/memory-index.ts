@@ -313,7 +313,7 @@ export class FullIndex {
 
     // 4: q elsewhere inside the text.
     const inside = (r: number) => passes(r) && !this.text.textIncludes(r, spaced) && !isExact(r);
-    const candidates = this.text.rowsWithRarePair(q);
+    const candidates = this.text.rowsWithRarePair(q, this.text.listLimitFor(scope));
     if (candidates !== null) {
       const from = firstRow(4);
       for (const r of candidates) {

@@ -135,7 +135,7 @@ export function rankAll(
   // SUBSTRING: q elsewhere in the name.
   if (!full()) {
     const inside = (location: IndexedLocation) => !location.spaced.includes(spaced);
-    const candidates = text.rowsWithRarePair(folded);
+    const candidates = text.rowsWithRarePair(folded, text.listLimitFor(scope));
     if (candidates !== null) {
       for (const row of candidates) {
         const location = ordered[row]!;

@@ -259,12 +259,15 @@ export class TextIndex {
   }
 
   /**
-   * How many rows of a row list to accept in place of scanning `scope`: GATHER_LIMIT of the
-   * scope's own rows, the list holding rows of every group.
+   * How many rows of a row list (rows of every group) to take in place of scanning `scope`: few
+   * enough that the scope's own share of them stays within GATHER_LIMIT checks, and that walking
+   * the list costs less than reading the scope's text.
    */
   listLimitFor(scope: Scope): number {
     const rows = scope.hi - scope.lo;
-    return rows === 0 ? 0 : Math.floor((this.gatherLimit * this.size) / rows);
+    if (rows === 0) return 0;
+    const chars = scope.starts[scope.hi]! - scope.starts[scope.lo]!;
+    return Math.min(Math.floor((this.gatherLimit * this.size) / rows), Math.floor(chars / 32));
   }
 
   groupScope(group: number): Scope {

@@ -267,7 +267,7 @@ export class TextIndex {
     const rows = scope.hi - scope.lo;
     if (rows === 0) return 0;
     const chars = scope.starts[scope.hi]! - scope.starts[scope.lo]!;
-    return Math.min(Math.floor((this.gatherLimit * this.size) / rows), Math.floor(chars / 32));
+    return Math.min(Math.floor((this.gatherLimit * this.size) / rows), Math.floor(chars / 256));
   }
 
   groupScope(group: number): Scope {

@@ -1047,6 +1047,229 @@ describe('parameters each catalog does not take, and malformed values', () => {
   });
 });
 
+// ---------------------------------------------------------------------------------------------
+// Findings of the conformance audit, each pinned by the rule it restores.
+// ---------------------------------------------------------------------------------------------
+
+describe('audit findings', () => {
+  /** A 404 NOT_FOUND envelope whose message names `id`, or a problem saying what came instead. */
+  function expectNotFound(problems: Problems, reply: Reply, id: string) {
+    checkEnvelope(problems, reply);
+    if (reply.status !== 404 || reply.body.code !== 'NOT_FOUND' || !reply.body.message.includes(id)) {
+      problems.push(`GET ${reply.url}: ${reply.status} ${reply.body.code} ${JSON.stringify(reply.body.message)}, expected 404 NOT_FOUND naming ${id}`);
+    }
+  }
+  function expectBadRequest(problems: Problems, reply: Reply, parameter: string) {
+    checkEnvelope(problems, reply);
+    if (reply.status !== 400 || reply.body.code !== 'BAD_REQUEST' || !reply.body.message.includes(parameter)) {
+      problems.push(`GET ${reply.url}: ${reply.status} ${reply.body.code} ${JSON.stringify(reply.body.message)}, expected 400 BAD_REQUEST naming ${parameter}`);
+    }
+  }
+  const ids = (reply: Reply) => ((reply.body.data.locations ?? []) as { location_id: string }[]).map((location) => location.location_id);
+  /** Every route that takes an id, in both catalogs. */
+  const idUrls = (id: string) => [
+    `/v1/locations/${id}`,
+    `/v1/locations/${id}?catalog=FULL`,
+    `/v1/locations/resolve?${qs({ catalog: 'FULL', location_id: id })}`,
+    `/v1/locations/search?${qs({ parent_location_id: id })}`,
+    `/v1/locations/search?${qs({ catalog: 'FULL', parent_location_id: id })}`,
+  ];
+
+  it('D2: an id of 20 or more digits is well formed (^[0-9]+$): 404 NOT_FOUND in both catalogs, not 400', async () => {
+    const problems: Problems = [];
+    for (const id of ['12345678901234567890', '99999999999999999999999', '1'.repeat(100)]) {
+      for (const url of idUrls(id)) expectNotFound(problems, await get(url), id);
+    }
+    // Longer than the router's 100-character path parameter: still an error in the envelope.
+    const long = await get(`/v1/locations/${'1'.repeat(101)}`);
+    checkEnvelope(problems, long);
+    if (long.status !== 400) problems.push(`GET ${long.url}: ${long.status}`);
+    // A query parameter has no such limit: any length is an unknown id.
+    for (const catalog of ['LEGACY', 'FULL']) {
+      const id = '9'.repeat(300);
+      expectNotFound(problems, await get(`/v1/locations/search?${qs({ catalog, parent_location_id: id })}`), id);
+    }
+    expectNoProblems(problems);
+  });
+
+  it('D3: country must match ^[A-Z]{2}$ in LEGACY too: lower or mixed case is a 400 naming country', async () => {
+    const problems: Problems = [];
+    const rejected: [string, Record<string, string>][] = [
+      ['search', { q: 'cal', country: 'us' }],
+      ['search', { country: 'us' }],
+      ['search', { q: 'cal', country: 'Us' }],
+      ['search', { subdivision_code: 'CA', country: 'us' }],
+      ['search', { catalog: 'FULL', q: 'cal', country: 'us' }],
+      ['resolve', { country: 'us' }],
+      ['resolve', { country: 'Au', city: 'sydney' }],
+      ['resolve', { country: 'aU' }],
+      ['resolve', { subdivision_code: 'CA', country: 'us' }],
+    ];
+    for (const [route, params] of rejected) expectBadRequest(problems, await get(`/v1/locations/${route}?${qs(params)}`), 'country');
+    // The upper-case forms answer.
+    for (const [route, params] of [['search', { q: 'cal', country: 'US' }], ['resolve', { country: 'AU', city: 'sydney' }], ['resolve', { country: 'US' }]] as const) {
+      const reply = await get(`/v1/locations/${route}?${qs(params)}`);
+      checkEnvelope(problems, reply);
+      if (reply.status !== 200) problems.push(`GET ${reply.url}: ${reply.status}`);
+    }
+    expectNoProblems(problems);
+  });
+
+  it('D6: FULL browsing under an id that is not active is 404 NOT_FOUND naming it; an active id without children is 200 []', async () => {
+    const problems: Problems = [];
+    // Raw parents where a chain stops (9075393: Kabul's, missing from the file), and ids nowhere in it.
+    const unresolved = [...new Set([...chains.values()].map((chain) => chain.unresolved).filter((id): id is string => id !== null))];
+    expect(unresolved).toContain('9075393');
+    for (const id of ['99999999', '1', ...unresolved.slice(0, 10)]) {
+      for (const catalog of ['FULL', 'LEGACY']) {
+        expectNotFound(problems, await get(`/v1/locations/search?${qs({ catalog, parent_location_id: id })}`), id);
+      }
+      // Other constraints do not turn it into an empty page.
+      expectNotFound(problems, await get(`/v1/locations/search?${qs({ catalog: 'FULL', parent_location_id: id, q: 'a', country: 'US', target_types: 'City' })}`), id);
+    }
+    const parents = new Set([...chains.values()].map((chain) => chain.parent));
+    const childless = activeIds.filter((id) => !parents.has(id));
+    expect(childless.length).toBeGreaterThan(100);
+    for (const id of childless.filter((_, i) => i % 50 === 0)) {
+      const reply = await get(`/v1/locations/search?${qs({ catalog: 'FULL', parent_location_id: id })}`);
+      checkEnvelope(problems, reply);
+      if (reply.status !== 200 || ids(reply).length !== 0 || 'next_cursor' in reply.body.data) problems.push(`GET ${reply.url}: ${reply.status} ${ids(reply)}`);
+    }
+    expectNoProblems(problems);
+  });
+
+  it('D7: a zero-padded id is not an id of either catalog: 404 NOT_FOUND on every route', async () => {
+    const problems: Problems = [];
+    expectNotFound(problems, await get('/v1/locations/02840?catalog=FULL'), '02840');
+    const sampled = [...legacyById.keys()].filter((_, i) => i % 40 === 0);
+    for (const id of ['2840', '21137', ...sampled]) {
+      for (const padded of [`0${id}`, `00${id}`]) {
+        for (const url of idUrls(padded)) expectNotFound(problems, await get(url), padded);
+      }
+    }
+    for (const id of ['0', '00']) for (const url of idUrls(id)) expectNotFound(problems, await get(url), id);
+    expectNoProblems(problems);
+  });
+
+  describe('LEGACY search without q browses', () => {
+    const levelOrder = (level: string) => LEVELS.indexOf(level);
+    const byName = (a: Record<string, any>, b: Record<string, any>) => {
+      const [x, y] = [fold(a.name, { dropApostrophes: true }), fold(b.name, { dropApostrophes: true })];
+      return x < y ? -1 : x > y ? 1 : 0;
+    };
+
+    it('with nothing at all: the top-level countries, as levels=COUNTRY does', async () => {
+      for (const limit of [undefined, '1', '50']) {
+        const bare = await get(`/v1/locations/search?${qs({ ...(limit && { limit }) })}`);
+        const countries = await get(`/v1/locations/search?${qs({ levels: 'COUNTRY', ...(limit && { limit }) })}`);
+        expect(bare.status, JSON.stringify(bare.body)).toBe(200);
+        expect(bare.body).toEqual(countries.body);
+        expect(ids(bare)).toHaveLength(Number(limit ?? 20));
+        expect(bare.body.data.locations.every((location: { level: string; parent_location_id: string | null }) => location.level === 'COUNTRY' && location.parent_location_id === null)).toBe(true);
+        expect(bare.body.extra).toEqual({ has_more: true });
+      }
+      const first = await get('/v1/locations/search?limit=3');
+      expect(first.body.data.locations.map((location: { name: string }) => location.name)).toEqual(['Afghanistan', 'Albania', 'Algeria']);
+    });
+
+    it('with country: its COUNTRY entry, then REGIONs, then CITYs, each by name, paged by limit', async () => {
+      const problems: Problems = [];
+      const entries = [...legacyById.values()];
+      const countries = entries.filter((entry) => entry.level === 'COUNTRY');
+      expect(countries.length).toBeGreaterThan(200);
+      for (const country of countries) {
+        const code = country.country_code as string;
+        const expected = entries.filter((entry) => entry.country_code === code);
+        const reply = await get(`/v1/locations/search?${qs({ country: code, limit: '50' })}`);
+        checkEnvelope(problems, reply);
+        if (reply.status !== 200) {
+          problems.push(`GET ${reply.url}: ${reply.status} ${reply.body.message}`);
+          continue;
+        }
+        checkCatalogFields(problems, reply, 'LEGACY', ['locations']);
+        const served = reply.body.data.locations as Record<string, any>[];
+        served.forEach((location, i) => checkLegacyLocation(problems, `${reply.url} locations[${i}]`, location));
+        if (served[0]?.location_id !== country.location_id) problems.push(`GET ${reply.url}: first is ${served[0]?.location_id}, not the country ${country.location_id}`);
+        if (served.some((location) => location.country_code !== code)) problems.push(`GET ${reply.url}: another country served`);
+        if (served.length !== Math.min(50, expected.length)) problems.push(`GET ${reply.url}: ${served.length} of ${expected.length}`);
+        if (reply.body.extra.has_more !== expected.length > 50) problems.push(`GET ${reply.url}: has_more ${reply.body.extra.has_more} with ${expected.length} entries`);
+        served.forEach((location, i) => {
+          if (i === 0) return;
+          const previous = served[i - 1]!;
+          const order = levelOrder(previous.level) - levelOrder(location.level) || byName(previous, location);
+          if (order > 0) problems.push(`GET ${reply.url}: ${location.location_id} (${location.level} ${location.name}) after ${previous.location_id} (${previous.level} ${previous.name})`);
+        });
+      }
+      expectNoProblems(problems);
+    });
+
+    it('with country: narrowed by levels, bounded by limit, and every other rule kept', async () => {
+      const problems: Problems = [];
+      const us = [...legacyById.values()].filter((entry) => entry.country_code === 'US');
+      for (const levels of ['COUNTRY', 'REGION', 'CITY', 'REGION,CITY']) {
+        const allowed = levels.split(',');
+        const reply = await get(`/v1/locations/search?${qs({ country: 'US', levels, limit: '50' })}`);
+        const expected = us.filter((entry) => allowed.includes(entry.level));
+        if (reply.status !== 200) problems.push(`GET ${reply.url}: ${reply.status}`);
+        else if (ids(reply).length !== Math.min(50, expected.length) || reply.body.data.locations.some((location: { level: string }) => !allowed.includes(location.level))) {
+          problems.push(`GET ${reply.url}: ${ids(reply).length} served of ${expected.length}`);
+        }
+      }
+      for (const limit of ['1', '20', undefined]) {
+        const reply = await get(`/v1/locations/search?${qs({ country: 'US', ...(limit && { limit }) })}`);
+        if (ids(reply).length !== Number(limit ?? 20) || ids(reply)[0] !== '2840') problems.push(`GET ${reply.url}: ${ids(reply)}`);
+      }
+      expectNotFound(problems, await get('/v1/locations/search?country=ZZ'), 'ZZ');
+      const rejected: [Record<string, string>, string][] = [
+        [{ country: 'US', levels: 'STATE' }, 'levels'],
+        [{ country: 'US', levels: '' }, 'levels'],
+        [{ levels: 'COUNTRY,' }, 'levels'],
+        [{ country: 'US', limit: '0' }, 'limit'],
+        [{ country: 'US', limit: '51' }, 'limit'],
+        [{ limit: '0' }, 'limit'],
+        [{ subdivision_code: 'CA' }, 'country'],
+        [{ country: 'US', subdivision_code_type: 'CLDR' }, 'subdivision_code_type'],
+        [{ country: 'US', q: '' }, 'q'],
+        [{ country: 'US', cursor: 'abc' }, 'cursor'],
+      ];
+      for (const [params, parameter] of rejected) expectBadRequest(problems, await get(`/v1/locations/search?${qs(params)}`), parameter);
+      // q stays required in FULL unless parent_location_id is given.
+      expectBadRequest(problems, await get('/v1/locations/search?catalog=FULL&country=US'), 'q');
+      expectNoProblems(problems);
+    });
+  });
+
+  it('locale is reserved on every route of both catalogs: accepted, results unchanged, a warning in extra', async () => {
+    const problems: Problems = [];
+    const urls = [
+      ['/v1/locations/search', { q: 'mun' }],
+      ['/v1/locations/search', { country: 'AU' }],
+      ['/v1/locations/search', { catalog: 'FULL', q: 'mun' }],
+      ['/v1/locations/resolve', { country: 'AU', city: 'syd' }],
+      ['/v1/locations/resolve', { subdivision_code: 'US-CA' }],
+      ['/v1/locations/resolve', { catalog: 'FULL', location_id: '2840' }],
+      ['/v1/locations/2840', {}],
+      ['/v1/locations/2840', { catalog: 'FULL' }],
+    ] as const;
+    for (const [path, params] of urls) {
+      const plain = await get(`${path}?${qs(params)}`);
+      const localized = await get(`${path}?${qs({ ...params, locale: 'de-DE' })}`);
+      checkEnvelope(problems, localized);
+      if (localized.status !== 200) {
+        problems.push(`GET ${localized.url}: ${localized.status} ${localized.body.message}`);
+        continue;
+      }
+      if (JSON.stringify(localized.body.data) !== JSON.stringify(plain.body.data)) problems.push(`GET ${localized.url}: data differs from without locale`);
+      const { warnings, ...rest } = localized.body.extra;
+      if (!Array.isArray(warnings) || warnings.length !== 1 || !/^locale is reserved/.test(warnings[0])) problems.push(`GET ${localized.url}: warnings ${JSON.stringify(warnings)}`);
+      if (JSON.stringify(rest) !== JSON.stringify(plain.body.extra)) problems.push(`GET ${localized.url}: extra ${JSON.stringify(localized.body.extra)} vs ${JSON.stringify(plain.body.extra)}`);
+      // Like every parameter, once.
+      expectBadRequest(problems, await get(`${path}?${qs(params)}${Object.keys(params).length ? '&' : ''}locale=de&locale=fr`), 'locale');
+    }
+    expectNoProblems(problems);
+  });
+});
+
 describe('429', () => {
   it('answers every location route, both catalogs, with the envelope and extra.retry_after_seconds', async () => {
     // Its own app with a limit of one request a minute per address, in-process, no catalog needed:

@@ -204,8 +204,10 @@ describe('with the real excerpt loaded', () => {
       expect(pages.flat().sort()).toEqual(rows.map((row) => row.location_id).sort());
       expect(pages.flat()[0]).toBe('21133'); // Alabama
       expect(pages.at(-1)!.length).toBeLessThanOrEqual(7);
-      // Unresolved children are not children: Kabul's raw parent is not in the file.
-      expect(ids((await search('parent_location_id=9075393')).body)).toEqual([]);
+      // Kabul's raw parent is not in the file: not an id of the catalog, so nothing to browse under.
+      const missing = await search('parent_location_id=9075393');
+      expect(missing.status).toBe(404);
+      expect(missing.body).toEqual({ code: 'NOT_FOUND', message: 'parent_location_id 9075393 is not an active location of the FULL catalog', data: {}, extra: {} });
     });
 
     it('accepts locale and says it is reserved', async () => {

@@ -85,7 +85,7 @@ describe('GET /v1/locations/{id} (LEGACY)', () => {
     await fails('/v1/locations/9061180', 404, 'NOT_FOUND', '9061180'); // La Jolla: a neighborhood, FULL only
     await fails('/v1/locations/99999999', 404, 'NOT_FOUND', '99999999');
     await fails('/v1/locations/abc', 400, 'BAD_REQUEST', 'location_id');
-    await fails('/v1/locations/2840?locale=en', 400, 'BAD_REQUEST', 'locale');
+    await fails('/v1/locations/2840?locale=en&locale=fr', 400, 'BAD_REQUEST', 'locale');
     await fails('/v1/locations/2840?catalog=legacy', 400, 'BAD_REQUEST', 'catalog');
     await fails('/v1/locations/2840?catalog=LEGACY&catalog=LEGACY', 400, 'BAD_REQUEST', 'catalog');
   });
@@ -98,7 +98,7 @@ describe('GET /v1/locations/resolve (LEGACY)', () => {
       ['subdivision_code=USCA', 'CLDR'],
       ['subdivision_code=CA&country=US', 'PROVIDER_SHORT'],
       ['subdivision_code=us-ca&subdivision_code_type=ISO_3166_2', 'ISO_3166_2'],
-      ['subdivision_code=ca&subdivision_code_type=PROVIDER_SHORT&country=us', 'PROVIDER_SHORT'],
+      ['subdivision_code=ca&subdivision_code_type=PROVIDER_SHORT&country=US', 'PROVIDER_SHORT'],
     ] as const) {
       const body = await ok(`/v1/locations/resolve?${query}`);
       expect(body.data).toEqual({
@@ -115,7 +115,7 @@ describe('GET /v1/locations/resolve (LEGACY)', () => {
   });
 
   it('resolves a country alone, and a city under a country or a subdivision', async () => {
-    const au = await ok('/v1/locations/resolve?country=au');
+    const au = await ok('/v1/locations/resolve?country=AU');
     expect(au.data.location.location_id).toBe('2036');
     expect(au.data.candidates.map((candidate: { location_id: string }) => candidate.location_id)).toEqual(['2036']);
     const sydney = await ok('/v1/locations/resolve?country=AU&city=sydn');
@@ -152,6 +152,7 @@ describe('GET /v1/locations/resolve (LEGACY)', () => {
     await fails('/v1/locations/resolve?country=US&subdivision_code_type=CLDR', 400, 'BAD_REQUEST', 'subdivision_code_type');
     await fails('/v1/locations/resolve?location_id=2840', 400, 'BAD_REQUEST', 'location_id');
     await fails('/v1/locations/resolve?country=USA', 400, 'BAD_REQUEST', 'country');
+    await fails('/v1/locations/resolve?country=us', 400, 'BAD_REQUEST', 'country');
     await fails('/v1/locations/resolve?country=US&limit=0', 400, 'BAD_REQUEST', 'limit');
     await fails('/v1/locations/resolve?country=US&limit=51', 400, 'BAD_REQUEST', 'limit');
     await fails('/v1/locations/resolve?country=US&foo=1', 400, 'BAD_REQUEST', 'foo');
@@ -196,6 +197,14 @@ describe('GET /v1/locations/search (LEGACY)', () => {
     expect(countries.data.locations).toHaveLength(20);
     expect(names(countries).slice(0, 3)).toEqual(['Afghanistan', 'Albania', 'Algeria']);
     expect(countries.extra).toEqual({ has_more: true });
+    // Without any parameter: the same countries.
+    expect(await ok('/v1/locations/search')).toEqual(countries);
+    // A bare country: its entry, then its regions, then its cities.
+    const australia = await ok('/v1/locations/search?country=AU&limit=12');
+    expect(names(australia)).toEqual([
+      'Australia', 'Australian Capital Territory', 'New South Wales', 'Northern Territory', 'Queensland', 'South Australia', 'Tasmania',
+      'Victoria', 'Western Australia', ...names(await ok('/v1/locations/search?country=AU&levels=CITY&limit=3')),
+    ]);
     const states = await ok('/v1/locations/search?parent_location_id=2840&limit=50');
     expect(states.data.locations).toHaveLength(50);
     expect(states.extra.has_more).toBe(true);
@@ -219,11 +228,13 @@ describe('GET /v1/locations/search (LEGACY)', () => {
     const body = await ok('/v1/locations/search?q=ontario&locale=fr');
     expect(names(body)).toEqual(['Ontario']);
     expect(body.extra.warnings).toEqual(['locale is reserved for localized names; results use registry names']);
+    // Resolve and lookup treat it the same way.
+    expect((await ok('/v1/locations/resolve?country=AU&locale=fr')).extra).toEqual({ warnings: ['locale is reserved for localized names; results use registry names'] });
+    expect((await ok('/v1/locations/2840?locale=fr')).extra).toEqual({ warnings: ['locale is reserved for localized names; results use registry names'] });
   });
 
   it('answers 400 naming the parameter for FULL-only, unknown, repeated or malformed parameters', async () => {
-    await fails('/v1/locations/search', 400, 'BAD_REQUEST', 'q');
-    await fails('/v1/locations/search?country=US', 400, 'BAD_REQUEST', 'q');
+    await fails('/v1/locations/search?q=cal&country=us', 400, 'BAD_REQUEST', 'country');
     await fails('/v1/locations/search?q=a&target_types=City', 400, 'BAD_REQUEST', 'target_types');
     await fails('/v1/locations/search?q=a&cursor=abc', 400, 'BAD_REQUEST', 'cursor');
     await fails('/v1/locations/search?q=a&bogus=1', 400, 'BAD_REQUEST', 'bogus');

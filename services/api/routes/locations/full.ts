@@ -99,6 +99,10 @@ export async function search(context: LocationContext, query: LocationQuery): Pr
     index = await catalog(context, { fresh: true });
     after = cursorPosition(index.release, key, cursor);
   }
+  // Browsing under an id the catalog does not have is an unknown id, as in LEGACY: 404, not an empty page.
+  if (constraints.parentId !== null && activeRow(index, constraints.parentId) === undefined) {
+    throw notFound(`parent_location_id ${constraints.parentId} is not an active location of the FULL catalog`);
+  }
   const matches = index.search(constraints, limit + 1, after);
   const page = matches.slice(0, limit);
   const last = page.at(-1);
@@ -129,8 +133,16 @@ function chainParts(index: FullIndex, row: number, after: string): (string | Buf
   ];
 }
 
+/**
+ * Row of an id exactly as the catalog writes it. The index compares ids as numbers, so a
+ * zero-padded form ("02840") would otherwise find 2840; it is not an id of the catalog.
+ */
+function activeRow(index: FullIndex, id: string): number | undefined {
+  return id.length > 1 && id.startsWith('0') ? undefined : index.rowOf(id);
+}
+
 function found(index: FullIndex, id: string, missing: string): number {
-  const row = index.rowOf(id);
+  const row = activeRow(index, id);
   if (row === undefined) throw notFound(missing);
   return row;
 }

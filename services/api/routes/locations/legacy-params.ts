@@ -2,7 +2,7 @@ import { badRequest } from '../../../../platform/http/errors.js';
 import { LEVELS, type Level } from '../../../../reference/locations/legacy/source-row.js';
 import { CODE_TYPES, type CodeType } from '../../../../reference/locations/legacy/subdivision-code.js';
 import type { LocationQuery } from './catalog-param.js';
-import { assertAllowedParameters, integerParam, listParam, matching, single } from './params.js';
+import { assertAllowedParameters, COUNTRY_PATTERN, integerParam, listParam, LOCATION_ID_PATTERN, matching, single } from './params.js';
 
 /**
  * LEGACY parameter rules on top of the shared helpers: unknown and FULL-only parameters are
@@ -23,13 +23,14 @@ export function text(query: LocationQuery, name: string): string | undefined {
 
 export const limitParam = (query: LocationQuery, fallback: number) => integerParam(query, 'limit', { min: 1, max: 50, fallback });
 
-/** ISO 3166-1 alpha-2, accepted in either case and normalized to upper case. */
+/** ISO 3166-1 alpha-2 in upper case: the reference's pattern, the same in both catalogs. */
 export function countryParam(query: LocationQuery): string | undefined {
-  return matching(query, 'country', /^[A-Za-z]{2}$/, 'an ISO 3166-1 alpha-2 code such as US')?.toUpperCase();
+  return matching(query, 'country', COUNTRY_PATTERN, 'an ISO 3166-1 alpha-2 code in upper case');
 }
 
+/** Any digit string is a well-formed id; whether the registry has it is a 404 question, not a 400. */
 export function idParam(query: LocationQuery, name: string): string | undefined {
-  return matching(query, name, /^[0-9]{1,19}$/, 'a numeric location id');
+  return matching(query, name, LOCATION_ID_PATTERN, 'a numeric location id');
 }
 
 export function levelsParam(query: LocationQuery): ReadonlySet<Level> | undefined {

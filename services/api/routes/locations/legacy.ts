@@ -18,11 +18,37 @@ import { single } from './params.js';
  */
 const SEARCH_PARAMS = ['catalog', 'q', 'parent_location_id', 'country', 'subdivision_code', 'subdivision_code_type', 'levels', 'limit', 'locale'];
 const SEARCH_FULL_ONLY = ['target_types', 'cursor'];
-const RESOLVE_PARAMS = ['catalog', 'country', 'subdivision_code', 'subdivision_code_type', 'city', 'limit'];
+// locale is reserved on every route, as in FULL: accepted and reported in extra.warnings.
+const RESOLVE_PARAMS = ['catalog', 'country', 'subdivision_code', 'subdivision_code_type', 'city', 'limit', 'locale'];
 const RESOLVE_FULL_ONLY = ['location_id'];
-const LOOKUP_PARAMS = ['catalog'];
+const LOOKUP_PARAMS = ['catalog', 'locale'];
 
 const LOCALE_WARNING = 'locale is reserved for localized names; results use registry names';
+const COUNTRY_LEVEL: ReadonlySet<Level> = new Set<Level>(['COUNTRY']);
+
+/** `extra.warnings` when `locale` is given. */
+function localeWarnings(query: LocationQuery): { warnings?: string[] } {
+  return single(query, 'locale') === undefined ? {} : { warnings: [LOCALE_WARNING] };
+}
+
+/**
+ * Each country's entries (by country_code) in browse order, gathered once per registry build, so
+ * browsing a country without q walks that country only.
+ */
+const entriesByCountry = new WeakMap<RegistryIndex, Map<string, IndexedLocation[]>>();
+function entriesOfCountry(index: RegistryIndex, country: string): readonly IndexedLocation[] {
+  let byCountry = entriesByCountry.get(index);
+  if (byCountry === undefined) {
+    byCountry = new Map();
+    for (const location of index.ordered) {
+      const entries = byCountry.get(location.countryCode);
+      if (entries) entries.push(location);
+      else byCountry.set(location.countryCode, [location]);
+    }
+    entriesByCountry.set(index, byCountry);
+  }
+  return byCountry.get(country) ?? [];
+}
 
 function searchText(query: LocationQuery, name: string): string | undefined {
   const value = text(query, name);
@@ -65,12 +91,12 @@ export async function search(context: LocationContext, query: LocationQuery): Pr
   const country = countryParam(query);
   const code = text(query, 'subdivision_code');
   const codeType = codeTypeParam(query, code !== undefined);
-  const levels = levelsParam(query);
+  const given = levelsParam(query);
   const limit = limitParam(query, 20);
-  const locale = single(query, 'locale');
-  if (q === undefined && parentId === undefined && levels === undefined && code === undefined) {
-    throw badRequest('q is required unless parent_location_id, levels or subdivision_code is given');
-  }
+  // q is optional in LEGACY: with nothing to start from, search browses the top-level countries
+  // (what levels=COUNTRY gives); with only country, it browses that country's entries.
+  const browseAll = q === undefined && parentId === undefined && given === undefined && code === undefined && country === undefined;
+  const levels = browseAll ? COUNTRY_LEVEL : given;
 
   const index = await currentRegistry(context.db);
   countryOf(index, country);
@@ -84,6 +110,8 @@ export async function search(context: LocationContext, query: LocationQuery): Pr
   const scope = subdivision?.location;
   // Only the region and its cities can pass the scope test: rank those instead of the registry.
   if (scope !== undefined && candidates === index.ordered) candidates = [scope, ...index.childrenOf(scope.id)];
+  // Browsing a country: only its entries can pass, already in browse order.
+  if (q === undefined && country !== undefined && candidates === index.ordered) candidates = entriesOfCountry(index, country);
   const keep = (location: IndexedLocation) =>
     (country === undefined || location.countryCode === country) &&
     (levels === undefined || levels.has(location.level)) &&
@@ -94,7 +122,7 @@ export async function search(context: LocationContext, query: LocationQuery): Pr
   const extra = {
     has_more: ranked.hasMore,
     ...(subdivision ? { subdivision_code_type: subdivision.matchedAs } : {}),
-    ...(locale !== undefined ? { warnings: [LOCALE_WARNING] } : {}),
+    ...localeWarnings(query),
   };
   return joinBytes([
     `{"code":"SUCCESS","message":"","data":{${catalogFields(index)},"locations":[`,
@@ -131,6 +159,7 @@ export async function resolve(context: LocationContext, query: LocationQuery): P
   const extra = {
     ...(subdivision ? { subdivision_code_type: subdivision.matchedAs } : {}),
     ...(city !== undefined ? { has_more: hasMore } : {}),
+    ...localeWarnings(query),
   };
   return joinBytes([
     `{"code":"SUCCESS","message":"","data":{${catalogFields(index)},`,
@@ -147,5 +176,9 @@ export async function lookup(context: LocationContext, id: string, query: Locati
   const index = await currentRegistry(context.db);
   const location = index.byId.get(locationId);
   if (!location) throw notFound(`location ${locationId} is not in the LEGACY registry`);
-  return joinBytes([`{"code":"SUCCESS","message":"","data":{${catalogFields(index)},`, ...locationWithChain(index, location), '},"extra":{}}']);
+  return joinBytes([
+    `{"code":"SUCCESS","message":"","data":{${catalogFields(index)},`,
+    ...locationWithChain(index, location),
+    `},"extra":${JSON.stringify(localeWarnings(query))}}`,
+  ]);
 }

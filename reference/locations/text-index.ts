@@ -46,10 +46,18 @@ export function codePointComparatorFor(strings: Iterable<string>): (a: string, b
   return compareCodeUnits;
 }
 
+/**
+ * Stands between the fields of a search text (name, canonical name) as a word of its own. Folded
+ * queries hold only letters, digits and single spaces, so no match (substring or word prefix) can
+ * span two fields.
+ */
+export const FIELD_SEPARATOR = '|';
+
 export interface TextIndexRows {
   /**
    * Search text of each row: words separated by single spaces, with a leading space; the row's
-   * name is the `nameLengths[row]` characters after that space. No newlines.
+   * name is the `nameLengths[row]` characters after that space. Fields are apart by a
+   * FIELD_SEPARATOR word. No newlines.
    */
   texts: readonly string[];
   nameLengths: Uint32Array;
@@ -171,7 +179,7 @@ export class TextIndex {
       while (from < text.length) {
         let to = text.indexOf(' ', from);
         if (to < 0) to = text.length;
-        if (to > from) {
+        if (to > from && !(to - from === 1 && text[from] === FIELD_SEPARATOR)) {
           const word = text.slice(from, to);
           const list = lists.get(word);
           if (list === undefined) lists.set(word, [r]);

@@ -84,7 +84,7 @@ function referenceSearch(rows: FullIndexRow[], c: SearchConstraints): Ranked[] {
     if (c.parentId !== null && (row.parentId === null || BigInt(row.parentId) !== BigInt(c.parentId))) continue;
     let tier: number | undefined;
     if (q === null) tier = 0;
-    else if ((id !== undefined && BigInt(row.locationId) === id) || (code !== undefined && row.targetType === 'Country' && row.countryCode === code)) tier = 0;
+    else if ((id !== undefined && BigInt(row.locationId) === id) || (code !== undefined && row.sourceParentId === null && row.countryCode === code)) tier = 0;
     else if (row.nameNorm === q) tier = 1;
     else if (row.nameNorm.startsWith(q)) tier = 2;
     else if (row.textNorm.includes(` ${q}`)) tier = 3;

@@ -12,7 +12,7 @@ describe('search text', () => {
     expect(normalizeSearchText("Saint Helena, Ascension and Tristan da Cunha")).toBe('saint helena ascension and tristan da cunha');
     expect(normalizeSearchText('!!')).toBe('');
     expect(searchWords('Los Angeles', 'Los Angeles,California,United States')).toEqual(['los', 'angeles', 'california', 'united', 'states']);
-    expect(searchHaystack('Alicante', 'Province of Alicante,Valencia,Spain')).toBe(' alicante province of alicante valencia spain ');
+    expect(searchHaystack('Alicante', 'Province of Alicante,Valencia,Spain')).toBe(' alicante | province of alicante valencia spain ');
   });
 
   it('bounds every string that starts with a prefix', () => {

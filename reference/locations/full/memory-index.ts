@@ -77,8 +77,8 @@ export class FullIndex {
   private readonly rowById = new Map<string, number>();
   private readonly childStarts: Int32Array;
   private readonly children: Int32Array;
-  /** Rows of target type `Country`, by country code. */
-  private readonly countryRecords = new Map<string, number[]>();
+  /** Top-level rows (no source parent), by country code: what a country-code q finds first. */
+  private readonly topLevelRecords = new Map<string, number[]>();
   readonly text: TextIndex;
   /** How long reading the release and indexing it took (set by the reader, for reports). */
   timings = { readMs: 0, indexMs: 0 };
@@ -121,10 +121,10 @@ export class FullIndex {
       this.chainOf[r] = row.chainStatus === 'COMPLETE' ? 0 : 1;
       this.levelOf[r] = LEVELS.indexOf(row.legacyLevel);
       this.parentOf[r] = row.parentId === null ? -1 : (this.rowById.get(row.parentId) ?? -1);
-      if (row.targetType === 'Country') {
-        const list = this.countryRecords.get(row.countryCode) ?? [];
+      if (row.sourceParentId === null) {
+        const list = this.topLevelRecords.get(row.countryCode) ?? [];
         list.unshift(r);
-        this.countryRecords.set(row.countryCode, list);
+        this.topLevelRecords.set(row.countryCode, list);
       }
     }
     // An empty bucket starts where the next one does.
@@ -241,12 +241,12 @@ export class FullIndex {
     const passes = (r: number) =>
       (country < 0 || this.countryOf[r] === country) && (typeAllowed === null || typeAllowed[this.typeOf[r]!] === 1);
 
-    // Tier 0 candidates: the id itself, and the `Country` records of a two-letter q.
+    // Tier 0 candidates: the id itself, and the top-level records of a two-letter q (territories too).
     const exact: number[] = [];
     const id = q !== null && /^[0-9]+$/.test(q) ? this.rowOf(q) : undefined;
     if (id !== undefined) exact.push(id);
     const countryCode = q !== null && /^[a-z]{2}$/.test(q) ? q.toUpperCase() : undefined;
-    if (countryCode !== undefined) for (const r of this.countryRecords.get(countryCode) ?? []) if (r !== id) exact.push(r);
+    if (countryCode !== undefined) for (const r of this.topLevelRecords.get(countryCode) ?? []) if (r !== id) exact.push(r);
     exact.sort((a, b) => a - b);
     const isExact = (r: number) => exact.length > 0 && exact.includes(r);
 

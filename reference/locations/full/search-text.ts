@@ -1,3 +1,5 @@
+import { FIELD_SEPARATOR } from '../text-index.js';
+
 /**
  * Search keys shared by the loader and the queries, so both sides fold text the same way:
  * lower case, accents removed (NFD, combining marks dropped), every run of characters that is not
@@ -23,10 +25,10 @@ export function searchWords(...texts: string[]): string[] {
 
 /**
  * The space-delimited haystack for word-prefix and substring matching: a leading space makes
- * "word starts with q" the pattern `% q%`.
+ * "word starts with q" the pattern `% q%`; the separator keeps a match inside one field.
  */
 export function searchHaystack(name: string, canonicalName: string): string {
-  return ` ${normalizeSearchText(name)} ${normalizeSearchText(canonicalName)} `;
+  return ` ${normalizeSearchText(name)} ${FIELD_SEPARATOR} ${normalizeSearchText(canonicalName)} `;
 }
 
 /**

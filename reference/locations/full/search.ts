@@ -2,15 +2,17 @@ import type { Sql } from '../../../platform/db/db.js';
 import type { CursorPosition } from './cursor.js';
 import { fitsBigint, locationColumns, STORED_COLUMNS, toLocation, type FullLocation, type LocationRow } from './queries.js';
 import { prefixUpperBound } from './search-text.js';
-import { ALL_BUCKETS, bucketsForTypes, COUNTRY_BUCKET } from './type-buckets.js';
+import { ALL_BUCKETS, bucketsForTypes } from './type-buckets.js';
 
 /**
  * Ranked FULL search. Matches fall in tiers, best first; a row belongs to its best tier only:
- *   0 EXACT        q is the location_id, or q is the country code of a `Country` record
+ *   0 EXACT        q is the location_id, or q is the country code of a top-level record (no
+ *                  source parent: countries and the territories listed at top level)
  *   1 NAME_EXACT   folded name equals q
  *   2 NAME_PREFIX  folded name starts with q
  *   3 WORD_PREFIX  a word of name or canonical_name starts with q
- *   4 SUBSTRING    name or canonical_name contains q
+ *   4 SUBSTRING    name or canonical_name contains q (never text across the two: text_norm
+ *                  keeps them apart with a separator no folded q holds)
  *   5 COUNTRY      q is the record's country code (every record of that country)
  * Without q (browsing a parent's children) every row is tier 0. Inside a tier, rows are ordered by
  * type bucket (countries, first-level subdivisions, counties/districts, cities, neighborhoods/
@@ -53,11 +55,11 @@ function tiersFor(q: string | null): Tier[][] {
   if (q === null) return [[{ tier: 0, where: () => 'true' }]];
   const id = /^[0-9]+$/.test(q) && fitsBigint(q) ? q : undefined;
   const countryCode = /^[a-z]{2}$/.test(q) ? q.toUpperCase() : undefined;
-  // Country records are all in bucket 0, so the country-code part only applies there.
-  const exact = (p: Params, bucket: number) => {
+  // Top-level territories have other types (Puerto Rico is a `Region`), so every bucket can hold one.
+  const exact = (p: Params, _bucket: number) => {
     const parts: string[] = [];
     if (id) parts.push(`l.location_id = ${p.add(id)}`);
-    if (countryCode && bucket === COUNTRY_BUCKET) parts.push(`(l.target_type = 'Country' AND l.country_code = ${p.add(countryCode)})`);
+    if (countryCode) parts.push(`(l.source_parent_location_id IS NULL AND l.country_code = ${p.add(countryCode)})`);
     return parts.length === 0 ? null : `(${parts.join(' OR ')})`;
   };
   const notExact = (p: Params, bucket: number) => {

@@ -3,6 +3,8 @@ import { parse } from 'csv-parse/sync';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadFullCatalog } from '../../reference/locations/full/loader.js';
+import { searchLocations } from '../../reference/locations/full/search.js';
+import { normalizeSearchText } from '../../reference/locations/full/search-text.js';
 import { createTestApp } from '../support/app.js';
 import { GEO_EXCERPT_FILE } from '../support/geo-excerpt.js';
 
@@ -298,6 +300,9 @@ function checkCatalogFields(problems: Problems, reply: Reply, catalog: 'FULL' | 
   if (data.source_file_date !== '2025-07-15') problems.push(`${where}: source_file_date ${data.source_file_date} is not the loaded file's date`);
 }
 
+/** The one `extra.warnings` text of a given `locale`, in both catalogs. */
+const LOCALE_WARNING = 'locale is reserved for future localized names; results use registry names';
+
 const expectNoProblems = (problems: Problems) => expect(problems.slice(0, 40), `${problems.length} problems`).toEqual([]);
 
 // ---------------------------------------------------------------------------------------------
@@ -308,11 +313,12 @@ const fullById = new Map<string, Record<string, any>>();
 const legacyById = new Map<string, Record<string, any>>();
 const fullLookups = new Map<string, Reply>();
 const legacyLookups = new Map<string, Reply>();
+let releaseId: number;
 
 beforeAll(async () => {
   readExcerpt();
   t = await createTestApp({ env: { REDIS_URL: '', LOCATION_RATE_LIMIT: '1000000' } });
-  await loadFullCatalog(t.runtime.db, { file: GEO_EXCERPT_FILE });
+  ({ releaseId } = await loadFullCatalog(t.runtime.db, { file: GEO_EXCERPT_FILE }));
   for (const id of activeIds) {
     const full = await get(`/v1/locations/${id}?catalog=FULL`);
     fullLookups.set(id, full);
@@ -611,7 +617,8 @@ const TIER = { EXACT: 0, NAME_PREFIX: 1, WORD_PREFIX: 2, SUBSTRING: 3 } as const
 function fullTier(record: SourceRecord, q: string): number | undefined {
   const fq = fold(q);
   if (record.id === q.trim()) return TIER.EXACT;
-  if (record.targetType === 'Country' && record.countryCode === fq.toUpperCase()) return TIER.EXACT;
+  // "Exact id or code first": the top-level record of the code (a country or a top-level territory).
+  if (record.parentId === null && record.countryCode === fq.toUpperCase()) return TIER.EXACT;
   const name = fold(record.name);
   const canonical = fold(record.canonicalName);
   if (name.startsWith(fq)) return TIER.NAME_PREFIX;
@@ -731,10 +738,7 @@ describe('GET /v1/locations/search?catalog=FULL', () => {
           const expected = expectedFull(search);
           if (new Set(ids).size !== ids.length) problems.push(`search ${JSON.stringify(search)}: duplicates across pages`);
           const missing = [...expected].filter((id) => !ids.includes(id));
-          // Multi-word q: records matched only across the seam between name and canonical_name
-          // ("Guarda District" + "Guarda District,Portugal" for q "district g") are a known
-          // deviation reported separately, so only single-word q are checked for extra matches.
-          const extra = fold(search.q!).includes(' ') ? [] : ids.filter((id) => !expected.has(id));
+          const extra = ids.filter((id) => !expected.has(id));
           if (missing.length > 0 || extra.length > 0) {
             problems.push(`search ${JSON.stringify(search)}: missing ${missing.slice(0, 5)} unexpected ${extra.slice(0, 5)}`);
           }
@@ -830,10 +834,12 @@ function legacyTier(location: Record<string, any>, q: string): number | undefine
   const fq = fold(q, { dropApostrophes: true });
   const aliases = [...Object.values((location.external_codes ?? {}) as Record<string, string>), ...(location.level === 'COUNTRY' ? [location.country_code] : [])];
   if (location.location_id === q || aliases.some((alias) => fold(alias) === fq)) return TIER.EXACT;
+  // Name and canonical name each on its own: never text across the two.
   const name = fold(location.name, { dropApostrophes: true });
+  const canonical = fold(location.canonical_name, { dropApostrophes: true });
   if (name.startsWith(fq)) return TIER.NAME_PREFIX;
-  if (` ${name}`.includes(` ${fq}`)) return TIER.WORD_PREFIX;
-  if (name.includes(fq)) return TIER.SUBSTRING;
+  if (` ${name}`.includes(` ${fq}`) || ` ${canonical}`.includes(` ${fq}`)) return TIER.WORD_PREFIX;
+  if (name.includes(fq) || canonical.includes(fq)) return TIER.SUBSTRING;
   return undefined;
 }
 
@@ -1032,9 +1038,8 @@ describe('parameters each catalog does not take, and malformed values', () => {
           const problems: Problems = [];
           const query = new URLSearchParams(pairs).toString();
           const segment = encodeURIComponent(id);
-          // Path segments over Fastify's 100-character parameter limit are answered by Fastify
-          // itself, outside the envelope: a known deviation, not checked here.
-          if (route === 'lookup' && (segment === '' || segment.length > 100)) return true;
+          // An empty segment is another route (/v1/locations/?...), not a lookup.
+          if (route === 'lookup' && segment === '') return true;
           const path = route === 'lookup' ? segment : route;
           const reply = await get(`/v1/locations/${path}?${query}`);
           checkEnvelope(problems, reply);
@@ -1239,6 +1244,82 @@ describe('audit findings', () => {
     });
   });
 
+  it('D5: FULL matches name or canonical_name, never text across the two (route and the SQL reference)', async () => {
+    const problems: Problems = [];
+    const byName = (name: string) => activeIds.find((id) => records.get(id)!.name === name && records.get(id)!.parentId === null) ??
+      activeIds.find((id) => records.get(id)!.name === name)!;
+    // The end of the name followed by the start of the canonical name: found only across the seam.
+    const seams: [string, string][] = [['district g', 'Guarda District'], ['austria a', 'Austria'], ['alabama alabama', 'Alabama']];
+    // Seam queries of many more records: last word of the name + first letters of the canonical name.
+    for (const id of activeIds.filter((_, i) => i % 40 === 0)) {
+      const { name, canonicalName } = records.get(id)!;
+      const last = fold(name).split(' ').at(-1)!;
+      const q = `${last} ${fold(canonicalName).slice(0, 3).trim()}`;
+      if (last !== '' && !fullMatches(records.get(id)!, q)) seams.push([q, name]);
+    }
+    for (const [q, name] of seams) {
+      const id = byName(name);
+      if (fullMatches(records.get(id)!, q)) problems.push(`q=${q} matches ${id} within one field; not a seam query`);
+      const served = await pageThrough(problems, { q }, 50);
+      if (served.includes(id)) problems.push(`q=${q}: ${id} (${name}) served`);
+      const expected = expectedFull({ q });
+      if (served.length !== expected.size || served.some((found) => !expected.has(found))) problems.push(`q=${q}: ${served.length} served, ${expected.size} expected`);
+      // The SQL definition the in-memory index is compared with answers the same.
+      const sql = await searchLocations(t.runtime.db, releaseId, { q: normalizeSearchText(q), country: null, targetTypes: null, parentId: null }, 50);
+      const sqlIds = sql.locations.map((location) => location.location_id);
+      if (JSON.stringify(sqlIds) !== JSON.stringify(served.slice(0, 50))) problems.push(`q=${q}: SQL ${sqlIds.slice(0, 5)} vs route ${served.slice(0, 5)}`);
+    }
+    expect(seams.length).toBeGreaterThan(50);
+    expectNoProblems(problems);
+  });
+
+  it('D4: a country code q puts the top-level record of that code first in both catalogs, territories included', async () => {
+    const problems: Problems = [];
+    const topLevel = activeIds.filter((id) => records.get(id)!.parentId === null);
+    // The 27 territories the provider lists at top level with a type other than Country are among them.
+    expect(topLevel.filter((id) => records.get(id)!.targetType !== 'Country').length).toBe(27);
+    for (const id of topLevel) {
+      const q = records.get(id)!.countryCode.toLowerCase();
+      const full = await get(`/v1/locations/search?${qs({ catalog: 'FULL', q, limit: '1' })}`);
+      checkEnvelope(problems, full);
+      if (ids(full)[0] !== id) problems.push(`GET ${full.url}: first is ${ids(full)[0]}, expected ${id} (${records.get(id)!.name})`);
+      const legacy = await get(`/v1/locations/search?${qs({ q, limit: '1' })}`);
+      checkEnvelope(problems, legacy);
+      if (ids(legacy)[0] !== id) problems.push(`GET ${legacy.url}: first is ${ids(legacy)[0]}, expected ${id} (${records.get(id)!.name})`);
+    }
+    for (const [code, id] of [['pr', '2630'], ['hk', '2344']] as const) {
+      const reply = await get(`/v1/locations/search?${qs({ catalog: 'FULL', q: code, limit: '3' })}`);
+      if (ids(reply)[0] !== id) problems.push(`GET ${reply.url}: first is ${ids(reply)[0]}, expected ${id}`);
+    }
+    expectNoProblems(problems);
+  });
+
+  it('LEGACY q also matches canonical_name, in the same tiers, after the entries whose name matches, never across the two', async () => {
+    const problems: Problems = [];
+    const reply = await get(`/v1/locations/search?${qs({ q: 'united states', limit: '50' })}`);
+    checkEnvelope(problems, reply);
+    const found = reply.body.data.locations as Record<string, any>[];
+    const byName = found.map((location) => fold(location.name).includes('united states'));
+    const byCanonical = found.map((location) => fold(location.canonical_name).includes('united states'));
+    if (!found.some((location) => location.location_id === '21137')) problems.push(`q=united states: California (21137) not found`);
+    if (found.some((_, i) => !byName[i] && !byCanonical[i])) problems.push('q=united states: an entry matching neither name nor canonical name');
+    const firstCanonicalOnly = byName.indexOf(false);
+    if (firstCanonicalOnly < 0 || byName.lastIndexOf(true) > firstCanonicalOnly) problems.push(`q=united states: name matches not all first (${JSON.stringify(byName)})`);
+    if (found[0]?.location_id !== '2840') problems.push(`q=united states: first is ${found[0]?.location_id}`);
+    // Word prefix within the canonical name; substring ranks after it.
+    const ranked = await get(`/v1/locations/search?${qs({ q: 'californ', country: 'US', limit: '50' })}`);
+    const rankedIds = ids(ranked);
+    if (rankedIds[0] !== '21137') problems.push(`q=californ: first is ${rankedIds[0]}`);
+    // Never across the seam of name and canonical name.
+    for (const q of ['california california', 'alabama alabama', 'district g']) {
+      const seam = await get(`/v1/locations/search?${qs({ q, limit: '50' })}`);
+      for (const location of seam.body.data.locations as Record<string, any>[]) {
+        if (!fold(location.name).includes(q) && !fold(location.canonical_name).includes(q)) problems.push(`q=${q}: ${location.location_id} found across the seam`);
+      }
+    }
+    expectNoProblems(problems);
+  });
+
   it('locale is reserved on every route of both catalogs: accepted, results unchanged, a warning in extra', async () => {
     const problems: Problems = [];
     const urls = [
@@ -1261,7 +1342,8 @@ describe('audit findings', () => {
       }
       if (JSON.stringify(localized.body.data) !== JSON.stringify(plain.body.data)) problems.push(`GET ${localized.url}: data differs from without locale`);
       const { warnings, ...rest } = localized.body.extra;
-      if (!Array.isArray(warnings) || warnings.length !== 1 || !/^locale is reserved/.test(warnings[0])) problems.push(`GET ${localized.url}: warnings ${JSON.stringify(warnings)}`);
+      // One text in both catalogs.
+      if (JSON.stringify(warnings) !== JSON.stringify([LOCALE_WARNING])) problems.push(`GET ${localized.url}: warnings ${JSON.stringify(warnings)}`);
       if (JSON.stringify(rest) !== JSON.stringify(plain.body.extra)) problems.push(`GET ${localized.url}: extra ${JSON.stringify(localized.body.extra)} vs ${JSON.stringify(plain.body.extra)}`);
       // Like every parameter, once.
       expectBadRequest(problems, await get(`${path}?${qs(params)}${Object.keys(params).length ? '&' : ''}locale=de&locale=fr`), 'locale');

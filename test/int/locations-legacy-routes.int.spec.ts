@@ -184,7 +184,11 @@ describe('GET /v1/locations/search (LEGACY)', () => {
   });
 
   it('ranks exact, name prefix, word prefix, substring; ties by level then name', async () => {
-    expect(names(await ok('/v1/locations/search?q=wales'))).toEqual(['Wales', 'New South Wales']);
+    // Name matches first; then the entries matched by their canonical name only (New South Wales' cities).
+    const wales = (await ok('/v1/locations/search?q=wales')).data.locations as { name: string; canonical_name: string; level: string }[];
+    expect(wales.slice(0, 2).map((location) => location.name)).toEqual(['Wales', 'New South Wales']);
+    expect(wales.length).toBeGreaterThan(2);
+    expect(wales.slice(2).every((location) => location.level === 'CITY' && !/wales/i.test(location.name) && location.canonical_name.includes(',New South Wales,'))).toBe(true);
     expect(names(await ok('/v1/locations/search?q=south&limit=6'))).toEqual([
       'South Africa', 'South Georgia and the South Sandwich Islands', 'South Korea', 'South Sudan', 'South Australia', 'South Bohemian Region',
     ]);
@@ -227,10 +231,10 @@ describe('GET /v1/locations/search (LEGACY)', () => {
   it('accepts locale as reserved and says so', async () => {
     const body = await ok('/v1/locations/search?q=ontario&locale=fr');
     expect(names(body)).toEqual(['Ontario']);
-    expect(body.extra.warnings).toEqual(['locale is reserved for localized names; results use registry names']);
+    expect(body.extra.warnings).toEqual(['locale is reserved for future localized names; results use registry names']);
     // Resolve and lookup treat it the same way.
-    expect((await ok('/v1/locations/resolve?country=AU&locale=fr')).extra).toEqual({ warnings: ['locale is reserved for localized names; results use registry names'] });
-    expect((await ok('/v1/locations/2840?locale=fr')).extra).toEqual({ warnings: ['locale is reserved for localized names; results use registry names'] });
+    expect((await ok('/v1/locations/resolve?country=AU&locale=fr')).extra).toEqual({ warnings: ['locale is reserved for future localized names; results use registry names'] });
+    expect((await ok('/v1/locations/2840?locale=fr')).extra).toEqual({ warnings: ['locale is reserved for future localized names; results use registry names'] });
   });
 
   it('answers 400 naming the parameter for FULL-only, unknown, repeated or malformed parameters', async () => {

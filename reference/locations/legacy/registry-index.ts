@@ -1,4 +1,4 @@
-import { TextIndex, type TextIndexOptions } from '../text-index.js';
+import { FIELD_SEPARATOR, TextIndex, type TextIndexOptions } from '../text-index.js';
 import { foldText } from './normalize.js';
 import { LEVEL_WEIGHT, LEVELS, type ExternalCodes, type Level, type RegistryEntry } from './source-row.js';
 
@@ -8,6 +8,8 @@ export interface IndexedLocation extends RegistryEntry {
   /** Folded name, and the same with a leading space for word-prefix tests. */
   folded: string;
   spaced: string;
+  /** Search text: `spaced`, then the folded canonical name, kept apart so no match spans both. */
+  text: string;
   /** Folded aliases that match exactly: ISO, CLDR and short codes; a country's own code. */
   aliases: string[];
 }
@@ -24,6 +26,7 @@ export function compareLocations(a: IndexedLocation, b: IndexedLocation): number
 
 export function indexLocation(entry: RegistryEntry, codes: ExternalCodes): IndexedLocation {
   const folded = foldText(entry.name);
+  const text = ` ${folded} ${FIELD_SEPARATOR} ${foldText(entry.canonicalName)}`;
   const aliases = [codes.iso_3166_2, codes.cldr_subdivision, codes.provider_short, entry.level === 'COUNTRY' ? entry.countryCode : undefined]
     .filter((code): code is string => !!code)
     .map(foldText);
@@ -31,7 +34,7 @@ export function indexLocation(entry: RegistryEntry, codes: ExternalCodes): Index
   // search loop over the whole registry fast (spread objects measured many times slower).
   return {
     id: entry.id, name: entry.name, canonicalName: entry.canonicalName, countryCode: entry.countryCode,
-    targetType: entry.targetType, level: entry.level, parentId: entry.parentId, codes, folded, spaced: ` ${folded}`, aliases,
+    targetType: entry.targetType, level: entry.level, parentId: entry.parentId, codes, folded, spaced: ` ${folded}`, text, aliases,
   };
 }
 
@@ -83,7 +86,7 @@ export class RegistryIndex {
     });
     // Browse order sorts folded names by code unit inside each level, as prefix search needs.
     this.text = new TextIndex({
-      texts: this.ordered.map((location) => location.spaced),
+      texts: this.ordered.map((location) => location.text),
       nameLengths: Uint32Array.from(this.ordered, (location) => location.folded.length),
       segmentStarts,
       groups,

@@ -4,19 +4,21 @@ import { LEVEL_WEIGHT, LEVELS, type Level } from './source-row.js';
 
 /**
  * Ranking tiers of LEGACY search (README.md, "Search"): exact id or code, name prefix, word
- * prefix, substring. Candidates arrive in browse order (level weight, folded name, name, id),
- * so each tier stays in that order and the tie-break needs no second sort.
+ * prefix, substring; word prefix and substring look at the name and the canonical name, each on
+ * its own. Candidates arrive in browse order (level weight, folded name, name, id), so each tier
+ * stays in that order and the tie-break needs no second sort.
  */
 export const MatchTier = { EXACT: 0, PREFIX: 1, WORD_PREFIX: 2, SUBSTRING: 3 } as const;
 export type MatchTier = (typeof MatchTier)[keyof typeof MatchTier];
 
-export function tierOf(location: IndexedLocation, foldedQuery: string, rawQuery: string): MatchTier | undefined {
+/** `canonical: false` matches names only (resolve's `city`). */
+export function tierOf(location: IndexedLocation, foldedQuery: string, rawQuery: string, canonical = true): MatchTier | undefined {
   if (rawQuery === location.id || (location.aliases.length > 0 && location.aliases.includes(foldedQuery))) return MatchTier.EXACT;
   // Every other tier is a substring match: one search rules most locations out.
-  const at = location.folded.indexOf(foldedQuery);
-  if (at < 0) return undefined;
-  if (at === 0) return MatchTier.PREFIX;
-  if (location.spaced.includes(` ${foldedQuery}`)) return MatchTier.WORD_PREFIX;
+  const text = canonical ? location.text : location.spaced;
+  if (!text.includes(foldedQuery)) return undefined;
+  if (location.folded.startsWith(foldedQuery)) return MatchTier.PREFIX;
+  if (text.includes(` ${foldedQuery}`)) return MatchTier.WORD_PREFIX;
   return MatchTier.SUBSTRING;
 }
 
@@ -28,13 +30,15 @@ export interface Ranked {
 
 /**
  * Ranks the `candidates` that `keep` accepts (already in browse order) against `query`, keeping
- * at most `limit`. Without a query the browse order is the ranking.
+ * at most `limit`. Without a query the browse order is the ranking. `canonical: false` matches
+ * names only.
  */
 export function rank(
   candidates: readonly IndexedLocation[],
   query: string | undefined,
   limit: number,
   keep: (location: IndexedLocation) => boolean = () => true,
+  canonical = true,
 ): Ranked {
   if (query === undefined) {
     const locations: IndexedLocation[] = [];
@@ -48,7 +52,7 @@ export function rank(
   const folded = foldText(query);
   const tiers: IndexedLocation[][] = [[], [], [], []];
   for (const location of candidates) {
-    const tier = tierOf(location, folded, query);
+    const tier = tierOf(location, folded, query, canonical);
     // A tier never needs more than limit + 1 entries: anything after them is not returned.
     if (tier !== undefined && tiers[tier]!.length <= limit && keep(location)) tiers[tier]!.push(location);
   }
@@ -108,11 +112,11 @@ export function rankAll(
     if (full()) break;
   }
   const spaced = ` ${folded}`;
-  // WORD_PREFIX: a later word of the name starts with q.
+  // WORD_PREFIX: a later word of the name, or a word of the canonical name, starts with q.
   if (!full()) {
     const tokens = folded.split(' ');
     const words = tokens.length === 1 ? text.wordsWithPrefix(folded) : text.exactWord(tokens[0]!);
-    const wordPrefix = (location: IndexedLocation) => !location.folded.startsWith(folded) && location.spaced.includes(spaced);
+    const wordPrefix = (location: IndexedLocation) => !location.folded.startsWith(folded) && location.text.includes(spaced);
     if (words.total <= text.gatherLimit) {
       for (const row of text.rowsOfWords(words.lo, words.hi)) {
         const location = ordered[row]!;
@@ -132,14 +136,14 @@ export function rankAll(
       }
     }
   }
-  // SUBSTRING: q elsewhere in the name.
+  // SUBSTRING: q elsewhere in the name or the canonical name.
   if (!full()) {
-    const inside = (location: IndexedLocation) => !location.spaced.includes(spaced);
+    const inside = (location: IndexedLocation) => !location.text.includes(spaced);
     const candidates = text.rowsWithRarePair(folded, text.listLimitFor(scope));
     if (candidates !== null) {
       for (const row of candidates) {
         const location = ordered[row]!;
-        if (!allowed(location) || !location.folded.includes(folded)) continue;
+        if (!allowed(location) || !location.text.includes(folded)) continue;
         if (inside(location) && !take(location)) break;
       }
     } else {

@@ -15,6 +15,7 @@ import {
   LOCATION_ID_PATTERN,
   matching,
   nonEmpty,
+  LOCALE_WARNING,
   single,
 } from './params.js';
 
@@ -40,11 +41,11 @@ async function catalog(context: LocationContext, options?: { fresh?: boolean }):
 const catalogFields = (current: CurrentRelease) =>
   `"catalog":"FULL","catalog_version":"v1","source_file_date":${JSON.stringify(current.sourceFileDate)}`;
 
-const LOCALE_WARNING = '{"warnings":["locale is reserved for future localized names; results use registry names"]}';
+const LOCALE_EXTRA = JSON.stringify({ warnings: [LOCALE_WARNING] });
 
 /** `locale` is reserved: accepted, and said so. */
 function localeExtra(query: LocationQuery): string {
-  return single(query, 'locale') === undefined ? '{}' : LOCALE_WARNING;
+  return single(query, 'locale') === undefined ? '{}' : LOCALE_EXTRA;
 }
 
 function locationId(value: string | undefined, name: string): string {

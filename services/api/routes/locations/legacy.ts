@@ -8,7 +8,7 @@ import { joinBytes, type LocationContext, type LocationQuery } from './catalog-p
 import { checkLegacyParams, codeTypeParam, countryParam, idParam, levelsParam, limitParam, text } from './legacy-params.js';
 import { currentRegistry } from './legacy-registry.js';
 import { catalogFields, locationBytes, locationWithChain } from './legacy-render.js';
-import { single } from './params.js';
+import { LOCALE_WARNING, single } from './params.js';
 
 /**
  * The LEGACY catalog's three handlers over registry v1 (reference/locations/legacy/README.md).
@@ -23,7 +23,6 @@ const RESOLVE_PARAMS = ['catalog', 'country', 'subdivision_code', 'subdivision_c
 const RESOLVE_FULL_ONLY = ['location_id'];
 const LOOKUP_PARAMS = ['catalog', 'locale'];
 
-const LOCALE_WARNING = 'locale is reserved for localized names; results use registry names';
 const COUNTRY_LEVEL: ReadonlySet<Level> = new Set<Level>(['COUNTRY']);
 
 /** `extra.warnings` when `locale` is given. */
@@ -150,7 +149,8 @@ export async function resolve(context: LocationContext, query: LocationQuery): P
   let hasMore = false;
   if (city !== undefined) {
     const cityLevel: Level = 'CITY';
-    const ranked = rank(index.descendantsOf(scope.id).filter((location) => location.level === cityLevel), city, limit);
+    // city is a name: a canonical name holds the region and country, which every candidate shares.
+    const ranked = rank(index.descendantsOf(scope.id).filter((location) => location.level === cityLevel), city, limit, () => true, false);
     if (ranked.locations.length === 0) throw notFound(`no LEGACY city matches ${JSON.stringify(city)} in ${scope.name}`);
     candidates = ranked.locations;
     hasMore = ranked.hasMore;

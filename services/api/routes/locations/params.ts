@@ -22,6 +22,9 @@ export function assertAllowedParameters(query: LocationQuery, allowed: readonly 
   if (unknown.length > 1) throw badRequest(`unknown parameters ${unknown.join(', ')}; allowed: ${allowed.join(', ')}`);
 }
 
+/** `extra.warnings` entry when `locale` is given: one text for both catalogs. */
+export const LOCALE_WARNING = 'locale is reserved for future localized names; results use registry names';
+
 /** The one value of a parameter (undefined when absent); a repeated parameter is a 400. */
 export function single(query: LocationQuery, name: string): string | undefined {
   const value = query[name];

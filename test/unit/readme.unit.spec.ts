@@ -11,7 +11,7 @@ describe('README', () => {
 
   it('names the test command that CI runs', () => {
     const ci = readFileSync('.ci/run', 'utf8');
-    expect(readme).toContain('npm ci && npm test');
+    expect(readme).toContain('npm install && npm test');
     expect(ci).toMatch(/^npm test$/m);
   });
 });

@@ -11,6 +11,22 @@ import type {
   TopicPartitionOffset,
 } from './event-log.js';
 
+/**
+ * Runs an admin call again while Kafka answers with a retriable error. A freshly started broker
+ * (or a moved group coordinator) answers NOT_COORDINATOR / COORDINATOR_LOAD_IN_PROGRESS for a
+ * while, and kafkajs' admin client does not retry those itself for every request.
+ */
+export async function retryRetriable<T>(call: () => Promise<T>, attempts = 12): Promise<T> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await call();
+    } catch (error) {
+      if (!(error as { retriable?: boolean }).retriable || attempt >= attempts) throw error;
+      await new Promise((resolve) => setTimeout(resolve, Math.min(2_000, 50 * 2 ** attempt)));
+    }
+  }
+}
+
 export interface KafkaLogOptions {
   brokers: string[];
   topicPrefix: string;
@@ -47,7 +63,7 @@ export async function kafkaEventLog(codec: EventCodec, options: KafkaLogOptions)
   function partitionCount(topic: string): Promise<number> {
     let count = partitionCounts.get(topic);
     if (!count) {
-      count = admin.fetchTopicMetadata({ topics: [physical(topic)] }).then(({ topics }) => topics[0]!.partitions.length);
+      count = retryRetriable(() => admin.fetchTopicMetadata({ topics: [physical(topic)] })).then(({ topics }) => topics[0]!.partitions.length);
       count.catch(() => partitionCounts.delete(topic));
       partitionCounts.set(topic, count);
     }
@@ -55,7 +71,7 @@ export async function kafkaEventLog(codec: EventCodec, options: KafkaLogOptions)
   }
 
   async function ensureTopics(topics: string[]) {
-    const existing = new Set(await admin.listTopics());
+    const existing = new Set(await retryRetriable(() => admin.listTopics()));
     const missing = topics.filter((topic) => !existing.has(physical(topic)));
     if (missing.length === 0) return;
     try {
@@ -107,8 +123,8 @@ export async function kafkaEventLog(codec: EventCodec, options: KafkaLogOptions)
     const stored = new Map((await subscription.resumeFrom()).map((o) => [`${o.topic}:${o.partition}`, o.offset]));
     for (const topic of subscription.topics) {
       const [watermarks, [committed]] = await Promise.all([
-        admin.fetchTopicOffsets(physical(topic)),
-        admin.fetchOffsets({ groupId, topics: [physical(topic)] }),
+        retryRetriable(() => admin.fetchTopicOffsets(physical(topic))),
+        retryRetriable(() => admin.fetchOffsets({ groupId, topics: [physical(topic)] })),
       ]);
       const committedByPartition = new Map(committed!.partitions.map((p) => [p.partition, p.offset]));
       const partitions = watermarks.map((mark) => ({
@@ -122,7 +138,9 @@ export async function kafkaEventLog(codec: EventCodec, options: KafkaLogOptions)
       });
       if (agrees) continue;
       try {
-        await admin.setOffsets({ groupId, topic: physical(topic), partitions: partitions.map(({ partition, offset }) => ({ partition, offset })) });
+        await retryRetriable(() =>
+          admin.setOffsets({ groupId, topic: physical(topic), partitions: partitions.map(({ partition, offset }) => ({ partition, offset })) }),
+        );
       } catch {
         // The group already has running members (another instance); the runner skips anything
         // it already applied, so starting from the group's committed offsets is safe.
@@ -188,7 +206,7 @@ export async function kafkaEventLog(codec: EventCodec, options: KafkaLogOptions)
     append,
     subscribe,
     async endOffsets(topic): Promise<TopicPartitionOffset[]> {
-      const watermarks = await admin.fetchTopicOffsets(physical(topic));
+      const watermarks = await retryRetriable(() => admin.fetchTopicOffsets(physical(topic)));
       return watermarks.map((mark) => ({ topic, partition: mark.partition, offset: mark.high }));
     },
     async ping() {

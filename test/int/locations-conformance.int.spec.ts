@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadFullCatalog } from '../../reference/locations/full/loader.js';
 import { searchLocations } from '../../reference/locations/full/search.js';
 import { normalizeSearchText } from '../../reference/locations/full/search-text.js';
+import { sourceRowOf, type SourceRow } from '../../reference/locations/geo-target-row.js';
 import { createTestApp } from '../support/app.js';
 import { GEO_EXCERPT_FILE } from '../support/geo-excerpt.js';
 
@@ -48,15 +49,7 @@ const qs = (params: Record<string, string>) => new URLSearchParams(params).toStr
 // Independent model of the excerpt (ARCHITECTURE "FULL chains, precisely").
 // ---------------------------------------------------------------------------------------------
 
-interface SourceRecord {
-  id: string;
-  name: string;
-  canonicalName: string;
-  parentId: string | null;
-  countryCode: string;
-  targetType: string;
-  active: boolean;
-}
+type SourceRecord = SourceRow & { active: boolean };
 interface ExpectedChain {
   parent: string | null;
   status: 'COMPLETE' | 'UNRESOLVED_SOURCE_PARENT';
@@ -70,17 +63,10 @@ const activeIds: string[] = [];
 const chains = new Map<string, ExpectedChain>();
 
 function readExcerpt() {
-  const rows = parse(readFileSync(GEO_EXCERPT_FILE), { columns: true, skip_empty_lines: true }) as Record<string, string>[];
-  for (const row of rows) {
-    const record: SourceRecord = {
-      id: row['Criteria ID']!,
-      name: row['Name']!,
-      canonicalName: row['Canonical Name']!,
-      parentId: row['Parent ID'] ? row['Parent ID'] : null,
-      countryCode: row['Country Code']!,
-      targetType: row['Target Type']!,
-      active: row['Status'] === 'Active',
-    };
+  const rows = parse(readFileSync(GEO_EXCERPT_FILE), { from_line: 2, skip_empty_lines: true }) as string[][];
+  for (const fields of rows) {
+    const row = sourceRowOf(fields);
+    const record: SourceRecord = { ...row, active: row.status === 'Active' };
     records.set(record.id, record);
     if (record.active) activeIds.push(record.id);
   }

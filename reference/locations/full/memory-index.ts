@@ -1,4 +1,5 @@
 import { codePointComparatorFor, TextIndex, type Scope, type TextIndexOptions } from '../text-index.js';
+import type { CatalogRow } from './catalog-rows.js';
 import type { CursorPosition } from './cursor.js';
 import { fitsBigint, type CurrentRelease } from './queries.js';
 import type { SearchConstraints } from './search.js';
@@ -12,19 +13,8 @@ import { ALL_BUCKETS, bucketsForTypes, OTHER_BUCKET } from './type-buckets.js';
  */
 export type LegacyLevel = 'COUNTRY' | 'REGION' | 'CITY';
 
-export interface FullIndexRow {
-  locationId: string;
-  name: string;
-  canonicalName: string;
-  countryCode: string;
-  targetType: string;
-  sourceParentId: string | null;
-  parentId: string | null;
-  chainStatus: 'COMPLETE' | 'UNRESOLVED_SOURCE_PARENT';
-  unresolvedParentId: string | null;
-  typeBucket: number;
-  nameNorm: string;
-  textNorm: string;
+/** A catalog row as the index keeps it: without what only the database stores, with the LEGACY level. */
+export interface FullIndexRow extends Omit<CatalogRow, 'precision' | 'pathIds' | 'words'> {
   legacyLevel: LegacyLevel | null;
 }
 

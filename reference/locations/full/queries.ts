@@ -17,8 +17,8 @@ export interface PathNode {
   legacy_level?: 'COUNTRY' | 'REGION' | 'CITY';
 }
 
-/** The FULL location object of the reference. */
-export interface FullLocation {
+/** The fields a location object copies unchanged from its geo_full_locations row. */
+interface LocationFields {
   location_id: string;
   name: string;
   canonical_name: string;
@@ -26,6 +26,10 @@ export interface FullLocation {
   target_type: string;
   source_parent_location_id: string | null;
   parent_location_id: string | null;
+}
+
+/** The FULL location object of the reference. */
+export interface FullLocation extends LocationFields {
   path: PathNode[];
   hierarchy_precision: number;
   legacy_level?: 'COUNTRY' | 'REGION' | 'CITY';
@@ -65,18 +69,15 @@ export const locationColumns = (alias: string) => `
      JOIN geo_full_locations a ON a.release_id = ${alias}.release_id AND a.location_id = p.id
      LEFT JOIN legacy_registry_locations r ON r.location_id = a.location_id) AS path`;
 
-export interface LocationRow {
-  location_id: string;
-  name: string;
-  canonical_name: string;
-  country_code: string;
-  target_type: string;
-  source_parent_location_id: string | null;
-  parent_location_id: string | null;
+/** A geo_full_locations row as read, with the LEGACY level of its id. */
+export interface StoredLocationRow extends LocationFields {
   chain_status: 'COMPLETE' | 'UNRESOLVED_SOURCE_PARENT';
   unresolved_source_parent_location_id: string | null;
-  hierarchy_precision: number;
   legacy_level: 'COUNTRY' | 'REGION' | 'CITY' | null;
+}
+
+export interface LocationRow extends StoredLocationRow {
+  hierarchy_precision: number;
   path: PathNode[] | string;
 }
 

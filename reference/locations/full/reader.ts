@@ -1,6 +1,6 @@
 import type { Db } from '../../../platform/db/db.js';
-import { FullIndex, type FullIndexRow, type LegacyLevel } from './memory-index.js';
-import type { CurrentRelease } from './queries.js';
+import { FullIndex, type FullIndexRow } from './memory-index.js';
+import type { CurrentRelease, StoredLocationRow } from './queries.js';
 
 /**
  * The API's FULL catalog: the current release held in memory (memory-index.ts), one copy per
@@ -36,20 +36,10 @@ const toState = (row: StateRow | undefined): State | undefined =>
     legacyFingerprint: row.legacy_fingerprint,
   };
 
-interface LocationRow {
-  location_id: string;
-  name: string;
-  canonical_name: string;
-  country_code: string;
-  target_type: string;
-  source_parent_location_id: string | null;
-  parent_location_id: string | null;
-  chain_status: 'COMPLETE' | 'UNRESOLVED_SOURCE_PARENT';
-  unresolved_source_parent_location_id: string | null;
+interface IndexedLocationRow extends StoredLocationRow {
   type_bucket: number;
   name_norm: string;
   text_norm: string;
-  legacy_level: LegacyLevel | null;
 }
 
 /** Reads the current release (and LEGACY levels) in one snapshot and indexes it; undefined when none is loaded. */
@@ -62,7 +52,7 @@ export async function loadFullIndex(db: Db): Promise<FullIndex | undefined> {
     const rows: FullIndexRow[] = [];
     // Keyset batches keep the driver's transient row objects small.
     for (let after = '-1'; ; ) {
-      const { rows: batch } = await tx.query<LocationRow>(
+      const { rows: batch } = await tx.query<IndexedLocationRow>(
         `SELECT l.location_id, l.name, l.canonical_name, l.country_code, l.target_type, l.source_parent_location_id,
                 l.parent_location_id, l.chain_status, l.unresolved_source_parent_location_id, l.type_bucket,
                 l.name_norm, l.text_norm, g.level AS legacy_level

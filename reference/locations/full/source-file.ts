@@ -5,26 +5,15 @@ import { basename } from 'node:path';
 import type { Readable } from 'node:stream';
 import { parse } from 'csv-parse';
 import yauzl from 'yauzl';
+import { SOURCE_HEADER, sourceRowOf, type SourceRow } from '../geo-target-row.js';
 
-/** The columns of Google Ads' geo-target CSV, in order. */
-export const SOURCE_HEADER = ['Criteria ID', 'Name', 'Canonical Name', 'Parent ID', 'Country Code', 'Target Type', 'Status'] as const;
+export type { SourceRow };
 
 export const RELEASE_URL_PATTERN = 'https://developers.google.com/static/google-ads/api/data/geo/geotargets-YYYY-MM-DD.csv.zip';
 
 /** A release file that cannot be used; the message says what to do. */
 export class CatalogFileError extends Error {
   override name = 'CatalogFileError';
-}
-
-export interface SourceRow {
-  id: string;
-  name: string;
-  canonicalName: string;
-  /** Null when the source field is empty. */
-  parentId: string | null;
-  countryCode: string;
-  targetType: string;
-  status: string;
 }
 
 export function missingFileMessage(file: string | undefined): string {
@@ -114,9 +103,9 @@ export async function* readSourceRows(file: string, onBytes: (done: number, tota
       if (record.length !== SOURCE_HEADER.length) {
         throw new CatalogFileError(`Record ${line} of "${basename(file)}" has ${record.length} fields, expected ${SOURCE_HEADER.length}.`);
       }
-      const [id, name, canonicalName, parentId, countryCode, targetType, status] = record as [string, string, string, string, string, string, string];
-      if (!/^[0-9]+$/.test(id)) throw new CatalogFileError(`Record ${line} of "${basename(file)}" has a Criteria ID that is not a number: "${id}".`);
-      yield { id, name, canonicalName, parentId: parentId === '' ? null : parentId, countryCode, targetType, status };
+      const row = sourceRowOf(record);
+      if (!/^[0-9]+$/.test(row.id)) throw new CatalogFileError(`Record ${line} of "${basename(file)}" has a Criteria ID that is not a number: "${row.id}".`);
+      yield row;
     }
   } catch (error) {
     if (error instanceof CatalogFileError) throw error;

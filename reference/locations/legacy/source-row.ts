@@ -1,14 +1,4 @@
-/** One geo-target record as published by the provider (all columns kept as strings). */
-export interface SourceRow {
-  id: string;
-  name: string;
-  canonicalName: string;
-  /** Raw source parent id; null for roots. */
-  parentId: string | null;
-  countryCode: string;
-  targetType: string;
-  status: string;
-}
+export type { SourceRow } from '../geo-target-row.js';
 
 /** Served as `registry_version` in every LEGACY response. */
 export const REGISTRY_VERSION = 'v1';

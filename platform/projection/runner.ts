@@ -33,13 +33,12 @@ export async function storedOffsets(db: Db, projection: string): Promise<TopicPa
  */
 export async function applyBatch(db: Db, projection: Projection, batch: EventBatch): Promise<number> {
   return db.transaction(async (tx) => {
-    await tx.query(
-      `INSERT INTO projection_offsets (projection, topic, partition, next_offset) VALUES ($1, $2, $3, 0)
-       ON CONFLICT DO NOTHING`,
-      [projection.name, batch.topic, batch.partition],
-    );
+    // One statement creates the offset row if needed and locks it until COMMIT (the no-op update
+    // takes the row lock), so two runners of one projection never apply the same batch.
     const { rows } = await tx.query<{ next_offset: string }>(
-      `SELECT next_offset FROM projection_offsets WHERE projection = $1 AND topic = $2 AND partition = $3 FOR UPDATE`,
+      `INSERT INTO projection_offsets (projection, topic, partition, next_offset) VALUES ($1, $2, $3, 0)
+       ON CONFLICT (projection, topic, partition) DO UPDATE SET next_offset = projection_offsets.next_offset
+       RETURNING next_offset`,
       [projection.name, batch.topic, batch.partition],
     );
     const next = BigInt(rows[0]!.next_offset);

@@ -14,12 +14,21 @@ const runtime = await openRuntime(config, { log: (line) => logger.info(line) });
 
 let projectors: RunningProjectors | undefined;
 let checkingLag = false;
+let checkAgain = false;
+/** Logs `caught_up` when nothing is left; a batch applied during a check asks for one more check. */
 async function reportIfCaughtUp() {
   // Batches of the first projections arrive while later ones are still starting.
-  if (checkingLag || !projectors) return;
+  if (!projectors) return;
+  if (checkingLag) {
+    checkAgain = true;
+    return;
+  }
   checkingLag = true;
   try {
-    if ((await projectors.totalLag()) === 0) logger.info({ event: 'caught_up' }, 'all projections caught up');
+    do {
+      checkAgain = false;
+      if ((await projectors.totalLag()) === 0) logger.info({ event: 'caught_up' }, 'all projections caught up');
+    } while (checkAgain);
   } finally {
     checkingLag = false;
   }

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { constraintsKey, CursorError, decodeCursor, encodeCursor } from '../../reference/locations/full/cursor.js';
-import { normalizeSearchText, prefixUpperBound, searchHaystack, searchWords } from '../../reference/locations/full/search-text.js';
+import { normalizeSearchText, prefixUpperBound, searchHaystack } from '../../reference/locations/full/search-text.js';
 import { bucketsForTypes, typeBucket } from '../../reference/locations/full/type-buckets.js';
 
 describe('search text', () => {
@@ -11,7 +11,6 @@ describe('search text', () => {
     expect(normalizeSearchText('  Baden-Württemberg  ')).toBe('baden wurttemberg');
     expect(normalizeSearchText("Saint Helena, Ascension and Tristan da Cunha")).toBe('saint helena ascension and tristan da cunha');
     expect(normalizeSearchText('!!')).toBe('');
-    expect(searchWords('Los Angeles', 'Los Angeles,California,United States')).toEqual(['los', 'angeles', 'california', 'united', 'states']);
     expect(searchHaystack('Alicante', 'Province of Alicante,Valencia,Spain')).toBe(' alicante | province of alicante valencia spain ');
   });
 

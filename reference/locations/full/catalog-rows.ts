@@ -1,5 +1,5 @@
 import { computeChains, type ChainStatus } from './chains.js';
-import { searchHaystack, normalizeSearchText, searchWords } from './search-text.js';
+import { searchHaystack, normalizeSearchText } from './search-text.js';
 import { CatalogFileError, type SourceRow } from './source-file.js';
 import { typeBucket } from './type-buckets.js';
 
@@ -19,7 +19,6 @@ export interface CatalogRow {
   typeBucket: number;
   nameNorm: string;
   textNorm: string;
-  words: string[];
 }
 
 export const isActive = (row: SourceRow) => row.status === 'Active';
@@ -49,7 +48,6 @@ export function buildCatalogRows(source: readonly SourceRow[]): CatalogRow[] {
       typeBucket: typeBucket(row.targetType),
       nameNorm: normalizeSearchText(row.name),
       textNorm: searchHaystack(row.name, row.canonicalName),
-      words: searchWords(row.name, row.canonicalName),
     };
   });
 }

@@ -86,10 +86,8 @@ export async function loadFullCatalog(db: Db, options: LoadOptions): Promise<Loa
     );
     const id = inserted[0]!.release_id;
     await insertLocations(tx, id, rows, progress);
-    await insertWords(tx, id, rows, progress);
     await tx.query('UPDATE geo_full_releases SET is_current = false WHERE is_current');
     await tx.query('UPDATE geo_full_releases SET is_current = true WHERE release_id = $1', [id]);
-    await tx.query('DELETE FROM geo_full_words WHERE release_id <> $1', [id]);
     await tx.query('DELETE FROM geo_full_locations WHERE release_id <> $1', [id]);
     return id;
   });
@@ -100,7 +98,7 @@ export async function loadFullCatalog(db: Db, options: LoadOptions): Promise<Loa
     return { status: 'already-loaded', releaseId: loaded.release_id, sourceFileDate, sha256, sourceRows: loaded.source_rows, activeRows: loaded.active_rows, seconds: seconds() };
   }
   // Fresh statistics so the planner picks the ordered index scans the search relies on.
-  await db.exec('ANALYZE geo_full_releases; ANALYZE geo_full_locations; ANALYZE geo_full_words;');
+  await db.exec('ANALYZE geo_full_releases; ANALYZE geo_full_locations;');
   await buildLegacyRegistry(db, sourceFileDate, { log });
   log(`geo catalog: loaded ${rows.length} active of ${source.length} rows (${sourceFileDate}) in ${seconds().toFixed(1)} s`);
   return { status: 'loaded', releaseId, sourceFileDate, sha256, sourceRows: source.length, activeRows: rows.length, seconds: seconds() };
@@ -157,36 +155,6 @@ async function insertLocations(tx: Sql, releaseId: number, rows: CatalogRow[], p
       ],
     );
     progress.update(Math.min(rows.length, start + BATCH));
-  }
-  progress.done();
-}
-
-interface WordEntry {
-  bucket: number;
-  word: string;
-  id: string;
-}
-
-/** Word rows in primary-key order: appending to the B-tree's right edge is several times faster than random inserts. */
-function sortedWords(rows: CatalogRow[]): WordEntry[] {
-  const entries: WordEntry[] = [];
-  for (const row of rows) for (const word of row.words) entries.push({ bucket: row.typeBucket, word, id: row.locationId });
-  const byCodePoint = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
-  return entries.sort((a, b) => a.bucket - b.bucket || byCodePoint(a.word, b.word) || a.id.length - b.id.length || byCodePoint(a.id, b.id));
-}
-
-async function insertWords(tx: Sql, releaseId: number, rows: CatalogRow[], progress: Progress) {
-  const entries = sortedWords(rows);
-  const batchSize = BATCH * 4;
-  progress.phase('writing words', entries.length);
-  for (let start = 0; start < entries.length; start += batchSize) {
-    const batch = entries.slice(start, start + batchSize);
-    await tx.query(
-      `INSERT INTO geo_full_words (release_id, type_bucket, word, location_id)
-       SELECT $1, * FROM unnest($2::smallint[], $3::text[], $4::bigint[])`,
-      [releaseId, batch.map((entry) => entry.bucket), batch.map((entry) => entry.word), batch.map((entry) => entry.id)],
-    );
-    progress.update(Math.min(entries.length, start + batchSize));
   }
   progress.done();
 }

@@ -14,15 +14,6 @@ export function normalizeSearchText(text: string): string {
     .trim();
 }
 
-/** Distinct words of the given texts, in first-seen order. */
-export function searchWords(...texts: string[]): string[] {
-  const words = new Set<string>();
-  for (const text of texts) {
-    for (const word of normalizeSearchText(text).split(' ')) if (word !== '') words.add(word);
-  }
-  return [...words];
-}
-
 /**
  * The space-delimited haystack for word-prefix and substring matching: a leading space makes
  * "word starts with q" the pattern `% q%`; the separator keeps a match inside one field.

@@ -48,7 +48,7 @@ class Params {
 interface Tier {
   tier: number;
   /** Condition on `l` for one bucket (null: the tier has no rows in that bucket); adds the parameters it uses. */
-  where(p: Params, bucket: number, release: string): string | null;
+  where(p: Params, bucket: number): string | null;
 }
 
 function tiersFor(q: string | null): Tier[][] {
@@ -67,21 +67,20 @@ function tiersFor(q: string | null): Tier[][] {
     return condition === null ? '' : `AND NOT ${condition}`;
   };
   const upper = prefixUpperBound(q);
-  const tokens = q.split(' ');
 
   const cheap: Tier[] = [
     ...(id || countryCode ? [{ tier: 0, where: exact }] : []),
     { tier: 1, where: (p, bucket) => `l.name_norm = ${p.add(q)} ${notExact(p, bucket)}` },
     { tier: 2, where: (p, bucket) => `l.name_norm > ${p.add(q)} AND l.name_norm < ${p.add(upper)} ${notExact(p, bucket)}` },
   ];
-  const words: Tier = {
+  // text_norm is ' name | canonical ' with single spaces between words, so " q" occurs in it
+  // exactly where a word starts with q. Folded q holds only letters, digits and single spaces (no
+  // LIKE wildcard or escape character, no separator), so it goes into the pattern unescaped.
+  const wordPrefix: Tier = {
     tier: 3,
-    where: (p, bucket, release) =>
-      `l.location_id IN (SELECT w.location_id FROM geo_full_words w
-         WHERE w.release_id = ${release} AND w.type_bucket = ${bucket}
-           AND ${tokens.length === 1 ? `w.word >= ${p.add(q)} AND w.word < ${p.add(upper)}` : `w.word = ${p.add(tokens[0])}`})
-       AND NOT (l.name_norm >= ${p.add(q)} AND l.name_norm < ${p.add(upper)}) ${notExact(p, bucket)}
-       ${tokens.length > 1 ? `AND l.text_norm LIKE ${p.add(`% ${q}%`)}` : ''}`,
+    where: (p, bucket) =>
+      `l.text_norm LIKE ${p.add(`% ${q}%`)}
+       AND NOT (l.name_norm >= ${p.add(q)} AND l.name_norm < ${p.add(upper)}) ${notExact(p, bucket)}`,
   };
   const scans: Tier[] = [
     { tier: 4, where: (p, bucket) => `l.text_norm LIKE ${p.add(`%${q}%`)} AND l.text_norm NOT LIKE ${p.add(`% ${q}%`)} ${notExact(p, bucket)}` },
@@ -89,7 +88,7 @@ function tiersFor(q: string | null): Tier[][] {
       ? [{ tier: 5, where: (p: Params, bucket: number) => `l.country_code = ${p.add(countryCode)} AND l.text_norm NOT LIKE ${p.add(`%${q}%`)} ${notExact(p, bucket)}` }]
       : []),
   ];
-  return [cheap, [words], scans];
+  return [cheap, [wordPrefix], scans];
 }
 
 type FoundRow = LocationRow & { tier: number; type_bucket: number; name_norm: string };
@@ -126,7 +125,7 @@ export async function searchLocations(
           after && tier === after.tier && bucket === after.bucket
             ? `AND (l.name_norm, l.location_id) > (${p.add(after.name)}, ${p.add(after.id)}::bigint)`
             : '';
-        const condition = where(p, bucket, release);
+        const condition = where(p, bucket);
         if (condition === null) continue;
         branches.push(
           `(SELECT ${STORED_COLUMNS}, l.type_bucket, l.name_norm, ${tier} AS tier FROM geo_full_locations l

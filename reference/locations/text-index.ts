@@ -5,8 +5,10 @@
  *   - name-prefix tiers are one binary search per segment;
  *   - word-prefix rows come from per-word row lists (the words that start with q are a range of
  *     the sorted distinct words), substring rows from the rows of q's rarest character pair, when
- *     either holds few rows; otherwise from one native `indexOf` scan over the joined texts, which
- *     visits rows in rank order and stops once the page is full (matches are then common);
+ *     either holds few rows of the scope; otherwise from one native `indexOf` scan over the joined
+ *     texts, which visits rows in rank order and stops once the page is full (matches are then
+ *     common). Lists are also kept in (group, row) order, so a country reads only its own share
+ *     of a list: a pair common worldwide but rare in the country still narrows its search;
  *   - scans look for q from its rarest character, so a q opening with a common letter (or the
  *     space of a word prefix) does not stop the native search at every occurrence of that letter.
  * Every operation works on a scope: all rows, or the rows of one group (a country), which have
@@ -73,12 +75,14 @@ export interface TextIndexRows {
 export interface TextIndexOptions {
   /** GATHER_LIMIT unless given (tests use 0 and a large value to exercise both ways). */
   gatherLimit?: number;
-  /** PAIR_LIST_LIMIT unless given. */
-  pairListLimit?: number;
+  /** LISTED_PAIR_SHARE unless given. */
+  listedPairShare?: number;
 }
 
 /** A contiguous run of positions; `rows` maps a position to its row (null: position = row). */
 export interface Scope {
+  /** The group whose rows these are, -1 for all rows. */
+  group: number;
   rows: Int32Array | null;
   lo: number;
   hi: number;
@@ -90,10 +94,13 @@ export interface Scope {
 /** Row lists are merged only up to this many rows; beyond, a scan finds a full page sooner. */
 export const GATHER_LIMIT = 2048;
 /**
- * Rows are listed for the character pairs at most this many rows hold (a few MB on the full-size
- * catalog): within one country only that country's share of a list is checked.
+ * Rows are listed for the character pairs held by at most this share of all rows. A more common
+ * pair is common in nearly every country too, where a scan beats checking its rows (listLimitFor);
+ * leaving those out keeps the lists to a few MB (1.7M rows on the full-size synthetic catalog).
  */
-export const PAIR_LIST_LIMIT = 16_384;
+export const LISTED_PAIR_SHARE = 1 / 16;
+/** Rows of a group are merged from at most this many word lists; a shorter prefix is scanned for. */
+const MAX_MERGED_WORDS = 256;
 /** Character pairs are indexed for at most this many distinct characters (a pair table of 4 MB). */
 const MAX_ALPHABET = 1023;
 
@@ -124,39 +131,46 @@ function entryAt(starts: Int32Array, offset: number, low: number, high: number):
 export class TextIndex {
   readonly size: number;
   readonly gatherLimit: number;
-  private readonly pairListLimit: number;
   readonly global: Scope;
   private readonly groupScopes: Scope[];
+  private readonly groups: Uint16Array;
   private readonly nameLengths: Uint32Array;
   private readonly segmentStarts: Int32Array;
   private readonly codePointOrder: boolean;
   /** How often each UTF-16 code unit occurs in the texts: scans anchor on a pattern's rarest one. */
   private readonly frequency = new Uint32Array(0x10000);
-  /** Distinct words sorted by code unit, joined by newlines, and the rows holding each (ascending). */
+  /** Distinct words sorted by code unit, joined by newlines. */
   private readonly wordHay: string;
   private readonly wordStarts: Int32Array;
+  /**
+   * The rows holding each word: `postings[postingStarts[w]..postingStarts[w + 1]]` ascending, and
+   * the same rows in `groupPostings` ordered by (group, row), so one group's share is a run.
+   */
   private readonly postingStarts: Int32Array;
   private readonly postings: Int32Array;
+  private readonly groupPostings: Int32Array;
   /**
-   * Character pairs: rows holding each pair (counted for every pair, listed for pairs held by at
-   * most `pairListLimit` rows). Only for alphabets of at most MAX_ALPHABET characters.
+   * Character pairs (only for alphabets of at most MAX_ALPHABET characters): the rows holding
+   * each listed pair, ordered by (group, row). Pairs are keyed `charIds[a] * width + charIds[b]`.
    */
   private readonly charIds = new Uint16Array(0x10000);
-  private alphabet = 0;
-  private pairCounts: Uint32Array | null = null;
-  private readonly pairSlots = new Map<number, number>();
+  private pairWidth = 0;
+  /** Rows holding each pair; listed when at most `listedPairRows`. */
+  private pairCounts: Int32Array | null = null;
+  private readonly listedPairRows: number;
   private pairStarts = new Int32Array(1);
   private pairRows = new Int32Array(0);
 
   constructor(rows: TextIndexRows, options: TextIndexOptions = {}) {
     this.gatherLimit = options.gatherLimit ?? GATHER_LIMIT;
-    this.pairListLimit = options.pairListLimit ?? PAIR_LIST_LIMIT;
     const n = (this.size = rows.texts.length);
+    this.listedPairRows = Math.floor(n * (options.listedPairShare ?? LISTED_PAIR_SHARE));
+    this.groups = rows.groups;
     this.nameLengths = rows.nameLengths;
     this.segmentStarts = rows.segmentStarts;
     this.codePointOrder = rows.codePointOrder;
     const global = joinTexts(rows.texts, null, n);
-    this.global = { rows: null, lo: 0, hi: n, ...global };
+    this.global = { group: -1, rows: null, lo: 0, hi: n, ...global };
     for (let i = 0; i < global.hay.length; i++) this.frequency[global.hay.charCodeAt(i)]!++;
 
     // Rows by group, rank order kept inside each group (counting sort).
@@ -168,50 +182,91 @@ export class TextIndex {
     for (let r = 0; r < n; r++) byGroup[fill[rows.groups[r]!]!++] = r;
     const grouped = joinTexts(rows.texts, byGroup, n);
     this.groupScopes = Array.from({ length: rows.groupCount }, (_, g) => ({
-      rows: byGroup, lo: groupStarts[g]!, hi: groupStarts[g + 1]!, ...grouped,
+      group: g, rows: byGroup, lo: groupStarts[g]!, hi: groupStarts[g + 1]!, ...grouped,
     }));
 
-    // Word lists: rows are visited in rank order, so each list comes out sorted.
-    const lists = new Map<string, number[]>();
-    for (let r = 0; r < n; r++) {
-      const text = rows.texts[r]!;
+    const words = this.indexWords(rows.texts, byGroup);
+    this.wordHay = words.hay;
+    this.wordStarts = words.starts;
+    this.postingStarts = words.postingStarts;
+    this.postings = words.postings;
+    this.groupPostings = words.groupPostings;
+    this.indexPairs(rows.texts, byGroup);
+  }
+
+  /**
+   * Word lists, built from flat (word, row) occurrences rather than a list per word: a few typed
+   * arrays instead of a million small ones keeps the build's garbage (and the heap it grows) small.
+   */
+  private indexWords(texts: readonly string[], byGroup: Int32Array) {
+    const wordIds = new Map<string, number>();
+    let lastRow: Int32Array = new Int32Array(1024).fill(-1);
+    let occurrenceWords: Int32Array = new Int32Array(1 << 16);
+    let occurrenceRows: Int32Array = new Int32Array(1 << 16);
+    let count = 0;
+    for (let r = 0; r < texts.length; r++) {
+      const text = texts[r]!;
       let from = 1;
       while (from < text.length) {
         let to = text.indexOf(' ', from);
         if (to < 0) to = text.length;
         if (to > from && !(to - from === 1 && text[from] === FIELD_SEPARATOR)) {
           const word = text.slice(from, to);
-          const list = lists.get(word);
-          if (list === undefined) lists.set(word, [r]);
-          else if (list[list.length - 1] !== r) list.push(r);
+          let id = wordIds.get(word);
+          if (id === undefined) {
+            wordIds.set(word, (id = wordIds.size));
+            if (id >= lastRow.length) lastRow = grow(lastRow, -1);
+          }
+          if (lastRow[id] !== r) {
+            lastRow[id] = r;
+            if (count === occurrenceRows.length) {
+              occurrenceWords = grow(occurrenceWords, 0);
+              occurrenceRows = grow(occurrenceRows, 0);
+            }
+            occurrenceWords[count] = id;
+            occurrenceRows[count++] = r;
+          }
         }
         from = to + 1;
       }
     }
-    const words = [...lists.keys()].sort(compareCodeUnits);
-    const joined = joinTexts(words, null, words.length);
-    this.wordHay = joined.hay;
-    this.wordStarts = joined.starts;
-    this.postingStarts = new Int32Array(words.length + 1);
-    let total = 0;
-    for (let w = 0; w < words.length; w++) {
-      this.postingStarts[w] = total;
-      total += lists.get(words[w]!)!.length;
+    const sorted = [...wordIds.keys()].sort(compareCodeUnits);
+    const rankOf = new Int32Array(sorted.length);
+    sorted.forEach((word, rank) => (rankOf[wordIds.get(word)!] = rank));
+    wordIds.clear();
+    const joined = joinTexts(sorted, null, sorted.length);
+    sorted.length = 0;
+
+    // Counting sort by word; occurrences arrive in row order, which each list keeps.
+    const postingStarts = new Int32Array(rankOf.length + 1);
+    for (let i = 0; i < count; i++) postingStarts[rankOf[occurrenceWords[i]!]! + 1]!++;
+    for (let w = 0; w < rankOf.length; w++) postingStarts[w + 1]! += postingStarts[w]!;
+    const postings = new Int32Array(count);
+    const at = postingStarts.slice(0, -1);
+    for (let i = 0; i < count; i++) postings[at[rankOf[occurrenceWords[i]!]!]!++] = occurrenceRows[i]!;
+    // The same lists in (group, row) order: each row's position in group order sorts them.
+    const groupPosition = new Int32Array(texts.length);
+    byGroup.forEach((row, position) => (groupPosition[row] = position));
+    const groupPostings = new Int32Array(count);
+    for (let w = 0; w < rankOf.length; w++) {
+      const list = groupPostings.subarray(postingStarts[w]!, postingStarts[w + 1]!);
+      list.set(postings.subarray(postingStarts[w]!, postingStarts[w + 1]!));
+      if (list.length > 1) sortByGroupOrder(list, groupPosition, byGroup);
     }
-    this.postingStarts[words.length] = total;
-    this.postings = new Int32Array(total);
-    for (let w = 0; w < words.length; w++) this.postings.set(lists.get(words[w]!)!, this.postingStarts[w]!);
-    this.indexPairs(rows.texts);
+    return { hay: joined.hay, starts: joined.starts, postingStarts, postings, groupPostings };
   }
 
-  private indexPairs(texts: readonly string[]) {
-    for (let c = 0; c < 0x10000; c++) if (this.frequency[c]! > 0 && c !== 10) this.charIds[c] = ++this.alphabet;
-    if (this.alphabet > MAX_ALPHABET) return;
-    const width = this.alphabet + 1;
-    const counts = new Uint32Array(width * width);
+  private indexPairs(texts: readonly string[], byGroup: Int32Array) {
+    let alphabet = 0;
+    for (let c = 0; c < 0x10000; c++) if (this.frequency[c]! > 0 && c !== 10) this.charIds[c] = ++alphabet;
+    if (alphabet > MAX_ALPHABET) return;
+    const width = (this.pairWidth = alphabet + 1);
+    const counts = new Int32Array(width * width);
     const seen = new Int32Array(width * width).fill(-1);
+    // Rows in group order, so each pair's list comes out ordered by (group, row).
     const eachPair = (visit: (key: number, row: number) => void) => {
-      for (let r = 0; r < texts.length; r++) {
+      for (let k = 0; k < byGroup.length; k++) {
+        const r = byGroup[k]!;
         const text = texts[r]!;
         for (let i = 0; i + 1 < text.length; i++) {
           const key = this.charIds[text.charCodeAt(i)]! * width + this.charIds[text.charCodeAt(i + 1)]!;
@@ -223,59 +278,68 @@ export class TextIndex {
       }
     };
     eachPair((key) => counts[key]!++);
-    let total = 0;
-    const starts: number[] = [0];
-    for (let key = 0; key < counts.length; key++) {
-      if (counts[key]! === 0 || counts[key]! > this.pairListLimit) continue;
-      this.pairSlots.set(key, starts.length - 1);
-      total += counts[key]!;
-      starts.push(total);
-    }
-    this.pairStarts = Int32Array.from(starts);
-    this.pairRows = new Int32Array(total);
-    const fill = this.pairStarts.slice(0, -1);
+    const starts = new Int32Array(width * width + 1);
+    for (let key = 0; key < width * width; key++) starts[key + 1] = starts[key]! + (counts[key]! <= this.listedPairRows ? counts[key]! : 0);
+    this.pairRows = new Int32Array(starts[width * width]!);
+    const at = starts.slice(0, -1);
     seen.fill(-1);
     eachPair((key, row) => {
-      const slot = this.pairSlots.get(key);
-      if (slot !== undefined) this.pairRows[fill[slot]!++] = row;
+      if (counts[key]! <= this.listedPairRows) this.pairRows[at[key]!++] = row;
     });
+    this.pairStarts = starts;
     this.pairCounts = counts;
   }
 
-  /**
-   * Rows (ascending) that may contain `pattern`: those holding its rarest character pair, when
-   * that pair is held by at most `maxRows` rows; null when every pair is more common (or the
-   * pattern is a single character, or pairs are not indexed). Callers check each row.
-   */
-  rowsWithRarePair(pattern: string, maxRows = this.gatherLimit): Int32Array | null {
-    const counts = this.pairCounts;
-    if (counts === null || pattern.length < 2) return null;
-    const width = this.alphabet + 1;
-    let best = -1;
-    for (let i = 0; i + 1 < pattern.length; i++) {
-      const a = this.charIds[pattern.charCodeAt(i)]!;
-      const b = this.charIds[pattern.charCodeAt(i + 1)]!;
-      // A character no text holds: no row can contain the pattern.
-      if (a === 0 || b === 0) return new Int32Array(0);
-      const key = a * width + b;
-      if (best < 0 || counts[key]! < counts[best]!) best = key;
-    }
-    if (counts[best] === 0) return new Int32Array(0);
-    const slot = this.pairSlots.get(best);
-    if (slot === undefined || counts[best]! > maxRows) return null;
-    return this.pairRows.subarray(this.pairStarts[slot]!, this.pairStarts[slot + 1]!);
+  /** [from, to) of the rows of `scope` in a (group, row) ordered list. */
+  private groupRun(list: Int32Array, from: number, to: number, group: number): [number, number] {
+    if (group < 0) return [from, to];
+    const firstAtLeast = (value: number) => {
+      let low = from;
+      let high = to;
+      while (low < high) {
+        const middle = (low + high) >>> 1;
+        if (this.groups[list[middle]!]! < value) low = middle + 1;
+        else high = middle;
+      }
+      return low;
+    };
+    return [firstAtLeast(group), firstAtLeast(group + 1)];
   }
 
   /**
-   * How many rows of a row list (rows of every group) to take in place of scanning `scope`: few
-   * enough that the scope's own share of them stays within GATHER_LIMIT checks, and that walking
-   * the list costs less than reading the scope's text.
+   * Rows of `scope` (ascending) that may contain `pattern`: those holding its rarest character
+   * pair in that scope, when they are at most `maxRows`; null when every pair is more common
+   * (or the pattern is a single character, or pairs are not indexed). Callers check each row.
+   */
+  rowsWithRarePair(scope: Scope, pattern: string, maxRows = this.listLimitFor(scope)): Int32Array | null {
+    const counts = this.pairCounts;
+    if (counts === null || pattern.length < 2) return null;
+    let best: [number, number] | null = null;
+    for (let i = 0; i + 1 < pattern.length; i++) {
+      const a = this.charIds[pattern.charCodeAt(i)]!;
+      const b = this.charIds[pattern.charCodeAt(i + 1)]!;
+      const key = a * this.pairWidth + b;
+      // A character or pair no text holds: no row can contain the pattern.
+      if (a === 0 || b === 0 || counts[key] === 0) return new Int32Array(0);
+      if (counts[key]! > this.listedPairRows) continue;
+      const run = this.groupRun(this.pairRows, this.pairStarts[key]!, this.pairStarts[key + 1]!, scope.group);
+      if (best === null || run[1] - run[0] < best[1] - best[0]) best = run;
+    }
+    if (best === null || best[1] - best[0] > maxRows) return null;
+    const rows = this.pairRows.subarray(best[0], best[1]);
+    // Group lists are in row order already; all rows' lists are in group order.
+    return scope.group < 0 ? rows.slice().sort() : rows;
+  }
+
+  /**
+   * How many listed rows to check in place of scanning `scope`: within GATHER_LIMIT, and fewer
+   * than reading the scope's text would cost (a row check costs about as much as 256 characters).
    */
   listLimitFor(scope: Scope): number {
     const rows = scope.hi - scope.lo;
     if (rows === 0) return 0;
     const chars = scope.starts[scope.hi]! - scope.starts[scope.lo]!;
-    return Math.min(Math.floor((this.gatherLimit * this.size) / rows), Math.floor(chars / 256));
+    return Math.min(this.gatherLimit, Math.floor(chars / 256));
   }
 
   groupScope(group: number): Scope {
@@ -435,12 +499,50 @@ export class TextIndex {
     return { lo, hi, total: this.postingStarts[hi]! - this.postingStarts[lo]! };
   }
 
-  /** Rows (ascending, distinct) holding any word of the range. */
-  rowsOfWords(lo: number, hi: number): Int32Array {
-    const gathered = this.postings.slice(this.postingStarts[lo]!, this.postingStarts[hi]!);
-    if (hi - lo > 1) gathered.sort();
+  /**
+   * Rows of `scope` (ascending, distinct) holding any word of the range; null when that is more
+   * than `maxRows` rows, or, in a group, more word lists than are worth merging.
+   */
+  rowsOfWords(scope: Scope, range: { lo: number; hi: number }, maxRows = this.gatherLimit): Int32Array | null {
+    const { lo, hi } = range;
+    if (scope.group < 0) {
+      if (this.postingStarts[hi]! - this.postingStarts[lo]! > maxRows) return null;
+      const gathered = this.postings.slice(this.postingStarts[lo]!, this.postingStarts[hi]!);
+      if (hi - lo > 1) gathered.sort();
+      return distinct(gathered);
+    }
+    if (hi - lo > MAX_MERGED_WORDS) return null;
+    const runs: [number, number][] = [];
+    let total = 0;
+    for (let w = lo; w < hi; w++) {
+      const run = this.groupRun(this.groupPostings, this.postingStarts[w]!, this.postingStarts[w + 1]!, scope.group);
+      total += run[1] - run[0];
+      if (total > maxRows) return null;
+      if (run[1] > run[0]) runs.push(run);
+    }
+    const gathered = new Int32Array(total);
+    let at = 0;
+    for (const [from, to] of runs) {
+      gathered.set(this.groupPostings.subarray(from, to), at);
+      at += to - from;
+    }
+    if (runs.length > 1) gathered.sort();
     return distinct(gathered);
   }
+}
+
+/** Doubles a typed array's length, new slots set to `fill`. */
+function grow(array: Int32Array, fill: number): Int32Array {
+  const grown = new Int32Array(array.length * 2).fill(fill);
+  grown.set(array);
+  return grown;
+}
+
+/** Puts rows in group order: by position (`positionOf`), mapped back through `rowAt`. */
+function sortByGroupOrder(list: Int32Array, positionOf: Int32Array, rowAt: Int32Array): void {
+  for (let i = 0; i < list.length; i++) list[i] = positionOf[list[i]!]!;
+  list.sort();
+  for (let i = 0; i < list.length; i++) list[i] = rowAt[list[i]!]!;
 }
 
 function distinct(sorted: Int32Array): Int32Array {

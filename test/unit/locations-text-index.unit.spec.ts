@@ -37,7 +37,7 @@ describe('TextIndex', () => {
     return new TextIndex({
       texts: rows.map((row) => ` ${row.name}`), nameLengths: Uint32Array.from(rows, (row) => row.name.length), segmentStarts,
       groups: Uint16Array.from(rows.map((row) => row.group)), groupCount: 3, codePointOrder: true,
-    }, { gatherLimit: 3, pairListLimit: 3 });
+    }, { gatherLimit: 3, listedPairShare: 1 });
   };
   const positions = (index: TextIndex, scope: Scope, from: number, to: number) => Array.from({ length: to - from }, (_, i) => index.rowAt(scope, from + i));
 
@@ -59,18 +59,34 @@ describe('TextIndex', () => {
           }
         }
         const words = index.wordsWithPrefix(q);
-        expect([...index.rowsOfWords(words.lo, words.hi)]).toEqual(rows.flatMap((row, r) => (row.words.some((w) => w.startsWith(q)) ? [r] : [])));
         const exact = index.exactWord(q);
-        expect([...index.rowsOfWords(exact.lo, exact.hi)]).toEqual(rows.flatMap((row, r) => (row.words.includes(q) ? [r] : [])));
-        const rare = index.rowsWithRarePair(q);
-        const containing = rows.flatMap((row, r) => (` ${row.name}`.includes(q) ? [r] : []));
-        if (rare !== null) {
-          // Every row holding q is among them, ascending.
-          expect([...rare].filter((r) => ` ${rows[r]!.name}`.includes(q))).toEqual(containing);
-          expect([...rare]).toEqual([...rare].sort((a, b) => a - b));
-        } else if (q.length >= 2) {
-          // Only when every pair of q is common: held by more rows than the gather limit (3).
-          for (let i = 0; i + 1 < q.length; i++) expect(rows.filter((row) => ` ${row.name}`.includes(q.slice(i, i + 2))).length).toBeGreaterThan(3);
+        for (const [scope, member] of [[index.global, () => true], ...[0, 1, 2].map((g) => [index.groupScope(g), (row: { group: number }) => row.group === g] as const)] as const) {
+          const holding = (test: (row: (typeof rows)[number]) => boolean) => rows.flatMap((row, r) => (member(row) && test(row) ? [r] : []));
+          // Unbounded: exactly the scope's rows, ascending.
+          expect([...index.rowsOfWords(scope, words, Infinity)!]).toEqual(holding((row) => row.words.some((w) => w.startsWith(q))));
+          expect([...index.rowsOfWords(scope, exact, Infinity)!]).toEqual(holding((row) => row.words.includes(q)));
+          // Bounded by the gather limit (3): a list only when the word lists hold that few rows of the scope.
+          const bounded = index.rowsOfWords(scope, words);
+          const prefixed = [...new Set(rows.flatMap((row) => row.words.filter((w) => w.startsWith(q))))];
+          const listed = prefixed.reduce((sum, word) => sum + holding((row) => row.words.includes(word)).length, 0);
+          if (bounded === null) expect(listed).toBeGreaterThan(3);
+          else expect([...bounded]).toEqual(holding((row) => row.words.some((w) => w.startsWith(q))));
+
+          const containing = holding((row) => ` ${row.name}`.includes(q));
+          for (const maxRows of [Infinity, 3]) {
+            const rare = index.rowsWithRarePair(scope, q, maxRows);
+            if (rare !== null) {
+              // Every row of the scope holding q is among them, ascending, and no row of another scope.
+              expect([...rare].filter((r) => ` ${rows[r]!.name}`.includes(q))).toEqual(containing);
+              expect([...rare]).toEqual([...rare].sort((x, y) => x - y));
+              expect([...rare].every((r) => member(rows[r]!))).toBe(true);
+              expect(rare.length).toBeLessThanOrEqual(maxRows);
+            } else {
+              // Only for a single character, or when every pair of q is held by more than maxRows rows of the scope.
+              expect(q.length === 1 || maxRows === 3).toBe(true);
+              for (let i = 0; i + 1 < q.length; i++) expect(holding((row) => ` ${row.name}`.includes(q.slice(i, i + 2))).length).toBeGreaterThan(3);
+            }
+          }
         }
         rows.forEach((row, r) => {
           expect(index.name(r)).toBe(row.name);
@@ -80,5 +96,21 @@ describe('TextIndex', () => {
       }),
       { numRuns: 300 },
     );
+  });
+
+  it('lists only the pairs held by at most the listed share of rows, and still knows which pairs no row holds', () => {
+    const names = ['ab', 'ab', 'ab', 'ba'];
+    const index = new TextIndex({
+      texts: names.map((name) => ` ${name}`), nameLengths: Uint32Array.from(names, (name) => name.length), segmentStarts: Int32Array.from([0, 4]),
+      groups: new Uint16Array(4), groupCount: 1, codePointOrder: true,
+    }, { listedPairShare: 0.5 });
+    // "ab" is held by 3 of 4 rows: not listed, so no list narrows the search.
+    expect(index.rowsWithRarePair(index.global, 'ab', Infinity)).toBeNull();
+    // "ba" by one row: listed.
+    expect([...index.rowsWithRarePair(index.global, 'ba', Infinity)!]).toEqual([3]);
+    // "aba" holds both: the listed one narrows it.
+    expect([...index.rowsWithRarePair(index.global, 'aba', Infinity)!]).toEqual([3]);
+    // No row holds "bb".
+    expect([...index.rowsWithRarePair(index.global, 'bb', Infinity)!]).toEqual([]);
   });
 });

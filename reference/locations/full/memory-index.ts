@@ -14,7 +14,7 @@ import { ALL_BUCKETS, bucketsForTypes, OTHER_BUCKET } from './type-buckets.js';
 export type LegacyLevel = 'COUNTRY' | 'REGION' | 'CITY';
 
 /** A catalog row as the index keeps it: without what only the database stores, with the LEGACY level. */
-export interface FullIndexRow extends Omit<CatalogRow, 'precision' | 'pathIds' | 'words'> {
+export interface FullIndexRow extends Omit<CatalogRow, 'precision' | 'pathIds'> {
   legacyLevel: LegacyLevel | null;
 }
 
@@ -285,9 +285,10 @@ export class FullIndex {
     const tokens = q.split(' ');
     const words = tokens.length === 1 ? this.text.wordsWithPrefix(q) : this.text.exactWord(tokens[0]!);
     const wordPrefix = (r: number) => passes(r) && !this.text.nameStartsWith(r, q) && !isExact(r);
-    if (words.total <= this.text.gatherLimit) {
+    const listed = this.text.rowsOfWords(scope, words);
+    if (listed !== null) {
       const from = firstRow(3);
-      for (const r of this.text.rowsOfWords(words.lo, words.hi)) {
+      for (const r of listed) {
         if (full()) break;
         if (r >= from && this.bucketAllowed(r, buckets) && wordPrefix(r) && (tokens.length === 1 || this.text.textIncludes(r, spaced))) {
           found.push({ row: r, tier: 3 });
@@ -303,7 +304,7 @@ export class FullIndex {
 
     // 4: q elsewhere inside the text.
     const inside = (r: number) => passes(r) && !this.text.textIncludes(r, spaced) && !isExact(r);
-    const candidates = this.text.rowsWithRarePair(q, this.text.listLimitFor(scope));
+    const candidates = this.text.rowsWithRarePair(scope, q);
     if (candidates !== null) {
       const from = firstRow(4);
       for (const r of candidates) {

@@ -117,8 +117,9 @@ export function rankAll(
     const tokens = folded.split(' ');
     const words = tokens.length === 1 ? text.wordsWithPrefix(folded) : text.exactWord(tokens[0]!);
     const wordPrefix = (location: IndexedLocation) => !location.folded.startsWith(folded) && location.text.includes(spaced);
-    if (words.total <= text.gatherLimit) {
-      for (const row of text.rowsOfWords(words.lo, words.hi)) {
+    const listed = text.rowsOfWords(scope, words);
+    if (listed !== null) {
+      for (const row of listed) {
         const location = ordered[row]!;
         if (!allowed(location)) continue;
         if (wordPrefix(location) && !take(location)) break;
@@ -139,7 +140,7 @@ export function rankAll(
   // SUBSTRING: q elsewhere in the name or the canonical name.
   if (!full()) {
     const inside = (location: IndexedLocation) => !location.text.includes(spaced);
-    const candidates = text.rowsWithRarePair(folded, text.listLimitFor(scope));
+    const candidates = text.rowsWithRarePair(scope, folded);
     if (candidates !== null) {
       for (const row of candidates) {
         const location = ordered[row]!;

@@ -7,6 +7,7 @@ import { locationBytes, locationIdsJson, pathBytes } from '../../../../reference
 import type { SearchConstraints } from '../../../../reference/locations/full/search.js';
 import { normalizeSearchText } from '../../../../reference/locations/full/search-text.js';
 import { joinBytes, type LocationContext, type LocationQuery } from './catalog-param.js';
+import { pageCacheOf } from './page-cache.js';
 import {
   assertAllowedParameters,
   COUNTRY_PATTERN,
@@ -104,6 +105,12 @@ export async function search(context: LocationContext, query: LocationQuery): Pr
   if (constraints.parentId !== null && activeRow(index, constraints.parentId) === undefined) {
     throw notFound(`parent_location_id ${constraints.parentId} is not an active location of the FULL catalog`);
   }
+  const cache = pageCacheOf(index);
+  const pageKey = JSON.stringify([key, limit, cursor ?? null, extra]);
+  return cache.get(pageKey) ?? cache.set(pageKey, searchPage(index, constraints, key, limit, after, extra));
+}
+
+function searchPage(index: FullIndex, constraints: SearchConstraints, key: string, limit: number, after: CursorPosition | undefined, extra: string): Buffer {
   const matches = index.search(constraints, limit + 1, after);
   const page = matches.slice(0, limit);
   const last = page.at(-1);

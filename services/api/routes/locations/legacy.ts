@@ -7,6 +7,7 @@ import { CodeInputError, lookupSubdivision, type CodeMatch, type CodeType } from
 import { joinBytes, type LocationContext, type LocationQuery } from './catalog-param.js';
 import { checkLegacyParams, codeTypeParam, countryParam, idParam, levelsParam, limitParam, text } from './legacy-params.js';
 import { currentRegistry } from './legacy-registry.js';
+import { pageCacheOf } from './page-cache.js';
 import { catalogFields, locationBytes, locationWithChain } from './legacy-render.js';
 import { LOCALE_WARNING, single } from './params.js';
 
@@ -111,6 +112,10 @@ export async function search(context: LocationContext, query: LocationQuery): Pr
   if (scope !== undefined && candidates === index.ordered) candidates = [scope, ...index.childrenOf(scope.id)];
   // Browsing a country: only its entries can pass, already in browse order.
   if (q === undefined && country !== undefined && candidates === index.ordered) candidates = entriesOfCountry(index, country);
+  const cache = pageCacheOf(index);
+  const pageKey = JSON.stringify([q ?? null, parentId ?? null, country ?? null, code ?? null, codeType, given ? [...given].sort() : null, limit, single(query, 'locale') !== undefined]);
+  const held = cache.get(pageKey);
+  if (held !== undefined) return held;
   const keep = (location: IndexedLocation) =>
     (country === undefined || location.countryCode === country) &&
     (levels === undefined || levels.has(location.level)) &&
@@ -123,11 +128,11 @@ export async function search(context: LocationContext, query: LocationQuery): Pr
     ...(subdivision ? { subdivision_code_type: subdivision.matchedAs } : {}),
     ...localeWarnings(query),
   };
-  return joinBytes([
+  return cache.set(pageKey, joinBytes([
     `{"code":"SUCCESS","message":"","data":{${catalogFields(index)},"locations":[`,
     ...list(index, ranked.locations),
     `]},"extra":${JSON.stringify(extra)}}`,
-  ]);
+  ]));
 }
 
 export async function resolve(context: LocationContext, query: LocationQuery): Promise<Buffer> {

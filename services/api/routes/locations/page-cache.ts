@@ -1,0 +1,55 @@
+/**
+ * Recently served search pages, one cache per index build (a FULL release or a LEGACY registry
+ * build): the same search on the same build always gives the same bytes, and type-ahead traffic
+ * asks for the same short prefixes over and over. A new build starts with an empty cache, and the
+ * old one goes with its build. Bounded by bytes; the least recently used pages go first.
+ */
+export const PAGE_CACHE_BYTES = 16 * 2 ** 20;
+
+export class PageCache {
+  /** Map order is use order: the first key is the least recently used. */
+  private readonly pages = new Map<string, Buffer>();
+  private bytes = 0;
+
+  constructor(private readonly budget = PAGE_CACHE_BYTES) {}
+
+  get size(): number {
+    return this.pages.size;
+  }
+
+  get(key: string): Buffer | undefined {
+    const page = this.pages.get(key);
+    if (page !== undefined) {
+      this.pages.delete(key);
+      this.pages.set(key, page);
+    }
+    return page;
+  }
+
+  /** Keeps `page` (unless it alone would take a sixteenth of the budget) and returns it. */
+  set(key: string, page: Buffer): Buffer {
+    if (page.length > this.budget / 16) return page;
+    const held = this.pages.get(key);
+    if (held !== undefined) {
+      this.bytes -= held.length;
+      this.pages.delete(key);
+    }
+    this.pages.set(key, page);
+    this.bytes += page.length;
+    for (const [oldest, old] of this.pages) {
+      if (this.bytes <= this.budget) break;
+      this.pages.delete(oldest);
+      this.bytes -= old.length;
+    }
+    return page;
+  }
+}
+
+const caches = new WeakMap<object, PageCache>();
+
+/** The page cache of one index build. */
+export function pageCacheOf(build: object): PageCache {
+  let cache = caches.get(build);
+  if (cache === undefined) caches.set(build, (cache = new PageCache()));
+  return cache;
+}

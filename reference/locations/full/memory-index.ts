@@ -30,6 +30,75 @@ const CHAIN_STATUSES = ['COMPLETE', 'UNRESOLVED_SOURCE_PARENT'] as const;
 const canonicalId = (digits: string) => BigInt(digits).toString();
 const compareIds = (a: string, b: string) => a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
 
+/**
+ * The rows of a release column-wise, in any order: what the reader collects, without an object
+ * per row. The index takes the arrays over (reorders them in place).
+ */
+export type FullIndexColumns = { [K in keyof FullIndexRow]: FullIndexRow[K][] };
+
+function columnsOf(rows: readonly FullIndexRow[]): FullIndexColumns {
+  return {
+    locationId: rows.map((row) => row.locationId), name: rows.map((row) => row.name), canonicalName: rows.map((row) => row.canonicalName),
+    countryCode: rows.map((row) => row.countryCode), targetType: rows.map((row) => row.targetType),
+    sourceParentId: rows.map((row) => row.sourceParentId), parentId: rows.map((row) => row.parentId),
+    chainStatus: rows.map((row) => row.chainStatus), unresolvedParentId: rows.map((row) => row.unresolvedParentId),
+    typeBucket: rows.map((row) => row.typeBucket), nameNorm: rows.map((row) => row.nameNorm), textNorm: rows.map((row) => row.textNorm),
+    legacyLevel: rows.map((row) => row.legacyLevel),
+  };
+}
+
+/** Reorders `column` in place so that position k holds what was at order[k]. */
+function permute(column: unknown[], order: Int32Array, done: Uint8Array) {
+  done.fill(0);
+  for (let start = 0; start < order.length; start++) {
+    if (done[start]) continue;
+    const first = column[start];
+    let k = start;
+    for (;;) {
+      done[k] = 1;
+      const from = order[k]!;
+      if (from === start) break;
+      column[k] = column[from];
+      k = from;
+    }
+    column[k] = first;
+  }
+}
+
+/**
+ * Row of each id string: open addressing in one typed array. A Map of the full-size catalog's ids
+ * held 14 MB of heap (that the collector walks); this holds 2 MB outside it.
+ */
+class IdTable {
+  private readonly slots: Int32Array;
+  private readonly mask: number;
+  constructor(private readonly ids: readonly string[]) {
+    let size = 16;
+    while (size < ids.length + (ids.length >> 1)) size *= 2;
+    this.slots = new Int32Array(size);
+    this.mask = size - 1;
+    for (let r = 0; r < ids.length; r++) {
+      let slot = hashId(ids[r]!) & this.mask;
+      // Slots hold row + 1 (0 is empty); a repeated id keeps its last row.
+      while (this.slots[slot] !== 0 && ids[this.slots[slot]! - 1] !== ids[r]) slot = (slot + 1) & this.mask;
+      this.slots[slot] = r + 1;
+    }
+  }
+  find(id: string): number | undefined {
+    for (let slot = hashId(id) & this.mask; ; slot = (slot + 1) & this.mask) {
+      const entry = this.slots[slot]!;
+      if (entry === 0) return undefined;
+      if (this.ids[entry - 1] === id) return entry - 1;
+    }
+  }
+}
+
+function hashId(id: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < id.length; i++) hash = Math.imul(hash ^ id.charCodeAt(i), 0x01000193);
+  return hash ^ (hash >>> 15);
+}
+
 class Table {
   readonly values: string[] = [];
   private readonly ids = new Map<string, number>();
@@ -52,8 +121,6 @@ export class FullIndex {
   readonly ids: string[];
   readonly names: string[];
   readonly canonicalNames: string[];
-  readonly sourceParentIds: (string | null)[];
-  readonly unresolvedParentIds: (string | null)[];
   readonly countries = new Table();
   readonly types = new Table();
   readonly countryOf: Uint16Array;
@@ -64,7 +131,11 @@ export class FullIndex {
   /** Verified parent row, -1 for none. */
   readonly parentOf: Int32Array;
   readonly depthOf: Uint16Array;
-  private readonly rowById = new Map<string, number>();
+  private readonly rowById: IdTable;
+  /** Raw source parents that are not the verified parent's id (by row); the rest are that id. */
+  private readonly otherSourceParents = new Map<number, string | null>();
+  /** Where a chain stopped, for the rows whose chain did not complete. */
+  private readonly unresolvedParents = new Map<number, string>();
   private readonly childStarts: Int32Array;
   private readonly children: Int32Array;
   /** Top-level rows (no source parent), by country code: what a country-code q finds first. */
@@ -73,26 +144,22 @@ export class FullIndex {
   /** How long reading the release and indexing it took (set by the reader, for reports). */
   timings = { readMs: 0, indexMs: 0 };
 
-  constructor(source: readonly FullIndexRow[], readonly release: CurrentRelease, readonly legacyFingerprint: string | null, options: TextIndexOptions = {}) {
-    const compareNames = codePointComparatorFor(source.map((row) => row.nameNorm));
-    const order = source.map((_, i) => i);
-    order.sort((a, b) => {
-      const x = source[a]!;
-      const y = source[b]!;
-      return x.typeBucket - y.typeBucket || compareNames(x.nameNorm, y.nameNorm) || compareIds(x.locationId, y.locationId);
-    });
-    const n = (this.size = order.length);
-    const rows = order.map((i) => source[i]!);
-    this.ids = rows.map((row) => row.locationId);
-    rows.forEach((row, r) => this.rowById.set(row.locationId, r));
-    this.names = rows.map((row) => row.name);
-    this.canonicalNames = rows.map((row) => row.canonicalName);
-    // Equal strings share one copy: most source parents are the verified parent's id.
-    this.sourceParentIds = rows.map((row) => {
-      const parent = row.sourceParentId === null ? undefined : this.rowById.get(row.sourceParentId);
-      return parent === undefined ? row.sourceParentId : this.ids[parent]!;
-    });
-    this.unresolvedParentIds = rows.map((row) => row.unresolvedParentId);
+  constructor(source: readonly FullIndexRow[] | FullIndexColumns, readonly release: CurrentRelease, readonly legacyFingerprint: string | null, options: TextIndexOptions = {}) {
+    const columns = 'locationId' in source ? source : columnsOf(source);
+    const { typeBucket: buckets, nameNorm: nameNorms, locationId: ids } = columns;
+    const n = (this.size = ids.length);
+    const compareNames = codePointComparatorFor(nameNorms);
+    const order = new Int32Array(n);
+    for (let i = 0; i < n; i++) order[i] = i;
+    order.sort((a, b) => buckets[a]! - buckets[b]! || compareNames(nameNorms[a]!, nameNorms[b]!) || compareIds(ids[a]!, ids[b]!));
+    // Rank order in place: no second copy of any column.
+    const done = new Uint8Array(n);
+    for (const column of Object.values(columns)) permute(column, order, done);
+    this.ids = ids;
+    this.names = columns.name;
+    this.canonicalNames = columns.canonicalName;
+    this.rowById = new IdTable(ids);
+
     this.countryOf = new Uint16Array(n);
     this.typeOf = new Uint16Array(n);
     this.bucketOf = new Uint8Array(n);
@@ -102,24 +169,41 @@ export class FullIndex {
     this.depthOf = new Uint16Array(n);
     const segmentStarts = new Int32Array(OTHER_BUCKET + 2);
     segmentStarts.fill(n);
+    // Equal strings share one copy (unresolved parents repeat down a subtree).
+    const shared = new Map<string, string>();
     for (let r = n - 1; r >= 0; r--) {
-      const row = rows[r]!;
-      this.countryOf[r] = this.countries.idOf(row.countryCode);
-      this.typeOf[r] = this.types.idOf(row.targetType);
-      this.bucketOf[r] = row.typeBucket;
-      segmentStarts[row.typeBucket] = r;
-      this.chainOf[r] = row.chainStatus === 'COMPLETE' ? 0 : 1;
-      this.levelOf[r] = LEVELS.indexOf(row.legacyLevel);
-      this.parentOf[r] = row.parentId === null ? -1 : (this.rowById.get(row.parentId) ?? -1);
-      if (row.sourceParentId === null) {
-        const list = this.topLevelRecords.get(row.countryCode) ?? [];
-        list.unshift(r);
-        this.topLevelRecords.set(row.countryCode, list);
+      const countryCode = columns.countryCode[r]!;
+      this.countryOf[r] = this.countries.idOf(countryCode);
+      this.typeOf[r] = this.types.idOf(columns.targetType[r]!);
+      this.bucketOf[r] = buckets[r]!;
+      segmentStarts[buckets[r]!] = r;
+      this.chainOf[r] = columns.chainStatus[r] === 'COMPLETE' ? 0 : 1;
+      this.levelOf[r] = LEVELS.indexOf(columns.legacyLevel[r]!);
+      const parentId = columns.parentId[r]!;
+      const parent = parentId === null ? -1 : (this.rowById.find(parentId) ?? -1);
+      this.parentOf[r] = parent;
+      const sourceParentId = columns.sourceParentId[r]!;
+      if (sourceParentId !== (parent < 0 ? null : ids[parent])) {
+        const row = sourceParentId === null ? undefined : this.rowById.find(sourceParentId);
+        this.otherSourceParents.set(r, row === undefined ? sourceParentId : ids[row]!);
+      }
+      const unresolved = columns.unresolvedParentId[r]!;
+      if (unresolved !== null) {
+        const held = shared.get(unresolved);
+        if (held === undefined) shared.set(unresolved, unresolved);
+        this.unresolvedParents.set(r, held ?? unresolved);
+      }
+      if (sourceParentId === null) {
+        const list = this.topLevelRecords.get(countryCode);
+        if (list === undefined) this.topLevelRecords.set(countryCode, [r]);
+        else list.push(r);
       }
     }
+    // Filled from the last row: ascending.
+    for (const list of this.topLevelRecords.values()) list.reverse();
     // An empty bucket starts where the next one does.
     for (let b = OTHER_BUCKET; b >= 0; b--) segmentStarts[b] = Math.min(segmentStarts[b]!, segmentStarts[b + 1]!);
-    for (let r = 0; r < n; r++) this.depth(r);
+    this.computeDepths();
 
     // Verified children, ascending (counting sort by parent).
     this.childStarts = new Int32Array(n + 1);
@@ -129,14 +213,19 @@ export class FullIndex {
     const fill = this.childStarts.slice(0, n);
     for (let r = 0; r < n; r++) if (this.parentOf[r]! >= 0) this.children[fill[this.parentOf[r]!]!++] = r;
 
+    const texts = columns.textNorm;
     const nameLengths = new Uint32Array(n);
-    rows.forEach((row, r) => {
+    for (let r = 0; r < n; r++) {
       // The folded name opens the search text: the index keeps only the text.
-      if (!row.textNorm.startsWith(` ${row.nameNorm} `)) throw new Error(`location ${row.locationId}: text_norm does not open with name_norm`);
-      nameLengths[r] = row.nameNorm.length;
-    });
+      const text = texts[r]!;
+      const name = nameNorms[r]!;
+      if (text.charCodeAt(0) !== 32 || !text.startsWith(name, 1) || text.charCodeAt(name.length + 1) !== 32) {
+        throw new Error(`location ${ids[r]}: text_norm does not open with name_norm`);
+      }
+      nameLengths[r] = name.length;
+    }
     this.text = new TextIndex({
-      texts: rows.map((row) => row.textNorm),
+      texts,
       nameLengths,
       segmentStarts,
       groups: this.countryOf,
@@ -145,24 +234,39 @@ export class FullIndex {
     }, options);
   }
 
-  /** Verified depth (= hierarchy_precision); parents are resolved before children use them. */
-  private depth(r: number): number {
-    if (this.depthOf[r] !== 0) return this.depthOf[r]!;
-    const chain: number[] = [];
-    let at = r;
-    while (at >= 0 && this.depthOf[at] === 0) {
-      chain.push(at);
-      at = this.parentOf[at]!;
+  /** Verified depth (= hierarchy_precision) of every row, walking each chain once. */
+  private computeDepths() {
+    const chain = new Int32Array(this.size);
+    for (let r = 0; r < this.size; r++) {
+      if (this.depthOf[r] !== 0) continue;
+      let length = 0;
+      let at = r;
+      while (at >= 0 && this.depthOf[at] === 0) {
+        chain[length++] = at;
+        at = this.parentOf[at]!;
+      }
+      let depth = at >= 0 ? this.depthOf[at]! : 0;
+      while (length > 0) this.depthOf[chain[--length]!] = ++depth;
     }
-    let depth = at >= 0 ? this.depthOf[at]! : 0;
-    for (let i = chain.length - 1; i >= 0; i--) this.depthOf[chain[i]!] = ++depth;
-    return this.depthOf[r]!;
   }
 
   /** Row of an active location id (any digit string, compared as a number), or undefined. */
   rowOf(id: string): number | undefined {
     if (!/^[0-9]+$/.test(id) || !fitsBigint(id)) return undefined;
-    return this.rowById.get(id) ?? this.rowById.get(canonicalId(id));
+    return this.rowById.find(id) ?? this.rowById.find(canonicalId(id));
+  }
+
+  /** Raw source parent id (null when empty). */
+  sourceParentId(r: number): string | null {
+    const other = this.otherSourceParents.get(r);
+    if (other !== undefined) return other;
+    const parent = this.parentOf[r]!;
+    return parent < 0 ? null : this.ids[parent]!;
+  }
+
+  /** Raw parent id where the chain stopped, null when complete. */
+  unresolvedParentId(r: number): string | null {
+    return this.unresolvedParents.get(r) ?? null;
   }
 
   chainStatus(r: number) {

@@ -1,5 +1,5 @@
 import type { Db } from '../../../platform/db/db.js';
-import { FullIndex, type FullIndexRow } from './memory-index.js';
+import { FullIndex, type FullIndexColumns } from './memory-index.js';
 import type { CurrentRelease, StoredLocationRow } from './queries.js';
 
 /**
@@ -12,7 +12,12 @@ import type { CurrentRelease, StoredLocationRow } from './queries.js';
  * the routes serve as soon as a load commits.
  */
 const RELEASE_TTL_MS = 1_000;
-const BATCH = 50_000;
+/**
+ * Rows per query. A batch's driver objects (a row object and a string per field) live until the
+ * batch is copied into columns; a batch of a few MB can die in the young generation, where one of
+ * 50k rows (tens of MB) was promoted to the old space and stayed there as garbage.
+ */
+const BATCH = 10_000;
 
 interface State {
   release: CurrentRelease;
@@ -49,8 +54,24 @@ export async function loadFullIndex(db: Db): Promise<FullIndex | undefined> {
     await tx.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ');
     const state = toState((await tx.query<StateRow>(stateQuery)).rows[0]);
     if (!state) return undefined;
-    const rows: FullIndexRow[] = [];
-    // Keyset batches keep the driver's transient row objects small.
+    // Columns sized for the release up front: grown by push, they allocated three times their size.
+    const { rows: [counted] } = await tx.query<{ active_rows: number }>('SELECT active_rows FROM geo_full_releases WHERE release_id = $1', [state.release.releaseId]);
+    const expected = counted?.active_rows ?? 0;
+    const column = <T>() => new Array<T>(expected);
+    const columns: FullIndexColumns = {
+      locationId: column(), name: column(), canonicalName: column(), countryCode: column(), targetType: column(),
+      sourceParentId: column(), parentId: column(), chainStatus: column(), unresolvedParentId: column(), typeBucket: column(),
+      nameNorm: column(), textNorm: column(), legacyLevel: column(),
+    };
+    let k = 0;
+    // Values that repeat on many rows (codes, types, statuses) are kept once, not once per row.
+    const held = new Map<string, string>();
+    const hold = <T extends string>(value: T): T => {
+      const known = held.get(value) as T | undefined;
+      if (known !== undefined) return known;
+      held.set(value, value);
+      return value;
+    };
     for (let after = '-1'; ; ) {
       const { rows: batch } = await tx.query<IndexedLocationRow>(
         `SELECT l.location_id, l.name, l.canonical_name, l.country_code, l.target_type, l.source_parent_location_id,
@@ -62,21 +83,32 @@ export async function loadFullIndex(db: Db): Promise<FullIndex | undefined> {
         [state.release.releaseId, after],
       );
       for (const row of batch) {
-        rows.push({
-          locationId: row.location_id, name: row.name, canonicalName: row.canonical_name, countryCode: row.country_code,
-          targetType: row.target_type, sourceParentId: row.source_parent_location_id, parentId: row.parent_location_id,
-          chainStatus: row.chain_status, unresolvedParentId: row.unresolved_source_parent_location_id,
-          typeBucket: row.type_bucket, nameNorm: row.name_norm, textNorm: row.text_norm, legacyLevel: row.legacy_level,
-        });
+        const parentId = row.parent_location_id;
+        columns.locationId[k] = row.location_id;
+        columns.name[k] = row.name;
+        columns.canonicalName[k] = row.canonical_name;
+        columns.countryCode[k] = hold(row.country_code);
+        columns.targetType[k] = hold(row.target_type);
+        // Mostly the verified parent's id: one string for both.
+        columns.sourceParentId[k] = row.source_parent_location_id === parentId ? parentId : row.source_parent_location_id;
+        columns.parentId[k] = parentId;
+        columns.chainStatus[k] = hold(row.chain_status);
+        columns.unresolvedParentId[k] = row.unresolved_source_parent_location_id;
+        columns.typeBucket[k] = row.type_bucket;
+        columns.nameNorm[k] = row.name_norm;
+        columns.textNorm[k] = row.text_norm;
+        columns.legacyLevel[k] = row.legacy_level === null ? null : hold(row.legacy_level);
+        k++;
       }
       if (batch.length < BATCH) break;
       after = batch[batch.length - 1]!.location_id;
     }
-    return { state, rows };
+    for (const values of Object.values(columns)) values.length = k;
+    return { state, columns };
   });
   if (!read) return undefined;
   const readMs = performance.now() - started;
-  const index = new FullIndex(read.rows, read.state.release, read.state.legacyFingerprint);
+  const index = new FullIndex(read.columns, read.state.release, read.state.legacyFingerprint);
   index.timings = { readMs, indexMs: performance.now() - started - readMs };
   return index;
 }

@@ -24,12 +24,15 @@ export function compareLocations(a: IndexedLocation, b: IndexedLocation): number
     numericOrder(a.id, b.id);
 }
 
+/** Most locations (every city) have no aliases: they share one empty, frozen list. */
+const NO_ALIASES: string[] = Object.freeze([]) as unknown as string[];
+
 export function indexLocation(entry: RegistryEntry, codes: ExternalCodes): IndexedLocation {
   const folded = foldText(entry.name);
   const text = ` ${folded} ${FIELD_SEPARATOR} ${foldText(entry.canonicalName)}`;
-  const aliases = [codes.iso_3166_2, codes.cldr_subdivision, codes.provider_short, entry.level === 'COUNTRY' ? entry.countryCode : undefined]
-    .filter((code): code is string => !!code)
-    .map(foldText);
+  const found = [codes.iso_3166_2, codes.cldr_subdivision, codes.provider_short, entry.level === 'COUNTRY' ? entry.countryCode : undefined]
+    .filter((code): code is string => !!code);
+  const aliases = found.length === 0 ? NO_ALIASES : found.map(foldText);
   // One literal with a fixed key order keeps every location on one object shape, which keeps the
   // search loop over the whole registry fast (spread objects measured many times slower).
   return {
@@ -93,6 +96,17 @@ export class RegistryIndex {
       groupCount: this.countryGroups.size,
       codePointOrder: false,
     }, options);
+    // The search texts now live in the index's joined text: each location keeps a slice of it (no
+    // copy) in place of its own string, and shares its parent's id string.
+    const { hay, starts } = this.text.global;
+    this.ordered.forEach((location, i) => {
+      const start = starts[i]!;
+      const text = hay.slice(start, starts[i + 1]! - 1);
+      if (text === location.text) location.text = text;
+      const spaced = hay.slice(start, start + location.spaced.length);
+      if (spaced === location.spaced) location.spaced = spaced;
+      if (location.parentId !== null) location.parentId = this.byId.get(location.parentId)?.id ?? location.parentId;
+    });
   }
 
   get size(): number {

@@ -1,6 +1,6 @@
 import type { Db } from '../../../../platform/db/db.js';
 import { ApiError } from '../../../../platform/http/errors.js';
-import { indexLocation, RegistryIndex } from '../../../../reference/locations/legacy/registry-index.js';
+import { indexLocation, RegistryIndex, type IndexedLocation } from '../../../../reference/locations/legacy/registry-index.js';
 import type { ExternalCodes, Level } from '../../../../reference/locations/legacy/source-row.js';
 
 /**
@@ -17,6 +17,8 @@ interface Cached {
   checkedUntil: number;
 }
 const cache = new WeakMap<Db, Cached>();
+/** Most locations (every city) have no external codes: they share one empty, frozen object. */
+const NO_CODES: ExternalCodes = Object.freeze({});
 const loading = new WeakMap<Db, Promise<Cached>>();
 
 interface Row {
@@ -32,21 +34,47 @@ interface Row {
   provider_short: string | null;
 }
 
+/** Rows per query: small batches of driver objects can die young instead of growing the old space. */
+const BATCH = 4_000;
+
 async function load(db: Db, fingerprint: string, sourceFileDate: string): Promise<Cached> {
-  const { rows } = await db.query<Row>(
-    `SELECT location_id, name, canonical_name, country_code, target_type, level, parent_location_id,
-            iso_3166_2, cldr_subdivision, provider_short
-       FROM legacy_registry_locations`,
-  );
-  const locations = rows.map((row) => {
-    const codes: ExternalCodes = {};
-    if (row.iso_3166_2) codes.iso_3166_2 = row.iso_3166_2;
-    if (row.cldr_subdivision) codes.cldr_subdivision = row.cldr_subdivision;
-    if (row.provider_short) codes.provider_short = row.provider_short;
+  // Values that repeat on many rows are kept once (each row arrives with its own copies).
+  const held = new Map<string, string>();
+  const hold = <T extends string>(value: T): T => {
+    const known = held.get(value) as T | undefined;
+    if (known !== undefined) return known;
+    held.set(value, value);
+    return value;
+  };
+  const toLocation = (row: Row) => {
+    let codes = NO_CODES;
+    if (row.iso_3166_2 || row.cldr_subdivision || row.provider_short) {
+      codes = {};
+      if (row.iso_3166_2) codes.iso_3166_2 = row.iso_3166_2;
+      if (row.cldr_subdivision) codes.cldr_subdivision = row.cldr_subdivision;
+      if (row.provider_short) codes.provider_short = row.provider_short;
+    }
     return indexLocation({
-      id: row.location_id, name: row.name, canonicalName: row.canonical_name, countryCode: row.country_code,
-      targetType: row.target_type, level: row.level, parentId: row.parent_location_id,
+      id: row.location_id, name: row.name, canonicalName: row.canonical_name, countryCode: hold(row.country_code),
+      targetType: hold(row.target_type), level: hold(row.level), parentId: row.parent_location_id,
     }, codes);
+  };
+  // One snapshot across the batches.
+  const locations = await db.transaction(async (tx) => {
+    await tx.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ');
+    const found: IndexedLocation[] = [];
+    for (let after = '-1'; ; ) {
+      const { rows } = await tx.query<Row>(
+        `SELECT location_id, name, canonical_name, country_code, target_type, level, parent_location_id,
+                iso_3166_2, cldr_subdivision, provider_short
+           FROM legacy_registry_locations WHERE location_id > $1 ORDER BY location_id LIMIT ${BATCH}`,
+        [after],
+      );
+      for (const row of rows) found.push(toLocation(row));
+      if (rows.length < BATCH) break;
+      after = rows[rows.length - 1]!.location_id;
+    }
+    return found;
   });
   return { fingerprint, index: new RegistryIndex(locations, sourceFileDate), checkedUntil: 0 };
 }

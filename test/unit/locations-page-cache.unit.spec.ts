@@ -2,17 +2,30 @@ import { describe, expect, it } from 'vitest';
 import { PageCache, pageCacheOf } from '../../services/api/routes/locations/page-cache.js';
 
 const page = (bytes: number, fill = 'x') => Buffer.alloc(bytes, fill);
+/** Pages are kept from the second time their search is answered. */
+const keep = (cache: PageCache, key: string, value: Buffer) => {
+  cache.set(key, value);
+  return cache.set(key, value);
+};
 
 describe('PageCache', () => {
+  it('keeps a page only once its search is asked for a second time', () => {
+    const cache = new PageCache(1600);
+    cache.set('once', page(10));
+    expect(cache.get('once')).toBeUndefined();
+    cache.set('once', page(10));
+    expect(cache.get('once')).toBeDefined();
+  });
+
   it('keeps pages within its byte budget, dropping the least recently used first', () => {
     const cache = new PageCache(1600);
-    cache.set('a', page(100, 'a'));
-    cache.set('b', page(100, 'b'));
-    cache.set('c', page(100, 'c'));
+    keep(cache, 'a', page(100, 'a'));
+    keep(cache, 'b', page(100, 'b'));
+    keep(cache, 'c', page(100, 'c'));
     expect(cache.get('a')?.toString()).toBe('a'.repeat(100)); // a is now the most recently used
-    for (let i = 0; i < 13; i++) cache.set(`filler ${i}`, page(100));
+    for (let i = 0; i < 13; i++) keep(cache, `filler ${i}`, page(100));
     // 16 pages of 100 bytes fit; one more drops b, the least recently used.
-    cache.set('d', page(100, 'd'));
+    keep(cache, 'd', page(100, 'd'));
     expect(cache.get('b')).toBeUndefined();
     expect(cache.get('a')).toBeDefined();
     expect(cache.get('c')).toBeDefined();
@@ -22,17 +35,17 @@ describe('PageCache', () => {
   it('counts a replaced page once and does not keep a page of more than a sixteenth of the budget', () => {
     const cache = new PageCache(1600);
     for (let i = 0; i < 20; i++) cache.set('same', page(100));
-    cache.set('other', page(100));
+    keep(cache, 'other', page(100));
     expect(cache.size).toBe(2);
     const big = page(101);
-    expect(cache.set('big', big)).toBe(big);
+    expect(keep(cache, 'big', big)).toBe(big);
     expect(cache.get('big')).toBeUndefined();
   });
 
   it('gives each index build its own cache', () => {
     const first = {};
     const second = {};
-    pageCacheOf(first).set('q', page(10, '1'));
+    keep(pageCacheOf(first), 'q', page(10, '1'));
     expect(pageCacheOf(first).get('q')?.toString()).toBe('1'.repeat(10));
     expect(pageCacheOf(second).get('q')).toBeUndefined();
   });

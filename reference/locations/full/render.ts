@@ -72,7 +72,9 @@ function caches(index: FullIndex): Caches {
   let held = cachesOf.get(index);
   if (!held) {
     held = {
-      nodes: new RowCache(index.size, CACHED_ROWS * 2),
+      // Nodes repeat only through shared ancestors (a leaf's node serves its own location and path,
+      // which are cached whole), so a quarter as many: they are strings in the JS heap.
+      nodes: new RowCache(index.size, CACHED_ROWS / 4),
       locations: new RowCache(index.size, CACHED_ROWS),
       paths: new RowCache(index.size, CACHED_ROWS),
       packer: new Packer(),

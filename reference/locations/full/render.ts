@@ -1,4 +1,5 @@
 import type { FullIndex } from './memory-index.js';
+import { BytePacker } from '../packed-bytes.js';
 
 /**
  * JSON of FULL location objects, byte for byte what JSON.stringify gives for the objects of
@@ -29,29 +30,6 @@ export class RowCache<V> {
   }
 }
 
-/**
- * Cached JSON as UTF-8, packed back to back into large chunks. Buffer.from of a few hundred
- * characters takes its bytes from the shared 8 KB pool after reserving four bytes per character,
- * which left slabs a third empty, and a cached slice kept alive the response buffers sharing its
- * slab.
- */
-class Packer {
-  private chunk = Buffer.allocUnsafeSlow(0);
-  private used = 0;
-  bytes(text: string): Buffer {
-    const length = Buffer.byteLength(text);
-    // Rare (a deep path): bytes of its own.
-    if (length > CHUNK / 16) return Buffer.from(text);
-    if (length > this.chunk.length - this.used) {
-      this.chunk = Buffer.allocUnsafeSlow(CHUNK);
-      this.used = 0;
-    }
-    const start = this.used;
-    this.used += this.chunk.write(text, start);
-    return this.chunk.subarray(start, this.used);
-  }
-}
-const CHUNK = 256 * 1024;
 
 /** About 1 KB per location and path together: tens of MB at most, outside the JS heap. */
 const CACHED_ROWS = 30_000;
@@ -60,7 +38,7 @@ interface Caches {
   nodes: RowCache<string>;
   locations: RowCache<Buffer>;
   paths: RowCache<Buffer>;
-  packer: Packer;
+  packer: BytePacker;
   countries: string[];
   types: string[];
 }
@@ -77,7 +55,7 @@ function caches(index: FullIndex): Caches {
       nodes: new RowCache(index.size, CACHED_ROWS / 4),
       locations: new RowCache(index.size, CACHED_ROWS),
       paths: new RowCache(index.size, CACHED_ROWS),
-      packer: new Packer(),
+      packer: new BytePacker(),
       countries: index.countries.values.map((value) => json(value)),
       types: index.types.values.map((value) => json(value)),
     };

@@ -1,5 +1,6 @@
 import type { IndexedLocation, RegistryIndex } from '../../../../reference/locations/legacy/registry-index.js';
 import { REGISTRY_VERSION } from '../../../../reference/locations/legacy/source-row.js';
+import { BytePacker } from '../../../../reference/locations/packed-bytes.js';
 
 /** A LEGACY path node: id, name and level only. */
 export function pathNode(location: IndexedLocation) {
@@ -24,12 +25,18 @@ export function renderLocation(index: RegistryIndex, location: IndexedLocation) 
 
 /**
  * renderLocation() as JSON in UTF-8, rendered once per location (the registry is small, a build
- * never changes, and locations belong to exactly one build): responses copy these bytes.
+ * never changes, and locations belong to exactly one build): responses copy these bytes, which
+ * are packed into large chunks per build (packed-bytes.ts).
  */
 const rendered = new WeakMap<IndexedLocation, Buffer>();
+const packers = new WeakMap<RegistryIndex, BytePacker>();
 export function locationBytes(index: RegistryIndex, location: IndexedLocation): Buffer {
   let bytes = rendered.get(location);
-  if (bytes === undefined) rendered.set(location, (bytes = Buffer.from(JSON.stringify(renderLocation(index, location)))));
+  if (bytes === undefined) {
+    let packer = packers.get(index);
+    if (packer === undefined) packers.set(index, (packer = new BytePacker()));
+    rendered.set(location, (bytes = packer.bytes(JSON.stringify(renderLocation(index, location)))));
+  }
   return bytes;
 }
 

@@ -1,6 +1,7 @@
 import type { Db } from '../../../platform/db/db.js';
 import { FullIndex, type FullIndexColumns } from './memory-index.js';
 import type { CurrentRelease, StoredLocationRow } from './queries.js';
+import { stringInterner } from '../interner.js';
 
 /**
  * The API's FULL catalog: the current release held in memory (memory-index.ts), one copy per
@@ -65,13 +66,7 @@ export async function loadFullIndex(db: Db): Promise<FullIndex | undefined> {
     };
     let k = 0;
     // Values that repeat on many rows (codes, types, statuses) are kept once, not once per row.
-    const held = new Map<string, string>();
-    const hold = <T extends string>(value: T): T => {
-      const known = held.get(value) as T | undefined;
-      if (known !== undefined) return known;
-      held.set(value, value);
-      return value;
-    };
+    const hold = stringInterner();
     for (let after = '-1'; ; ) {
       const { rows: batch } = await tx.query<IndexedLocationRow>(
         `SELECT l.location_id, l.name, l.canonical_name, l.country_code, l.target_type, l.source_parent_location_id,

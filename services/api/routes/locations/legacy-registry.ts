@@ -2,6 +2,7 @@ import type { Db } from '../../../../platform/db/db.js';
 import { ApiError } from '../../../../platform/http/errors.js';
 import { indexLocation, RegistryIndex, type IndexedLocation } from '../../../../reference/locations/legacy/registry-index.js';
 import type { ExternalCodes, Level } from '../../../../reference/locations/legacy/source-row.js';
+import { stringInterner } from '../../../../reference/locations/interner.js';
 
 /**
  * The registry is small (countries, first-level regions, cities) and rebuilt only when a release
@@ -38,14 +39,8 @@ interface Row {
 const BATCH = 10_000;
 
 async function load(db: Db, fingerprint: string, sourceFileDate: string): Promise<Cached> {
-  // Values that repeat on many rows are kept once (each row arrives with its own copies).
-  const held = new Map<string, string>();
-  const hold = <T extends string>(value: T): T => {
-    const known = held.get(value) as T | undefined;
-    if (known !== undefined) return known;
-    held.set(value, value);
-    return value;
-  };
+  // Values that repeat on many rows (codes, types, statuses) are kept once, not once per row.
+  const hold = stringInterner();
   const toLocation = (row: Row) => {
     let codes = NO_CODES;
     if (row.iso_3166_2 || row.cldr_subdivision || row.provider_short) {

@@ -111,6 +111,19 @@ export function rankAll(
     for (let k = lo; k < hi && take(ordered[text.rowAt(scope, k)]!); k++);
     if (full()) break;
   }
+  /** Takes the scope's rows whose text holds `pattern` and that `accept` lets through, segment by segment, until full. */
+  const scanSegments = (pattern: string, accept: (location: IndexedLocation) => boolean) => {
+    let going = true;
+    for (const segment of segments) {
+      const [from, to] = text.segmentPositions(scope, segment);
+      text.scan(scope, pattern, from, to, (k) => {
+        const location = ordered[text.rowAt(scope, k)]!;
+        going = accept(location) ? take(location) : true;
+        return going;
+      });
+      if (!going) return;
+    }
+  };
   const spaced = ` ${folded}`;
   // WORD_PREFIX: a later word of the name, or a word of the canonical name, starts with q.
   if (!full()) {
@@ -125,16 +138,7 @@ export function rankAll(
         if (wordPrefix(location) && !take(location)) break;
       }
     } else {
-      for (const segment of segments) {
-        const [from, to] = text.segmentPositions(scope, segment);
-        let going = true;
-        text.scan(scope, spaced, from, to, (k) => {
-          const location = ordered[text.rowAt(scope, k)]!;
-          going = wordPrefix(location) ? take(location) : true;
-          return going;
-        });
-        if (!going) break;
-      }
+      scanSegments(spaced, wordPrefix);
     }
   }
   // SUBSTRING: q elsewhere in the name or the canonical name.
@@ -148,16 +152,7 @@ export function rankAll(
         if (inside(location) && !take(location)) break;
       }
     } else {
-      for (const segment of segments) {
-        const [from, to] = text.segmentPositions(scope, segment);
-        let going = true;
-        text.scan(scope, folded, from, to, (k) => {
-          const location = ordered[text.rowAt(scope, k)]!;
-          going = inside(location) ? take(location) : true;
-          return going;
-        });
-        if (!going) break;
-      }
+      scanSegments(folded, inside);
     }
   }
   return { locations: found.slice(0, limit), hasMore: found.length > limit };

@@ -335,7 +335,7 @@ export class TextIndex {
    * How many listed rows to check in place of scanning `scope`: within GATHER_LIMIT, and fewer
    * than reading the scope's text would cost (a row check costs about as much as 256 characters).
    */
-  listLimitFor(scope: Scope): number {
+  private listLimitFor(scope: Scope): number {
     const rows = scope.hi - scope.lo;
     if (rows === 0) return 0;
     const chars = scope.starts[scope.hi]! - scope.starts[scope.lo]!;
@@ -484,19 +484,18 @@ export class TextIndex {
     return low;
   }
 
-  /** Word range [lo, hi) of the words that start with `prefix`, and how many rows their lists hold. */
-  wordsWithPrefix(prefix: string): { lo: number; hi: number; total: number } {
+  /** Word range [lo, hi) of the words that start with `prefix`. */
+  wordsWithPrefix(prefix: string): { lo: number; hi: number } {
     const lo = this.wordLowerBound(prefix);
-    const hi = Math.max(lo, this.wordLowerBound(prefix, true));
-    return { lo, hi, total: this.postingStarts[hi]! - this.postingStarts[lo]! };
+    return { lo, hi: Math.max(lo, this.wordLowerBound(prefix, true)) };
   }
 
   /** Word range of exactly `word` (empty when absent). */
-  exactWord(word: string): { lo: number; hi: number; total: number } {
+  exactWord(word: string): { lo: number; hi: number } {
     const lo = this.wordLowerBound(word);
     const start = this.wordStarts[lo];
     const hi = start !== undefined && lo < this.wordStarts.length - 1 && this.wordStarts[lo + 1]! - 1 - start === word.length && this.wordHay.startsWith(word, start) ? lo + 1 : lo;
-    return { lo, hi, total: this.postingStarts[hi]! - this.postingStarts[lo]! };
+    return { lo, hi };
   }
 
   /**

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import type { Config } from './config/config.js';
 import { withKeyHashSecret } from './config/key-hash-secret.js';
+import { acquireDataDir, type DataDirOwnership, type OwnerRole } from './data-dir/ownership.js';
 import type { Db } from './db/db.js';
 import { migrate } from './db/migrate.js';
 import { openPglite } from './db/pglite.js';
@@ -9,6 +10,8 @@ import { connectPostgres } from './db/postgres.js';
 import type { EventLog } from './events/event-log.js';
 import { openEventLog } from './events/open-event-log.js';
 import { createMetrics, type Metrics } from './metrics/metrics.js';
+import { openWatermarks, type Watermarks } from './projection/watermarks.js';
+import { reachBackend } from './startup.js';
 
 /** The backends of one process, chosen from the configuration; routes and projections only see this. */
 export interface Runtime {
@@ -17,33 +20,110 @@ export interface Runtime {
   eventLog: EventLog;
   redis?: Redis;
   metrics: Metrics;
+  /** On the embedded default: this process's hold on DATA_DIR. */
+  owner?: DataDirOwnership;
+  /** Applied positions of the projections, published by every projector's commit. */
+  watermarks(): Promise<Watermarks>;
   close(): Promise<void>;
 }
 
-export async function openDatabase(config: Config): Promise<Db> {
-  return config.databaseUrl ? connectPostgres(config.databaseUrl) : openPglite(join(config.dataDir, 'pg'));
+export interface OpenOptions {
+  log?: (line: string) => void;
+  /** Who takes an embedded DATA_DIR: a long-running service, or a short command (the default). */
+  role?: OwnerRole;
+  /** Shown to other processes that find DATA_DIR taken. */
+  description?: string;
 }
 
-export async function openRuntime(config: Config, options: { log?: (line: string) => void } = {}): Promise<Runtime> {
+/** How long a backend may take to answer at start-up before the process gives up on it. */
+const STARTUP_TIMEOUT_MS = 8_000;
+
+/**
+ * The database: Postgres at DATABASE_URL, or the embedded one in DATA_DIR, which this process then
+ * owns until the database is closed (another process gets DataDirBusyError).
+ */
+export async function openDatabase(config: Config, options: OpenOptions = {}): Promise<{ db: Db; owner?: DataDirOwnership }> {
+  if (config.databaseUrl) {
+    const db = connectPostgres(config.databaseUrl, { connectTimeoutMs: STARTUP_TIMEOUT_MS });
+    await reachBackend('DATABASE_URL', 'check that Postgres runs there and the database exists', STARTUP_TIMEOUT_MS, () => db.query('SELECT 1')).catch(
+      async (error: unknown) => {
+        await db.close().catch(() => {});
+        throw error;
+      },
+    );
+    return { db };
+  }
+  const owner = await acquireDataDir(config.dataDir, options.role ?? 'tool', options.description ?? process.argv.slice(2).join(' '));
+  try {
+    const embedded = await openPglite(join(config.dataDir, 'pg'));
+    return {
+      owner,
+      db: {
+        ...embedded,
+        async close() {
+          await embedded.close();
+          await owner.release();
+        },
+      },
+    };
+  } catch (error) {
+    await owner.release();
+    throw error;
+  }
+}
+
+async function connectRedis(url: string): Promise<Redis> {
+  let connected = false;
+  const redis = new Redis(url, {
+    lazyConnect: true,
+    maxRetriesPerRequest: 1,
+    enableOfflineQueue: false,
+    connectTimeout: 3_000,
+    // Reconnect after a drop, but fail the first connection at once: an unreachable Redis at
+    // start is a configuration problem to report, not something to wait on.
+    retryStrategy: (attempt) => (connected ? Math.min(attempt * 200, 2_000) : null),
+  });
+  redis.on('error', () => {}); // reported by the failing command or readiness check
+  await reachBackend('REDIS_URL', 'start Redis or unset REDIS_URL (in-process limits)', STARTUP_TIMEOUT_MS, () => redis.connect()).catch((error: unknown) => {
+    redis.disconnect();
+    throw error;
+  });
+  connected = true;
+  return redis;
+}
+
+export async function openRuntime(config: Config, options: OpenOptions = {}): Promise<Runtime> {
   config = await withKeyHashSecret(config);
   const metrics = createMetrics();
-  const db = await openDatabase(config);
-  await migrate(db, options.log);
-  const eventLog = await openEventLog(config, db, metrics);
-  const redis = config.redisUrl
-    ? new Redis(config.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1, enableOfflineQueue: false })
-    : undefined;
-  if (redis) await redis.connect();
-  return {
-    config,
-    db,
-    eventLog,
-    redis,
-    metrics,
-    async close() {
-      await eventLog.close();
-      if (redis) redis.disconnect();
-      await db.close();
-    },
-  };
+  const { db, owner } = await openDatabase(config, options);
+  const opened: { close(): Promise<void> | void }[] = [db];
+  try {
+    await migrate(db, options.log);
+    const eventLog = await reachBackend(
+      config.kafkaBrokers ? 'KAFKA_BROKERS' : 'DATABASE_URL',
+      config.kafkaBrokers ? 'check that Kafka and the schema registry (SCHEMA_REGISTRY_URL) run there' : 'check the database',
+      STARTUP_TIMEOUT_MS,
+      () => openEventLog(config, db, metrics),
+    );
+    opened.unshift(eventLog);
+    const redis = config.redisUrl ? await connectRedis(config.redisUrl) : undefined;
+    if (redis) opened.unshift({ close: () => redis.disconnect() });
+    let watermarks: Promise<Watermarks> | undefined;
+    return {
+      config,
+      db,
+      eventLog,
+      redis,
+      metrics,
+      owner,
+      watermarks: () => (watermarks ??= openWatermarks(db)),
+      async close() {
+        if (watermarks) await (await watermarks).close();
+        for (const resource of opened) await resource.close();
+      },
+    };
+  } catch (error) {
+    for (const resource of opened) await Promise.resolve(resource.close()).catch(() => {});
+    throw error;
+  }
 }

@@ -18,6 +18,13 @@ export interface Db extends Sql {
   readonly engine: 'postgres' | 'pglite';
   /** Runs fn in one transaction; commits when it resolves, rolls back when it throws. */
   transaction<T>(fn: (tx: Sql) => Promise<T>): Promise<T>;
+  /**
+   * Receives NOTIFY payloads of a channel (sent by any process on this database) until the
+   * returned function is called. A notification sent inside a transaction arrives at its commit.
+   * An empty payload says notifications may have been missed (the listening session was opened
+   * again): re-read whatever they stand for.
+   */
+  listen(channel: string, onPayload: (payload: string) => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }
 

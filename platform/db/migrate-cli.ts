@@ -1,10 +1,11 @@
 import { loadConfigOrExit } from '../config/config.js';
 import { openDatabase } from '../runtime.js';
+import { exitOnStartupFailure } from '../startup.js';
 import { migrate } from './migrate.js';
 
 /** `npm run migrate`: applies pending migrations to the configured database (start-up does the same). */
 const config = loadConfigOrExit();
-const db = await openDatabase(config);
+const { db } = await openDatabase(config).catch((error: unknown) => exitOnStartupFailure(error, 'npm run migrate'));
 try {
   const applied = await migrate(db, (line) => process.stdout.write(`${line}\n`));
   process.stdout.write(applied.length === 0 ? 'schema is current\n' : `applied ${applied.length} migration(s)\n`);

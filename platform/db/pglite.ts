@@ -24,6 +24,10 @@ export async function openPglite(dataDir: string): Promise<Db> {
     engine: 'pglite',
     ...wrap(db),
     transaction: <T>(fn: (tx: Sql) => Promise<T>) => db.transaction((tx) => fn(wrap(tx))),
+    async listen(channel, onPayload) {
+      const unlisten = await db.listen(channel, onPayload);
+      return () => unlisten();
+    },
     close: () => db.close(),
   };
 }

@@ -30,9 +30,14 @@ function wrap(client: pg.Pool | pg.PoolClient): Sql {
   };
 }
 
-export function connectPostgres(connectionString: string, options: { max?: number } = {}): Db {
+export function connectPostgres(connectionString: string, options: { max?: number; connectTimeoutMs?: number } = {}): Db {
   // Every session in UTC, so timestamps never pick up the server's local zone.
-  const pool = new pg.Pool({ connectionString, max: options.max ?? 10, options: '-c TimeZone=UTC' });
+  const pool = new pg.Pool({
+    connectionString,
+    max: options.max ?? 10,
+    options: '-c TimeZone=UTC',
+    connectionTimeoutMillis: options.connectTimeoutMs ?? 0,
+  });
   // A dropped idle connection must not crash the process; the next query reconnects.
   pool.on('error', () => {});
   const base = wrap(pool);
@@ -53,6 +58,39 @@ export function connectPostgres(connectionString: string, options: { max?: numbe
         client.release();
       }
     },
+    listen: (channel, onPayload) => listenOn(connectionString, channel, onPayload),
     close: () => pool.end(),
+  };
+}
+
+/**
+ * LISTEN needs a session of its own (a pooled connection would be handed to others). A dropped
+ * session is opened again; what was notified meanwhile is lost, so listeners also re-read state
+ * after a reconnect (the watermarks do).
+ */
+async function listenOn(connectionString: string, channel: string, onPayload: (payload: string) => void): Promise<() => Promise<void>> {
+  let client: pg.Client | undefined;
+  let stopped = false;
+  const connect = async () => {
+    const next = new pg.Client({ connectionString, options: '-c TimeZone=UTC' });
+    next.on('notification', (message) => {
+      if (message.channel === channel && message.payload !== undefined) onPayload(message.payload);
+    });
+    next.on('error', () => {
+      next.end().catch(() => {});
+      if (!stopped) setTimeout(() => void connect().catch(() => {}), 500).unref();
+    });
+    await next.connect();
+    await next.query(`LISTEN "${channel.replace(/"/g, '""')}"`);
+    if (stopped) await next.end();
+    else {
+      client = next;
+      onPayload('');
+    }
+  };
+  await connect();
+  return async () => {
+    stopped = true;
+    await client?.end().catch(() => {});
   };
 }

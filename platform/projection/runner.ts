@@ -2,6 +2,9 @@ import type { Db } from '../db/db.js';
 import type { EventBatch, EventLog, Subscription, TopicPartitionOffset } from '../events/event-log.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { Projection } from './projection.js';
+import { APPLIED_CHANNEL, storedOffsets, type AppliedPosition } from './offsets.js';
+
+export { storedOffsets } from './offsets.js';
 
 export interface RunningProjection {
   name: string;
@@ -16,14 +19,8 @@ export interface RunnerOptions {
   metrics?: Metrics;
   onBatchApplied?(projection: string, batch: EventBatch, applied: number): void;
   onError?(projection: string, error: Error): void;
-}
-
-export async function storedOffsets(db: Db, projection: string): Promise<TopicPartitionOffset[]> {
-  const { rows } = await db.query<{ topic: string; partition: number; next_offset: string }>(
-    'SELECT topic, partition, next_offset FROM projection_offsets WHERE projection = $1',
-    [projection],
-  );
-  return rows.map((row) => ({ topic: row.topic, partition: row.partition, offset: row.next_offset }));
+  /** Consumer group (Kafka); default `projection.<name>`. Any group is safe: offsets live in the table. */
+  group?: string;
 }
 
 /**
@@ -41,15 +38,19 @@ export async function applyBatch(db: Db, projection: Projection, batch: EventBat
        RETURNING next_offset`,
       [projection.name, batch.topic, batch.partition],
     );
-    const next = BigInt(rows[0]!.next_offset);
-    const fresh = batch.events.filter((event) => BigInt(event.offset) >= next);
+    const stored = BigInt(rows[0]!.next_offset);
+    const fresh = batch.events.filter((event) => BigInt(event.offset) >= stored);
     if (fresh.length === 0) return 0;
     await projection.apply(tx, fresh);
+    const next = (BigInt(fresh[fresh.length - 1]!.offset) + 1n).toString();
     await tx.query(
       `UPDATE projection_offsets SET next_offset = $4, updated_at = now()
        WHERE projection = $1 AND topic = $2 AND partition = $3`,
-      [projection.name, batch.topic, batch.partition, (BigInt(fresh[fresh.length - 1]!.offset) + 1n).toString()],
+      [projection.name, batch.topic, batch.partition, next],
     );
+    // Delivered at COMMIT to every listening process: readers waiting for their own writes wake.
+    const position: AppliedPosition = { projection: projection.name, topic: batch.topic, partition: batch.partition, next };
+    await tx.query('SELECT pg_notify($1, $2)', [APPLIED_CHANNEL, JSON.stringify(position)]);
     return fresh.length;
   });
 }
@@ -58,7 +59,7 @@ export async function startProjection(projection: Projection, options: RunnerOpt
   const { db, eventLog, metrics } = options;
   await eventLog.ensureTopics(projection.topics);
   const subscription: Subscription = await eventLog.subscribe({
-    group: `projection.${projection.name}`,
+    group: options.group ?? `projection.${projection.name}`,
     topics: projection.topics,
     resumeFrom: () => storedOffsets(db, projection.name),
     onBatch: async (batch) => {

@@ -1,21 +1,30 @@
 import { readFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
-import { loadConfigOrExit } from '../../platform/config/config.js';
-import { openRuntime } from '../../platform/runtime.js';
+import { loadConfig } from '../../platform/config/config.js';
+import { SettingError } from '../../platform/config/settings.js';
+import { DataDirBusyError } from '../../platform/data-dir/ownership.js';
+import { ReadModelsBehindError } from '../../platform/projection/catch-up.js';
+import { BackendUnavailableError, ExitCode } from '../../platform/startup.js';
+import { CommandFailedError, runAdminCommandAnywhere } from './command-gateway.js';
 import { inputFromFlags, flagSyntax } from './cli-options.js';
 import { AdminInputError, AdminNotFoundError, type AdminCommand } from './command.js';
 import { adminCommands } from './commands/index.js';
 import { validateInput } from './validate.js';
 
 /** Exit codes: 0 done, 1 unexpected failure, 2 invalid input, 3 a referenced record is missing, 4 a backend is unavailable. */
-export const ExitCode = { ok: 0, failure: 1, invalidInput: 2, notFound: 3, unavailable: 4 } as const;
+export { ExitCode };
 
 function exitCodeFor(error: unknown): number {
-  if (error instanceof AdminInputError) return ExitCode.invalidInput;
+  if (error instanceof AdminInputError || error instanceof SyntaxError || error instanceof SettingError) return ExitCode.invalidInput;
   if (error instanceof AdminNotFoundError) return ExitCode.notFound;
-  const code = (error as NodeJS.ErrnoException).code;
-  if (code === 'ECONNREFUSED' || /Connection|connect|ECONNREFUSED|broker/i.test(String((error as Error).message))) return ExitCode.unavailable;
+  if (error instanceof CommandFailedError) return error.exitCode;
+  if (error instanceof DataDirBusyError || error instanceof BackendUnavailableError || error instanceof ReadModelsBehindError) return ExitCode.unavailable;
   return ExitCode.failure;
+}
+
+function describe(error: unknown): string {
+  if (error instanceof DataDirBusyError) return `${error.message}; retry when it has finished`;
+  return (error as Error).message;
 }
 
 function addCommand(program: Command, command: AdminCommand) {
@@ -27,7 +36,6 @@ function addCommand(program: Command, command: AdminCommand) {
   sub.addOption(new Option('--input <json>', 'the whole input as one JSON object (instead of flags)'));
   sub.addOption(new Option('--input-file <path>', 'read the whole input from a JSON file'));
   sub.action(async (options: Record<string, string | undefined>) => {
-    let runtime;
     try {
       const flags = Object.fromEntries(Object.keys(command.input.properties).map((key) => [key, options[key.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase())]]));
       const input = options.inputFile
@@ -37,16 +45,15 @@ function addCommand(program: Command, command: AdminCommand) {
           : inputFromFlags(command.input, flags);
       // Invalid input fails before any backend is opened.
       const valid = validateInput(command.input, input);
-      runtime = await openRuntime(loadConfigOrExit());
-      const result = await command.execute(valid, { runtime, now: () => new Date() });
+      const result = await runAdminCommandAnywhere(loadConfig(), command, valid);
       process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
       process.exitCode = ExitCode.ok;
     } catch (error) {
-      process.stderr.write(`error: ${(error as Error).message}\n`);
-      process.exitCode = error instanceof SyntaxError ? ExitCode.invalidInput : exitCodeFor(error);
-    } finally {
-      await runtime?.close();
+      process.stderr.write(`error: ${describe(error)}\n`);
+      process.exitCode = exitCodeFor(error);
     }
+    // A backend client left retrying in the background must not keep the command alive.
+    process.exit(process.exitCode);
   });
 }
 

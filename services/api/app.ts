@@ -3,6 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { errorHandling, renderError } from '../../platform/http/error-handler.js';
 import { httpMetrics } from '../../platform/http/metrics-plugin.js';
 import type { Runtime } from '../../platform/runtime.js';
+import { commandExecutor, type CommandExecutor } from '../admin/command-executor.js';
 import { adminRoutes } from './routes/admin/index.js';
 import { healthRoutes } from './routes/health/index.js';
 import { locationRoutes } from './routes/locations/index.js';
@@ -10,10 +11,12 @@ import { locationRoutes } from './routes/locations/index.js';
 export interface AppOptions {
   runtime: Runtime;
   logger?: boolean | { level: string };
+  /** Runs the admin API's commands; by default without waiting for read models (nothing projects in-process). */
+  commands?: CommandExecutor;
 }
 
 /** Wires the API: shared plugins first, then the route plugins (folder name = URL prefix). */
-export async function buildApp({ runtime, logger = false }: AppOptions): Promise<FastifyInstance> {
+export async function buildApp({ runtime, logger = false, commands }: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     logger,
     // Client addresses come from the socket unless a proxy in front is configured to set them.
@@ -28,6 +31,9 @@ export async function buildApp({ runtime, logger = false }: AppOptions): Promise
   await app.register(httpMetrics, { metrics: runtime.metrics });
   await app.register(healthRoutes, { runtime });
   await app.register(locationRoutes, { runtime, prefix: '/v1/locations' });
-  if (runtime.config.adminToken) await app.register(adminRoutes, { runtime, prefix: '/admin' });
+  const adminToken = runtime.config.adminToken;
+  if (adminToken) {
+    await app.register(adminRoutes, { token: adminToken, commands: commands ?? commandExecutor(runtime, { projections: [] }), prefix: '/admin' });
+  }
   return app;
 }

@@ -1,16 +1,26 @@
 import { loadConfigOrExit } from '../../platform/config/config.js';
 import { openRuntime } from '../../platform/runtime.js';
+import { exitOnStartupFailure } from '../../platform/startup.js';
+import { commandExecutor } from '../admin/command-executor.js';
+import { serveCommandsOnOwnerSocket } from '../admin/owner-commands.js';
+import { projections, startProjectors } from '../projector/projectors.js';
 import { buildApp } from './app.js';
 import { prepareReferenceData } from './reference-data.js';
-import { startProjectors } from '../projector/projectors.js';
 
-/** Starts the API (and, on the embedded default, the projectors in the same process); stops gracefully. */
+/**
+ * Starts the API with the projectors in the same process; stops gracefully. On the embedded
+ * default it owns DATA_DIR and answers the admin CLI on its owner socket.
+ */
 const config = loadConfigOrExit();
 const log = (line: string) => process.stderr.write(`${line}\n`);
-const runtime = await openRuntime(config, { log });
+const runtime = await openRuntime(config, { log, role: 'service', description: 'npm start (the API)' }).catch((error: unknown) =>
+  exitOnStartupFailure(error, 'the API'),
+);
 await prepareReferenceData(runtime, log);
 const projectors = await startProjectors(runtime);
-const app = await buildApp({ runtime, logger: { level: config.logLevel } });
+const commands = commandExecutor(runtime, { projections, onLateProjection: (error) => log(`admin command: ${error.message}`) });
+const app = await buildApp({ runtime, logger: { level: config.logLevel }, commands });
+const stopOwnerCommands = await serveCommandsOnOwnerSocket(runtime, commands);
 
 let stopping = false;
 async function shutdown(signal: string) {
@@ -18,6 +28,7 @@ async function shutdown(signal: string) {
   stopping = true;
   app.log.info({ signal }, 'shutting down');
   await app.close();
+  await stopOwnerCommands();
   await projectors.stop();
   await runtime.close();
   process.exit(0);

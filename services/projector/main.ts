@@ -1,7 +1,10 @@
 import pino from 'pino';
 import { loadConfigOrExit } from '../../platform/config/config.js';
 import { openRuntime } from '../../platform/runtime.js';
-import { startProjectors, type RunningProjectors } from './projectors.js';
+import { exitOnStartupFailure } from '../../platform/startup.js';
+import { commandExecutor } from '../admin/command-executor.js';
+import { serveCommandsOnOwnerSocket } from '../admin/owner-commands.js';
+import { projections, startProjectors, type RunningProjectors } from './projectors.js';
 
 /**
  * The projector process: consumes the topics and maintains the read models. Logs one JSON line
@@ -10,7 +13,9 @@ import { startProjectors, type RunningProjectors } from './projectors.js';
 const config = loadConfigOrExit();
 // Synchronous writes: a supervisor (or a test) sees each batch line the moment the batch commits.
 const logger = pino({ level: config.logLevel, base: { process: 'projector' } }, pino.destination({ dest: 1, sync: true }));
-const runtime = await openRuntime(config, { log: (line) => logger.info(line) });
+const runtime = await openRuntime(config, { log: (line) => logger.info(line), role: 'service', description: 'the projector process' }).catch(
+  (error: unknown) => exitOnStartupFailure(error, 'the projector'),
+);
 
 let projectors: RunningProjectors | undefined;
 let checkingLag = false;
@@ -43,10 +48,13 @@ projectors = await startProjectors(runtime, {
     logger.error({ event: 'batch_failed', projection, err: error }, 'batch failed; it will be retried');
   },
 });
+// On the embedded default this process owns DATA_DIR, so the admin CLI's commands come here.
+const stopOwnerCommands = await serveCommandsOnOwnerSocket(runtime, commandExecutor(runtime, { projections }));
 logger.info({ event: 'started', backend: runtime.eventLog.kind }, 'projector started');
 void reportIfCaughtUp();
 
 async function shutdown() {
+  await stopOwnerCommands();
   await projectors?.stop();
   await runtime.close();
   process.exit(0);

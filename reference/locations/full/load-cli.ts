@@ -1,6 +1,7 @@
 import { loadConfigOrExit } from '../../../platform/config/config.js';
 import { migrate } from '../../../platform/db/migrate.js';
 import { openDatabase } from '../../../platform/runtime.js';
+import { exitOnStartupFailure } from '../../../platform/startup.js';
 import { loadFullCatalog } from './loader.js';
 import { barProgress, logProgress } from './progress.js';
 import { CatalogFileError, missingFileMessage } from './source-file.js';
@@ -16,7 +17,7 @@ if (file === undefined) {
   log(missingFileMessage(undefined));
   process.exit(2);
 }
-const db = await openDatabase(config);
+const { db } = await openDatabase(config).catch((error: unknown) => exitOnStartupFailure(error, 'npm run geo:load'));
 try {
   await migrate(db, log);
   const result = await loadFullCatalog(db, {

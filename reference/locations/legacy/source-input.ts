@@ -1,6 +1,7 @@
 import { loadConfigOrExit } from '../../../platform/config/config.js';
 import { migrate } from '../../../platform/db/migrate.js';
 import { openDatabase } from '../../../platform/runtime.js';
+import { exitOnStartupFailure } from '../../../platform/startup.js';
 import { readSourceRows, sourceFileDateOf } from '../full/source-file.js';
 import { readCurrentRelease } from './build.js';
 import type { SourceRow } from './source-row.js';
@@ -18,7 +19,7 @@ export async function commandSourceRows(file: string | undefined, log: (line: st
     log(`read ${rows.length} rows from ${path}`);
     return { sourceFileDate: sourceFileDateOf(path), rows };
   }
-  const db = await openDatabase(config);
+  const { db } = await openDatabase(config).catch((error: unknown) => exitOnStartupFailure(error, 'this command'));
   try {
     await migrate(db);
     const release = await readCurrentRelease(db);

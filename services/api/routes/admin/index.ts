@@ -1,20 +1,27 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { success } from '../../../../platform/http/envelope.js';
-import { ApiError, badRequest, notFound, unauthorized } from '../../../../platform/http/errors.js';
-import type { Runtime } from '../../../../platform/runtime.js';
+import { ApiError, badRequest, notFound, serviceUnavailable, unauthorized } from '../../../../platform/http/errors.js';
+import { ReadModelsBehindError } from '../../../../platform/projection/catch-up.js';
 import { AdminInputError, AdminNotFoundError } from '../../../admin/command.js';
+import type { CommandExecutor } from '../../../admin/command-executor.js';
 import { adminCommands } from '../../../admin/commands/index.js';
-import { runAdminCommand } from '../../../admin/run-command.js';
 
 const digest = (value: string) => createHash('sha256').update(value).digest();
 
+export interface AdminRouteOptions {
+  /** The bearer token that opens these routes (ADMIN_TOKEN, or the DATA_DIR owner's token). */
+  token: string;
+  commands: CommandExecutor;
+}
+
 /**
  * The internal admin API: the admin commands over HTTP, behind their own bearer token. API keys
- * are never accepted here; only the configured ADMIN_TOKEN opens it. Registered only when set.
+ * are never accepted here. Served on the API port when ADMIN_TOKEN is set, and on the embedded
+ * owner's local socket for the admin CLI.
  */
-export async function adminRoutes(app: FastifyInstance, { runtime }: { runtime: Runtime }) {
-  const expected = digest(runtime.config.adminToken ?? '');
+export async function adminRoutes(app: FastifyInstance, options: AdminRouteOptions) {
+  const expected = digest(options.token);
   const commands = new Map(adminCommands.map((command) => [command.name, command]));
 
   app.addHook('onRequest', async (request) => {
@@ -33,8 +40,9 @@ export async function adminRoutes(app: FastifyInstance, { runtime }: { runtime: 
     const command = commands.get(name);
     if (!command) throw notFound(`no admin command named ${name}`);
     try {
-      return success(await runAdminCommand(command, request.body ?? {}, { runtime, now: () => new Date() }));
+      return success(await options.commands.run(command, request.body ?? {}));
     } catch (error) {
+      if (error instanceof ReadModelsBehindError) throw serviceUnavailable('READ_MODELS_BEHIND', error.message);
       if (error instanceof AdminInputError) throw badRequest(error.message, { field: error.field });
       if (error instanceof AdminNotFoundError) throw new ApiError(404, 'NOT_FOUND', error.message, { field: error.field });
       throw error;

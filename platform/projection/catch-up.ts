@@ -1,0 +1,33 @@
+import type { TopicPartitionOffset } from '../events/event-log.js';
+import type { Runtime } from '../runtime.js';
+import type { Projection } from './projection.js';
+
+/** The read models did not reach the log's end in time (nothing projecting, or far behind). */
+export class ReadModelsBehindError extends Error {
+  constructor(projection: string, timeoutMs: number) {
+    super(`the ${projection} read model did not catch up with the log within ${timeoutMs / 1000} s; is a projector running? retry shortly`);
+    this.name = 'ReadModelsBehindError';
+  }
+}
+
+/** The last event of every partition of the projection's topics, as it is now. */
+async function lastEvents(runtime: Runtime, projection: Projection): Promise<TopicPartitionOffset[]> {
+  const ends = (await Promise.all(projection.topics.map((topic) => runtime.eventLog.endOffsets(topic)))).flat();
+  return ends.filter((end) => BigInt(end.offset) > 0n).map((end) => ({ ...end, offset: (BigInt(end.offset) - 1n).toString() }));
+}
+
+/**
+ * Resolves once every projection has applied everything the log held when it was called, so a
+ * command that checks references sees every record written before it. Throws
+ * ReadModelsBehindError after `timeoutMs`.
+ */
+export async function awaitCaughtUp(runtime: Runtime, projections: Projection[], timeoutMs: number): Promise<void> {
+  const watermarks = await runtime.watermarks();
+  const deadline = Date.now() + timeoutMs;
+  for (const projection of projections) {
+    const events = await lastEvents(runtime, projection);
+    if (!(await watermarks.awaitApplied(projection.name, events, Math.max(0, deadline - Date.now())))) {
+      throw new ReadModelsBehindError(projection.name, timeoutMs);
+    }
+  }
+}

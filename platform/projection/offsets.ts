@@ -1,0 +1,22 @@
+import type { Db } from '../db/db.js';
+import type { TopicPartitionOffset } from '../events/event-log.js';
+
+/** The channel every projector commit notifies with its new applied position. */
+export const APPLIED_CHANNEL = 'projection_applied';
+
+export interface AppliedPosition {
+  projection: string;
+  topic: string;
+  partition: number;
+  /** Next offset to apply: everything below it is in the read model. */
+  next: string;
+}
+
+/** A projection's applied positions as stored with its rows: the next offset per topic-partition. */
+export async function storedOffsets(db: Db, projection: string): Promise<TopicPartitionOffset[]> {
+  const { rows } = await db.query<{ topic: string; partition: number; next_offset: string }>(
+    'SELECT topic, partition, next_offset FROM projection_offsets WHERE projection = $1',
+    [projection],
+  );
+  return rows.map((row) => ({ topic: row.topic, partition: row.partition, offset: row.next_offset }));
+}

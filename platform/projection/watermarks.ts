@@ -1,0 +1,84 @@
+import type { Db } from '../db/db.js';
+import type { TopicPartitionOffset } from '../events/event-log.js';
+import { APPLIED_CHANNEL, storedOffsets, type AppliedPosition } from './offsets.js';
+
+export { APPLIED_CHANNEL, type AppliedPosition } from './offsets.js';
+
+export interface Watermarks {
+  /**
+   * Resolves true once `projection` has applied every listed event (offsets of appended events),
+   * false when `timeoutMs` passes first: a caller answers "retry" then, never a stale read.
+   * Woken by the projectors' commits (NOTIFY), in this process or any other.
+   */
+  awaitApplied(projection: string, events: TopicPartitionOffset[], timeoutMs: number): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+const key = (projection: string, topic: string, partition: number) => `${projection}\u0000${topic}\u0000${partition}`;
+
+export async function openWatermarks(db: Db): Promise<Watermarks> {
+  const applied = new Map<string, bigint>();
+  const waiters = new Set<() => void>();
+  /** Projections whose positions must be read from the table (first use, or notifications missed). */
+  const unread = new Set<string>();
+  let everRead = new Set<string>();
+
+  const advance = (position: AppliedPosition) => {
+    const at = key(position.projection, position.topic, position.partition);
+    const next = BigInt(position.next);
+    if ((applied.get(at) ?? -1n) < next) applied.set(at, next);
+  };
+  const wakeAll = () => {
+    for (const wake of waiters) wake();
+  };
+  const unlisten = await db.listen(APPLIED_CHANNEL, (payload) => {
+    if (payload === '') {
+      // Possibly missed commits: read every known projection's positions again.
+      for (const projection of everRead) unread.add(projection);
+      everRead = new Set();
+    } else {
+      advance(JSON.parse(payload) as AppliedPosition);
+    }
+    wakeAll();
+  });
+
+  async function refresh(projection: string) {
+    for (const stored of await storedOffsets(db, projection)) {
+      advance({ projection, topic: stored.topic, partition: stored.partition, next: stored.offset });
+    }
+    everRead.add(projection);
+    unread.delete(projection);
+  }
+
+  const satisfied = (projection: string, events: TopicPartitionOffset[]) =>
+    events.every((event) => (applied.get(key(projection, event.topic, event.partition)) ?? 0n) > BigInt(event.offset));
+
+  return {
+    async awaitApplied(projection, events, timeoutMs) {
+      if (satisfied(projection, events)) return true;
+      // Listening already, so a commit after this read is not missed.
+      if (!everRead.has(projection) || unread.has(projection)) await refresh(projection);
+      if (satisfied(projection, events)) return true;
+      return new Promise<boolean>((resolve) => {
+        const done = (result: boolean) => {
+          clearTimeout(timer);
+          waiters.delete(check);
+          resolve(result);
+        };
+        const check = () => {
+          if (unread.has(projection)) {
+            void refresh(projection).then(check, () => {});
+            return;
+          }
+          if (satisfied(projection, events)) done(true);
+        };
+        const timer = setTimeout(() => done(false), timeoutMs);
+        waiters.add(check);
+      });
+    },
+    async close() {
+      for (const wake of waiters) wake();
+      await unlisten();
+    },
+  };
+}

@@ -1,0 +1,72 @@
+import { SettingError } from './config/settings.js';
+import { DataDirBusyError } from './data-dir/ownership.js';
+
+/**
+ * Exit codes every process of the service shares (the admin CLI documents the same ones):
+ * 0 done, 1 unexpected failure, 2 invalid input or configuration, 3 a referenced record is
+ * missing, 4 a backend is unavailable (or DATA_DIR is held by another process).
+ */
+export const ExitCode = { ok: 0, failure: 1, invalidInput: 2, notFound: 3, unavailable: 4 } as const;
+
+/** A backend named by a setting could not be reached at start-up. */
+export class BackendUnavailableError extends Error {
+  constructor(readonly setting: string, detail: string, readonly hint: string) {
+    super(`${setting}: ${detail}; ${hint}`);
+    this.name = 'BackendUnavailableError';
+  }
+}
+
+/** Runs one backend's start-up step; a failure or a hang past `timeoutMs` becomes one clear error. */
+export async function reachBackend<T>(setting: string, hint: string, timeoutMs: number, open: () => Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs / 1000} s`)), timeoutMs);
+    timer.unref();
+  });
+  try {
+    return await Promise.race([open(), timeout]);
+  } catch (error) {
+    if (error instanceof BackendUnavailableError || error instanceof DataDirBusyError) throw error;
+    throw new BackendUnavailableError(setting, describeFailure(error), hint);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** The useful part of a connection error: drivers nest the cause or leave the message empty. */
+export function describeFailure(error: unknown): string {
+  const failure = error as { message?: string; code?: string; errors?: unknown[]; cause?: unknown };
+  if (Array.isArray(failure.errors) && failure.errors.length > 0) return describeFailure(failure.errors[0]);
+  const message = failure.message?.split('\n')[0]?.trim();
+  if (message) return message;
+  if (failure.code) return failure.code;
+  if (failure.cause) return describeFailure(failure.cause);
+  return String(error);
+}
+
+/** What to tell a user whose DATA_DIR is held, by what they tried to run. */
+export function busyAdvice(error: DataDirBusyError, action: string): string {
+  const owner = error.owner;
+  const stop = owner ? `stop pid ${owner.pid} first` : 'stop the other process first';
+  return `${error.message}: ${action} needs it alone; ${stop}, or set DATA_DIR to another folder`;
+}
+
+/**
+ * For process entry points: known start-up failures end the process with one line and their exit
+ * code (2 configuration, 4 backend or DATA_DIR); anything else is rethrown.
+ */
+export function exitOnStartupFailure(error: unknown, action: string): never {
+  if (error instanceof SettingError) {
+    process.stderr.write(`configuration error: ${error.message}\n`);
+    process.exit(ExitCode.invalidInput);
+  }
+  if (error instanceof DataDirBusyError) {
+    process.stderr.write(`error: ${busyAdvice(error, action)}\n`);
+    process.exit(ExitCode.unavailable);
+  }
+  if (error instanceof BackendUnavailableError) {
+    process.stderr.write(`error: cannot start ${action}: ${error.message}\n`);
+    process.exit(ExitCode.unavailable);
+  }
+  throw error;
+}

@@ -1,0 +1,44 @@
+import type { Projection } from '../../platform/projection/projection.js';
+import { awaitCaughtUp } from '../../platform/projection/catch-up.js';
+import type { Runtime } from '../../platform/runtime.js';
+import type { AdminCommand } from './command.js';
+import { validateInput } from './validate.js';
+
+/** Runs admin commands for one process: the CLI's own, or every caller of a service's. */
+export interface CommandExecutor {
+  run(command: AdminCommand, input: unknown): Promise<Record<string, unknown>>;
+}
+
+export interface ExecutorOptions {
+  /** Read models the commands check references against; each is brought up to the log's end first. */
+  projections: Projection[];
+  /** How long a command waits for those read models before answering "retry". */
+  catchUpTimeoutMs?: number;
+  onLateProjection?(error: Error): void;
+}
+
+/**
+ * One command at a time, each seeing the read models up to the end of the log and leaving its
+ * own events applied for the next one: a developer registered a moment ago is found, and two
+ * registrations of one email cannot both pass the uniqueness check. (Across several service
+ * processes on Kafka the check is as strong as the projection's lag.)
+ */
+export function commandExecutor(runtime: Runtime, options: ExecutorOptions): CommandExecutor {
+  const timeoutMs = options.catchUpTimeoutMs ?? 30_000;
+  let queue: Promise<unknown> = Promise.resolve();
+  return {
+    run(command, input) {
+      // Invalid input is rejected at once, without waiting for a turn.
+      const valid = validateInput(command.input, input);
+      const turn = queue.then(async () => {
+        await awaitCaughtUp(runtime, options.projections, timeoutMs);
+        const result = await command.execute(valid, { runtime, now: () => new Date() });
+        // The events are durable already: a slow projection delays the next command, it does not fail this one.
+        await awaitCaughtUp(runtime, options.projections, timeoutMs).catch((error: Error) => options.onLateProjection?.(error));
+        return result;
+      });
+      queue = turn.catch(() => {});
+      return turn;
+    },
+  };
+}

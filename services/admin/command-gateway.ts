@@ -1,0 +1,95 @@
+import type { Config } from '../../platform/config/config.js';
+import { DataDirBusyError } from '../../platform/data-dir/ownership.js';
+import { readOwnerToken, requestOwner } from '../../platform/data-dir/owner-client.js';
+import { awaitCaughtUp } from '../../platform/projection/catch-up.js';
+import { openRuntime, type Runtime } from '../../platform/runtime.js';
+import { ExitCode } from '../../platform/startup.js';
+import { projections, startProjectors } from '../projector/projectors.js';
+import { AdminInputError, AdminNotFoundError, type AdminCommand } from './command.js';
+import { commandExecutor } from './command-executor.js';
+
+/** How long a command waits for DATA_DIR held by another short command, or for a starting service. */
+const WAIT_FOR_OWNER_MS = 60_000;
+/** With a separate projector (Postgres or Kafka), how long to let it catch up before projecting here. */
+const EXTERNAL_PROJECTOR_GRACE_MS = 3_000;
+
+/** A command the service refused or could not run, with the exit code the CLI should end with. */
+export class CommandFailedError extends Error {
+  constructor(message: string, readonly exitCode: number) {
+    super(message);
+    this.name = 'CommandFailedError';
+  }
+}
+
+interface Envelope {
+  code: string;
+  message: string;
+  data: Record<string, unknown>;
+  extra: { field?: string };
+}
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Sends the command to the service that owns DATA_DIR, over its owner socket. */
+async function runOnOwner(config: Config, command: AdminCommand, input: unknown, deadline: number): Promise<Record<string, unknown>> {
+  for (;;) {
+    const reply = await requestOwner<Envelope>(config.dataDir, 'POST', `/commands/${encodeURIComponent(command.name)}`, {
+      body: input,
+      token: readOwnerToken(config.dataDir),
+      timeoutMs: 120_000,
+    });
+    if (reply.status === 200) return reply.body.data;
+    // Still opening its database: wait for it rather than fail a command typed a second early.
+    if (reply.body.code === 'OWNER_NOT_READY' && Date.now() < deadline) {
+      await pause(200);
+      continue;
+    }
+    const field = reply.body.extra?.field;
+    const message = field && reply.body.message.startsWith(`${field}: `) ? reply.body.message.slice(field.length + 2) : reply.body.message;
+    if (reply.status === 400) throw new AdminInputError(field ?? 'input', message);
+    if (reply.status === 404 && field) throw new AdminNotFoundError(field, message);
+    throw new CommandFailedError(`the service answered ${reply.status} ${reply.body.code}: ${reply.body.message}`, reply.status === 503 ? ExitCode.unavailable : ExitCode.failure);
+  }
+}
+
+/**
+ * Runs the command in this process: the read models are brought to the log's end first (by the
+ * running projectors, or by projecting here when nothing else does), so it sees every record
+ * written before it.
+ */
+async function runHere(runtime: Runtime, command: AdminCommand, input: unknown): Promise<Record<string, unknown>> {
+  const external = !runtime.owner;
+  const caughtUp = external && (await awaitCaughtUp(runtime, projections, EXTERNAL_PROJECTOR_GRACE_MS).then(() => true, () => false));
+  // On Kafka a group of our own, so this short-lived consumer never rebalances a running projector.
+  const local = caughtUp ? undefined : await startProjectors(runtime, { group: (name) => `projection.${name}.command-${process.pid}` });
+  try {
+    return await commandExecutor(runtime, { projections }).run(command, input);
+  } finally {
+    await local?.stop();
+  }
+}
+
+/**
+ * Where an admin command runs: through the service when it owns the embedded DATA_DIR, else in
+ * this process (waiting its turn when another short command holds DATA_DIR).
+ */
+export async function runAdminCommandAnywhere(config: Config, command: AdminCommand, input: unknown): Promise<Record<string, unknown>> {
+  const deadline = Date.now() + WAIT_FOR_OWNER_MS;
+  for (;;) {
+    let runtime: Runtime;
+    try {
+      runtime = await openRuntime(config, { role: 'tool', description: `npm run admin -- ${command.name}` });
+    } catch (error) {
+      if (!(error instanceof DataDirBusyError)) throw error;
+      if (error.owner?.role === 'service') return runOnOwner(config, command, input, deadline);
+      if (Date.now() >= deadline) throw error;
+      await pause(100);
+      continue;
+    }
+    try {
+      return await runHere(runtime, command, input);
+    } finally {
+      await runtime.close();
+    }
+  }
+}

@@ -45,7 +45,8 @@ const STARTUP_TIMEOUT_MS = 8_000;
 export async function openDatabase(config: Config, options: OpenOptions = {}): Promise<{ db: Db; owner?: DataDirOwnership }> {
   if (config.databaseUrl) {
     const db = connectPostgres(config.databaseUrl, { connectTimeoutMs: STARTUP_TIMEOUT_MS });
-    await reachBackend('DATABASE_URL', 'check that Postgres runs there and the database exists', STARTUP_TIMEOUT_MS, () => db.query('SELECT 1')).catch(
+    const check = () => db.query('SELECT 1');
+    await reachBackend('DATABASE_URL', 'check that Postgres runs there and the database exists', STARTUP_TIMEOUT_MS, check, config.databaseUrl).catch(
       async (error: unknown) => {
         await db.close().catch(() => {});
         throw error;
@@ -83,8 +84,17 @@ async function connectRedis(url: string): Promise<Redis> {
     // start is a configuration problem to report, not something to wait on.
     retryStrategy: (attempt) => (connected ? Math.min(attempt * 200, 2_000) : null),
   });
-  redis.on('error', () => {}); // reported by the failing command or readiness check
-  await reachBackend('REDIS_URL', 'start Redis or unset REDIS_URL (in-process limits)', STARTUP_TIMEOUT_MS, () => redis.connect()).catch((error: unknown) => {
+  // Later errors are reported by the failing command or the readiness check; the first one says
+  // why the connection failed (connect() itself only says it closed).
+  let firstError: Error | undefined;
+  redis.on('error', (error: Error) => (firstError ??= error));
+  await reachBackend(
+    'REDIS_URL',
+    'start Redis or unset REDIS_URL (in-process limits)',
+    STARTUP_TIMEOUT_MS,
+    () => redis.connect().catch((error: unknown) => Promise.reject(firstError ?? error)),
+    url,
+  ).catch((error: unknown) => {
     redis.disconnect();
     throw error;
   });
@@ -104,6 +114,7 @@ export async function openRuntime(config: Config, options: OpenOptions = {}): Pr
       config.kafkaBrokers ? 'check that Kafka and the schema registry (SCHEMA_REGISTRY_URL) run there' : 'check the database',
       STARTUP_TIMEOUT_MS,
       () => openEventLog(config, db, metrics),
+      config.kafkaBrokers?.join(','),
     );
     opened.unshift(eventLog);
     const redis = config.redisUrl ? await connectRedis(config.redisUrl) : undefined;

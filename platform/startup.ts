@@ -16,8 +16,29 @@ export class BackendUnavailableError extends Error {
   }
 }
 
-/** Runs one backend's start-up step; a failure or a hang past `timeoutMs` becomes one clear error. */
-export async function reachBackend<T>(setting: string, hint: string, timeoutMs: number, open: () => Promise<T>): Promise<T> {
+/** An endpoint as it may be printed: credentials left out. */
+export function printable(endpoint: string): string {
+  try {
+    const url = new URL(endpoint);
+    url.username = '';
+    url.password = '';
+    return url.toString().replace(/\/$/, '');
+  } catch {
+    return endpoint;
+  }
+}
+
+/**
+ * Runs one backend's start-up step; a failure or a hang past `timeoutMs` becomes one clear error
+ * naming the setting (and its endpoint, when given).
+ */
+export async function reachBackend<T>(
+  setting: string,
+  hint: string,
+  timeoutMs: number,
+  open: () => Promise<T>,
+  endpoint?: string,
+): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs / 1000} s`)), timeoutMs);
@@ -27,7 +48,8 @@ export async function reachBackend<T>(setting: string, hint: string, timeoutMs: 
     return await Promise.race([open(), timeout]);
   } catch (error) {
     if (error instanceof BackendUnavailableError || error instanceof DataDirBusyError) throw error;
-    throw new BackendUnavailableError(setting, describeFailure(error), hint);
+    const name = endpoint === undefined ? setting : `${setting} (${printable(endpoint)})`;
+    throw new BackendUnavailableError(name, describeFailure(error), hint);
   } finally {
     clearTimeout(timer);
   }
@@ -38,6 +60,8 @@ export function describeFailure(error: unknown): string {
   const failure = error as { message?: string; code?: string; errors?: unknown[]; cause?: unknown };
   if (Array.isArray(failure.errors) && failure.errors.length > 0) return describeFailure(failure.errors[0]);
   const message = failure.message?.split('\n')[0]?.trim();
+  // fetch() says only "fetch failed"; the reason is its cause.
+  if (message && failure.cause) return `${message}: ${describeFailure(failure.cause)}`;
   if (message) return message;
   if (failure.code) return failure.code;
   if (failure.cause) return describeFailure(failure.cause);

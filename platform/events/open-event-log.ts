@@ -8,16 +8,20 @@ import { loadSchemaCatalog } from './schema-catalog.js';
 import { sqlCodec } from './sql-codec.js';
 import { sqlEventLog } from './sql-event-log.js';
 import { reachBackend } from '../startup.js';
+import { connect } from 'node:net';
 
 /** Kafka with the schema registry when KAFKA_BROKERS is set; otherwise the log lives in the database. */
 export async function openEventLog(config: Config, db: Db, metrics?: Metrics): Promise<EventLog> {
   const schemas = loadSchemaCatalog();
   if (config.kafkaBrokers && config.schemaRegistryUrl) {
+    const brokers = config.kafkaBrokers;
+    // A plain TCP check first: kafkajs retries an unreachable broker for many seconds, logging each try.
+    await reachBackend('KAFKA_BROKERS', 'check that Kafka runs there', 5_000, () => anyAnswers(brokers), brokers.join(','));
     const registryUrl = config.schemaRegistryUrl;
     await reachBackend('SCHEMA_REGISTRY_URL', 'check that the schema registry runs there (Apicurio: .../apis/ccompat/v7)', 5_000, async () => {
       const response = await fetch(`${registryUrl.replace(/\/$/, '')}/subjects`, { signal: AbortSignal.timeout(5_000) });
       if (!response.ok) throw new Error(`GET /subjects answered ${response.status}`);
-    });
+    }, registryUrl);
     return kafkaEventLog(registryCodec(config.schemaRegistryUrl, schemas), {
       brokers: config.kafkaBrokers,
       topicPrefix: config.topicPrefix,
@@ -26,4 +30,26 @@ export async function openEventLog(config: Config, db: Db, metrics?: Metrics): P
     });
   }
   return sqlEventLog(db, sqlCodec(db, schemas), { topicPrefix: config.topicPrefix, metrics });
+}
+
+/** Resolves when one of the host:port addresses accepts a TCP connection; rejects with the last failure. */
+function anyAnswers(addresses: string[]): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let failures = 0;
+    for (const address of addresses) {
+      const at = address.lastIndexOf(':');
+      const socket = connect({ host: address.slice(0, at), port: Number(address.slice(at + 1)), timeout: 4_000 });
+      socket.once('connect', () => {
+        socket.destroy();
+        resolve();
+      });
+      const fail = (error: Error) => {
+        socket.destroy();
+        failures += 1;
+        if (failures === addresses.length) reject(error);
+      };
+      socket.once('error', fail);
+      socket.once('timeout', () => fail(new Error(`connect timed out to ${address}`)));
+    }
+  });
 }

@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { loadConfigOrExit } from '../../../platform/config/config.js';
 import { openRuntime } from '../../../platform/runtime.js';
+import { ExitCode, exitOnStartupFailure } from '../../../platform/startup.js';
 import { startProjectors } from '../../projector/projectors.js';
 import { seedAccounts } from './accounts.js';
 import { seedCatalog } from './catalog.js';
@@ -16,20 +17,29 @@ const program = new Command('seed')
   .option('--seed <n>', 'seed of the deterministic generator', '1')
   .option('--no-progress', 'no progress bars')
   .option('--no-project', 'only append events; leave projecting to a running projector')
+  // Unknown options and stray arguments are input errors, exit code 2 like the admin CLI's.
+  .allowExcessArguments(false)
+  .exitOverride((error) => process.exit(error.exitCode === 0 ? ExitCode.ok : ExitCode.invalidInput))
   .parse();
 
 const options = program.opts<{ offers: string; seed: string; progress: boolean; project: boolean }>();
-const offers = Number(options.offers);
-if (!Number.isInteger(offers) || offers < 1 || offers > 1_000_000) {
-  process.stderr.write(`error: --offers must be a whole number from 1 to 1000000, got "${options.offers}"\n`);
-  process.exit(2);
+function wholeNumber(flag: string, raw: string, min: number, max: number): number {
+  const value = Number(raw);
+  if (!/^\d+$/.test(raw.trim()) || !Number.isSafeInteger(value) || value < min || value > max) {
+    process.stderr.write(`error: ${flag} must be a whole number from ${min} to ${max}, got "${raw}"\n`);
+    process.exit(ExitCode.invalidInput);
+  }
+  return value;
 }
+const offers = wholeNumber('--offers', options.offers, 1, 1_000_000);
+const seed = wholeNumber('--seed', options.seed, 0, 2 ** 31 - 1);
 
-const runtime = await openRuntime(loadConfigOrExit());
+// The seed appends tens of thousands of events and projects them: it needs DATA_DIR alone.
+const runtime = await openRuntime(loadConfigOrExit(), { description: 'npm run seed' }).catch((error: unknown) => exitOnStartupFailure(error, 'npm run seed'));
 const context: SeedContext = {
   runtime,
   size: seedSize(offers),
-  random: seededRandom(Number(options.seed)),
+  random: seededRandom(seed),
   now: () => new Date(),
   progress: progressBars(options.progress && process.stderr.isTTY !== false),
   shared: new Map(),

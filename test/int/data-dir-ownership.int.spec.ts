@@ -1,0 +1,124 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../platform/config/config.js';
+import { openRuntime } from '../../platform/runtime.js';
+import { ownLines, printed, runAdmin, runCli } from '../support/cli.js';
+import { startServiceProcess, type ServiceProcess } from '../support/child-process.js';
+import { freePort } from '../support/stack.js';
+
+const isListening = (entry: Record<string, unknown>) => typeof entry.msg === 'string' && entry.msg.startsWith('Server listening');
+
+/** Every test gets a fresh embedded DATA_DIR; every service it starts is stopped, even on failure. */
+const dataDirs: string[] = [];
+const services: ServiceProcess[] = [];
+function freshDataDir(): Record<string, string> {
+  const dir = mkdtempSync(join(tmpdir(), 'offer-ledger-owner-'));
+  dataDirs.push(dir);
+  return { DATA_DIR: dir, LOG_LEVEL: 'info' };
+}
+async function startService(env: Record<string, string>): Promise<ServiceProcess> {
+  const service = startServiceProcess('services/api/main.ts', { ...env, PORT: String(await freePort()) });
+  services.push(service);
+  await service.waitForLog(isListening, 90_000);
+  return service;
+}
+afterEach(async () => {
+  await Promise.all(services.splice(0).map((service) => service.stop('SIGKILL')));
+});
+afterAll(() => {
+  for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true });
+});
+
+/** What the embedded database holds, read once no service owns the folder. */
+async function stored(env: Record<string, string>) {
+  const runtime = await openRuntime(loadConfig(env));
+  try {
+    const events = await runtime.db.query<{ count: string }>("SELECT count(*) FROM event_log WHERE topic = 'accounts'");
+    const developers = await runtime.db.query<{ email: string }>('SELECT email FROM account_developers ORDER BY email');
+    return { events: Number(events.rows[0]!.count), emails: developers.rows.map((row) => row.email) };
+  } finally {
+    await runtime.close();
+  }
+}
+
+const register = (env: Record<string, string>, email: string) => runAdmin(env, 'developer:register', { name: email.split('@')[0]!, email });
+
+describe('one owner of an embedded DATA_DIR', () => {
+  it('applies admin commands sent while the service runs, concurrently, and keeps them across a restart', async () => {
+    const env = freshDataDir();
+    const service = await startService(env);
+    const emails = ['a@example.test', 'b@example.test', 'c@example.test'];
+    const results = await Promise.all(emails.map((email) => register(env, email)));
+    const offsets = results.map((result) => printed(result).offset);
+    expect(new Set(offsets).size).toBe(3);
+    // Applied by the running service at once: the next command finds the developer.
+    const developer = printed(results[0]!).developer_id!;
+    printed(await runAdmin(env, 'application:register', { 'developer-id': developer, name: 'App' }));
+    // The uniqueness check sees what the service just wrote.
+    const duplicate = await register(env, 'b@example.test');
+    expect(duplicate.status).toBe(2);
+    expect(ownLines(duplicate.stderr)).toEqual([expect.stringMatching(/^error: email: is already registered/)]);
+
+    expect(await service.stop('SIGTERM')).toBe(0);
+    expect(await stored(env)).toEqual({ events: 4, emails });
+  });
+
+  it('registers one of two concurrent commands with the same email through the service', async () => {
+    const env = freshDataDir();
+    await startService(env);
+    const results = await Promise.all([register(env, 'same@example.test'), register(env, 'same@example.test')]);
+    expect(results.map((result) => result.status).sort()).toEqual([0, 2]);
+  });
+
+  it('refuses a second service on the same folder at once, with one line and exit code 4', async () => {
+    const env = freshDataDir();
+    const first = await startService(env);
+    const second = await runCli('services/api/main.ts', [], { ...env, PORT: String(await freePort()) });
+    expect(second.status).toBe(4);
+    expect(ownLines(second.stderr)).toEqual([
+      expect.stringMatching(new RegExp(`^error: DATA_DIR .* is in use by the service \\(pid ${first.child.pid}: .*stop pid ${first.child.pid} first, or set DATA_DIR to another folder$`)),
+    ]);
+  });
+
+  it('refuses geo:load, migrate and seed while the service owns the folder', async () => {
+    const env = freshDataDir();
+    await startService(env);
+    for (const [entry, args] of [
+      ['reference/locations/full/load-cli.ts', ['../shared/data/geo/geotargets-2025-07-15-excerpt.csv']],
+      ['platform/db/migrate-cli.ts', []],
+      ['services/admin/seed/main.ts', ['--offers', '3', '--no-progress']],
+    ] as const) {
+      const result = await runCli(entry, [...args], env);
+      expect(result.status, entry).toBe(4);
+      expect(ownLines(result.stderr), entry).toEqual([expect.stringMatching(/^error: DATA_DIR .* is in use by the service .* needs it alone/)]);
+    }
+  });
+
+  it('loses nothing acknowledged when the owner is killed, and a new owner starts at once', async () => {
+    const env = freshDataDir();
+    const first = await startService(env);
+    const emails = Array.from({ length: 5 }, (_, index) => `killed${index}@example.test`);
+    for (const email of emails) printed(await register(env, email));
+    await first.stop('SIGKILL');
+
+    const second = await startService(env);
+    // The new owner answers commands and still knows every acknowledged developer.
+    expect((await register(env, emails[0]!)).status).toBe(2);
+    printed(await register(env, 'after@example.test'));
+    expect(await second.stop('SIGTERM')).toBe(0);
+    expect(await stored(env)).toEqual({ events: 6, emails: ['after@example.test', ...emails].sort() });
+  });
+
+  it('without a service, commands in sequence see each other and concurrent ones take turns', async () => {
+    const env = freshDataDir();
+    const developer = printed(await register(env, 'solo@example.test')).developer_id!;
+    printed(await runAdmin(env, 'application:register', { 'developer-id': developer, name: 'App' }));
+    expect((await register(env, 'solo@example.test')).status).toBe(2);
+
+    const concurrent = await Promise.all(['x@example.test', 'y@example.test', 'z@example.test', 'x@example.test'].map((email) => register(env, email)));
+    expect(concurrent.map((result) => result.status).sort()).toEqual([0, 0, 0, 2]);
+    expect(await stored(env)).toEqual({ events: 5, emails: ['solo@example.test', 'x@example.test', 'y@example.test', 'z@example.test'] });
+  });
+});

@@ -1,0 +1,43 @@
+import { spawn } from 'node:child_process';
+
+export interface CliResult {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs one of the project's command-line entry points with tsx and only the given environment. */
+export function runCli(entry: string, args: string[], env: Record<string, string>, timeoutMs = 90_000): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', entry, ...args], {
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`${entry} ${args.join(' ')} did not finish within ${timeoutMs} ms; stderr:\n${stderr}`));
+    }, timeoutMs);
+    child.once('error', reject);
+    child.once('exit', (status) => {
+      clearTimeout(timer);
+      resolve({ status, stdout, stderr });
+    });
+  });
+}
+
+/** `npm run admin -- <command> …` */
+export const runAdmin = (env: Record<string, string>, command: string, flags: Record<string, string>) =>
+  runCli('services/admin/cli.ts', [command, ...Object.entries(flags).flatMap(([flag, value]) => [`--${flag}`, value])], env);
+
+/** The JSON an admin command printed on success; fails with its stderr otherwise. */
+export function printed(result: CliResult): Record<string, string> {
+  if (result.status !== 0) throw new Error(`exit ${result.status}: ${result.stderr}`);
+  return JSON.parse(result.stdout) as Record<string, string>;
+}
+
+/** The lines a failed command wrote that are its own (not npm's or Node's warnings). */
+export const ownLines = (stderr: string) => stderr.split('\n').filter((line) => line.trim() !== '' && !/^npm warn|ExperimentalWarning|--trace-warnings/.test(line));

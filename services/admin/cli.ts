@@ -22,8 +22,9 @@ function exitCodeFor(error: unknown): number {
   return ExitCode.failure;
 }
 
-function describe(error: unknown): string {
+function describe(error: unknown, command: string): string {
   if (error instanceof DataDirBusyError) return `${error.message}; retry when it has finished`;
+  if (error instanceof BackendUnavailableError) return `cannot run ${command}: ${error.message}`;
   return (error as Error).message;
 }
 
@@ -49,7 +50,7 @@ function addCommand(program: Command, command: AdminCommand) {
       process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
       process.exitCode = ExitCode.ok;
     } catch (error) {
-      process.stderr.write(`error: ${describe(error)}\n`);
+      process.stderr.write(`error: ${describe(error, command.name)}\n`);
       process.exitCode = exitCodeFor(error);
     }
     // A backend client left retrying in the background must not keep the command alive.

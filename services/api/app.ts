@@ -1,5 +1,7 @@
+import { maxHeaderSize } from 'node:http';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { answerClientError } from '../../platform/http/client-errors.js';
 import { errorHandling, renderError } from '../../platform/http/error-handler.js';
 import { httpMetrics } from '../../platform/http/metrics-plugin.js';
 import type { Runtime } from '../../platform/runtime.js';
@@ -21,6 +23,13 @@ export async function buildApp({ runtime, logger = false }: AppOptions): Promise
     // URLs the router cannot even parse (bad percent-encoding, an overlong path segment) answer
     // in the envelope too, not in Fastify's own error shape.
     frameworkErrors: (error, request, reply) => renderError(error, request, reply),
+    // Requests the HTTP parser refuses (headers too large, malformed) answer in the envelope too.
+    clientErrorHandler: answerClientError,
+    // A missing Host header is answered by errorHandling, in the envelope, not by Node.
+    http: { requireHostHeader: false },
+    // A path parameter may be as long as any request line the server accepts, so a long location
+    // id in the path is treated like the same id in a query parameter (an unknown id, 404).
+    routerOptions: { maxParamLength: maxHeaderSize },
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', allErrors: false } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 

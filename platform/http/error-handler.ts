@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { failure } from './envelope.js';
-import { ApiError, badRequest, methodNotAllowed, notFound } from './errors.js';
+import { ApiError, methodNotAllowed, notFound } from './errors.js';
 import { fromFramework } from './framework-errors.js';
 
 export function renderError(error: FastifyError | ApiError | Error, request: FastifyRequest, reply: FastifyReply) {
@@ -26,15 +26,9 @@ function noRoute(app: FastifyInstance, request: FastifyRequest): ApiError {
 /**
  * One error handler and one not-found handler for the whole app, both in the envelope. Requests
  * the HTTP parser refuses never get here: the server's clientErrorHandler (client-errors.ts)
- * answers those.
+ * answers those. request-guards.ts refuses requests before routing.
  */
 export const errorHandling = fp(async (app: FastifyInstance) => {
   app.setErrorHandler(renderError);
   app.setNotFoundHandler((request, reply) => renderError(noRoute(app, request), request, reply));
-  // Node answers a missing Host with an empty 400 unless told not to (the app sets
-  // requireHostHeader: false); this answers it in the envelope instead.
-  app.addHook('onRequest', (request, _reply, done) => {
-    if (request.raw.httpVersion === '1.1' && request.headers.host === undefined) done(badRequest('an HTTP/1.1 request needs a Host header'));
-    else done();
-  });
 });

@@ -4,6 +4,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { answerClientError } from '../../platform/http/client-errors.js';
 import { errorHandling, renderError } from '../../platform/http/error-handler.js';
 import { httpMetrics } from '../../platform/http/metrics-plugin.js';
+import { requestGuards } from '../../platform/http/request-guards.js';
 import type { Runtime } from '../../platform/runtime.js';
 import { adminRoutes } from './routes/admin/index.js';
 import { healthRoutes } from './routes/health/index.js';
@@ -25,8 +26,10 @@ export async function buildApp({ runtime, logger = false }: AppOptions): Promise
     frameworkErrors: (error, request, reply) => renderError(error, request, reply),
     // Requests the HTTP parser refuses (headers too large, malformed) answer in the envelope too.
     clientErrorHandler: answerClientError,
-    // A missing Host header is answered by errorHandling, in the envelope, not by Node.
+    // A missing Host header and requests arriving during shutdown are answered by requestGuards,
+    // in the envelope, instead of by Node (an empty 400) and Fastify (its own 503 shape).
     http: { requireHostHeader: false },
+    return503OnClosing: false,
     // A path parameter may be as long as any request line the server accepts, so a long location
     // id in the path is treated like the same id in a query parameter (an unknown id, 404).
     routerOptions: { maxParamLength: maxHeaderSize },
@@ -34,6 +37,7 @@ export async function buildApp({ runtime, logger = false }: AppOptions): Promise
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   await app.register(errorHandling);
+  await app.register(requestGuards);
   await app.register(httpMetrics, { metrics: runtime.metrics });
   await app.register(healthRoutes, { runtime });
   await app.register(locationRoutes, { runtime, prefix: '/v1/locations' });

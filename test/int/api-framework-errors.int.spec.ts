@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { success } from '../../platform/http/envelope.js';
 import { createTestApp, type TestRuntime } from '../support/app.js';
-import { rawHttp } from '../support/raw-http.js';
+import { rawHttp, type RawResponse } from '../support/raw-http.js';
 
 /**
  * Errors the HTTP framework produces before (or instead of) a handler: each is the reference's
@@ -126,5 +126,24 @@ describe('requests the HTTP parser refuses, over a real socket', () => {
     const response = await rawHttp(port, `POST /test-only/echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 7\r\nConnection: close\r\n\r\n{"a":1}`);
     expect(response.status).toBe(200);
     expect(JSON.parse(response.body)).toEqual({ code: 'SUCCESS', message: '', data: { body: { a: 1 } }, extra: {} });
+  });
+});
+
+describe('a server shutting down', () => {
+  it('answers requests that still arrive with 503 SHUTTING_DOWN and closes their connection', async () => {
+    const closing = await createTestApp({ eventLog: 'sql', env: { REDIS_URL: '' } });
+    let during: RawResponse | undefined;
+    // Runs after the app's own preClose hooks, while the server still accepts requests.
+    closing.app.addHook('preClose', async () => {
+      during = await rawHttp(closingPort, 'GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n');
+    });
+    await closing.app.listen({ port: 0, host: '127.0.0.1' });
+    const closingPort = (closing.app.server.address() as { port: number }).port;
+    expect((await rawHttp(closingPort, 'GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n')).status).toBe(200);
+
+    await closing.close();
+    expect(during?.status).toBe(503);
+    expect(during?.headers.connection).toBe('close');
+    expectEnvelope(during!, 'SHUTTING_DOWN', /retry/);
   });
 });

@@ -1,45 +1,34 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { failure } from './envelope.js';
-import { ApiError } from './errors.js';
-
-/** Fastify's own client-error codes that mean "the request body or headers are unusable". */
-const clientErrorCodes = new Set([
-  'FST_ERR_CTP_INVALID_MEDIA_TYPE',
-  'FST_ERR_CTP_EMPTY_JSON_BODY',
-  'FST_ERR_CTP_INVALID_CONTENT_LENGTH',
-  'FST_ERR_CTP_BODY_TOO_LARGE',
-  'FST_ERR_CTP_INVALID_JSON_BODY',
-  'FST_ERR_VALIDATION',
-]);
+import { ApiError, methodNotAllowed, notFound } from './errors.js';
+import { fromFramework } from './framework-errors.js';
 
 export function renderError(error: FastifyError | ApiError | Error, request: FastifyRequest, reply: FastifyReply) {
-  if (error instanceof ApiError) {
-    reply.headers(error.headers);
-    return reply.status(error.statusCode).send(failure(error.code, error.message, error.extra));
-  }
-  const fastifyError = error as FastifyError;
-  if (fastifyError.validation) {
-    return reply.status(400).send(failure('BAD_REQUEST', fastifyError.message));
-  }
-  if (fastifyError.statusCode === 429) {
-    return reply.status(429).send(failure('RATE_LIMITED', 'too many requests', { retry_after_seconds: 1 }));
-  }
-  if (
-    (fastifyError.code && clientErrorCodes.has(fastifyError.code)) ||
-    error instanceof SyntaxError ||
-    (fastifyError.statusCode !== undefined && fastifyError.statusCode >= 400 && fastifyError.statusCode < 500)
-  ) {
-    return reply.status(400).send(failure('BAD_REQUEST', fastifyError.message || 'malformed request'));
+  const known = error instanceof ApiError ? error : fromFramework(error as FastifyError, request);
+  if (known) {
+    reply.headers(known.headers);
+    return reply.status(known.statusCode).send(failure(known.code, known.message, known.extra));
   }
   request.log.error({ err: error }, 'unhandled error');
   return reply.status(500).send(failure('INTERNAL_ERROR', 'internal error; retry later'));
 }
 
-/** One error handler and one not-found handler for the whole app, both in the envelope. */
+const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
+
+/** 405 when the path has routes under other methods (naming them in Allow), else 404. */
+function noRoute(app: FastifyInstance, request: FastifyRequest): ApiError {
+  const path = request.url.split('?')[0]!;
+  const allowed = METHODS.filter((method) => method !== request.method && app.findRoute({ method, url: path }) !== null);
+  return allowed.length > 0 ? methodNotAllowed(allowed.join(', ')) : notFound(`no route for ${request.method} ${path}`);
+}
+
+/**
+ * One error handler and one not-found handler for the whole app, both in the envelope. Requests
+ * the HTTP parser refuses never get here: the server's clientErrorHandler (client-errors.ts)
+ * answers those. request-guards.ts refuses requests before routing.
+ */
 export const errorHandling = fp(async (app: FastifyInstance) => {
   app.setErrorHandler(renderError);
-  app.setNotFoundHandler((request, reply) =>
-    reply.status(404).send(failure('NOT_FOUND', `no route for ${request.method} ${request.url.split('?')[0]}`)),
-  );
+  app.setNotFoundHandler((request, reply) => renderError(noRoute(app, request), request, reply));
 });

@@ -24,5 +24,9 @@ export const tooManyRequests = (retryAfterSeconds: number) =>
   new ApiError(429, 'RATE_LIMITED', 'too many requests; retry after the given number of seconds', {
     retry_after_seconds: retryAfterSeconds,
   }, { 'retry-after': String(retryAfterSeconds) });
+export const payloadTooLarge = (message: string) => new ApiError(413, 'PAYLOAD_TOO_LARGE', message);
+export const unsupportedMediaType = (message: string) => new ApiError(415, 'UNSUPPORTED_MEDIA_TYPE', message);
+export const headerFieldsTooLarge = (message: string) => new ApiError(431, 'REQUEST_HEADER_FIELDS_TOO_LARGE', message);
+export const requestTimeout = (message: string) => new ApiError(408, 'REQUEST_TIMEOUT', message);
 export const serviceUnavailable = (code: string, message: string) => new ApiError(503, code, message);
 export const forbidden = (code: string, message: string) => new ApiError(403, code, message);

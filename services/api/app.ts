@@ -1,7 +1,10 @@
+import { maxHeaderSize } from 'node:http';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { answerClientError } from '../../platform/http/client-errors.js';
 import { errorHandling, renderError } from '../../platform/http/error-handler.js';
 import { httpMetrics } from '../../platform/http/metrics-plugin.js';
+import { requestGuards } from '../../platform/http/request-guards.js';
 import type { Runtime } from '../../platform/runtime.js';
 import { commandExecutor, type CommandExecutor } from '../admin/command-executor.js';
 import { adminRoutes } from './routes/admin/index.js';
@@ -24,10 +27,20 @@ export async function buildApp({ runtime, logger = false, commands }: AppOptions
     // URLs the router cannot even parse (bad percent-encoding, an overlong path segment) answer
     // in the envelope too, not in Fastify's own error shape.
     frameworkErrors: (error, request, reply) => renderError(error, request, reply),
+    // Requests the HTTP parser refuses (headers too large, malformed) answer in the envelope too.
+    clientErrorHandler: answerClientError,
+    // A missing Host header and requests arriving during shutdown are answered by requestGuards,
+    // in the envelope, instead of by Node (an empty 400) and Fastify (its own 503 shape).
+    http: { requireHostHeader: false },
+    return503OnClosing: false,
+    // A path parameter may be as long as any request line the server accepts, so a long location
+    // id in the path is treated like the same id in a query parameter (an unknown id, 404).
+    routerOptions: { maxParamLength: maxHeaderSize },
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', allErrors: false } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   await app.register(errorHandling);
+  await app.register(requestGuards);
   await app.register(httpMetrics, { metrics: runtime.metrics });
   await app.register(healthRoutes, { runtime });
   await app.register(locationRoutes, { runtime, prefix: '/v1/locations' });

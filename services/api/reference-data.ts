@@ -3,6 +3,7 @@ import { loadFullCatalog } from '../../reference/locations/full/loader.js';
 import { defaultProgress } from '../../reference/locations/full/progress.js';
 import { currentRelease } from '../../reference/locations/full/queries.js';
 import { CatalogFileError, missingFileMessage } from '../../reference/locations/full/source-file.js';
+import { CATALOG_NOT_LOADED } from './routes/locations/catalog-not-loaded.js';
 
 /**
  * Loads pinned reference data (the geo-target catalog from GEO_CATALOG_FILE) before the routes
@@ -14,7 +15,7 @@ export async function prepareReferenceData(runtime: Runtime, log: (line: string)
   if (file === undefined) {
     const loaded = await currentRelease(runtime.db);
     if (loaded) log(`geo catalog: serving the FULL release of ${loaded.sourceFileDate} already in the database`);
-    else log(`geo catalog: not loaded; the FULL location routes answer 503 until it is. ${missingFileMessage(undefined)}`);
+    else log(`geo catalog: not loaded; the location routes of both catalogs answer 503 ${CATALOG_NOT_LOADED} until one is. ${missingFileMessage(undefined)}`);
     return;
   }
   try {

@@ -106,7 +106,7 @@ describe('URLs the router cannot parse', () => {
   });
   afterAll(async () => t?.close());
 
-  it.each(['/v1/locations/%', '/v1/locations/%E0%A4%A', `/v1/locations/${'1'.repeat(101)}?catalog=FULL`])(
+  it.each(['/v1/locations/%', '/v1/locations/%E0%A4%A'])(
     '%s answers 400 in the envelope',
     async (url) => {
       const response = await t.app.inject(url);

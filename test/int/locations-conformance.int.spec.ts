@@ -1068,17 +1068,9 @@ describe('audit findings', () => {
 
   it('D2: an id of 20 or more digits is well formed (^[0-9]+$): 404 NOT_FOUND in both catalogs, not 400', async () => {
     const problems: Problems = [];
-    for (const id of ['12345678901234567890', '99999999999999999999999', '1'.repeat(100)]) {
+    // In the path as in a query parameter, whatever the length (101: past the router's default limit).
+    for (const id of ['12345678901234567890', '99999999999999999999999', '1'.repeat(100), '1'.repeat(101), '9'.repeat(300)]) {
       for (const url of idUrls(id)) expectNotFound(problems, await get(url), id);
-    }
-    // Longer than the router's 100-character path parameter: still an error in the envelope.
-    const long = await get(`/v1/locations/${'1'.repeat(101)}`);
-    checkEnvelope(problems, long);
-    if (long.status !== 400) problems.push(`GET ${long.url}: ${long.status}`);
-    // A query parameter has no such limit: any length is an unknown id.
-    for (const catalog of ['LEGACY', 'FULL']) {
-      const id = '9'.repeat(300);
-      expectNotFound(problems, await get(`/v1/locations/search?${qs({ catalog, parent_location_id: id })}`), id);
     }
     expectNoProblems(problems);
   });

@@ -38,7 +38,7 @@ describe('before a catalog is loaded', () => {
       const { status, body } = await get(url);
       expect(status).toBe(503);
       expect(body.code).toBe('CATALOG_NOT_LOADED');
-      expect(body.message).toMatch(/GEO_CATALOG_FILE.*npm run geo:download.*npm run geo:load/);
+      expect(body.message).toMatch(/`npm run geo:load -- <file>`.*GEO_CATALOG_FILE=<file>.*`npm run geo:download`/);
       expect(body.data).toEqual({});
     }
   });

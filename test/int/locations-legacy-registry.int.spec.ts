@@ -22,7 +22,7 @@ describe('building the LEGACY registry from the FULL release', () => {
     await expect(buildLegacyRegistry(database.db, '2025-07-15')).rejects.toThrow(/no FULL catalog release is loaded/);
     const error = await legacy.lookup({ db: database.db }, '2840', {}).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(ApiError);
-    expect(error).toMatchObject({ statusCode: 503, code: 'LOCATIONS_UNAVAILABLE' });
+    expect(error).toMatchObject({ statusCode: 503, code: 'CATALOG_NOT_LOADED' });
   });
 
   it('is built by the FULL loader, with counts recorded beside the source file date', async () => {

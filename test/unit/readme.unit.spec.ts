@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { configurationTable } from '../../platform/config/readme-table.js';
+import { GEO_LOAD_COMMAND } from '../../reference/locations/how-to-load.js';
 
 const readme = readFileSync('README.md', 'utf8');
 
@@ -13,5 +14,11 @@ describe('README', () => {
     const ci = readFileSync('.ci/run', 'utf8');
     expect(readme).toContain('npm install && npm test');
     expect(ci).toMatch(/^npm test$/m);
+  });
+
+  it('states how to load a geo-target release in the one form the loader, start-up log and 503 answer use', () => {
+    const forms = [...readme.matchAll(/npm run geo:load[^`|]*/g)].map((match) => match[0].trim());
+    expect(forms.length).toBeGreaterThan(0);
+    expect(new Set(forms)).toEqual(new Set([GEO_LOAD_COMMAND]));
   });
 });

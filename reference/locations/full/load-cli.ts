@@ -7,8 +7,8 @@ import { barProgress, logProgress } from './progress.js';
 import { CatalogFileError, missingFileMessage } from './source-file.js';
 
 /**
- * `npm run geo:load [file]`: loads a geo-target release (zip or CSV) into the configured database
- * (DATABASE_URL, else the embedded one in DATA_DIR). The file is the argument or GEO_CATALOG_FILE.
+ * `npm run geo:load -- <file>`: loads a geo-target release (zip or CSV) into the configured database
+ * (DATABASE_URL, else the embedded one in DATA_DIR). Without the argument, GEO_CATALOG_FILE.
  */
 const config = loadConfigOrExit();
 const file = process.argv[2] ?? config.geoCatalogFile;

@@ -6,6 +6,7 @@ import type { Readable } from 'node:stream';
 import { parse } from 'csv-parse';
 import yauzl from 'yauzl';
 import { SOURCE_HEADER, sourceRowOf, type SourceRow } from '../geo-target-row.js';
+import { GEO_LOAD_COMMAND } from '../how-to-load.js';
 
 export type { SourceRow };
 
@@ -20,8 +21,8 @@ export function missingFileMessage(file: string | undefined): string {
   const what = file === undefined ? 'No geo-target catalog file is configured' : `The geo-target catalog file "${file}" does not exist`;
   return (
     `${what}. Download the pinned release with \`npm run geo:download\` (needs internet access; prints its sha256), ` +
-    `or fetch ${RELEASE_URL_PATTERN} yourself, then load it with \`GEO_CATALOG_FILE=<path> npm run geo:load\` ` +
-    `or start the service with GEO_CATALOG_FILE=<path> (optionally GEO_CATALOG_SHA256=<sha256>).`
+    `or fetch ${RELEASE_URL_PATTERN} yourself, then load it with \`${GEO_LOAD_COMMAND}\` ` +
+    `or start the service with GEO_CATALOG_FILE=<file> (optionally GEO_CATALOG_SHA256=<sha256>).`
   );
 }
 

@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { Sql } from '../../../platform/db/db.js';
+import { GEO_LOAD_COMMAND } from '../../../reference/locations/how-to-load.js';
 import type { OfferTargetingRule } from '../../../schemas/generated/events.js';
 import { AdminInputError } from '../command.js';
 
@@ -73,7 +74,7 @@ export async function checkTargeting(sql: Sql, rules: TargetingInput): Promise<O
       'SELECT release_id, source_file_date FROM geo_full_releases WHERE is_current',
     );
     const release = releases[0];
-    if (!release) throw new Error('the FULL location catalog is not loaded (npm run geo:load); targeting cannot be checked');
+    if (!release) throw new Error(`the FULL location catalog is not loaded (load one with \`${GEO_LOAD_COMMAND}\`); targeting cannot be checked`);
     // Ids beyond bigint cannot be in the table; leave them out of the cast.
     const candidates = [...new Set(refs.map((ref) => ref.id))].filter((id) => BigInt(id) <= BIGINT_MAX);
     const { rows } = await sql.query<{ location_id: string }>(

@@ -1,5 +1,6 @@
 import type { NewEvent } from '../../../platform/events/event-log.js';
 import type { OfferDetailsDocument } from '../../../projections/offers/details.js';
+import { GEO_LOAD_COMMAND } from '../../../reference/locations/how-to-load.js';
 import { EventType, type OfferTargetingRule } from '../../../schemas/generated/events.js';
 import { linkRegisteredEvent } from '../commands/link-register.js';
 import { snapshotPublishedEvent } from '../commands/offer-snapshot.js';
@@ -149,7 +150,7 @@ async function catalogLocationIds(context: SeedContext): Promise<string[]> {
     `SELECT l.location_id::text FROM geo_full_releases r JOIN geo_full_locations l ON l.release_id = r.release_id
      WHERE r.is_current ORDER BY l.location_id LIMIT 2000`,
   );
-  if (rows.length === 0) process.stderr.write('seed: no FULL catalog loaded (npm run geo:load); offers get no targeting\n');
+  if (rows.length === 0) process.stderr.write(`seed: no FULL catalog loaded (load one with \`${GEO_LOAD_COMMAND}\`); offers get no targeting\n`);
   return rows.map((row) => row.location_id);
 }
 

@@ -1,4 +1,4 @@
-import { badRequest, notFound, serviceUnavailable } from '../../../../platform/http/errors.js';
+import { badRequest, notFound } from '../../../../platform/http/errors.js';
 import { constraintsKey, CursorError, decodeCursor, encodeCursor, type CursorPosition } from '../../../../reference/locations/full/cursor.js';
 import type { FullIndex } from '../../../../reference/locations/full/memory-index.js';
 import type { CurrentRelease } from '../../../../reference/locations/full/queries.js';
@@ -6,6 +6,7 @@ import { fullReaderFor } from '../../../../reference/locations/full/reader.js';
 import { locationBytes, locationIdsJson, pathBytes } from '../../../../reference/locations/full/render.js';
 import type { SearchConstraints } from '../../../../reference/locations/full/search.js';
 import { normalizeSearchText } from '../../../../reference/locations/full/search-text.js';
+import { catalogNotLoaded } from './catalog-not-loaded.js';
 import { joinBytes, type LocationContext, type LocationQuery } from './catalog-param.js';
 import { pageCacheOf } from './page-cache.js';
 import {
@@ -28,13 +29,9 @@ const RESOLVE_PARAMETERS = ['catalog', 'location_id', 'locale'];
 const RESOLVE_LEGACY_ONLY = { country: legacyOnly, subdivision_code: legacyOnly, subdivision_code_type: legacyOnly, city: legacyOnly, limit: legacyOnly };
 const LOOKUP_PARAMETERS = ['catalog', 'locale'];
 
-const CATALOG_NOT_LOADED =
-  'The FULL location catalog is not loaded. Start the service with GEO_CATALOG_FILE set to a geotargets-YYYY-MM-DD release ' +
-  '(`npm run geo:download` fetches the pinned one), or load it with `npm run geo:load <file>`.';
-
 async function catalog(context: LocationContext, options?: { fresh?: boolean }): Promise<FullIndex> {
   const current = await fullReaderFor(context.db).current(options);
-  if (!current) throw serviceUnavailable('CATALOG_NOT_LOADED', CATALOG_NOT_LOADED);
+  if (!current) throw catalogNotLoaded('FULL');
   return current;
 }
 

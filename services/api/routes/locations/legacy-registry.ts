@@ -1,8 +1,8 @@
 import type { Db } from '../../../../platform/db/db.js';
-import { ApiError } from '../../../../platform/http/errors.js';
 import { indexLocation, RegistryIndex, type IndexedLocation } from '../../../../reference/locations/legacy/registry-index.js';
 import type { ExternalCodes, Level } from '../../../../reference/locations/legacy/source-row.js';
 import { stringInterner } from '../../../../reference/locations/interner.js';
+import { catalogNotLoaded } from './catalog-not-loaded.js';
 
 /**
  * The registry is small (countries, first-level regions, cities) and rebuilt only when a release
@@ -74,10 +74,7 @@ async function load(db: Db, fingerprint: string, sourceFileDate: string): Promis
   return { fingerprint, index: new RegistryIndex(locations, sourceFileDate), checkedUntil: 0 };
 }
 
-export const registryUnavailable = () =>
-  new ApiError(503, 'LOCATIONS_UNAVAILABLE', 'the LEGACY location registry is not built yet; load a geo-target release first');
-
-/** The current registry; 503 LOCATIONS_UNAVAILABLE when none has been built. */
+/** The current registry; 503 CATALOG_NOT_LOADED when none has been built. */
 export async function currentRegistry(db: Db): Promise<RegistryIndex> {
   const held = cache.get(db);
   if (held && held.checkedUntil > Date.now()) return held.index;
@@ -85,7 +82,7 @@ export async function currentRegistry(db: Db): Promise<RegistryIndex> {
     'SELECT fingerprint, source_file_date FROM legacy_registry_build',
   );
   const build = rows[0];
-  if (!build) throw registryUnavailable();
+  if (!build) throw catalogNotLoaded('LEGACY');
   if (held?.fingerprint === build.fingerprint) {
     held.checkedUntil = Date.now() + CHECK_TTL_MS;
     return held.index;

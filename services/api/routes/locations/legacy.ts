@@ -14,7 +14,7 @@ import { LOCALE_WARNING, single } from './params.js';
 /**
  * The LEGACY catalog's three handlers over registry v1 (reference/locations/legacy/README.md).
  * Errors: 400 BAD_REQUEST for parameters LEGACY does not accept or cannot read, 404 NOT_FOUND for
- * ids, countries, codes or cities the registry does not have, 503 LOCATIONS_UNAVAILABLE before
+ * ids, countries, codes or cities the registry does not have, 503 CATALOG_NOT_LOADED before
  * the first registry build.
  */
 const SEARCH_PARAMS = ['catalog', 'q', 'parent_location_id', 'country', 'subdivision_code', 'subdivision_code_type', 'levels', 'limit', 'locale'];

@@ -1,0 +1,34 @@
+import type { FastifyError, FastifyRequest } from 'fastify';
+import { type ApiError, badRequest, payloadTooLarge, tooManyRequests, unsupportedMediaType } from './errors.js';
+
+/**
+ * Errors Fastify raises itself, before or around a handler (reading the body, decoding the URL,
+ * schema validation), as errors of the catalogue: each keeps its HTTP status and gets a stable
+ * code. Undefined for anything else, which is a failure of ours (500).
+ */
+export function fromFramework(error: FastifyError, request: FastifyRequest): ApiError | undefined {
+  switch (error.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return payloadTooLarge(`the request body is larger than the ${request.routeOptions.bodyLimit} bytes accepted`);
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE': {
+      const type = request.headers['content-type'];
+      const given = type === undefined ? 'a body without Content-Type' : `Content-Type ${JSON.stringify(type)}`;
+      return unsupportedMediaType(`${given} is not accepted; send the body as JSON with Content-Type: application/json`);
+    }
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return badRequest('the request body is not as long as its Content-Length says');
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return badRequest('the request body is empty, but Content-Type says application/json');
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return badRequest('the request body is not valid JSON');
+    case 'FST_ERR_BAD_URL':
+      return badRequest('the URL path is not valid percent-encoded UTF-8');
+  }
+  if (error.validation) return badRequest(error.message);
+  if (error.statusCode === 429) return tooManyRequests(1);
+  // Any other client error a plugin raises: the request is at fault, so a 400 with its reason.
+  if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) {
+    return badRequest(error.message || 'malformed request');
+  }
+  return undefined;
+}

@@ -1,0 +1,149 @@
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { success } from '../../platform/http/envelope.js';
+import { createTestApp, type TestRuntime } from '../support/app.js';
+import { rawHttp, type RawResponse } from '../support/raw-http.js';
+
+/**
+ * Errors the HTTP framework produces before (or instead of) a handler: each is the reference's
+ * envelope with a stable code, JSON, never Fastify's {statusCode, error, message} shape.
+ */
+const ADMIN_TOKEN = 'admin-token-for-tests-0123456789';
+const admin = { authorization: `Bearer ${ADMIN_TOKEN}` };
+const ONE_MIB = 1024 * 1024;
+
+let t: TestRuntime & { app: FastifyInstance };
+let port: number;
+beforeAll(async () => {
+  t = await createTestApp({ eventLog: 'sql', env: { ADMIN_TOKEN, REDIS_URL: '' } });
+  // Handling is app-wide: a route added later (as future POST routes will be) gets it too.
+  t.app.post('/test-only/echo', async (request) => success({ body: request.body as object }));
+  await t.app.listen({ port: 0, host: '127.0.0.1' });
+  port = (t.app.server.address() as { port: number }).port;
+});
+afterAll(async () => t?.close());
+
+/** The envelope of `code` and nothing else: no stack, no Fastify fields. */
+function expectEnvelope(response: { headers: Record<string, unknown>; body: string }, code: string, mentions: RegExp) {
+  expect(response.headers['content-type']).toBe('application/json; charset=utf-8');
+  expect(JSON.parse(response.body)).toEqual({ code, message: expect.stringMatching(mentions), data: {}, extra: {} });
+}
+
+const BODY_ROUTES = [
+  { url: '/admin/commands/catalog-entry:record', headers: admin },
+  { url: '/test-only/echo', headers: {} },
+];
+
+describe.each(BODY_ROUTES)('request bodies on POST $url', ({ url, headers }) => {
+  const post = (contentType: string | undefined, payload: string, extra: Record<string, string> = {}) =>
+    t.app.inject({ method: 'POST', url, headers: { ...headers, ...(contentType ? { 'content-type': contentType } : {}), ...extra }, payload });
+
+  it('413 PAYLOAD_TOO_LARGE over the body limit', async () => {
+    const response = await post('application/json', `"${'x'.repeat(ONE_MIB)}"`);
+    expect(response.statusCode).toBe(413);
+    expectEnvelope(response, 'PAYLOAD_TOO_LARGE', /larger than the 1048576 bytes accepted/);
+  });
+
+  it('415 UNSUPPORTED_MEDIA_TYPE for a body that is not sent as JSON', async () => {
+    const xml = await post('application/xml', '<entry/>');
+    expect(xml.statusCode).toBe(415);
+    expectEnvelope(xml, 'UNSUPPORTED_MEDIA_TYPE', /"application\/xml" is not accepted.*application\/json/);
+    const untyped = await post(undefined, '{}');
+    expect(untyped.statusCode).toBe(415);
+    expectEnvelope(untyped, 'UNSUPPORTED_MEDIA_TYPE', /without Content-Type/);
+  });
+
+  it('400 BAD_REQUEST for JSON that does not parse, an empty JSON body, or a wrong Content-Length', async () => {
+    for (const [payload, extra, mentions] of [
+      ['{"entry_id": ', {}, /not valid JSON/],
+      ['{"__proto__": {"admin": true}}', {}, /not valid JSON/],
+      ['', {}, /empty/],
+      ['{"a":1}', { 'content-length': '3' }, /Content-Length/],
+    ] as const) {
+      const response = await post('application/json', payload, extra);
+      expect(response.statusCode, payload).toBe(400);
+      expectEnvelope(response, 'BAD_REQUEST', mentions);
+    }
+  });
+});
+
+describe('routes and methods', () => {
+  it('404 NOT_FOUND for a path no route has', async () => {
+    const response = await t.app.inject({ method: 'POST', url: '/v1/nothing-here' });
+    expect(response.statusCode).toBe(404);
+    expectEnvelope(response, 'NOT_FOUND', /^no route for POST \/v1\/nothing-here$/);
+  });
+
+  it('405 (code "405") naming the allowed methods when the path has routes under other methods', async () => {
+    for (const [method, url, allow] of [
+      ['POST', '/v1/locations/search?q=x', 'GET, HEAD'],
+      ['DELETE', '/v1/locations/2840', 'GET, HEAD'],
+      ['GET', '/test-only/echo', 'POST'],
+    ] as const) {
+      const response = await t.app.inject({ method, url });
+      expect(response.statusCode, `${method} ${url}`).toBe(405);
+      expect(response.headers.allow).toBe(allow);
+      expectEnvelope(response, '405', new RegExp(`use ${allow}`));
+    }
+  });
+});
+
+describe('requests the HTTP parser refuses, over a real socket', () => {
+  it('431 REQUEST_HEADER_FIELDS_TOO_LARGE for headers past the server limit', async () => {
+    const response = await rawHttp(port, `GET /healthz HTTP/1.1\r\nHost: x\r\nX-Filler: ${'a'.repeat(20_000)}\r\n\r\n`);
+    expect(response.status).toBe(431);
+    expect(response.headers.connection).toBe('close');
+    expectEnvelope(response, 'REQUEST_HEADER_FIELDS_TOO_LARGE', /larger than the 16384 bytes accepted/);
+  });
+
+  it('400 BAD_REQUEST for malformed requests, naming what is wrong', async () => {
+    for (const [request, mentions] of [
+      [`POST /test-only/echo HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n`, /Transfer-Encoding/],
+      [`POST /test-only/echo HTTP/1.1\r\nHost: x\r\nContent-Length: two\r\n\r\n{}`, /Content-Length/],
+      [`GET /healthz HTTP/1.1\r\nHost: x\r\nBad Name: y\r\n\r\n`, /header/],
+      [`BREW /healthz HTTP/1.1\r\nHost: x\r\n\r\n`, /method/],
+      [`GET /healthz HTTP/1.1\r\nConnection: close\r\n\r\n`, /Host header/],
+    ] as const) {
+      const response = await rawHttp(port, request);
+      expect(response.status, request.split('\r\n')[0]).toBe(400);
+      expectEnvelope(response, 'BAD_REQUEST', mentions);
+    }
+  });
+
+  it('413 PAYLOAD_TOO_LARGE for a chunked body past the limit, then closes the connection', async () => {
+    const body = `"${'x'.repeat(ONE_MIB)}"`;
+    const response = await rawHttp(
+      port,
+      `POST /test-only/echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n` +
+        `${Buffer.byteLength(body).toString(16)}\r\n${body}\r\n0\r\n\r\n`,
+    );
+    expect(response.status).toBe(413);
+    expect(response.headers.connection).toBe('close');
+    expectEnvelope(response, 'PAYLOAD_TOO_LARGE', /1048576/);
+  });
+
+  it('still answers well-formed requests on the same server', async () => {
+    const response = await rawHttp(port, `POST /test-only/echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 7\r\nConnection: close\r\n\r\n{"a":1}`);
+    expect(response.status).toBe(200);
+    expect(JSON.parse(response.body)).toEqual({ code: 'SUCCESS', message: '', data: { body: { a: 1 } }, extra: {} });
+  });
+});
+
+describe('a server shutting down', () => {
+  it('answers requests that still arrive with 503 SHUTTING_DOWN and closes their connection', async () => {
+    const closing = await createTestApp({ eventLog: 'sql', env: { REDIS_URL: '' } });
+    let during: RawResponse | undefined;
+    // Runs after the app's own preClose hooks, while the server still accepts requests.
+    closing.app.addHook('preClose', async () => {
+      during = await rawHttp(closingPort, 'GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n');
+    });
+    await closing.app.listen({ port: 0, host: '127.0.0.1' });
+    const closingPort = (closing.app.server.address() as { port: number }).port;
+    expect((await rawHttp(closingPort, 'GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n')).status).toBe(200);
+
+    await closing.close();
+    expect(during?.status).toBe(503);
+    expect(during?.headers.connection).toBe('close');
+    expectEnvelope(during!, 'SHUTTING_DOWN', /retry/);
+  });
+});

@@ -6,6 +6,7 @@ export default defineConfig({
     exclude: ['node_modules/**', '.stack/**', '.data/**'],
     // Starts (or finds) the real stack once: Kafka, the schema registry, Postgres and Redis.
     globalSetup: ['test/support/global-setup.ts'],
+    setupFiles: ['test/support/children-cleanup.ts'],
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: 'forks',

@@ -27,6 +27,7 @@ export const settings = {
   keyHashSecret: optionalSecret('KEY_HASH_SECRET', 'Server-side secret that keys API-key hashes. Required with DATABASE_URL; the embedded default keeps one in DATA_DIR.', 32),
   adminToken: optionalSecret('ADMIN_TOKEN', 'Bearer token of the internal admin API. Unset: the admin API is off.', 24),
   locationRateLimit: integer('LOCATION_RATE_LIMIT', 'Requests per client address per minute on the public location routes.', 600, 1, 1_000_000),
+  projectors: oneOf('PROJECTORS', 'Where the read models are built: inline (in the API process) or separate (only services/projector/main.ts processes; production).', 'inline', ['inline', 'separate'] as const),
   logLevel: oneOf('LOG_LEVEL', 'pino log level.', 'info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const),
 } as const;
 

@@ -19,8 +19,6 @@ export interface RunnerOptions {
   metrics?: Metrics;
   onBatchApplied?(projection: string, batch: EventBatch, applied: number): void;
   onError?(projection: string, error: Error): void;
-  /** Consumer group (Kafka); default `projection.<name>`. Any group is safe: offsets live in the table. */
-  group?: string;
 }
 
 /**
@@ -59,7 +57,7 @@ export async function startProjection(projection: Projection, options: RunnerOpt
   const { db, eventLog, metrics } = options;
   await eventLog.ensureTopics(projection.topics);
   const subscription: Subscription = await eventLog.subscribe({
-    group: options.group ?? `projection.${projection.name}`,
+    group: `projection.${projection.name}`,
     topics: projection.topics,
     resumeFrom: () => storedOffsets(db, projection.name),
     onBatch: async (batch) => {

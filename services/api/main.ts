@@ -8,8 +8,8 @@ import { buildApp } from './app.js';
 import { prepareReferenceData } from './reference-data.js';
 
 /**
- * Starts the API with the projectors in the same process; stops gracefully. On the embedded
- * default it owns DATA_DIR and answers the admin CLI on its owner socket.
+ * Starts the API (with the projectors in the same process unless PROJECTORS=separate); stops
+ * gracefully. On the embedded default it owns DATA_DIR and answers the admin CLI on its owner socket.
  */
 const config = loadConfigOrExit();
 const log = (line: string) => process.stderr.write(`${line}\n`);
@@ -17,7 +17,9 @@ const runtime = await openRuntime(config, { log, role: 'service', description: '
   exitOnStartupFailure(error, 'the API'),
 );
 await prepareReferenceData(runtime, log);
-const projectors = await startProjectors(runtime);
+// With PROJECTORS=separate the projector processes build the read models; commands and readers
+// here still wait for them through the applied watermarks.
+const projectors = config.projectors === 'inline' ? await startProjectors(runtime) : undefined;
 const commands = commandExecutor(runtime, { projections, onLateProjection: (error) => log(`admin command: ${error.message}`) });
 const app = await buildApp({ runtime, logger: { level: config.logLevel }, commands });
 const stopOwnerCommands = await serveCommandsOnOwnerSocket(runtime, commands);
@@ -29,7 +31,7 @@ async function shutdown(signal: string) {
   app.log.info({ signal }, 'shutting down');
   await app.close();
   await stopOwnerCommands();
-  await projectors.stop();
+  await projectors?.stop();
   await runtime.close();
   process.exit(0);
 }

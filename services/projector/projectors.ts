@@ -9,8 +9,6 @@ import type { Runtime } from '../../platform/runtime.js';
 export const projections: Projection[] = [catalogEntriesProjection, ...offerProjections, accountsProjection];
 
 export interface ProjectorHooks {
-  /** Consumer group per projection (Kafka); default `projection.<name>`. */
-  group?(projection: string): string;
   onBatchApplied?(projection: string, topic: string, partition: number, lastOffset: string, applied: number): void;
   onError?(projection: string, error: Error): void;
 }
@@ -30,7 +28,6 @@ export async function startProjectors(runtime: Runtime, hooks: ProjectorHooks = 
         db: runtime.db,
         eventLog: runtime.eventLog,
         metrics: runtime.metrics,
-        group: hooks.group?.(projection.name),
         onBatchApplied: (name, batch, applied) =>
           hooks.onBatchApplied?.(name, batch.topic, batch.partition, batch.events[batch.events.length - 1]!.offset, applied),
         onError: hooks.onError,

@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningProjection } from '../../platform/projection/runner.js';
 import { startProjection } from '../../platform/projection/runner.js';
@@ -11,6 +10,7 @@ import { publishSnapshot } from '../../services/admin/commands/offer-snapshot.js
 import { upsertOffer } from '../../services/admin/commands/offer-upsert.js';
 import { configurePartner } from '../../services/admin/commands/partner-configure.js';
 import { runAdminCommand } from '../../services/admin/run-command.js';
+import { runCli } from '../support/cli.js';
 import { createTestApp, testEnvironment, type TestRuntime } from '../support/app.js';
 import { GEO_EXCERPT_FILE } from '../support/geo-excerpt.js';
 import { waitFor } from '../support/wait-for.js';
@@ -193,14 +193,9 @@ describe('the admin HTTP API', () => {
 });
 
 describe('the admin CLI', () => {
-  function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-    const env = { PATH: process.env.PATH, HOME: process.env.HOME, ...testEnvironment(t.database, t.topicPrefix, { eventLog: 'kafka' }) };
-    const child = spawn(process.execPath, ['--import', 'tsx', 'services/admin/cli.ts', ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    return new Promise((resolve) => child.on('exit', (code) => resolve({ code, stdout, stderr })));
+  async function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+    const result = await runCli('services/admin/cli.ts', args, testEnvironment(t.database, t.topicPrefix, { eventLog: 'kafka' }));
+    return { code: result.status, stdout: result.stdout, stderr: result.stderr };
   }
 
   it('documents every flag in --help', async () => {

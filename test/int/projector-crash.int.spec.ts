@@ -42,7 +42,7 @@ async function crashAndRecover(env: Record<string, string>, open: () => Promise<
   expect(Number(partial.tallied_events)).toBeLessThan(events.length);
 
   const second = startServiceProcess('services/projector/main.ts', env);
-  await second.waitForLog(isCaughtUp, 120_000);
+  await second.waitForLog(isCaughtUp, 240_000);
   expect(await second.stop('SIGTERM')).toBe(0);
 
   runtime = await open();
@@ -78,7 +78,7 @@ describe('projector crash recovery', () => {
     await appendAll(writer, events);
     await writer.close();
     await crashAndRecover(env, open, events);
-  });
+  }, 300_000);
 
   it('on the embedded default: a SIGKILL mid-backlog loses and duplicates nothing', async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'offer-ledger-crash-'));
@@ -89,5 +89,5 @@ describe('projector crash recovery', () => {
     await appendAll(writer, events);
     await writer.close();
     await crashAndRecover(env, open, events);
-  });
+  }, 300_000);
 });

@@ -10,12 +10,39 @@ export interface ServiceProcess {
   output(): string;
 }
 
+/** Every child a test started and that has not exited: stopped after each test file, pass or fail. */
+const running = new Set<ChildProcess>();
+
+/** SIGKILLs every child still running and waits for them to exit (see test/support/children-cleanup.ts). */
+export async function stopAllChildren(): Promise<void> {
+  await Promise.all(
+    [...running].map(
+      (child) =>
+        new Promise<void>((resolve) => {
+          if (child.exitCode !== null || child.signalCode !== null) return resolve();
+          child.once('exit', () => resolve());
+          child.kill('SIGKILL');
+        }),
+    ),
+  );
+}
+process.once('exit', () => {
+  for (const child of running) child.kill('SIGKILL');
+});
+
+/** Tracks a child until it exits, so no test leaves one behind. */
+export function track(child: ChildProcess): ChildProcess {
+  running.add(child);
+  child.once('exit', () => running.delete(child));
+  return child;
+}
+
 /** Starts one of the service's processes (e.g. the projector) with tsx and follows its JSON logs. */
 export function startServiceProcess(entry: string, env: Record<string, string>): ServiceProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', entry], {
+  const child = track(spawn(process.execPath, ['--import', 'tsx', entry], {
     env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  }));
   const entries: Record<string, unknown>[] = [];
   const waiters = new Set<() => void>();
   let text = '';

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { track } from './child-process.js';
 
 export interface CliResult {
   status: number | null;
@@ -9,14 +10,14 @@ export interface CliResult {
 /** Runs one of the project's command-line entry points with tsx and only the given environment. */
 export function runCli(entry: string, args: string[], env: Record<string, string>, timeoutMs = 90_000): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', entry, ...args], {
+    const child = track(spawn(process.execPath, ['--import', 'tsx', entry, ...args], {
       env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    }));
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
       reject(new Error(`${entry} ${args.join(' ')} did not finish within ${timeoutMs} ms; stderr:\n${stderr}`));

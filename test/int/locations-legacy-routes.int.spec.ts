@@ -114,6 +114,32 @@ describe('GET /v1/locations/resolve (LEGACY)', () => {
     for (const [code, id] of cases) expect((await ok(`/v1/locations/resolve?subdivision_code=${code}`)).data.location.location_id).toBe(id);
   });
 
+  it('resolves superseded Indian codes to the region carrying the current code, which is the one it shows', async () => {
+    const pairs: [string, string, string][] = [
+      ['IN-CT', 'IN-CG', 'Chhattisgarh'], ['IN-OR', 'IN-OD', 'Odisha'], ['IN-TG', 'IN-TS', 'Telangana'], ['IN-UT', 'IN-UK', 'Uttarakhand'],
+    ];
+    for (const [old, current, name] of pairs) {
+      const byOld = await ok(`/v1/locations/resolve?subdivision_code=${old}`);
+      const byCurrent = await ok(`/v1/locations/resolve?subdivision_code=${current}`);
+      expect(byOld.data.location).toEqual(byCurrent.data.location);
+      expect(byOld.data.location).toMatchObject({
+        name, level: 'REGION', external_codes: { iso_3166_2: current, cldr_subdivision: current.replace('-', ''), provider_short: current.slice(3) },
+      });
+      expect(byOld.extra).toEqual({ subdivision_code_type: 'ISO_3166_2' });
+    }
+    // The provider short form, as region headers carry it.
+    expect((await ok('/v1/locations/resolve?subdivision_code=TG&country=IN')).data.location.name).toBe('Telangana');
+  });
+
+  it('gives Moroccan and Taiwanese regions only codes whose current ISO name is theirs', async () => {
+    // MA-06 is Casablanca-Settat now; the provider's Meknes-Tafilalet (a pre-2015 region) has no current code.
+    await fails('/v1/locations/resolve?subdivision_code=MA-06', 404, 'NOT_FOUND', 'MA-06');
+    expect((await ok('/v1/locations/21532')).data.location).not.toHaveProperty('external_codes');
+    // TW-CYQ is Chiayi County; TW-CYI is Chiayi City, which the excerpt does not list.
+    expect((await ok('/v1/locations/resolve?subdivision_code=TW-CYQ')).data.location).toMatchObject({ location_id: '21096', name: 'Chiayi County' });
+    await fails('/v1/locations/resolve?subdivision_code=TW-CYI', 404, 'NOT_FOUND', 'TW-CYI');
+  });
+
   it('resolves a country alone, and a city under a country or a subdivision', async () => {
     const au = await ok('/v1/locations/resolve?country=AU');
     expect(au.data.location.location_id).toBe('2036');

@@ -1,13 +1,14 @@
 import { createHash } from 'node:crypto';
 import type { Db, Sql } from '../../../platform/db/db.js';
 import { deriveRegistry } from './derive.js';
+import { CODE_NAME_OVERRIDES } from './code-overrides.js';
 import { matchRegions, type RegionMatch } from './match.js';
 import { PROVIDER_NAME_ALIASES } from './provider-aliases.js';
 import { REGISTRY_VERSION, type RegistryEntry, type SourceRow } from './source-row.js';
 import { loadSubdivisions, type SubdivisionSource } from './subdivisions.js';
 
 /** Bump when derive.ts or match.ts change what they produce, so the next start rebuilds. */
-const DERIVATION_VERSION = '1';
+const DERIVATION_VERSION = '2';
 /** Serializes two processes rebuilding the same database. */
 const BUILD_LOCK_KEY = 7_311_994;
 const BATCH = 5_000;
@@ -118,7 +119,7 @@ export async function buildLegacyRegistry(db: Db, sourceFileDate: string, option
       throw new Error(`the current FULL release is ${release.source_file_date}, not ${sourceFileDate}`);
     }
     const fingerprint = createHash('sha256')
-      .update(JSON.stringify([release.file_sha256, subdivisions.version, DERIVATION_VERSION, PROVIDER_NAME_ALIASES]))
+      .update(JSON.stringify([release.file_sha256, subdivisions.version, DERIVATION_VERSION, PROVIDER_NAME_ALIASES, CODE_NAME_OVERRIDES]))
       .digest('hex');
     const { rows: builds } = await tx.query<BuildSummary & { fingerprint: string; regions_with_codes: number }>(
       'SELECT fingerprint, source_file_date AS "sourceFileDate", countries, regions, cities, regions_with_codes FROM legacy_registry_build',

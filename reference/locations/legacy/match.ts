@@ -1,3 +1,5 @@
+import { allowedEdits, editDistance } from './edit-distance.js';
+import { namesAgree } from './iso-agreement.js';
 import { foldText, nameVariants, stripTypeWords } from './normalize.js';
 import type { Subdivision } from './subdivisions.js';
 
@@ -13,6 +15,9 @@ import type { Subdivision } from './subdivisions.js';
  * Within a tier a pair is taken when it is forced (the region has only that candidate, or the
  * subdivision has only that region) and nothing else claims either side; the tier repeats until
  * it takes nothing more. An ambiguous name therefore never produces a code.
+ * A pair is a candidate only when the region also agrees with the code's current names (ISO's
+ * name, reviewed names: iso-agreement.ts), so a stale CLDR name can find no code; a current name
+ * that two candidate codes share tells neither apart and counts for none.
  * Nested units (Irish counties, Indonesian provinces) are candidates only where the provider
  * has more regions than the country has first-level subdivisions; taking one closes its
  * first-level parent, and taking a first-level unit closes its nested units.
@@ -41,24 +46,6 @@ function keys(names: string[], method: MatchMethod, countryWords: ReadonlySet<st
   return method === 'COMPACT' ? stripped.map((key) => key.replace(/ /g, '')) : stripped;
 }
 
-/** Optimal string alignment distance, capped: enough to tell 0, 1, 2 and "more". */
-export function editDistance(a: string, b: string, cap = 3): number {
-  if (Math.abs(a.length - b.length) > cap) return cap + 1;
-  const rows: number[][] = [];
-  for (let i = 0; i <= a.length; i++) {
-    const row: number[] = [i];
-    for (let j = 1; j <= b.length; j++) {
-      if (i === 0) { row.push(j); continue; }
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      let best = Math.min((rows[i - 1]?.[j] ?? 0) + 1, (row[j - 1] ?? 0) + 1, (rows[i - 1]?.[j - 1] ?? 0) + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) best = Math.min(best, (rows[i - 2]?.[j - 2] ?? 0) + 1);
-      row.push(best);
-    }
-    rows.push(row);
-  }
-  return Math.min(rows[a.length]?.[b.length] ?? cap + 1, cap + 1);
-}
-
 function wordsFit(short: string[], long: string[], prefix: boolean): boolean {
   const free = [...long];
   return short.every((word) => {
@@ -78,15 +65,15 @@ function keysMatch(method: MatchMethod, a: string[], b: string[]): boolean {
       if (method === 'TOKENS' && wordsFit(x.length <= y.length ? x : y, x.length <= y.length ? y : x, false)) return true;
       if (method === 'PREFIX' && x.length === y.length && wordsFit(x, y, true)) return true;
       if (method === 'FUZZY') {
-        const allowed = Math.min(left.length, right.length) < 6 ? 1 : 2;
-        if (editDistance(left, right) <= allowed) return true;
+        if (editDistance(left, right) <= allowedEdits(left, right)) return true;
       }
     }
   }
   return false;
 }
 
-function regionNames(region: RegionForMatch): string[] {
+/** The names a region is known by. */
+export function regionNames(region: RegionForMatch): string[] {
   // The canonical name's first segment sometimes carries the fuller form ("Province of Alicante").
   const first = region.canonicalName.split(',')[0] ?? '';
   return first && foldText(first) !== foldText(region.name) ? [region.name, first] : [region.name];
@@ -96,6 +83,8 @@ interface Pool {
   regions: Set<RegionForMatch>;
   subdivisions: Set<Subdivision>;
   countryWords: ReadonlySet<string>;
+  /** Whether the region agrees with the code's current names; a pair that does not is never taken. */
+  agrees: (region: RegionForMatch, subdivision: Subdivision) => boolean;
 }
 
 /** One pass of one tier: the forced, unclaimed pairs. */
@@ -106,7 +95,7 @@ function forcedPairs(pool: Pool, method: MatchMethod): [RegionForMatch, Subdivis
   for (const region of pool.regions) {
     const regionKeys = keys(regionNames(region), method, pool.countryWords);
     for (const [sub, sKeys] of subKeys) {
-      if (!keysMatch(method, regionKeys, sKeys)) continue;
+      if (!keysMatch(method, regionKeys, sKeys) || !pool.agrees(region, sub)) continue;
       byRegion.set(region, [...(byRegion.get(region) ?? []), sub]);
       bySub.set(sub, [...(bySub.get(sub) ?? []), region]);
     }
@@ -151,7 +140,20 @@ export function matchCountry(regions: RegionForMatch[], subdivisions: Subdivisio
   const firstLevelCount = subdivisions.filter((sub) => sub.depth === 1).length;
   const withNested = regions.length > firstLevelCount;
   const candidates = subdivisions.filter((sub) => sub.names.length > 0 && (withNested || sub.depth === 1));
-  return matchPool({ regions: new Set(regions), subdivisions: new Set(candidates), countryWords });
+  const owners = new Map<string, Set<Subdivision>>();
+  for (const sub of candidates) {
+    for (const name of sub.currentNames) owners.set(foldText(name), (owners.get(foldText(name)) ?? new Set()).add(sub));
+  }
+  const telling = new Map(candidates.map((sub) => [sub, sub.currentNames.filter((name) => owners.get(foldText(name))?.size === 1)]));
+  // Each tier pass asks again; the answer for a pair never changes.
+  const agreed = new Map<string, boolean>();
+  const agrees = (region: RegionForMatch, sub: Subdivision) => {
+    const key = `${region.id} ${sub.iso}`;
+    let result = agreed.get(key);
+    if (result === undefined) agreed.set(key, (result = namesAgree(regionNames(region), telling.get(sub) ?? [], countryWords)));
+    return result;
+  };
+  return matchPool({ regions: new Set(regions), subdivisions: new Set(candidates), countryWords, agrees });
 }
 
 /** Matches every country's regions; regions of countries the sources do not list stay unmatched. */

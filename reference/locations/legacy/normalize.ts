@@ -38,11 +38,19 @@ const TYPE_WORDS = new Set([
 ]);
 /** Connecting words that carry no identity. */
 const FILLER_WORDS = new Set(['of', 'the', 'and', 'de', 'del', 'la', 'le', 'di', 'du', 'des', 'y', 'et', 'e']);
-/** Spelling variants of direction words ("Southern District" = "South District"). */
+/**
+ * Spelling variants and translations of direction words ("Southern District" = "South District",
+ * "Noord-Holland" = "North Holland", "Jawa Barat" = "West Java"), and of "Saint".
+ */
 const STEMS: Record<string, string> = {
   northern: 'north', southern: 'south', eastern: 'east', western: 'west',
   centre: 'central', center: 'central', norte: 'north', sur: 'south', nord: 'north', sud: 'south',
   oeste: 'west', ouest: 'west', occidental: 'west', oriental: 'east',
+  noord: 'north', zuid: 'south', oost: 'east', // Dutch
+  utara: 'north', selatan: 'south', timur: 'east', barat: 'west', tengah: 'central', // Indonesian
+  shamal: 'north', janub: 'south', // Arabic transliterations
+  severnaya: 'north', // Russian transliterations
+  st: 'saint', sankt: 'saint',
 };
 
 /**

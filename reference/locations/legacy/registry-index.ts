@@ -1,4 +1,5 @@
 import { FIELD_SEPARATOR, TextIndex, type TextIndexOptions } from '../text-index.js';
+import { SUPERSEDED_CODES } from './code-overrides.js';
 import { foldText } from './normalize.js';
 import { LEVEL_WEIGHT, LEVELS, type ExternalCodes, type Level, type RegistryEntry } from './source-row.js';
 
@@ -75,6 +76,7 @@ export class RegistryIndex {
       if (short) this.byShort.set(`${location.countryCode}:${short}`, location);
       for (const alias of location.aliases) this.byAlias.set(alias, [...(this.byAlias.get(alias) ?? []), location]);
     }
+    this.addSupersededCodes();
     const groups = new Uint16Array(this.ordered.length);
     const segmentStarts = new Int32Array(LEVELS.length + 1).fill(this.ordered.length);
     for (let i = this.ordered.length - 1; i >= 0; i--) {
@@ -107,6 +109,22 @@ export class RegistryIndex {
       if (spaced === location.spaced) location.spaced = spaced;
       if (location.parentId !== null) location.parentId = this.byId.get(location.parentId)?.id ?? location.parentId;
     });
+  }
+
+  /**
+   * A superseded code (code-overrides.ts), in each of its three forms, resolves to the region
+   * carrying its successor; a code some region carries as current is never shadowed.
+   */
+  private addSupersededCodes() {
+    for (const [old, { current }] of Object.entries(SUPERSEDED_CODES)) {
+      const location = this.byIso.get(current);
+      if (!location) continue;
+      const short = old.slice(3);
+      const aliases: [Map<string, IndexedLocation>, string][] = [
+        [this.byIso, old], [this.byCldr, old.replace('-', '')], [this.byShort, `${location.countryCode}:${short}`],
+      ];
+      for (const [map, key] of aliases) if (!map.has(key)) map.set(key, location);
+    }
   }
 
   get size(): number {

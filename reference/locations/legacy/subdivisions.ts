@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { iso31662 } from 'iso-3166';
+import { CODE_NAME_OVERRIDES } from './code-overrides.js';
 import { PROVIDER_NAME_ALIASES } from './provider-aliases.js';
 
 /**
@@ -11,7 +12,9 @@ import { PROVIDER_NAME_ALIASES } from './provider-aliases.js';
  *   without the hyphen (`usca` for US-CA); retired ids are listed as aliases and skipped, so the
  *   ISO code derived from an id is the current one.
  * - iso-3166 (ISO 3166-2 as published): the official, often local-language, names ("Hessen",
- *   "Chungcheongbuk-do", "District of Columbia") that the provider sometimes uses.
+ *   "Chungcheongbuk-do", "District of Columbia") that the provider sometimes uses. These are
+ *   current where CLDR's English names can lag (a code ISO reassigned keeps its old English name
+ *   in CLDR), so they decide which region may carry a code (iso-agreement.ts).
  */
 export interface Subdivision {
   /** ISO 3166-2, e.g. `US-CA`. */
@@ -25,8 +28,14 @@ export interface Subdivision {
   depth: 1 | 2;
   /** ISO code of the containing first-level subdivision when depth is 2. */
   parentIso?: string;
-  /** CLDR English name first (when there is one), the ISO 3166-2 name, reviewed provider aliases. */
+  /** Names to find candidates by: CLDR English name first (when there is one), the ISO 3166-2 name, reviewed aliases. */
   names: string[];
+  /**
+   * Names that say what the code means now, which a region must agree with to carry the code:
+   * the ISO 3166-2 name and reviewed aliases (never CLDR's English name, which can be stale), or
+   * only the reviewed override names (code-overrides.ts).
+   */
+  currentNames: string[];
 }
 
 export interface SubdivisionSource {
@@ -68,11 +77,12 @@ export function loadSubdivisions(): SubdivisionSource {
   );
   const make = (id: string, country: string, depth: 1 | 2, parentIso?: string): Subdivision => {
     const iso = isoFromCldr(id);
-    const names = [english[id], isoNames.get(iso), ...(PROVIDER_NAME_ALIASES[iso] ?? [])]
-      .filter((name): name is string => !!name);
+    const override = CODE_NAME_OVERRIDES[iso]?.names;
+    const current = override ?? [isoNames.get(iso), ...(PROVIDER_NAME_ALIASES[iso] ?? [])].filter((name): name is string => !!name);
+    const names = override ?? [english[id], ...current].filter((name): name is string => !!name);
     return {
       iso, cldr: id.toUpperCase(), short: id.slice(2).toUpperCase(), countryCode: country, depth,
-      ...(parentIso ? { parentIso } : {}), names: [...new Set(names)],
+      ...(parentIso ? { parentIso } : {}), names: [...new Set(names)], currentNames: [...new Set(current)],
     };
   };
 

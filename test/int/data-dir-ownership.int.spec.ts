@@ -6,6 +6,7 @@ import { loadConfig } from '../../platform/config/config.js';
 import { openRuntime } from '../../platform/runtime.js';
 import { ownLines, printed, runAdmin, runCli } from '../support/cli.js';
 import { startServiceProcess, type ServiceProcess } from '../support/child-process.js';
+import { GEO_EXCERPT_FILE } from '../support/geo-excerpt.js';
 import { freePort } from '../support/stack.js';
 
 const isListening = (entry: Record<string, unknown>) => typeof entry.msg === 'string' && entry.msg.startsWith('Server listening');
@@ -86,7 +87,7 @@ describe('one owner of an embedded DATA_DIR', () => {
     const env = freshDataDir();
     await startService(env);
     for (const [entry, args] of [
-      ['reference/locations/full/load-cli.ts', ['../shared/data/geo/geotargets-2025-07-15-excerpt.csv']],
+      ['reference/locations/full/load-cli.ts', [GEO_EXCERPT_FILE]],
       ['platform/db/migrate-cli.ts', []],
       ['services/admin/seed/main.ts', ['--offers', '3', '--no-progress']],
     ] as const) {

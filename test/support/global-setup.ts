@@ -1,4 +1,6 @@
 import type { TestProject } from 'vitest/node';
+import { existsSync } from 'node:fs';
+import { GEO_EXCERPT_FILE } from './geo-excerpt.js';
 import { resolveStack, stopStackIfStartedHere } from './stack.js';
 
 declare module 'vitest' {
@@ -14,7 +16,17 @@ const log = (line: string) => process.stderr.write(`[stack] ${line}\n`);
  * file. The returned teardown stops only what this run started (KEEP_STACK=1 keeps it).
  */
 export default async function setup(project: TestProject) {
+  requireSharedData();
   const stack = await resolveStack(log);
   project.provide('stack', stack);
   return () => stopStackIfStartedHere(log);
+}
+
+/** The tests read real data from the shared folder beside the project; without it, say so once. */
+function requireSharedData() {
+  if (existsSync(GEO_EXCERPT_FILE)) return;
+  throw new Error(
+    `the tests read the geo-target excerpt from ${GEO_EXCERPT_FILE}, which is missing: ` +
+      'check out the project beside its shared/ folder (shared/data/geo/…) and run the tests again',
+  );
 }

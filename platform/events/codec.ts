@@ -36,9 +36,16 @@ export interface SchemaStore {
 
 export function wireCodec(schemas: Map<string, KnownSchema>, store: SchemaStore): EventCodec {
   const schemaIdFor = promiseCache((subject: string) => store.idForSubject(subject, schemaOfSubject(schemas, subject)));
+  // Events are read in the shape of this build's schema of the same name: an event written with an
+  // older version gets the defaults of fields added since (schema resolution), so readers never
+  // see a field missing. A type this build does not know is read as it was written.
   const readerFor = promiseCache(async (schemaId: number) => {
-    const avroType = await store.schemaById(schemaId);
-    return { type: avroType.name ?? 'unknown', avroType };
+    const writer = await store.schemaById(schemaId);
+    const type = writer.name ?? 'unknown';
+    const current = schemas.get(type)?.avroType;
+    if (!current) return { type, read: (body: Buffer) => writer.fromBuffer(body) };
+    const resolver = current.createResolver(writer);
+    return { type, read: (body: Buffer) => current.fromBuffer(body, resolver) };
   });
   return {
     async encode(physicalTopic, type, value) {
@@ -50,7 +57,7 @@ export function wireCodec(schemas: Map<string, KnownSchema>, store: SchemaStore)
     async decode(message) {
       const { schemaId, body } = fromWireFormat(message);
       const reader = await readerFor(schemaId);
-      return { type: reader.type, value: reader.avroType.fromBuffer(body) as Record<string, unknown>, schemaId };
+      return { type: reader.type, value: reader.read(body) as Record<string, unknown>, schemaId };
     },
   };
 }

@@ -158,6 +158,39 @@ export interface CatalogEntryRemoved {
   /** When it was removed, UTC epoch milliseconds. */
   removed_at: number;
 }
+export type ClickedLinkShape = 'short_code' | 'instance_uuid' | 'static_path';
+export type ClickEnvironment = 'live' | 'test' | 'sandbox';
+/** A tracked link on the link origin was opened and redirected; the click a conversion can be attributed to. */
+export interface LinkClicked {
+  /** Canonical lowercase UUIDv7 minted for this click; the partition key, delivered to the destination. */
+  svc_click_id: string;
+  /** short_code: /{8 alphanumerics}; instance_uuid: /{root instance UUID}; static_path: /static/st_{token}. */
+  link_shape: ClickedLinkShape;
+  /** The identifying path segment of the opened link: svc_tracking_id, the id of the tracked link itself. */
+  link_code: string;
+  /** The served card the link belongs to, when it has one; null for a static offer-wall link. */
+  offer_instance_id: null | string;
+  /** The application the link was issued to, when known. */
+  application_id: null | string;
+  /** The offer the link opens. */
+  offer_id: string;
+  /** The serve's environment for a card's link; live for registered links. */
+  environment: ClickEnvironment;
+  /** When the link was opened, UTC epoch milliseconds. */
+  clicked_at: number;
+  /** sub_id1 query parameter of the click, passed through. */
+  sub_id1: null | string;
+  /** sub_id2 query parameter of the click, passed through. */
+  sub_id2: null | string;
+  /** sub_id3 query parameter of the click, passed through. */
+  sub_id3: null | string;
+  /** sub_id4 query parameter of the click, passed through. */
+  sub_id4: null | string;
+  /** sub_id5 query parameter of the click, passed through. */
+  sub_id5: null | string;
+  /** Where the click was redirected: the frozen destination with its macros substituted or svc_click_id appended. */
+  redirect_url: string;
+}
 export type OfferKind = 'local' | 'remote';
 export type OfferStatus = 'active' | 'paused' | 'pending' | 'rejected' | 'expired';
 /** The public entity behind the offer. */
@@ -262,6 +295,8 @@ export interface OfferUpserted {
   internal: null | OfferInternals;
   /** When this state was set, UTC epoch milliseconds. */
   updated_at: number;
+  /** Where a click on a served card goes (an absolute URL or an app deep link), frozen into each serve; null: cards of this offer get no tracked link. Added in version 2 of this schema; events written before it read as null. */
+  destination_url: null | string;
 }
 /** A snapshot of a real-time remote offer's public content was published or replaced (same snapshot_id), e.g. to deactivate it. */
 export interface RemoteSnapshotPublished {
@@ -326,6 +361,32 @@ export interface PartnerConfigured {
   /** When the configuration was set, UTC epoch milliseconds. */
   configured_at: number;
 }
+export type ServeEnvironment = 'live' | 'test' | 'sandbox';
+/** One card was served to an application by the Query route: one serving of one offer, identified by its offer_instance_id. */
+export interface OfferServed {
+  /** Canonical lowercase UUIDv7 minted for this serving; the partition key and the event's identity. */
+  offer_instance_id: string;
+  /** The application whose credential (or the default application, when anonymous) served the card; the card belongs to it. */
+  application_id: string;
+  /** The placement the card was served through; null for serves without one (legacy or static offer-wall serves). */
+  placement_id: null | string;
+  /** Canonical id of the served offer. */
+  offer_id: string;
+  /** When the card was served, UTC epoch milliseconds truncated to the second. */
+  served_at: number;
+  /** live: a Live API Key; test: a Test Key with X-SVC-Test: true; sandbox: the shared public sandbox key. Only live cards are found by the instance route. */
+  environment: ServeEnvironment;
+  /** True when the Query carried neither a key nor a placement and was served through the default placement. */
+  anonymous: boolean;
+  /** The caller's location resolved from trusted provider region headers (a registry id), or null when none was given or trusted. */
+  location_id: null | string;
+  /** The minted 8-character code of the card's tracked short link; null when the card has no link. */
+  link_code: null | string;
+  /** The tracked short link as served ({link_base}/{link_code}); the card's action.payload.url. */
+  link_url: null | string;
+  /** The offer's destination frozen at serve time: where a click on the link is redirected. */
+  destination_url: null | string;
+}
 
 /** Full Avro name of every event type, by short name. */
 export const EventType = {
@@ -340,10 +401,12 @@ export const EventType = {
   PlacementStatusChanged: 'offerledger.accounts.PlacementStatusChanged',
   CatalogEntryRecorded: 'offerledger.catalog.CatalogEntryRecorded',
   CatalogEntryRemoved: 'offerledger.catalog.CatalogEntryRemoved',
+  LinkClicked: 'offerledger.clicks.LinkClicked',
   OfferUpserted: 'offerledger.offers.OfferUpserted',
   RemoteSnapshotPublished: 'offerledger.offers.RemoteSnapshotPublished',
   TrackedLinkRegistered: 'offerledger.offers.TrackedLinkRegistered',
   PartnerConfigured: 'offerledger.partners.PartnerConfigured',
+  OfferServed: 'offerledger.serves.OfferServed',
 } as const;
 
 /** The value type of each event, by full Avro name. */
@@ -359,10 +422,12 @@ export interface EventValues {
   'offerledger.accounts.PlacementStatusChanged': PlacementStatusChanged;
   'offerledger.catalog.CatalogEntryRecorded': CatalogEntryRecorded;
   'offerledger.catalog.CatalogEntryRemoved': CatalogEntryRemoved;
+  'offerledger.clicks.LinkClicked': LinkClicked;
   'offerledger.offers.OfferUpserted': OfferUpserted;
   'offerledger.offers.RemoteSnapshotPublished': RemoteSnapshotPublished;
   'offerledger.offers.TrackedLinkRegistered': TrackedLinkRegistered;
   'offerledger.partners.PartnerConfigured': PartnerConfigured;
+  'offerledger.serves.OfferServed': OfferServed;
 }
 
 /** The topic that carries each event type. */
@@ -378,10 +443,12 @@ export const eventTopic = {
   'offerledger.accounts.PlacementStatusChanged': 'accounts',
   'offerledger.catalog.CatalogEntryRecorded': 'catalog',
   'offerledger.catalog.CatalogEntryRemoved': 'catalog',
+  'offerledger.clicks.LinkClicked': 'clicks',
   'offerledger.offers.OfferUpserted': 'offers',
   'offerledger.offers.RemoteSnapshotPublished': 'offers',
   'offerledger.offers.TrackedLinkRegistered': 'offers',
   'offerledger.partners.PartnerConfigured': 'partners',
+  'offerledger.serves.OfferServed': 'serves',
 } as const;
 
 export type EventTypeName = keyof EventValues;

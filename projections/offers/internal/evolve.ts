@@ -14,6 +14,7 @@ export interface InternalsRow {
   credentials: Record<string, string>;
   settlement_contract: string | null;
   recommendation_context: Record<string, string>;
+  destination_url: string | null;
   last_event_id: string;
 }
 
@@ -54,6 +55,7 @@ export function evolveOfferInternals(events: LoggedEvent[]): Map<string, OfferIn
         credentials: { ...(value.internal?.credentials ?? {}) },
         settlement_contract: value.internal?.settlement_contract ?? null,
         recommendation_context: { ...(value.internal?.recommendation_context ?? {}) },
+        destination_url: value.destination_url ?? null,
         last_event_id: value.event_id,
       },
     });

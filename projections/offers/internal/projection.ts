@@ -14,14 +14,14 @@ export const offerInternalProjection: Projection = {
     if (states.length === 0) return;
     const internals = states.map((state) => state.internals);
     await tx.query(
-      `INSERT INTO offer_internals (offer_id, remote_endpoint, credentials, settlement_contract, recommendation_context, last_event_id)
-       SELECT offer_id, remote_endpoint, credentials::jsonb, settlement_contract, recommendation_context::jsonb, last_event_id
-       FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[])
-         AS batch(offer_id, remote_endpoint, credentials, settlement_contract, recommendation_context, last_event_id)
+      `INSERT INTO offer_internals (offer_id, remote_endpoint, credentials, settlement_contract, recommendation_context, destination_url, last_event_id)
+       SELECT offer_id, remote_endpoint, credentials::jsonb, settlement_contract, recommendation_context::jsonb, destination_url, last_event_id
+       FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[])
+         AS batch(offer_id, remote_endpoint, credentials, settlement_contract, recommendation_context, last_event_id, destination_url)
        ON CONFLICT (offer_id) DO UPDATE SET
          remote_endpoint = EXCLUDED.remote_endpoint, credentials = EXCLUDED.credentials,
          settlement_contract = EXCLUDED.settlement_contract, recommendation_context = EXCLUDED.recommendation_context,
-         last_event_id = EXCLUDED.last_event_id`,
+         destination_url = EXCLUDED.destination_url, last_event_id = EXCLUDED.last_event_id`,
       [
         internals.map((r) => r.offer_id),
         internals.map((r) => r.remote_endpoint),
@@ -29,6 +29,7 @@ export const offerInternalProjection: Projection = {
         internals.map((r) => r.settlement_contract),
         internals.map((r) => JSON.stringify(r.recommendation_context)),
         internals.map((r) => r.last_event_id),
+        internals.map((r) => r.destination_url),
       ],
     );
     // Targeting is replaced as a whole per offer.

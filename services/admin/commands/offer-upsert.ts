@@ -24,6 +24,15 @@ export const offerUpsertInput = Type.Object(
     test_only: flag('test-only offers are never public content'),
     details: Type.Optional({ ...offerDetailsDocument, description: 'public details of a local offer, as JSON in the offer document shape' }),
     targeting: Type.Optional(targetingInput),
+    destination_url: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 2000,
+        // A scheme, then no white space: https URLs and app deep links (myapp://…) alike.
+        pattern: '^[A-Za-z][A-Za-z0-9+.-]*:[^\\s]+$',
+        description: 'where a click on a served card goes, frozen into each serve: an absolute URL or an app deep link; {svc_click_id}, {offer_instance_id} and {sub_id1}…{sub_id5} macros are filled in at the click',
+      }),
+    ),
     internal: Type.Optional(
       Type.Object(
         {
@@ -73,6 +82,7 @@ export function offerUpsertedEvent(input: OfferUpsertInput, targeting: OfferTarg
         }
       : null,
     updated_at: now.getTime(),
+    destination_url: input.destination_url ?? null,
   };
 }
 

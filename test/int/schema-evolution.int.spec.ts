@@ -1,0 +1,91 @@
+import { randomBytes } from 'node:crypto';
+import avro from 'avsc';
+import { describe, expect, inject, it } from 'vitest';
+import { subjectFor, type SchemaStore } from '../../platform/events/codec.js';
+import { wireCodec } from '../../platform/events/codec.js';
+import { registryCodec } from '../../platform/events/registry-codec.js';
+import { loadSchemaCatalog, type KnownSchema } from '../../platform/events/schema-catalog.js';
+import { sqlCodec } from '../../platform/events/sql-codec.js';
+import { toWireFormat } from '../../platform/events/wire-format.js';
+import { migrate } from '../../platform/db/migrate.js';
+import { openPglite } from '../../platform/db/pglite.js';
+import { EventType } from '../../schemas/generated/events.js';
+
+/**
+ * OfferUpserted v2 adds `destination_url` with a default. The registry must accept it as a
+ * BACKWARD-compatible version of v1, and events written with v1 must still decode, reading the
+ * new field as its default. Both codecs read through the same resolution.
+ */
+const catalog = loadSchemaCatalog();
+const current = catalog.get(EventType.OfferUpserted)!;
+const v1Schema = { ...current.schema, fields: current.schema.fields.filter((field) => field.name !== 'destination_url') };
+const v1Type = avro.Type.forSchema(v1Schema as avro.Schema);
+
+const v1Value = {
+  event_id: '01939c5e-7b1a-7c3e-9f00-000000000001',
+  offer_id: '01939c5e-7b1a-7c3e-9f00-000000000002',
+  partner_id: '01939c5e-7b1a-7c3e-9f00-000000000003',
+  upstream_offer_id: null,
+  kind: 'local',
+  status: 'active',
+  deleted: false,
+  delisted: false,
+  test_only: false,
+  details: null,
+  targeting: [],
+  internal: null,
+  updated_at: 1_790_000_000_000,
+};
+
+async function registerWithRegistry(url: string, subject: string, schema: unknown): Promise<Response> {
+  return fetch(`${url}/subjects/${encodeURIComponent(subject)}/versions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/vnd.schemaregistry.v1+json' },
+    body: JSON.stringify({ schemaType: 'AVRO', schema: JSON.stringify(schema) }),
+  });
+}
+
+describe('OfferUpserted v2 (destination_url) is a backward-compatible change', () => {
+  it('the registry, set to BACKWARD, accepts v2 after v1 and refuses a field without a default', async () => {
+    const registry = inject('stack').schemaRegistryUrl;
+    const subject = subjectFor(`evo${randomBytes(4).toString('hex')}.offers`, EventType.OfferUpserted);
+    const config = await fetch(`${registry}/config/${encodeURIComponent(subject)}`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/vnd.schemaregistry.v1+json' },
+      body: JSON.stringify({ compatibility: 'BACKWARD' }),
+    });
+    expect(config.ok).toBe(true);
+    expect((await registerWithRegistry(registry, subject, v1Schema)).ok).toBe(true);
+    const breaking = { ...current.schema, fields: [...v1Schema.fields, { name: 'required_new', type: 'string' }] };
+    expect((await registerWithRegistry(registry, subject, breaking)).status).toBe(409);
+    expect((await registerWithRegistry(registry, subject, current.schema)).ok).toBe(true);
+
+    // A v1 event on the registry decodes with destination_url null through the service's codec.
+    const v1Id = ((await (await registerWithRegistry(registry, subject, v1Schema)).json()) as { id: number }).id;
+    const decoded = await registryCodec(registry, catalog).decode(toWireFormat(v1Id, v1Type.toBuffer(v1Value)));
+    expect(decoded.value).toEqual({ ...v1Value, destination_url: null });
+  });
+
+  it('the embedded registry decodes v1 events with destination_url null, and v2 events with it', async () => {
+    const db = await openPglite('memory://');
+    try {
+      await migrate(db);
+      const store: SchemaStore = {
+        idForSubject: async () => 0,
+        schemaById: async () => avro.Type.forSchema(v1Schema as avro.Schema),
+      };
+      // v1 bytes read through the current schema, via a store that only knows v1.
+      const old = await wireCodec(catalog, store).decode(toWireFormat(0, v1Type.toBuffer(v1Value)));
+      expect(old.value).toEqual({ ...v1Value, destination_url: null });
+
+      const codec = sqlCodec(db, catalog);
+      const v2Value = { ...v1Value, destination_url: 'https://merchant.example/spring?click={svc_click_id}' };
+      const bytes = await codec.encode('offers', EventType.OfferUpserted, v2Value);
+      expect((await codec.decode(bytes)).value).toEqual(v2Value);
+      const kept = catalog.get(EventType.OfferUpserted) as KnownSchema;
+      expect(kept.schema.fields.at(-1)).toMatchObject({ name: 'destination_url', default: null });
+    } finally {
+      await db.close();
+    }
+  });
+});

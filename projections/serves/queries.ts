@@ -1,0 +1,18 @@
+import type { Sql } from '../../platform/db/db.js';
+import type { ServedInstanceRow } from './evolve.js';
+
+const COLUMNS = `offer_instance_id, application_id, placement_id, offer_id, served_at, environment, anonymous,
+  location_id, link_code, link_url, destination_url`;
+
+/** The served cards among `ids` (canonical lowercase UUIDs), in no particular order; unknown ids are absent. */
+export async function findServedInstances(sql: Sql, ids: string[]): Promise<ServedInstanceRow[]> {
+  if (ids.length === 0) return [];
+  const { rows } = await sql.query<ServedInstanceRow>(`SELECT ${COLUMNS} FROM served_instances WHERE offer_instance_id = ANY($1::text[])`, [ids]);
+  return rows;
+}
+
+/** The card whose tracked short link has this code, if any. */
+export async function findServeByLinkCode(sql: Sql, code: string): Promise<ServedInstanceRow | undefined> {
+  const { rows } = await sql.query<ServedInstanceRow>(`SELECT ${COLUMNS} FROM served_instances WHERE link_code = $1`, [code]);
+  return rows[0];
+}

@@ -8,7 +8,7 @@ import { migrate } from './db/migrate.js';
 import { openPglite } from './db/pglite.js';
 import { connectPostgres } from './db/postgres.js';
 import type { EventLog } from './events/event-log.js';
-import { openEventLog } from './events/open-event-log.js';
+import { checkEventLogEndpoints, openEventLog } from './events/open-event-log.js';
 import { createMetrics, type Metrics } from './metrics/metrics.js';
 import { openWatermarks, type Watermarks } from './projection/watermarks.js';
 import { reachBackend } from './startup.js';
@@ -105,9 +105,13 @@ async function connectRedis(url: string): Promise<Redis> {
 export async function openRuntime(config: Config, options: OpenOptions = {}): Promise<Runtime> {
   config = await withKeyHashSecret(config);
   const metrics = createMetrics();
-  const { db, owner } = await openDatabase(config, options);
-  const opened: { close(): Promise<void> | void }[] = [db];
+  // The remote backends first: they fail in milliseconds, opening the embedded database takes seconds.
+  await checkEventLogEndpoints(config);
+  const redis = config.redisUrl ? await connectRedis(config.redisUrl) : undefined;
+  const opened: { close(): Promise<void> | void }[] = redis ? [{ close: () => redis.disconnect() }] : [];
   try {
+    const { db, owner } = await openDatabase(config, options);
+    opened.unshift(db);
     await migrate(db, options.log);
     const eventLog = await reachBackend(
       config.kafkaBrokers ? 'KAFKA_BROKERS' : 'DATABASE_URL',
@@ -117,8 +121,6 @@ export async function openRuntime(config: Config, options: OpenOptions = {}): Pr
       config.kafkaBrokers?.join(','),
     );
     opened.unshift(eventLog);
-    const redis = config.redisUrl ? await connectRedis(config.redisUrl) : undefined;
-    if (redis) opened.unshift({ close: () => redis.disconnect() });
     let watermarks: Promise<Watermarks> | undefined;
     return {
       config,

@@ -10,18 +10,25 @@ import { sqlEventLog } from './sql-event-log.js';
 import { reachBackend } from '../startup.js';
 import { connect } from 'node:net';
 
+/**
+ * Fails fast, naming the setting, when Kafka or the schema registry does not answer: a plain TCP
+ * check first, since kafkajs retries an unreachable broker for many seconds, logging each try.
+ */
+export async function checkEventLogEndpoints(config: Config): Promise<void> {
+  const brokers = config.kafkaBrokers;
+  const registryUrl = config.schemaRegistryUrl;
+  if (!brokers || !registryUrl) return;
+  await reachBackend('KAFKA_BROKERS', 'check that Kafka runs there', 5_000, () => anyAnswers(brokers), brokers.join(','));
+  await reachBackend('SCHEMA_REGISTRY_URL', 'check that the schema registry runs there (Apicurio: .../apis/ccompat/v7)', 5_000, async () => {
+    const response = await fetch(`${registryUrl.replace(/\/$/, '')}/subjects`, { signal: AbortSignal.timeout(5_000) });
+    if (!response.ok) throw new Error(`GET /subjects answered ${response.status}`);
+  }, registryUrl);
+}
+
 /** Kafka with the schema registry when KAFKA_BROKERS is set; otherwise the log lives in the database. */
 export async function openEventLog(config: Config, db: Db, metrics?: Metrics): Promise<EventLog> {
   const schemas = loadSchemaCatalog();
   if (config.kafkaBrokers && config.schemaRegistryUrl) {
-    const brokers = config.kafkaBrokers;
-    // A plain TCP check first: kafkajs retries an unreachable broker for many seconds, logging each try.
-    await reachBackend('KAFKA_BROKERS', 'check that Kafka runs there', 5_000, () => anyAnswers(brokers), brokers.join(','));
-    const registryUrl = config.schemaRegistryUrl;
-    await reachBackend('SCHEMA_REGISTRY_URL', 'check that the schema registry runs there (Apicurio: .../apis/ccompat/v7)', 5_000, async () => {
-      const response = await fetch(`${registryUrl.replace(/\/$/, '')}/subjects`, { signal: AbortSignal.timeout(5_000) });
-      if (!response.ok) throw new Error(`GET /subjects answered ${response.status}`);
-    }, registryUrl);
     return kafkaEventLog(registryCodec(config.schemaRegistryUrl, schemas), {
       brokers: config.kafkaBrokers,
       topicPrefix: config.topicPrefix,

@@ -4,7 +4,7 @@ import { hashApiKey, sandboxKey } from '../../projections/accounts/api-keys.js';
 import { accountsProjection } from '../../projections/accounts/projection.js';
 import { accountsChecksum } from '../../projections/accounts/queries.js';
 import { EventType } from '../../schemas/generated/events.js';
-import { accountEvent } from '../../services/admin/commands/accounts/events.js';
+import { accountEvent } from '../../commands/accounts/events.js';
 import { createTestRuntime, type TestRuntime } from '../support/app.js';
 
 const T = Date.UTC(2026, 10, 22);

@@ -8,10 +8,10 @@ import { lookupTrackedLinkUrl } from '../../projections/offers/links/queries.js'
 import { offerProjections } from '../../projections/offers/projections.js';
 import { findOffer, selectRemoteSnapshot } from '../../projections/offers/queries.js';
 import { EventType } from '../../schemas/generated/events.js';
-import { linkRegisteredEvent } from '../../services/admin/commands/link-register.js';
-import { snapshotPublishedEvent } from '../../services/admin/commands/offer-snapshot.js';
-import { offerUpsertedEvent } from '../../services/admin/commands/offer-upsert.js';
-import { partnerConfiguredEvent } from '../../services/admin/commands/partner-configure.js';
+import { linkRegisteredEvent } from '../../commands/offers/link-register.js';
+import { snapshotPublishedEvent } from '../../commands/offers/publish-snapshot.js';
+import { offerUpsertedEvent } from '../../commands/offers/upsert.js';
+import { partnerConfiguredEvent } from '../../commands/partners/configure.js';
 import { createTestRuntime, type TestRuntime } from '../support/app.js';
 import { replayProjection } from '../support/replay.js';
 import { waitFor } from '../support/wait-for.js';

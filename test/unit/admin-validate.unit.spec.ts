@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { Type } from '@sinclair/typebox';
 import { describe, expect, it } from 'vitest';
 import { inputFromFlags } from '../../services/admin/cli-options.js';
-import { AdminInputError } from '../../services/admin/command.js';
-import { fieldPath, validateInput } from '../../services/admin/validate.js';
+import { CommandInputError } from '../../commands/command.js';
+import { fieldPath, validateInput } from '../../commands/validate.js';
 
 const schema = Type.Object(
   {
@@ -24,7 +24,7 @@ function fieldOf(input: unknown): string | undefined {
     validateInput(schema, input);
     return undefined;
   } catch (error) {
-    return (error as AdminInputError).field;
+    return (error as CommandInputError).field;
   }
 }
 

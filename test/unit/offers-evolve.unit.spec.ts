@@ -4,9 +4,9 @@ import { detailsForEvent, pricingProblem, readSnapshotContent, type OfferDetails
 import { evolveOffers } from '../../projections/offers/evolve.js';
 import { evolveOfferInternals } from '../../projections/offers/internal/evolve.js';
 import { EventType, type OfferUpserted } from '../../schemas/generated/events.js';
-import { linkRegisteredEvent, mintCode } from '../../services/admin/commands/link-register.js';
-import { snapshotPublishedEvent } from '../../services/admin/commands/offer-snapshot.js';
-import { checkOfferShape, offerUpsertedEvent } from '../../services/admin/commands/offer-upsert.js';
+import { linkRegisteredEvent, mintCode } from '../../commands/offers/link-register.js';
+import { snapshotPublishedEvent } from '../../commands/offers/publish-snapshot.js';
+import { checkOfferShape, offerUpsertedEvent } from '../../commands/offers/upsert.js';
 import { shapeOfCode } from '../../projections/offers/links/parse-link.js';
 
 const OFFER = '01939c5e-7b1a-7c3e-9f00-000000000001';

@@ -1,3 +1,5 @@
+import { accountEvent, appendAccountEvents, issueApiKey, newId } from '../../../commands/accounts/events.js';
+import { activeOrNextSandboxKey } from '../../../commands/accounts/sandbox-key-ensure.js';
 import { keyHashSecretOf } from '../../../platform/config/key-hash-secret.js';
 import type { NewEvent } from '../../../platform/events/event-log.js';
 import {
@@ -7,8 +9,6 @@ import {
   type DeveloperStatus,
   type PlacementStatus,
 } from '../../../schemas/generated/events.js';
-import { activeOrNextSandboxKey } from '../commands/accounts/api-key.js';
-import { accountEvent, appendAccountEvents, issueApiKey, newId } from '../commands/accounts/events.js';
 import type { SeedContext } from './seed-context.js';
 
 /**

@@ -1,12 +1,12 @@
+import { linkRegisteredEvent } from '../../../commands/offers/link-register.js';
+import { snapshotPublishedEvent } from '../../../commands/offers/publish-snapshot.js';
+import { offerUpsertedEvent, offerUpsertInput, type OfferUpsertInput } from '../../../commands/offers/upsert.js';
+import { partnerConfiguredEvent } from '../../../commands/partners/configure.js';
+import { validateInput } from '../../../commands/validate.js';
 import type { NewEvent } from '../../../platform/events/event-log.js';
 import type { OfferDetailsDocument } from '../../../projections/offers/details.js';
 import { GEO_LOAD_COMMAND } from '../../../reference/locations/how-to-load.js';
 import { EventType, type OfferTargetingRule } from '../../../schemas/generated/events.js';
-import { linkRegisteredEvent } from '../commands/link-register.js';
-import { snapshotPublishedEvent } from '../commands/offer-snapshot.js';
-import { offerUpsertedEvent, offerUpsertInput, type OfferUpsertInput } from '../commands/offer-upsert.js';
-import { partnerConfiguredEvent } from '../commands/partner-configure.js';
-import { validateInput } from '../validate.js';
 import { ACCOUNTS_SHARED, type SeededApplication } from './accounts.js';
 import type { SeedContext } from './seed-context.js';
 

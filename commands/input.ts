@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
-import type { Runtime } from '../../../platform/runtime.js';
-import type { EventTypeName, EventValues } from '../../../schemas/generated/events.js';
+import type { Runtime } from '../platform/runtime.js';
+import type { EventTypeName, EventValues } from '../schemas/generated/events.js';
 
 /** Canonical ids only: lowercase, hyphenated, no braces. Minted ids are UUIDv7. */
 export const CANONICAL_UUID_PATTERN = '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$';

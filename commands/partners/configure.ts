@@ -1,9 +1,9 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { v7 as uuidv7 } from 'uuid';
-import { EventType, type PartnerConfigured } from '../../../schemas/generated/events.js';
-import { AdminInputError, defineCommand } from '../command.js';
-import { appendEvent, canonicalUuid } from './offer-common.js';
-import { checkCidr } from './partner-cidr.js';
+import { EventType, type PartnerConfigured } from '../../schemas/generated/events.js';
+import { CommandInputError, defineCommand } from '../command.js';
+import { appendEvent, canonicalUuid } from '../input.js';
+import { checkCidr } from './cidr.js';
 
 const closed = { additionalProperties: false } as const;
 
@@ -39,15 +39,15 @@ export type PartnerConfigureInput = Static<typeof partnerConfigureInput>;
 export function partnerConfiguredEvent(input: PartnerConfigureInput, now: Date): PartnerConfigured {
   const networks = (input.source_ip_allowlist ?? []).map((entry, index) => {
     const checked = checkCidr(entry);
-    if (!checked.ok) throw new AdminInputError(`source_ip_allowlist[${index}]`, checked.message);
+    if (!checked.ok) throw new CommandInputError(`source_ip_allowlist[${index}]`, checked.message);
     return checked.cidr;
   });
   const repeatedNetwork = networks.findIndex((network, index) => networks.indexOf(network) !== index);
-  if (repeatedNetwork >= 0) throw new AdminInputError(`source_ip_allowlist[${repeatedNetwork}]`, `repeats ${networks[repeatedNetwork]}`);
+  if (repeatedNetwork >= 0) throw new CommandInputError(`source_ip_allowlist[${repeatedNetwork}]`, `repeats ${networks[repeatedNetwork]}`);
   const mappings = input.goal_mappings ?? [];
   const names = mappings.map((mapping) => mapping.event_name);
   const repeatedName = names.findIndex((name, index) => names.indexOf(name) !== index);
-  if (repeatedName >= 0) throw new AdminInputError(`goal_mappings[${repeatedName}].event_name`, `repeats "${names[repeatedName]}"; map each event_name once`);
+  if (repeatedName >= 0) throw new CommandInputError(`goal_mappings[${repeatedName}].event_name`, `repeats "${names[repeatedName]}"; map each event_name once`);
   return {
     event_id: uuidv7(),
     partner_id: input.partner_id ?? uuidv7(),

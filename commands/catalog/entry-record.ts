@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { v7 as uuidv7 } from 'uuid';
-import { EventType, type CatalogEntryRecorded } from '../../../schemas/generated/events.js';
+import { EventType, type CatalogEntryRecorded } from '../../schemas/generated/events.js';
 import { defineCommand } from '../command.js';
 
 const decimal = Type.String({ pattern: '^-?\\d{1,18}(\\.\\d{1,8})?$', description: 'exact decimal string, e.g. 12.50' });

@@ -1,8 +1,8 @@
 import { v7 as uuidv7 } from 'uuid';
-import type { AppendedEvent, NewEvent } from '../../../../platform/events/event-log.js';
-import type { Runtime } from '../../../../platform/runtime.js';
-import { displayPrefix, hashApiKey, newApiKey } from '../../../../projections/accounts/api-keys.js';
-import { EventType, type ApiKeyIssued, type EventValues } from '../../../../schemas/generated/events.js';
+import type { AppendedEvent, NewEvent } from '../../platform/events/event-log.js';
+import type { Runtime } from '../../platform/runtime.js';
+import { displayPrefix, hashApiKey, newApiKey } from '../../projections/accounts/api-keys.js';
+import { EventType, type ApiKeyIssued, type EventValues } from '../../schemas/generated/events.js';
 
 export const ACCOUNTS_TOPIC = 'accounts';
 /** Partition key of DefaultPlacementDesignated: one key, so designations keep their order. */

@@ -1,11 +1,11 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { v7 as uuidv7 } from 'uuid';
-import type { Sql } from '../../../platform/db/db.js';
-import { detailsForEvent, offerDetailsDocument, pricingProblem } from '../../../projections/offers/details.js';
-import { EventType, type OfferTargetingRule, type OfferUpserted } from '../../../schemas/generated/events.js';
-import { AdminInputError, AdminNotFoundError, defineCommand } from '../command.js';
-import { appendEvent, canonicalUuid, httpUrl, oneOf } from './offer-common.js';
-import { checkTargeting, targetingInput } from './offer-targeting.js';
+import type { Sql } from '../../platform/db/db.js';
+import { detailsForEvent, offerDetailsDocument, pricingProblem } from '../../projections/offers/details.js';
+import { EventType, type OfferTargetingRule, type OfferUpserted } from '../../schemas/generated/events.js';
+import { CommandInputError, CommandNotFoundError, defineCommand } from '../command.js';
+import { appendEvent, canonicalUuid, httpUrl, oneOf } from '../input.js';
+import { checkTargeting, targetingInput } from './targeting.js';
 
 const closed = { additionalProperties: false } as const;
 const flag = (description: string) => Type.Optional(Type.Boolean({ description: `${description} (default false)` }));
@@ -43,10 +43,10 @@ export type OfferUpsertInput = Static<typeof offerUpsertInput>;
 /** Checks that need no database: details only on local offers, pricing fitting its model. */
 export function checkOfferShape(input: OfferUpsertInput) {
   if (input.details && input.kind === 'remote') {
-    throw new AdminInputError('details', 'is only for local offers; a remote offer publishes its content as snapshots (offer:publish-snapshot)');
+    throw new CommandInputError('details', 'is only for local offers; a remote offer publishes its content as snapshots (offer:publish-snapshot)');
   }
   const problem = input.details && pricingProblem(input.details);
-  if (problem) throw new AdminInputError(`details.${problem.field}`, problem.message);
+  if (problem) throw new CommandInputError(`details.${problem.field}`, problem.message);
 }
 
 /** The event for an input whose shape, references and targeting were checked. Pure. */
@@ -78,7 +78,7 @@ export function offerUpsertedEvent(input: OfferUpsertInput, targeting: OfferTarg
 
 export async function assertPartnerExists(sql: Sql, partnerId: string) {
   const { rowCount } = await sql.query('SELECT 1 FROM partners WHERE partner_id = $1', [partnerId]);
-  if (rowCount === 0) throw new AdminNotFoundError('partner_id', `no partner ${partnerId}; configure it first (partner:configure)`);
+  if (rowCount === 0) throw new CommandNotFoundError('partner_id', `no partner ${partnerId}; configure it first (partner:configure)`);
 }
 
 /** Creates or replaces an offer's whole state, targeting checked against the FULL catalog. */

@@ -1,8 +1,8 @@
 import { Type, type Static } from '@sinclair/typebox';
-import type { Sql } from '../../../platform/db/db.js';
-import { GEO_LOAD_COMMAND } from '../../../reference/locations/how-to-load.js';
-import type { OfferTargetingRule } from '../../../schemas/generated/events.js';
-import { AdminInputError } from '../command.js';
+import type { Sql } from '../../platform/db/db.js';
+import { GEO_LOAD_COMMAND } from '../../reference/locations/how-to-load.js';
+import type { OfferTargetingRule } from '../../schemas/generated/events.js';
+import { CommandInputError } from '../command.js';
 
 const closed = { additionalProperties: false } as const;
 export const MAX_TARGETING_RULES = 10;
@@ -46,13 +46,13 @@ function collectIds(rules: TargetingInput): IdRef[] {
     const include = rule.geo.include ?? [];
     const exclude = rule.geo.exclude ?? [];
     if (include.length + exclude.length === 0) {
-      throw new AdminInputError(`targeting[${index}].geo`, `rule targeting[${index}] must include or exclude at least one location`);
+      throw new CommandInputError(`targeting[${index}].geo`, `rule targeting[${index}] must include or exclude at least one location`);
     }
     for (const [mode, list] of [['include', include], ['exclude', exclude]] as const) {
       const seen = new Set<string>();
       list.forEach(({ location_id }, position) => {
         const field = `targeting[${index}].geo.${mode}[${position}].location_id`;
-        if (seen.has(location_id)) throw new AdminInputError(field, `rule targeting[${index}] lists location ${location_id} twice in geo.${mode}`);
+        if (seen.has(location_id)) throw new CommandInputError(field, `rule targeting[${index}] lists location ${location_id} twice in geo.${mode}`);
         seen.add(location_id);
         refs.push({ field, rule: index, mode, id: location_id });
       });
@@ -65,7 +65,7 @@ const BIGINT_MAX = 9_223_372_036_854_775_807n;
 
 /**
  * Checks every id against the current FULL release (syntax alone is not enough) and returns the
- * rules as the event stores them. Throws AdminInputError naming the rule and the first missing id.
+ * rules as the event stores them. Throws CommandInputError naming the rule and the first missing id.
  */
 export async function checkTargeting(sql: Sql, rules: TargetingInput): Promise<OfferTargetingRule[]> {
   const refs = collectIds(rules);
@@ -86,7 +86,7 @@ export async function checkTargeting(sql: Sql, rules: TargetingInput): Promise<O
     const first = missing[0];
     if (first) {
       const more = missing.length > 1 ? ` (${missing.length - 1} more id(s) are missing too)` : '';
-      throw new AdminInputError(
+      throw new CommandInputError(
         first.field,
         `rule targeting[${first.rule}] ${first.mode}s location ${first.id}, which is not in the FULL catalog (release ${release.source_file_date})${more}`,
       );

@@ -1,0 +1,32 @@
+import { Type } from '@sinclair/typebox';
+import { EventType } from '../../schemas/generated/events.js';
+import { CommandInputError, defineCommand } from '../command.js';
+import { accountEvent, appendAccountEvents, newId } from './events.js';
+import { name } from './schema.js';
+
+export const registerDeveloper = defineCommand({
+  name: 'developer:register',
+  summary: 'Register a developer account (starts active); prints its developer_id',
+  input: Type.Object(
+    {
+      name: name('display name of the developer or company'),
+      email: Type.String({ maxLength: 254, pattern: '^[^\\s@]+@[^\\s@]+\\.[^\\s@]+$', description: 'contact address, unique across accounts' }),
+    },
+    { additionalProperties: false },
+  ),
+  async execute(input, { runtime, now }) {
+    const email = input.email.toLowerCase();
+    const { rows } = await runtime.db.query<{ developer_id: string }>('SELECT developer_id FROM account_developers WHERE email = $1', [email]);
+    if (rows[0]) throw new CommandInputError('email', `is already registered to developer ${rows[0].developer_id}`);
+    const developerId = newId();
+    const event = accountEvent(EventType.DeveloperRegistered, {
+      event_id: newId(),
+      developer_id: developerId,
+      name: input.name.trim(),
+      email,
+      registered_at: now().getTime(),
+    });
+    const [appended] = await appendAccountEvents(runtime, [event]);
+    return { developer_id: developerId, event_id: event.value.event_id, ...appended };
+  },
+});

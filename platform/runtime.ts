@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
+import { TOPICS } from '../schemas/topics.js';
 import type { Config } from './config/config.js';
 import { withKeyHashSecret } from './config/key-hash-secret.js';
 import { acquireDataDir, type DataDirOwnership, type OwnerRole } from './data-dir/ownership.js';
@@ -109,14 +110,14 @@ export async function openRuntime(config: Config, options: OpenOptions = {}): Pr
   const opened: { close(): Promise<void> | void }[] = [db];
   try {
     await migrate(db, options.log);
-    const eventLog = await reachBackend(
-      config.kafkaBrokers ? 'KAFKA_BROKERS' : 'DATABASE_URL',
-      config.kafkaBrokers ? 'check that Kafka and the schema registry (SCHEMA_REGISTRY_URL) run there' : 'check the database',
-      STARTUP_TIMEOUT_MS,
-      () => openEventLog(config, db, metrics),
-      config.kafkaBrokers?.join(','),
-    );
+    const [setting, hint] = config.kafkaBrokers
+      ? ['KAFKA_BROKERS', 'check that Kafka and the schema registry (SCHEMA_REGISTRY_URL) run there']
+      : ['DATABASE_URL', 'check the database'];
+    const endpoint = config.kafkaBrokers?.join(',');
+    const eventLog = await reachBackend(setting, hint, STARTUP_TIMEOUT_MS, () => openEventLog(config, db, metrics), endpoint);
     opened.unshift(eventLog);
+    // Every topic, once per process: appends and projections then take their topics as given.
+    await reachBackend(setting, hint, STARTUP_TIMEOUT_MS, () => eventLog.ensureTopics(TOPICS), endpoint);
     const redis = config.redisUrl ? await connectRedis(config.redisUrl) : undefined;
     if (redis) opened.unshift({ close: () => redis.disconnect() });
     let watermarks: Promise<Watermarks> | undefined;

@@ -1,7 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import { keyHashSecretOf } from '../../platform/config/key-hash-secret.js';
 import { defineCommand } from '../command.js';
-import { appendAccountEvents, issueApiKey } from './events.js';
+import { appendEvents } from '../append.js';
+import { issueApiKey } from './events.js';
 import { requireApplicationAcceptingCredentials } from './guards.js';
 import { id, keyKind } from './schema.js';
 
@@ -24,7 +25,7 @@ export const issueKey = defineCommand({
       label: input.label ?? null,
       issued_at: now(),
     });
-    const [appended] = await appendAccountEvents(runtime, [issued.event]);
+    const [appended] = await appendEvents(runtime, 'accounts', [issued.event]);
     return {
       key_id: issued.value.key_id,
       kind: issued.value.kind,

@@ -1,7 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import { EventType } from '../../schemas/generated/events.js';
 import { CommandInputError, defineCommand } from '../command.js';
-import { accountEvent, appendAccountEvents, newId } from './events.js';
+import { appendEvents } from '../append.js';
+import { accountEvent, newId } from './events.js';
 import { requireApiKey } from './guards.js';
 import { id, reason } from './schema.js';
 
@@ -19,7 +20,7 @@ export const revokeKey = defineCommand({
       reason: input.reason ?? null,
       revoked_at: now().getTime(),
     });
-    const [appended] = await appendAccountEvents(runtime, [event]);
+    const [appended] = await appendEvents(runtime, 'accounts', [event]);
     return { key_id: key.key_id, kind: key.kind, display_prefix: key.display_prefix, event_id: event.value.event_id, ...appended };
   },
 });

@@ -1,7 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import { EventType, type ApplicationStatus } from '../../schemas/generated/events.js';
 import { CommandInputError, defineCommand } from '../command.js';
-import { accountEvent, appendAccountEvents, newId } from './events.js';
+import { appendEvents } from '../append.js';
+import { accountEvent, newId } from './events.js';
 import { requireDeveloper } from './guards.js';
 import { applicationStatus, id, name } from './schema.js';
 
@@ -30,7 +31,7 @@ export const registerApplication = defineCommand({
       status: (input.status ?? 'live') as ApplicationStatus,
       registered_at: now().getTime(),
     });
-    const [appended] = await appendAccountEvents(runtime, [event]);
+    const [appended] = await appendEvents(runtime, 'accounts', [event]);
     return { application_id: applicationId, status: input.status ?? 'live', event_id: event.value.event_id, ...appended };
   },
 });

@@ -2,7 +2,8 @@ import { Type } from '@sinclair/typebox';
 import { findDefaultPlacement } from '../../projections/accounts/queries.js';
 import { EventType } from '../../schemas/generated/events.js';
 import { CommandInputError, defineCommand } from '../command.js';
-import { accountEvent, appendAccountEvents, newId } from './events.js';
+import { appendEvents } from '../append.js';
+import { accountEvent, newId } from './events.js';
 import { requireApplication, requirePlacement } from './guards.js';
 import { id, name } from './schema.js';
 
@@ -29,7 +30,7 @@ export const designateDefaultPlacement = defineCommand({
       application_id: placement.application_id,
       designated_at: now().getTime(),
     });
-    const [appended] = await appendAccountEvents(runtime, [event]);
+    const [appended] = await appendEvents(runtime, 'accounts', [event]);
     return { placement_id: input.placement_id, application_id: placement.application_id, event_id: event.value.event_id, ...appended };
   },
 });

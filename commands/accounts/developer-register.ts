@@ -1,7 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import { EventType } from '../../schemas/generated/events.js';
 import { CommandInputError, defineCommand } from '../command.js';
-import { accountEvent, appendAccountEvents, newId } from './events.js';
+import { appendEvents } from '../append.js';
+import { accountEvent, newId } from './events.js';
 import { name } from './schema.js';
 
 export const registerDeveloper = defineCommand({
@@ -26,7 +27,7 @@ export const registerDeveloper = defineCommand({
       email,
       registered_at: now().getTime(),
     });
-    const [appended] = await appendAccountEvents(runtime, [event]);
+    const [appended] = await appendEvents(runtime, 'accounts', [event]);
     return { developer_id: developerId, event_id: event.value.event_id, ...appended };
   },
 });

@@ -1,7 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import { EventType, type DeveloperStatus } from '../../schemas/generated/events.js';
 import { defineCommand } from '../command.js';
-import { accountEvent, appendAccountEvents, newId } from './events.js';
+import { appendEvents } from '../append.js';
+import { accountEvent, newId } from './events.js';
 import { requireDeveloper, requireNewStatus } from './guards.js';
 import { developerStatus, id, name, reason } from './schema.js';
 
@@ -22,7 +23,7 @@ export const setDeveloperStatus = defineCommand({
       reason: input.reason ?? null,
       changed_at: now().getTime(),
     });
-    const [appended] = await appendAccountEvents(runtime, [event]);
+    const [appended] = await appendEvents(runtime, 'accounts', [event]);
     return { developer_id: input.developer_id, status: input.status, previous_status: developer.status, event_id: event.value.event_id, ...appended };
   },
 });

@@ -1,7 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import { EventType, type PlacementStatus } from '../../schemas/generated/events.js';
 import { defineCommand } from '../command.js';
-import { accountEvent, appendAccountEvents, newId } from './events.js';
+import { appendEvents } from '../append.js';
+import { accountEvent, newId } from './events.js';
 import { requireApplicationAcceptingCredentials } from './guards.js';
 import { id, name, placementStatus } from './schema.js';
 
@@ -27,7 +28,7 @@ export const createPlacement = defineCommand({
       status: (input.status ?? 'active') as PlacementStatus,
       created_at: now().getTime(),
     });
-    const [appended] = await appendAccountEvents(runtime, [event]);
+    const [appended] = await appendEvents(runtime, 'accounts', [event]);
     return { placement_id: placementId, application_id: input.application_id, status: input.status ?? 'active', event_id: event.value.event_id, ...appended };
   },
 });

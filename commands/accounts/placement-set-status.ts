@@ -2,7 +2,8 @@ import { Type } from '@sinclair/typebox';
 import { findDefaultPlacement } from '../../projections/accounts/queries.js';
 import { EventType, type PlacementStatus } from '../../schemas/generated/events.js';
 import { CommandInputError, defineCommand } from '../command.js';
-import { accountEvent, appendAccountEvents, newId } from './events.js';
+import { appendEvents } from '../append.js';
+import { accountEvent, newId } from './events.js';
 import { requireNewStatus, requirePlacement } from './guards.js';
 import { id, name, placementStatus } from './schema.js';
 
@@ -23,7 +24,7 @@ export const setPlacementStatus = defineCommand({
       status: input.status as PlacementStatus,
       changed_at: now().getTime(),
     });
-    const [appended] = await appendAccountEvents(runtime, [event]);
+    const [appended] = await appendEvents(runtime, 'accounts', [event]);
     return { placement_id: input.placement_id, status: input.status, previous_status: placement.status, event_id: event.value.event_id, ...appended };
   },
 });

@@ -5,7 +5,8 @@ import type { NewEvent } from '../../platform/events/event-log.js';
 import { displayPrefix, hashApiKey, sandboxKey } from '../../projections/accounts/api-keys.js';
 import { EventType } from '../../schemas/generated/events.js';
 import { defineCommand } from '../command.js';
-import { accountEvent, appendAccountEvents, newId } from './events.js';
+import { appendEvents } from '../append.js';
+import { accountEvent, newId } from './events.js';
 
 /** Hashes of every sandbox key issued so far, oldest first, and whether each is revoked. */
 async function sandboxHistory(sql: Sql) {
@@ -54,7 +55,7 @@ export const ensureSandboxKey = defineCommand({
   async execute(_input, { runtime, now }) {
     const sandbox = await activeOrNextSandboxKey(runtime.db, keyHashSecretOf(runtime.config), now());
     if (!sandbox.event) return { key_id: sandbox.key_id, kind: 'sandbox', key: sandbox.key, issued: false };
-    const [appended] = await appendAccountEvents(runtime, [sandbox.event]);
+    const [appended] = await appendEvents(runtime, 'accounts', [sandbox.event]);
     return { key_id: sandbox.key_id, kind: 'sandbox', key: sandbox.key, issued: true, event_id: sandbox.event.value.event_id, ...appended };
   },
 });

@@ -4,8 +4,10 @@ import { v7 as uuidv7 } from 'uuid';
 import type { Sql } from '../../platform/db/db.js';
 import { linkUrl, shapeOfCode, type TrackedLinkShape } from '../../projections/offers/links/parse-link.js';
 import { EventType, type TrackedLinkRegistered } from '../../schemas/generated/events.js';
+import { appendEvents } from '../append.js';
 import { CommandInputError, CommandNotFoundError, defineCommand } from '../command.js';
-import { appendEvent, canonicalUuid, httpUrl, oneOf } from '../input.js';
+import { canonicalUuid, httpUrl, oneOf } from '../input.js';
+import { offerEvent } from './events.js';
 
 export const linkInput = Type.Object(
   {
@@ -74,7 +76,7 @@ export const registerLink = defineCommand({
   async execute(input, { runtime, now }) {
     const value = linkRegisteredEvent(input, now());
     await checkReferences(runtime.db, value);
-    const appended = await appendEvent(runtime, 'offers', value.offer_id, EventType.TrackedLinkRegistered, value);
-    return { offer_id: value.offer_id, code: value.code, url: linkUrl(runtime.config.linkBase, value), ...appended };
+    const [appended] = await appendEvents(runtime, 'offers', [offerEvent(EventType.TrackedLinkRegistered, value)]);
+    return { offer_id: value.offer_id, code: value.code, url: linkUrl(runtime.config.linkBase, value), event_id: value.event_id, ...appended };
   },
 });

@@ -3,8 +3,10 @@ import { v7 as uuidv7 } from 'uuid';
 import type { Sql } from '../../platform/db/db.js';
 import { offerDetailsDocument, pricingProblem } from '../../projections/offers/details.js';
 import { EventType, type RemoteSnapshotPublished } from '../../schemas/generated/events.js';
+import { appendEvents } from '../append.js';
 import { CommandInputError, CommandNotFoundError, defineCommand } from '../command.js';
-import { appendEvent, canonicalUuid } from '../input.js';
+import { canonicalUuid } from '../input.js';
+import { offerEvent } from './events.js';
 
 export const snapshotInput = Type.Object(
   {
@@ -63,7 +65,7 @@ export const publishSnapshot = defineCommand({
   async execute(input, { runtime, now }) {
     const value = snapshotPublishedEvent(input, now());
     await checkReferences(runtime.db, input);
-    const appended = await appendEvent(runtime, 'offers', value.offer_id, EventType.RemoteSnapshotPublished, value);
-    return { offer_id: value.offer_id, snapshot_id: value.snapshot_id, ...appended };
+    const [appended] = await appendEvents(runtime, 'offers', [offerEvent(EventType.RemoteSnapshotPublished, value)]);
+    return { offer_id: value.offer_id, snapshot_id: value.snapshot_id, event_id: value.event_id, ...appended };
   },
 });

@@ -92,6 +92,11 @@ export async function checkTargeting(sql: Sql, rules: TargetingInput): Promise<O
       );
     }
   }
+  return targetingRules(rules);
+}
+
+/** The rules as the event stores them: bare id lists. Pure; the ids must have been checked. */
+export function targetingRules(rules: TargetingInput): OfferTargetingRule[] {
   return rules.map((rule) => ({
     geo: {
       include: (rule.geo.include ?? []).map((ref) => ref.location_id),

@@ -3,8 +3,10 @@ import { v7 as uuidv7 } from 'uuid';
 import type { Sql } from '../../platform/db/db.js';
 import { detailsForEvent, offerDetailsDocument, pricingProblem } from '../../projections/offers/details.js';
 import { EventType, type OfferTargetingRule, type OfferUpserted } from '../../schemas/generated/events.js';
+import { appendEvents } from '../append.js';
 import { CommandInputError, CommandNotFoundError, defineCommand } from '../command.js';
-import { appendEvent, canonicalUuid, httpUrl, oneOf } from '../input.js';
+import { canonicalUuid, httpUrl, oneOf } from '../input.js';
+import { offerEvent } from './events.js';
 import { checkTargeting, targetingInput } from './targeting.js';
 
 const closed = { additionalProperties: false } as const;
@@ -91,7 +93,7 @@ export const upsertOffer = defineCommand({
     const targeting = await checkTargeting(runtime.db, input.targeting ?? []);
     await assertPartnerExists(runtime.db, input.partner_id);
     const value = offerUpsertedEvent(input, targeting, now());
-    const appended = await appendEvent(runtime, 'offers', value.offer_id, EventType.OfferUpserted, value);
-    return { offer_id: value.offer_id, ...appended };
+    const [appended] = await appendEvents(runtime, 'offers', [offerEvent(EventType.OfferUpserted, value)]);
+    return { offer_id: value.offer_id, event_id: value.event_id, ...appended };
   },
 });

@@ -1,8 +1,10 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { v7 as uuidv7 } from 'uuid';
+import type { NewEvent } from '../../platform/events/event-log.js';
 import { EventType, type PartnerConfigured } from '../../schemas/generated/events.js';
+import { appendEvents, newEvent } from '../append.js';
 import { CommandInputError, defineCommand } from '../command.js';
-import { appendEvent, canonicalUuid } from '../input.js';
+import { canonicalUuid } from '../input.js';
 import { checkCidr } from './cidr.js';
 
 const closed = { additionalProperties: false } as const;
@@ -59,6 +61,9 @@ export function partnerConfiguredEvent(input: PartnerConfigureInput, now: Date):
   };
 }
 
+/** The event of a configuration, keyed by its partner. */
+export const partnerEvent = (value: PartnerConfigured): NewEvent => newEvent(EventType.PartnerConfigured, value.partner_id, value);
+
 /** Sets a partner's whole configuration (enabled flag, source networks, goal mapping). */
 export const configurePartner = defineCommand({
   name: 'partner:configure',
@@ -66,7 +71,7 @@ export const configurePartner = defineCommand({
   input: partnerConfigureInput,
   async execute(input, { runtime, now }) {
     const value = partnerConfiguredEvent(input, now());
-    const appended = await appendEvent(runtime, 'partners', value.partner_id, EventType.PartnerConfigured, value);
-    return { partner_id: value.partner_id, ...appended };
+    const [appended] = await appendEvents(runtime, 'partners', [partnerEvent(value)]);
+    return { partner_id: value.partner_id, event_id: value.event_id, ...appended };
   },
 });

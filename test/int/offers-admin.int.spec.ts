@@ -57,7 +57,6 @@ async function expectRejected(command: Command, input: unknown, error: { name?: 
 beforeAll(async () => {
   t = await createTestApp({ eventLog: 'kafka', env: { ADMIN_TOKEN } });
   await loadFullCatalog(t.runtime.db, { file: GEO_EXCERPT_FILE });
-  await t.runtime.eventLog.ensureTopics(['partners', 'offers']);
   for (const projection of offerProjections) running.push(await startProjection(projection, { db: t.runtime.db, eventLog: t.runtime.eventLog }));
   partnerId = String((await run(configurePartner, { name: 'Acme', source_ip_allowlist: ['192.0.2.0/24'] })).partner_id);
   await caughtUp();

@@ -52,7 +52,6 @@ async function caughtUp() {
 beforeAll(async () => {
   t = await createTestRuntime({ eventLog: 'kafka', env: { LINK_BASE: 'https://go.example.test/l' } });
   const log = t.runtime.eventLog;
-  await log.ensureTopics(['partners', 'offers']);
   await log.append('partners', [event(EventType.PartnerConfigured, PARTNER, partnerConfiguredEvent({ partner_id: PARTNER, name: 'Acme', source_ip_allowlist: ['192.0.2.0/24'] }, now))]);
   const localOffer = offerUpsertedEvent({ offer_id: LOCAL, partner_id: PARTNER, kind: 'local', status: 'active', details: details(), internal }, [], now);
   localOffer.targeting = [{ geo: { include: ['2840'], exclude: ['21137'] } }, { geo: { include: ['1000002'], exclude: [] } }];

@@ -17,7 +17,6 @@ const caughtUp = () => waitFor(async () => (await projection.lag()).every((p) =>
 
 beforeAll(async () => {
   t = await createTestRuntime({ eventLog: 'kafka' });
-  await t.runtime.eventLog.ensureTopics(['partners']);
   projection = await startProjection(partnersProjection, { db: t.runtime.db, eventLog: t.runtime.eventLog });
 });
 afterAll(async () => {

@@ -1,6 +1,6 @@
-import type { Command } from './command.js';
 import { accountCommands } from './accounts/index.js';
 import { recordCatalogEntry } from './catalog/entry-record.js';
+import type { Command } from './command.js';
 import { registerLink } from './offers/link-register.js';
 import { publishSnapshot } from './offers/publish-snapshot.js';
 import { upsertOffer } from './offers/upsert.js';

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { keyHashSecretOf } from '../../platform/config/key-hash-secret.js';
-import { defineCommand } from '../command.js';
 import { appendEvents } from '../append.js';
+import { defineCommand } from '../command.js';
 import { issueApiKey } from './events.js';
 import { requireApplicationAcceptingCredentials } from './guards.js';
 import { id, keyKind } from './schema.js';

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { EventType } from '../../schemas/generated/events.js';
-import { CommandInputError, defineCommand } from '../command.js';
 import { appendEvents } from '../append.js';
+import { CommandInputError, defineCommand } from '../command.js';
 import { accountEvent, newId } from './events.js';
 import { requireApiKey } from './guards.js';
 import { id, reason } from './schema.js';

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { EventType, type ApplicationStatus } from '../../schemas/generated/events.js';
-import { CommandInputError, defineCommand } from '../command.js';
 import { appendEvents } from '../append.js';
+import { CommandInputError, defineCommand } from '../command.js';
 import { accountEvent, newId } from './events.js';
 import { requireDeveloper } from './guards.js';
 import { applicationStatus, id, name } from './schema.js';

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { EventType, type ApplicationStatus } from '../../schemas/generated/events.js';
-import { defineCommand } from '../command.js';
 import { appendEvents } from '../append.js';
+import { defineCommand } from '../command.js';
 import { accountEvent, newId } from './events.js';
 import { requireApplication, requireNewStatus } from './guards.js';
 import { applicationStatus, id, name, reason } from './schema.js';

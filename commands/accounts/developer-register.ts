@@ -1,7 +1,8 @@
 import { Type } from '@sinclair/typebox';
+import { findDeveloperByEmail } from '../../projections/accounts/queries.js';
 import { EventType } from '../../schemas/generated/events.js';
-import { CommandInputError, defineCommand } from '../command.js';
 import { appendEvents } from '../append.js';
+import { CommandInputError, defineCommand } from '../command.js';
 import { accountEvent, newId } from './events.js';
 import { name } from './schema.js';
 
@@ -17,8 +18,8 @@ export const registerDeveloper = defineCommand({
   ),
   async execute(input, { runtime, now }) {
     const email = input.email.toLowerCase();
-    const { rows } = await runtime.db.query<{ developer_id: string }>('SELECT developer_id FROM account_developers WHERE email = $1', [email]);
-    if (rows[0]) throw new CommandInputError('email', `is already registered to developer ${rows[0].developer_id}`);
+    const existing = await findDeveloperByEmail(runtime.db, email);
+    if (existing) throw new CommandInputError('email', `is already registered to developer ${existing.developer_id}`);
     const developerId = newId();
     const event = accountEvent(EventType.DeveloperRegistered, {
       event_id: newId(),

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { EventType, type PlacementStatus } from '../../schemas/generated/events.js';
-import { defineCommand } from '../command.js';
 import { appendEvents } from '../append.js';
+import { defineCommand } from '../command.js';
 import { accountEvent, newId } from './events.js';
 import { requireApplicationAcceptingCredentials } from './guards.js';
 import { id, name, placementStatus } from './schema.js';

@@ -1,8 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import { findDefaultPlacement } from '../../projections/accounts/queries.js';
 import { EventType, type PlacementStatus } from '../../schemas/generated/events.js';
-import { CommandInputError, defineCommand } from '../command.js';
 import { appendEvents } from '../append.js';
+import { CommandInputError, defineCommand } from '../command.js';
 import { accountEvent, newId } from './events.js';
 import { requireNewStatus, requirePlacement } from './guards.js';
 import { id, name, placementStatus } from './schema.js';

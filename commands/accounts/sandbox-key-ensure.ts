@@ -3,18 +3,11 @@ import { keyHashSecretOf } from '../../platform/config/key-hash-secret.js';
 import type { Sql } from '../../platform/db/db.js';
 import type { NewEvent } from '../../platform/events/event-log.js';
 import { displayPrefix, hashApiKey, sandboxKey } from '../../projections/accounts/api-keys.js';
+import { sandboxKeyHistory } from '../../projections/accounts/queries.js';
 import { EventType } from '../../schemas/generated/events.js';
-import { defineCommand } from '../command.js';
 import { appendEvents } from '../append.js';
+import { defineCommand } from '../command.js';
 import { accountEvent, newId } from './events.js';
-
-/** Hashes of every sandbox key issued so far, oldest first, and whether each is revoked. */
-async function sandboxHistory(sql: Sql) {
-  const { rows } = await sql.query<{ key_id: string; key_hash: string; revoked: boolean }>(
-    `SELECT key_id, key_hash, revoked_at IS NOT NULL AS revoked FROM account_api_keys WHERE kind = 'sandbox' ORDER BY issued_at, key_id`,
-  );
-  return rows;
-}
 
 /**
  * The active sandbox key, or the event that issues the next generation when none is active.
@@ -22,7 +15,7 @@ async function sandboxHistory(sql: Sql) {
  * while only its hash is stored. A revoked generation is never reused.
  */
 export async function activeOrNextSandboxKey(sql: Sql, secret: string, now: Date): Promise<{ key_id: string; key: string; event?: NewEvent }> {
-  const history = await sandboxHistory(sql);
+  const history = await sandboxKeyHistory(sql);
   const active = history.find((row) => !row.revoked);
   if (active) {
     for (let generation = 0; generation <= history.length; generation += 1) {

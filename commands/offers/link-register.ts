@@ -1,8 +1,10 @@
-import { randomInt } from 'node:crypto';
 import { Type, type Static } from '@sinclair/typebox';
+import { randomInt } from 'node:crypto';
 import { v7 as uuidv7 } from 'uuid';
 import type { Sql } from '../../platform/db/db.js';
 import { linkUrl, shapeOfCode, type TrackedLinkShape } from '../../projections/offers/links/parse-link.js';
+import { findTrackedLinkByCode } from '../../projections/offers/links/queries.js';
+import { findOffer } from '../../projections/offers/queries.js';
 import { EventType, type TrackedLinkRegistered } from '../../schemas/generated/events.js';
 import { appendEvents } from '../append.js';
 import { CommandInputError, CommandNotFoundError, defineCommand } from '../command.js';
@@ -62,10 +64,9 @@ export function linkRegisteredEvent(input: LinkInput, now: Date): TrackedLinkReg
 }
 
 async function checkReferences(sql: Sql, value: TrackedLinkRegistered) {
-  const { rowCount } = await sql.query('SELECT 1 FROM offers WHERE offer_id = $1', [value.offer_id]);
-  if (rowCount === 0) throw new CommandNotFoundError('offer_id', `no offer ${value.offer_id}`);
-  const { rows } = await sql.query<{ offer_id: string }>('SELECT offer_id FROM tracked_links WHERE code = $1', [value.code]);
-  if (rows[0]) throw new CommandInputError('code', `"${value.code}" is already registered (offer ${rows[0].offer_id}); a link never changes its mapping`);
+  if (!(await findOffer(sql, value.offer_id))) throw new CommandNotFoundError('offer_id', `no offer ${value.offer_id}`);
+  const registered = await findTrackedLinkByCode(sql, value.code);
+  if (registered) throw new CommandInputError('code', `"${value.code}" is already registered (offer ${registered.offer_id}); a link never changes its mapping`);
 }
 
 /** Maps a tracked link (short code, root instance UUID or static path) on LINK_BASE to its offer. */

@@ -2,6 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { v7 as uuidv7 } from 'uuid';
 import type { Sql } from '../../platform/db/db.js';
 import { offerDetailsDocument, pricingProblem } from '../../projections/offers/details.js';
+import { findOffer, snapshotOwner } from '../../projections/offers/queries.js';
 import { EventType, type RemoteSnapshotPublished } from '../../schemas/generated/events.js';
 import { appendEvents } from '../append.js';
 import { CommandInputError, CommandNotFoundError, defineCommand } from '../command.js';
@@ -47,12 +48,11 @@ export function snapshotPublishedEvent(input: SnapshotInput, now: Date): RemoteS
 }
 
 async function checkReferences(sql: Sql, input: SnapshotInput) {
-  const { rows } = await sql.query<{ kind: string }>('SELECT kind FROM offers WHERE offer_id = $1', [input.offer_id]);
-  if (!rows[0]) throw new CommandNotFoundError('offer_id', `no offer ${input.offer_id}`);
-  if (rows[0].kind !== 'remote') throw new CommandInputError('offer_id', `offer ${input.offer_id} is local; snapshots are for remote offers`);
+  const offer = await findOffer(sql, input.offer_id);
+  if (!offer) throw new CommandNotFoundError('offer_id', `no offer ${input.offer_id}`);
+  if (offer.kind !== 'remote') throw new CommandInputError('offer_id', `offer ${input.offer_id} is local; snapshots are for remote offers`);
   if (input.snapshot_id) {
-    const { rows: owners } = await sql.query<{ offer_id: string }>('SELECT offer_id FROM offer_snapshots WHERE snapshot_id = $1', [input.snapshot_id]);
-    const owner = owners[0]?.offer_id;
+    const owner = await snapshotOwner(sql, input.snapshot_id);
     if (owner && owner !== input.offer_id) throw new CommandInputError('snapshot_id', `belongs to offer ${owner}, not ${input.offer_id}`);
   }
 }

@@ -2,6 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { v7 as uuidv7 } from 'uuid';
 import type { Sql } from '../../platform/db/db.js';
 import { detailsForEvent, offerDetailsDocument, pricingProblem } from '../../projections/offers/details.js';
+import { findPartner } from '../../projections/partners/queries.js';
 import { EventType, type OfferTargetingRule, type OfferUpserted } from '../../schemas/generated/events.js';
 import { appendEvents } from '../append.js';
 import { CommandInputError, CommandNotFoundError, defineCommand } from '../command.js';
@@ -79,8 +80,7 @@ export function offerUpsertedEvent(input: OfferUpsertInput, targeting: OfferTarg
 }
 
 export async function assertPartnerExists(sql: Sql, partnerId: string) {
-  const { rowCount } = await sql.query('SELECT 1 FROM partners WHERE partner_id = $1', [partnerId]);
-  if (rowCount === 0) throw new CommandNotFoundError('partner_id', `no partner ${partnerId}; configure it first (partner:configure)`);
+  if (!(await findPartner(sql, partnerId))) throw new CommandNotFoundError('partner_id', `no partner ${partnerId}; configure it first (partner:configure)`);
 }
 
 /** Creates or replaces an offer's whole state, targeting checked against the FULL catalog. */

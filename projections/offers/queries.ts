@@ -96,3 +96,9 @@ export async function selectRemoteSnapshot(sql: Sql, offerId: string): Promise<S
   );
   return rows[0];
 }
+
+/** The offer a snapshot belongs to, or undefined for an unknown snapshot (a snapshot never moves). */
+export async function snapshotOwner(sql: Sql, snapshotId: string): Promise<string | undefined> {
+  const { rows } = await sql.query<{ offer_id: string }>('SELECT offer_id FROM offer_snapshots WHERE snapshot_id = $1', [snapshotId]);
+  return rows[0]?.offer_id;
+}

@@ -1,6 +1,6 @@
 import { accountEvent, issueApiKey, newId } from '../../../commands/accounts/events.js';
-import { appendEvents } from '../../../commands/append.js';
 import { activeOrNextSandboxKey } from '../../../commands/accounts/sandbox-key-ensure.js';
+import { appendEvents } from '../../../commands/append.js';
 import { keyHashSecretOf } from '../../../platform/config/key-hash-secret.js';
 import type { NewEvent } from '../../../platform/events/event-log.js';
 import {

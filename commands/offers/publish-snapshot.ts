@@ -1,8 +1,8 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { v7 as uuidv7 } from 'uuid';
 import type { Sql } from '../../platform/db/db.js';
-import { offerDetailsDocument, pricingProblem } from '../../projections/offers/details.js';
 import { findOffer, snapshotOwner } from '../../projections/offers/queries.js';
+import { offerDetailsDocument, pricingProblem } from '../../schemas/documents/offer.js';
 import { EventType, type RemoteSnapshotPublished } from '../../schemas/generated/events.js';
 import { appendEvents } from '../append.js';
 import { CommandInputError, CommandNotFoundError, defineCommand } from '../command.js';

@@ -1,9 +1,9 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { v7 as uuidv7 } from 'uuid';
 import type { Sql } from '../../platform/db/db.js';
-import { detailsForEvent, offerDetailsDocument, pricingProblem } from '../../projections/offers/details.js';
 import { findPartner } from '../../projections/partners/queries.js';
-import { EventType, type OfferTargetingRule, type OfferUpserted } from '../../schemas/generated/events.js';
+import { offerDetailsDocument, pricingProblem, type OfferDetailsDocument } from '../../schemas/documents/offer.js';
+import { EventType, type OfferDetails, type OfferTargetingRule, type OfferUpserted } from '../../schemas/generated/events.js';
 import { appendEvents } from '../append.js';
 import { CommandInputError, CommandNotFoundError, defineCommand } from '../command.js';
 import { canonicalUuid, httpUrl, oneOf } from '../input.js';
@@ -51,6 +51,27 @@ export function checkOfferShape(input: OfferUpsertInput) {
   const problem = input.details && pricingProblem(input.details);
   if (problem) throw new CommandInputError(`details.${problem.field}`, problem.message);
 }
+
+/** The document as the OfferUpserted event stores it. */
+export function detailsForEvent(document: OfferDetailsDocument): OfferDetails {
+  return {
+    title: document.offer_info.title,
+    category_id: document.offer_info.category.id,
+    description: document.offer_info.description,
+    entity: { ...document.entity },
+    goals: document.goals.map((goal) => ({
+      event: goal.event,
+      model: goal.pricing.model,
+      amount: goal.pricing.amount ?? null,
+      currency: goal.pricing.currency ?? null,
+      rate: goal.pricing.rate ?? null,
+    })),
+    material: (document.material ?? []).map(({ format, url, tag }) => ({ format, url, tag })),
+    action_name: document.action?.name ?? null,
+    consumer_action: document.action?.consumer_action ?? null,
+  };
+}
+
 
 /** The event for an input whose shape, references and targeting were checked. Pure. */
 export function offerUpsertedEvent(input: OfferUpsertInput, targeting: OfferTargetingRule[], now: Date): OfferUpserted {

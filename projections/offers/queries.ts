@@ -1,5 +1,5 @@
 import type { Sql } from '../../platform/db/db.js';
-import type { OfferDetailsDocument } from './details.js';
+import type { OfferDetailsDocument } from '../../schemas/documents/offer.js';
 
 /** An offer's stored public state; `details` in the shape of the offer document, null when none. */
 export interface StoredOffer {

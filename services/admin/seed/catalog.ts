@@ -7,8 +7,8 @@ import { offerUpsertedEvent, offerUpsertInput, type OfferUpsertInput } from '../
 import { partnerConfiguredEvent, partnerEvent } from '../../../commands/partners/configure.js';
 import { validateInput } from '../../../commands/validate.js';
 import type { NewEvent } from '../../../platform/events/event-log.js';
-import type { OfferDetailsDocument } from '../../../projections/offers/details.js';
 import { GEO_LOAD_COMMAND } from '../../../reference/locations/how-to-load.js';
+import type { OfferDetailsDocument } from '../../../schemas/documents/offer.js';
 import { EventType } from '../../../schemas/generated/events.js';
 import { ACCOUNTS_SHARED, type SeededApplication } from './accounts.js';
 import type { SeedContext } from './seed-context.js';

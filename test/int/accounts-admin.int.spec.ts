@@ -1,12 +1,12 @@
+import type { FastifyInstance } from 'fastify';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startProjection, type RunningProjection } from '../../platform/projection/runner.js';
-import { accountsProjection } from '../../projections/accounts/projection.js';
 import { CommandInputError, CommandNotFoundError } from '../../commands/command.js';
 import { adminCommands } from '../../commands/index.js';
 import { runCommand } from '../../commands/run.js';
+import { startProjection, type RunningProjection } from '../../platform/projection/runner.js';
+import { accountsProjection } from '../../projections/accounts/projection.js';
 import { createTestApp, testEnvironment, type TestRuntime } from '../support/app.js';
 import { waitFor } from '../support/wait-for.js';
 

@@ -1,11 +1,11 @@
 import { Kafka, logLevel } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { adminCommands } from '../../commands/index.js';
+import { runCommand } from '../../commands/run.js';
 import { startProjection, type RunningProjection } from '../../platform/projection/runner.js';
 import { accountsProjection } from '../../projections/accounts/projection.js';
 import { accountsChecksum, findDefaultPlacement } from '../../projections/accounts/queries.js';
 import { EventType } from '../../schemas/generated/events.js';
-import { adminCommands } from '../../commands/index.js';
-import { runCommand } from '../../commands/run.js';
 import { createTestRuntime, type TestRuntime } from '../support/app.js';
 import { replayProjection } from '../support/replay.js';
 import { waitFor } from '../support/wait-for.js';

@@ -1,17 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningProjection } from '../../platform/projection/runner.js';
-import { startProjection } from '../../platform/projection/runner.js';
-import { offerTargeting } from '../../projections/offers/internal/queries.js';
-import { offerProjections } from '../../projections/offers/projections.js';
-import { loadFullCatalog } from '../../reference/locations/full/loader.js';
 import type { Command } from '../../commands/command.js';
 import { registerLink } from '../../commands/offers/link-register.js';
 import { publishSnapshot } from '../../commands/offers/publish-snapshot.js';
 import { upsertOffer } from '../../commands/offers/upsert.js';
 import { configurePartner } from '../../commands/partners/configure.js';
 import { runCommand } from '../../commands/run.js';
-import { runCli } from '../support/cli.js';
+import type { RunningProjection } from '../../platform/projection/runner.js';
+import { startProjection } from '../../platform/projection/runner.js';
+import { offerTargeting } from '../../projections/offers/internal/queries.js';
+import { offerProjections } from '../../projections/offers/projections.js';
+import { loadFullCatalog } from '../../reference/locations/full/loader.js';
 import { createTestApp, testEnvironment, type TestRuntime } from '../support/app.js';
+import { runCli } from '../support/cli.js';
 import { GEO_EXCERPT_FILE } from '../support/geo-excerpt.js';
 import { waitFor } from '../support/wait-for.js';
 

@@ -1,4 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { linkRegisteredEvent } from '../../commands/offers/link-register.js';
+import { snapshotPublishedEvent } from '../../commands/offers/publish-snapshot.js';
+import { offerUpsertedEvent } from '../../commands/offers/upsert.js';
+import { partnerConfiguredEvent } from '../../commands/partners/configure.js';
 import type { NewEvent } from '../../platform/events/event-log.js';
 import { startProjection, type RunningProjection } from '../../platform/projection/runner.js';
 import { readSnapshotContent } from '../../projections/offers/details.js';
@@ -8,10 +12,6 @@ import { lookupTrackedLinkUrl } from '../../projections/offers/links/queries.js'
 import { offerProjections } from '../../projections/offers/projections.js';
 import { findOffer, selectRemoteSnapshot } from '../../projections/offers/queries.js';
 import { EventType } from '../../schemas/generated/events.js';
-import { linkRegisteredEvent } from '../../commands/offers/link-register.js';
-import { snapshotPublishedEvent } from '../../commands/offers/publish-snapshot.js';
-import { offerUpsertedEvent } from '../../commands/offers/upsert.js';
-import { partnerConfiguredEvent } from '../../commands/partners/configure.js';
 import { createTestRuntime, type TestRuntime } from '../support/app.js';
 import { replayProjection } from '../support/replay.js';
 import { waitFor } from '../support/wait-for.js';

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startProjection, type RunningProjection } from '../../platform/projection/runner.js';
-import { partnersProjection } from '../../projections/partners/projection.js';
-import { findPartner, goalForEvent, partnerAcceptsSource } from '../../projections/partners/queries.js';
 import type { Command } from '../../commands/command.js';
 import { configurePartner } from '../../commands/partners/configure.js';
 import { runCommand } from '../../commands/run.js';
+import { startProjection, type RunningProjection } from '../../platform/projection/runner.js';
+import { partnersProjection } from '../../projections/partners/projection.js';
+import { findPartner, goalForEvent, partnerAcceptsSource } from '../../projections/partners/queries.js';
 import { createTestRuntime, type TestRuntime } from '../support/app.js';
 import { replayProjection } from '../support/replay.js';
 import { waitFor } from '../support/wait-for.js';

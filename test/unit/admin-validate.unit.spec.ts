@@ -1,12 +1,12 @@
+import { Type } from '@sinclair/typebox';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Type } from '@sinclair/typebox';
 import { describe, expect, it } from 'vitest';
-import { inputFromFlags } from '../../services/admin/cli-options.js';
 import { CommandInputError } from '../../commands/command.js';
 import { fieldPath, validateInput } from '../../commands/validate.js';
+import { inputFromFlags } from '../../services/admin/cli-options.js';
 
 const schema = Type.Object(
   {

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { checkCidr } from '../../commands/partners/cidr.js';
+import { partnerConfiguredEvent } from '../../commands/partners/configure.js';
 import type { LoggedEvent } from '../../platform/events/event-log.js';
 import { evolvePartners } from '../../projections/partners/evolve.js';
 import { EventType } from '../../schemas/generated/events.js';
-import { checkCidr } from '../../commands/partners/cidr.js';
-import { partnerConfiguredEvent } from '../../commands/partners/configure.js';
 
 describe('checkCidr', () => {
   it.each([

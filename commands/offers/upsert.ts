@@ -72,7 +72,6 @@ export function detailsForEvent(document: OfferDetailsDocument): OfferDetails {
   };
 }
 
-
 /** The event for an input whose shape, references and targeting were checked. Pure. */
 export function offerUpsertedEvent(input: OfferUpsertInput, targeting: OfferTargetingRule[], now: Date): OfferUpserted {
   const internal = input.internal;

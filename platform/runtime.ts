@@ -38,6 +38,8 @@ export interface OpenOptions {
 
 /** How long a backend may take to answer at start-up before the process gives up on it. */
 const STARTUP_TIMEOUT_MS = 8_000;
+/** Creating the topics waits for their partition leaders, which a busy cluster elects slowly. */
+const TOPIC_CREATION_TIMEOUT_MS = 30_000;
 
 /**
  * The database: Postgres at DATABASE_URL, or the embedded one in DATA_DIR, which this process then
@@ -117,7 +119,7 @@ export async function openRuntime(config: Config, options: OpenOptions = {}): Pr
     const eventLog = await reachBackend(setting, hint, STARTUP_TIMEOUT_MS, () => openEventLog(config, db, metrics), endpoint);
     opened.unshift(eventLog);
     // Every topic, once per process: appends and projections then take their topics as given.
-    await reachBackend(setting, hint, STARTUP_TIMEOUT_MS, () => eventLog.ensureTopics(TOPICS), endpoint);
+    await reachBackend(setting, hint, TOPIC_CREATION_TIMEOUT_MS, () => eventLog.ensureTopics(TOPICS), endpoint);
     const redis = config.redisUrl ? await connectRedis(config.redisUrl) : undefined;
     if (redis) opened.unshift({ close: () => redis.disconnect() });
     let watermarks: Promise<Watermarks> | undefined;

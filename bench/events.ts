@@ -11,6 +11,7 @@ import { loadSchemaCatalog } from '../platform/events/schema-catalog.js';
 import { startProjection } from '../platform/projection/runner.js';
 import { openRuntime, type Runtime } from '../platform/runtime.js';
 import { catalogEntriesProjection } from '../projections/catalog-entries/projection.js';
+import { partitionsOf } from '../schemas/topics.js';
 import { catalogEvents } from '../test/support/catalog-events.js';
 import { resolveStack, type StackEndpoints } from '../test/support/stack.js';
 import { benchDatabase, printTable, rate, timed, writeResults, type BenchRow } from './support.js';
@@ -105,7 +106,7 @@ async function rawKafkaSend(stack: StackEndpoints, topic: string, events: NewEve
   const kafka = new Kafka({ brokers: stack.kafkaBrokers, logLevel: logLevel.NOTHING });
   const admin = kafka.admin();
   await admin.connect();
-  await admin.createTopics({ waitForLeaders: true, topics: [{ topic, numPartitions: 3 }] });
+  await admin.createTopics({ waitForLeaders: true, topics: [{ topic, numPartitions: partitionsOf('catalog') }] });
   await admin.disconnect();
   const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
   await producer.connect();
@@ -152,7 +153,6 @@ export async function run(): Promise<BenchRow[]> {
     }),
   );
   try {
-    await kafkaRuntime.eventLog.ensureTopics(['catalog']);
     const raw = await rawKafkaSend(stack, `${prefix}raw-catalog`, events);
     const append = await timed(() => appendAll(kafkaRuntime, events));
     rows.push({ backend: 'kafka', measure: 'append (acks=all)', events: EVENTS, per_second: rate(EVENTS, append), baseline: 'raw kafkajs send, same bytes', baseline_per_second: rate(EVENTS, raw) });
@@ -166,7 +166,6 @@ export async function run(): Promise<BenchRow[]> {
   const dataDir = mkdtempSync(join(tmpdir(), 'offer-ledger-bench-'));
   const embedded = await openRuntime(loadConfig({ DATA_DIR: dataDir }));
   try {
-    await embedded.eventLog.ensureTopics(['catalog']);
     const raw = await rawEmbeddedInsert(embedded, events);
     const append = await timed(() => appendAll(embedded, events));
     rows.push({ backend: 'embedded', measure: 'append', events: EVENTS, per_second: rate(EVENTS, append), baseline: 'raw INSERT of the same bytes', baseline_per_second: rate(EVENTS, raw) });

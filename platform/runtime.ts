@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
+import { TOPICS } from '../schemas/topics.js';
 import type { Config } from './config/config.js';
 import { withKeyHashSecret } from './config/key-hash-secret.js';
 import { acquireDataDir, type DataDirOwnership, type OwnerRole } from './data-dir/ownership.js';
@@ -37,6 +38,8 @@ export interface OpenOptions {
 
 /** How long a backend may take to answer at start-up before the process gives up on it. */
 const STARTUP_TIMEOUT_MS = 8_000;
+/** Creating the topics waits for their partition leaders, which a busy cluster elects slowly. */
+const TOPIC_CREATION_TIMEOUT_MS = 30_000;
 
 /**
  * The database: Postgres at DATABASE_URL, or the embedded one in DATA_DIR, which this process then
@@ -113,14 +116,14 @@ export async function openRuntime(config: Config, options: OpenOptions = {}): Pr
     const { db, owner } = await openDatabase(config, options);
     opened.unshift(db);
     await migrate(db, options.log);
-    const eventLog = await reachBackend(
-      config.kafkaBrokers ? 'KAFKA_BROKERS' : 'DATABASE_URL',
-      config.kafkaBrokers ? 'check that Kafka and the schema registry (SCHEMA_REGISTRY_URL) run there' : 'check the database',
-      STARTUP_TIMEOUT_MS,
-      () => openEventLog(config, db, metrics),
-      config.kafkaBrokers?.join(','),
-    );
+    const [setting, hint] = config.kafkaBrokers
+      ? ['KAFKA_BROKERS', 'check that Kafka and the schema registry (SCHEMA_REGISTRY_URL) run there']
+      : ['DATABASE_URL', 'check the database'];
+    const endpoint = config.kafkaBrokers?.join(',');
+    const eventLog = await reachBackend(setting, hint, STARTUP_TIMEOUT_MS, () => openEventLog(config, db, metrics), endpoint);
     opened.unshift(eventLog);
+    // Every topic, once per process: appends and projections then take their topics as given.
+    await reachBackend(setting, hint, TOPIC_CREATION_TIMEOUT_MS, () => eventLog.ensureTopics(TOPICS), endpoint);
     let watermarks: Promise<Watermarks> | undefined;
     return {
       config,

@@ -27,7 +27,7 @@ export function listSchemaFiles(): SchemaFile[] {
   const files: SchemaFile[] = [];
   for (const topic of readdirSync(schemasRoot).sort()) {
     const dir = join(schemasRoot, topic);
-    if (!statSync(dir).isDirectory() || topic === 'codegen' || topic === 'generated') continue;
+    if (!statSync(dir).isDirectory() || ['codegen', 'generated', 'documents'].includes(topic)) continue;
     for (const entry of readdirSync(dir).sort()) {
       if (!entry.endsWith('.avsc')) continue;
       const schema = JSON.parse(readFileSync(join(dir, entry), 'utf8')) as AvroRecordSchema;

@@ -20,7 +20,6 @@ export const settings = {
   schemaRegistryUrl: optionalUrl('SCHEMA_REGISTRY_URL', 'Confluent-compatible schema registry (Apicurio: .../apis/ccompat/v7). Needs KAFKA_BROKERS.', ['http:', 'https:']),
   redisUrl: optionalUrl('REDIS_URL', 'Redis for caches and rate limits. Unset: in-process limits.', ['redis:', 'rediss:']),
   topicPrefix: text('TOPIC_PREFIX', 'Prefix of every topic name (lets several environments share a cluster).', '', /^[A-Za-z0-9._-]*$/, 'letters, digits, ".", "_" or "-"'),
-  kafkaPartitions: integer('KAFKA_PARTITIONS', 'Partitions of each topic the service creates.', 3, 1, 1000),
   linkBase: url('LINK_BASE', 'Origin of tracked links, {link_base}.', 'http://127.0.0.1:8080/l', ['http:', 'https:']),
   geoCatalogFile: optionalFile('GEO_CATALOG_FILE', 'Geo-target catalog release (CSV or zip) loaded before the location routes serve.'),
   geoCatalogSha256: optionalHex('GEO_CATALOG_SHA256', 'Expected sha256 of GEO_CATALOG_FILE; the loader refuses a file that differs.', 64),

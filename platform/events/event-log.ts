@@ -58,14 +58,20 @@ export interface SubscribeOptions {
   onError?(error: Error): void;
 }
 
+/** A topic as it is designed: its name and how many partitions it is created with. */
+export interface TopicDesign {
+  topic: string;
+  partitions: number;
+}
+
 export interface Subscription {
   stop(): Promise<void>;
 }
 
 export interface EventLog {
   readonly kind: 'kafka' | 'embedded';
-  /** Creates the topics if they are missing (idempotent). */
-  ensureTopics(topics: string[]): Promise<void>;
+  /** Creates the missing topics with their partitions (idempotent); an existing topic is left as it is. */
+  ensureTopics(topics: readonly TopicDesign[]): Promise<void>;
   /** Resolves once every event is durable (acks=all on Kafka, committed in Postgres embedded). */
   append(topic: string, events: NewEvent[]): Promise<AppendedEvent[]>;
   subscribe(options: SubscribeOptions): Promise<Subscription>;

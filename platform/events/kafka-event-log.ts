@@ -8,6 +8,7 @@ import type {
   NewEvent,
   SubscribeOptions,
   Subscription,
+  TopicDesign,
   TopicPartitionOffset,
 } from './event-log.js';
 
@@ -30,7 +31,6 @@ export async function retryRetriable<T>(call: () => Promise<T>, attempts = 12): 
 export interface KafkaLogOptions {
   brokers: string[];
   topicPrefix: string;
-  partitions: number;
   clientId?: string;
   metrics?: Metrics;
 }
@@ -70,14 +70,14 @@ export async function kafkaEventLog(codec: EventCodec, options: KafkaLogOptions)
     return count;
   }
 
-  async function ensureTopics(topics: string[]) {
+  async function ensureTopics(topics: readonly TopicDesign[]) {
     const existing = new Set(await retryRetriable(() => admin.listTopics()));
-    const missing = topics.filter((topic) => !existing.has(physical(topic)));
+    const missing = topics.filter(({ topic }) => !existing.has(physical(topic)));
     if (missing.length === 0) return;
     try {
       await admin.createTopics({
         waitForLeaders: true,
-        topics: missing.map((topic) => ({ topic: physical(topic), numPartitions: options.partitions })),
+        topics: missing.map(({ topic, partitions }) => ({ topic: physical(topic), numPartitions: partitions })),
       });
     } catch (error) {
       // Another process may have created it between our list and create.

@@ -32,7 +32,6 @@ export async function openEventLog(config: Config, db: Db, metrics?: Metrics): P
     return kafkaEventLog(registryCodec(config.schemaRegistryUrl, schemas), {
       brokers: config.kafkaBrokers,
       topicPrefix: config.topicPrefix,
-      partitions: config.kafkaPartitions,
       metrics,
     });
   }

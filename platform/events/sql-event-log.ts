@@ -55,8 +55,9 @@ export function sqlEventLog(db: Db, codec: EventCodec, options: { topicPrefix: s
   return {
     kind: 'embedded',
 
+    // Partition counts do not apply here: one partition per topic (see above).
     async ensureTopics(topics) {
-      for (const topic of topics) {
+      for (const { topic } of topics) {
         await db.query(
           `INSERT INTO event_log_partitions (topic, partition) VALUES ($1, $2) ON CONFLICT DO NOTHING`,
           [physical(topic), PARTITION],

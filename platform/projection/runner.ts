@@ -54,8 +54,8 @@ export async function applyBatch(db: Db, projection: Projection, batch: EventBat
 }
 
 export async function startProjection(projection: Projection, options: RunnerOptions): Promise<RunningProjection> {
+  // The topics exist: every process creates them when it opens the log (platform/runtime.ts).
   const { db, eventLog, metrics } = options;
-  await eventLog.ensureTopics(projection.topics);
   const subscription: Subscription = await eventLog.subscribe({
     group: `projection.${projection.name}`,
     topics: projection.topics,

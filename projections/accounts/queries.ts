@@ -42,6 +42,12 @@ export async function findDeveloper(sql: Sql, developerId: string): Promise<Deve
   return rows[0];
 }
 
+/** The developer registered with this (lowercased) email, if any: emails are unique across accounts. */
+export async function findDeveloperByEmail(sql: Sql, email: string): Promise<Developer | undefined> {
+  const { rows } = await sql.query<Developer>('SELECT developer_id, name, email, status FROM account_developers WHERE email = $1', [email]);
+  return rows[0];
+}
+
 export async function findApplication(sql: Sql, applicationId: string): Promise<Application | undefined> {
   const { rows } = await sql.query<Application>(
     `SELECT a.application_id, a.developer_id, a.name, a.status, d.status AS developer_status
@@ -76,6 +82,14 @@ export async function sandboxKeys(sql: Sql): Promise<{ issued: number; active?: 
   );
   const active = rows.find((row) => !row.revoked);
   return { issued: rows.length, active: active && { key_id: active.key_id } };
+}
+
+/** Every sandbox key issued so far, oldest first, with its hash and whether it is revoked. */
+export async function sandboxKeyHistory(sql: Sql): Promise<{ key_id: string; key_hash: string; revoked: boolean }[]> {
+  const { rows } = await sql.query<{ key_id: string; key_hash: string; revoked: boolean }>(
+    `SELECT key_id, key_hash, revoked_at IS NOT NULL AS revoked FROM account_api_keys WHERE kind = 'sandbox' ORDER BY issued_at, key_id`,
+  );
+  return rows;
 }
 
 export interface DefaultPlacement {

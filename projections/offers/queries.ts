@@ -1,5 +1,5 @@
 import type { Sql } from '../../platform/db/db.js';
-import type { OfferDetailsDocument } from './details.js';
+import type { OfferDetailsDocument } from '../../schemas/documents/offer.js';
 
 /** An offer's stored public state; `details` in the shape of the offer document, null when none. */
 export interface StoredOffer {
@@ -95,4 +95,10 @@ export async function selectRemoteSnapshot(sql: Sql, offerId: string): Promise<S
     [offerId],
   );
   return rows[0];
+}
+
+/** The offer a snapshot belongs to, or undefined for an unknown snapshot (a snapshot never moves). */
+export async function snapshotOwner(sql: Sql, snapshotId: string): Promise<string | undefined> {
+  const { rows } = await sql.query<{ offer_id: string }>('SELECT offer_id FROM offer_snapshots WHERE snapshot_id = $1', [snapshotId]);
+  return rows[0]?.offer_id;
 }

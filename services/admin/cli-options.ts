@@ -1,5 +1,5 @@
 import type { TObject, TSchema } from '@sinclair/typebox';
-import { AdminInputError } from './command.js';
+import { CommandInputError } from '../../commands/command.js';
 
 /** `entry_id` → `--entry-id`. */
 export const flagName = (property: string) => `--${property.replace(/_/g, '-')}`;
@@ -47,7 +47,7 @@ export function inputFromFlags(schema: TObject, flags: Record<string, string | u
         try {
           input[property] = JSON.parse(raw);
         } catch {
-          throw new AdminInputError(property, 'must be valid JSON');
+          throw new CommandInputError(property, 'must be valid JSON');
         }
         break;
       default:

@@ -1,22 +1,22 @@
+import { Command as Program, Option } from 'commander';
 import { readFileSync } from 'node:fs';
-import { Command, Option } from 'commander';
+import { CommandInputError, CommandNotFoundError, type Command } from '../../commands/command.js';
+import { adminCommands } from '../../commands/index.js';
+import { validateInput } from '../../commands/validate.js';
 import { loadConfig } from '../../platform/config/config.js';
 import { SettingError } from '../../platform/config/settings.js';
 import { DataDirBusyError } from '../../platform/data-dir/ownership.js';
 import { ReadModelsBehindError } from '../../platform/projection/catch-up.js';
 import { BackendUnavailableError, ExitCode } from '../../platform/startup.js';
-import { CommandFailedError, runAdminCommandAnywhere } from './command-gateway.js';
 import { inputFromFlags, flagSyntax } from './cli-options.js';
-import { AdminInputError, AdminNotFoundError, type AdminCommand } from './command.js';
-import { adminCommands } from './commands/index.js';
-import { validateInput } from './validate.js';
+import { CommandFailedError, runAdminCommandAnywhere } from './command-gateway.js';
 
 /** Exit codes: 0 done, 1 unexpected failure, 2 invalid input, 3 a referenced record is missing, 4 a backend is unavailable. */
 export { ExitCode };
 
 function exitCodeFor(error: unknown): number {
-  if (error instanceof AdminInputError || error instanceof SyntaxError || error instanceof SettingError) return ExitCode.invalidInput;
-  if (error instanceof AdminNotFoundError) return ExitCode.notFound;
+  if (error instanceof CommandInputError || error instanceof SyntaxError || error instanceof SettingError) return ExitCode.invalidInput;
+  if (error instanceof CommandNotFoundError) return ExitCode.notFound;
   if (error instanceof CommandFailedError) return error.exitCode;
   if (error instanceof DataDirBusyError || error instanceof BackendUnavailableError || error instanceof ReadModelsBehindError) return ExitCode.unavailable;
   return ExitCode.failure;
@@ -28,7 +28,7 @@ function describe(error: unknown, command: string): string {
   return (error as Error).message;
 }
 
-function addCommand(program: Command, command: AdminCommand) {
+function addCommand(program: Program, command: Command) {
   const sub = program.command(command.name).description(command.summary);
   for (const [property, schema] of Object.entries(command.input.properties)) {
     const required = command.input.required?.includes(property) ?? false;
@@ -58,8 +58,8 @@ function addCommand(program: Command, command: AdminCommand) {
   });
 }
 
-export function buildCli(): Command {
-  const program = new Command('admin')
+export function buildCli(): Program {
+  const program = new Program('admin')
     .description('Offer ledger administration: every command validates its input and appends events.')
     .showHelpAfterError()
     .exitOverride((error) => process.exit(error.exitCode === 0 ? 0 : ExitCode.invalidInput));

@@ -1,12 +1,12 @@
-import type { Projection } from '../../platform/projection/projection.js';
+import type { Command } from '../../commands/command.js';
+import { validateInput } from '../../commands/validate.js';
 import { awaitCaughtUp } from '../../platform/projection/catch-up.js';
+import type { Projection } from '../../platform/projection/projection.js';
 import type { Runtime } from '../../platform/runtime.js';
-import type { AdminCommand } from './command.js';
-import { validateInput } from './validate.js';
 
 /** Runs admin commands for one process: the CLI's own, or every caller of a service's. */
 export interface CommandExecutor {
-  run(command: AdminCommand, input: unknown): Promise<Record<string, unknown>>;
+  run(command: Command, input: unknown): Promise<Record<string, unknown>>;
 }
 
 export interface ExecutorOptions {

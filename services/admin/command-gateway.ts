@@ -1,13 +1,13 @@
+import { CommandInputError, CommandNotFoundError, type Command } from '../../commands/command.js';
+import { validateInput } from '../../commands/validate.js';
 import type { Config } from '../../platform/config/config.js';
-import { DataDirBusyError } from '../../platform/data-dir/ownership.js';
 import { readOwnerToken, requestOwner } from '../../platform/data-dir/owner-client.js';
+import { DataDirBusyError } from '../../platform/data-dir/ownership.js';
 import { awaitCaughtUp } from '../../platform/projection/catch-up.js';
 import { openRuntime, type Runtime } from '../../platform/runtime.js';
 import { ExitCode } from '../../platform/startup.js';
 import { projections, startProjectors } from '../projector/projectors.js';
-import { AdminInputError, AdminNotFoundError, type AdminCommand } from './command.js';
 import { commandExecutor } from './command-executor.js';
-import { validateInput } from './validate.js';
 
 /** How long a command waits for DATA_DIR held by another short command, or for a starting service. */
 const WAIT_FOR_OWNER_MS = 60_000;
@@ -32,7 +32,7 @@ interface Envelope {
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Sends the command to the service that owns DATA_DIR, over its owner socket. */
-async function runOnOwner(config: Config, command: AdminCommand, input: unknown, deadline: number): Promise<Record<string, unknown>> {
+async function runOnOwner(config: Config, command: Command, input: unknown, deadline: number): Promise<Record<string, unknown>> {
   for (;;) {
     const reply = await requestOwner<Envelope>(config.dataDir, 'POST', `/commands/${encodeURIComponent(command.name)}`, {
       body: input,
@@ -47,8 +47,8 @@ async function runOnOwner(config: Config, command: AdminCommand, input: unknown,
     }
     const field = reply.body.extra?.field;
     const message = field && reply.body.message.startsWith(`${field}: `) ? reply.body.message.slice(field.length + 2) : reply.body.message;
-    if (reply.status === 400) throw new AdminInputError(field ?? 'input', message);
-    if (reply.status === 404 && field) throw new AdminNotFoundError(field, message);
+    if (reply.status === 400) throw new CommandInputError(field ?? 'input', message);
+    if (reply.status === 404 && field) throw new CommandNotFoundError(field, message);
     throw new CommandFailedError(`the service answered ${reply.status} ${reply.body.code}: ${reply.body.message}`, reply.status === 503 ? ExitCode.unavailable : ExitCode.failure);
   }
 }
@@ -61,7 +61,7 @@ async function runOnOwner(config: Config, command: AdminCommand, input: unknown,
  * the command goes on with the read models as they are (joining consumer groups from a one-shot command would stall
  * it for seconds and rebalance the real projectors).
  */
-async function runHere(runtime: Runtime, command: AdminCommand, input: unknown): Promise<Record<string, unknown>> {
+async function runHere(runtime: Runtime, command: Command, input: unknown): Promise<Record<string, unknown>> {
   const caughtUp = !runtime.owner && (await awaitCaughtUp(runtime, projections, EXTERNAL_PROJECTOR_GRACE_MS).then(() => true, () => false));
   if (caughtUp || runtime.eventLog.kind === 'kafka') {
     // Behind on Kafka: a missing record's message already says it may not be projected yet.
@@ -79,7 +79,7 @@ async function runHere(runtime: Runtime, command: AdminCommand, input: unknown):
  * Where an admin command runs: through the service when it owns the embedded DATA_DIR, else in
  * this process (waiting its turn when another short command holds DATA_DIR).
  */
-export async function runAdminCommandAnywhere(config: Config, command: AdminCommand, input: unknown): Promise<Record<string, unknown>> {
+export async function runAdminCommandAnywhere(config: Config, command: Command, input: unknown): Promise<Record<string, unknown>> {
   const deadline = Date.now() + WAIT_FOR_OWNER_MS;
   for (;;) {
     let runtime: Runtime;

@@ -1,12 +1,12 @@
+import type { FastifyInstance } from 'fastify';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CommandInputError, CommandNotFoundError } from '../../commands/command.js';
+import { adminCommands } from '../../commands/index.js';
+import { runCommand } from '../../commands/run.js';
 import { startProjection, type RunningProjection } from '../../platform/projection/runner.js';
 import { accountsProjection } from '../../projections/accounts/projection.js';
-import { AdminInputError, AdminNotFoundError } from '../../services/admin/command.js';
-import { adminCommands } from '../../services/admin/commands/index.js';
-import { runAdminCommand } from '../../services/admin/run-command.js';
 import { createTestApp, testEnvironment, type TestRuntime } from '../support/app.js';
 import { waitFor } from '../support/wait-for.js';
 
@@ -20,7 +20,7 @@ describe('accounts admin commands reject bad input', () => {
   const ids: Record<string, string> = {};
 
   const command = (name: string) => adminCommands.find((candidate) => candidate.name === name)!;
-  const execute = (name: string, input: unknown) => runAdminCommand(command(name), input, { runtime: t.runtime, now: () => new Date() });
+  const execute = (name: string, input: unknown) => runCommand(command(name), input, { runtime: t.runtime, now: () => new Date() });
 
   async function run(name: string, input: Record<string, unknown>): Promise<Record<string, any>> {
     const result = await execute(name, input);
@@ -91,8 +91,8 @@ describe('accounts admin commands reject bad input', () => {
       () => undefined,
       (rejection: unknown) => rejection,
     );
-    expect(error).toBeInstanceOf(kind === 'input' ? AdminInputError : AdminNotFoundError);
-    expect((error as AdminInputError).field).toBe(field);
+    expect(error).toBeInstanceOf(kind === 'input' ? CommandInputError : CommandNotFoundError);
+    expect((error as CommandInputError).field).toBe(field);
     expect((error as Error).message.startsWith(`${field}: `)).toBe(true);
     expect(await t.runtime.eventLog.endOffsets('accounts')).toEqual(before);
   });

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { accountEvent } from '../../commands/accounts/events.js';
 import type { LoggedEvent, NewEvent } from '../../platform/events/event-log.js';
 import { hashApiKey, sandboxKey } from '../../projections/accounts/api-keys.js';
 import { accountsProjection } from '../../projections/accounts/projection.js';
 import { accountsChecksum } from '../../projections/accounts/queries.js';
 import { EventType } from '../../schemas/generated/events.js';
-import { accountEvent } from '../../services/admin/commands/accounts/events.js';
 import { createTestRuntime, type TestRuntime } from '../support/app.js';
 
 const T = Date.UTC(2026, 10, 22);

@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { adminCommands } from '../../commands/index.js';
+import { runCommand } from '../../commands/run.js';
 import { keyHashSecretOf } from '../../platform/config/key-hash-secret.js';
+import { ApiError } from '../../platform/http/errors.js';
 import { startProjection, type RunningProjection } from '../../platform/projection/runner.js';
 import { newApiKey, sandboxKey } from '../../projections/accounts/api-keys.js';
 import { lookupApiKey, type KeyLookup } from '../../projections/accounts/key-lookup.js';
 import { accountsProjection } from '../../projections/accounts/projection.js';
-import { ApiError } from '../../platform/http/errors.js';
 import { authenticateOfferRequest } from '../../services/api/auth/offer-route-access.js';
-import { adminCommands } from '../../services/admin/commands/index.js';
-import { runAdminCommand } from '../../services/admin/run-command.js';
 import { createTestRuntime, type TestRuntime } from '../support/app.js';
 import { waitFor } from '../support/wait-for.js';
 
@@ -22,7 +22,7 @@ describe('API key lookup', () => {
 
   async function run<R = Record<string, any>>(name: string, input: Record<string, unknown>): Promise<R> {
     const command = adminCommands.find((candidate) => candidate.name === name)!;
-    const result = await runAdminCommand(command, input, { runtime: t.runtime, now: () => new Date() });
+    const result = await runCommand(command, input, { runtime: t.runtime, now: () => new Date() });
     await waitFor(async () => (await projection.lag()).every((partition) => partition.lag === 0), { what: `${name} projected` });
     return result as R;
   }

@@ -1,11 +1,11 @@
 import { Kafka, logLevel } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { adminCommands } from '../../commands/index.js';
+import { runCommand } from '../../commands/run.js';
 import { startProjection, type RunningProjection } from '../../platform/projection/runner.js';
 import { accountsProjection } from '../../projections/accounts/projection.js';
 import { accountsChecksum, findDefaultPlacement } from '../../projections/accounts/queries.js';
 import { EventType } from '../../schemas/generated/events.js';
-import { adminCommands } from '../../services/admin/commands/index.js';
-import { runAdminCommand } from '../../services/admin/run-command.js';
 import { createTestRuntime, type TestRuntime } from '../support/app.js';
 import { replayProjection } from '../support/replay.js';
 import { waitFor } from '../support/wait-for.js';
@@ -28,7 +28,7 @@ describe('accounts projection on Kafka', () => {
   /** Runs a command, then waits until the projection has applied everything in the log. */
   async function run(name: string, input: Record<string, unknown>): Promise<Record<string, any>> {
     const command = adminCommands.find((candidate) => candidate.name === name)!;
-    const result = await runAdminCommand(command, input, { runtime: t.runtime, now: () => new Date() });
+    const result = await runCommand(command, input, { runtime: t.runtime, now: () => new Date() });
     await waitFor(async () => (await projection.lag()).every((partition) => partition.lag === 0), { what: `${name} projected` });
     return result;
   }

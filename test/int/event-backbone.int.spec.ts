@@ -22,7 +22,6 @@ function describeRoundTrip(backend: 'kafka' | 'sql') {
 
     it('appends events of several types, and the projector builds exactly their rows', async () => {
       const { eventLog } = t.runtime;
-      await eventLog.ensureTopics(['catalog']);
       const appended = [];
       for (let start = 0; start < events.length; start += 500) {
         appended.push(...(await eventLog.append('catalog', events.slice(start, start + 500))));

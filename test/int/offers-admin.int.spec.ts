@@ -1,17 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Command } from '../../commands/command.js';
+import { registerLink } from '../../commands/offers/link-register.js';
+import { publishSnapshot } from '../../commands/offers/publish-snapshot.js';
+import { upsertOffer } from '../../commands/offers/upsert.js';
+import { configurePartner } from '../../commands/partners/configure.js';
+import { runCommand } from '../../commands/run.js';
 import type { RunningProjection } from '../../platform/projection/runner.js';
 import { startProjection } from '../../platform/projection/runner.js';
 import { offerTargeting } from '../../projections/offers/internal/queries.js';
 import { offerProjections } from '../../projections/offers/projections.js';
 import { loadFullCatalog } from '../../reference/locations/full/loader.js';
-import type { AdminCommand } from '../../services/admin/command.js';
-import { registerLink } from '../../services/admin/commands/link-register.js';
-import { publishSnapshot } from '../../services/admin/commands/offer-snapshot.js';
-import { upsertOffer } from '../../services/admin/commands/offer-upsert.js';
-import { configurePartner } from '../../services/admin/commands/partner-configure.js';
-import { runAdminCommand } from '../../services/admin/run-command.js';
-import { runCli } from '../support/cli.js';
 import { createTestApp, testEnvironment, type TestRuntime } from '../support/app.js';
+import { runCli } from '../support/cli.js';
 import { GEO_EXCERPT_FILE } from '../support/geo-excerpt.js';
 import { waitFor } from '../support/wait-for.js';
 
@@ -30,7 +30,7 @@ const details = () => ({
   goals: [{ event: 'install', pricing: { model: 'cpa', amount: '12.50', currency: 'USD' } }],
 });
 
-const run = (command: AdminCommand, input: unknown) => runAdminCommand(command, input, { runtime: t.runtime, now: () => new Date() });
+const run = (command: Command, input: unknown) => runCommand(command, input, { runtime: t.runtime, now: () => new Date() });
 
 async function endOffsets() {
   const all = await Promise.all(['partners', 'offers'].map((topic) => t.runtime.eventLog.endOffsets(topic)));
@@ -42,14 +42,14 @@ async function caughtUp() {
 }
 
 /** Runs a command that must fail, and checks that nothing reached the log. */
-async function expectRejected(command: AdminCommand, input: unknown, error: { name?: string; field: string; message?: RegExp }) {
+async function expectRejected(command: Command, input: unknown, error: { name?: string; field: string; message?: RegExp }) {
   const before = await endOffsets();
   const failure = await run(command, input).then(
     () => undefined,
     (thrown: Error) => thrown,
   );
   expect(failure, `${command.name} should reject ${JSON.stringify(input).slice(0, 200)}`).toBeInstanceOf(Error);
-  expect(failure).toMatchObject({ name: error.name ?? 'AdminInputError', field: error.field });
+  expect(failure).toMatchObject({ name: error.name ?? 'CommandInputError', field: error.field });
   if (error.message) expect(failure!.message).toMatch(error.message);
   expect(await endOffsets()).toEqual(before);
 }
@@ -57,7 +57,6 @@ async function expectRejected(command: AdminCommand, input: unknown, error: { na
 beforeAll(async () => {
   t = await createTestApp({ eventLog: 'kafka', env: { ADMIN_TOKEN } });
   await loadFullCatalog(t.runtime.db, { file: GEO_EXCERPT_FILE });
-  await t.runtime.eventLog.ensureTopics(['partners', 'offers']);
   for (const projection of offerProjections) running.push(await startProjection(projection, { db: t.runtime.db, eventLog: t.runtime.eventLog }));
   partnerId = String((await run(configurePartner, { name: 'Acme', source_ip_allowlist: ['192.0.2.0/24'] })).partner_id);
   await caughtUp();
@@ -136,7 +135,7 @@ describe('offer:upsert validation', () => {
   });
 
   it('rejects an unknown partner as not found', async () => {
-    await expectRejected(upsertOffer, { ...valid(), partner_id: '01939c5e-7b1a-7c3e-9f00-00000000dead' }, { name: 'AdminNotFoundError', field: 'partner_id' });
+    await expectRejected(upsertOffer, { ...valid(), partner_id: '01939c5e-7b1a-7c3e-9f00-00000000dead' }, { name: 'CommandNotFoundError', field: 'partner_id' });
   });
 });
 
@@ -145,7 +144,7 @@ describe('offer:publish-snapshot and link:register validation', () => {
 
   it('rejects snapshots of local or unknown offers, bad languages and malformed content', async () => {
     await expectRejected(publishSnapshot, { offer_id: localOfferId, content }, { field: 'offer_id', message: /local/ });
-    await expectRejected(publishSnapshot, { offer_id: '01939c5e-7b1a-7c3e-9f00-00000000dead', content }, { name: 'AdminNotFoundError', field: 'offer_id' });
+    await expectRejected(publishSnapshot, { offer_id: '01939c5e-7b1a-7c3e-9f00-00000000dead', content }, { name: 'CommandNotFoundError', field: 'offer_id' });
     await expectRejected(publishSnapshot, { offer_id: remoteOfferId, language: 'english!', content }, { field: 'language' });
     await expectRejected(publishSnapshot, { offer_id: remoteOfferId, content: { ...content, entity: { id: 'e' } } }, { field: 'content.entity.name' });
     await expectRejected(publishSnapshot, { offer_id: remoteOfferId, updated_at: 'yesterday', content }, { field: 'updated_at' });
@@ -164,7 +163,7 @@ describe('offer:publish-snapshot and link:register validation', () => {
     await expectRejected(registerLink, { offer_id: localOfferId, shape: 'static_path', code: 'static/st_x' }, { field: 'code' });
     await expectRejected(registerLink, { offer_id: localOfferId, shape: 'qr' }, { field: 'shape' });
     await expectRejected(registerLink, { offer_id: localOfferId, shape: 'short_code', application_id: 'APP' }, { field: 'application_id' });
-    await expectRejected(registerLink, { offer_id: '01939c5e-7b1a-7c3e-9f00-00000000dead', shape: 'short_code' }, { name: 'AdminNotFoundError', field: 'offer_id' });
+    await expectRejected(registerLink, { offer_id: '01939c5e-7b1a-7c3e-9f00-00000000dead', shape: 'short_code' }, { name: 'CommandNotFoundError', field: 'offer_id' });
     const { code } = await run(registerLink, { offer_id: localOfferId, shape: 'short_code' });
     await caughtUp();
     await expectRejected(registerLink, { offer_id: remoteOfferId, shape: 'short_code', code }, { field: 'code', message: /already registered/ });

@@ -1,4 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { linkRegisteredEvent } from '../../commands/offers/link-register.js';
+import { snapshotPublishedEvent } from '../../commands/offers/publish-snapshot.js';
+import { offerUpsertedEvent } from '../../commands/offers/upsert.js';
+import { partnerConfiguredEvent } from '../../commands/partners/configure.js';
 import type { NewEvent } from '../../platform/events/event-log.js';
 import { startProjection, type RunningProjection } from '../../platform/projection/runner.js';
 import { readSnapshotContent } from '../../projections/offers/details.js';
@@ -8,10 +12,6 @@ import { lookupTrackedLinkUrl } from '../../projections/offers/links/queries.js'
 import { offerProjections } from '../../projections/offers/projections.js';
 import { findOffer, selectRemoteSnapshot } from '../../projections/offers/queries.js';
 import { EventType } from '../../schemas/generated/events.js';
-import { linkRegisteredEvent } from '../../services/admin/commands/link-register.js';
-import { snapshotPublishedEvent } from '../../services/admin/commands/offer-snapshot.js';
-import { offerUpsertedEvent } from '../../services/admin/commands/offer-upsert.js';
-import { partnerConfiguredEvent } from '../../services/admin/commands/partner-configure.js';
 import { createTestRuntime, type TestRuntime } from '../support/app.js';
 import { replayProjection } from '../support/replay.js';
 import { waitFor } from '../support/wait-for.js';
@@ -52,7 +52,6 @@ async function caughtUp() {
 beforeAll(async () => {
   t = await createTestRuntime({ eventLog: 'kafka', env: { LINK_BASE: 'https://go.example.test/l' } });
   const log = t.runtime.eventLog;
-  await log.ensureTopics(['partners', 'offers']);
   await log.append('partners', [event(EventType.PartnerConfigured, PARTNER, partnerConfiguredEvent({ partner_id: PARTNER, name: 'Acme', source_ip_allowlist: ['192.0.2.0/24'] }, now))]);
   const localOffer = offerUpsertedEvent({ offer_id: LOCAL, partner_id: PARTNER, kind: 'local', status: 'active', details: details(), internal }, [], now);
   localOffer.targeting = [{ geo: { include: ['2840'], exclude: ['21137'] } }, { geo: { include: ['1000002'], exclude: [] } }];

@@ -1,23 +1,22 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Command } from '../../commands/command.js';
+import { configurePartner } from '../../commands/partners/configure.js';
+import { runCommand } from '../../commands/run.js';
 import { startProjection, type RunningProjection } from '../../platform/projection/runner.js';
 import { partnersProjection } from '../../projections/partners/projection.js';
 import { findPartner, goalForEvent, partnerAcceptsSource } from '../../projections/partners/queries.js';
-import type { AdminCommand } from '../../services/admin/command.js';
-import { configurePartner } from '../../services/admin/commands/partner-configure.js';
-import { runAdminCommand } from '../../services/admin/run-command.js';
 import { createTestRuntime, type TestRuntime } from '../support/app.js';
 import { replayProjection } from '../support/replay.js';
 import { waitFor } from '../support/wait-for.js';
 
 let t: TestRuntime;
 let projection: RunningProjection;
-const run = (command: AdminCommand, input: unknown) => runAdminCommand(command, input, { runtime: t.runtime, now: () => new Date() });
+const run = (command: Command, input: unknown) => runCommand(command, input, { runtime: t.runtime, now: () => new Date() });
 const endOffsets = async () => (await t.runtime.eventLog.endOffsets('partners')).map((o) => `${o.partition}:${o.offset}`).sort();
 const caughtUp = () => waitFor(async () => (await projection.lag()).every((p) => p.lag === 0), { what: 'partners projection caught up' });
 
 beforeAll(async () => {
   t = await createTestRuntime({ eventLog: 'kafka' });
-  await t.runtime.eventLog.ensureTopics(['partners']);
   projection = await startProjection(partnersProjection, { db: t.runtime.db, eventLog: t.runtime.eventLog });
 });
 afterAll(async () => {
@@ -75,7 +74,7 @@ describe('partner:configure on Kafka', () => {
     [{ name: 'A', token: 'x' }, 'token'],
   ])('rejects %j naming %s and appends nothing', async (input, field) => {
     const before = await endOffsets();
-    await expect(run(configurePartner, input)).rejects.toMatchObject({ name: 'AdminInputError', field });
+    await expect(run(configurePartner, input)).rejects.toMatchObject({ name: 'CommandInputError', field });
     expect(await endOffsets()).toEqual(before);
   });
 

@@ -18,7 +18,6 @@ const isBatchApplied = (entry: Record<string, unknown>) => entry.event === 'batc
 const isCaughtUp = (entry: Record<string, unknown>) => entry.event === 'caught_up';
 
 async function appendAll(runtime: Runtime, events: NewEvent[]) {
-  await runtime.eventLog.ensureTopics(['catalog']);
   for (let start = 0; start < events.length; start += 5_000) {
     await runtime.eventLog.append('catalog', events.slice(start, start + 5_000));
   }

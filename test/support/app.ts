@@ -30,7 +30,6 @@ export function testEnvironment(database: TestDatabase, topicPrefix: string, opt
     KEY_HASH_SECRET: 'test-key-hash-secret-0123456789abcdef',
     REDIS_URL: stack.redisUrl,
     TOPIC_PREFIX: topicPrefix,
-    KAFKA_PARTITIONS: '3',
     LOG_LEVEL: 'silent',
     ...(options.eventLog === 'kafka'
       ? { KAFKA_BROKERS: stack.kafkaBrokers.join(','), SCHEMA_REGISTRY_URL: stack.schemaRegistryUrl }

@@ -1,10 +1,10 @@
 import type { TSchema } from '@sinclair/typebox';
 import { describe, expect, it } from 'vitest';
-import { buildCli } from '../../services/admin/cli.js';
+import { accountCommands } from '../../commands/accounts/index.js';
+import { adminCommands } from '../../commands/index.js';
+import { validateInput } from '../../commands/validate.js';
 import { inputFromFlags } from '../../services/admin/cli-options.js';
-import { accountCommands } from '../../services/admin/commands/accounts/index.js';
-import { adminCommands } from '../../services/admin/commands/index.js';
-import { validateInput } from '../../services/admin/validate.js';
+import { buildCli } from '../../services/admin/cli.js';
 
 describe('accounts admin commands on the command line', () => {
   it('are all registered, each with a summary and a description on every input property', () => {

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { DEFAULT_PLACEMENT_KEY, accountEvent, issueApiKey } from '../../commands/accounts/events.js';
 import type { LoggedEvent, NewEvent } from '../../platform/events/event-log.js';
 import { encodeChecked, loadSchemaCatalog } from '../../platform/events/schema-catalog.js';
 import { evolve } from '../../projections/accounts/evolve.js';
 import { EventType } from '../../schemas/generated/events.js';
-import { DEFAULT_PLACEMENT_KEY, accountEvent, issueApiKey } from '../../services/admin/commands/accounts/events.js';
 
 const T = Date.UTC(2026, 10, 22, 12);
 const dev = '01900000-0000-7000-8000-0000000000d1';

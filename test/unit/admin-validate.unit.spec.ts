@@ -1,12 +1,12 @@
+import { Type } from '@sinclair/typebox';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Type } from '@sinclair/typebox';
 import { describe, expect, it } from 'vitest';
+import { CommandInputError } from '../../commands/command.js';
+import { fieldPath, validateInput } from '../../commands/validate.js';
 import { inputFromFlags } from '../../services/admin/cli-options.js';
-import { AdminInputError } from '../../services/admin/command.js';
-import { fieldPath, validateInput } from '../../services/admin/validate.js';
 
 const schema = Type.Object(
   {
@@ -24,7 +24,7 @@ function fieldOf(input: unknown): string | undefined {
     validateInput(schema, input);
     return undefined;
   } catch (error) {
-    return (error as AdminInputError).field;
+    return (error as CommandInputError).field;
   }
 }
 

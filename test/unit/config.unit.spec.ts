@@ -38,7 +38,6 @@ describe('configuration', () => {
     [{ GEO_CATALOG_SHA256: 'abc' }, 'GEO_CATALOG_SHA256 must be 64 hexadecimal characters'],
     [{ GEO_CATALOG_SHA256: 'a'.repeat(64) }, 'GEO_CATALOG_FILE is required when GEO_CATALOG_SHA256 is set'],
     [{ TOPIC_PREFIX: 'bad prefix' }, 'TOPIC_PREFIX must be letters, digits, ".", "_" or "-", got "bad prefix"'],
-    [{ KAFKA_PARTITIONS: '0' }, 'KAFKA_PARTITIONS must be a whole number from 1 to 1000, got 0'],
     [{ LOCATION_RATE_LIMIT: '-1' }, 'LOCATION_RATE_LIMIT must be a whole number from 1 to 1000000, got "-1"'],
     [{ ADMIN_TOKEN: 'short' }, 'ADMIN_TOKEN must be at least 24 characters long'],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got "loud"'],

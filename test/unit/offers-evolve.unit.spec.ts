@@ -1,13 +1,14 @@
 import { describe, expect, it } from 'vitest';
+import { linkRegisteredEvent, mintCode } from '../../commands/offers/link-register.js';
+import { snapshotPublishedEvent } from '../../commands/offers/publish-snapshot.js';
+import { checkOfferShape, detailsForEvent, offerUpsertedEvent } from '../../commands/offers/upsert.js';
 import type { LoggedEvent } from '../../platform/events/event-log.js';
-import { detailsForEvent, pricingProblem, readSnapshotContent, type OfferDetailsDocument } from '../../projections/offers/details.js';
+import { readSnapshotContent } from '../../projections/offers/details.js';
 import { evolveOffers } from '../../projections/offers/evolve.js';
 import { evolveOfferInternals } from '../../projections/offers/internal/evolve.js';
-import { EventType, type OfferUpserted } from '../../schemas/generated/events.js';
-import { linkRegisteredEvent, mintCode } from '../../services/admin/commands/link-register.js';
-import { snapshotPublishedEvent } from '../../services/admin/commands/offer-snapshot.js';
-import { checkOfferShape, offerUpsertedEvent } from '../../services/admin/commands/offer-upsert.js';
 import { shapeOfCode } from '../../projections/offers/links/parse-link.js';
+import { pricingProblem, type OfferDetailsDocument } from '../../schemas/documents/offer.js';
+import { EventType, type OfferUpserted } from '../../schemas/generated/events.js';
 
 const OFFER = '01939c5e-7b1a-7c3e-9f00-000000000001';
 const PARTNER = '01939c5e-7b1a-7c3e-9f00-0000000000aa';

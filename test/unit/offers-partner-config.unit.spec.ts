@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { checkCidr } from '../../commands/partners/cidr.js';
+import { partnerConfiguredEvent } from '../../commands/partners/configure.js';
 import type { LoggedEvent } from '../../platform/events/event-log.js';
 import { evolvePartners } from '../../projections/partners/evolve.js';
 import { EventType } from '../../schemas/generated/events.js';
-import { checkCidr } from '../../services/admin/commands/partner-cidr.js';
-import { partnerConfiguredEvent } from '../../services/admin/commands/partner-configure.js';
 
 describe('checkCidr', () => {
   it.each([
@@ -51,7 +51,7 @@ describe('partnerConfiguredEvent', () => {
     [{ name: 'A', source_ip_allowlist: ['10.0.0.0/8', '10.0.0.0/8'] }, 'source_ip_allowlist[1]'],
     [{ name: 'A', goal_mappings: [{ event_name: 'buy', goal_event: 'sale' }, { event_name: 'buy', goal_event: 'install' }] }, 'goal_mappings[1].event_name'],
   ])('names the field of a bad input', (input, field) => {
-    expect(() => partnerConfiguredEvent(input, now)).toThrow(expect.objectContaining({ name: 'AdminInputError', field }));
+    expect(() => partnerConfiguredEvent(input, now)).toThrow(expect.objectContaining({ name: 'CommandInputError', field }));
   });
 });
 

@@ -18,6 +18,15 @@ export async function findTrackedLink(sql: Sql, link: TrackedLinkRef): Promise<T
   return rows[0];
 }
 
+/** The mapping of a code whatever its shape (a code is registered once), or undefined. */
+export async function findTrackedLinkByCode(sql: Sql, code: string): Promise<TrackedLinkMapping | undefined> {
+  const { rows } = await sql.query<TrackedLinkMapping>(
+    'SELECT shape, code, offer_id, offer_instance_id, application_id FROM tracked_links WHERE code = $1',
+    [code],
+  );
+  return rows[0];
+}
+
 export type LinkLookup =
   | { status: 'found'; mapping: TrackedLinkMapping }
   | { status: 'not_found'; link: TrackedLinkRef }

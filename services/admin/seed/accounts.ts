@@ -1,3 +1,6 @@
+import { accountEvent, issueApiKey, newId } from '../../../commands/accounts/events.js';
+import { activeOrNextSandboxKey } from '../../../commands/accounts/sandbox-key-ensure.js';
+import { appendEvents } from '../../../commands/append.js';
 import { keyHashSecretOf } from '../../../platform/config/key-hash-secret.js';
 import type { NewEvent } from '../../../platform/events/event-log.js';
 import {
@@ -7,8 +10,6 @@ import {
   type DeveloperStatus,
   type PlacementStatus,
 } from '../../../schemas/generated/events.js';
-import { activeOrNextSandboxKey } from '../commands/accounts/api-key.js';
-import { accountEvent, appendAccountEvents, issueApiKey, newId } from '../commands/accounts/events.js';
 import type { SeedContext } from './seed-context.js';
 
 /**
@@ -189,7 +190,7 @@ export async function seedAccounts(context: SeedContext): Promise<void> {
   const bar = context.progress('accounts', events.length);
   for (let start = 0; start < events.length; start += CHUNK) {
     const chunk = events.slice(start, start + CHUNK);
-    await appendAccountEvents(context.runtime, chunk);
+    await appendEvents(context.runtime, 'accounts', chunk);
     bar.tick(chunk.length);
   }
   bar.done();

@@ -1,12 +1,15 @@
+import { appendEvents } from '../../../commands/append.js';
+import { offerEvent } from '../../../commands/offers/events.js';
+import { linkRegisteredEvent } from '../../../commands/offers/link-register.js';
+import { snapshotPublishedEvent } from '../../../commands/offers/publish-snapshot.js';
+import { targetingRules } from '../../../commands/offers/targeting.js';
+import { offerUpsertedEvent, offerUpsertInput, type OfferUpsertInput } from '../../../commands/offers/upsert.js';
+import { partnerConfiguredEvent, partnerEvent } from '../../../commands/partners/configure.js';
+import { validateInput } from '../../../commands/validate.js';
 import type { NewEvent } from '../../../platform/events/event-log.js';
-import type { OfferDetailsDocument } from '../../../projections/offers/details.js';
 import { GEO_LOAD_COMMAND } from '../../../reference/locations/how-to-load.js';
-import { EventType, type OfferTargetingRule } from '../../../schemas/generated/events.js';
-import { linkRegisteredEvent } from '../commands/link-register.js';
-import { snapshotPublishedEvent } from '../commands/offer-snapshot.js';
-import { offerUpsertedEvent, offerUpsertInput, type OfferUpsertInput } from '../commands/offer-upsert.js';
-import { partnerConfiguredEvent } from '../commands/partner-configure.js';
-import { validateInput } from '../validate.js';
+import type { OfferDetailsDocument } from '../../../schemas/documents/offer.js';
+import { EventType } from '../../../schemas/generated/events.js';
 import { ACCOUNTS_SHARED, type SeededApplication } from './accounts.js';
 import type { SeedContext } from './seed-context.js';
 
@@ -54,7 +57,7 @@ export async function seedCatalog(context: SeedContext): Promise<void> {
     // The first partner is always enabled so every offer route has a working supplier.
     const value = partnerConfiguredEvent({ name: `${pick(BRANDS)} Network ${index + 1}`, enabled: index === 0 || chance(0.85), source_ip_allowlist: networks, goal_mappings: mappings }, ago(90));
     partners.push({ partner_id: value.partner_id, enabled: value.enabled, networks: value.source_ip_allowlist, goal_mappings: Object.fromEntries(mappings.map((m) => [m.event_name, m.goal_event])) });
-    partnerEvents.push({ key: value.partner_id, type: EventType.PartnerConfigured, value: { ...value } });
+    partnerEvents.push(partnerEvent(value));
   }
 
   const offerEvents: NewEvent[] = [];
@@ -80,8 +83,8 @@ export async function seedCatalog(context: SeedContext): Promise<void> {
         : chance(0.3) ? { settlement_contract: `contract-${index % 13}`, recommendation_context: { segment: pick(CATEGORIES) } } : undefined,
     };
     const checked = validateInput(offerUpsertInput, input);
-    const offer = offerUpsertedEvent(checked, (checked.targeting ?? []).map(toRule), ago(60));
-    offerEvents.push({ key: offer.offer_id, type: EventType.OfferUpserted, value: { ...offer } });
+    const offer = offerUpsertedEvent(checked, targetingRules(checked.targeting ?? []), ago(60));
+    offerEvents.push(offerEvent(EventType.OfferUpserted, offer));
     offers.push({
       offer_id: offer.offer_id, partner_id: offer.partner_id, kind, status, deleted: offer.deleted, delisted: offer.delisted,
       test_only: offer.test_only, has_details: offer.details !== null, targeted: offer.targeting.length > 0,
@@ -95,7 +98,7 @@ export async function seedCatalog(context: SeedContext): Promise<void> {
           now,
         );
         if (chance(1 / MALFORMED_EVERY)) snapshot.content = pick(['{"offer_info":', '{"offer_info":{"title":"Half"}}', '[]']);
-        offerEvents.push({ key: offer.offer_id, type: EventType.RemoteSnapshotPublished, value: { ...snapshot } });
+        offerEvents.push(offerEvent(EventType.RemoteSnapshotPublished, snapshot));
       }
     }
 
@@ -103,7 +106,7 @@ export async function seedCatalog(context: SeedContext): Promise<void> {
     for (const shape of shapes) {
       const application_id = applications.length > 0 && chance(0.7) ? pick(applications) : undefined;
       const link = linkRegisteredEvent({ offer_id: offer.offer_id, shape, application_id, target_url: `https://shop.example.test/o/${index}` }, now);
-      offerEvents.push({ key: offer.offer_id, type: EventType.TrackedLinkRegistered, value: { ...link } });
+      offerEvents.push(offerEvent(EventType.TrackedLinkRegistered, link));
       links.push({ offer_id: link.offer_id, shape, code: link.code, offer_instance_id: link.offer_instance_id, application_id: link.application_id });
     }
   }
@@ -140,10 +143,6 @@ function targeting(pick: <T>(items: readonly T[]) => T, random: () => number, id
   });
 }
 
-const toRule = (rule: NonNullable<OfferUpsertInput['targeting']>[number]): OfferTargetingRule => ({
-  geo: { include: (rule.geo.include ?? []).map((ref) => ref.location_id), exclude: (rule.geo.exclude ?? []).map((ref) => ref.location_id) },
-});
-
 /** Real ids of the current FULL release (targeting must name existing locations); none when no catalog is loaded. */
 async function catalogLocationIds(context: SeedContext): Promise<string[]> {
   const { rows } = await context.runtime.db.query<{ location_id: string }>(
@@ -155,11 +154,10 @@ async function catalogLocationIds(context: SeedContext): Promise<string[]> {
 }
 
 async function append(context: SeedContext, topic: 'partners' | 'offers', events: NewEvent[]) {
-  await context.runtime.eventLog.ensureTopics([topic]);
   const bar = context.progress(topic, events.length);
   for (let start = 0; start < events.length; start += BATCH) {
     const chunk = events.slice(start, start + BATCH);
-    await context.runtime.eventLog.append(topic, chunk);
+    await appendEvents(context.runtime, topic, chunk);
     bar.tick(chunk.length);
   }
   bar.done();

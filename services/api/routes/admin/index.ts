@@ -1,11 +1,11 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { CommandInputError, CommandNotFoundError } from '../../../../commands/command.js';
+import { adminCommands } from '../../../../commands/index.js';
 import { success } from '../../../../platform/http/envelope.js';
 import { ApiError, badRequest, notFound, serviceUnavailable, unauthorized } from '../../../../platform/http/errors.js';
 import { ReadModelsBehindError } from '../../../../platform/projection/catch-up.js';
-import { AdminInputError, AdminNotFoundError } from '../../../admin/command.js';
 import type { CommandExecutor } from '../../../admin/command-executor.js';
-import { adminCommands } from '../../../admin/commands/index.js';
 
 const digest = (value: string) => createHash('sha256').update(value).digest();
 
@@ -43,8 +43,8 @@ export async function adminRoutes(app: FastifyInstance, options: AdminRouteOptio
       return success(await options.commands.run(command, request.body ?? {}));
     } catch (error) {
       if (error instanceof ReadModelsBehindError) throw serviceUnavailable('READ_MODELS_BEHIND', error.message);
-      if (error instanceof AdminInputError) throw badRequest(error.message, { field: error.field });
-      if (error instanceof AdminNotFoundError) throw new ApiError(404, 'NOT_FOUND', error.message, { field: error.field });
+      if (error instanceof CommandInputError) throw badRequest(error.message, { field: error.field });
+      if (error instanceof CommandNotFoundError) throw new ApiError(404, 'NOT_FOUND', error.message, { field: error.field });
       throw error;
     }
   });

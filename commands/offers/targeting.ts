@@ -1,8 +1,9 @@
 import { Type, type Static } from '@sinclair/typebox';
-import type { Sql } from '../../../platform/db/db.js';
-import { GEO_LOAD_COMMAND } from '../../../reference/locations/how-to-load.js';
-import type { OfferTargetingRule } from '../../../schemas/generated/events.js';
-import { AdminInputError } from '../command.js';
+import type { Sql } from '../../platform/db/db.js';
+import { currentRelease, fitsBigint } from '../../reference/locations/full/queries.js';
+import { GEO_LOAD_COMMAND } from '../../reference/locations/how-to-load.js';
+import type { OfferTargetingRule } from '../../schemas/generated/events.js';
+import { CommandInputError } from '../command.js';
 
 const closed = { additionalProperties: false } as const;
 export const MAX_TARGETING_RULES = 10;
@@ -46,13 +47,13 @@ function collectIds(rules: TargetingInput): IdRef[] {
     const include = rule.geo.include ?? [];
     const exclude = rule.geo.exclude ?? [];
     if (include.length + exclude.length === 0) {
-      throw new AdminInputError(`targeting[${index}].geo`, `rule targeting[${index}] must include or exclude at least one location`);
+      throw new CommandInputError(`targeting[${index}].geo`, `rule targeting[${index}] must include or exclude at least one location`);
     }
     for (const [mode, list] of [['include', include], ['exclude', exclude]] as const) {
       const seen = new Set<string>();
       list.forEach(({ location_id }, position) => {
         const field = `targeting[${index}].geo.${mode}[${position}].location_id`;
-        if (seen.has(location_id)) throw new AdminInputError(field, `rule targeting[${index}] lists location ${location_id} twice in geo.${mode}`);
+        if (seen.has(location_id)) throw new CommandInputError(field, `rule targeting[${index}] lists location ${location_id} twice in geo.${mode}`);
         seen.add(location_id);
         refs.push({ field, rule: index, mode, id: location_id });
       });
@@ -61,37 +62,45 @@ function collectIds(rules: TargetingInput): IdRef[] {
   return refs;
 }
 
-const BIGINT_MAX = 9_223_372_036_854_775_807n;
+/**
+ * Which of the ids are locations of the release, in one query: the FULL catalog's own queries
+ * (reference/locations/full/queries.ts) look up one id at a time, too slow for a thousand ids.
+ */
+async function knownLocationIds(sql: Sql, releaseId: number, ids: string[]): Promise<Set<string>> {
+  // Ids beyond bigint cannot be in the table; leave them out of the cast.
+  const candidates = [...new Set(ids)].filter(fitsBigint);
+  const { rows } = await sql.query<{ location_id: string }>(
+    'SELECT location_id::text FROM geo_full_locations WHERE release_id = $1 AND location_id = ANY($2::bigint[])',
+    [releaseId, candidates],
+  );
+  return new Set(rows.map((row) => row.location_id));
+}
 
 /**
  * Checks every id against the current FULL release (syntax alone is not enough) and returns the
- * rules as the event stores them. Throws AdminInputError naming the rule and the first missing id.
+ * rules as the event stores them. Throws CommandInputError naming the rule and the first missing id.
  */
 export async function checkTargeting(sql: Sql, rules: TargetingInput): Promise<OfferTargetingRule[]> {
   const refs = collectIds(rules);
   if (refs.length > 0) {
-    const { rows: releases } = await sql.query<{ release_id: number; source_file_date: string }>(
-      'SELECT release_id, source_file_date FROM geo_full_releases WHERE is_current',
-    );
-    const release = releases[0];
+    const release = await currentRelease(sql);
     if (!release) throw new Error(`the FULL location catalog is not loaded (load one with \`${GEO_LOAD_COMMAND}\`); targeting cannot be checked`);
-    // Ids beyond bigint cannot be in the table; leave them out of the cast.
-    const candidates = [...new Set(refs.map((ref) => ref.id))].filter((id) => BigInt(id) <= BIGINT_MAX);
-    const { rows } = await sql.query<{ location_id: string }>(
-      'SELECT location_id::text FROM geo_full_locations WHERE release_id = $1 AND location_id = ANY($2::bigint[])',
-      [release.release_id, candidates],
-    );
-    const known = new Set(rows.map((row) => row.location_id));
+    const known = await knownLocationIds(sql, release.releaseId, refs.map((ref) => ref.id));
     const missing = refs.filter((ref) => !known.has(ref.id));
     const first = missing[0];
     if (first) {
       const more = missing.length > 1 ? ` (${missing.length - 1} more id(s) are missing too)` : '';
-      throw new AdminInputError(
+      throw new CommandInputError(
         first.field,
-        `rule targeting[${first.rule}] ${first.mode}s location ${first.id}, which is not in the FULL catalog (release ${release.source_file_date})${more}`,
+        `rule targeting[${first.rule}] ${first.mode}s location ${first.id}, which is not in the FULL catalog (release ${release.sourceFileDate})${more}`,
       );
     }
   }
+  return targetingRules(rules);
+}
+
+/** The rules as the event stores them: bare id lists. Pure; the ids must have been checked. */
+export function targetingRules(rules: TargetingInput): OfferTargetingRule[] {
   return rules.map((rule) => ({
     geo: {
       include: (rule.geo.include ?? []).map((ref) => ref.location_id),

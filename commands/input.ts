@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
-import type { Runtime } from '../../../platform/runtime.js';
-import type { EventTypeName, EventValues } from '../../../schemas/generated/events.js';
+
+/** Input pieces the commands of several topics share. */
 
 /** Canonical ids only: lowercase, hyphenated, no braces. Minted ids are UUIDv7. */
 export const CANONICAL_UUID_PATTERN = '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$';
@@ -10,19 +10,6 @@ export const canonicalUuid = (description: string) =>
 
 export const httpUrl = (description: string) =>
   Type.String({ pattern: '^https?://[^\\s]+$', maxLength: 2000, description: `${description} (absolute http or https URL)` });
-
-/** Appends one event (after every check has passed) and reports where it landed. */
-export async function appendEvent<T extends EventTypeName>(
-  runtime: Runtime,
-  topic: 'partners' | 'offers',
-  key: string,
-  type: T,
-  value: EventValues[T],
-) {
-  await runtime.eventLog.ensureTopics([topic]);
-  const [appended] = await runtime.eventLog.append(topic, [{ key, type, value: { ...value } }]);
-  return { event_id: (value as { event_id: string }).event_id, ...appended };
-}
 
 /** A string from a fixed list; a plain string schema so the CLI takes it as a bare flag value. */
 export const oneOf = (values: readonly string[], description: string) =>

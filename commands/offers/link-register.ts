@@ -1,11 +1,15 @@
-import { randomInt } from 'node:crypto';
 import { Type, type Static } from '@sinclair/typebox';
+import { randomInt } from 'node:crypto';
 import { v7 as uuidv7 } from 'uuid';
-import type { Sql } from '../../../platform/db/db.js';
-import { linkUrl, shapeOfCode, type TrackedLinkShape } from '../../../projections/offers/links/parse-link.js';
-import { EventType, type TrackedLinkRegistered } from '../../../schemas/generated/events.js';
-import { AdminInputError, AdminNotFoundError, defineCommand } from '../command.js';
-import { appendEvent, canonicalUuid, httpUrl, oneOf } from './offer-common.js';
+import type { Sql } from '../../platform/db/db.js';
+import { linkUrl, shapeOfCode, type TrackedLinkShape } from '../../projections/offers/links/parse-link.js';
+import { findTrackedLinkByCode } from '../../projections/offers/links/queries.js';
+import { findOffer } from '../../projections/offers/queries.js';
+import { EventType, type TrackedLinkRegistered } from '../../schemas/generated/events.js';
+import { appendEvents } from '../append.js';
+import { CommandInputError, CommandNotFoundError, defineCommand } from '../command.js';
+import { canonicalUuid, httpUrl, oneOf } from '../input.js';
+import { offerEvent } from './events.js';
 
 export const linkInput = Type.Object(
   {
@@ -36,16 +40,16 @@ export function mintCode(shape: TrackedLinkShape, random: (n: number) => number 
   return `st_${chars(12)}`;
 }
 
-/** The event for a checked input; throws AdminInputError when code and shape disagree. Pure apart from minting. */
+/** The event for a checked input; throws CommandInputError when code and shape disagree. Pure apart from minting. */
 export function linkRegisteredEvent(input: LinkInput, now: Date): TrackedLinkRegistered {
   const shape = input.shape as TrackedLinkShape;
   const code = input.code ?? mintCode(shape);
   if (shapeOfCode(code) !== shape) {
     const expected = { short_code: '8 letters or digits', instance_uuid: 'a canonical lowercase UUID', static_path: 'st_ followed by letters, digits, _ or -' }[shape];
-    throw new AdminInputError('code', `"${code}" is not a ${shape} code (${expected})`);
+    throw new CommandInputError('code', `"${code}" is not a ${shape} code (${expected})`);
   }
   if (shape === 'instance_uuid' && input.offer_instance_id !== undefined && input.offer_instance_id !== code) {
-    throw new AdminInputError('offer_instance_id', 'must equal code for an instance_uuid link (the code is the instance id)');
+    throw new CommandInputError('offer_instance_id', 'must equal code for an instance_uuid link (the code is the instance id)');
   }
   return {
     event_id: uuidv7(),
@@ -60,10 +64,9 @@ export function linkRegisteredEvent(input: LinkInput, now: Date): TrackedLinkReg
 }
 
 async function checkReferences(sql: Sql, value: TrackedLinkRegistered) {
-  const { rowCount } = await sql.query('SELECT 1 FROM offers WHERE offer_id = $1', [value.offer_id]);
-  if (rowCount === 0) throw new AdminNotFoundError('offer_id', `no offer ${value.offer_id}`);
-  const { rows } = await sql.query<{ offer_id: string }>('SELECT offer_id FROM tracked_links WHERE code = $1', [value.code]);
-  if (rows[0]) throw new AdminInputError('code', `"${value.code}" is already registered (offer ${rows[0].offer_id}); a link never changes its mapping`);
+  if (!(await findOffer(sql, value.offer_id))) throw new CommandNotFoundError('offer_id', `no offer ${value.offer_id}`);
+  const registered = await findTrackedLinkByCode(sql, value.code);
+  if (registered) throw new CommandInputError('code', `"${value.code}" is already registered (offer ${registered.offer_id}); a link never changes its mapping`);
 }
 
 /** Maps a tracked link (short code, root instance UUID or static path) on LINK_BASE to its offer. */
@@ -74,7 +77,7 @@ export const registerLink = defineCommand({
   async execute(input, { runtime, now }) {
     const value = linkRegisteredEvent(input, now());
     await checkReferences(runtime.db, value);
-    const appended = await appendEvent(runtime, 'offers', value.offer_id, EventType.TrackedLinkRegistered, value);
-    return { offer_id: value.offer_id, code: value.code, url: linkUrl(runtime.config.linkBase, value), ...appended };
+    const [appended] = await appendEvents(runtime, 'offers', [offerEvent(EventType.TrackedLinkRegistered, value)]);
+    return { offer_id: value.offer_id, code: value.code, url: linkUrl(runtime.config.linkBase, value), event_id: value.event_id, ...appended };
   },
 });

@@ -1,9 +1,8 @@
 import { Type } from '@sinclair/typebox';
+import { canonicalUuid } from '../input.js';
 
 /** Input pieces shared by the accounts commands. */
-const UUID = '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$';
-
-export const id = (description: string) => Type.String({ pattern: UUID, description: `${description} (canonical lowercase UUID)` });
+export const id = canonicalUuid;
 export const name = (description: string) => Type.String({ minLength: 1, maxLength: 200, pattern: '\\S', description });
 export const reason = Type.Optional(Type.String({ minLength: 1, maxLength: 500, description: 'why, for the audit trail (internal)' }));
 

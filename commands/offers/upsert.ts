@@ -1,11 +1,14 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { v7 as uuidv7 } from 'uuid';
-import type { Sql } from '../../../platform/db/db.js';
-import { detailsForEvent, offerDetailsDocument, pricingProblem } from '../../../projections/offers/details.js';
-import { EventType, type OfferTargetingRule, type OfferUpserted } from '../../../schemas/generated/events.js';
-import { AdminInputError, AdminNotFoundError, defineCommand } from '../command.js';
-import { appendEvent, canonicalUuid, httpUrl, oneOf } from './offer-common.js';
-import { checkTargeting, targetingInput } from './offer-targeting.js';
+import type { Sql } from '../../platform/db/db.js';
+import { findPartner } from '../../projections/partners/queries.js';
+import { offerDetailsDocument, pricingProblem, type OfferDetailsDocument } from '../../schemas/documents/offer.js';
+import { EventType, type OfferDetails, type OfferTargetingRule, type OfferUpserted } from '../../schemas/generated/events.js';
+import { appendEvents } from '../append.js';
+import { CommandInputError, CommandNotFoundError, defineCommand } from '../command.js';
+import { canonicalUuid, httpUrl, oneOf } from '../input.js';
+import { offerEvent } from './events.js';
+import { checkTargeting, targetingInput } from './targeting.js';
 
 const closed = { additionalProperties: false } as const;
 const flag = (description: string) => Type.Optional(Type.Boolean({ description: `${description} (default false)` }));
@@ -52,10 +55,30 @@ export type OfferUpsertInput = Static<typeof offerUpsertInput>;
 /** Checks that need no database: details only on local offers, pricing fitting its model. */
 export function checkOfferShape(input: OfferUpsertInput) {
   if (input.details && input.kind === 'remote') {
-    throw new AdminInputError('details', 'is only for local offers; a remote offer publishes its content as snapshots (offer:publish-snapshot)');
+    throw new CommandInputError('details', 'is only for local offers; a remote offer publishes its content as snapshots (offer:publish-snapshot)');
   }
   const problem = input.details && pricingProblem(input.details);
-  if (problem) throw new AdminInputError(`details.${problem.field}`, problem.message);
+  if (problem) throw new CommandInputError(`details.${problem.field}`, problem.message);
+}
+
+/** The document as the OfferUpserted event stores it. */
+export function detailsForEvent(document: OfferDetailsDocument): OfferDetails {
+  return {
+    title: document.offer_info.title,
+    category_id: document.offer_info.category.id,
+    description: document.offer_info.description,
+    entity: { ...document.entity },
+    goals: document.goals.map((goal) => ({
+      event: goal.event,
+      model: goal.pricing.model,
+      amount: goal.pricing.amount ?? null,
+      currency: goal.pricing.currency ?? null,
+      rate: goal.pricing.rate ?? null,
+    })),
+    material: (document.material ?? []).map(({ format, url, tag }) => ({ format, url, tag })),
+    action_name: document.action?.name ?? null,
+    consumer_action: document.action?.consumer_action ?? null,
+  };
 }
 
 /** The event for an input whose shape, references and targeting were checked. Pure. */
@@ -87,8 +110,7 @@ export function offerUpsertedEvent(input: OfferUpsertInput, targeting: OfferTarg
 }
 
 export async function assertPartnerExists(sql: Sql, partnerId: string) {
-  const { rowCount } = await sql.query('SELECT 1 FROM partners WHERE partner_id = $1', [partnerId]);
-  if (rowCount === 0) throw new AdminNotFoundError('partner_id', `no partner ${partnerId}; configure it first (partner:configure)`);
+  if (!(await findPartner(sql, partnerId))) throw new CommandNotFoundError('partner_id', `no partner ${partnerId}; configure it first (partner:configure)`);
 }
 
 /** Creates or replaces an offer's whole state, targeting checked against the FULL catalog. */
@@ -101,7 +123,7 @@ export const upsertOffer = defineCommand({
     const targeting = await checkTargeting(runtime.db, input.targeting ?? []);
     await assertPartnerExists(runtime.db, input.partner_id);
     const value = offerUpsertedEvent(input, targeting, now());
-    const appended = await appendEvent(runtime, 'offers', value.offer_id, EventType.OfferUpserted, value);
-    return { offer_id: value.offer_id, ...appended };
+    const [appended] = await appendEvents(runtime, 'offers', [offerEvent(EventType.OfferUpserted, value)]);
+    return { offer_id: value.offer_id, event_id: value.event_id, ...appended };
   },
 });

@@ -1,7 +1,7 @@
 import type { Static, TObject } from '@sinclair/typebox';
 import { ValueErrorType } from '@sinclair/typebox/errors';
 import { Value } from '@sinclair/typebox/value';
-import { AdminInputError } from './command.js';
+import { CommandInputError } from './command.js';
 
 /** JSON pointer `/targeting/0/geo` → `targeting[0].geo`, the form users read in messages. */
 export function fieldPath(pointer: string): string {
@@ -10,12 +10,12 @@ export function fieldPath(pointer: string): string {
   return parts.map((part, index) => (/^\d+$/.test(part) ? `[${part}]` : index === 0 ? part : `.${part}`)).join('');
 }
 
-/** Checks input against a closed schema; throws AdminInputError naming the first bad field. */
+/** Checks input against a closed schema; throws CommandInputError naming the first bad field. */
 export function validateInput<S extends TObject>(schema: S, input: unknown): Static<S> {
   const first = Value.Errors(schema, input).First();
   if (!first) return input as Static<S>;
   if (first.type === ValueErrorType.ObjectAdditionalProperties) {
-    throw new AdminInputError(fieldPath(first.path), 'is not a known field');
+    throw new CommandInputError(fieldPath(first.path), 'is not a known field');
   }
-  throw new AdminInputError(fieldPath(first.path), first.message.toLowerCase());
+  throw new CommandInputError(fieldPath(first.path), first.message.toLowerCase());
 }

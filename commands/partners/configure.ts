@@ -1,9 +1,11 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { v7 as uuidv7 } from 'uuid';
-import { EventType, type PartnerConfigured } from '../../../schemas/generated/events.js';
-import { AdminInputError, defineCommand } from '../command.js';
-import { appendEvent, canonicalUuid } from './offer-common.js';
-import { checkCidr } from './partner-cidr.js';
+import type { NewEvent } from '../../platform/events/event-log.js';
+import { EventType, type PartnerConfigured } from '../../schemas/generated/events.js';
+import { appendEvents, newEvent } from '../append.js';
+import { CommandInputError, defineCommand } from '../command.js';
+import { canonicalUuid } from '../input.js';
+import { checkCidr } from './cidr.js';
 
 const closed = { additionalProperties: false } as const;
 
@@ -39,15 +41,15 @@ export type PartnerConfigureInput = Static<typeof partnerConfigureInput>;
 export function partnerConfiguredEvent(input: PartnerConfigureInput, now: Date): PartnerConfigured {
   const networks = (input.source_ip_allowlist ?? []).map((entry, index) => {
     const checked = checkCidr(entry);
-    if (!checked.ok) throw new AdminInputError(`source_ip_allowlist[${index}]`, checked.message);
+    if (!checked.ok) throw new CommandInputError(`source_ip_allowlist[${index}]`, checked.message);
     return checked.cidr;
   });
   const repeatedNetwork = networks.findIndex((network, index) => networks.indexOf(network) !== index);
-  if (repeatedNetwork >= 0) throw new AdminInputError(`source_ip_allowlist[${repeatedNetwork}]`, `repeats ${networks[repeatedNetwork]}`);
+  if (repeatedNetwork >= 0) throw new CommandInputError(`source_ip_allowlist[${repeatedNetwork}]`, `repeats ${networks[repeatedNetwork]}`);
   const mappings = input.goal_mappings ?? [];
   const names = mappings.map((mapping) => mapping.event_name);
   const repeatedName = names.findIndex((name, index) => names.indexOf(name) !== index);
-  if (repeatedName >= 0) throw new AdminInputError(`goal_mappings[${repeatedName}].event_name`, `repeats "${names[repeatedName]}"; map each event_name once`);
+  if (repeatedName >= 0) throw new CommandInputError(`goal_mappings[${repeatedName}].event_name`, `repeats "${names[repeatedName]}"; map each event_name once`);
   return {
     event_id: uuidv7(),
     partner_id: input.partner_id ?? uuidv7(),
@@ -59,6 +61,9 @@ export function partnerConfiguredEvent(input: PartnerConfigureInput, now: Date):
   };
 }
 
+/** The event of a configuration, keyed by its partner. */
+export const partnerEvent = (value: PartnerConfigured): NewEvent => newEvent(EventType.PartnerConfigured, value.partner_id, value);
+
 /** Sets a partner's whole configuration (enabled flag, source networks, goal mapping). */
 export const configurePartner = defineCommand({
   name: 'partner:configure',
@@ -66,7 +71,7 @@ export const configurePartner = defineCommand({
   input: partnerConfigureInput,
   async execute(input, { runtime, now }) {
     const value = partnerConfiguredEvent(input, now());
-    const appended = await appendEvent(runtime, 'partners', value.partner_id, EventType.PartnerConfigured, value);
-    return { partner_id: value.partner_id, ...appended };
+    const [appended] = await appendEvents(runtime, 'partners', [partnerEvent(value)]);
+    return { partner_id: value.partner_id, event_id: value.event_id, ...appended };
   },
 });

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { v7 as uuidv7 } from 'uuid';
-import { EventType, type CatalogEntryRecorded } from '../../../schemas/generated/events.js';
+import { EventType, type CatalogEntryRecorded } from '../../schemas/generated/events.js';
+import { appendEvents, newEvent } from '../append.js';
 import { defineCommand } from '../command.js';
 
 const decimal = Type.String({ pattern: '^-?\\d{1,18}(\\.\\d{1,8})?$', description: 'exact decimal string, e.g. 12.50' });
@@ -29,8 +30,7 @@ export const recordCatalogEntry = defineCommand({
       tags: input.tags ?? [],
       recorded_at: now().getTime(),
     };
-    await runtime.eventLog.ensureTopics(['catalog']);
-    const [appended] = await runtime.eventLog.append('catalog', [{ key: input.entry_id, type: EventType.CatalogEntryRecorded, value: { ...value } }]);
+    const [appended] = await appendEvents(runtime, 'catalog', [newEvent(EventType.CatalogEntryRecorded, value.entry_id, value)]);
     return { event_id: value.event_id, ...appended };
   },
 });

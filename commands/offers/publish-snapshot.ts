@@ -1,10 +1,13 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { v7 as uuidv7 } from 'uuid';
-import type { Sql } from '../../../platform/db/db.js';
-import { offerDetailsDocument, pricingProblem } from '../../../projections/offers/details.js';
-import { EventType, type RemoteSnapshotPublished } from '../../../schemas/generated/events.js';
-import { AdminInputError, AdminNotFoundError, defineCommand } from '../command.js';
-import { appendEvent, canonicalUuid } from './offer-common.js';
+import type { Sql } from '../../platform/db/db.js';
+import { findOffer, snapshotOwner } from '../../projections/offers/queries.js';
+import { offerDetailsDocument, pricingProblem } from '../../schemas/documents/offer.js';
+import { EventType, type RemoteSnapshotPublished } from '../../schemas/generated/events.js';
+import { appendEvents } from '../append.js';
+import { CommandInputError, CommandNotFoundError, defineCommand } from '../command.js';
+import { canonicalUuid } from '../input.js';
+import { offerEvent } from './events.js';
 
 export const snapshotInput = Type.Object(
   {
@@ -26,12 +29,12 @@ export const snapshotInput = Type.Object(
 );
 export type SnapshotInput = Static<typeof snapshotInput>;
 
-/** The event for an input whose shape was checked; throws AdminInputError for what the schema cannot say. Pure. */
+/** The event for an input whose shape was checked; throws CommandInputError for what the schema cannot say. Pure. */
 export function snapshotPublishedEvent(input: SnapshotInput, now: Date): RemoteSnapshotPublished {
   const problem = pricingProblem(input.content);
-  if (problem) throw new AdminInputError(`content.${problem.field}`, problem.message);
+  if (problem) throw new CommandInputError(`content.${problem.field}`, problem.message);
   const updatedAt = input.updated_at === undefined ? now : new Date(input.updated_at);
-  if (Number.isNaN(updatedAt.getTime())) throw new AdminInputError('updated_at', 'is not a valid date-time');
+  if (Number.isNaN(updatedAt.getTime())) throw new CommandInputError('updated_at', 'is not a valid date-time');
   return {
     event_id: uuidv7(),
     offer_id: input.offer_id,
@@ -45,13 +48,12 @@ export function snapshotPublishedEvent(input: SnapshotInput, now: Date): RemoteS
 }
 
 async function checkReferences(sql: Sql, input: SnapshotInput) {
-  const { rows } = await sql.query<{ kind: string }>('SELECT kind FROM offers WHERE offer_id = $1', [input.offer_id]);
-  if (!rows[0]) throw new AdminNotFoundError('offer_id', `no offer ${input.offer_id}`);
-  if (rows[0].kind !== 'remote') throw new AdminInputError('offer_id', `offer ${input.offer_id} is local; snapshots are for remote offers`);
+  const offer = await findOffer(sql, input.offer_id);
+  if (!offer) throw new CommandNotFoundError('offer_id', `no offer ${input.offer_id}`);
+  if (offer.kind !== 'remote') throw new CommandInputError('offer_id', `offer ${input.offer_id} is local; snapshots are for remote offers`);
   if (input.snapshot_id) {
-    const { rows: owners } = await sql.query<{ offer_id: string }>('SELECT offer_id FROM offer_snapshots WHERE snapshot_id = $1', [input.snapshot_id]);
-    const owner = owners[0]?.offer_id;
-    if (owner && owner !== input.offer_id) throw new AdminInputError('snapshot_id', `belongs to offer ${owner}, not ${input.offer_id}`);
+    const owner = await snapshotOwner(sql, input.snapshot_id);
+    if (owner && owner !== input.offer_id) throw new CommandInputError('snapshot_id', `belongs to offer ${owner}, not ${input.offer_id}`);
   }
 }
 
@@ -63,7 +65,7 @@ export const publishSnapshot = defineCommand({
   async execute(input, { runtime, now }) {
     const value = snapshotPublishedEvent(input, now());
     await checkReferences(runtime.db, input);
-    const appended = await appendEvent(runtime, 'offers', value.offer_id, EventType.RemoteSnapshotPublished, value);
-    return { offer_id: value.offer_id, snapshot_id: value.snapshot_id, ...appended };
+    const [appended] = await appendEvents(runtime, 'offers', [offerEvent(EventType.RemoteSnapshotPublished, value)]);
+    return { offer_id: value.offer_id, snapshot_id: value.snapshot_id, event_id: value.event_id, ...appended };
   },
 });

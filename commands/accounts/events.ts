@@ -1,16 +1,13 @@
 import { v7 as uuidv7 } from 'uuid';
-import type { AppendedEvent, NewEvent } from '../../../../platform/events/event-log.js';
-import type { Runtime } from '../../../../platform/runtime.js';
-import { displayPrefix, hashApiKey, newApiKey } from '../../../../projections/accounts/api-keys.js';
-import { EventType, type ApiKeyIssued, type EventValues } from '../../../../schemas/generated/events.js';
+import type { NewEvent } from '../../platform/events/event-log.js';
+import { displayPrefix, hashApiKey, newApiKey } from '../../projections/accounts/api-keys.js';
+import { EventType, type ApiKeyIssued, type EventValues } from '../../schemas/generated/events.js';
+import { newEvent, type EventOf } from '../append.js';
 
-export const ACCOUNTS_TOPIC = 'accounts';
 /** Partition key of DefaultPlacementDesignated: one key, so designations keep their order. */
 export const DEFAULT_PLACEMENT_KEY = 'default-placement';
 
-type AccountEventType = {
-  [K in keyof typeof EventType]: (typeof EventType)[K] extends `offerledger.accounts.${string}` ? (typeof EventType)[K] : never;
-}[keyof typeof EventType];
+type AccountEventType = EventOf<'accounts'>;
 
 /**
  * The partition key of an accounts event: developer events by developer, everything an
@@ -34,18 +31,11 @@ function partitionKey(type: AccountEventType, value: Record<string, unknown>): s
 
 /** One accounts event, typed by its schema, with its partition key. */
 export function accountEvent<T extends AccountEventType>(type: T, value: EventValues[T]): NewEvent {
-  const plain = { ...value } as Record<string, unknown>;
-  return { key: partitionKey(type, plain), type, value: plain };
+  return newEvent(type, partitionKey(type, { ...value }), value);
 }
 
 /** New canonical lowercase UUIDv7 (entity ids and event ids alike). */
 export const newId = (): string => uuidv7();
-
-/** Appends to `accounts`; resolves once durable. */
-export async function appendAccountEvents(runtime: Runtime, events: NewEvent[]): Promise<AppendedEvent[]> {
-  await runtime.eventLog.ensureTopics([ACCOUNTS_TOPIC]);
-  return runtime.eventLog.append(ACCOUNTS_TOPIC, events);
-}
 
 /**
  * A new live or test key and its ApiKeyIssued event. The clear key is returned to the caller

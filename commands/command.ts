@@ -1,0 +1,44 @@
+import type { Static, TObject } from '@sinclair/typebox';
+import type { Runtime } from '../platform/runtime.js';
+
+/**
+ * One write operation, declared once: its closed input schema and `execute`, which checks what
+ * the schema cannot (references to other records through the read models' queries, catalog ids),
+ * builds its events and appends them (commands/append.ts); it never writes a read model. The
+ * admin ones are exposed twice: as a CLI subcommand (flags from the input schema) and as
+ * `POST /admin/commands/{name}` on the internal admin API.
+ */
+export interface Command<S extends TObject = TObject> {
+  /** `noun:verb`, e.g. `developer:register`. */
+  name: string;
+  summary: string;
+  /** Closed object schema; every property carries a `description` (shown by --help). */
+  input: S;
+  execute(input: Static<S>, context: CommandContext): Promise<Record<string, unknown>>;
+}
+
+export interface CommandContext {
+  runtime: Runtime;
+  now(): Date;
+}
+
+/** A rejected input: names the field (a JSON path like `targeting[0].geo.include[1].location_id`). */
+export class CommandInputError extends Error {
+  constructor(readonly field: string, message: string) {
+    super(`${field}: ${message}`);
+    this.name = 'CommandInputError';
+  }
+}
+
+/** The input refers to a record that does not exist (exit code 3, HTTP 404). */
+export class CommandNotFoundError extends Error {
+  constructor(readonly field: string, message: string) {
+    super(`${field}: ${message}`);
+    this.name = 'CommandNotFoundError';
+  }
+}
+
+/** Keeps the input typed inside the definition and erases it for the command list. */
+export function defineCommand<S extends TObject>(command: Command<S>): Command {
+  return command as unknown as Command;
+}

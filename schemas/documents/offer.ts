@@ -1,0 +1,91 @@
+import { Type, type Static } from '@sinclair/typebox';
+
+const text = (description: string, maxLength = 500) => Type.String({ minLength: 1, maxLength, description });
+const closed = { additionalProperties: false } as const;
+
+/** Exact non-negative decimal strings: money never goes through a float. */
+export const DECIMAL_PATTERN = '^(0|[1-9][0-9]{0,11})(\\.[0-9]{1,8})?$';
+const httpUrl = Type.String({ pattern: '^https?://[^\\s]+$', maxLength: 2000, description: 'absolute http or https URL' });
+
+/**
+ * Public details in the shape of the offer document (offer_info, entity, goals, material, action):
+ * a contract. Commands take it as input (offer:upsert's details, a snapshot's content), local
+ * offers carry it in OfferUpserted, remote snapshots as JSON text, and the offer routes answer
+ * in its shape.
+ */
+export const offerDetailsDocument = Type.Object(
+  {
+    offer_info: Type.Object(
+      {
+        title: text('offer_info.title'),
+        category: Type.Object({ id: text('offer_info.category.id', 200) }, { ...closed, description: 'offer_info.category: {id}' }),
+        description: Type.String({ maxLength: 10_000, description: 'offer_info.description' }),
+      },
+      { ...closed, description: 'public offer information: title, category.id, description (status is separate)' },
+    ),
+    entity: Type.Object(
+      { id: text('entity.id', 200), name: text('entity.name'), type: text('entity.type', 100) },
+      { ...closed, description: 'public entity: id, name, type' },
+    ),
+    goals: Type.Array(
+      Type.Object(
+        {
+          event: text('goals[].event, the goal postbacks map to', 100),
+          pricing: Type.Object(
+            {
+              model: Type.Union([Type.Literal('cpa'), Type.Literal('cps')], { description: 'cpa (amount + currency) or cps (rate)' }),
+              amount: Type.Optional(Type.String({ pattern: DECIMAL_PATTERN, description: 'cpa only: exact decimal string, e.g. 12.50' })),
+              currency: Type.Optional(Type.String({ pattern: '^[A-Z]{3}$', description: 'cpa only: ISO 4217 code' })),
+              rate: Type.Optional(Type.String({ pattern: DECIMAL_PATTERN, description: 'cps only: percentage string, e.g. 7.5' })),
+            },
+            { ...closed, description: 'pricing of the goal' },
+          ),
+        },
+        { ...closed, description: 'one goal: event and pricing' },
+      ),
+      { minItems: 1, maxItems: 50, description: 'priced goals, in document order' },
+    ),
+    material: Type.Optional(
+      Type.Array(
+        Type.Object(
+          { format: text('material[].format, e.g. image', 50), url: httpUrl, tag: text('material[].tag, e.g. icon', 100) },
+          { ...closed, description: 'one creative asset' },
+        ),
+        { maxItems: 50, description: 'public creative assets' },
+      ),
+    ),
+    action: Type.Optional(
+      Type.Object(
+        {
+          name: Type.Optional(text('action.name shown on the offer info route', 200)),
+          consumer_action: Type.Optional(text('action.consumer_action shown on the offer info route', 500)),
+        },
+        { ...closed, description: 'action name and consumer_action (the link itself is never stored here)' },
+      ),
+    ),
+  },
+  { ...closed, description: 'public details: offer_info, entity, goals, material, action' },
+);
+export type OfferDetailsDocument = Static<typeof offerDetailsDocument>;
+
+/** What the schema cannot say: pricing fields must fit the model. Returns the first problem. */
+export function pricingProblem(document: OfferDetailsDocument): { field: string; message: string } | undefined {
+  for (const [index, goal] of document.goals.entries()) {
+    const at = (name: string) => `goals[${index}].pricing.${name}`;
+    const { model, amount, currency, rate } = goal.pricing;
+    if (model === 'cpa') {
+      if (amount === undefined) return { field: at('amount'), message: 'is required for cpa pricing' };
+      if (currency === undefined) return { field: at('currency'), message: 'is required for cpa pricing' };
+      if (rate !== undefined) return { field: at('rate'), message: 'is only allowed for cps pricing' };
+    } else {
+      if (rate === undefined) return { field: at('rate'), message: 'is required for cps pricing' };
+      if (Number(rate) > 100) return { field: at('rate'), message: 'is a percentage and must not exceed 100' };
+      if (amount !== undefined) return { field: at('amount'), message: 'is only allowed for cpa pricing' };
+      if (currency !== undefined) return { field: at('currency'), message: 'is only allowed for cpa pricing' };
+    }
+  }
+  const events = document.goals.map((goal) => goal.event);
+  const repeated = events.findIndex((event, index) => events.indexOf(event) !== index);
+  if (repeated >= 0) return { field: `goals[${repeated}].event`, message: `repeats the goal event "${events[repeated]}"` };
+  return undefined;
+}

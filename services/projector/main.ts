@@ -18,6 +18,20 @@ const runtime = await openRuntime(config, { log: (line) => logger.info(line), ro
 );
 
 let projectors: RunningProjectors | undefined;
+let stopOwnerCommands: (() => Promise<void>) | undefined;
+// Handlers first: a supervisor may stop the process as soon as it logs anything.
+let stopping = false;
+async function shutdown() {
+  if (stopping) return;
+  stopping = true;
+  await stopOwnerCommands?.();
+  await projectors?.stop();
+  await runtime.close();
+  process.exit(0);
+}
+process.on('SIGTERM', () => void shutdown());
+process.on('SIGINT', () => void shutdown());
+
 let checkingLag = false;
 let checkAgain = false;
 /** Logs `caught_up` when nothing is left; a batch applied during a check asks for one more check. */
@@ -49,15 +63,8 @@ projectors = await startProjectors(runtime, {
   },
 });
 // On the embedded default this process owns DATA_DIR, so the admin CLI's commands come here.
-const stopOwnerCommands = await serveCommandsOnOwnerSocket(runtime, commandExecutor(runtime, { projections }));
+stopOwnerCommands = await serveCommandsOnOwnerSocket(runtime, commandExecutor(runtime, { projections }));
 logger.info({ event: 'started', backend: runtime.eventLog.kind }, 'projector started');
 void reportIfCaughtUp();
 
-async function shutdown() {
-  await stopOwnerCommands();
-  await projectors?.stop();
-  await runtime.close();
-  process.exit(0);
-}
-process.on('SIGTERM', () => void shutdown());
-process.on('SIGINT', () => void shutdown());
+

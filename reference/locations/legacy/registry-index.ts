@@ -1,4 +1,5 @@
-import { FIELD_SEPARATOR, TextIndex, type TextIndexOptions } from '../text-index.js';
+import { stringInterner } from '../interner.js';
+import { FIELD_SEPARATOR, TextIndex, type TextIndexOptions, type TextIndexState } from '../text-index.js';
 import { foldText } from './normalize.js';
 import { LEVEL_WEIGHT, LEVELS, type ExternalCodes, type Level, type RegistryEntry } from './source-row.js';
 
@@ -26,10 +27,26 @@ export function compareLocations(a: IndexedLocation, b: IndexedLocation): number
 
 /** Most locations (every city) have no aliases: they share one empty, frozen list. */
 const NO_ALIASES: string[] = Object.freeze([]) as unknown as string[];
+/** Most locations (every city) have no external codes: they share one empty, frozen object. */
+const NO_CODES: ExternalCodes = Object.freeze({});
 
-export function indexLocation(entry: RegistryEntry, codes: ExternalCodes): IndexedLocation {
-  const folded = foldText(entry.name);
-  const text = ` ${folded} ${FIELD_SEPARATOR} ${foldText(entry.canonicalName)}`;
+/** A location's external codes from its stored columns (empty or null: absent). */
+export function externalCodes(iso: string | null, cldr: string | null, short: string | null): ExternalCodes {
+  if (!iso && !cldr && !short) return NO_CODES;
+  const codes: ExternalCodes = {};
+  if (iso) codes.iso_3166_2 = iso;
+  if (cldr) codes.cldr_subdivision = cldr;
+  if (short) codes.provider_short = short;
+  return codes;
+}
+
+/** `folded` and `text`: the search keys when known already (a snapshot's), else folded here. */
+export function indexLocation(
+  entry: RegistryEntry,
+  codes: ExternalCodes,
+  folded = foldText(entry.name),
+  text = ` ${folded} ${FIELD_SEPARATOR} ${foldText(entry.canonicalName)}`,
+): IndexedLocation {
   const found = [codes.iso_3166_2, codes.cldr_subdivision, codes.provider_short, entry.level === 'COUNTRY' ? entry.countryCode : undefined]
     .filter((code): code is string => !!code);
   const aliases = found.length === 0 ? NO_ALIASES : found.map(foldText);
@@ -39,6 +56,22 @@ export function indexLocation(entry: RegistryEntry, codes: ExternalCodes): Index
     id: entry.id, name: entry.name, canonicalName: entry.canonicalName, countryCode: entry.countryCode,
     targetType: entry.targetType, level: entry.level, parentId: entry.parentId, codes, folded, spaced: ` ${folded}`, text, aliases,
   };
+}
+
+/** Everything a snapshot needs to make the registry again, in browse order, without folding anything. */
+export interface RegistryIndexState {
+  sourceFileDate: string;
+  ids: string[];
+  names: string[];
+  canonicalNames: string[];
+  countryCodes: string[];
+  targetTypes: string[];
+  levels: Level[];
+  parentIds: (string | null)[];
+  iso: (string | null)[];
+  cldr: (string | null)[];
+  short: (string | null)[];
+  text: TextIndexState;
 }
 
 /** The whole registry in memory, with the lookups the three routes need. */
@@ -58,8 +91,10 @@ export class RegistryIndex {
   readonly countryGroups = new Map<string, number>();
   private readonly descendants = new Map<string, IndexedLocation[]>();
 
-  constructor(locations: IndexedLocation[], readonly sourceFileDate: string, options: TextIndexOptions = {}) {
-    this.ordered = [...locations].sort(compareLocations);
+  /** `text`: the search index of these locations built before (a snapshot's). */
+  constructor(locations: IndexedLocation[], readonly sourceFileDate: string, options: TextIndexOptions = {}, text?: TextIndexState) {
+    // A stored text index was made of locations already in browse order.
+    this.ordered = text ? locations : [...locations].sort(compareLocations);
     for (const location of this.ordered) {
       this.byId.set(location.id, location);
       if (location.parentId !== null) {
@@ -88,7 +123,7 @@ export class RegistryIndex {
       groups[i] = group;
     });
     // Browse order sorts folded names by code unit inside each level, as prefix search needs.
-    this.text = new TextIndex({
+    this.text = text ? new TextIndex(text) : new TextIndex({
       texts: this.ordered.map((location) => location.text),
       nameLengths: Uint32Array.from(this.ordered, (location) => location.folded.length),
       segmentStarts,
@@ -107,6 +142,40 @@ export class RegistryIndex {
       if (spaced === location.spaced) location.spaced = spaced;
       if (location.parentId !== null) location.parentId = this.byId.get(location.parentId)?.id ?? location.parentId;
     });
+  }
+
+  /** The registry made again from a state (`state`), its search index taken as stored. */
+  static restore(state: RegistryIndexState): RegistryIndex {
+    // Repeated values (codes, types, levels) held once, as when read from the database.
+    const hold = stringInterner();
+    const { hay, starts, nameLengths } = state.text;
+    const locations = state.ids.map((id, i) => {
+      const text = hay.slice(starts[i]!, starts[i + 1]! - 1);
+      return indexLocation({
+        id, name: state.names[i]!, canonicalName: state.canonicalNames[i]!, countryCode: hold(state.countryCodes[i]!),
+        targetType: hold(state.targetTypes[i]!), level: hold(state.levels[i]!), parentId: state.parentIds[i]!,
+      }, externalCodes(state.iso[i]!, state.cldr[i]!, state.short[i]!), text.slice(1, 1 + nameLengths[i]!), text);
+    });
+    return new RegistryIndex(locations, state.sourceFileDate, {}, state.text);
+  }
+
+  /** The registry as plain data, for a snapshot. */
+  get state(): RegistryIndexState {
+    const column = <T>(pick: (location: IndexedLocation) => T) => this.ordered.map(pick);
+    return {
+      sourceFileDate: this.sourceFileDate,
+      ids: column((location) => location.id),
+      names: column((location) => location.name),
+      canonicalNames: column((location) => location.canonicalName),
+      countryCodes: column((location) => location.countryCode),
+      targetTypes: column((location) => location.targetType),
+      levels: column((location) => location.level),
+      parentIds: column((location) => location.parentId),
+      iso: column((location) => location.codes.iso_3166_2 ?? null),
+      cldr: column((location) => location.codes.cldr_subdivision ?? null),
+      short: column((location) => location.codes.provider_short ?? null),
+      text: this.text.state,
+    };
   }
 
   get size(): number {

@@ -52,7 +52,7 @@ function queries(index: FullIndex, count: number, seed: number): SearchConstrain
   const found: SearchConstraints[] = [];
   for (let i = 0; i < count; i++) {
     const r = Math.floor(next() * index.size);
-    const source = next() < 0.7 ? index.names[r]! : index.canonicalNames[r]!;
+    const source = next() < 0.7 ? index.names.at(r)! : index.canonicalNames.at(r)!;
     const roll = next();
     let q: string;
     if (roll < 0.45) q = source.slice(0, 1 + Math.floor(next() * 4));
@@ -62,7 +62,7 @@ function queries(index: FullIndex, count: number, seed: number): SearchConstrain
     } else if (roll < 0.8) q = index.ids[r]!;
     else if (roll < 0.85) q = `00${index.ids[r]}`;
     else if (roll < 0.95) q = pick(countries).toLowerCase();
-    else q = `${index.names[r]} ${source.slice(0, 1)}`;
+    else q = `${index.names.at(r)} ${source.slice(0, 1)}`;
     const folded = normalizeSearchText(q);
     if (folded === '') continue;
     const filter = next();
@@ -79,7 +79,7 @@ function queries(index: FullIndex, count: number, seed: number): SearchConstrain
     const parent = index.parentOf[r]!;
     if (parent < 0) continue;
     found.push({ q: null, country: null, targetTypes: null, parentId: index.ids[parent]! });
-    found.push({ q: normalizeSearchText(index.names[r]!.slice(0, 2)) || 'a', country: null, targetTypes: null, parentId: index.ids[parent]! });
+    found.push({ q: normalizeSearchText(index.names.at(r)!.slice(0, 2)) || 'a', country: null, targetTypes: null, parentId: index.ids[parent]! });
   }
   found.push({ q: 'austria a', country: null, targetTypes: null, parentId: null });
   found.push({ q: 'zzzzqx', country: null, targetTypes: null, parentId: null });

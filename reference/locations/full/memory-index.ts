@@ -1,4 +1,5 @@
 import { stringInterner } from '../interner.js';
+import { StringColumn, type StringColumnState } from '../string-column.js';
 import { codePointComparatorFor, TextIndex, type Scope, type TextIndexOptions, type TextIndexState } from '../text-index.js';
 import type { CatalogRow } from './catalog-rows.js';
 import type { CursorPosition } from './cursor.js';
@@ -214,7 +215,7 @@ function buildFullIndex(columns: FullIndexColumns, options: TextIndexOptions): F
   // Collected from the last row: reversed, ascending.
   const ascending = (rows: number[]) => Int32Array.from(rows.reverse());
   return {
-    ids, names: columns.name, canonicalNames: columns.canonicalName, countries: countries.values, types: types.values,
+    ids, names: StringColumn.of(columns.name).state, canonicalNames: StringColumn.of(columns.canonicalName).state, countries: countries.values, types: types.values,
     countryOf, typeOf, bucketOf, chainOf, levelOf, parentOf, depthOf, idSlots: rowById.slots,
     otherSourceParentRows: ascending(otherSourceParentRows), otherSourceParentIds: otherSourceParentIds.reverse(),
     unresolvedRows: ascending(unresolvedRows), unresolvedIds: unresolvedIds.reverse(),
@@ -246,8 +247,8 @@ function depths(parentOf: Int32Array): Uint16Array {
  */
 export interface FullIndexState {
   ids: string[];
-  names: string[];
-  canonicalNames: string[];
+  names: StringColumnState;
+  canonicalNames: StringColumnState;
   /** Distinct country codes and target types; rows hold their positions. */
   countries: string[];
   types: string[];
@@ -274,8 +275,8 @@ export interface FullIndexState {
 export class FullIndex {
   readonly size: number;
   readonly ids: string[];
-  readonly names: string[];
-  readonly canonicalNames: string[];
+  readonly names: StringColumn;
+  readonly canonicalNames: StringColumn;
   readonly countries: Table;
   readonly types: Table;
   readonly countryOf: Uint16Array;
@@ -307,8 +308,8 @@ export class FullIndex {
     this.made = state;
     this.size = state.ids.length;
     this.ids = state.ids;
-    this.names = state.names;
-    this.canonicalNames = state.canonicalNames;
+    this.names = new StringColumn(state.names);
+    this.canonicalNames = new StringColumn(state.canonicalNames);
     this.countries = Table.of(state.countries);
     this.types = Table.of(state.types);
     this.countryOf = state.countryOf;

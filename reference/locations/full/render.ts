@@ -67,7 +67,7 @@ function caches(index: FullIndex): Caches {
 /** The members every node and location open with. */
 function head(index: FullIndex, r: number): string {
   const { countries, types } = caches(index);
-  return `{"location_id":${json(index.ids[r])},"name":${json(index.names[r])},"canonical_name":${json(index.canonicalNames[r])},` +
+  return `{"location_id":${json(index.ids[r])},"name":${json(index.names.at(r))},"canonical_name":${json(index.canonicalNames.at(r))},` +
     `"country_code":${countries[index.countryOf[r]!]},"target_type":${types[index.typeOf[r]!]}`;
 }
 

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Db } from '../../platform/db/db.js';
 import { readSnapshot, writeSnapshot } from './snapshot-file.js';
@@ -36,6 +36,9 @@ export interface IndexSnapshots {
   settled(): Promise<void>;
 }
 
+/** A temporary file this old is what a process stopped while writing left behind. */
+const LEFTOVER_MS = 60 * 60 * 1000;
+
 const keyOf = (kind: SnapshotKind, key: readonly unknown[]) =>
   createHash('sha256').update(JSON.stringify([SNAPSHOT_FORMAT, kind, ...key])).digest('hex');
 
@@ -69,6 +72,7 @@ export function indexSnapshots(folder: string, log: (line: string) => void = () 
       const started = performance.now();
       const done = (async () => {
         await mkdir(folder, { recursive: true });
+        await removeLeftovers(folder, `${kind.toLowerCase()}.snapshot.`);
         const bytes = await writeSnapshot(pathOf(kind), kind, keyOf(kind, key), state());
         log(`geo catalog: ${kind} index snapshot written (${megabytes(bytes)}) in ${seconds(started)}`);
       })()
@@ -80,6 +84,16 @@ export function indexSnapshots(folder: string, log: (line: string) => void = () 
       while (writing.size > 0) await Promise.all(writing);
     },
   };
+}
+
+/** Removes old temporary files starting with `prefix` (from writes that never finished). */
+async function removeLeftovers(folder: string, prefix: string) {
+  for (const name of await readdir(folder)) {
+    if (!name.startsWith(prefix) || !name.endsWith('.tmp')) continue;
+    const path = join(folder, name);
+    const age = Date.now() - (await stat(path).catch(() => ({ mtimeMs: Date.now() }))).mtimeMs;
+    if (age > LEFTOVER_MS) await rm(path, { force: true });
+  }
 }
 
 const registered = new WeakMap<Db, IndexSnapshots>();

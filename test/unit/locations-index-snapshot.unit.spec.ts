@@ -1,8 +1,9 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, truncateSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
+import { indexSnapshots } from '../../reference/locations/index-snapshots.js';
 import { readSnapshot, writeSnapshot } from '../../reference/locations/snapshot-file.js';
 
 /** The snapshot file format (snapshot-file.ts): what goes in comes out, and a damaged or foreign file is never decoded. */
@@ -103,5 +104,51 @@ describe('index snapshot files', () => {
     for (const value of [{ x: Number.NaN }, { x: new Float64Array(2) }, { $t: 1 }, { x: () => 1 }, { x: undefined }]) {
       await expect(writeSnapshot(fresh(), 'FULL', 'k', value)).rejects.toThrow(/snapshot:/);
     }
+  });
+});
+
+describe('index snapshots of a folder', () => {
+  it('give a state back only under the key it was saved with, and only when `make` accepts it', async () => {
+    const lines: string[] = [];
+    const snapshots = indexSnapshots(join(folder, 'cache', 'nested'), (line) => lines.push(line));
+    expect(await snapshots.restore('FULL', ['release-a'], (state) => state)).toBeUndefined();
+    snapshots.save('FULL', ['release-a'], () => sample);
+    await snapshots.settled();
+    expect(await snapshots.restore('FULL', ['release-a'], (state) => state)).toEqual(sample);
+    expect(await snapshots.restore('FULL', ['release-b'], (state) => state)).toBeUndefined();
+    expect(await snapshots.restore('LEGACY', ['release-a'], (state) => state)).toBeUndefined();
+    expect(await snapshots.restore('FULL', ['release-a'], () => undefined)).toBeUndefined();
+    expect(await snapshots.restore('FULL', ['release-a'], () => {
+      throw new Error('bad rows');
+    })).toBeUndefined();
+    expect(lines.join('\n')).toMatch(/FULL index snapshot written[\s\S]*loaded from its snapshot[\s\S]*is stale[\s\S]*does not fit[\s\S]*not usable \(bad rows\)/);
+  });
+
+  it('log, never throw, when the folder cannot be used', async () => {
+    const file = join(folder, 'not-a-folder');
+    writeFileSync(file, 'x');
+    const lines: string[] = [];
+    const snapshots = indexSnapshots(file, (line) => lines.push(line));
+    snapshots.save('LEGACY', ['k'], () => sample);
+    await snapshots.settled();
+    expect(await snapshots.restore('LEGACY', ['k'], (state) => state)).toBeUndefined();
+    expect(lines.join('\n')).toMatch(/LEGACY index snapshot not written[\s\S]*LEGACY index snapshot not usable/);
+  });
+
+  it('remove what interrupted writes left behind, once it is old', async () => {
+    const cache = join(folder, 'leftovers');
+    mkdirSync(cache);
+    const old = join(cache, 'full.snapshot.123.abcd.tmp');
+    const recent = join(cache, 'full.snapshot.456.ef01.tmp');
+    writeFileSync(old, 'partial');
+    writeFileSync(recent, 'being written');
+    const hoursAgo = new Date(Date.now() - 2 * 3600_000);
+    utimesSync(old, hoursAgo, hoursAgo);
+    const snapshots = indexSnapshots(cache);
+    snapshots.save('FULL', ['k'], () => sample);
+    await snapshots.settled();
+    expect(existsSync(old)).toBe(false);
+    expect(existsSync(recent)).toBe(true);
+    expect(existsSync(join(cache, 'full.snapshot'))).toBe(true);
   });
 });

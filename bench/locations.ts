@@ -28,15 +28,16 @@ import { benchDatabase, printTable, writeResults, type BenchRow } from './suppor
  * Cold (first-time, one at a time) latencies are reported for every scenario.
  *
  * Before the scenarios, the real API (`services/api/main.ts`, as `npm start` runs it, with
- * GEO_CATALOG_FILE set to the loaded file) is restarted twice with an empty GEO_INDEX_CACHE_DIR:
- * the first start builds the location indexes and saves their snapshots (cold), the second loads
- * them (warm). Each reports the time from spawning the process to its first answers on both
- * catalogs, and its RSS then (idle). The scenarios run on a warm start too; the API's RSS is
+ * GEO_CATALOG_FILE set to the loaded file) is started with an empty GEO_INDEX_CACHE_DIR: it builds
+ * the location indexes and saves their snapshots (cold); then restarted BENCH_RESTARTS times (5),
+ * loading them (warm, median and range). Each reports the time from spawning the process to its
+ * first answers on both catalogs, and its RSS then (idle). The scenarios run on a warm start too; the API's RSS is
  * sampled every 100 ms while they run (peak under load).
  */
 const DURATION_S = Number(process.env.BENCH_SECONDS ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const KEY_HASH_SECRET = 'bench-key-hash-secret-0123456789abcdef';
+const WARM_RESTARTS = Number(process.env.BENCH_RESTARTS ?? 5);
 
 interface Scenario {
   name: string;
@@ -179,18 +180,28 @@ export async function run(): Promise<BenchRow[]> {
     const coldStart = await restartApi(apiEnv);
     await whenFilesExist([join(cacheDir, 'full.snapshot'), join(cacheDir, 'legacy.snapshot')]);
     await stop(coldStart.child);
-    const warmStart = await restartApi(apiEnv);
-    await stop(warmStart.child);
-    for (const [name, restart] of [['cold: no snapshot, indexes built', coldStart], ['warm: snapshots present', warmStart]] as const) {
-      rows.push({
-        scenario: `API restart with the full catalog loaded, ${name}: spawn to first answers (s); RSS then (MB)`,
-        requests: 0,
-        seconds: Number((restart.readyMs / 1000).toFixed(2)),
-        listening_s: Number((restart.listeningMs / 1000).toFixed(2)),
-        rss_idle_mb: Math.round(restart.rss / 2 ** 20),
-        target: name.startsWith('warm') ? '<= 3 s, <= 400 MB' : '',
-      });
+    // Warm restarts are short: several, so one slow moment of a shared machine does not make the figure.
+    const warmStarts: Awaited<ReturnType<typeof restartApi>>[] = [];
+    for (let i = 0; i < WARM_RESTARTS; i++) {
+      const restart = await restartApi(apiEnv);
+      await stop(restart.child);
+      warmStarts.push(restart);
     }
+    const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.length >> 1]!;
+    const restartRow = (name: string, starts: typeof warmStarts, target = '') => {
+      const ready = starts.map((start) => start.readyMs / 1000);
+      return {
+        scenario: `API restart with the full catalog loaded, ${name}: spawn to first answers (s); RSS then (MB)`,
+        requests: starts.length,
+        seconds: Number(median(ready).toFixed(2)),
+        ...(starts.length > 1 && { range_s: `${Math.min(...ready).toFixed(2)}-${Math.max(...ready).toFixed(2)}` }),
+        listening_s: Number((median(starts.map((start) => start.listeningMs)) / 1000).toFixed(2)),
+        rss_idle_mb: Math.round(median(starts.map((start) => start.rss)) / 2 ** 20),
+        target,
+      };
+    };
+    rows.push(restartRow('cold: no snapshot, indexes built', [coldStart]));
+    rows.push(restartRow(`warm: snapshots present (median of ${WARM_RESTARTS})`, warmStarts, '<= 3 s, <= 400 MB'));
 
     const started = await startServer({
       DATABASE_URL: database.url, KEY_HASH_SECRET, LOG_LEVEL: 'silent', GEO_INDEX_CACHE_DIR: cacheDir,

@@ -162,8 +162,8 @@ export async function writeSnapshot(path: string, kind: string, key: string, val
   const file = await open(temporary, 'w');
   const hash = createHash('sha256');
   let written = 0;
-  const put = async (bytes: Uint8Array) => {
-    hash.update(bytes);
+  const put = async (bytes: Uint8Array, hashed = true) => {
+    if (hashed) hash.update(bytes);
     written += bytes.length;
     // A large write may be partial: write the rest.
     for (let done = 0; done < bytes.length; ) done += (await file.write(bytes, done, bytes.length - done)).bytesWritten;
@@ -178,16 +178,14 @@ export async function writeSnapshot(path: string, kind: string, key: string, val
         ? Buffer.from(item, sections[i]!.type === 'utf16' ? 'utf16le' : 'latin1')
         : new Uint8Array(item.buffer, item.byteOffset, item.byteLength));
     }
-    const digest = hash.digest();
-    await file.write(digest);
-    written += digest.length;
-  } catch (error) {
+    await put(hash.digest(), false);
     await file.close();
+    await rename(temporary, path);
+  } catch (error) {
+    await file.close().catch(() => {});
     await rm(temporary, { force: true });
     throw error;
   }
-  await file.close();
-  await rename(temporary, path);
   return written;
 }
 

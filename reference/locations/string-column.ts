@@ -21,6 +21,12 @@ export class StringColumn {
     return new StringColumn({ text: values.join(''), starts });
   }
 
+  /** Whether entry i is `value`, compared in place. */
+  equals(i: number, value: string): boolean {
+    const start = this.state.starts[i]!;
+    return this.state.starts[i + 1]! - start === value.length && this.state.text.startsWith(value, start);
+  }
+
   at(i: number): string | undefined {
     if (!(i >= 0 && i < this.length)) return undefined;
     return this.state.text.slice(this.state.starts[i]!, this.state.starts[i + 1]!);

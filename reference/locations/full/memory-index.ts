@@ -68,35 +68,33 @@ function permute(column: unknown[], order: Int32Array, done: Uint8Array) {
 }
 
 /**
- * Row of each id string: open addressing in one typed array. A Map of the full-size catalog's ids
- * held 14 MB of heap (that the collector walks); this holds 2 MB outside it.
+ * Row of each id: open addressing in one typed array, ids compared in place in their column. A
+ * Map of the full-size catalog's ids held 14 MB of heap (that the collector walks); this holds
+ * 2 MB outside it.
  */
 class IdTable {
-  readonly slots: Int32Array;
   private readonly mask: number;
-  /** `slots`: a table built before for the same ids. */
-  constructor(private readonly ids: readonly string[], slots?: Int32Array) {
-    if (slots) {
-      this.slots = slots;
-      this.mask = slots.length - 1;
-      return;
-    }
+  constructor(private readonly ids: StringColumn, readonly slots: Int32Array) {
+    this.mask = slots.length - 1;
+  }
+  static slotsFor(ids: readonly string[]): Int32Array {
     let size = 16;
     while (size < ids.length + (ids.length >> 1)) size *= 2;
-    this.slots = new Int32Array(size);
-    this.mask = size - 1;
+    const slots = new Int32Array(size);
+    const mask = size - 1;
     for (let r = 0; r < ids.length; r++) {
-      let slot = hashId(ids[r]!) & this.mask;
+      let slot = hashId(ids[r]!) & mask;
       // Slots hold row + 1 (0 is empty); a repeated id keeps its last row.
-      while (this.slots[slot] !== 0 && ids[this.slots[slot]! - 1] !== ids[r]) slot = (slot + 1) & this.mask;
-      this.slots[slot] = r + 1;
+      while (slots[slot] !== 0 && ids[slots[slot]! - 1] !== ids[r]) slot = (slot + 1) & mask;
+      slots[slot] = r + 1;
     }
+    return slots;
   }
   find(id: string): number | undefined {
     for (let slot = hashId(id) & this.mask; ; slot = (slot + 1) & this.mask) {
       const entry = this.slots[slot]!;
       if (entry === 0) return undefined;
-      if (this.ids[entry - 1] === id) return entry - 1;
+      if (this.ids.equals(entry - 1, id)) return entry - 1;
     }
   }
 }
@@ -141,7 +139,8 @@ function buildFullIndex(columns: FullIndexColumns, options: TextIndexOptions): F
   // Rank order in place: no second copy of any column.
   const done = new Uint8Array(n);
   for (const column of Object.values(columns)) permute(column, order, done);
-  const rowById = new IdTable(ids);
+  const idColumn = StringColumn.of(ids);
+  const rowById = new IdTable(idColumn, IdTable.slotsFor(ids));
 
   const countries = new Table();
   const types = new Table();
@@ -215,7 +214,7 @@ function buildFullIndex(columns: FullIndexColumns, options: TextIndexOptions): F
   // Collected from the last row: reversed, ascending.
   const ascending = (rows: number[]) => Int32Array.from(rows.reverse());
   return {
-    ids, names: StringColumn.of(columns.name).state, canonicalNames: StringColumn.of(columns.canonicalName).state, countries: countries.values, types: types.values,
+    ids: idColumn.state, names: StringColumn.of(columns.name).state, canonicalNames: StringColumn.of(columns.canonicalName).state, countries: countries.values, types: types.values,
     countryOf, typeOf, bucketOf, chainOf, levelOf, parentOf, depthOf, idSlots: rowById.slots,
     otherSourceParentRows: ascending(otherSourceParentRows), otherSourceParentIds: otherSourceParentIds.reverse(),
     unresolvedRows: ascending(unresolvedRows), unresolvedIds: unresolvedIds.reverse(),
@@ -246,7 +245,7 @@ function depths(parentOf: Int32Array): Uint16Array {
  * from the release's rows, and what a snapshot stores and gives back (see `FullIndex.state`).
  */
 export interface FullIndexState {
-  ids: string[];
+  ids: StringColumnState;
   names: StringColumnState;
   canonicalNames: StringColumnState;
   /** Distinct country codes and target types; rows hold their positions. */
@@ -274,7 +273,7 @@ export interface FullIndexState {
 
 export class FullIndex {
   readonly size: number;
-  readonly ids: string[];
+  readonly ids: StringColumn;
   readonly names: StringColumn;
   readonly canonicalNames: StringColumn;
   readonly countries: Table;
@@ -306,8 +305,8 @@ export class FullIndex {
   constructor(source: readonly FullIndexRow[] | FullIndexColumns | FullIndexState, readonly release: CurrentRelease, readonly legacyFingerprint: string | null, options: TextIndexOptions = {}) {
     const state = 'idSlots' in source ? source : buildFullIndex('locationId' in source ? source : columnsOf(source), options);
     this.made = state;
-    this.size = state.ids.length;
-    this.ids = state.ids;
+    this.ids = new StringColumn(state.ids);
+    this.size = this.ids.length;
     this.names = new StringColumn(state.names);
     this.canonicalNames = new StringColumn(state.canonicalNames);
     this.countries = Table.of(state.countries);
@@ -319,7 +318,7 @@ export class FullIndex {
     this.levelOf = state.levelOf;
     this.parentOf = state.parentOf;
     this.depthOf = state.depthOf;
-    this.rowById = new IdTable(state.ids, state.idSlots);
+    this.rowById = new IdTable(this.ids, state.idSlots);
     state.otherSourceParentRows.forEach((r, i) => this.otherSourceParents.set(r, state.otherSourceParentIds[i]!));
     // Equal strings share one copy (unresolved parents repeat down a subtree).
     const hold = stringInterner();
@@ -351,7 +350,7 @@ export class FullIndex {
     const other = this.otherSourceParents.get(r);
     if (other !== undefined) return other;
     const parent = this.parentOf[r]!;
-    return parent < 0 ? null : this.ids[parent]!;
+    return parent < 0 ? null : this.ids.at(parent)!;
   }
 
   /** Raw parent id where the chain stopped, null when complete. */
@@ -376,7 +375,7 @@ export class FullIndex {
 
   /** Search cursor position of a row. */
   positionOf(r: number, tier: number): CursorPosition {
-    return { tier, bucket: this.bucketOf[r]!, name: this.text.name(r), id: this.ids[r]! };
+    return { tier, bucket: this.bucketOf[r]!, name: this.text.name(r), id: this.ids.at(r)! };
   }
 
   /** Number of rows whose (bucket, name, id) key is at or before the cursor's. */
@@ -389,7 +388,7 @@ export class FullIndex {
       const order =
         this.bucketOf[middle]! - after.bucket ||
         Math.sign(this.text.compareName(middle, after.name)) ||
-        compareIds(this.ids[middle]!, afterId);
+        compareIds(this.ids.at(middle)!, afterId);
       if (order <= 0) low = middle + 1;
       else high = middle;
     }

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -26,10 +26,18 @@ import { benchDatabase, printTable, writeResults, type BenchRow } from './suppor
  * scenario; the same envelopes without it (measured once, at the end) give `ratio_unlimited`. Most scenarios cycle through a fixed set of requests, so they measure the
  * warm in-process caches; the "uncached" ones never repeat a request and measure the database path.
  * Cold (first-time, one at a time) latencies are reported for every scenario.
+ *
+ * Before the scenarios, the real API (`services/api/main.ts`, as `npm start` runs it, with
+ * GEO_CATALOG_FILE set to the loaded file) is started with an empty GEO_INDEX_CACHE_DIR: it builds
+ * the location indexes and saves their snapshots (cold); then restarted BENCH_RESTARTS times (5),
+ * loading them (warm, median and range). Each reports the time from spawning the process to its
+ * first answers on both catalogs, and its RSS then (idle). The scenarios run on a warm start too; the API's RSS is
+ * sampled every 100 ms while they run (peak under load).
  */
 const DURATION_S = Number(process.env.BENCH_SECONDS ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const KEY_HASH_SECRET = 'bench-key-hash-secret-0123456789abcdef';
+const WARM_RESTARTS = Number(process.env.BENCH_RESTARTS ?? 5);
 
 interface Scenario {
   name: string;
@@ -86,6 +94,58 @@ function startServer(env: Record<string, string>): Promise<{ child: ChildProcess
   });
 }
 
+const stop = (child: ChildProcess) =>
+  new Promise<void>((resolve) => {
+    if (child.exitCode !== null) return resolve();
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+  });
+
+/** Resolves once every path exists (files written whole, by rename), polling. */
+async function whenFilesExist(paths: string[], timeoutMs = 120_000) {
+  const until = Date.now() + timeoutMs;
+  while (!paths.every((path) => existsSync(path))) {
+    if (Date.now() > until) throw new Error(`not written within ${timeoutMs} ms: ${paths.join(', ')}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/**
+ * Starts the real API as `npm start` does and measures the restart: milliseconds from spawning
+ * the process to its first answers on both catalogs, and its RSS then (from /metrics).
+ */
+async function restartApi(env: Record<string, string>) {
+  const spawned = performance.now();
+  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('../services/api/main.ts', import.meta.url))], {
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, PORT: '0', LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  createInterface({ input: child.stderr! }).on('line', (line) => process.stderr.write(`[api] ${line}\n`));
+  const base = await new Promise<string>((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`the API exited with ${code}`)));
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      const match = /Server listening at (http:\/\/[^"\s]+)/.exec(line);
+      if (match) resolve(match[1]!);
+      else if (line.includes('geo catalog')) process.stderr.write(`[api] ${line}\n`);
+    });
+  });
+  try {
+    const listeningMs = performance.now() - spawned;
+    for (const path of ['/v1/locations/search?catalog=FULL&q=par', '/v1/locations/search?q=par']) {
+      const response = await fetch(`${base}${path}`);
+      if (response.status !== 200) throw new Error(`${path} answered ${response.status} after the restart`);
+      await response.arrayBuffer();
+    }
+    const readyMs = performance.now() - spawned;
+    const metrics = await (await fetch(`${base}/metrics`)).text();
+    const rss = Number(/^process_resident_memory_bytes (\d+)/m.exec(metrics)?.[1] ?? Number.NaN);
+    return { child, listeningMs, readyMs, rss };
+  } catch (error) {
+    await stop(child);
+    throw error;
+  }
+}
+
 /**
  * Writes the full-size synthetic catalog and returns only what the scenarios ask for: the rows
  * themselves are left to the collector, so the load generator (this process) runs on a small
@@ -113,21 +173,54 @@ export async function run(): Promise<BenchRow[]> {
     const load = await loadFullCatalog(database.db, { file, log: (line) => process.stderr.write(`${line}\n`) });
     rows.push({ scenario: 'load full-size catalog (incl. LEGACY rebuild)', requests: load.sourceRows, seconds: Number(load.seconds.toFixed(1)), target: '< 30 s' });
 
+    // Restarts of the real API with the catalog loaded: without snapshots (cold), then with the
+    // snapshots the first start saved (warm).
+    const cacheDir = join(folder, 'geo-index');
+    const apiEnv = { DATABASE_URL: database.url, KEY_HASH_SECRET, GEO_CATALOG_FILE: file, GEO_INDEX_CACHE_DIR: cacheDir };
+    const coldStart = await restartApi(apiEnv);
+    await whenFilesExist([join(cacheDir, 'full.snapshot'), join(cacheDir, 'legacy.snapshot')]);
+    await stop(coldStart.child);
+    // Warm restarts are short: several, so one slow moment of a shared machine does not make the figure.
+    const warmStarts: Awaited<ReturnType<typeof restartApi>>[] = [];
+    for (let i = 0; i < WARM_RESTARTS; i++) {
+      const restart = await restartApi(apiEnv);
+      await stop(restart.child);
+      warmStarts.push(restart);
+    }
+    const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.length >> 1]!;
+    const restartRow = (name: string, starts: typeof warmStarts, target = '') => {
+      const ready = starts.map((start) => start.readyMs / 1000);
+      return {
+        scenario: `API restart with the full catalog loaded, ${name}: spawn to first answers (s); RSS then (MB)`,
+        requests: starts.length,
+        seconds: Number(median(ready).toFixed(2)),
+        ...(starts.length > 1 && { range_s: `${Math.min(...ready).toFixed(2)}-${Math.max(...ready).toFixed(2)}` }),
+        listening_s: Number((median(starts.map((start) => start.listeningMs)) / 1000).toFixed(2)),
+        rss_idle_mb: Math.round(median(starts.map((start) => start.rss)) / 2 ** 20),
+        target,
+      };
+    };
+    rows.push(restartRow('cold: no snapshot, indexes built', [coldStart]));
+    rows.push(restartRow(`warm: snapshots present (median of ${WARM_RESTARTS})`, warmStarts, '<= 3 s, <= 400 MB'));
+
     const started = await startServer({
-      DATABASE_URL: database.url, KEY_HASH_SECRET, LOG_LEVEL: 'silent',
+      DATABASE_URL: database.url, KEY_HASH_SECRET, LOG_LEVEL: 'silent', GEO_INDEX_CACHE_DIR: cacheDir,
       // Production shares rate limits through Redis (one Redis round trip per location request); BENCH_REDIS=0 limits in-process.
       REDIS_URL: process.env.BENCH_REDIS === '0' ? '' : stack.redisUrl,
     });
     server = started.child;
     const { base } = started;
-    const memory = async () => (await (await fetch(`${base}/bench/rss`)).json()) as { rss: number; heapUsed: number; readyMs: number; fullReadMs: number; fullIndexMs: number };
-    const atStart = await memory();
+    const memory = async (resetPeak = false) =>
+      (await (await fetch(`${base}/bench/rss${resetPeak ? '?reset=1' : ''}`)).json()) as {
+        rss: number; heapUsed: number; peakRss: number; readyMs: number; fullReadMs: number; fullIndexMs: number; restored: boolean;
+      };
+    const atStart = await memory(true);
     rows.push({
-      scenario: 'API start: ready incl. in-memory FULL + LEGACY index builds (s); FULL read / index (s)',
+      scenario: `bench API start (${atStart.restored ? 'indexes from snapshots' : 'indexes built'}): app ready (s); FULL read / index (s)`,
       requests: 0,
-      seconds: Number((atStart.readyMs / 1000).toFixed(1)),
-      full_read_s: Number((atStart.fullReadMs / 1000).toFixed(1)),
-      full_index_s: Number((atStart.fullIndexMs / 1000).toFixed(1)),
+      seconds: Number((atStart.readyMs / 1000).toFixed(2)),
+      full_read_s: Number((atStart.fullReadMs / 1000).toFixed(2)),
+      full_index_s: Number((atStart.fullIndexMs / 1000).toFixed(2)),
     });
 
     const { sampleIds, freshIds, searchPrefixes, countriesBySize } = inputs;
@@ -207,13 +300,15 @@ export async function run(): Promise<BenchRow[]> {
     }
     const after = await memory();
     rows.push({
-      scenario: 'API process RSS / JS heap used (MB): at start (indexes built) / after the runs',
+      scenario: 'bench API RSS / JS heap used (MB): idle at start / peak under load (sampled every 100 ms) / after the runs',
       requests: 0,
       seconds: 0,
       rss_start_mb: Math.round(atStart.rss / 2 ** 20),
+      rss_peak_mb: Math.round(after.peakRss / 2 ** 20),
       rss_after_mb: Math.round(after.rss / 2 ** 20),
       heap_start_mb: Math.round(atStart.heapUsed / 2 ** 20),
       heap_after_mb: Math.round(after.heapUsed / 2 ** 20),
+      target: '<= 400 MB',
     });
   } finally {
     server?.kill('SIGTERM');
@@ -241,10 +336,14 @@ async function serve() {
     limited.get('/static-lookup', async () => staticLookup);
   }, { prefix: '/bench/limited' });
   let readyMs = 0;
-  app.get('/bench/rss', async () => {
+  let peakRss = 0;
+  setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage.rss())), 100).unref();
+  app.get('/bench/rss', async (request) => {
     const index = await fullReaderFor(runtime.db).current();
     const { rss, heapUsed } = process.memoryUsage();
-    return { rss, heapUsed, readyMs, fullReadMs: index?.timings.readMs ?? 0, fullIndexMs: index?.timings.indexMs ?? 0 };
+    const answer = { rss, heapUsed, peakRss: Math.max(peakRss, rss), readyMs, fullReadMs: index?.timings.readMs ?? 0, fullIndexMs: index?.timings.indexMs ?? 0, restored: index?.timings.restored ?? false };
+    if ((request.query as { reset?: string }).reset) peakRss = 0;
+    return answer;
   });
   const started = performance.now();
   await app.ready();

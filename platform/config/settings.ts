@@ -52,6 +52,10 @@ export function text(name: string, doc: string, fallback: string, pattern?: RegE
   };
 }
 
+export function optionalText(name: string, doc: string): Setting<string | undefined> {
+  return { name, doc, parse: (raw) => (blank(raw) ? undefined : raw) };
+}
+
 export function optionalUrl(name: string, doc: string, protocols: string[]): Setting<string | undefined> {
   return {
     name,

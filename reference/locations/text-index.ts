@@ -128,6 +128,38 @@ function entryAt(starts: Int32Array, offset: number, low: number, high: number):
   return low;
 }
 
+/**
+ * Everything a TextIndex holds, as plain data: what the constructor builds from rows, and what a
+ * snapshot stores and gives back (see `TextIndex.state`).
+ */
+export interface TextIndexState {
+  gatherLimit: number;
+  listedPairRows: number;
+  codePointOrder: boolean;
+  groups: Uint16Array;
+  nameLengths: Uint32Array;
+  segmentStarts: Int32Array;
+  /** All texts in row order, and where each starts. */
+  hay: string;
+  starts: Int32Array;
+  /** The texts in group order (`byGroup`: position → row), where each starts, and each group's first position (+ the total). */
+  groupedHay: string;
+  groupedStarts: Int32Array;
+  byGroup: Int32Array;
+  groupStarts: Int32Array;
+  frequency: Uint32Array;
+  wordHay: string;
+  wordStarts: Int32Array;
+  postingStarts: Int32Array;
+  postings: Int32Array;
+  groupPostings: Int32Array;
+  charIds: Uint16Array;
+  pairWidth: number;
+  pairCounts: Int32Array | null;
+  pairStarts: Int32Array;
+  pairRows: Int32Array;
+}
+
 export class TextIndex {
   readonly size: number;
   readonly gatherLimit: number;
@@ -138,7 +170,7 @@ export class TextIndex {
   private readonly segmentStarts: Int32Array;
   private readonly codePointOrder: boolean;
   /** How often each UTF-16 code unit occurs in the texts: scans anchor on a pattern's rarest one. */
-  private readonly frequency = new Uint32Array(0x10000);
+  private readonly frequency: Uint32Array;
   /** Distinct words sorted by code unit, joined by newlines. */
   private readonly wordHay: string;
   private readonly wordStarts: Int32Array;
@@ -153,141 +185,48 @@ export class TextIndex {
    * Character pairs (only for alphabets of at most MAX_ALPHABET characters): the rows holding
    * each listed pair, ordered by (group, row). Pairs are keyed `charIds[a] * width + charIds[b]`.
    */
-  private readonly charIds = new Uint16Array(0x10000);
-  private pairWidth = 0;
-  /** Rows holding each pair; listed when at most `listedPairRows`. */
-  private pairCounts: Int32Array | null = null;
+  private readonly charIds: Uint16Array;
+  private readonly pairWidth: number;
+  /** Rows holding each pair; listed when at most `listedPairRows`; null when pairs are not indexed. */
+  private readonly pairCounts: Int32Array | null;
   private readonly listedPairRows: number;
-  private pairStarts = new Int32Array(1);
-  private pairRows = new Int32Array(0);
+  private readonly pairStarts: Int32Array;
+  private readonly pairRows: Int32Array;
+  /** What the index was made of (kept for `state`; the arrays are shared, not copied). */
+  private readonly made: TextIndexState;
 
-  constructor(rows: TextIndexRows, options: TextIndexOptions = {}) {
-    this.gatherLimit = options.gatherLimit ?? GATHER_LIMIT;
-    const n = (this.size = rows.texts.length);
-    this.listedPairRows = Math.floor(n * (options.listedPairShare ?? LISTED_PAIR_SHARE));
-    this.groups = rows.groups;
-    this.nameLengths = rows.nameLengths;
-    this.segmentStarts = rows.segmentStarts;
-    this.codePointOrder = rows.codePointOrder;
-    const global = joinTexts(rows.texts, null, n);
-    this.global = { group: -1, rows: null, lo: 0, hi: n, ...global };
-    for (let i = 0; i < global.hay.length; i++) this.frequency[global.hay.charCodeAt(i)]!++;
-
-    // Rows by group, rank order kept inside each group (counting sort).
-    const groupStarts = new Int32Array(rows.groupCount + 1);
-    for (let r = 0; r < n; r++) groupStarts[rows.groups[r]! + 1]!++;
-    for (let g = 0; g < rows.groupCount; g++) groupStarts[g + 1]! += groupStarts[g]!;
-    const byGroup = new Int32Array(n);
-    const fill = groupStarts.slice(0, rows.groupCount);
-    for (let r = 0; r < n; r++) byGroup[fill[rows.groups[r]!]!++] = r;
-    const grouped = joinTexts(rows.texts, byGroup, n);
-    this.groupScopes = Array.from({ length: rows.groupCount }, (_, g) => ({
-      group: g, rows: byGroup, lo: groupStarts[g]!, hi: groupStarts[g + 1]!, ...grouped,
+  /** Builds the index of `rows`, or takes over a state built before (a snapshot's). */
+  constructor(source: TextIndexRows | TextIndexState, options: TextIndexOptions = {}) {
+    const state = 'texts' in source ? buildTextIndex(source, options) : source;
+    this.made = state;
+    const n = (this.size = state.nameLengths.length);
+    this.gatherLimit = state.gatherLimit;
+    this.listedPairRows = state.listedPairRows;
+    this.codePointOrder = state.codePointOrder;
+    this.groups = state.groups;
+    this.nameLengths = state.nameLengths;
+    this.segmentStarts = state.segmentStarts;
+    this.global = { group: -1, rows: null, lo: 0, hi: n, hay: state.hay, starts: state.starts };
+    const { groupedHay: hay, groupedStarts: starts, byGroup: rows, groupStarts } = state;
+    this.groupScopes = Array.from({ length: groupStarts.length - 1 }, (_, g) => ({
+      group: g, rows, lo: groupStarts[g]!, hi: groupStarts[g + 1]!, hay, starts,
     }));
-
-    const words = this.indexWords(rows.texts, byGroup);
-    this.wordHay = words.hay;
-    this.wordStarts = words.starts;
-    this.postingStarts = words.postingStarts;
-    this.postings = words.postings;
-    this.groupPostings = words.groupPostings;
-    this.indexPairs(rows.texts, byGroup);
+    this.frequency = state.frequency;
+    this.wordHay = state.wordHay;
+    this.wordStarts = state.wordStarts;
+    this.postingStarts = state.postingStarts;
+    this.postings = state.postings;
+    this.groupPostings = state.groupPostings;
+    this.charIds = state.charIds;
+    this.pairWidth = state.pairWidth;
+    this.pairCounts = state.pairCounts;
+    this.pairStarts = state.pairStarts;
+    this.pairRows = state.pairRows;
   }
 
-  /**
-   * Word lists, built from flat (word, row) occurrences rather than a list per word: a few typed
-   * arrays instead of a million small ones keeps the build's garbage (and the heap it grows) small.
-   */
-  private indexWords(texts: readonly string[], byGroup: Int32Array) {
-    const wordIds = new Map<string, number>();
-    let lastRow: Int32Array = new Int32Array(1024).fill(-1);
-    let occurrenceWords: Int32Array = new Int32Array(1 << 16);
-    let occurrenceRows: Int32Array = new Int32Array(1 << 16);
-    let count = 0;
-    for (let r = 0; r < texts.length; r++) {
-      const text = texts[r]!;
-      let from = 1;
-      while (from < text.length) {
-        let to = text.indexOf(' ', from);
-        if (to < 0) to = text.length;
-        if (to > from && !(to - from === 1 && text[from] === FIELD_SEPARATOR)) {
-          const word = text.slice(from, to);
-          let id = wordIds.get(word);
-          if (id === undefined) {
-            wordIds.set(word, (id = wordIds.size));
-            if (id >= lastRow.length) lastRow = grow(lastRow, -1);
-          }
-          if (lastRow[id] !== r) {
-            lastRow[id] = r;
-            if (count === occurrenceRows.length) {
-              occurrenceWords = grow(occurrenceWords, 0);
-              occurrenceRows = grow(occurrenceRows, 0);
-            }
-            occurrenceWords[count] = id;
-            occurrenceRows[count++] = r;
-          }
-        }
-        from = to + 1;
-      }
-    }
-    const sorted = [...wordIds.keys()].sort(compareCodeUnits);
-    const rankOf = new Int32Array(sorted.length);
-    sorted.forEach((word, rank) => (rankOf[wordIds.get(word)!] = rank));
-    wordIds.clear();
-    const joined = joinTexts(sorted, null, sorted.length);
-    sorted.length = 0;
-
-    // Counting sort by word; occurrences arrive in row order, which each list keeps.
-    const postingStarts = new Int32Array(rankOf.length + 1);
-    for (let i = 0; i < count; i++) postingStarts[rankOf[occurrenceWords[i]!]! + 1]!++;
-    for (let w = 0; w < rankOf.length; w++) postingStarts[w + 1]! += postingStarts[w]!;
-    const postings = new Int32Array(count);
-    const at = postingStarts.slice(0, -1);
-    for (let i = 0; i < count; i++) postings[at[rankOf[occurrenceWords[i]!]!]!++] = occurrenceRows[i]!;
-    // The same lists in (group, row) order: each row's position in group order sorts them.
-    const groupPosition = new Int32Array(texts.length);
-    byGroup.forEach((row, position) => (groupPosition[row] = position));
-    const groupPostings = new Int32Array(count);
-    for (let w = 0; w < rankOf.length; w++) {
-      const list = groupPostings.subarray(postingStarts[w]!, postingStarts[w + 1]!);
-      list.set(postings.subarray(postingStarts[w]!, postingStarts[w + 1]!));
-      if (list.length > 1) sortByGroupOrder(list, groupPosition, byGroup);
-    }
-    return { hay: joined.hay, starts: joined.starts, postingStarts, postings, groupPostings };
-  }
-
-  private indexPairs(texts: readonly string[], byGroup: Int32Array) {
-    let alphabet = 0;
-    for (let c = 0; c < 0x10000; c++) if (this.frequency[c]! > 0 && c !== 10) this.charIds[c] = ++alphabet;
-    if (alphabet > MAX_ALPHABET) return;
-    const width = (this.pairWidth = alphabet + 1);
-    const counts = new Int32Array(width * width);
-    const seen = new Int32Array(width * width).fill(-1);
-    // Rows in group order, so each pair's list comes out ordered by (group, row).
-    const eachPair = (visit: (key: number, row: number) => void) => {
-      for (let k = 0; k < byGroup.length; k++) {
-        const r = byGroup[k]!;
-        const text = texts[r]!;
-        for (let i = 0; i + 1 < text.length; i++) {
-          const key = this.charIds[text.charCodeAt(i)]! * width + this.charIds[text.charCodeAt(i + 1)]!;
-          if (seen[key] !== r) {
-            seen[key] = r;
-            visit(key, r);
-          }
-        }
-      }
-    };
-    eachPair((key) => counts[key]!++);
-    const starts = new Int32Array(width * width + 1);
-    for (let key = 0; key < width * width; key++) starts[key + 1] = starts[key]! + (counts[key]! <= this.listedPairRows ? counts[key]! : 0);
-    this.pairRows = new Int32Array(starts[width * width]!);
-    const at = starts.slice(0, -1);
-    seen.fill(-1);
-    eachPair((key, row) => {
-      if (counts[key]! <= this.listedPairRows) this.pairRows[at[key]!++] = row;
-    });
-    this.pairStarts = starts;
-    this.pairCounts = counts;
+  /** The index as plain data; `new TextIndex(state)` gives an index that answers the same. */
+  get state(): TextIndexState {
+    return this.made;
   }
 
   /** [from, to) of the rows of `scope` in a (group, row) ordered list. */
@@ -528,6 +467,142 @@ export class TextIndex {
     if (runs.length > 1) gathered.sort();
     return distinct(gathered);
   }
+}
+
+function buildTextIndex(rows: TextIndexRows, options: TextIndexOptions): TextIndexState {
+  const n = rows.texts.length;
+  const global = joinTexts(rows.texts, null, n);
+  const frequency = new Uint32Array(0x10000);
+  for (let i = 0; i < global.hay.length; i++) frequency[global.hay.charCodeAt(i)]!++;
+
+  // Rows by group, rank order kept inside each group (counting sort).
+  const groupStarts = new Int32Array(rows.groupCount + 1);
+  for (let r = 0; r < n; r++) groupStarts[rows.groups[r]! + 1]!++;
+  for (let g = 0; g < rows.groupCount; g++) groupStarts[g + 1]! += groupStarts[g]!;
+  const byGroup = new Int32Array(n);
+  const fill = groupStarts.slice(0, rows.groupCount);
+  for (let r = 0; r < n; r++) byGroup[fill[rows.groups[r]!]!++] = r;
+  const grouped = joinTexts(rows.texts, byGroup, n);
+
+  const words = indexWords(rows.texts, byGroup);
+  const listedPairRows = Math.floor(n * (options.listedPairShare ?? LISTED_PAIR_SHARE));
+  return {
+    gatherLimit: options.gatherLimit ?? GATHER_LIMIT,
+    listedPairRows,
+    codePointOrder: rows.codePointOrder,
+    groups: rows.groups,
+    nameLengths: rows.nameLengths,
+    segmentStarts: rows.segmentStarts,
+    hay: global.hay,
+    starts: global.starts,
+    groupedHay: grouped.hay,
+    groupedStarts: grouped.starts,
+    byGroup,
+    groupStarts,
+    frequency,
+    wordHay: words.hay,
+    wordStarts: words.starts,
+    postingStarts: words.postingStarts,
+    postings: words.postings,
+    groupPostings: words.groupPostings,
+    ...indexPairs(rows.texts, byGroup, frequency, listedPairRows),
+  };
+}
+
+/**
+ * Word lists, built from flat (word, row) occurrences rather than a list per word: a few typed
+ * arrays instead of a million small ones keeps the build's garbage (and the heap it grows) small.
+ */
+function indexWords(texts: readonly string[], byGroup: Int32Array) {
+  const wordIds = new Map<string, number>();
+  let lastRow: Int32Array = new Int32Array(1024).fill(-1);
+  let occurrenceWords: Int32Array = new Int32Array(1 << 16);
+  let occurrenceRows: Int32Array = new Int32Array(1 << 16);
+  let count = 0;
+  for (let r = 0; r < texts.length; r++) {
+    const text = texts[r]!;
+    let from = 1;
+    while (from < text.length) {
+      let to = text.indexOf(' ', from);
+      if (to < 0) to = text.length;
+      if (to > from && !(to - from === 1 && text[from] === FIELD_SEPARATOR)) {
+        const word = text.slice(from, to);
+        let id = wordIds.get(word);
+        if (id === undefined) {
+          wordIds.set(word, (id = wordIds.size));
+          if (id >= lastRow.length) lastRow = grow(lastRow, -1);
+        }
+        if (lastRow[id] !== r) {
+          lastRow[id] = r;
+          if (count === occurrenceRows.length) {
+            occurrenceWords = grow(occurrenceWords, 0);
+            occurrenceRows = grow(occurrenceRows, 0);
+          }
+          occurrenceWords[count] = id;
+          occurrenceRows[count++] = r;
+        }
+      }
+      from = to + 1;
+    }
+  }
+  const sorted = [...wordIds.keys()].sort(compareCodeUnits);
+  const rankOf = new Int32Array(sorted.length);
+  sorted.forEach((word, rank) => (rankOf[wordIds.get(word)!] = rank));
+  wordIds.clear();
+  const joined = joinTexts(sorted, null, sorted.length);
+  sorted.length = 0;
+
+  // Counting sort by word; occurrences arrive in row order, which each list keeps.
+  const postingStarts = new Int32Array(rankOf.length + 1);
+  for (let i = 0; i < count; i++) postingStarts[rankOf[occurrenceWords[i]!]! + 1]!++;
+  for (let w = 0; w < rankOf.length; w++) postingStarts[w + 1]! += postingStarts[w]!;
+  const postings = new Int32Array(count);
+  const at = postingStarts.slice(0, -1);
+  for (let i = 0; i < count; i++) postings[at[rankOf[occurrenceWords[i]!]!]!++] = occurrenceRows[i]!;
+  // The same lists in (group, row) order: each row's position in group order sorts them.
+  const groupPosition = new Int32Array(texts.length);
+  byGroup.forEach((row, position) => (groupPosition[row] = position));
+  const groupPostings = new Int32Array(count);
+  for (let w = 0; w < rankOf.length; w++) {
+    const list = groupPostings.subarray(postingStarts[w]!, postingStarts[w + 1]!);
+    list.set(postings.subarray(postingStarts[w]!, postingStarts[w + 1]!));
+    if (list.length > 1) sortByGroupOrder(list, groupPosition, byGroup);
+  }
+  return { hay: joined.hay, starts: joined.starts, postingStarts, postings, groupPostings };
+}
+
+function indexPairs(texts: readonly string[], byGroup: Int32Array, frequency: Uint32Array, listedPairRows: number) {
+  const charIds = new Uint16Array(0x10000);
+  let alphabet = 0;
+  for (let c = 0; c < 0x10000; c++) if (frequency[c]! > 0 && c !== 10) charIds[c] = ++alphabet;
+  if (alphabet > MAX_ALPHABET) return { charIds, pairWidth: 0, pairCounts: null, pairStarts: new Int32Array(1), pairRows: new Int32Array(0) };
+  const width = alphabet + 1;
+  const counts = new Int32Array(width * width);
+  const seen = new Int32Array(width * width).fill(-1);
+  // Rows in group order, so each pair's list comes out ordered by (group, row).
+  const eachPair = (visit: (key: number, row: number) => void) => {
+    for (let k = 0; k < byGroup.length; k++) {
+      const r = byGroup[k]!;
+      const text = texts[r]!;
+      for (let i = 0; i + 1 < text.length; i++) {
+        const key = charIds[text.charCodeAt(i)]! * width + charIds[text.charCodeAt(i + 1)]!;
+        if (seen[key] !== r) {
+          seen[key] = r;
+          visit(key, r);
+        }
+      }
+    }
+  };
+  eachPair((key) => counts[key]!++);
+  const starts = new Int32Array(width * width + 1);
+  for (let key = 0; key < width * width; key++) starts[key + 1] = starts[key]! + (counts[key]! <= listedPairRows ? counts[key]! : 0);
+  const pairRows = new Int32Array(starts[width * width]!);
+  const at = starts.slice(0, -1);
+  seen.fill(-1);
+  eachPair((key, row) => {
+    if (counts[key]! <= listedPairRows) pairRows[at[key]!++] = row;
+  });
+  return { charIds, pairWidth: width, pairCounts: counts, pairStarts: starts, pairRows };
 }
 
 /** Doubles a typed array's length, new slots set to `fill`. */

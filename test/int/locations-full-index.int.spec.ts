@@ -52,17 +52,17 @@ function queries(index: FullIndex, count: number, seed: number): SearchConstrain
   const found: SearchConstraints[] = [];
   for (let i = 0; i < count; i++) {
     const r = Math.floor(next() * index.size);
-    const source = next() < 0.7 ? index.names[r]! : index.canonicalNames[r]!;
+    const source = next() < 0.7 ? index.names.at(r)! : index.canonicalNames.at(r)!;
     const roll = next();
     let q: string;
     if (roll < 0.45) q = source.slice(0, 1 + Math.floor(next() * 4));
     else if (roll < 0.7) {
       const from = Math.floor(next() * source.length);
       q = source.slice(from, from + 2 + Math.floor(next() * 6));
-    } else if (roll < 0.8) q = index.ids[r]!;
-    else if (roll < 0.85) q = `00${index.ids[r]}`;
+    } else if (roll < 0.8) q = index.ids.at(r)!;
+    else if (roll < 0.85) q = `00${index.ids.at(r)}`;
     else if (roll < 0.95) q = pick(countries).toLowerCase();
-    else q = `${index.names[r]} ${source.slice(0, 1)}`;
+    else q = `${index.names.at(r)} ${source.slice(0, 1)}`;
     const folded = normalizeSearchText(q);
     if (folded === '') continue;
     const filter = next();
@@ -78,8 +78,8 @@ function queries(index: FullIndex, count: number, seed: number): SearchConstrain
     const r = Math.floor(next() * index.size);
     const parent = index.parentOf[r]!;
     if (parent < 0) continue;
-    found.push({ q: null, country: null, targetTypes: null, parentId: index.ids[parent]! });
-    found.push({ q: normalizeSearchText(index.names[r]!.slice(0, 2)) || 'a', country: null, targetTypes: null, parentId: index.ids[parent]! });
+    found.push({ q: null, country: null, targetTypes: null, parentId: index.ids.at(parent)! });
+    found.push({ q: normalizeSearchText(index.names.at(r)!.slice(0, 2)) || 'a', country: null, targetTypes: null, parentId: index.ids.at(parent)! });
   }
   found.push({ q: 'austria a', country: null, targetTypes: null, parentId: null });
   found.push({ q: 'zzzzqx', country: null, targetTypes: null, parentId: null });
@@ -95,7 +95,7 @@ async function compareSearches(loaded: Loaded, constraints: SearchConstraints[],
     for (let page = 0; page < 4; page++) {
       const sql = await searchLocations(loaded.database.db, loaded.releaseId, search, limit, after);
       const matches = loaded.index.search(search, limit + 1, after);
-      const memoryIds = matches.slice(0, limit).map((match) => loaded.index.ids[match.row]);
+      const memoryIds = matches.slice(0, limit).map((match) => loaded.index.ids.at(match.row));
       const where = `${JSON.stringify(search)} limit ${limit} page ${page}`;
       expect(memoryIds, where).toEqual(sql.locations.map((location) => location.location_id));
       const last = matches[limit - 1];
@@ -129,7 +129,7 @@ describe('the in-memory FULL index answers as the SQL does', () => {
   it('renders every location of the excerpt exactly as the SQL lookup does', async () => {
     expect(excerpt.index.size).toBeGreaterThan(1000);
     for (let r = 0; r < excerpt.index.size; r++) {
-      const id = excerpt.index.ids[r]!;
+      const id = excerpt.index.ids.at(r)!;
       const sql = await findLocation(excerpt.database.db, excerpt.releaseId, id);
       expect(locationJson(excerpt.index, r), id).toBe(JSON.stringify(sql));
     }
@@ -138,10 +138,10 @@ describe('the in-memory FULL index answers as the SQL does', () => {
   it('renders a sample of the generated catalog (rings, missing parents, deep chains) exactly as the SQL lookup does', async () => {
     const { index } = generated;
     for (let r = 0; r < index.size; r += 7) {
-      const sql = await findLocation(generated.database.db, generated.releaseId, index.ids[r]!);
-      expect(locationJson(index, r), index.ids[r]).toBe(JSON.stringify(sql));
+      const sql = await findLocation(generated.database.db, generated.releaseId, index.ids.at(r)!);
+      expect(locationJson(index, r), index.ids.at(r)).toBe(JSON.stringify(sql));
     }
-    expect(index.rowOf(`000${index.ids[0]}`)).toBe(0);
+    expect(index.rowOf(`000${index.ids.at(0)}`)).toBe(0);
     expect(index.rowOf('99999999999999999999')).toBeUndefined();
   });
 

@@ -1,4 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { testEnvironment } from '../support/app.js';
 import { startServiceProcess, type ServiceProcess } from '../support/child-process.js';
@@ -10,16 +13,18 @@ const started: ServiceProcess[] = [];
 beforeAll(async () => {
   database = await createTestDatabase();
 });
+const cacheDir = mkdtempSync(join(tmpdir(), 'geo-index-start-'));
 afterAll(async () => {
   for (const service of started) await service.stop();
   await database.drop();
+  rmSync(cacheDir, { recursive: true, force: true });
 });
 
-async function start(): Promise<{ service: ServiceProcess; base: string }> {
-  const env = testEnvironment(database, `t${randomBytes(4).toString('hex')}.`, {
-    env: { GEO_CATALOG_FILE: GEO_EXCERPT_FILE, PORT: '0', LOG_LEVEL: 'info', REDIS_URL: '' },
+async function start(env: Record<string, string> = {}): Promise<{ service: ServiceProcess; base: string }> {
+  const environment = testEnvironment(database, `t${randomBytes(4).toString('hex')}.`, {
+    env: { GEO_CATALOG_FILE: GEO_EXCERPT_FILE, PORT: '0', LOG_LEVEL: 'info', REDIS_URL: '', ...env },
   });
-  const service = startServiceProcess('services/api/main.ts', env);
+  const service = startServiceProcess('services/api/main.ts', environment);
   started.push(service);
   const listening = await service.waitForLog((entry) => String(entry.msg).startsWith('Server listening at'));
   return { service, base: String(listening.msg).replace('Server listening at ', '') };
@@ -36,5 +41,27 @@ it('npm start loads GEO_CATALOG_FILE before serving, and a second start does no 
   const second = await start();
   expect(second.service.output()).toContain('is already loaded; nothing to do');
   expect(second.service.output()).not.toContain('geo catalog: loaded');
+  await second.service.stop();
+});
+
+it('with GEO_INDEX_CACHE_DIR, a restart loads the location indexes saved by the previous start and answers the same', async () => {
+  const paths = ['/v1/locations/search?catalog=FULL&q=cal', '/v1/locations/21137?catalog=FULL', '/v1/locations/search?q=cal', '/v1/locations/21137'];
+  const bodies = async (base: string) => Promise.all(paths.map(async (path) => {
+    const response = await fetch(`${base}${path}`);
+    return `${response.status} ${await response.text()}`;
+  }));
+  const logged = (text: string) => (entry: Record<string, unknown>) => String(entry.msg).includes(text);
+
+  const first = await start({ GEO_INDEX_CACHE_DIR: cacheDir });
+  await first.service.waitForLog(logged('FULL index snapshot written'));
+  await first.service.waitForLog(logged('LEGACY index snapshot written'));
+  const expected = await bodies(first.base);
+  expect(expected.every((body) => body.startsWith('200 '))).toBe(true);
+  await first.service.stop();
+
+  const second = await start({ GEO_INDEX_CACHE_DIR: cacheDir });
+  expect(second.service.output()).toContain('FULL index loaded from its snapshot');
+  expect(second.service.output()).toContain('LEGACY index loaded from its snapshot');
+  expect(await bodies(second.base)).toEqual(expected);
   await second.service.stop();
 });

@@ -137,7 +137,7 @@ describe('in-memory FULL search', () => {
           for (let page = 0; page < 50; page++) {
             const remaining = after ? afterCursor(expected, after) : expected;
             const found = index.search(search, limit + 1, after);
-            expect(found.map((m) => [index.ids[m.row], m.tier])).toEqual(remaining.slice(0, limit + 1).map((r) => [r.row.locationId, r.tier]));
+            expect(found.map((m) => [index.ids.at(m.row), m.tier])).toEqual(remaining.slice(0, limit + 1).map((r) => [r.row.locationId, r.tier]));
             if (remaining.length <= limit) break;
             const last = found[limit - 1]!;
             after = index.positionOf(last.row, last.tier);
@@ -185,7 +185,7 @@ describe('in-memory FULL search', () => {
       { name: 'Nasa', canonicalSuffix: '', type: 'City', country: 'AA', parent: null, unresolved: false, level: 0 },
     ]);
     const index = new FullIndex(rows, release, null);
-    const ids = (q: string) => index.search({ q, country: null, targetTypes: null, parentId: null }, 10).map((m) => [index.ids[m.row], m.tier]);
+    const ids = (q: string) => index.search({ q, country: null, targetTypes: null, parentId: null }, 10).map((m) => [index.ids.at(m.row), m.tier]);
     expect(ids('sa')).toEqual([[rows[0]!.locationId, 0], [rows[1]!.locationId, 2], [rows[2]!.locationId, 4]]);
     expect(ids(`000${rows[2]!.locationId}`)).toEqual([[rows[2]!.locationId, 0]]);
     expect(index.rowOf('99999999999999999999')).toBeUndefined();

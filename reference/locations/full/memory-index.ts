@@ -1,4 +1,6 @@
-import { codePointComparatorFor, TextIndex, type Scope, type TextIndexOptions } from '../text-index.js';
+import { stringInterner } from '../interner.js';
+import { StringColumn, type StringColumnState } from '../string-column.js';
+import { codePointComparatorFor, TextIndex, type Scope, type TextIndexOptions, type TextIndexState } from '../text-index.js';
 import type { CatalogRow } from './catalog-rows.js';
 import type { CursorPosition } from './cursor.js';
 import { fitsBigint, type CurrentRelease } from './queries.js';
@@ -66,29 +68,33 @@ function permute(column: unknown[], order: Int32Array, done: Uint8Array) {
 }
 
 /**
- * Row of each id string: open addressing in one typed array. A Map of the full-size catalog's ids
- * held 14 MB of heap (that the collector walks); this holds 2 MB outside it.
+ * Row of each id: open addressing in one typed array, ids compared in place in their column. A
+ * Map of the full-size catalog's ids held 14 MB of heap (that the collector walks); this holds
+ * 2 MB outside it.
  */
 class IdTable {
-  private readonly slots: Int32Array;
   private readonly mask: number;
-  constructor(private readonly ids: readonly string[]) {
+  constructor(private readonly ids: StringColumn, readonly slots: Int32Array) {
+    this.mask = slots.length - 1;
+  }
+  static slotsFor(ids: readonly string[]): Int32Array {
     let size = 16;
     while (size < ids.length + (ids.length >> 1)) size *= 2;
-    this.slots = new Int32Array(size);
-    this.mask = size - 1;
+    const slots = new Int32Array(size);
+    const mask = size - 1;
     for (let r = 0; r < ids.length; r++) {
-      let slot = hashId(ids[r]!) & this.mask;
+      let slot = hashId(ids[r]!) & mask;
       // Slots hold row + 1 (0 is empty); a repeated id keeps its last row.
-      while (this.slots[slot] !== 0 && ids[this.slots[slot]! - 1] !== ids[r]) slot = (slot + 1) & this.mask;
-      this.slots[slot] = r + 1;
+      while (slots[slot] !== 0 && ids[slots[slot]! - 1] !== ids[r]) slot = (slot + 1) & mask;
+      slots[slot] = r + 1;
     }
+    return slots;
   }
   find(id: string): number | undefined {
     for (let slot = hashId(id) & this.mask; ; slot = (slot + 1) & this.mask) {
       const entry = this.slots[slot]!;
       if (entry === 0) return undefined;
-      if (this.ids[entry - 1] === id) return entry - 1;
+      if (this.ids.equals(entry - 1, id)) return entry - 1;
     }
   }
 }
@@ -102,6 +108,12 @@ function hashId(id: string): number {
 class Table {
   readonly values: string[] = [];
   private readonly ids = new Map<string, number>();
+  /** The table whose ids are the positions of `values`. */
+  static of(values: readonly string[]): Table {
+    const table = new Table();
+    for (const value of values) table.idOf(value);
+    return table;
+  }
   idOf(value: string): number {
     let id = this.ids.get(value);
     if (id === undefined) {
@@ -116,13 +128,156 @@ class Table {
   }
 }
 
+/** Indexes a release's rows (any order; the columns are reordered in place). */
+function buildFullIndex(columns: FullIndexColumns, options: TextIndexOptions): FullIndexState {
+  const { typeBucket: buckets, nameNorm: nameNorms, locationId: ids } = columns;
+  const n = ids.length;
+  const compareNames = codePointComparatorFor(nameNorms);
+  const order = new Int32Array(n);
+  for (let i = 0; i < n; i++) order[i] = i;
+  order.sort((a, b) => buckets[a]! - buckets[b]! || compareNames(nameNorms[a]!, nameNorms[b]!) || compareIds(ids[a]!, ids[b]!));
+  // Rank order in place: no second copy of any column.
+  const done = new Uint8Array(n);
+  for (const column of Object.values(columns)) permute(column, order, done);
+  const idColumn = StringColumn.of(ids);
+  const rowById = new IdTable(idColumn, IdTable.slotsFor(ids));
+
+  const countries = new Table();
+  const types = new Table();
+  const countryOf = new Uint16Array(n);
+  const typeOf = new Uint16Array(n);
+  const bucketOf = new Uint8Array(n);
+  const chainOf = new Uint8Array(n);
+  const levelOf = new Uint8Array(n);
+  const parentOf = new Int32Array(n);
+  const otherSourceParentRows: number[] = [];
+  const otherSourceParentIds: (string | null)[] = [];
+  const unresolvedRows: number[] = [];
+  const unresolvedIds: string[] = [];
+  const topLevelRows: number[] = [];
+  const segmentStarts = new Int32Array(OTHER_BUCKET + 2);
+  segmentStarts.fill(n);
+  for (let r = n - 1; r >= 0; r--) {
+    countryOf[r] = countries.idOf(columns.countryCode[r]!);
+    typeOf[r] = types.idOf(columns.targetType[r]!);
+    bucketOf[r] = buckets[r]!;
+    segmentStarts[buckets[r]!] = r;
+    chainOf[r] = columns.chainStatus[r] === 'COMPLETE' ? 0 : 1;
+    levelOf[r] = LEVELS.indexOf(columns.legacyLevel[r]!);
+    const parentId = columns.parentId[r]!;
+    const parent = parentId === null ? -1 : (rowById.find(parentId) ?? -1);
+    parentOf[r] = parent;
+    const sourceParentId = columns.sourceParentId[r]!;
+    if (sourceParentId !== (parent < 0 ? null : ids[parent])) {
+      const row = sourceParentId === null ? undefined : rowById.find(sourceParentId);
+      otherSourceParentRows.push(r);
+      otherSourceParentIds.push(row === undefined ? sourceParentId : ids[row]!);
+    }
+    const unresolved = columns.unresolvedParentId[r]!;
+    if (unresolved !== null) {
+      unresolvedRows.push(r);
+      unresolvedIds.push(unresolved);
+    }
+    if (sourceParentId === null) topLevelRows.push(r);
+  }
+  // An empty bucket starts where the next one does.
+  for (let b = OTHER_BUCKET; b >= 0; b--) segmentStarts[b] = Math.min(segmentStarts[b]!, segmentStarts[b + 1]!);
+  const depthOf = depths(parentOf);
+
+  // Verified children, ascending (counting sort by parent).
+  const childStarts = new Int32Array(n + 1);
+  for (let r = 0; r < n; r++) if (parentOf[r]! >= 0) childStarts[parentOf[r]! + 1]!++;
+  for (let r = 0; r < n; r++) childStarts[r + 1]! += childStarts[r]!;
+  const children = new Int32Array(childStarts[n]!);
+  const fill = childStarts.slice(0, n);
+  for (let r = 0; r < n; r++) if (parentOf[r]! >= 0) children[fill[parentOf[r]!]!++] = r;
+
+  const texts = columns.textNorm;
+  const nameLengths = new Uint32Array(n);
+  for (let r = 0; r < n; r++) {
+    // The folded name opens the search text: the index keeps only the text.
+    const text = texts[r]!;
+    const name = nameNorms[r]!;
+    if (text.charCodeAt(0) !== 32 || !text.startsWith(name, 1) || text.charCodeAt(name.length + 1) !== 32) {
+      throw new Error(`location ${ids[r]}: text_norm does not open with name_norm`);
+    }
+    nameLengths[r] = name.length;
+  }
+  const text = new TextIndex({
+    texts,
+    nameLengths,
+    segmentStarts,
+    groups: countryOf,
+    groupCount: countries.values.length,
+    codePointOrder: true,
+  }, options);
+  // Collected from the last row: reversed, ascending.
+  const ascending = (rows: number[]) => Int32Array.from(rows.reverse());
+  return {
+    ids: idColumn.state, names: StringColumn.of(columns.name).state, canonicalNames: StringColumn.of(columns.canonicalName).state, countries: countries.values, types: types.values,
+    countryOf, typeOf, bucketOf, chainOf, levelOf, parentOf, depthOf, idSlots: rowById.slots,
+    otherSourceParentRows: ascending(otherSourceParentRows), otherSourceParentIds: otherSourceParentIds.reverse(),
+    unresolvedRows: ascending(unresolvedRows), unresolvedIds: unresolvedIds.reverse(),
+    topLevelRows: ascending(topLevelRows), childStarts, children, text: text.state,
+  };
+}
+
+/** Verified depth (= hierarchy_precision) of every row, walking each chain once. */
+function depths(parentOf: Int32Array): Uint16Array {
+  const depthOf = new Uint16Array(parentOf.length);
+  const chain = new Int32Array(parentOf.length);
+  for (let r = 0; r < parentOf.length; r++) {
+    if (depthOf[r] !== 0) continue;
+    let length = 0;
+    let at = r;
+    while (at >= 0 && depthOf[at] === 0) {
+      chain[length++] = at;
+      at = parentOf[at]!;
+    }
+    let depth = at >= 0 ? depthOf[at]! : 0;
+    while (length > 0) depthOf[chain[--length]!] = ++depth;
+  }
+  return depthOf;
+}
+
+/**
+ * Everything a FullIndex holds, as plain data (rows in rank order): what the constructor builds
+ * from the release's rows, and what a snapshot stores and gives back (see `FullIndex.state`).
+ */
+export interface FullIndexState {
+  ids: StringColumnState;
+  names: StringColumnState;
+  canonicalNames: StringColumnState;
+  /** Distinct country codes and target types; rows hold their positions. */
+  countries: string[];
+  types: string[];
+  countryOf: Uint16Array;
+  typeOf: Uint16Array;
+  bucketOf: Uint8Array;
+  chainOf: Uint8Array;
+  levelOf: Uint8Array;
+  parentOf: Int32Array;
+  depthOf: Uint16Array;
+  idSlots: Int32Array;
+  /** Rows whose raw source parent is not the verified parent's id, and that raw id (null: empty). */
+  otherSourceParentRows: Int32Array;
+  otherSourceParentIds: (string | null)[];
+  unresolvedRows: Int32Array;
+  unresolvedIds: string[];
+  /** Rows without a source parent, ascending. */
+  topLevelRows: Int32Array;
+  childStarts: Int32Array;
+  children: Int32Array;
+  text: TextIndexState;
+}
+
 export class FullIndex {
   readonly size: number;
-  readonly ids: string[];
-  readonly names: string[];
-  readonly canonicalNames: string[];
-  readonly countries = new Table();
-  readonly types = new Table();
+  readonly ids: StringColumn;
+  readonly names: StringColumn;
+  readonly canonicalNames: StringColumn;
+  readonly countries: Table;
+  readonly types: Table;
   readonly countryOf: Uint16Array;
   readonly typeOf: Uint16Array;
   readonly bucketOf: Uint8Array;
@@ -141,113 +296,47 @@ export class FullIndex {
   /** Top-level rows (no source parent), by country code: what a country-code q finds first. */
   private readonly topLevelRecords = new Map<string, number[]>();
   readonly text: TextIndex;
-  /** How long reading the release and indexing it took (set by the reader, for reports). */
-  timings = { readMs: 0, indexMs: 0 };
+  /** What the index was made of (kept for `state`; the arrays are shared, not copied). */
+  private readonly made: FullIndexState;
+  /** How long reading the release and indexing it took, and whether it came from a snapshot (set by the reader, for reports). */
+  timings = { readMs: 0, indexMs: 0, restored: false };
 
-  constructor(source: readonly FullIndexRow[] | FullIndexColumns, readonly release: CurrentRelease, readonly legacyFingerprint: string | null, options: TextIndexOptions = {}) {
-    const columns = 'locationId' in source ? source : columnsOf(source);
-    const { typeBucket: buckets, nameNorm: nameNorms, locationId: ids } = columns;
-    const n = (this.size = ids.length);
-    const compareNames = codePointComparatorFor(nameNorms);
-    const order = new Int32Array(n);
-    for (let i = 0; i < n; i++) order[i] = i;
-    order.sort((a, b) => buckets[a]! - buckets[b]! || compareNames(nameNorms[a]!, nameNorms[b]!) || compareIds(ids[a]!, ids[b]!));
-    // Rank order in place: no second copy of any column.
-    const done = new Uint8Array(n);
-    for (const column of Object.values(columns)) permute(column, order, done);
-    this.ids = ids;
-    this.names = columns.name;
-    this.canonicalNames = columns.canonicalName;
-    this.rowById = new IdTable(ids);
-
-    this.countryOf = new Uint16Array(n);
-    this.typeOf = new Uint16Array(n);
-    this.bucketOf = new Uint8Array(n);
-    this.chainOf = new Uint8Array(n);
-    this.levelOf = new Uint8Array(n);
-    this.parentOf = new Int32Array(n);
-    this.depthOf = new Uint16Array(n);
-    const segmentStarts = new Int32Array(OTHER_BUCKET + 2);
-    segmentStarts.fill(n);
+  /** Builds the index of a release's rows, or takes over a state built before (a snapshot's). */
+  constructor(source: readonly FullIndexRow[] | FullIndexColumns | FullIndexState, readonly release: CurrentRelease, readonly legacyFingerprint: string | null, options: TextIndexOptions = {}) {
+    const state = 'idSlots' in source ? source : buildFullIndex('locationId' in source ? source : columnsOf(source), options);
+    this.made = state;
+    this.ids = new StringColumn(state.ids);
+    this.size = this.ids.length;
+    this.names = new StringColumn(state.names);
+    this.canonicalNames = new StringColumn(state.canonicalNames);
+    this.countries = Table.of(state.countries);
+    this.types = Table.of(state.types);
+    this.countryOf = state.countryOf;
+    this.typeOf = state.typeOf;
+    this.bucketOf = state.bucketOf;
+    this.chainOf = state.chainOf;
+    this.levelOf = state.levelOf;
+    this.parentOf = state.parentOf;
+    this.depthOf = state.depthOf;
+    this.rowById = new IdTable(this.ids, state.idSlots);
+    state.otherSourceParentRows.forEach((r, i) => this.otherSourceParents.set(r, state.otherSourceParentIds[i]!));
     // Equal strings share one copy (unresolved parents repeat down a subtree).
-    const shared = new Map<string, string>();
-    for (let r = n - 1; r >= 0; r--) {
-      const countryCode = columns.countryCode[r]!;
-      this.countryOf[r] = this.countries.idOf(countryCode);
-      this.typeOf[r] = this.types.idOf(columns.targetType[r]!);
-      this.bucketOf[r] = buckets[r]!;
-      segmentStarts[buckets[r]!] = r;
-      this.chainOf[r] = columns.chainStatus[r] === 'COMPLETE' ? 0 : 1;
-      this.levelOf[r] = LEVELS.indexOf(columns.legacyLevel[r]!);
-      const parentId = columns.parentId[r]!;
-      const parent = parentId === null ? -1 : (this.rowById.find(parentId) ?? -1);
-      this.parentOf[r] = parent;
-      const sourceParentId = columns.sourceParentId[r]!;
-      if (sourceParentId !== (parent < 0 ? null : ids[parent])) {
-        const row = sourceParentId === null ? undefined : this.rowById.find(sourceParentId);
-        this.otherSourceParents.set(r, row === undefined ? sourceParentId : ids[row]!);
-      }
-      const unresolved = columns.unresolvedParentId[r]!;
-      if (unresolved !== null) {
-        const held = shared.get(unresolved);
-        if (held === undefined) shared.set(unresolved, unresolved);
-        this.unresolvedParents.set(r, held ?? unresolved);
-      }
-      if (sourceParentId === null) {
-        const list = this.topLevelRecords.get(countryCode);
-        if (list === undefined) this.topLevelRecords.set(countryCode, [r]);
-        else list.push(r);
-      }
+    const hold = stringInterner();
+    state.unresolvedRows.forEach((r, i) => this.unresolvedParents.set(r, hold(state.unresolvedIds[i]!)));
+    for (const r of state.topLevelRows) {
+      const code = this.countries.values[this.countryOf[r]!]!;
+      const list = this.topLevelRecords.get(code);
+      if (list === undefined) this.topLevelRecords.set(code, [r]);
+      else list.push(r);
     }
-    // Filled from the last row: ascending.
-    for (const list of this.topLevelRecords.values()) list.reverse();
-    // An empty bucket starts where the next one does.
-    for (let b = OTHER_BUCKET; b >= 0; b--) segmentStarts[b] = Math.min(segmentStarts[b]!, segmentStarts[b + 1]!);
-    this.computeDepths();
-
-    // Verified children, ascending (counting sort by parent).
-    this.childStarts = new Int32Array(n + 1);
-    for (let r = 0; r < n; r++) if (this.parentOf[r]! >= 0) this.childStarts[this.parentOf[r]! + 1]!++;
-    for (let r = 0; r < n; r++) this.childStarts[r + 1]! += this.childStarts[r]!;
-    this.children = new Int32Array(this.childStarts[n]!);
-    const fill = this.childStarts.slice(0, n);
-    for (let r = 0; r < n; r++) if (this.parentOf[r]! >= 0) this.children[fill[this.parentOf[r]!]!++] = r;
-
-    const texts = columns.textNorm;
-    const nameLengths = new Uint32Array(n);
-    for (let r = 0; r < n; r++) {
-      // The folded name opens the search text: the index keeps only the text.
-      const text = texts[r]!;
-      const name = nameNorms[r]!;
-      if (text.charCodeAt(0) !== 32 || !text.startsWith(name, 1) || text.charCodeAt(name.length + 1) !== 32) {
-        throw new Error(`location ${ids[r]}: text_norm does not open with name_norm`);
-      }
-      nameLengths[r] = name.length;
-    }
-    this.text = new TextIndex({
-      texts,
-      nameLengths,
-      segmentStarts,
-      groups: this.countryOf,
-      groupCount: this.countries.values.length,
-      codePointOrder: true,
-    }, options);
+    this.childStarts = state.childStarts;
+    this.children = state.children;
+    this.text = new TextIndex(state.text);
   }
 
-  /** Verified depth (= hierarchy_precision) of every row, walking each chain once. */
-  private computeDepths() {
-    const chain = new Int32Array(this.size);
-    for (let r = 0; r < this.size; r++) {
-      if (this.depthOf[r] !== 0) continue;
-      let length = 0;
-      let at = r;
-      while (at >= 0 && this.depthOf[at] === 0) {
-        chain[length++] = at;
-        at = this.parentOf[at]!;
-      }
-      let depth = at >= 0 ? this.depthOf[at]! : 0;
-      while (length > 0) this.depthOf[chain[--length]!] = ++depth;
-    }
+  /** The index as plain data; `new FullIndex(state, …)` gives an index that answers the same. */
+  get state(): FullIndexState {
+    return this.made;
   }
 
   /** Row of an active location id (any digit string, compared as a number), or undefined. */
@@ -261,7 +350,7 @@ export class FullIndex {
     const other = this.otherSourceParents.get(r);
     if (other !== undefined) return other;
     const parent = this.parentOf[r]!;
-    return parent < 0 ? null : this.ids[parent]!;
+    return parent < 0 ? null : this.ids.at(parent)!;
   }
 
   /** Raw parent id where the chain stopped, null when complete. */
@@ -286,7 +375,7 @@ export class FullIndex {
 
   /** Search cursor position of a row. */
   positionOf(r: number, tier: number): CursorPosition {
-    return { tier, bucket: this.bucketOf[r]!, name: this.text.name(r), id: this.ids[r]! };
+    return { tier, bucket: this.bucketOf[r]!, name: this.text.name(r), id: this.ids.at(r)! };
   }
 
   /** Number of rows whose (bucket, name, id) key is at or before the cursor's. */
@@ -299,7 +388,7 @@ export class FullIndex {
       const order =
         this.bucketOf[middle]! - after.bucket ||
         Math.sign(this.text.compareName(middle, after.name)) ||
-        compareIds(this.ids[middle]!, afterId);
+        compareIds(this.ids.at(middle)!, afterId);
       if (order <= 0) low = middle + 1;
       else high = middle;
     }

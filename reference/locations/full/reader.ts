@@ -1,5 +1,6 @@
 import type { Db } from '../../../platform/db/db.js';
-import { FullIndex, type FullIndexColumns } from './memory-index.js';
+import { indexSnapshotsOf, type IndexSnapshots } from '../index-snapshots.js';
+import { FullIndex, type FullIndexColumns, type FullIndexState } from './memory-index.js';
 import type { CurrentRelease, StoredLocationRow } from './queries.js';
 import { stringInterner } from '../interner.js';
 
@@ -23,23 +24,34 @@ const BATCH = 10_000;
 interface State {
   release: CurrentRelease;
   legacyFingerprint: string | null;
+  activeRows: number;
+  /** What an index of this state is built from: the key of its snapshot. */
+  snapshotKey: unknown[];
 }
 
-const stateQuery = `SELECT r.release_id, r.source_file_date, r.cursor_secret,
-    (SELECT fingerprint FROM legacy_registry_build) AS legacy_fingerprint
-  FROM geo_full_releases r WHERE r.is_current`;
+const stateQuery = `SELECT r.release_id, r.source_file_date, r.cursor_secret, r.file_sha256, r.loaded_at, r.active_rows,
+    b.fingerprint AS legacy_fingerprint, b.built_at AS legacy_built_at
+  FROM geo_full_releases r LEFT JOIN legacy_registry_build b ON true WHERE r.is_current`;
 
 interface StateRow {
   release_id: number;
   source_file_date: string;
   cursor_secret: string;
+  file_sha256: string;
+  loaded_at: Date;
+  active_rows: number;
   legacy_fingerprint: string | null;
+  legacy_built_at: Date | null;
 }
 
 const toState = (row: StateRow | undefined): State | undefined =>
   row && {
     release: { releaseId: row.release_id, sourceFileDate: row.source_file_date, cursorSecret: row.cursor_secret },
     legacyFingerprint: row.legacy_fingerprint,
+    activeRows: row.active_rows,
+    // The release file, its load in this database (a reload of the same file is another load),
+    // and the LEGACY build that labels legacy_level.
+    snapshotKey: [row.file_sha256, row.release_id, row.loaded_at.toISOString(), row.legacy_fingerprint, row.legacy_built_at?.toISOString() ?? null],
   };
 
 interface IndexedLocationRow extends StoredLocationRow {
@@ -48,16 +60,40 @@ interface IndexedLocationRow extends StoredLocationRow {
   text_norm: string;
 }
 
-/** Reads the current release (and LEGACY levels) in one snapshot and indexes it; undefined when none is loaded. */
-export async function loadFullIndex(db: Db): Promise<FullIndex | undefined> {
+/**
+ * The index of the current release (with LEGACY levels); undefined when none is loaded. Loaded
+ * from its snapshot when `snapshots` holds one for this release and LEGACY build; otherwise read
+ * in one database snapshot, indexed, and saved to `snapshots` for the next start.
+ */
+export async function loadFullIndex(db: Db, snapshots: IndexSnapshots | undefined = indexSnapshotsOf(db)): Promise<FullIndex | undefined> {
+  if (snapshots) {
+    const started = performance.now();
+    const state = toState((await db.query<StateRow>(stateQuery)).rows[0]);
+    if (!state) return undefined;
+    const restored = await snapshots.restore('FULL', state.snapshotKey, (stored) => {
+      const index = new FullIndex(stored as FullIndexState, state.release, state.legacyFingerprint);
+      // A cheap check on top of the key and checksum: the release's row count.
+      return index.size === state.activeRows ? index : undefined;
+    });
+    if (restored) {
+      restored.timings = { readMs: performance.now() - started, indexMs: 0, restored: true };
+      return restored;
+    }
+  }
+  const built = await buildFullIndex(db);
+  if (built && snapshots) snapshots.save('FULL', built.snapshotKey, () => built.index.state);
+  return built?.index;
+}
+
+/** Reads the current release (and LEGACY levels) in one snapshot and indexes it. */
+async function buildFullIndex(db: Db): Promise<{ index: FullIndex; snapshotKey: unknown[] } | undefined> {
   const started = performance.now();
   const read = await db.transaction(async (tx) => {
     await tx.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ');
     const state = toState((await tx.query<StateRow>(stateQuery)).rows[0]);
     if (!state) return undefined;
     // Columns sized for the release up front: grown by push, they allocated three times their size.
-    const { rows: [counted] } = await tx.query<{ active_rows: number }>('SELECT active_rows FROM geo_full_releases WHERE release_id = $1', [state.release.releaseId]);
-    const expected = counted?.active_rows ?? 0;
+    const expected = state.activeRows;
     const column = <T>() => new Array<T>(expected);
     const columns: FullIndexColumns = {
       locationId: column(), name: column(), canonicalName: column(), countryCode: column(), targetType: column(),
@@ -104,8 +140,8 @@ export async function loadFullIndex(db: Db): Promise<FullIndex | undefined> {
   if (!read) return undefined;
   const readMs = performance.now() - started;
   const index = new FullIndex(read.columns, read.state.release, read.state.legacyFingerprint);
-  index.timings = { readMs, indexMs: performance.now() - started - readMs };
-  return index;
+  index.timings = { readMs, indexMs: performance.now() - started - readMs, restored: false };
+  return { index, snapshotKey: read.state.snapshotKey };
 }
 
 export interface FullReader {
@@ -132,7 +168,7 @@ export function createFullReader(db: Db, { log = (_line: string) => {} } = {}): 
     (building ??= (async () => {
       const started = performance.now();
       const built = await loadFullIndex(db);
-      if (built) log(`geo catalog: FULL index of ${built.release.sourceFileDate} built in memory (${built.size} locations) in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+      if (built) log(`geo catalog: FULL index of ${built.release.sourceFileDate} ${built.timings.restored ? 'loaded' : 'built'} in memory (${built.size} locations) in ${((performance.now() - started) / 1000).toFixed(1)} s`);
       index = built;
       checkedUntil = Date.now() + RELEASE_TTL_MS;
       return built;

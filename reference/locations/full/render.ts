@@ -67,7 +67,7 @@ function caches(index: FullIndex): Caches {
 /** The members every node and location open with. */
 function head(index: FullIndex, r: number): string {
   const { countries, types } = caches(index);
-  return `{"location_id":${json(index.ids[r])},"name":${json(index.names[r])},"canonical_name":${json(index.canonicalNames[r])},` +
+  return `{"location_id":${json(index.ids.at(r))},"name":${json(index.names.at(r))},"canonical_name":${json(index.canonicalNames.at(r))},` +
     `"country_code":${countries[index.countryOf[r]!]},"target_type":${types[index.typeOf[r]!]}`;
 }
 
@@ -86,7 +86,7 @@ export function pathJson(index: FullIndex, r: number): string {
 /** self-to-root ids. */
 export function locationIdsJson(index: FullIndex, r: number): string {
   const ids: string[] = [];
-  for (let at = r; at >= 0; at = index.parentOf[at]!) ids.push(json(index.ids[at]));
+  for (let at = r; at >= 0; at = index.parentOf[at]!) ids.push(json(index.ids.at(at)));
   return `[${ids.join(',')}]`;
 }
 
@@ -96,7 +96,7 @@ export function locationJson(index: FullIndex, r: number): string {
   const level = index.legacyLevel(r);
   const unresolved = index.unresolvedParentId(r);
   return `${head(index, r)},"source_parent_location_id":${sourceParent === null ? 'null' : json(sourceParent)},` +
-    `"parent_location_id":${parent < 0 ? 'null' : json(index.ids[parent])},"path":${pathJson(index, r)},"hierarchy_precision":${index.depthOf[r]}` +
+    `"parent_location_id":${parent < 0 ? 'null' : json(index.ids.at(parent))},"path":${pathJson(index, r)},"hierarchy_precision":${index.depthOf[r]}` +
     `${level === null ? '' : `,"legacy_level":"${level}"`},"chain_status":"${index.chainStatus(r)}"` +
     `${unresolved === null ? '' : `,"unresolved_source_parent_location_id":${json(unresolved)}`}}`;
 }

@@ -1,6 +1,7 @@
 import type { Db } from '../../../../platform/db/db.js';
-import { indexLocation, RegistryIndex, type IndexedLocation } from '../../../../reference/locations/legacy/registry-index.js';
-import type { ExternalCodes, Level } from '../../../../reference/locations/legacy/source-row.js';
+import { indexSnapshotsOf } from '../../../../reference/locations/index-snapshots.js';
+import { externalCodes, indexLocation, RegistryIndex, type IndexedLocation, type RegistryIndexState } from '../../../../reference/locations/legacy/registry-index.js';
+import type { Level } from '../../../../reference/locations/legacy/source-row.js';
 import { stringInterner } from '../../../../reference/locations/interner.js';
 import { catalogNotLoaded } from './catalog-not-loaded.js';
 
@@ -18,8 +19,6 @@ interface Cached {
   checkedUntil: number;
 }
 const cache = new WeakMap<Db, Cached>();
-/** Most locations (every city) have no external codes: they share one empty, frozen object. */
-const NO_CODES: ExternalCodes = Object.freeze({});
 const loading = new WeakMap<Db, Promise<Cached>>();
 
 interface Row {
@@ -38,25 +37,41 @@ interface Row {
 /** Rows per query: small batches of driver objects can die young instead of growing the old space. */
 const BATCH = 10_000;
 
+const buildQuery = 'SELECT fingerprint, built_at, countries + regions + cities AS size FROM legacy_registry_build';
+
+interface BuildRow {
+  fingerprint: string;
+  built_at: Date;
+  size: number;
+}
+
+/** What a registry index is made from: the stored build, folded by this runtime's Unicode data. */
+const snapshotKey = (build: BuildRow) => [build.fingerprint, build.built_at.toISOString(), process.versions.unicode];
+
 async function load(db: Db, fingerprint: string, sourceFileDate: string): Promise<Cached> {
+  const snapshots = indexSnapshotsOf(db);
+  if (snapshots) {
+    const { rows: [build] } = await db.query<BuildRow>(buildQuery);
+    if (build?.fingerprint === fingerprint) {
+      const index = await snapshots.restore('LEGACY', snapshotKey(build), (stored) => {
+        const restored = RegistryIndex.restore(stored as RegistryIndexState);
+        // A cheap check on top of the key and checksum: the build's size and date.
+        return restored.size === build.size && restored.sourceFileDate === sourceFileDate ? restored : undefined;
+      });
+      if (index) return { fingerprint, index, checkedUntil: 0 };
+    }
+  }
   // Values that repeat on many rows (codes, types, statuses) are kept once, not once per row.
   const hold = stringInterner();
-  const toLocation = (row: Row) => {
-    let codes = NO_CODES;
-    if (row.iso_3166_2 || row.cldr_subdivision || row.provider_short) {
-      codes = {};
-      if (row.iso_3166_2) codes.iso_3166_2 = row.iso_3166_2;
-      if (row.cldr_subdivision) codes.cldr_subdivision = row.cldr_subdivision;
-      if (row.provider_short) codes.provider_short = row.provider_short;
-    }
-    return indexLocation({
+  const toLocation = (row: Row) =>
+    indexLocation({
       id: row.location_id, name: row.name, canonicalName: row.canonical_name, countryCode: hold(row.country_code),
       targetType: hold(row.target_type), level: hold(row.level), parentId: row.parent_location_id,
-    }, codes);
-  };
+    }, externalCodes(row.iso_3166_2, row.cldr_subdivision, row.provider_short));
   // One snapshot across the batches.
-  const locations = await db.transaction(async (tx) => {
+  const { locations, build } = await db.transaction(async (tx) => {
     await tx.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ');
+    const { rows: [build] } = await tx.query<BuildRow>(buildQuery);
     const found: IndexedLocation[] = [];
     for (let after = '-1'; ; ) {
       const { rows } = await tx.query<Row>(
@@ -69,9 +84,12 @@ async function load(db: Db, fingerprint: string, sourceFileDate: string): Promis
       if (rows.length < BATCH) break;
       after = rows[rows.length - 1]!.location_id;
     }
-    return found;
+    return { locations: found, build };
   });
-  return { fingerprint, index: new RegistryIndex(locations, sourceFileDate), checkedUntil: 0 };
+  const index = new RegistryIndex(locations, sourceFileDate);
+  // Saved only when the rows read are those of the build asked for.
+  if (snapshots && build?.fingerprint === fingerprint) snapshots.save('LEGACY', snapshotKey(build), () => index.state);
+  return { fingerprint, index, checkedUntil: 0 };
 }
 
 /** The current registry; 503 CATALOG_NOT_LOADED when none has been built. */

@@ -41,7 +41,9 @@ export function appendQueryParameter(url: string, name: string, value: string): 
   const hash = url.indexOf('#');
   const head = hash < 0 ? url : url.slice(0, hash);
   const fragment = hash < 0 ? '' : url.slice(hash);
-  const separator = !head.includes('?') ? '?' : /[?&]$/.test(head) ? '' : '&';
+  const question = head.indexOf('?');
+  const query = question < 0 ? undefined : head.slice(question + 1);
+  const separator = query === undefined ? '?' : query === '' || query.endsWith('&') ? '' : '&';
   return `${head}${separator}${encodeValue(name)}=${encodeValue(value)}${fragment}`;
 }
 

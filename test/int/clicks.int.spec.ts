@@ -10,9 +10,11 @@ import { awaitCaughtUp } from '../../platform/projection/catch-up.js';
 import { startProjection, type RunningProjection } from '../../platform/projection/runner.js';
 import { clicksProjection } from '../../projections/clicks/projection.js';
 import { findClick } from '../../projections/clicks/queries.js';
+import { offersProjection } from '../../projections/offers/projection.js';
+import { partnersProjection } from '../../projections/partners/projection.js';
+import { servesProjection } from '../../projections/serves/projection.js';
 import { EventType, type LinkClicked } from '../../schemas/generated/events.js';
 import { buildApp } from '../../services/api/app.js';
-import { projections } from '../../services/projector/projectors.js';
 import { createTestApp, type TestRuntime } from '../support/app.js';
 import { readTopic } from '../support/read-topic.js';
 import { replayProjection } from '../support/replay.js';
@@ -26,6 +28,8 @@ const LINK_BASE = 'https://go.example.test/c';
 const UUID_V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
 let t: TestRuntime & { app: Awaited<ReturnType<typeof createTestApp>>['app'] };
+// Only the read models clicks use, started together: each joins its consumer group on Kafka.
+const projections = [partnersProjection, offersProjection, servesProjection, clicksProjection];
 const running = new Map<string, RunningProjection>();
 const APP = uuidv7();
 let partnerId: string;
@@ -64,7 +68,8 @@ function expectError(response: LightMyRequestResponse, status: number, code: str
 
 beforeAll(async () => {
   t = await createTestApp({ eventLog: 'kafka', env: { LINK_BASE } });
-  for (const projection of projections) running.set(projection.name, await startProjection(projection, { db: t.runtime.db, eventLog: t.runtime.eventLog }));
+  const started = await Promise.all(projections.map((projection) => startProjection(projection, { db: t.runtime.db, eventLog: t.runtime.eventLog })));
+  for (const projection of started) running.set(projection.name, projection);
   partnerId = String((await run(configurePartner, { name: 'Acme' })).partner_id);
   await caughtUp();
   // The offer's current destination is not where a card's link goes: the serve froze its own.

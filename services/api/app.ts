@@ -9,6 +9,7 @@ import type { Runtime } from '../../platform/runtime.js';
 import { commandExecutor, type CommandExecutor } from '../admin/command-executor.js';
 import { adminRoutes } from './routes/admin/index.js';
 import { healthRoutes } from './routes/health/index.js';
+import { linkRoutePrefix, linkRoutes } from './routes/links/index.js';
 import { locationRoutes } from './routes/locations/index.js';
 
 export interface AppOptions {
@@ -44,6 +45,7 @@ export async function buildApp({ runtime, logger = false, commands }: AppOptions
   await app.register(httpMetrics, { metrics: runtime.metrics });
   await app.register(healthRoutes, { runtime });
   await app.register(locationRoutes, { runtime, prefix: '/v1/locations' });
+  await app.register(linkRoutes, { runtime, prefix: linkRoutePrefix(runtime.config.linkBase) });
   const adminToken = runtime.config.adminToken;
   if (adminToken) {
     await app.register(adminRoutes, { token: adminToken, commands: commands ?? commandExecutor(runtime, { projections: [] }), prefix: '/admin' });

@@ -42,3 +42,12 @@ export async function lookupTrackedLinkUrl(sql: Sql, submitted: string, linkBase
   const mapping = await findTrackedLink(sql, parsed.link);
   return mapping ? { status: 'found', mapping } : { status: 'not_found', link: parsed.link };
 }
+
+/** A link's mapping with the destination it was registered with (null: none), for the link origin. */
+export async function findTrackedLinkTarget(sql: Sql, link: TrackedLinkRef): Promise<(TrackedLinkMapping & { target_url: string | null }) | undefined> {
+  const { rows } = await sql.query<TrackedLinkMapping & { target_url: string | null }>(
+    'SELECT shape, code, offer_id, offer_instance_id, application_id, target_url FROM tracked_links WHERE code = $1 AND shape = $2',
+    [link.code, link.shape],
+  );
+  return rows[0];
+}

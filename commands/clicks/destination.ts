@@ -1,0 +1,61 @@
+/**
+ * Where a click is redirected: the destination frozen at serve time (or a registered link's
+ * target) with the click delivered the way partners expect. Pure.
+ *
+ * - Macros `{svc_click_id}`, `{offer_instance_id}` and `{sub_id1}`…`{sub_id5}` (also written
+ *   percent-encoded, `%7Bsvc_click_id%7D`, as URL tools store them) are replaced by their
+ *   URL-encoded values in the path, query and fragment; an absent value is the empty string.
+ *   Scheme and authority are left as they are: a value there could make the URL invalid.
+ * - Without a `{svc_click_id}` macro the click id is appended as `svc_click_id=<id>` to the query
+ *   (before any fragment), so a partner always receives it.
+ * - Characters a URL may not contain literally (non-ASCII, spaces, braces of unknown macros) are
+ *   percent-encoded, so the result is always a valid Location header value.
+ */
+export const CLICK_MACROS = ['svc_click_id', 'offer_instance_id', 'sub_id1', 'sub_id2', 'sub_id3', 'sub_id4', 'sub_id5'] as const;
+export type ClickMacro = (typeof CLICK_MACROS)[number];
+export type MacroValues = { svc_click_id: string } & Partial<Record<Exclude<ClickMacro, 'svc_click_id'>, string | null>>;
+
+const NAMES = CLICK_MACROS.join('|');
+const MACRO = new RegExp(`\\{(${NAMES})\\}|%7[Bb](${NAMES})%7[Dd]`, 'g');
+/** `scheme:` and, for hierarchical URLs, `//authority`. */
+const SCHEME_AND_AUTHORITY = /^([A-Za-z][A-Za-z0-9+.-]*):(\/\/[^/?#\\]*)?/;
+/** Everything but unreserved, reserved and `%` (RFC 3986). */
+const NOT_URI_CHARACTER = /[^A-Za-z0-9\-._~:/?#[\]@!$&'()*+,;=%]/gu;
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+/** Schemes a browser must never be sent to from a link; a destination with one is not followed. */
+const UNSAFE_SCHEMES = new Set(['javascript', 'vbscript', 'data', 'file', 'blob']);
+
+/** encodeURIComponent that cannot throw (a lone surrogate becomes U+FFFD). */
+export function encodeValue(value: string): string {
+  return encodeURIComponent(value.replace(LONE_SURROGATE, '\uFFFD'));
+}
+
+/** Whether a click may be redirected there: it has a scheme, and not one that runs code or reads local data. */
+export function isRedirectable(destination: string | null | undefined): destination is string {
+  const scheme = destination ? SCHEME_AND_AUTHORITY.exec(destination)?.[1] : undefined;
+  return scheme !== undefined && !UNSAFE_SCHEMES.has(scheme.toLowerCase());
+}
+
+/** `name=value` added to the query of `url`, before its fragment, after any existing parameters. */
+export function appendQueryParameter(url: string, name: string, value: string): string {
+  const hash = url.indexOf('#');
+  const head = hash < 0 ? url : url.slice(0, hash);
+  const fragment = hash < 0 ? '' : url.slice(hash);
+  const question = head.indexOf('?');
+  const query = question < 0 ? undefined : head.slice(question + 1);
+  const separator = query === undefined ? '?' : query === '' || query.endsWith('&') ? '' : '&';
+  return `${head}${separator}${encodeValue(name)}=${encodeValue(value)}${fragment}`;
+}
+
+/** The redirect target of one click on `destination` (which isRedirectable accepted). */
+export function clickRedirectUrl(destination: string, values: MacroValues): string {
+  const prefix = SCHEME_AND_AUTHORITY.exec(destination)?.[0] ?? '';
+  let clickIdDelivered = false;
+  const rest = destination.slice(prefix.length).replace(MACRO, (_match, braced?: string, encoded?: string) => {
+    const name = (braced ?? encoded) as ClickMacro;
+    if (name === 'svc_click_id') clickIdDelivered = true;
+    return encodeValue(values[name] ?? '');
+  });
+  const substituted = `${prefix}${rest}`.replace(LONE_SURROGATE, '\uFFFD').replace(NOT_URI_CHARACTER, (character) => encodeURIComponent(character));
+  return clickIdDelivered ? substituted : appendQueryParameter(substituted, 'svc_click_id', values.svc_click_id);
+}

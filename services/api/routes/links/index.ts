@@ -1,0 +1,83 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { clickLink, openLink, subIdsFromQuery, type ClickResult, type LinkState } from '../../../../commands/clicks/click.js';
+import { CommandInputError } from '../../../../commands/command.js';
+import { ApiError, badRequest, notFound, serviceUnavailable } from '../../../../platform/http/errors.js';
+import type { Runtime } from '../../../../platform/runtime.js';
+import { shapeOfCode, STATIC_TOKEN, type TrackedLinkRef } from '../../../../projections/offers/links/parse-link.js';
+
+/** The path the link origin's links live under: LINK_BASE's path without its trailing slash ('' at the root). */
+export function linkRoutePrefix(linkBase: string): string {
+  return new URL(linkBase).pathname.replace(/\/+$/, '');
+}
+
+// Every answer of the link origin is per click: never cached (a cached 302 would reuse a click id,
+// a cached 410 would outlive a reactivated offer). The page that showed the link is the app's, and
+// the destination learns what it needs from the click id, not from the Referer.
+const LINK_HEADERS = { 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' };
+
+/** `{root}/{8 alphanumerics}` or `{root}/{canonical UUID}`; an st_ token lives only under /static/. */
+function rootLink(code: string): TrackedLinkRef | undefined {
+  const shape = shapeOfCode(code);
+  return shape === 'short_code' || shape === 'instance_uuid' ? { shape, code } : undefined;
+}
+
+function staticLink(token: string): TrackedLinkRef | undefined {
+  return STATIC_TOKEN.test(token) ? { shape: 'static_path', code: token } : undefined;
+}
+
+/**
+ * The link origin: GET {LINK_BASE}/{code}, /{instance UUID} and /static/st_… record a click
+ * (LinkClicked, durable before the answer) and redirect (302) to the link's destination with the
+ * click id; HEAD answers the same status without recording a click or minting an id (so no
+ * Location). Errors, in the envelope: 400 a bad sub id, 404 no such link (or a path no link can
+ * have) or a link without a destination, 410 OFFER_NOT_ACTIVE, 503 LINK_UNAVAILABLE (retry).
+ */
+export async function linkRoutes(app: FastifyInstance, { runtime }: { runtime: Runtime }) {
+  async function follow(request: FastifyRequest, reply: FastifyReply, link: TrackedLinkRef | undefined) {
+    reply.headers(LINK_HEADERS);
+    if (!link) throw notFound('no tracked link at this address');
+    let subIds;
+    try {
+      subIds = subIdsFromQuery(request.query as Record<string, unknown>);
+    } catch (error) {
+      if (error instanceof CommandInputError) throw badRequest(error.message);
+      throw error;
+    }
+    let result: LinkState | ClickResult;
+    try {
+      result = request.method === 'HEAD' ? await openLink(runtime, link) : await clickLink(runtime, { link, sub_ids: subIds }, new Date());
+    } catch (error) {
+      // A read model or the log is unavailable (or too far behind): never a redirect without a
+      // durable click, never a 404 for a link that may exist.
+      request.log.error({ err: error }, 'link could not be opened');
+      throw serviceUnavailable('LINK_UNAVAILABLE', 'the link cannot be opened right now; retry shortly');
+    }
+    switch (result.status) {
+      case 'unknown':
+        throw notFound('no tracked link at this address');
+      case 'no_destination':
+        throw notFound('this tracked link has no destination');
+      case 'offer_inactive':
+        throw new ApiError(410, 'OFFER_NOT_ACTIVE', 'the offer of this link is not active; the link opens again if the offer is reactivated');
+      case 'open':
+        return reply.status(302).send();
+      case 'clicked':
+        return reply.redirect(result.event.redirect_url, 302);
+    }
+  }
+
+  // One handler for GET and HEAD: Fastify's automatic HEAD would record a click.
+  const methods = ['GET', 'HEAD'];
+  app.route({
+    method: methods,
+    url: '/:code',
+    exposeHeadRoute: false,
+    handler: (request, reply) => follow(request, reply, rootLink((request.params as { code: string }).code)),
+  });
+  app.route({
+    method: methods,
+    url: '/static/:token',
+    exposeHeadRoute: false,
+    handler: (request, reply) => follow(request, reply, staticLink((request.params as { token: string }).token)),
+  });
+}

@@ -27,7 +27,7 @@ export function commandExecutor(runtime: Runtime, options: ExecutorOptions): Com
   const timeoutMs = options.catchUpTimeoutMs ?? 30_000;
   let queue: Promise<unknown> = Promise.resolve();
   return {
-    run(command, input) {
+    async run(command, input) {
       // Invalid input is rejected at once, without waiting for a turn.
       const valid = validateInput(command.input, input);
       const turn = queue.then(async () => {

@@ -1,0 +1,69 @@
+import { Type } from '@sinclair/typebox';
+import { offerTargeting } from '../../projections/offers/internal/queries.js';
+import { findOffer } from '../../projections/offers/queries.js';
+import { currentRelease, findLocation, locationIdsOf } from '../../reference/locations/full/queries.js';
+import { CommandNotFoundError, defineCommand } from '../command.js';
+import { canonicalUuid } from '../input.js';
+import { evaluateTargeting, type TargetingDecision } from '../serves/targeting.js';
+
+/**
+ * "Why is my offer not shown in X?": evaluates the offer's targeting for one location of the
+ * current FULL release, as serving does, and names the rule and the ancestor that decided. Reads
+ * only; appends nothing.
+ */
+export const explainTargeting = defineCommand({
+  name: 'offer:explain-targeting',
+  summary: 'Explain whether an offer is served at a location: which targeting rule included or excluded it, through which ancestor',
+  input: Type.Object(
+    {
+      offer_id: canonicalUuid('the offer'),
+      location_id: Type.String({ pattern: '^[0-9]{1,19}$', description: 'a location id of the current FULL catalog' }),
+    },
+    { additionalProperties: false },
+  ),
+  async execute(input, { runtime }) {
+    const offer = await findOffer(runtime.db, input.offer_id);
+    if (!offer) throw new CommandNotFoundError('offer_id', `no offer ${input.offer_id} (a record created moments ago may not be projected yet: retry shortly)`);
+    const release = await currentRelease(runtime.db);
+    const location = release && (await findLocation(runtime.db, release.releaseId, input.location_id));
+    if (!location) {
+      throw new CommandNotFoundError('location_id', `location ${input.location_id} is not in the current FULL catalog${release ? ` (release ${release.sourceFileDate})` : ' (none is loaded)'}`);
+    }
+    const rules = await offerTargeting(runtime.db, input.offer_id);
+    const chain = locationIdsOf(location);
+    const evaluated = evaluateTargeting(rules, chain);
+    // Rules are stored by their index in the offer's targeting; a rule with no ids has no rows.
+    const decision = 'rule' in evaluated ? { ...evaluated, rule: rules[evaluated.rule]!.rule_index } : evaluated;
+    const names = new Map(location.path.map((node) => [node.location_id, node.name]));
+    return {
+      offer_id: input.offer_id,
+      location_id: input.location_id,
+      location_ids: chain,
+      served: decision.served,
+      reason: decision.reason,
+      ...('rule' in decision ? { rule: decision.rule, via_location_id: decision.via, via_name: names.get(decision.via) } : {}),
+      explanation: explain(decision, location.name, names),
+      rules: rules.map((rule) => ({ rule: rule.rule_index, include: rule.include, exclude: rule.exclude })),
+      // Targeting is one condition of serving; status and flags decide too.
+      offer_status: offer.status,
+    };
+  },
+});
+
+function explain(decision: TargetingDecision, place: string, names: Map<string, string>): string {
+  const via = (id: string) => (names.get(id) === place ? `${place} itself` : `its ancestor ${names.get(id)} (${id})`);
+  switch (decision.reason) {
+    case 'no_targeting':
+      return 'the offer has no targeting: it is served everywhere';
+    case 'not_excluded':
+      return `no rule excludes ${place} or an ancestor, and no rule restricts by inclusion`;
+    case 'included':
+      return `rule ${decision.rule} includes ${via(decision.via)}, and no rule excludes it`;
+    case 'excluded':
+      return `rule ${decision.rule} excludes ${via(decision.via)}; an exclusion wins over any inclusion`;
+    case 'not_included':
+      return `no rule includes ${place} or any of its ancestors`;
+    case 'unknown_location':
+      return 'the location is unknown: an offer with targeting is not served';
+  }
+}

@@ -1,0 +1,61 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { adminCommands } from '../../commands/index.js';
+import { loadFullCatalog } from '../../reference/locations/full/loader.js';
+import { commandExecutor, type CommandExecutor } from '../../services/admin/command-executor.js';
+import { projections, startProjectors, type RunningProjectors } from '../../services/projector/projectors.js';
+import { createTestRuntime, type TestRuntime } from '../support/app.js';
+import { GEO_EXCERPT_FILE } from '../support/geo-excerpt.js';
+
+/** Partners ask "why is my offer not shown in X": the answer names the rule and the ancestor. */
+describe('offer:explain-targeting', () => {
+  let t: TestRuntime;
+  let projectors: RunningProjectors;
+  let commands: CommandExecutor;
+  const offers: Record<string, string> = {};
+  const run = (name: string, input: Record<string, unknown>) => commands.run(adminCommands.find((command) => command.name === name)!, input);
+
+  beforeAll(async () => {
+    t = await createTestRuntime({ eventLog: 'sql' });
+    await loadFullCatalog(t.runtime.db, { file: GEO_EXCERPT_FILE });
+    projectors = await startProjectors(t.runtime);
+    commands = commandExecutor(t.runtime, { projections });
+    const partner = String((await run('partner:configure', { name: 'Acme', source_ip_allowlist: ['192.0.2.0/24'] })).partner_id);
+    const upsert = async (targeting: unknown[]) =>
+      String((await run('offer:upsert', { partner_id: partner, kind: 'local', status: 'active', targeting })).offer_id);
+    // United States but not California (2840 > 21137 > 9061180 La Jolla; 21167 New York).
+    offers.usNotCa = await upsert([{ geo: { include: [{ location_id: '2840' }], exclude: [] } }, { geo: { include: [], exclude: [{ location_id: '21137' }] } }]);
+    offers.anywhere = await upsert([]);
+  });
+  afterAll(async () => {
+    await projectors?.stop();
+    await t?.close();
+  });
+
+  it('names the excluding rule and the ancestor that matched', async () => {
+    expect(await run('offer:explain-targeting', { offer_id: offers.usNotCa, location_id: '9061180' })).toMatchObject({
+      served: false,
+      reason: 'excluded',
+      rule: 1,
+      via_location_id: '21137',
+      via_name: 'California',
+      location_ids: ['9061180', '21137', '2840'],
+      explanation: 'rule 1 excludes its ancestor California (21137); an exclusion wins over any inclusion',
+    });
+  });
+
+  it('names the including rule, and says when nothing includes the place', async () => {
+    expect(await run('offer:explain-targeting', { offer_id: offers.usNotCa, location_id: '21167' })).toMatchObject({
+      served: true, reason: 'included', rule: 0, via_location_id: '2840', via_name: 'United States',
+    });
+    expect(await run('offer:explain-targeting', { offer_id: offers.usNotCa, location_id: '2250' })).toMatchObject({
+      served: false, reason: 'not_included', explanation: 'no rule includes France or any of its ancestors',
+    });
+    expect(await run('offer:explain-targeting', { offer_id: offers.anywhere, location_id: '2250' })).toMatchObject({ served: true, reason: 'no_targeting' });
+  });
+
+  it('rejects an unknown offer or location, naming the field', async () => {
+    await expect(run('offer:explain-targeting', { offer_id: '01939c5e-7b1a-7c3e-9f00-00000000dead', location_id: '2840' })).rejects.toMatchObject({ field: 'offer_id' });
+    await expect(run('offer:explain-targeting', { offer_id: offers.usNotCa, location_id: '999999999' })).rejects.toMatchObject({ field: 'location_id' });
+    await expect(run('offer:explain-targeting', { offer_id: offers.usNotCa, location_id: 'x' })).rejects.toMatchObject({ field: 'location_id' });
+  });
+});

@@ -36,7 +36,8 @@ describe('start-up failures', () => {
       const lines = ownLines(result.stderr).filter((line) => !line.startsWith('migrating '));
       expect(lines, name).toEqual([expect.stringMatching(new RegExp(`^error: cannot (start|run) .*: ${setting} \\(.*\\): .*ECONNREFUSED.*; `))]);
     }
-  });
+    // Three processes in turn, each starting tsx (and an embedded Postgres for two of them).
+  }, 180_000);
 
   it.each([
     [['--bogus'], /unknown option '--bogus'/],

@@ -42,3 +42,10 @@ export async function lookupTrackedLinkUrl(sql: Sql, submitted: string, linkBase
   const mapping = await findTrackedLink(sql, parsed.link);
   return mapping ? { status: 'found', mapping } : { status: 'not_found', link: parsed.link };
 }
+
+/** Which of `codes` are registered links (any shape): minted serve codes must not take them. */
+export async function registeredLinkCodes(sql: Sql, codes: string[]): Promise<string[]> {
+  if (codes.length === 0) return [];
+  const { rows } = await sql.query<{ code: string }>('SELECT code FROM tracked_links WHERE code = ANY($1::text[])', [codes]);
+  return rows.map((row) => row.code);
+}

@@ -60,9 +60,11 @@ const KNOWN: Record<string, string> = {
   context: 'context takes intent, locale and categories; a location is never sent in the body',
 };
 
-/** JSON pointer → `context.categories[2]`; odd keys quoted, long ones cut. */
-function fieldName(pointer: string): string {
-  const parts = pointer === '' ? [] : pointer.slice(1).split('/').map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'));
+/** JSON pointer → its unescaped parts. */
+const pointerParts = (pointer: string) => (pointer === '' ? [] : pointer.slice(1).split('/').map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~')));
+
+/** Pointer parts → `context.categories[2]`; odd keys quoted, long ones cut. */
+function fieldName(parts: string[]): string {
   return parts
     .map((part, index) => {
       if (/^\d+$/.test(part)) return `[${part}]`;
@@ -84,9 +86,10 @@ export function parseQueryBody(body: unknown): QueryRequest {
   const input = body === undefined ? {} : body;
   const first = Value.Errors(queryBody, input).First();
   if (first) {
-    const field = fieldName(first.path);
+    const parts = pointerParts(first.path);
+    const field = fieldName(parts);
     if (first.type === ValueErrorType.ObjectAdditionalProperties) {
-      const parent = field.replace(/(\.[^.[\]]+|\[[^\]]*\])$/, '');
+      const parent = fieldName(parts.slice(0, -1));
       throw badRequest(`${field} is not a known field; ${KNOWN[parent] ?? 'remove it'}`, { field });
     }
     const expected = EXPECTED[schemaPath(field)] ?? 'is not valid';

@@ -137,7 +137,7 @@ describe('ranking and content', () => {
     const offer = (category: string, pricing: { amount?: string; rate?: string }) =>
       admin.offer({ partner_id: partnerId, details: details(category, pricing), destination_url: 'https://rank.example/' });
     const low = await offer('rank', { amount: '5.00' });
-    const [highA, highB] = [await offer('rank', { amount: '12.50' }), await offer('rank', { amount: '12.5' })].sort();
+    const [highA, highB] = [await offer('rank', { amount: '12.50' }), await offer('rank', { amount: '12.5' })].sort() as [string, string];
     const cpsHigh = await offer('rank', { rate: '30' });
     const cpsLow = await offer('rank', { rate: '7.5' });
     const cheapPreferred = await offer('rank-b', { amount: '0.01' });

@@ -72,13 +72,12 @@ export async function currentCandidates(db: Db): Promise<readonly Candidate[]> {
   const key = await appliedPositionsKey(db, PROJECTIONS);
   const cached = held.get(db);
   if (cached?.key === key) return cached.candidates;
-  let byKey = loading.get(db);
-  if (!byKey) loading.set(db, (byKey = new Map()));
-  let pending = byKey.get(key);
+  const loads = loading.get(db) ?? new Map<string, Promise<Loaded>>();
+  loading.set(db, loads);
+  let pending = loads.get(key);
   if (!pending) {
-    const started = load(db);
-    pending = started.finally(() => byKey.delete(key));
-    byKey.set(key, pending);
+    pending = load(db).finally(() => loads.delete(key));
+    loads.set(key, pending);
   }
   const loaded = await pending;
   held.set(db, loaded);

@@ -8,6 +8,7 @@ import {
   optionalSecret,
   optionalText,
   optionalUrl,
+  subsetOf,
   text,
   url,
 } from './settings.js';
@@ -29,6 +30,8 @@ export const settings = {
   adminToken: optionalSecret('ADMIN_TOKEN', 'Bearer token of the internal admin API. Unset: the admin API is off.', 24),
   locationRateLimit: integer('LOCATION_RATE_LIMIT', 'Requests per client address per minute on the public location routes.', 600, 1, 1_000_000),
   projectors: oneOf('PROJECTORS', 'Where the read models are built: inline (in the API process) or separate (only services/projector/main.ts processes; production).', 'inline', ['inline', 'separate'] as const),
+  anonymousQuery: oneOf('ANONYMOUS_QUERY', 'Query without a key and without placement_id: on (served through the default placement to the default application) or off (401).', 'on', ['on', 'off'] as const),
+  trustedGeoHeaders: subsetOf('TRUSTED_GEO_HEADERS', 'Provider region headers Query takes the caller\'s location from (comma list of cloudflare, cloudfront, vercel; first family present wins). Empty: no location; only trust a family whose CDN fronts every request.', ['cloudflare', 'cloudfront', 'vercel'] as const),
   logLevel: oneOf('LOG_LEVEL', 'pino log level.', 'info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const),
 } as const;
 

@@ -143,3 +143,19 @@ export function oneOf<T extends string>(name: string, doc: string, fallback: T, 
     },
   };
 }
+
+/** A comma-separated subset of `values` (spaces around items ignored, repeats kept once, in the given order). */
+export function subsetOf<T extends string>(name: string, doc: string, values: readonly T[]): Setting<T[]> {
+  return {
+    name,
+    doc,
+    defaultText: '(empty)',
+    parse(raw) {
+      if (blank(raw)) return [];
+      const items = raw.split(',').map((item) => item.trim());
+      const unknown = items.find((item) => !(values as readonly string[]).includes(item));
+      if (unknown !== undefined) fail(name, `must be a comma-separated list of ${values.join(', ')}, got "${unknown}"`);
+      return [...new Set(items as T[])];
+    },
+  };
+}

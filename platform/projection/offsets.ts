@@ -1,4 +1,4 @@
-import type { Db } from '../db/db.js';
+import type { Db, Sql } from '../db/db.js';
 import type { TopicPartitionOffset } from '../events/event-log.js';
 
 /** The channel every projector commit notifies with its new applied position. */
@@ -19,4 +19,17 @@ export async function storedOffsets(db: Db, projection: string): Promise<TopicPa
     [projection],
   );
   return rows.map((row) => ({ topic: row.topic, partition: row.partition, offset: row.next_offset }));
+}
+
+/**
+ * The applied positions of several projections as one text, which changes with every commit of
+ * any of them: a cache of what they project is current while this stays the same.
+ */
+export async function appliedPositionsKey(sql: Sql, projections: string[]): Promise<string> {
+  const { rows } = await sql.query<{ key: string | null }>(
+    `SELECT string_agg(projection || '/' || topic || '/' || partition || '@' || next_offset, ',' ORDER BY projection, topic, partition) AS key
+     FROM projection_offsets WHERE projection = ANY($1::text[])`,
+    [projections],
+  );
+  return rows[0]?.key ?? '';
 }

@@ -14,7 +14,8 @@ export interface StoredOffer {
   details: OfferDetailsDocument | null;
 }
 
-interface OfferQueryRow extends Omit<StoredOffer, 'details'> {
+/** The offers row with its goals (JSON), as findOffer and the serving candidates read it. */
+export interface OfferQueryRow extends Omit<StoredOffer, 'details'> {
   has_details: boolean;
   title: string;
   category_id: string;
@@ -28,7 +29,8 @@ interface OfferQueryRow extends Omit<StoredOffer, 'details'> {
   goals: { event: string; model: 'cpa' | 'cps'; amount: string | null; currency: string | null; rate: string | null }[];
 }
 
-function toDocument(row: OfferQueryRow): OfferDetailsDocument {
+/** The stored detail columns of a row with details, in the offer document shape. */
+export function toDocument(row: OfferQueryRow): OfferDetailsDocument {
   const action = {
     ...(row.action_name !== null ? { name: row.action_name } : {}),
     ...(row.consumer_action !== null ? { consumer_action: row.consumer_action } : {}),
@@ -79,6 +81,9 @@ export interface StoredSnapshot {
   content: string;
 }
 
+/** Order of a remote offer's active snapshots, preferred first (see selectRemoteSnapshot); Query uses it too. */
+export const SNAPSHOT_PREFERENCE = "(lower(language) = 'en' OR lower(language) LIKE 'en-%') IS TRUE DESC, updated_at DESC, snapshot_id";
+
 /**
  * The snapshot a remote offer's public content comes from: among its active snapshots, an
  * English one (language `en` or `en-*`, any case) first, otherwise any; within that, the most
@@ -90,7 +95,7 @@ export async function selectRemoteSnapshot(sql: Sql, offerId: string): Promise<S
     `SELECT snapshot_id, offer_id, language, updated_at, content
      FROM offer_snapshots
      WHERE offer_id = $1 AND active
-     ORDER BY (lower(language) = 'en' OR lower(language) LIKE 'en-%') IS TRUE DESC, updated_at DESC, snapshot_id
+     ORDER BY ${SNAPSHOT_PREFERENCE}
      LIMIT 1`,
     [offerId],
   );

@@ -16,3 +16,10 @@ export async function findServeByLinkCode(sql: Sql, code: string): Promise<Serve
   const { rows } = await sql.query<ServedInstanceRow>(`SELECT ${COLUMNS} FROM served_instances WHERE link_code = $1`, [code]);
   return rows[0];
 }
+
+/** Which of `codes` a served card's tracked short link already holds (minting checks before use). */
+export async function servedLinkCodes(sql: Sql, codes: string[]): Promise<string[]> {
+  if (codes.length === 0) return [];
+  const { rows } = await sql.query<{ link_code: string }>('SELECT link_code FROM served_instances WHERE link_code = ANY($1::text[])', [codes]);
+  return rows.map((row) => row.link_code);
+}

@@ -11,6 +11,7 @@ import { adminRoutes } from './routes/admin/index.js';
 import { healthRoutes } from './routes/health/index.js';
 import { linkRoutePrefix, linkRoutes } from './routes/links/index.js';
 import { locationRoutes } from './routes/locations/index.js';
+import { queryRoutes } from './routes/offers/query.js';
 
 export interface AppOptions {
   runtime: Runtime;
@@ -46,6 +47,7 @@ export async function buildApp({ runtime, logger = false, commands }: AppOptions
   await app.register(healthRoutes, { runtime });
   await app.register(locationRoutes, { runtime, prefix: '/v1/locations' });
   await app.register(linkRoutes, { runtime, prefix: linkRoutePrefix(runtime.config.linkBase) });
+  await app.register(queryRoutes, { runtime, prefix: '/v1/offers' });
   const adminToken = runtime.config.adminToken;
   if (adminToken) {
     await app.register(adminRoutes, { token: adminToken, commands: commands ?? commandExecutor(runtime, { projections: [] }), prefix: '/admin' });

@@ -51,3 +51,10 @@ export async function findTrackedLinkTarget(sql: Sql, link: TrackedLinkRef): Pro
   );
   return rows[0];
 }
+
+/** Which of `codes` are registered links (any shape): minted serve codes must not take them. */
+export async function registeredLinkCodes(sql: Sql, codes: string[]): Promise<string[]> {
+  if (codes.length === 0) return [];
+  const { rows } = await sql.query<{ code: string }>('SELECT code FROM tracked_links WHERE code = ANY($1::text[])', [codes]);
+  return rows.map((row) => row.code);
+}

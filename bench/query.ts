@@ -1,0 +1,129 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import { Kafka, logLevel } from 'kafkajs';
+import { servedEvents } from '../commands/serves/serve.js';
+import { loadConfig } from '../platform/config/config.js';
+import { registryCodec } from '../platform/events/registry-codec.js';
+import { loadSchemaCatalog } from '../platform/events/schema-catalog.js';
+import { openRuntime } from '../platform/runtime.js';
+import { EventType } from '../schemas/generated/events.js';
+import { partitionsOf } from '../schemas/topics.js';
+import { details, servingAdmin } from '../test/support/serving-fixtures.js';
+import { freePort, resolveStack, type StackEndpoints } from '../test/support/stack.js';
+import { benchDatabase, rate, type BenchRow } from './support.js';
+
+/**
+ * Query on Kafka: served cards per second through `POST /v1/offers/query` (an API process with
+ * inline projectors, each answer waiting until its serves are applied) next to a raw idempotent
+ * kafkajs producer appending the same OfferServed events (acks=all, three per send, as many sends
+ * in flight as Query has connections), and the server's read_after_write_seconds p99.
+ */
+const DURATION_S = Number(process.env.BENCH_SECONDS ?? 10);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
+const CARDS = 3;
+const KEY_HASH_SECRET = 'bench-key-hash-secret-0123456789abcdef';
+const API_MAIN = fileURLToPath(new URL('../services/api/main.ts', import.meta.url));
+
+async function startApi(env: Record<string, string>, base: string): Promise<ChildProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', API_MAIN], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`the API exited with ${child.exitCode}`);
+    const ready = await fetch(`${base}/readyz`).then((response) => response.ok, () => false);
+    if (ready) return child;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  child.kill('SIGTERM');
+  throw new Error('the API did not become ready within 60 s');
+}
+
+/** Upper bound of the histogram bucket holding the q-quantile, from the Prometheus text. */
+function histogramQuantile(metrics: string, name: string, q: number): number | undefined {
+  const buckets = [...metrics.matchAll(new RegExp(`^${name}_bucket\\{[^}]*le="([^"]+)"[^}]*\\} (\\d+)`, 'gm'))].map((m) => ({ le: Number(m[1]), count: Number(m[2]) }));
+  const total = buckets.find((bucket) => !Number.isFinite(bucket.le))?.count ?? 0;
+  if (total === 0) return undefined;
+  return buckets.find((bucket) => bucket.count >= q * total)?.le;
+}
+
+async function rawProducer(stack: StackEndpoints, prefix: string, sends: number): Promise<number> {
+  const topic = `${prefix}raw-serves`;
+  const codec = registryCodec(stack.schemaRegistryUrl, loadSchemaCatalog());
+  const request = {
+    application_id: '01a20000-0000-7000-8000-000000000001', placement_id: null, environment: 'live' as const, anonymous: false, location_id: null,
+    offers: Array.from({ length: CARDS }, (_, i) => ({ offer_id: `01a20000-0000-7000-8000-00000000000${i}`, destination_url: 'https://bench.example/' })),
+  };
+  const batches = await Promise.all(
+    Array.from({ length: sends }, async () => {
+      const events = servedEvents(request, { now: new Date(), linkBase: 'http://127.0.0.1:8080/l', codes: ['AAAAAAAA', 'BBBBBBBB', 'CCCCCCCC'] });
+      return Promise.all(events.map(async (event) => ({ key: event.offer_instance_id, value: await codec.encode(topic, EventType.OfferServed, { ...event }) })));
+    }),
+  );
+  const kafka = new Kafka({ brokers: stack.kafkaBrokers, logLevel: logLevel.NOTHING });
+  const admin = kafka.admin();
+  await admin.connect();
+  await admin.createTopics({ waitForLeaders: true, topics: [{ topic, numPartitions: partitionsOf('serves') }] });
+  await admin.disconnect();
+  // Configured as the service's own producer (platform/events/kafka-event-log.ts).
+  const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
+  await producer.connect();
+  try {
+    let next = 0;
+    const started = performance.now();
+    await Promise.all(
+      Array.from({ length: CONNECTIONS }, async () => {
+        while (next < batches.length) await producer.send({ topic, acks: -1, messages: batches[next++]! });
+      }),
+    );
+    return rate(sends * CARDS, performance.now() - started);
+  } finally {
+    await producer.disconnect();
+  }
+}
+
+export async function run(): Promise<BenchRow[]> {
+  const stack = await resolveStack((line) => process.stderr.write(`[stack] ${line}\n`));
+  const database = await benchDatabase(stack);
+  const prefix = `bench${randomBytes(3).toString('hex')}.`;
+  const env = {
+    DATABASE_URL: database.url, KEY_HASH_SECRET, KAFKA_BROKERS: stack.kafkaBrokers.join(','), SCHEMA_REGISTRY_URL: stack.schemaRegistryUrl,
+    REDIS_URL: stack.redisUrl, TOPIC_PREFIX: prefix, LOG_LEVEL: 'silent', PROJECTORS: 'inline',
+  };
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const runtime = await openRuntime(loadConfig(env));
+  let api: ChildProcess | undefined;
+  try {
+    api = await startApi({ ...env, PORT: String(port), HOST: '127.0.0.1' }, base);
+    // Accounts and offers through the admin commands; the API's projectors apply them.
+    const admin = servingAdmin(runtime);
+    const key = (await admin.key(await admin.application(await admin.developer()))).key;
+    const partner_id = await admin.partner();
+    for (let i = 0; i < 50; i += 1) {
+      await admin.offer({ partner_id, details: details(`category-${i % 5}`, { amount: `${1 + (i % 17)}.00` }), destination_url: `https://bench.example/${i}` });
+    }
+
+    const body = JSON.stringify({ limit: CARDS, context: { categories: ['category-1'] } });
+    const headers = { 'content-type': 'application/json', authorization: `Bearer ${key}` };
+    await autocannon({ url: `${base}/v1/offers/query`, connections: 4, amount: 200, method: 'POST', headers, body });
+    const result = await autocannon({ url: `${base}/v1/offers/query`, connections: CONNECTIONS, duration: DURATION_S, method: 'POST', headers, body });
+    const served = result['2xx'] * CARDS;
+    const metrics = await fetch(`${base}/metrics`).then((response) => response.text());
+    const raw = await rawProducer(stack, prefix, Math.max(500, result['2xx']));
+    const afterWriteP99 = histogramQuantile(metrics, 'read_after_write_seconds', 0.99);
+    return [
+      {
+        measure: `Query serves/s on Kafka (${CARDS} cards a request, ${CONNECTIONS} connections)`, per_second: rate(served, DURATION_S * 1000),
+        baseline: `raw kafkajs producer, same events, ${CARDS} a send`, baseline_per_second: raw, target: 'ratio ≥ 0.5',
+      },
+      { measure: 'Query latency p50 / p99 (ms)', per_second: `${result.latency.p50} / ${result.latency.p99}`, non2xx: result.non2xx, errors: result.errors },
+      { measure: 'read_after_write_seconds p99 (bucket bound, ms)', per_second: afterWriteP99 === undefined ? 'n/a' : afterWriteP99 * 1000, target: '≤ 100 ms' },
+    ];
+  } finally {
+    api?.kill('SIGTERM');
+    if (api) await new Promise((resolve) => api!.once('exit', resolve));
+    await runtime.close();
+    await database.drop();
+  }
+}

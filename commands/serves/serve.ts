@@ -1,0 +1,103 @@
+import { v7 as uuidv7 } from 'uuid';
+import type { AppendedEvent } from '../../platform/events/event-log.js';
+import type { Runtime } from '../../platform/runtime.js';
+import { linkUrl } from '../../projections/offers/links/parse-link.js';
+import { registeredLinkCodes } from '../../projections/offers/links/queries.js';
+import { servedLinkCodes } from '../../projections/serves/queries.js';
+import { EventType, type OfferServed, type ServeEnvironment } from '../../schemas/generated/events.js';
+import { appendEvents, newEvent } from '../append.js';
+import { mintCode } from '../offers/link-register.js';
+
+/**
+ * Serving: one `OfferServed` per card, all cards of one request in one append. The caller (the
+ * Query route, the seed) has already resolved who serves (application, placement, environment)
+ * and which offers, from the read models; this mints the identities, freezes each offer's
+ * destination and appends.
+ */
+export interface ServeRequest {
+  application_id: string;
+  placement_id: string | null;
+  environment: ServeEnvironment;
+  anonymous: boolean;
+  location_id: string | null;
+  /** In card order; `destination_url` is the offer's destination now (frozen into the serve). */
+  offers: { offer_id: string; destination_url: string | null }[];
+}
+
+/**
+ * Rounds of minting before giving up. 62^8 is about 2.2 * 10^14 codes: with a million links in
+ * use a fresh code is taken with odds of about 1 in 200 million, so a second round is already rare.
+ */
+const MINT_ATTEMPTS = 5;
+
+export class LinkCodeExhaustedError extends Error {
+  constructor() {
+    super('could not mint an unused link code; retry');
+    this.name = 'LinkCodeExhaustedError';
+  }
+}
+
+/** The events of one request; `codes` holds one minted code per offer (ignored for offers without a destination). Pure. */
+export function servedEvents(request: ServeRequest, options: { now: Date; linkBase: string; codes: string[]; mintId?: () => string }): OfferServed[] {
+  const servedAt = Math.floor(options.now.getTime() / 1000) * 1000;
+  const mintId = options.mintId ?? uuidv7;
+  return request.offers.map((offer, index) => {
+    // A card without a destination has nowhere to send a click: it gets no link at all.
+    const code = offer.destination_url === null ? null : options.codes[index]!;
+    return {
+      offer_instance_id: mintId(),
+      application_id: request.application_id,
+      placement_id: request.placement_id,
+      offer_id: offer.offer_id,
+      served_at: servedAt,
+      environment: request.environment,
+      anonymous: request.anonymous,
+      location_id: request.location_id,
+      link_code: code,
+      link_url: code === null ? null : linkUrl(options.linkBase, { shape: 'short_code', code }),
+      destination_url: offer.destination_url,
+    };
+  });
+}
+
+/**
+ * `count` fresh 8-character codes that no served card and no registered link holds (crypto
+ * random, checked against both read models in one round). Codes minted at the same moment by
+ * another process are not seen; the served-instances unique index keeps the first of such a
+ * pair, which is why the Query route confirms its cards in the read model before answering.
+ */
+export async function mintLinkCodes(runtime: Pick<Runtime, 'db'>, count: number): Promise<string[]> {
+  let codes = Array.from({ length: count }, () => mintCode('short_code'));
+  for (let attempt = 0; attempt < MINT_ATTEMPTS; attempt += 1) {
+    const [served, registered] = await Promise.all([servedLinkCodes(runtime.db, codes), registeredLinkCodes(runtime.db, codes)]);
+    const taken = new Set([...served, ...registered]);
+    const seen = new Set<string>();
+    const kept = codes.map((code) => (taken.has(code) || seen.has(code) ? undefined : (seen.add(code), code)));
+    if (kept.every((code) => code !== undefined)) return codes;
+    codes = kept.map((code) => code ?? mintCode('short_code'));
+  }
+  throw new LinkCodeExhaustedError();
+}
+
+/**
+ * The events of one request with fresh identities and link codes, checked against the read
+ * models; nothing is appended yet.
+ */
+export async function prepareServes(runtime: Pick<Runtime, 'db' | 'config'>, request: ServeRequest, now: Date): Promise<OfferServed[]> {
+  if (request.offers.length === 0) return [];
+  const minted = await mintLinkCodes(runtime, request.offers.filter((offer) => offer.destination_url !== null).length);
+  const codes = request.offers.map((offer) => (offer.destination_url === null ? '' : minted.shift()!));
+  return servedEvents(request, { now, linkBase: runtime.config.linkBase, codes });
+}
+
+/** Appends the serves of one request in one call; resolves with where each landed, in order (what awaitApplied takes). */
+export async function appendServes(runtime: Pick<Runtime, 'eventLog'>, events: OfferServed[]): Promise<AppendedEvent[]> {
+  if (events.length === 0) return [];
+  return appendEvents(runtime, 'serves', events.map((event) => newEvent(EventType.OfferServed, event.offer_instance_id, event)));
+}
+
+/** Prepares and appends the serves of one request (the seed's way; the Query route times the append itself). */
+export async function serveOffers(runtime: Pick<Runtime, 'db' | 'eventLog' | 'config'>, request: ServeRequest, now: Date) {
+  const events = await prepareServes(runtime, request, now);
+  return { events, appended: await appendServes(runtime, events) };
+}

@@ -1,0 +1,104 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { ValueErrorType } from '@sinclair/typebox/errors';
+import { Value } from '@sinclair/typebox/value';
+import { badRequest } from '../../../../platform/http/errors.js';
+
+/**
+ * The body of `POST /v1/offers/query`, closed at every level: the caller's location never comes
+ * from the body (no coordinates, country or `location_ids`), only from trusted provider headers.
+ */
+export const MAX_LIMIT = 10;
+export const DEFAULT_LIMIT = 3;
+export const MAX_CATEGORIES = 10;
+const MAX_INTENT = 200;
+
+const closed = { additionalProperties: false } as const;
+
+export const queryContext = Type.Object(
+  {
+    intent: Type.Optional(Type.String({ maxLength: MAX_INTENT, description: 'short free text: what the user is after' })),
+    locale: Type.Optional(Type.String({ pattern: '^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$', maxLength: 35, description: 'BCP 47 language tag, e.g. en or pt-BR' })),
+    categories: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 200 }), { maxItems: MAX_CATEGORIES, description: 'category ids the placement prefers; ranks matching offers first' }),
+    ),
+  },
+  { ...closed, description: 'closed request context' },
+);
+
+export const queryBody = Type.Object(
+  {
+    placement_id: Type.Optional(
+      Type.String({ pattern: '^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$', description: 'an active placement of the calling application' }),
+    ),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_LIMIT, description: `cards wanted, 1 to ${MAX_LIMIT} (default ${DEFAULT_LIMIT})` })),
+    context: Type.Optional(queryContext),
+  },
+  closed,
+);
+
+export interface QueryRequest {
+  /** Canonical lowercase, when given. */
+  placement_id?: string;
+  limit: number;
+  context: Static<typeof queryContext>;
+}
+
+/** What each declared field must be, for messages that say how to fix it. */
+const EXPECTED: Record<string, string> = {
+  '': 'the body must be a JSON object with optional placement_id, limit and context',
+  placement_id: 'must be a UUID (an active placement of the calling application)',
+  limit: `must be an integer from 1 to ${MAX_LIMIT}`,
+  context: 'must be an object with optional intent, locale and categories',
+  'context.intent': `must be a string of at most ${MAX_INTENT} characters`,
+  'context.locale': 'must be a BCP 47 language tag such as en or pt-BR',
+  'context.categories': `must be an array of at most ${MAX_CATEGORIES} category ids`,
+  'context.categories[]': 'must be a category id (a string of 1 to 200 characters)',
+};
+
+const KNOWN: Record<string, string> = {
+  '': 'the body takes placement_id, limit and context',
+  context: 'context takes intent, locale and categories; a location is never sent in the body',
+};
+
+/** JSON pointer → its unescaped parts. */
+const pointerParts = (pointer: string) => (pointer === '' ? [] : pointer.slice(1).split('/').map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~')));
+
+/** Pointer parts → `context.categories[2]`; odd keys quoted, long ones cut. */
+function fieldName(parts: string[]): string {
+  return parts
+    .map((part, index) => {
+      if (/^\d+$/.test(part)) return `[${part}]`;
+      if (/^[A-Za-z_][A-Za-z0-9_]*$/.test(part) && part.length <= 100) return index === 0 ? part : `.${part}`;
+      return `[${JSON.stringify(part.length > 100 ? `${part.slice(0, 100)}…` : part)}]`;
+    })
+    .join('');
+}
+
+/** The field's schema path: array indexes folded to `[]`. */
+const schemaPath = (field: string) => field.replace(/\[\d+\]/g, '[]');
+
+/**
+ * The request, or 400 BAD_REQUEST whose message starts with the offending field (and
+ * `extra.field`): an undeclared field (`context.user_profile`), or a declared one with a wrong
+ * value. A missing body (no Content-Type, no bytes) is the empty request.
+ */
+export function parseQueryBody(body: unknown): QueryRequest {
+  const input = body === undefined ? {} : body;
+  const first = Value.Errors(queryBody, input).First();
+  if (first) {
+    const parts = pointerParts(first.path);
+    const field = fieldName(parts);
+    if (first.type === ValueErrorType.ObjectAdditionalProperties) {
+      const parent = fieldName(parts.slice(0, -1));
+      throw badRequest(`${field} is not a known field; ${KNOWN[parent] ?? 'remove it'}`, { field });
+    }
+    const expected = EXPECTED[schemaPath(field)] ?? 'is not valid';
+    throw badRequest(field === '' ? expected : `${field} ${expected}`, { field: field === '' ? '(body)' : field });
+  }
+  const valid = input as Static<typeof queryBody>;
+  return {
+    ...(valid.placement_id !== undefined ? { placement_id: valid.placement_id.toLowerCase() } : {}),
+    limit: valid.limit ?? DEFAULT_LIMIT,
+    context: valid.context ?? {},
+  };
+}

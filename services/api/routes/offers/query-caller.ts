@@ -1,0 +1,110 @@
+import { keyHashSecretOf } from '../../../../platform/config/key-hash-secret.js';
+import { ApiError, forbidden, notFound, unauthorized } from '../../../../platform/http/errors.js';
+import type { Runtime } from '../../../../platform/runtime.js';
+import { findDefaultPlacement, findPlacement } from '../../../../projections/accounts/queries.js';
+import { lookupApiKey } from '../../../../projections/accounts/key-lookup.js';
+import type { ApplicationStatus, DeveloperStatus, ServeEnvironment } from '../../../../schemas/generated/events.js';
+import { bearerKey } from '../../auth/offer-route-access.js';
+
+/** Who a Query serves: the cards belong to `application_id`. */
+export interface QueryCaller {
+  application_id: string;
+  placement_id: string | null;
+  environment: ServeEnvironment;
+  anonymous: boolean;
+}
+
+type Headers = Record<string, string | string[] | undefined>;
+
+const envMismatch = (message: string) => new ApiError(401, 'ENV_MISMATCH', message);
+
+function header(headers: Headers, name: string): string | undefined {
+  const value = headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/** The reference's account rules (Authentication 4): a suspended developer first, then the application's status. */
+function checkAccount(developer: DeveloperStatus, application: ApplicationStatus) {
+  if (developer !== 'active') throw forbidden('DEVELOPER_SUSPENDED', 'the developer account is suspended');
+  if (application !== 'live' && application !== 'live_limited') {
+    throw forbidden('APPLICATION_NOT_SERVING', `the application cannot currently serve (status ${application})`);
+  }
+}
+
+/** The default placement's application, for anonymous and sandbox serves; undefined when none can be used. */
+async function defaultApplication(runtime: Runtime) {
+  const found = await findDefaultPlacement(runtime.db);
+  if (!found || found.placement_status !== 'active' || !found.application_status || !found.developer_status) return undefined;
+  return { ...found, application_status: found.application_status, developer_status: found.developer_status };
+}
+
+/** `placement_id` must name an active placement of the serving application. */
+async function checkPlacement(runtime: Runtime, applicationId: string, placementId: string): Promise<string> {
+  const placement = await findPlacement(runtime.db, placementId);
+  // Another application's placement is answered like an unknown one: its existence is not the caller's business.
+  if (!placement || placement.application_id !== applicationId) {
+    throw new ApiError(404, 'NOT_FOUND', `placement_id ${placementId} is not a placement of the calling application`, { field: 'placement_id' });
+  }
+  if (placement.status !== 'active') {
+    throw new ApiError(403, 'PLACEMENT_INACTIVE', `placement_id ${placementId} is inactive; activate it or send another placement`, { field: 'placement_id' });
+  }
+  return placementId;
+}
+
+/**
+ * The credential rules of `POST /v1/offers/query`, checked in this order: credential and
+ * environment (401), account (403), placement (404, 403).
+ *
+ * - No `Authorization` and no `placement_id`: anonymous, through the default placement to the
+ *   default application, live, when ANONYMOUS_QUERY is on and a default placement is designated
+ *   (else 401 UNAUTHORIZED); `X-SVC-Test: true` without a key is 401 ENV_MISMATCH.
+ * - No `Authorization` with `placement_id`: 401 (a placement is addressed with its application's key).
+ * - Live key: live serve; with `X-SVC-Test: true` 401 ENV_MISMATCH.
+ * - Test key: test serve, only with `X-SVC-Test: true`; without it 401 ENV_MISMATCH (a test
+ *   credential in a live request is an environment mistake, not a bad key).
+ * - The shared sandbox key: sandbox serve for the default application (403 APPLICATION_NOT_SERVING
+ *   when none is designated); `X-SVC-Test` does not matter.
+ * - Unknown, revoked or malformed key: 401 UNAUTHORIZED.
+ * A keyed request without `placement_id` serves without a placement (placement null).
+ */
+export async function resolveQueryCaller(runtime: Runtime, headers: Headers, placementId: string | undefined): Promise<QueryCaller> {
+  const authorization = header(headers, 'authorization');
+  const testHeader = header(headers, 'x-svc-test')?.trim().toLowerCase() === 'true';
+
+  if (authorization === undefined) {
+    if (placementId !== undefined) throw unauthorized('API key missing: a Query with placement_id needs its application\'s API key');
+    if (runtime.config.anonymousQuery === 'off') throw unauthorized('API key missing: anonymous Query is off on this service');
+    if (testHeader) throw envMismatch('X-SVC-Test: true needs a Test Key');
+    const fallback = await defaultApplication(runtime);
+    if (!fallback) throw unauthorized('API key missing: anonymous Query is not available (no default placement is designated)');
+    checkAccount(fallback.developer_status, fallback.application_status);
+    return { application_id: fallback.application_id, placement_id: fallback.placement_id, environment: 'live', anonymous: true };
+  }
+
+  const key = bearerKey(authorization);
+  if (key === undefined) throw unauthorized('Authorization must be "Bearer <API key>"');
+  const lookup = await lookupApiKey(runtime.db, keyHashSecretOf(runtime.config), key);
+  let caller: Omit<QueryCaller, 'placement_id'>;
+  switch (lookup.kind) {
+    case 'unknown':
+      throw unauthorized('API key invalid');
+    case 'revoked':
+      throw unauthorized('API key revoked');
+    case 'sandbox': {
+      const fallback = await defaultApplication(runtime);
+      if (!fallback) throw forbidden('APPLICATION_NOT_SERVING', 'the sandbox has no default application to serve through');
+      checkAccount(fallback.developer_status, fallback.application_status);
+      caller = { application_id: fallback.application_id, environment: 'sandbox', anonymous: false };
+      break;
+    }
+    case 'live':
+    case 'test':
+      if (lookup.kind === 'live' && testHeader) throw envMismatch('a Live API Key cannot be used with X-SVC-Test: true');
+      if (lookup.kind === 'test' && !testHeader) throw envMismatch('a Test Key serves only test requests: send X-SVC-Test: true');
+      checkAccount(lookup.developer_status, lookup.application_status);
+      caller = { application_id: lookup.application_id, environment: lookup.kind, anonymous: false };
+      break;
+  }
+  const placement = placementId === undefined ? null : await checkPlacement(runtime, caller.application_id, placementId);
+  return { ...caller, placement_id: placement };
+}

@@ -1,0 +1,60 @@
+import { Type } from '@sinclair/typebox';
+import type { PublicOffer } from '../../../../projections/offers/public-offer.js';
+import { offerDetailsDocument } from '../../../../schemas/documents/offer.js';
+import type { OfferServed } from '../../../../schemas/generated/events.js';
+
+/** `action.type` of a card whose tracked link opens in a browser (the only kind of action a card has). */
+export const URL_ACTION_TYPE = 'url';
+
+/** An absolute http(s) URL: only such destinations give a card an action (a deep link never does). */
+export function isWebUrl(value: string | null): boolean {
+  if (value === null) return false;
+  try {
+    const url = new URL(value);
+    return url.protocol === 'http:' || url.protocol === 'https:';
+  } catch {
+    return false;
+  }
+}
+
+export interface Card extends Omit<PublicOffer, 'action'> {
+  offer_instance_id: string;
+  action?: { type: typeof URL_ACTION_TYPE; payload: { url: string } };
+}
+
+/** One card: the offer object, the instance id, and the tracked short link as action when the frozen destination is a web URL. */
+export function renderCard(offer: PublicOffer, served: OfferServed): Card {
+  const { action: _publicAction, ...rest } = offer;
+  const card: Card = { ...rest, offer_instance_id: served.offer_instance_id };
+  if (served.link_url !== null && isWebUrl(served.destination_url)) card.action = { type: URL_ACTION_TYPE, payload: { url: served.link_url } };
+  return card;
+}
+
+const { entity, goals, material } = offerDetailsDocument.properties;
+
+/** The 200 answer's schema: it also serializes the answer, so nothing undeclared (targeting, internals) can leave. */
+export const queryResponse = Type.Object({
+  code: Type.Literal('SUCCESS'),
+  message: Type.Literal(''),
+  data: Type.Object({
+    cards: Type.Array(
+      Type.Object({
+        offer_id: Type.String(),
+        offer_instance_id: Type.String(),
+        version: Type.Optional(Type.String()),
+        offer_info: Type.Object({
+          status: Type.String(),
+          title: Type.Optional(Type.String()),
+          category: Type.Optional(Type.Object({ id: Type.String() })),
+          description: Type.Optional(Type.String()),
+        }),
+        entity: Type.Optional(entity),
+        goals: Type.Optional(goals),
+        content_language: Type.Optional(Type.String()),
+        material,
+        action: Type.Optional(Type.Object({ type: Type.String(), payload: Type.Object({ url: Type.String() }) })),
+      }),
+    ),
+  }),
+  extra: Type.Object({}),
+});

@@ -1,0 +1,68 @@
+import type { FastifyInstance } from 'fastify';
+import { appendServes, prepareServes } from '../../../../commands/serves/serve.js';
+import { success } from '../../../../platform/http/envelope.js';
+import { ApiError, serviceUnavailable } from '../../../../platform/http/errors.js';
+import type { Runtime } from '../../../../platform/runtime.js';
+import { findServedInstances } from '../../../../projections/serves/queries.js';
+import { parseQueryBody } from './query-body.js';
+import { resolveQueryCaller } from './query-caller.js';
+import { currentCandidates } from './query-candidates.js';
+import { queryResponse, renderCard } from './query-cards.js';
+import { callerLocation } from './query-geo.js';
+import { rankCandidates } from './query-ranking.js';
+
+/**
+ * How long Query waits for its serves to be in the read model before answering 503: the card
+ * must be found by the instance route the moment the response arrives (read your own writes).
+ */
+export const APPLY_TIMEOUT_MS = 3_000;
+
+const unavailable = (message: string) => serviceUnavailable('QUERY_UNAVAILABLE', `${message}; retry`);
+
+/**
+ * `POST /v1/offers/query` (README, "Query route"): body, then credentials, then location, then
+ * candidates and ranking; every card is an OfferServed event, appended in one call, and the
+ * answer waits until the `serves` projection has applied them and they read back as served.
+ */
+export async function queryRoutes(app: FastifyInstance, { runtime }: { runtime: Runtime }) {
+  app.post('/query', { schema: { response: { 200: queryResponse } } }, async (request) => {
+    const body = parseQueryBody(request.body);
+    try {
+      const caller = await resolveQueryCaller(runtime, request.headers, body.placement_id);
+      const location = await callerLocation(runtime.db, request.headers, runtime.config.trustedGeoHeaders);
+      const chosen = rankCandidates(await currentCandidates(runtime.db), {
+        environment: caller.environment,
+        chain: location?.chain,
+        categories: body.context.categories ?? [],
+        limit: body.limit,
+      });
+      if (chosen.length === 0) return success({ cards: [] });
+
+      const events = await prepareServes(runtime, {
+        ...caller,
+        location_id: location?.location_id ?? null,
+        offers: chosen.map((candidate) => ({ offer_id: candidate.offer_id, destination_url: candidate.destination_url })),
+      }, new Date());
+      const appendStarted = performance.now();
+      const appended = await appendServes(runtime, events);
+      const watermarks = await runtime.watermarks();
+      if (!(await watermarks.awaitApplied('serves', appended, APPLY_TIMEOUT_MS))) {
+        throw unavailable(`the served cards were not readable within ${APPLY_TIMEOUT_MS / 1000} s`);
+      }
+      runtime.metrics.readAfterWrite.observe({ projection: 'serves' }, (performance.now() - appendStarted) / 1000);
+
+      // A link code minted at the same moment elsewhere loses to the first serve holding it (unique
+      // index): such a card is not in the read model and must not be handed out.
+      const stored = new Map((await findServedInstances(runtime.db, events.map((event) => event.offer_instance_id))).map((row) => [row.offer_instance_id, row]));
+      if (events.some((event) => stored.get(event.offer_instance_id)?.link_code !== event.link_code)) {
+        throw unavailable('a minted link code was taken concurrently');
+      }
+      return success({ cards: events.map((event, index) => renderCard(chosen[index]!.offer, event)) });
+    } catch (error) {
+      if (error instanceof ApiError) throw error;
+      // A backend that fails (database, log) is a retryable answer, never a partial one.
+      request.log.error({ err: error }, 'query failed');
+      throw unavailable('serving is temporarily unavailable');
+    }
+  });
+}

@@ -1,0 +1,283 @@
+import fc from 'fast-check';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { findServedInstances } from '../../projections/serves/queries.js';
+import { servesProjection } from '../../projections/serves/projection.js';
+import { buildApp } from '../../services/api/app.js';
+import { startProjectors, type RunningProjectors } from '../../services/projector/projectors.js';
+import { createTestApp, type TestRuntime } from '../support/app.js';
+import { replayProjection } from '../support/replay.js';
+import { details, servingAdmin } from '../support/serving-fixtures.js';
+import { tableChecksum } from '../support/table-checksum.js';
+
+// POST /v1/offers/query on Kafka, the registry, Postgres and Redis: credentials, the closed body,
+// the three environments, read-your-writes and the replay of `serves`.
+let t: TestRuntime & { app: FastifyInstance };
+let projectors: RunningProjectors | undefined;
+const k = {} as Record<'live' | 'test' | 'sandbox' | 'revoked' | 'paused' | 'suspended', string>;
+const id = {} as Record<'houseApp' | 'housePlacement' | 'app' | 'placement' | 'inactivePlacement' | 'otherPlacement', string>;
+const offer = {} as Record<'plain' | 'deep' | 'noDestination' | 'testOnly' | 'paused', string>;
+
+type Body = { code: string; message: string; data: { cards?: Card[] }; extra: Record<string, unknown> };
+interface Card {
+  offer_id: string;
+  offer_instance_id: string;
+  offer_info: { status: string; title?: string; category?: { id: string } };
+  action?: { type: string; payload: { url: string } };
+  [field: string]: unknown;
+}
+
+async function query(app: FastifyInstance, body: unknown, headers: Record<string, string> = {}) {
+  const response = await app.inject({ method: 'POST', url: '/v1/offers/query', headers: { 'content-type': 'application/json', ...headers }, payload: JSON.stringify(body) });
+  return { status: response.statusCode, body: response.json() as Body, raw: response.body, headers: response.headers };
+}
+const bearer = (key: string, extra: Record<string, string> = {}) => ({ authorization: `Bearer ${key}`, ...extra });
+const cardsOf = (body: Body) => body.data.cards ?? [];
+const inCategory = (cards: Card[], category: string) => cards.filter((card) => card.offer_info.category?.id === category);
+
+async function servesEnd(): Promise<string> {
+  return (await t.runtime.eventLog.endOffsets('serves')).map((end) => `${end.partition}:${end.offset}`).sort().join(',');
+}
+
+beforeAll(async () => {
+  t = await createTestApp({ eventLog: 'kafka' });
+  projectors = await startProjectors(t.runtime);
+  const admin = servingAdmin(t.runtime);
+
+  const house = await admin.developer();
+  id.houseApp = await admin.application(house);
+  id.housePlacement = await admin.placement(id.houseApp);
+  await admin.run('default-placement:designate', { placement_id: id.housePlacement });
+  k.sandbox = (await admin.run('sandbox-key:ensure', {})).key!;
+
+  const developer = await admin.developer();
+  id.app = await admin.application(developer);
+  k.live = (await admin.key(id.app)).key;
+  k.test = (await admin.key(id.app, 'test')).key;
+  const revoked = await admin.key(id.app);
+  await admin.run('api-key:revoke', { key_id: revoked.key_id });
+  k.revoked = revoked.key;
+  id.placement = await admin.placement(id.app);
+  id.inactivePlacement = await admin.placement(id.app, 'inactive');
+  id.otherPlacement = await admin.placement(await admin.application(developer));
+  const pausedApp = await admin.application(developer);
+  k.paused = (await admin.key(pausedApp)).key;
+  await admin.run('application:set-status', { application_id: pausedApp, status: 'paused' });
+  const suspended = await admin.developer();
+  k.suspended = (await admin.key(await admin.application(suspended))).key;
+  await admin.run('developer:set-status', { developer_id: suspended, status: 'suspended' });
+
+  const partner_id = await admin.partner();
+  offer.plain = await admin.offer({ partner_id, details: details('plain', { amount: '4.00' }), destination_url: 'https://shop.example/p?x=1' });
+  offer.deep = await admin.offer({ partner_id, details: details('deep'), destination_url: 'myapp://offer/1' });
+  offer.noDestination = await admin.offer({ partner_id, details: details('no-destination') });
+  offer.testOnly = await admin.offer({ partner_id, details: details('test-only'), test_only: true, destination_url: 'https://shop.example/t' });
+  offer.paused = await admin.offer({ partner_id, details: details('plain', { amount: '99.00' }), status: 'paused', destination_url: 'https://shop.example/x' });
+});
+
+afterAll(async () => {
+  await projectors?.stop();
+  await t?.close();
+});
+
+describe('serving a card', () => {
+  it('a Live key serves live cards: each is an OfferServed in served_instances as soon as the answer arrives', async () => {
+    const { status, body, raw } = await query(t.app, { placement_id: id.placement, limit: 5, context: { categories: ['plain'], intent: 'shoes', locale: 'en-US' } }, bearer(k.live));
+    expect(status).toBe(200);
+    expect(body).toMatchObject({ code: 'SUCCESS', message: '', extra: {} });
+    const cards = cardsOf(body);
+    expect(cards.length).toBeGreaterThan(0);
+    expect(cards.length).toBeLessThanOrEqual(5);
+    const [first] = cards;
+    expect(first).toMatchObject({ offer_id: offer.plain, version: '3.0', offer_info: { status: 'active', title: 'offer in plain', category: { id: 'plain' } } });
+    expect(first!.offer_instance_id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(first!.action).toEqual({ type: 'url', payload: { url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:8080\/l\/[A-Za-z0-9]{8}$/) } });
+    // The paused offer pays more but is never a candidate.
+    expect(cards.map((card) => card.offer_id)).not.toContain(offer.paused);
+
+    const rows = await findServedInstances(t.runtime.db, cards.map((card) => card.offer_instance_id));
+    expect(rows).toHaveLength(cards.length);
+    const row = rows.find((r) => r.offer_instance_id === first!.offer_instance_id)!;
+    expect(row).toMatchObject({
+      application_id: id.app, placement_id: id.placement, offer_id: offer.plain, environment: 'live', anonymous: false,
+      location_id: null, link_url: first!.action!.payload.url, destination_url: 'https://shop.example/p?x=1',
+    });
+    expect(row.link_url).toBe(`http://127.0.0.1:8080/l/${row.link_code}`);
+    expect(row.served_at.getTime() % 1000).toBe(0);
+    // The frozen destination, targeting and internals stay inside.
+    for (const hidden of ['shop.example', 'destination_url', 'targeting', 'credentials', 'internal']) expect(raw).not.toContain(hidden);
+  });
+
+  it('a deep-link destination gets a link but no action; an offer without destination gets neither', async () => {
+    const { body } = await query(t.app, { limit: 10, context: { categories: ['deep', 'no-destination'] } }, bearer(k.live));
+    const deep = inCategory(cardsOf(body), 'deep')[0]!;
+    const bare = inCategory(cardsOf(body), 'no-destination')[0]!;
+    expect(deep).not.toHaveProperty('action');
+    expect(bare).not.toHaveProperty('action');
+    const rows = await findServedInstances(t.runtime.db, [deep.offer_instance_id, bare.offer_instance_id]);
+    const byOffer = new Map(rows.map((row) => [row.offer_id, row]));
+    expect(byOffer.get(offer.deep)).toMatchObject({ destination_url: 'myapp://offer/1', link_code: expect.stringMatching(/^[A-Za-z0-9]{8}$/) });
+    expect(byOffer.get(offer.noDestination)).toMatchObject({ destination_url: null, link_code: null, link_url: null });
+  });
+
+  it('serves `limit` cards (default 3), one event each, no two with one link code', async () => {
+    const before = Number(await t.runtime.db.query<{ n: string }>('SELECT count(*) AS n FROM served_instances').then((r) => r.rows[0]!.n));
+    const three = cardsOf((await query(t.app, {}, bearer(k.live))).body);
+    const one = cardsOf((await query(t.app, { limit: 1 }, bearer(k.live))).body);
+    expect(three).toHaveLength(3);
+    expect(one).toHaveLength(1);
+    const after = Number(await t.runtime.db.query<{ n: string }>('SELECT count(*) AS n FROM served_instances').then((r) => r.rows[0]!.n));
+    expect(after - before).toBe(4);
+    const urls = three.map((card) => card.action?.payload.url).filter(Boolean);
+    expect(new Set(urls).size).toBe(urls.length);
+  });
+
+  it('a Test key with X-SVC-Test: true serves test cards, and only test serves see test-only offers', async () => {
+    const test = await query(t.app, { limit: 10, context: { categories: ['test-only'] } }, bearer(k.test, { 'x-svc-test': 'true' }));
+    expect(test.status).toBe(200);
+    const card = inCategory(cardsOf(test.body), 'test-only')[0]!;
+    expect(card.offer_id).toBe(offer.testOnly);
+    const [row] = await findServedInstances(t.runtime.db, [card.offer_instance_id]);
+    expect(row).toMatchObject({ environment: 'test', application_id: id.app, anonymous: false, placement_id: null });
+
+    for (const headers of [bearer(k.live), bearer(k.sandbox), {}]) {
+      const other = await query(t.app, { limit: 10, context: { categories: ['test-only'] } }, headers);
+      expect(other.status).toBe(200);
+      expect(cardsOf(other.body).map((c) => c.offer_id)).not.toContain(offer.testOnly);
+    }
+  });
+
+  it('the shared sandbox key serves sandbox cards for the default application', async () => {
+    const { status, body } = await query(t.app, { limit: 2 }, bearer(k.sandbox));
+    expect(status).toBe(200);
+    const rows = await findServedInstances(t.runtime.db, cardsOf(body).map((card) => card.offer_instance_id));
+    expect(rows).toHaveLength(2);
+    for (const row of rows) expect(row).toMatchObject({ environment: 'sandbox', application_id: id.houseApp, placement_id: null, anonymous: false });
+  });
+
+  it('without a key and without placement_id the Query is anonymous: the default placement and application, live', async () => {
+    const { status, body } = await query(t.app, {});
+    expect(status).toBe(200);
+    const rows = await findServedInstances(t.runtime.db, cardsOf(body).map((card) => card.offer_instance_id));
+    expect(rows).toHaveLength(3);
+    for (const row of rows) expect(row).toMatchObject({ environment: 'live', application_id: id.houseApp, placement_id: id.housePlacement, anonymous: true });
+  });
+
+  it('with ANONYMOUS_QUERY=off a Query without a key is 401, while keys still serve', async () => {
+    const off = await buildApp({ runtime: { ...t.runtime, config: { ...t.runtime.config, anonymousQuery: 'off' } } });
+    try {
+      const before = await servesEnd();
+      const anonymous = await query(off, {});
+      expect(anonymous.status).toBe(401);
+      expect(anonymous.body).toEqual({ code: 'UNAUTHORIZED', message: expect.stringContaining('anonymous Query is off'), data: {}, extra: {} });
+      expect(await servesEnd()).toBe(before);
+      expect((await query(off, {}, bearer(k.live))).status).toBe(200);
+    } finally {
+      await off.close();
+    }
+  });
+
+  it('a card from Query is in served_instances the moment the answer arrives, 200 times in a row', async () => {
+    for (let i = 0; i < 200; i += 1) {
+      const { status, body } = await query(t.app, { limit: 1 }, bearer(k.live));
+      expect(status).toBe(200);
+      const [card] = cardsOf(body);
+      const rows = await findServedInstances(t.runtime.db, [card!.offer_instance_id]);
+      expect(rows, `query ${i}`).toHaveLength(1);
+    }
+    const metrics = await t.runtime.metrics.registry.getSingleMetricAsString('read_after_write_seconds');
+    expect(metrics).toMatch(/read_after_write_seconds_count\{projection="serves"\} [1-9]\d{2,}/);
+  });
+});
+
+describe('credentials', () => {
+  it.each([
+    ['placement_id without a key', 401, 'UNAUTHORIZED', () => ({ body: { placement_id: id.placement }, headers: {} })],
+    ['an unknown key', 401, 'UNAUTHORIZED', () => ({ body: {}, headers: bearer('svc_live_nope') })],
+    ['another scheme', 401, 'UNAUTHORIZED', () => ({ body: {}, headers: { authorization: `Basic ${k.live}` } })],
+    ['a revoked key', 401, 'UNAUTHORIZED', () => ({ body: {}, headers: bearer(k.revoked) })],
+    ['a Live key with X-SVC-Test: true', 401, 'ENV_MISMATCH', () => ({ body: {}, headers: bearer(k.live, { 'x-svc-test': 'true' }) })],
+    ['a Test key without X-SVC-Test', 401, 'ENV_MISMATCH', () => ({ body: {}, headers: bearer(k.test) })],
+    ['X-SVC-Test: true without a key', 401, 'ENV_MISMATCH', () => ({ body: {}, headers: { 'x-svc-test': 'true' } })],
+    ['a paused application', 403, 'APPLICATION_NOT_SERVING', () => ({ body: {}, headers: bearer(k.paused) })],
+    ['a suspended developer', 403, 'DEVELOPER_SUSPENDED', () => ({ body: {}, headers: bearer(k.suspended) })],
+    ["another application's placement", 404, 'NOT_FOUND', () => ({ body: { placement_id: id.otherPlacement }, headers: bearer(k.live) })],
+    ['an unknown placement', 404, 'NOT_FOUND', () => ({ body: { placement_id: '01890000-0000-7000-8000-000000000000' }, headers: bearer(k.live) })],
+    ['an inactive placement', 403, 'PLACEMENT_INACTIVE', () => ({ body: { placement_id: id.inactivePlacement }, headers: bearer(k.live) })],
+  ])('%s: %i %s, nothing appended', async (_what, status, code, request) => {
+    const before = await servesEnd();
+    const { body, headers } = request();
+    const answer = await query(t.app, body, headers);
+    expect(answer.status).toBe(status);
+    expect(answer.body).toMatchObject({ code, data: {} });
+    expect(answer.body.message.length).toBeGreaterThan(0);
+    expect(await servesEnd()).toBe(before);
+  });
+
+  it('answers 405 naming POST for other methods', async () => {
+    const response = await t.app.inject({ method: 'GET', url: '/v1/offers/query' });
+    expect(response.statusCode).toBe(405);
+    expect(response.headers.allow).toBe('POST');
+    expect(response.json()).toMatchObject({ code: '405', data: {} });
+  });
+});
+
+describe('the closed body', () => {
+  it.each([
+    [{ context: { user_profile: { location_ids: ['2840'] } } }, 'context.user_profile'],
+    [{ context: { country: 'US' } }, 'context.country'],
+    [{ context: { latitude: 48.1, longitude: 11.5 } }, 'context.latitude'],
+    [{ location_ids: ['2840'] }, 'location_ids'],
+    [{ limit: 0 }, 'limit'],
+    [{ limit: 11 }, 'limit'],
+    [{ limit: 2.5 }, 'limit'],
+    [{ limit: '3' }, 'limit'],
+    [{ placement_id: 'home-feed' }, 'placement_id'],
+    [{ context: 'shoes' }, 'context'],
+    [{ context: { intent: 'x'.repeat(201) } }, 'context.intent'],
+    [{ context: { locale: 'English please' } }, 'context.locale'],
+    [{ context: { categories: Array.from({ length: 11 }, (_, i) => `c${i}`) } }, 'context.categories'],
+    [{ context: { categories: ['ok', 7] } }, 'context.categories[1]'],
+    [[], '(body)'],
+    [null, '(body)'],
+  ])('rejects %j with 400 naming %s, before credentials, appending nothing', async (body, field) => {
+    const before = await servesEnd();
+    // No key at all: the body is read first, so the 400 names the field whoever asks.
+    const answer = await query(t.app, body, { authorization: 'Bearer svc_live_unknown' });
+    expect(answer.status).toBe(400);
+    expect(answer.body).toMatchObject({ code: 'BAD_REQUEST', data: {}, extra: { field } });
+    expect(answer.body.message.startsWith(field === '(body)' ? 'the body' : field)).toBe(true);
+    expect(await servesEnd()).toBe(before);
+  });
+
+  it('never answers 5xx to random bodies, and every rejection names a field (property)', async () => {
+    const known = fc.constantFrom('placement_id', 'limit', 'context', 'intent', 'locale', 'categories', 'user_profile', 'location_ids', 'country');
+    const value = fc.oneof(fc.jsonValue({ maxDepth: 2 }), fc.integer({ min: -2, max: 12 }), fc.uuid());
+    const object = fc.dictionary(fc.oneof(known, fc.string({ maxLength: 12 })), fc.oneof(value, fc.dictionary(fc.oneof(known, fc.string({ maxLength: 8 })), value, { maxKeys: 4 })), { maxKeys: 4 });
+    await fc.assert(
+      fc.asyncProperty(fc.oneof(object, fc.jsonValue({ maxDepth: 3 })), async (body) => {
+        const answer = await query(t.app, body, bearer(k.live));
+        expect(answer.status).toBeLessThan(500);
+        if (answer.status === 400) {
+          const field = answer.body.extra.field as string;
+          expect(typeof field).toBe('string');
+          expect(answer.body.message.startsWith(field === '(body)' ? 'the body' : field)).toBe(true);
+        } else {
+          expect([200, 403, 404]).toContain(answer.status);
+        }
+      }),
+      { numRuns: 150 },
+    );
+  });
+});
+
+describe('replay', () => {
+  it('rebuilds identical served_instances from the serves topic', async () => {
+    await projectors!.stop();
+    projectors = undefined;
+    const before = await tableChecksum(t.runtime.db, 'served_instances');
+    expect(Number(before.rows)).toBeGreaterThan(200);
+    await replayProjection(t.runtime.db, t.runtime.eventLog, servesProjection);
+    expect(await tableChecksum(t.runtime.db, 'served_instances')).toEqual(before);
+  });
+});

@@ -1,0 +1,49 @@
+import { describe, expect, it } from 'vitest';
+import { ApiError } from '../../platform/http/errors.js';
+import { parseQueryBody } from '../../services/api/routes/offers/query-body.js';
+
+function rejection(body: unknown): ApiError {
+  try {
+    parseQueryBody(body);
+  } catch (error) {
+    return error as ApiError;
+  }
+  throw new Error(`accepted ${JSON.stringify(body)}`);
+}
+
+describe('Query body', () => {
+  it('defaults: no body at all is the empty request, limit 3, empty context', () => {
+    expect(parseQueryBody(undefined)).toEqual({ limit: 3, context: {} });
+    expect(parseQueryBody({})).toEqual({ limit: 3, context: {} });
+  });
+
+  it('keeps the declared fields and reads placement_id in canonical lower case', () => {
+    const body = { placement_id: '01A2B3C4-0000-7000-8000-00000000000F', limit: 10, context: { intent: 'running shoes', locale: 'pt-BR', categories: ['sport'] } };
+    expect(parseQueryBody(body)).toEqual({ ...body, placement_id: '01a2b3c4-0000-7000-8000-00000000000f' });
+  });
+
+  it('names the first undeclared field, at any depth, and says what the object takes', () => {
+    const deep = rejection({ context: { user_profile: { location_ids: ['2840'] } } });
+    expect(deep).toMatchObject({ statusCode: 400, code: 'BAD_REQUEST', extra: { field: 'context.user_profile' } });
+    expect(deep.message).toBe('context.user_profile is not a known field; context takes intent, locale and categories; a location is never sent in the body');
+    expect(rejection({ country: 'US' }).message).toBe('country is not a known field; the body takes placement_id, limit and context');
+  });
+
+  it('quotes keys that are not plain names and cuts long ones', () => {
+    expect(rejection({ 'a/b~c': 1 }).extra).toEqual({ field: '["a/b~c"]' });
+    expect(rejection({ context: { 'x y': 1 } }).extra).toEqual({ field: 'context["x y"]' });
+    expect((rejection({ ['k'.repeat(300)]: 1 }).extra.field as string).length).toBeLessThan(120);
+  });
+
+  it.each([
+    [{ limit: 0 }, 'limit must be an integer from 1 to 10'],
+    [{ limit: 1.5 }, 'limit must be an integer from 1 to 10'],
+    [{ placement_id: 'x' }, 'placement_id must be a UUID (an active placement of the calling application)'],
+    [{ context: [] }, 'context must be an object with optional intent, locale and categories'],
+    [{ context: { categories: [''] } }, 'context.categories[0] must be a category id (a string of 1 to 200 characters)'],
+    [{ context: { categories: 'a' } }, 'context.categories must be an array of at most 10 category ids'],
+    ['text', 'the body must be a JSON object with optional placement_id, limit and context'],
+  ])('%j → %s', (body, message) => {
+    expect(rejection(body).message).toBe(message);
+  });
+});

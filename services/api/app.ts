@@ -10,6 +10,7 @@ import { commandExecutor, type CommandExecutor } from '../admin/command-executor
 import { adminRoutes } from './routes/admin/index.js';
 import { healthRoutes } from './routes/health/index.js';
 import { locationRoutes } from './routes/locations/index.js';
+import { instancesRoute } from './routes/offers/instances.js';
 
 export interface AppOptions {
   runtime: Runtime;
@@ -44,6 +45,7 @@ export async function buildApp({ runtime, logger = false, commands }: AppOptions
   await app.register(httpMetrics, { metrics: runtime.metrics });
   await app.register(healthRoutes, { runtime });
   await app.register(locationRoutes, { runtime, prefix: '/v1/locations' });
+  await app.register(instancesRoute, { runtime, prefix: '/v1/offers' });
   const adminToken = runtime.config.adminToken;
   if (adminToken) {
     await app.register(adminRoutes, { token: adminToken, commands: commands ?? commandExecutor(runtime, { projections: [] }), prefix: '/admin' });

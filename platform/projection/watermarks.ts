@@ -11,6 +11,12 @@ export interface Watermarks {
    * Woken by the projectors' commits (NOTIFY), in this process or any other.
    */
   awaitApplied(projection: string, events: TopicPartitionOffset[], timeoutMs: number): Promise<boolean>;
+  /**
+   * Calls `listener` on every projector commit this process hears of (undefined: commits may have
+   * been missed), before any awaitApplied it satisfies resolves. A cache cleared here is current
+   * for whoever waited for the commit. Returns the function that unsubscribes.
+   */
+  onApplied(listener: (position: AppliedPosition | undefined) => void): () => void;
   close(): Promise<void>;
 }
 
@@ -19,6 +25,7 @@ const key = (projection: string, topic: string, partition: number) => `${project
 export async function openWatermarks(db: Db): Promise<Watermarks> {
   const applied = new Map<string, bigint>();
   const waiters = new Set<() => void>();
+  const listeners = new Set<(position: AppliedPosition | undefined) => void>();
   /** Projections whose positions must be read from the table (first use, or notifications missed). */
   const unread = new Set<string>();
   let everRead = new Set<string>();
@@ -32,13 +39,15 @@ export async function openWatermarks(db: Db): Promise<Watermarks> {
     for (const wake of waiters) wake();
   };
   const unlisten = await db.listen(APPLIED_CHANNEL, (payload) => {
-    if (payload === '') {
+    const position = payload === '' ? undefined : (JSON.parse(payload) as AppliedPosition);
+    if (position) {
+      advance(position);
+    } else {
       // Possibly missed commits: read every known projection's positions again.
       for (const projection of everRead) unread.add(projection);
       everRead = new Set();
-    } else {
-      advance(JSON.parse(payload) as AppliedPosition);
     }
+    for (const listener of listeners) listener(position);
     wakeAll();
   });
 
@@ -76,7 +85,12 @@ export async function openWatermarks(db: Db): Promise<Watermarks> {
         waiters.add(check);
       });
     },
+    onApplied(listener) {
+      listeners.add(listener);
+      return () => void listeners.delete(listener);
+    },
     async close() {
+      listeners.clear();
       for (const wake of waiters) wake();
       await unlisten();
     },

@@ -75,6 +75,16 @@ export async function findPlacement(sql: Sql, placementId: string): Promise<Plac
   return rows[0];
 }
 
+/** findPlacement for many placements in one statement: the known ones by id; unknown ids are absent. */
+export async function findPlacements(sql: Sql, placementIds: readonly string[]): Promise<Map<string, Placement>> {
+  if (placementIds.length === 0) return new Map();
+  const { rows } = await sql.query<Placement>(
+    'SELECT placement_id, application_id, name, status FROM account_placements WHERE placement_id = ANY($1::text[])',
+    [placementIds],
+  );
+  return new Map(rows.map((row) => [row.placement_id, row]));
+}
+
 /** The current sandbox key (if any) and how many generations were issued, revoked ones included. */
 export async function sandboxKeys(sql: Sql): Promise<{ issued: number; active?: { key_id: string } }> {
   const { rows } = await sql.query<{ key_id: string; revoked: boolean }>(

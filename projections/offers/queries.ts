@@ -50,26 +50,33 @@ export function toDocument(row: OfferQueryRow): OfferDetailsDocument {
   };
 }
 
+const OFFER_COLUMNS = `o.offer_id, o.partner_id, o.kind, o.status, o.deleted, o.delisted, o.test_only, o.updated_at, o.has_details,
+       o.title, o.category_id, o.description, o.entity_id, o.entity_name, o.entity_type, o.action_name, o.consumer_action,
+       o.material,
+       coalesce((SELECT jsonb_agg(jsonb_build_object('event', g.event, 'model', g.model, 'amount', g.amount::text,
+                  'currency', g.currency, 'rate', g.rate::text) ORDER BY g.position)
+                 FROM offer_goals g WHERE g.offer_id = o.offer_id), '[]') AS goals`;
+
+function toStoredOffer(row: OfferQueryRow): StoredOffer {
+  const { offer_id, partner_id, kind, status, deleted, delisted, test_only, updated_at } = row;
+  return { offer_id, partner_id, kind, status, deleted, delisted, test_only, updated_at, details: row.has_details ? toDocument(row) : null };
+}
+
 /**
  * The stored public state of one offer, whatever its status and flags (callers decide what is
  * showable), or undefined when the offer is unknown. Amounts and rates come back as the exact
  * decimal strings they were written as.
  */
 export async function findOffer(sql: Sql, offerId: string): Promise<StoredOffer | undefined> {
-  const { rows } = await sql.query<OfferQueryRow>(
-    `SELECT o.offer_id, o.partner_id, o.kind, o.status, o.deleted, o.delisted, o.test_only, o.updated_at, o.has_details,
-       o.title, o.category_id, o.description, o.entity_id, o.entity_name, o.entity_type, o.action_name, o.consumer_action,
-       o.material,
-       coalesce((SELECT jsonb_agg(jsonb_build_object('event', g.event, 'model', g.model, 'amount', g.amount::text,
-                  'currency', g.currency, 'rate', g.rate::text) ORDER BY g.position)
-                 FROM offer_goals g WHERE g.offer_id = o.offer_id), '[]') AS goals
-     FROM offers o WHERE o.offer_id = $1`,
-    [offerId],
-  );
-  const row = rows[0];
-  if (!row) return undefined;
-  const { offer_id, partner_id, kind, status, deleted, delisted, test_only, updated_at } = row;
-  return { offer_id, partner_id, kind, status, deleted, delisted, test_only, updated_at, details: row.has_details ? toDocument(row) : null };
+  const { rows } = await sql.query<OfferQueryRow>(`SELECT ${OFFER_COLUMNS} FROM offers o WHERE o.offer_id = $1`, [offerId]);
+  return rows[0] && toStoredOffer(rows[0]);
+}
+
+/** findOffer for many offers in one statement: the known ones by id; unknown ids are absent. */
+export async function findOffers(sql: Sql, offerIds: readonly string[]): Promise<Map<string, StoredOffer>> {
+  if (offerIds.length === 0) return new Map();
+  const { rows } = await sql.query<OfferQueryRow>(`SELECT ${OFFER_COLUMNS} FROM offers o WHERE o.offer_id = ANY($1::text[])`, [offerIds]);
+  return new Map(rows.map((row) => [row.offer_id, toStoredOffer(row)]));
 }
 
 export interface StoredSnapshot {

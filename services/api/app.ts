@@ -12,6 +12,7 @@ import { healthRoutes } from './routes/health/index.js';
 import { linkRoutePrefix, linkRoutes } from './routes/links/index.js';
 import { locationRoutes } from './routes/locations/index.js';
 import { queryRoutes } from './routes/offers/query.js';
+import { instancesRoute } from './routes/offers/instances.js';
 
 export interface AppOptions {
   runtime: Runtime;
@@ -48,6 +49,7 @@ export async function buildApp({ runtime, logger = false, commands }: AppOptions
   await app.register(locationRoutes, { runtime, prefix: '/v1/locations' });
   await app.register(linkRoutes, { runtime, prefix: linkRoutePrefix(runtime.config.linkBase) });
   await app.register(queryRoutes, { runtime, prefix: '/v1/offers' });
+  await app.register(instancesRoute, { runtime, prefix: '/v1/offers' });
   const adminToken = runtime.config.adminToken;
   if (adminToken) {
     await app.register(adminRoutes, { token: adminToken, commands: commands ?? commandExecutor(runtime, { projections: [] }), prefix: '/admin' });

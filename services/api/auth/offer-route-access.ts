@@ -51,19 +51,21 @@ export function authorizeOfferRoute(
 
 /**
  * The whole check the offer routes call: reads the bearer key and `X-SVC-Test`, looks the key up
- * and maps the result. Throws the ApiError to answer with; returns the caller otherwise.
+ * (with `lookup`, e.g. a cached lookupApiKey) and maps the result. Throws the ApiError to answer
+ * with; returns the caller otherwise.
  */
 export async function authenticateOfferRequest(
   sql: Sql,
   secret: string,
   headers: Record<string, string | string[] | undefined>,
   route: 'instances' | 'info',
+  lookup: (sql: Sql, secret: string, presented: string) => Promise<KeyLookup> = lookupApiKey,
 ): Promise<OfferRouteCaller> {
   const header = (name: string) => {
     const value = headers[name];
     return Array.isArray(value) ? value[0] : value;
   };
   const key = bearerKey(header('authorization'));
-  const lookup = key === undefined ? undefined : await lookupApiKey(sql, secret, key);
-  return authorizeOfferRoute(lookup, { route, testHeader: header('x-svc-test')?.trim().toLowerCase() === 'true' });
+  const found = key === undefined ? undefined : await lookup(sql, secret, key);
+  return authorizeOfferRoute(found, { route, testHeader: header('x-svc-test')?.trim().toLowerCase() === 'true' });
 }

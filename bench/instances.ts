@@ -1,0 +1,183 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import { adminCommands } from '../commands/index.js';
+import { loadConfig } from '../platform/config/config.js';
+import { awaitCaughtUp } from '../platform/projection/catch-up.js';
+import { openRuntime, type Runtime } from '../platform/runtime.js';
+import { buildApp } from '../services/api/app.js';
+import { projections, startProjectors } from '../services/projector/projectors.js';
+import { DETAILS } from '../test/support/instance-world.js';
+import { resolveStack } from '../test/support/stack.js';
+import { benchDatabase, printTable, writeResults, type BenchRow } from './support.js';
+
+/**
+ * `POST /v1/offers/instances` with 100 ids per call over SERVED (default 1,000,000) served
+ * instances, next to a static envelope of the same size answered by the same process to the same
+ * request bodies. Accounts and offers are written through the admin commands; the served
+ * instances are written straight into their read model (generate_series), since appending a
+ * million events would measure the log, not the lookup. Every call asks for 100 different ids
+ * (90 of the caller's cards, 10 of another application's), so the served-cards read always goes
+ * to Postgres; keys, placements and offers come from the warm caches, as in production.
+ */
+const DURATION_S = Number(process.env.BENCH_SECONDS ?? 5);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
+const SERVED = Number(process.env.BENCH_SERVED ?? 1_000_000);
+const BODIES = 2_000;
+const OFFERS = 100;
+const KEY_HASH_SECRET = 'bench-key-hash-secret-0123456789abcdef';
+
+async function command(runtime: Runtime, name: string, input: Record<string, unknown>) {
+  const found = adminCommands.find((candidate) => candidate.name === name)!;
+  const { validateInput } = await import('../commands/validate.js');
+  const result = await found.execute(validateInput(found.input, input), { runtime, now: () => new Date() });
+  await awaitCaughtUp(runtime, projections, 60_000);
+  return result as Record<string, any>;
+}
+
+/** Accounts, offers and SERVED served instances; returns the caller's key and the request bodies. */
+async function seed(databaseUrl: string) {
+  const runtime = await openRuntime(loadConfig({ DATABASE_URL: databaseUrl, KEY_HASH_SECRET, LOG_LEVEL: 'silent' }));
+  const projectors = await startProjectors(runtime);
+  try {
+    const { partner_id } = await command(runtime, 'partner:configure', { name: 'Bench partner' });
+    const { developer_id } = await command(runtime, 'developer:register', { name: 'Bench', email: 'bench@instances.test' });
+    const { application_id } = await command(runtime, 'application:register', { developer_id, name: 'bench' });
+    const other = (await command(runtime, 'application:register', { developer_id, name: 'other' })).application_id as string;
+    const { key } = await command(runtime, 'api-key:issue', { application_id });
+    const { placement_id } = await command(runtime, 'placement:create', { application_id, name: 'feed' });
+    const offers: string[] = [];
+    for (let index = 0; index < OFFERS; index += 1) {
+      const input = { partner_id, kind: 'local', status: 'active', details: DETAILS, destination_url: 'https://shop.example/p' };
+      offers.push((await command(runtime, 'offer:upsert', input)).offer_id as string);
+    }
+    const started = performance.now();
+    // Every tenth card belongs to another application; ids and codes are derived from the row number.
+    await runtime.db.query(
+      `INSERT INTO served_instances (offer_instance_id, application_id, placement_id, offer_id, served_at, environment, anonymous,
+         location_id, link_code, link_url, destination_url)
+       SELECT md5(i::text)::uuid::text, CASE WHEN i % 10 = 0 THEN $2 ELSE $1 END, $3, ($4::text[])[1 + i % ${OFFERS}],
+              date_trunc('second', now()), 'live', false, NULL, 'c' || lpad(to_hex(i), 7, '0'),
+              $5 || '/c' || lpad(to_hex(i), 7, '0'), 'https://shop.example/p'
+       FROM generate_series(1, $6::int) AS i`,
+      [application_id, other, placement_id, offers, runtime.config.linkBase, SERVED],
+    );
+    await runtime.db.query('ANALYZE served_instances');
+    const insertSeconds = (performance.now() - started) / 1000;
+    const { rows } = await runtime.db.query<{ body: string }>(
+      `SELECT json_build_object('offer_instance_ids', json_agg(md5(i::text)::uuid::text))::text AS body
+       FROM (SELECT b, 1 + ((b * 100 + n) * 7919) % $1 AS i FROM generate_series(0, $2 - 1) b, generate_series(0, 99) n) picks
+       GROUP BY b ORDER BY b`,
+      [SERVED, BODIES],
+    );
+    return { key: key as string, bodies: rows.map((row) => row.body), insertSeconds };
+  } finally {
+    await projectors.stop();
+    await runtime.close();
+  }
+}
+
+function startServer(env: Record<string, string>): Promise<{ child: ChildProcess; base: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url)], {
+    env: { ...process.env, ...env, BENCH_ROLE: 'instances-server' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  return new Promise((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`bench server exited with ${code}`)));
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      const match = /^listening (\S+)$/.exec(line);
+      if (match) resolve({ child, base: match[1]! });
+    });
+  });
+}
+
+async function cannon(base: string, path: string, key: string, bodies: string[], overallRate?: number) {
+  let next = 0;
+  const result = await autocannon({
+    url: base,
+    connections: CONNECTIONS,
+    duration: DURATION_S,
+    requests: [
+      {
+        method: 'POST',
+        path,
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        setupRequest: (request) => ({ ...request, body: bodies[next++ % bodies.length]! }),
+      },
+    ],
+    ...(overallRate ? { overallRate } : {}),
+  });
+  return { perSecond: Math.round(result.requests.average), p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx, errors: result.errors };
+}
+
+export async function run(): Promise<BenchRow[]> {
+  const stack = await resolveStack((line) => process.stderr.write(`[stack] ${line}\n`));
+  const database = await benchDatabase(stack);
+  let server: ChildProcess | undefined;
+  const rows: BenchRow[] = [];
+  try {
+    process.stderr.write(`bench instances: seeding ${SERVED} served instances\n`);
+    const { key, bodies, insertSeconds } = await seed(database.url);
+    rows.push({ scenario: `write ${SERVED} served instances into the read model`, seconds: Number(insertSeconds.toFixed(1)) });
+    const started = await startServer({ DATABASE_URL: database.url, KEY_HASH_SECRET, LOG_LEVEL: 'silent', PROJECTORS: 'separate' });
+    server = started.child;
+    const { base } = started;
+    // Warm: the key, the placement and the offers are cached after the first calls. The static
+    // route then answers the bytes of a real answer, so both serialize and send the same size.
+    const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+    let real = '';
+    for (const body of bodies.slice(0, 5)) real = await (await fetch(`${base}/v1/offers/instances`, { method: 'POST', headers, body })).text();
+    await fetch(`${base}/bench/static-instances`, { method: 'PUT', headers, body: real });
+    rows.push({ scenario: 'answer size (bytes) of 100 ids, 90 found', bytes: real.length });
+    for (const [scenario, path, target] of [
+      ['static envelope of the same size (same bodies)', '/bench/static-instances', ''],
+      ['instance lookup, 100 ids per call', '/v1/offers/instances', '>= 0.6, p99 <= 10 ms at half'],
+    ] as const) {
+      process.stderr.write(`bench instances: ${scenario}\n`);
+      const saturated = await cannon(base, path, key, bodies);
+      const half = await cannon(base, path, key, bodies, Math.max(1, Math.floor(saturated.perSecond / 2)));
+      rows.push({
+        scenario,
+        served_instances: SERVED,
+        per_second: saturated.perSecond,
+        p50_ms: saturated.p50,
+        p99_ms: saturated.p99,
+        half_rate_p50_ms: half.p50,
+        half_rate_p99_ms: half.p99,
+        non_2xx: saturated.non2xx + half.non2xx,
+        errors: saturated.errors + half.errors,
+        baseline_per_second: path === '/bench/static-instances' ? 0 : Number(rows[2]!.per_second),
+        target,
+      });
+    }
+  } finally {
+    server?.kill('SIGTERM');
+    await database.drop();
+  }
+  return rows;
+}
+
+/** The bench's server process: the real API, plus a static route that answers a stored envelope. */
+async function serve() {
+  const runtime = await openRuntime(loadConfig(process.env));
+  const app = await buildApp({ runtime });
+  let answer = '';
+  app.put('/bench/static-instances', async (request) => {
+    answer = JSON.stringify(request.body);
+    return {};
+  });
+  app.post('/bench/static-instances', async (_request, reply) => reply.type('application/json; charset=utf-8').send(answer));
+  const address = await app.listen({ port: 0, host: '127.0.0.1' });
+  process.stdout.write(`listening ${address}\n`);
+  process.on('SIGTERM', () => void app.close().then(() => runtime.close()).then(() => process.exit(0)));
+}
+
+if (process.env.BENCH_ROLE === 'instances-server') {
+  await serve();
+} else if (import.meta.url === `file://${process.argv[1]}`) {
+  const rows = await run();
+  printTable('instances', rows);
+  writeResults('instances', rows);
+  process.exit(0);
+}

@@ -1,0 +1,74 @@
+/**
+ * An in-process cache of read-model values that is emptied, never expired: whoever owns it calls
+ * `invalidate()` when the read model changes (a projector commit), and nothing else ever makes an
+ * entry go away except the size bound.
+ *
+ * A load that started before an invalidation is answered but not kept: it may have read the rows
+ * as they were before the change, and keeping it would outlive the change.
+ */
+export interface InvalidatedCache<K, V> {
+  /** The values of `keys`, loading the missing ones with one call of `load` (which answers every key it is given). */
+  getMany(keys: readonly K[], load: (missing: K[]) => Promise<Map<K, V>>): Promise<Map<K, V>>;
+  /** One value; `keep(value)` false answers it without keeping it (e.g. lookups that found nothing). */
+  get(key: K, load: (key: K) => Promise<V>, keep?: (value: V) => boolean): Promise<V>;
+  invalidate(): void;
+  readonly size: number;
+  readonly stats: { hits: number; misses: number; invalidations: number };
+}
+
+export function invalidatedCache<K, V>(options: { maxEntries: number }): InvalidatedCache<K, V> {
+  const entries = new Map<K, V>();
+  let generation = 0;
+  const stats = { hits: 0, misses: 0, invalidations: 0 };
+
+  const keep = (key: K, value: V, loadedIn: number) => {
+    if (loadedIn !== generation) return;
+    // Map keeps insertion order: past the bound, the oldest entry goes.
+    if (entries.size >= options.maxEntries && !entries.has(key)) entries.delete(entries.keys().next().value as K);
+    entries.set(key, value);
+  };
+
+  return {
+    async getMany(keys, load) {
+      const found = new Map<K, V>();
+      const missing: K[] = [];
+      for (const key of keys) {
+        if (found.has(key)) continue;
+        if (entries.has(key)) found.set(key, entries.get(key) as V);
+        else if (!missing.includes(key)) missing.push(key);
+      }
+      stats.hits += found.size;
+      stats.misses += missing.length;
+      if (missing.length === 0) return found;
+      const loadedIn = generation;
+      const loaded = await load(missing);
+      for (const key of missing) {
+        if (!loaded.has(key)) throw new Error('cache load did not answer every key it was given');
+        const value = loaded.get(key) as V;
+        found.set(key, value);
+        keep(key, value, loadedIn);
+      }
+      return found;
+    },
+    async get(key, load, keepValue = () => true) {
+      if (entries.has(key)) {
+        stats.hits += 1;
+        return entries.get(key) as V;
+      }
+      stats.misses += 1;
+      const loadedIn = generation;
+      const value = await load(key);
+      if (keepValue(value)) keep(key, value, loadedIn);
+      return value;
+    },
+    invalidate() {
+      generation += 1;
+      stats.invalidations += 1;
+      entries.clear();
+    },
+    get size() {
+      return entries.size;
+    },
+    stats,
+  };
+}

@@ -1,0 +1,72 @@
+import { Type } from '@sinclair/typebox';
+import { badRequest } from '../../../../platform/http/errors.js';
+
+/** Most ids one request may ask for (reference: Limits). */
+export const MAX_INSTANCE_IDS = 100;
+
+/** What every 400 about the id list says first (reference: Errors, instance route). */
+export const ID_LIST_RULE = `offer_instance_ids must contain between 1 and ${MAX_INSTANCE_IDS} offer instance ids`;
+
+// Any hexadecimal 8-4-4-4-12 UUID, in either case; nothing around it (no braces, no urn:uuid:).
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** The request body as documented; parseInstancesBody is what enforces it, with the reference's messages. */
+export const instancesRequestBody = Type.Object(
+  {
+    offer_instance_ids: Type.Array(Type.String({ format: 'uuid' }), {
+      minItems: 1,
+      maxItems: MAX_INSTANCE_IDS,
+      description: 'offer_instance_id values of served cards, any case; duplicates after lowercasing are removed keeping the first',
+    }),
+  },
+  { additionalProperties: false },
+);
+
+export interface InstancesRequest {
+  /** Canonical lowercase ids, duplicates removed keeping the first occurrence, in request order. */
+  offer_instance_ids: string[];
+}
+
+const listError = (detail: string) => badRequest(`${ID_LIST_RULE}; ${detail}`);
+
+function describeItem(value: unknown, index: number): string {
+  const at = `offer_instance_ids[${index}]`;
+  if (typeof value !== 'string') return `${at} is not a string UUID`;
+  // A tracked link is an offer info input, never an instance id (reference: rule 4).
+  if (value.includes('://')) return `${at} is a URL, not a UUID; send the card's offer_instance_id`;
+  return `${at} is not a UUID`;
+}
+
+/**
+ * Checks a parsed JSON body against the closed body of `POST /v1/offers/instances` and returns
+ * the ids to look up. Throws 400 BAD_REQUEST: unknown fields are named; every problem with the id
+ * list (missing, not an array, empty, over 100 items, an item that is not a UUID) states the rule.
+ * The limit counts the items as sent, before duplicates are removed.
+ */
+export function parseInstancesBody(body: unknown): InstancesRequest {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+    throw listError('the body must be a JSON object holding that list');
+  }
+  const unknown = Object.keys(body).find((field) => field !== 'offer_instance_ids');
+  if (unknown !== undefined) throw badRequest(`unknown body field ${JSON.stringify(unknown)}; the body holds only offer_instance_ids`);
+  const list = (body as { offer_instance_ids?: unknown }).offer_instance_ids;
+  if (list === undefined) throw listError('offer_instance_ids is missing');
+  if (!Array.isArray(list)) throw listError('offer_instance_ids is not an array');
+  if (list.length === 0) throw listError('the list is empty');
+  if (list.length > MAX_INSTANCE_IDS) throw listError(`the list has ${list.length} items`);
+  const ids: string[] = [];
+  const seen = new Set<string>();
+  for (const [index, value] of list.entries()) {
+    if (typeof value !== 'string' || !UUID.test(value)) throw listError(describeItem(value, index));
+    const id = value.toLowerCase();
+    if (seen.has(id)) continue;
+    seen.add(id);
+    ids.push(id);
+  }
+  return { offer_instance_ids: ids };
+}
+
+/** Whether a Content-Type header names JSON (parameters such as charset are allowed). */
+export function isJsonContentType(header: string | undefined): boolean {
+  return header?.split(';')[0]!.trim().toLowerCase() === 'application/json';
+}

@@ -1,0 +1,83 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { OFFER_DOCUMENT_VERSION } from '../../../../projections/offers/public-offer.js';
+
+/**
+ * Response schemas of `POST /v1/offers/instances`, one per status. Responses are serialized from
+ * them, so only the fields named here can ever leave (every object is closed): internal offer
+ * fields, the frozen destination or the serve's application never reach a client.
+ */
+
+const closed = { additionalProperties: false } as const;
+// Plain string enums rather than unions of literals: the serializer then writes them without trying branches.
+const oneOf = <T extends string>(values: readonly T[]) => Type.Unsafe<T>({ type: 'string', enum: [...values] });
+const status = oneOf(['active', 'paused', 'pending', 'rejected', 'expired'] as const);
+
+export const instanceOffer = Type.Object(
+  {
+    offer_id: Type.String({ format: 'uuid' }),
+    offer_instance_id: Type.String({ format: 'uuid' }),
+    version: Type.Optional(oneOf([OFFER_DOCUMENT_VERSION] as const)),
+    offer_info: Type.Object(
+      {
+        status,
+        title: Type.Optional(Type.String()),
+        category: Type.Optional(Type.Object({ id: Type.String() }, closed)),
+        description: Type.Optional(Type.String()),
+      },
+      closed,
+    ),
+    entity: Type.Optional(Type.Object({ id: Type.String(), name: Type.String(), type: Type.String() }, closed)),
+    goals: Type.Optional(
+      Type.Array(
+        Type.Object(
+          {
+            event: Type.String(),
+            pricing: Type.Object(
+              {
+                model: oneOf(['cpa', 'cps'] as const),
+                amount: Type.Optional(Type.String()),
+                currency: Type.Optional(Type.String()),
+                rate: Type.Optional(Type.String()),
+              },
+              closed,
+            ),
+          },
+          closed,
+        ),
+      ),
+    ),
+    action: Type.Optional(
+      Type.Object({ type: oneOf(['url'] as const), payload: Type.Object({ url: Type.String({ format: 'uri' }) }, closed) }, {
+        ...closed,
+        description: 'the card\'s tracked short link, only while it can be opened',
+      }),
+    ),
+    content_language: Type.Optional(Type.String()),
+    material: Type.Optional(Type.Array(Type.Object({ format: Type.String(), url: Type.String(), tag: Type.String() }, closed))),
+  },
+  closed,
+);
+export type InstanceOffer = Static<typeof instanceOffer>;
+
+/** found items carry served_at, placement_id and offer; not_found items only the id and status. */
+export const instanceItem = Type.Object(
+  {
+    offer_instance_id: Type.String({ format: 'uuid' }),
+    status: oneOf(['found', 'not_found'] as const),
+    served_at: Type.Optional(Type.String({ format: 'date-time', description: 'RFC 3339 UTC, second precision' })),
+    placement_id: Type.Optional(Type.Unsafe<string | null>({ type: ['string', 'null'] })),
+    offer: Type.Optional(instanceOffer),
+  },
+  closed,
+);
+export type InstanceItem = Static<typeof instanceItem>;
+
+const envelope = <D extends ReturnType<typeof Type.Object>>(data: D) =>
+  Type.Object({ code: Type.String(), message: Type.String(), data, extra: Type.Object({}, closed) }, closed);
+
+export const instancesResponses = {
+  200: envelope(Type.Object({ instances: Type.Array(instanceItem) }, closed)),
+  // Failures: data and extra are exactly {} on the offer routes.
+  '4xx': envelope(Type.Object({}, closed)),
+  '5xx': envelope(Type.Object({}, closed)),
+};

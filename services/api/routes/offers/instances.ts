@@ -1,0 +1,72 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { keyHashSecretOf } from '../../../../platform/config/key-hash-secret.js';
+import { success } from '../../../../platform/http/envelope.js';
+import { ApiError, badRequest, serviceUnavailable } from '../../../../platform/http/errors.js';
+import type { Runtime } from '../../../../platform/runtime.js';
+import { authenticateOfferRequest, type OfferRouteCaller } from '../../auth/offer-route-access.js';
+import { openReadCaches } from '../../read-cache.js';
+import { lookupInstances } from './instances-lookup.js';
+import { instancesRequestBody, isJsonContentType, parseInstancesBody } from './instances-request.js';
+import { instancesResponses } from './instances-schema.js';
+
+/**
+ * `POST /v1/offers/instances`: served cards by offer_instance_id (reference: Endpoints). Checked
+ * in this order: the key (401, 403: onRequest, before the body is read), the body (400), then
+ * one read of the read models, which answers 503 OFFER_INSTANCE_UNAVAILABLE as a whole when any
+ * part cannot be read. Other methods get 405 from the app's not-found handler.
+ */
+export async function instancesRoute(app: FastifyInstance, { runtime }: { runtime: Runtime }) {
+  const caches = openReadCaches(await runtime.watermarks());
+  app.addHook('onClose', async () => caches.close());
+  const secret = keyHashSecretOf(runtime.config);
+  const callers = new WeakMap<FastifyRequest, OfferRouteCaller>();
+
+  /** Our refusals pass through; a read model that fails to answer is a 503 for the whole request. */
+  async function unavailableOnFailure<T>(request: FastifyRequest, read: () => Promise<T>): Promise<T> {
+    try {
+      return await read();
+    } catch (error) {
+      if (error instanceof ApiError) throw error;
+      request.log.error({ err: error }, 'offer instance read failed');
+      throw serviceUnavailable('OFFER_INSTANCE_UNAVAILABLE', 'served cards cannot be read right now; retry later');
+    }
+  }
+
+  app.withTypeProvider<TypeBoxTypeProvider>().post(
+    '/instances',
+    {
+      schema: { body: instancesRequestBody, response: instancesResponses },
+      // The body is checked by parseInstancesBody (closed, no type coercion, the reference's
+      // messages); what it returns (canonical, de-duplicated ids) replaces the body.
+      validatorCompiler: () => (body: unknown) => {
+        try {
+          return { value: parseInstancesBody(body) };
+        } catch (error) {
+          return { error: error as Error };
+        }
+      },
+      onRequest: async (request) => {
+        const caller = await unavailableOnFailure(request, () =>
+          authenticateOfferRequest(runtime.db, secret, request.headers, 'instances', caches.lookupKey),
+        );
+        callers.set(request, caller);
+      },
+      // This route's table says a body that is not JSON is a 400 (the app answers 415 elsewhere).
+      preParsing: async (request, _reply, payload) => {
+        const type = request.headers['content-type'];
+        const hasBody = request.headers['transfer-encoding'] !== undefined || Number(request.headers['content-length'] ?? 0) > 0;
+        if (type === undefined ? hasBody : !isJsonContentType(type)) {
+          throw badRequest('the body must be JSON sent with Content-Type: application/json');
+        }
+        return payload;
+      },
+    },
+    async (request) => {
+      const caller = callers.get(request)!;
+      const ids = request.body.offer_instance_ids;
+      const instances = await unavailableOnFailure(request, () => lookupInstances(runtime.db, caches, caller.application_id, ids));
+      return success({ instances });
+    },
+  );
+}

@@ -1,0 +1,102 @@
+import pg from 'pg';
+import { v7 as uuidv7 } from 'uuid';
+import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
+import type { OfferServed } from '../../schemas/generated/events.js';
+import { startProjectors, type RunningProjectors } from '../../services/projector/projectors.js';
+import { createTestApp, type TestRuntime } from '../support/app.js';
+import { buildInstanceWorld, commandRunner, DETAILS, type InstanceWorld, type RunCommand } from '../support/instance-world.js';
+import { appendServes, servedCard } from '../support/serve-builder.js';
+
+/** 503 OFFER_INSTANCE_UNAVAILABLE: whatever part of the read models cannot be read, the whole request fails. */
+describe('POST /v1/offers/instances when the read models cannot be read', () => {
+  let t: TestRuntime & { app: import('fastify').FastifyInstance };
+  let projectors: RunningProjectors | undefined;
+  let run: RunCommand;
+  let world: InstanceWorld;
+
+  beforeAll(async () => {
+    t = await createTestApp({ eventLog: 'kafka' });
+    projectors = await startProjectors(t.runtime);
+    run = commandRunner(t.runtime);
+    world = await buildInstanceWorld(run);
+  });
+  afterAll(async () => {
+    await projectors?.stop();
+    await t?.close();
+  });
+
+  const post = (key: string, ids: string[]) =>
+    t.app.inject({
+      method: 'POST',
+      url: '/v1/offers/instances',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      payload: { offer_instance_ids: ids },
+    });
+  const card = (overrides: Partial<OfferServed> = {}) =>
+    servedCard(t.runtime.config.linkBase, { application_id: world.apps.main, offer_id: world.offers.rich, placement_id: world.placements.main, ...overrides });
+  const expectUnavailable = (response: Awaited<ReturnType<typeof post>>) => {
+    expect(response.statusCode, response.body).toBe(503);
+    expect(response.json()).toEqual({ code: 'OFFER_INSTANCE_UNAVAILABLE', message: expect.stringMatching(/retry later/), data: {}, extra: {} });
+  };
+  /** Runs `during` while `table` is renamed away, then puts it back. */
+  async function withoutTable(table: string, during: () => Promise<void>) {
+    await t.database.db.query(`ALTER TABLE ${table} RENAME TO ${table}_away`);
+    try {
+      await during();
+    } finally {
+      await t.database.db.query(`ALTER TABLE ${table}_away RENAME TO ${table}`);
+    }
+  }
+
+  it('when the served cards cannot be read', async () => {
+    const c = card();
+    await appendServes(t.runtime, [c]);
+    expect((await post(world.keys.main, [c.offer_instance_id])).statusCode).toBe(200);
+    await withoutTable('served_instances', async () => expectUnavailable(await post(world.keys.main, [c.offer_instance_id])));
+    expect((await post(world.keys.main, [c.offer_instance_id])).statusCode).toBe(200);
+  });
+
+  it('when one card\'s offer cannot be read, even though the others\' are cached (no partial success)', async () => {
+    const { offer_id } = await run('offer:upsert', { partner_id: world.partner_id, kind: 'local', status: 'active', details: DETAILS });
+    const cached = card();
+    const uncached = card({ offer_id });
+    await appendServes(t.runtime, [cached, uncached]);
+    expect((await post(world.keys.main, [cached.offer_instance_id])).statusCode).toBe(200);
+    await withoutTable('offer_goals', async () => {
+      expect((await post(world.keys.main, [cached.offer_instance_id])).statusCode).toBe(200);
+      expectUnavailable(await post(world.keys.main, [cached.offer_instance_id, uncached.offer_instance_id]));
+    });
+    const response = await post(world.keys.main, [cached.offer_instance_id, uncached.offer_instance_id]);
+    expect(response.json().data.instances.map((item: { status: string }) => item.status)).toEqual(['found', 'found']);
+  });
+
+  it('when the card\'s placement cannot be read', async () => {
+    const { placement_id } = await run('placement:create', { application_id: world.apps.main, name: 'fresh' });
+    const c = card({ placement_id });
+    await appendServes(t.runtime, [c]);
+    await withoutTable('account_placements', async () => expectUnavailable(await post(world.keys.main, [c.offer_instance_id])));
+  });
+
+  it('when the key cannot be looked up (never 500, never 401)', async () => {
+    const { key } = await run('api-key:issue', { application_id: world.apps.main });
+    await withoutTable('account_api_keys', async () => expectUnavailable(await post(key, [uuidv7()])));
+    expect((await post(key, [uuidv7()])).statusCode).toBe(200);
+  });
+
+  it('when the database is gone, even for a key in the cache: served cards are always read', async () => {
+    const c = card();
+    await appendServes(t.runtime, [c]);
+    expect((await post(world.keys.main, [c.offer_instance_id])).statusCode).toBe(200);
+    await projectors!.stop();
+    projectors = undefined;
+    const admin = new pg.Client({ connectionString: inject('stack').postgresAdminUrl });
+    await admin.connect();
+    try {
+      await admin.query(`DROP DATABASE ${t.database.name} WITH (FORCE)`);
+    } finally {
+      await admin.end();
+    }
+    expectUnavailable(await post(world.keys.main, [c.offer_instance_id]));
+    expectUnavailable(await post(world.keys.other, [c.offer_instance_id]));
+  });
+});

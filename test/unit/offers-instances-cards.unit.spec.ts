@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { Placement } from '../../projections/accounts/queries.js';
 import type { StoredOffer } from '../../projections/offers/queries.js';
-import { formatServedAt, instanceItem, isOpenableDestination, type ServedCard } from '../../services/api/routes/offers/instances-cards.js';
+import { isOpenableDestination } from '../../services/api/routes/offers/card-action.js';
+import { formatServedAt, instanceItem, type ServedCard } from '../../services/api/routes/offers/instances-cards.js';
 
 const APP = 'app';
 const details: NonNullable<StoredOffer['details']> = {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { servedEvents, type ServeRequest } from '../../commands/serves/serve.js';
-import { isWebUrl, renderCard } from '../../services/api/routes/offers/query-cards.js';
+import { isOpenableDestination as isWebUrl } from '../../services/api/routes/offers/card-action.js';
+import { renderCard } from '../../services/api/routes/offers/query-cards.js';
 
 const request: ServeRequest = {
   application_id: 'app', placement_id: null, environment: 'live', anonymous: true, location_id: '2840',

@@ -1,3 +1,4 @@
+import { isOpenableDestination, linkAction } from './card-action.js';
 import type { Placement } from '../../../../projections/accounts/queries.js';
 import { isPubliclyVisible, publicOffer, publicStatus } from '../../../../projections/offers/public-offer.js';
 import type { StoredOffer } from '../../../../projections/offers/queries.js';
@@ -19,20 +20,6 @@ export function formatServedAt(servedAt: Date): string {
   return servedAt.toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
-/**
- * Whether a frozen destination can be opened from a card: an absolute http or https URL with a
- * host (an https universal link qualifies). App deep links (custom schemes) never do.
- */
-export function isOpenableDestination(destination: string | null): boolean {
-  if (!destination) return false;
-  try {
-    const url = new URL(destination);
-    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
-  } catch {
-    return false;
-  }
-}
-
 /** A card belongs to the application whose identity served it, and only live serves are ever found (rule 2). */
 export function isCallersCard(card: ServedCard, applicationId: string): boolean {
   return card.application_id === applicationId && card.environment === 'live';
@@ -48,7 +35,7 @@ export function cardAction(card: ServedCard, offer: StoredOffer, placement: Plac
   if (publicStatus(offer) !== 'active' || !isPubliclyVisible(offer)) return undefined;
   if (card.placement_id !== null && (placement?.status !== 'active' || placement.application_id !== applicationId)) return undefined;
   if (!card.link_url || !isOpenableDestination(card.destination_url)) return undefined;
-  return { type: 'url', payload: { url: card.link_url } };
+  return linkAction(card.link_url);
 }
 
 /**

@@ -2,31 +2,18 @@ import { Type } from '@sinclair/typebox';
 import type { PublicOffer } from '../../../../projections/offers/public-offer.js';
 import { offerDetailsDocument } from '../../../../schemas/documents/offer.js';
 import type { OfferServed } from '../../../../schemas/generated/events.js';
-
-/** `action.type` of a card whose tracked link opens in a browser (the only kind of action a card has). */
-export const URL_ACTION_TYPE = 'url';
-
-/** An absolute http(s) URL: only such destinations give a card an action (a deep link never does). */
-export function isWebUrl(value: string | null): boolean {
-  if (value === null) return false;
-  try {
-    const url = new URL(value);
-    return url.protocol === 'http:' || url.protocol === 'https:';
-  } catch {
-    return false;
-  }
-}
+import { isOpenableDestination, linkAction, type CardAction } from './card-action.js';
 
 export interface Card extends Omit<PublicOffer, 'action'> {
   offer_instance_id: string;
-  action?: { type: typeof URL_ACTION_TYPE; payload: { url: string } };
+  action?: CardAction;
 }
 
 /** One card: the offer object, the instance id, and the tracked short link as action when the frozen destination is a web URL. */
 export function renderCard(offer: PublicOffer, served: OfferServed): Card {
   const { action: _publicAction, ...rest } = offer;
   const card: Card = { ...rest, offer_instance_id: served.offer_instance_id };
-  if (served.link_url !== null && isWebUrl(served.destination_url)) card.action = { type: URL_ACTION_TYPE, payload: { url: served.link_url } };
+  if (served.link_url !== null && isOpenableDestination(served.destination_url)) card.action = linkAction(served.link_url);
   return card;
 }
 

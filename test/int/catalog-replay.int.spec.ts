@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadFullCatalog } from '../../reference/locations/full/loader.js';
 import { seedAccounts } from '../../services/admin/seed/accounts.js';
 import { seedCatalog } from '../../services/admin/seed/catalog.js';
+import { seedServing } from '../../services/admin/seed/serving.js';
 import { seededRandom, seedSize } from '../../services/admin/seed/seed-context.js';
 import { projections, startProjectors } from '../../services/projector/projectors.js';
 import { createTestRuntime, type TestRuntime } from '../support/app.js';
@@ -36,6 +37,7 @@ describe('seed, drop the read models, re-project (Kafka)', () => {
     };
     await seedAccounts(context);
     await seedCatalog(context);
+    await seedServing(context, 400);
     const projectors = await startProjectors(t.runtime);
     try {
       await waitFor(async () => (await projectors.totalLag()) === 0, { what: 'seed projected', timeoutMs: 120_000 });

@@ -24,7 +24,7 @@ export const CATALOG_SHARED = {
 } as const;
 
 export interface SeededPartner { partner_id: string; enabled: boolean; networks: string[]; goal_mappings: Record<string, string> }
-export interface SeededOffer { offer_id: string; partner_id: string; kind: 'local' | 'remote'; status: string; deleted: boolean; delisted: boolean; test_only: boolean; has_details: boolean; targeted: boolean }
+export interface SeededOffer { offer_id: string; partner_id: string; kind: 'local' | 'remote'; status: string; deleted: boolean; delisted: boolean; test_only: boolean; has_details: boolean; targeted: boolean; destination_url: string | null }
 export interface SeededLink { offer_id: string; shape: string; code: string; offer_instance_id: string | null; application_id: string | null }
 
 const STATUSES = ['active', 'paused', 'pending', 'rejected', 'expired'] as const;
@@ -37,6 +37,17 @@ const DAY = 86_400_000;
 /** Roughly one remote snapshot in this many is stored malformed, so the 503 path has data. */
 const MALFORMED_EVERY = 150;
 const BATCH = 500;
+
+/**
+ * Where an offer's cards lead, by its index (no random draw, so a seed value still gives the data
+ * set it gave before destinations existed): web URLs with and without click macros, some app deep
+ * links, and a few offers with none.
+ */
+function destinationOf(index: number): string | undefined {
+  if (index % 10 === 9) return `shopapp://offer/${index}`;
+  if (index % 25 === 24) return undefined;
+  return index % 2 === 0 ? `https://shop.example.test/o/${index}?click={svc_click_id}&sub={sub_id1}` : `https://shop.example.test/o/${index}`;
+}
 
 /** Seeds partners, offers of every kind, status and flag, remote snapshots and tracked links. */
 export async function seedCatalog(context: SeedContext): Promise<void> {
@@ -76,6 +87,7 @@ export async function seedCatalog(context: SeedContext): Promise<void> {
       delisted: index === 11 || chance(0.04),
       test_only: index === 12 || chance(0.04),
       upstream_offer_id: kind === 'remote' ? `up-${index}` : undefined,
+      destination_url: destinationOf(index),
       details: kind === 'local' && index !== 13 && chance(0.92) ? details(pick, chance, index) : undefined,
       targeting: locations.length > 0 && (index === 14 || chance(0.3)) ? targeting(pick, random, locations, index === 14 ? 10 : 1 + Math.floor(random() * 3)) : undefined,
       internal: kind === 'remote'
@@ -88,6 +100,7 @@ export async function seedCatalog(context: SeedContext): Promise<void> {
     offers.push({
       offer_id: offer.offer_id, partner_id: offer.partner_id, kind, status, deleted: offer.deleted, delisted: offer.delisted,
       test_only: offer.test_only, has_details: offer.details !== null, targeted: offer.targeting.length > 0,
+      destination_url: offer.destination_url,
     });
 
     if (kind === 'remote') {

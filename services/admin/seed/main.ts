@@ -5,6 +5,7 @@ import { ExitCode, exitOnStartupFailure } from '../../../platform/startup.js';
 import { startProjectors } from '../../projector/projectors.js';
 import { seedAccounts } from './accounts.js';
 import { seedCatalog } from './catalog.js';
+import { seedServing } from './serving.js';
 import { progressBars, seededRandom, seedSize, type SeedContext } from './seed-context.js';
 
 /**
@@ -12,8 +13,9 @@ import { progressBars, seededRandom, seedSize, type SeedContext } from './seed-c
  * commands append, so the read models come from the projectors like any other data.
  */
 const program = new Command('seed')
-  .description('Append a realistic data set (accounts, keys, partners, offers, snapshots, links) as events.')
+  .description('Append a realistic data set (accounts, keys, partners, offers, snapshots, links, serves and clicks) as events.')
   .option('--offers <n>', 'number of offers; developers, applications and partners scale with it', '500')
+  .option('--serves <n>', 'cards served across the applications (with clicks on about a quarter of their links)', '1000')
   .option('--seed <n>', 'seed of the deterministic generator', '1')
   .option('--no-progress', 'no progress bars')
   .option('--no-project', 'only append events; leave projecting to a running projector')
@@ -22,7 +24,7 @@ const program = new Command('seed')
   .exitOverride((error) => process.exit(error.exitCode === 0 ? ExitCode.ok : ExitCode.invalidInput))
   .parse();
 
-const options = program.opts<{ offers: string; seed: string; progress: boolean; project: boolean }>();
+const options = program.opts<{ offers: string; serves: string; seed: string; progress: boolean; project: boolean }>();
 function wholeNumber(flag: string, raw: string, min: number, max: number): number {
   const value = Number(raw);
   if (!/^\d+$/.test(raw.trim()) || !Number.isSafeInteger(value) || value < min || value > max) {
@@ -32,6 +34,7 @@ function wholeNumber(flag: string, raw: string, min: number, max: number): numbe
   return value;
 }
 const offers = wholeNumber('--offers', options.offers, 1, 1_000_000);
+const serves = wholeNumber('--serves', options.serves, 0, 10_000_000);
 const seed = wholeNumber('--seed', options.seed, 0, 2 ** 31 - 1);
 
 // The seed appends tens of thousands of events and projects them: it needs DATA_DIR alone.
@@ -48,8 +51,9 @@ const started = performance.now();
 try {
   await seedAccounts(context);
   await seedCatalog(context);
+  await seedServing(context, serves);
   const appended = performance.now();
-  process.stderr.write(`appended the events of ${offers} offers in ${((appended - started) / 1000).toFixed(1)} s\n`);
+  process.stderr.write(`appended the events of ${offers} offers and ${serves} serves in ${((appended - started) / 1000).toFixed(1)} s\n`);
   if (options.project) {
     // Build the read models here too, so the data set is ready to query when seed returns.
     const projectors = await startProjectors(runtime);

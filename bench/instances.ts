@@ -111,7 +111,7 @@ async function cannon(base: string, path: string, key: string, bodies: string[],
   return { perSecond: Math.round(result.requests.average), p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx, errors: result.errors };
 }
 
-export async function run(): Promise<BenchRow[]> {
+export async function instanceLookupBench(): Promise<BenchRow[]> {
   const stack = await resolveStack((line) => process.stderr.write(`[stack] ${line}\n`));
   const database = await benchDatabase(stack);
   let server: ChildProcess | undefined;
@@ -176,7 +176,7 @@ async function serve() {
 if (process.env.BENCH_ROLE === 'instances-server') {
   await serve();
 } else if (import.meta.url === `file://${process.argv[1]}`) {
-  const rows = await run();
+  const rows = await instanceLookupBench();
   printTable('instances', rows);
   writeResults('instances', rows);
   process.exit(0);

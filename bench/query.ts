@@ -82,7 +82,7 @@ async function rawProducer(stack: StackEndpoints, prefix: string, sends: number)
   }
 }
 
-export async function run(): Promise<BenchRow[]> {
+export async function queryBench(): Promise<BenchRow[]> {
   const stack = await resolveStack((line) => process.stderr.write(`[stack] ${line}\n`));
   const database = await benchDatabase(stack);
   const prefix = `bench${randomBytes(3).toString('hex')}.`;

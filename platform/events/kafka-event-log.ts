@@ -28,6 +28,9 @@ export async function retryRetriable<T>(call: () => Promise<T>, attempts = 12): 
   }
 }
 
+/** Batches of different partitions of one projection applied at once (each in its own transaction). */
+const CONCURRENT_PARTITIONS = 3;
+
 export interface KafkaLogOptions {
   brokers: string[];
   topicPrefix: string;
@@ -156,9 +159,15 @@ export async function kafkaEventLog(codec: EventCodec, options: KafkaLogOptions)
     await consumer.subscribe({ topics: subscription.topics.map(physical), fromBeginning: true });
     const logical = new Map(subscription.topics.map((topic) => [physical(topic), topic]));
     await consumer.run({
-      autoCommit: false,
+      // The group's committed offsets are only a hint (the projection's table is the truth), so
+      // they are committed in the background, not awaited after every batch: a reader waiting
+      // for its own write is not held up by a commit round trip.
+      autoCommit: true,
+      autoCommitInterval: 1_000,
       eachBatchAutoResolve: false,
-      eachBatch: async ({ batch, resolveOffset, heartbeat, commitOffsetsIfNecessary, isRunning }) => {
+      // Partitions are independent (each key's events stay in one): their batches apply side by side.
+      partitionsConsumedConcurrently: CONCURRENT_PARTITIONS,
+      eachBatch: async ({ batch, resolveOffset, heartbeat, isRunning }) => {
         if (!isRunning() || batch.messages.length === 0) return;
         const topic = logical.get(batch.topic)!;
         const events: LoggedEvent[] = await Promise.all(
@@ -182,12 +191,7 @@ export async function kafkaEventLog(codec: EventCodec, options: KafkaLogOptions)
           subscription.onError?.(error as Error);
           throw error;
         }
-        const last = batch.messages[batch.messages.length - 1]!.offset;
-        resolveOffset(last);
-        // The group's committed offset is only a hint; the projection's table is the truth.
-        await commitOffsetsIfNecessary({
-          topics: [{ topic: batch.topic, partitions: [{ partition: batch.partition, offset: (BigInt(last) + 1n).toString() }] }],
-        });
+        resolveOffset(batch.messages[batch.messages.length - 1]!.offset);
         await heartbeat();
       },
     });

@@ -10,7 +10,7 @@ import type { OfferServed } from '../../schemas/generated/events.js';
 import { buildApp } from '../../services/api/app.js';
 import { startProjectors, type RunningProjectors } from '../../services/projector/projectors.js';
 import { buildInstanceWorld, commandRunner, DETAILS, type InstanceWorld, type RunCommand } from '../support/instance-world.js';
-import { appendServes, servedCard } from '../support/serve-builder.js';
+import { appendServes, offerServed as servedCard } from '../support/serves.js';
 
 /** The instance route on the embedded default (PGlite log and read models, no Redis), rules and cache invalidation. */
 describe('POST /v1/offers/instances on the embedded default', () => {

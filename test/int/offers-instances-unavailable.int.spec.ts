@@ -5,7 +5,7 @@ import type { OfferServed } from '../../schemas/generated/events.js';
 import { startProjectors, type RunningProjectors } from '../../services/projector/projectors.js';
 import { createTestApp, type TestRuntime } from '../support/app.js';
 import { buildInstanceWorld, commandRunner, DETAILS, type InstanceWorld, type RunCommand } from '../support/instance-world.js';
-import { appendServes, servedCard } from '../support/serve-builder.js';
+import { appendServes, offerServed as servedCard } from '../support/serves.js';
 
 /** 503 OFFER_INSTANCE_UNAVAILABLE: whatever part of the read models cannot be read, the whole request fails. */
 describe('POST /v1/offers/instances when the read models cannot be read', () => {

@@ -8,7 +8,7 @@ import { startProjectors, type RunningProjectors } from '../../services/projecto
 import { createTestApp, type TestRuntime } from '../support/app.js';
 import { buildApplications } from '../support/application-builder.js';
 import { buildInstanceWorld, commandRunner, DETAILS, type InstanceWorld, type RunCommand } from '../support/instance-world.js';
-import { appendServes, servedCard } from '../support/serve-builder.js';
+import { appendServes, offerServed as servedCard } from '../support/serves.js';
 
 type App = TestRuntime & { app: import('fastify').FastifyInstance };
 
@@ -50,7 +50,7 @@ async function lookup(key: string, ids: string[]) {
 }
 
 /** A live card of the main application through its active placement, of the rich offer, unless overridden. */
-const card = (overrides: Partial<OfferServed> & { link?: boolean } = {}) =>
+const card = (overrides: Partial<OfferServed>  = {}) =>
   servedCard(t.runtime.config.linkBase, { application_id: world.apps.main, offer_id: world.offers.rich, placement_id: world.placements.main, ...overrides });
 
 async function serve(...cards: OfferServed[]) {
@@ -181,7 +181,7 @@ describe('action (rule 7)', () => {
   });
 
   it('is omitted for a card without a tracked short link', async () => {
-    const [c] = await serve(card({ link: false }));
+    const [c] = await serve(card({ link_code: null }));
     const [item] = await lookup(world.keys.main, [c!.offer_instance_id]);
     expect(item!.status).toBe('found');
     expect(item!.offer).not.toHaveProperty('action');

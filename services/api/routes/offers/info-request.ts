@@ -62,7 +62,7 @@ export function submittedLink(value: string, linkBase: string): TrackedLinkRef {
   }
   const written = HIERARCHICAL.exec(value);
   const parsed = parseTrackedLink(value, linkBase);
-  if (!written || !parsed.ok && parsed.reason === 'malformed_url') {
+  if (!written || (!parsed.ok && parsed.reason === 'malformed_url')) {
     throw badRequest(`offerurl must be a complete tracked link such as ${base}/AbCd1234, got ${shown(value)}`);
   }
   if (!parsed.ok && parsed.reason === 'other_origin') {

@@ -21,8 +21,12 @@ export interface ClickTarget {
   destination: string | null;
 }
 
-/** A card's short link first (codes minted at serve time), then a registered link of the same shape. */
-async function lookUp(sql: Sql, link: TrackedLinkRef): Promise<ClickTarget | undefined> {
+/**
+ * A card's short link first (codes minted at serve time), then a registered link of the same
+ * shape. Reads only, no waiting; the offer info route resolves `offerurl` with it too, so a link
+ * names the same offer there as on the link origin.
+ */
+export async function findLinkTarget(sql: Sql, link: TrackedLinkRef): Promise<ClickTarget | undefined> {
   if (link.shape === 'short_code') {
     const serve = await findServeByLinkCode(sql, link.code);
     if (serve) {
@@ -52,8 +56,8 @@ async function lookUp(sql: Sql, link: TrackedLinkRef): Promise<ClickTarget | und
  * ReadModelsBehindError when they do not get there in time: "retry", never a wrong 404.
  */
 export async function resolveClickTarget(runtime: Runtime, link: TrackedLinkRef, waitMs: number): Promise<ClickTarget | undefined> {
-  const found = await lookUp(runtime.db, link);
+  const found = await findLinkTarget(runtime.db, link);
   if (found) return found;
   await awaitCaughtUp(runtime, link.shape === 'short_code' ? [servesProjection, offersProjection] : [offersProjection], waitMs);
-  return lookUp(runtime.db, link);
+  return findLinkTarget(runtime.db, link);
 }

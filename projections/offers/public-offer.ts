@@ -32,9 +32,14 @@ export function publicStatus(offer: Pick<StoredOffer, 'kind' | 'status'>): Offer
   return offer.kind === 'remote' ? 'expired' : offer.status;
 }
 
+/** Whether the offer's content is withdrawn from the public whatever its status: deleted, delisted or test-only. */
+export function hasWithdrawnContent(offer: Pick<StoredOffer, 'deleted' | 'delisted' | 'test_only'>): boolean {
+  return offer.deleted || offer.delisted || offer.test_only;
+}
+
 /** Whether the offer's content is public at all: active, undeleted, non-delisted, non-test. */
 export function isPubliclyVisible(offer: Pick<StoredOffer, 'status' | 'deleted' | 'delisted' | 'test_only'>): boolean {
-  return offer.status === 'active' && !offer.deleted && !offer.delisted && !offer.test_only;
+  return offer.status === 'active' && !hasWithdrawnContent(offer);
 }
 
 /**

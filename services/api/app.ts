@@ -13,6 +13,7 @@ import { linkRoutePrefix, linkRoutes } from './routes/links/index.js';
 import { locationRoutes } from './routes/locations/index.js';
 import { queryRoutes } from './routes/offers/query.js';
 import { instancesRoute } from './routes/offers/instances.js';
+import { infoRoute } from './routes/offers/info.js';
 
 export interface AppOptions {
   runtime: Runtime;
@@ -50,6 +51,7 @@ export async function buildApp({ runtime, logger = false, commands }: AppOptions
   await app.register(linkRoutes, { runtime, prefix: linkRoutePrefix(runtime.config.linkBase) });
   await app.register(queryRoutes, { runtime, prefix: '/v1/offers' });
   await app.register(instancesRoute, { runtime, prefix: '/v1/offers' });
+  await app.register(infoRoute, { runtime, prefix: '/v1/offers' });
   const adminToken = runtime.config.adminToken;
   if (adminToken) {
     await app.register(adminRoutes, { token: adminToken, commands: commands ?? commandExecutor(runtime, { projections: [] }), prefix: '/admin' });

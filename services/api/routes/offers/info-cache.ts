@@ -1,0 +1,53 @@
+import { findLinkTarget } from '../../../../commands/clicks/target.js';
+import { invalidatedCache } from '../../../../platform/cache/invalidated-cache.js';
+import type { Sql } from '../../../../platform/db/db.js';
+import type { Watermarks } from '../../../../platform/projection/watermarks.js';
+import type { TrackedLinkRef } from '../../../../projections/offers/links/parse-link.js';
+import { loadOfferInfo, type OfferInfoContent } from '../../../../projections/offers/offer-info.js';
+
+/**
+ * In-process caches of what `GET /v1/offers/info` reads, so a repeated read costs no round trip:
+ *
+ * - the projected public content per offer id (public, hidden or unreadable), emptied by every
+ *   commit of the `offers` projection (and by a gap in the commit notifications), heard before
+ *   anyone waiting for that commit wakes: a pause, a deletion or a new snapshot shows on the
+ *   first request after its event is applied, in every API process;
+ * - the offer a link names, kept only once found and never emptied: a mapping never changes
+ *   (a registered code's first registration wins, a served card's link code is unique and a serve
+ *   is never rewritten), while an unknown link is read again next time.
+ *
+ * A read that fails is never kept, so the route answers 503 for it and reads again next time.
+ */
+export interface OfferInfoCache {
+  content(sql: Sql, offerId: string): Promise<OfferInfoContent>;
+  /** The canonical offer id a tracked link names, undefined when no link has this address. */
+  linkedOffer(sql: Sql, link: TrackedLinkRef): Promise<string | undefined>;
+  stats(): Record<'contents' | 'links', { hits: number; misses: number; invalidations: number; size: number }>;
+  close(): void;
+}
+
+/** Entries each cache keeps at most (the oldest go first). */
+const MAX_ENTRIES = 50_000;
+
+export function openOfferInfoCache(watermarks: Pick<Watermarks, 'onApplied'>, options: { maxEntries?: number } = {}): OfferInfoCache {
+  const maxEntries = options.maxEntries ?? MAX_ENTRIES;
+  const contents = invalidatedCache<string, OfferInfoContent>({ maxEntries });
+  const links = invalidatedCache<string, string | null>({ maxEntries });
+  const unsubscribe = watermarks.onApplied((position) => {
+    if (!position || position.projection === 'offers') contents.invalidate();
+  });
+
+  return {
+    content: (sql, offerId) => contents.get(offerId, () => loadOfferInfo(sql, offerId)),
+    async linkedOffer(sql, link) {
+      const offerId = await links.get(
+        `${link.shape}:${link.code}`,
+        async () => (await findLinkTarget(sql, link))?.offer_id ?? null,
+        (found) => found !== null,
+      );
+      return offerId ?? undefined;
+    },
+    stats: () => ({ contents: { ...contents.stats, size: contents.size }, links: { ...links.stats, size: links.size } }),
+    close: unsubscribe,
+  };
+}

@@ -1,0 +1,50 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { URL_ACTION_TYPE } from './card-action.js';
+import { instanceOffer } from './instances-schema.js';
+
+/**
+ * Schemas of `GET /v1/offers/info`, one response per status. Responses are serialized from them
+ * and every object is closed, so only the fields named here can leave: no instance id, owner,
+ * trace, placement, destination or internal field ever does.
+ */
+
+const closed = { additionalProperties: false } as const;
+
+export const infoQuerystring = Type.Object(
+  {
+    offer_id: Type.Optional(Type.String({ format: 'uuid', description: 'canonical offer id; required when offerurl is absent' })),
+    offerurl: Type.Optional(
+      Type.String({
+        format: 'uri',
+        description: 'a complete existing tracked link on the link origin, URL-encoded as one parameter including its own query and fragment; required when offer_id is absent',
+      }),
+    ),
+  },
+  { ...closed, description: 'at least one; both must identify the same offer' },
+);
+
+// The offer object of the instance route without its instance id, with this route's action.
+const { offer_instance_id: _instanceId, action: _cardAction, ...offerFields } = instanceOffer.properties;
+
+export const infoAction = Type.Object(
+  {
+    type: Type.Unsafe<typeof URL_ACTION_TYPE>({ type: 'string', enum: [URL_ACTION_TYPE] }),
+    payload: Type.Object({ url: Type.String({ format: 'uri', description: 'the submitted offerurl, exactly' }) }, closed),
+    name: Type.Optional(Type.String()),
+    consumer_action: Type.Optional(Type.String()),
+  },
+  { ...closed, description: 'only when offerurl was given' },
+);
+
+export const infoOffer = Type.Object({ ...offerFields, action: Type.Optional(infoAction) }, closed);
+export type InfoOffer = Static<typeof infoOffer>;
+
+const envelope = <D extends ReturnType<typeof Type.Object>>(data: D) =>
+  Type.Object({ code: Type.String(), message: Type.String(), data, extra: Type.Object({}, closed) }, closed);
+
+export const infoResponses = {
+  200: envelope(infoOffer),
+  // Failures: data and extra are exactly {} on the offer routes.
+  '4xx': envelope(Type.Object({}, closed)),
+  '5xx': envelope(Type.Object({}, closed)),
+};

@@ -1,0 +1,95 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { keyHashSecretOf } from '../../../../platform/config/key-hash-secret.js';
+import type { Sql } from '../../../../platform/db/db.js';
+import { success } from '../../../../platform/http/envelope.js';
+import { ApiError, notFound, serviceUnavailable } from '../../../../platform/http/errors.js';
+import type { Runtime } from '../../../../platform/runtime.js';
+import type { PublicOffer } from '../../../../projections/offers/public-offer.js';
+import { authenticateOfferRequest } from '../../auth/offer-route-access.js';
+import { openReadCaches } from '../../read-cache.js';
+import { URL_ACTION_TYPE } from './card-action.js';
+import { openOfferInfoCache, type OfferInfoCache } from './info-cache.js';
+import { parseInfoQuery, rawQueryOf, type InfoRequest } from './info-request.js';
+import { infoQuerystring, infoResponses, type InfoOffer } from './info-schema.js';
+
+const UNAVAILABLE = 'OFFER_INFO_UNAVAILABLE';
+
+/** The answer's offer object: no instance id ever; `action` only for a link, which it echoes exactly. */
+export function infoOffer(offer: PublicOffer, submittedLink: string | undefined): InfoOffer {
+  const { action: detailsAction, ...rest } = offer;
+  if (submittedLink === undefined) return rest;
+  return { ...rest, action: { type: URL_ACTION_TYPE, payload: { url: submittedLink }, ...detailsAction } };
+}
+
+/**
+ * Which offer the request names and what may be shown of it: 404 for a link without mapping,
+ * 409 when offer_id and the link name different offers, 404 for nothing public, 503 for stored
+ * content that cannot be read. Reads only (through the caches); throws whatever the read models throw.
+ */
+async function readOfferInfo(sql: Sql, cache: OfferInfoCache, request: InfoRequest, log: FastifyRequest['log']): Promise<InfoOffer> {
+  let offerId = request.offer_id;
+  if (request.link) {
+    const linked = await cache.linkedOffer(sql, request.link.ref);
+    if (linked === undefined) throw notFound('no tracked link has this address');
+    if (offerId !== undefined && offerId !== linked) {
+      throw new ApiError(409, 'OFFER_INFO_IDENTITY_CONFLICT', 'offer_id and offerurl identify different offers');
+    }
+    offerId = linked;
+  }
+  const content = await cache.content(sql, offerId!);
+  switch (content.status) {
+    case 'hidden':
+      throw notFound('no current public offer has this id');
+    case 'unreadable':
+      log.error({ offer_id: offerId, problem: content.problem }, 'stored offer content cannot be projected');
+      throw serviceUnavailable(UNAVAILABLE, 'the offer\'s stored details cannot be read; retry later (a stored snapshot that is malformed needs correcting)');
+    case 'public':
+      return infoOffer(content.offer, request.link?.url);
+  }
+}
+
+/**
+ * `GET /v1/offers/info`: the current public details of one offer, by canonical id, by a tracked
+ * link, or both (README, "Offer info"). Checked in this order: the key (401, 403), the
+ * parameters (400), then the read models (404, 409, 503). It writes nothing and calls nobody.
+ * Other methods, HEAD included, get 405 from the app's not-found handler.
+ */
+export async function infoRoute(app: FastifyInstance, { runtime }: { runtime: Runtime }) {
+  const watermarks = await runtime.watermarks();
+  const keys = openReadCaches(watermarks);
+  const cache = openOfferInfoCache(watermarks);
+  app.addHook('onClose', async () => {
+    keys.close();
+    cache.close();
+  });
+  const secret = keyHashSecretOf(runtime.config);
+  const linkBase = runtime.config.linkBase;
+
+  /** Our refusals pass through; a read model that fails to answer is a 503, never a partial or wrong answer. */
+  async function unavailableOnFailure<T>(request: FastifyRequest, read: () => Promise<T>): Promise<T> {
+    try {
+      return await read();
+    } catch (error) {
+      if (error instanceof ApiError) throw error;
+      request.log.error({ err: error }, 'offer info read failed');
+      throw serviceUnavailable(UNAVAILABLE, 'offer details cannot be read right now; retry later');
+    }
+  }
+
+  app.get(
+    '/info',
+    {
+      exposeHeadRoute: false,
+      schema: { querystring: infoQuerystring, response: infoResponses },
+      // The parameters are read from the raw query string by parseInfoQuery (strict decoding, the
+      // reference's errors); the schema describes them.
+      validatorCompiler: () => (value: unknown) => ({ value }),
+    },
+    async (request) => {
+      await unavailableOnFailure(request, () => authenticateOfferRequest(runtime.db, secret, request.headers, 'info', keys.lookupKey));
+      const parameters = parseInfoQuery(rawQueryOf(request.url), linkBase);
+      const offer = await unavailableOnFailure(request, () => readOfferInfo(runtime.db, cache, parameters, request.log));
+      return success(offer);
+    },
+  );
+}

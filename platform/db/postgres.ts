@@ -65,32 +65,59 @@ export function connectPostgres(connectionString: string, options: { max?: numbe
 
 /**
  * LISTEN needs a session of its own (a pooled connection would be handed to others). A dropped
- * session is opened again; what was notified meanwhile is lost, so listeners also re-read state
- * after a reconnect (the watermarks do).
+ * session is opened again, retrying with a growing pause until it works; what was notified
+ * meanwhile is lost, so after every (re)connect the listener gets an empty payload and re-reads
+ * state (the watermarks and caches do).
  */
 async function listenOn(connectionString: string, channel: string, onPayload: (payload: string) => void): Promise<() => Promise<void>> {
   let client: pg.Client | undefined;
   let stopped = false;
+  let retry: NodeJS.Timeout | undefined;
   const connect = async () => {
     const next = new pg.Client({ connectionString, options: '-c TimeZone=UTC' });
+    let dropped = false;
+    const drop = () => {
+      if (dropped) return;
+      dropped = true;
+      next.end().catch(() => {});
+      if (client === next) client = undefined;
+      reconnect(0);
+    };
     next.on('notification', (message) => {
       if (message.channel === channel && message.payload !== undefined) onPayload(message.payload);
     });
-    next.on('error', () => {
-      next.end().catch(() => {});
-      if (!stopped) setTimeout(() => void connect().catch(() => {}), 500).unref();
-    });
-    await next.connect();
-    await next.query(`LISTEN "${channel.replace(/"/g, '""')}"`);
-    if (stopped) await next.end();
-    else {
-      client = next;
-      onPayload('');
+    next.on('error', drop);
+    next.on('end', drop);
+    try {
+      await next.connect();
+      await next.query(`LISTEN "${channel.replace(/"/g, '""')}"`);
+    } catch (error) {
+      dropped = true;
+      await next.end().catch(() => {});
+      throw error;
     }
+    if (stopped) {
+      dropped = true;
+      await next.end();
+      return;
+    }
+    client = next;
+    onPayload('');
+  };
+  const reconnect = (attempt: number) => {
+    if (stopped || retry) return;
+    retry = setTimeout(() => {
+      retry = undefined;
+      connect().catch(() => reconnect(attempt + 1));
+    }, Math.min(500 * 2 ** attempt, 10_000));
+    retry.unref();
   };
   await connect();
   return async () => {
     stopped = true;
-    await client?.end().catch(() => {});
+    clearTimeout(retry);
+    const current = client;
+    client = undefined;
+    await current?.end().catch(() => {});
   };
 }

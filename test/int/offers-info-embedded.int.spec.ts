@@ -10,7 +10,10 @@ import { buildApp } from '../../services/api/app.js';
 import { startProjectors, type RunningProjectors } from '../../services/projector/projectors.js';
 import { buildInstanceWorld, commandRunner, DETAILS, type InstanceWorld, type RunCommand } from '../support/instance-world.js';
 import { enc, expectFailure, expectOffer, infoClient, storeRawSnapshot, topicEnds } from '../support/offer-info.js';
-import { appendServes, linkCode, servedCard } from '../support/serve-builder.js';
+import { mintCode } from '../../commands/offers/link-register.js';
+import { appendServes, offerServed as servedCard } from '../support/serves.js';
+
+const linkCode = () => mintCode('short_code');
 
 /** GET /v1/offers/info on the embedded default (PGlite log and read models, no Redis): every rule and error row. */
 describe('GET /v1/offers/info on the embedded default', () => {

@@ -7,7 +7,7 @@ import { startProjectors, type RunningProjectors } from '../../services/projecto
 import { createTestApp, type TestRuntime } from '../support/app.js';
 import { buildInstanceWorld, commandRunner, DETAILS, type InstanceWorld, type RunCommand } from '../support/instance-world.js';
 import { expectFailure, expectOffer, infoClient } from '../support/offer-info.js';
-import { appendServes, servedCard } from '../support/serve-builder.js';
+import { appendServes, offerServed as servedCard } from '../support/serves.js';
 
 /** 503 OFFER_INFO_UNAVAILABLE when the read models cannot be read; Redis is never needed. */
 describe('GET /v1/offers/info when a backend is unavailable', () => {

@@ -7,7 +7,10 @@ import { startProjectors, type RunningProjectors } from '../../services/projecto
 import { createTestApp, type TestRuntime } from '../support/app.js';
 import { buildInstanceWorld, commandRunner, DETAILS, type InstanceWorld, type RunCommand } from '../support/instance-world.js';
 import { enc, expectFailure, expectOffer, infoClient, storeRawSnapshot, topicEnds } from '../support/offer-info.js';
-import { appendServes, linkCode, servedCard } from '../support/serve-builder.js';
+import { mintCode } from '../../commands/offers/link-register.js';
+import { appendServes, offerServed as servedCard } from '../support/serves.js';
+
+const linkCode = () => mintCode('short_code');
 
 // GET /v1/offers/info on Kafka, the registry, Postgres and Redis: every rule and error row of the
 // reference, status equality with the instance route, no writes, cache invalidation by events.
@@ -47,7 +50,7 @@ afterAll(async () => {
   await t?.close();
 });
 
-const card = (overrides: Partial<OfferServed> & { link?: boolean } = {}) =>
+const card = (overrides: Partial<OfferServed>  = {}) =>
   servedCard(t.runtime.config.linkBase, { application_id: world.apps.main, offer_id: world.offers.rich, placement_id: world.placements.main, ...overrides });
 
 /** A fresh remote offer (stored status as given) with the snapshots listed, applied before it resolves. */

@@ -3,6 +3,7 @@ import type { LoggedEvent } from '../../platform/events/event-log.js';
 import { applyBatch } from '../../platform/projection/runner.js';
 import { openWatermarks, type Watermarks } from '../../platform/projection/watermarks.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { waitFor } from '../support/wait-for.js';
 
 /** Listeners of applied commits (the read caches) hear a commit before anyone waiting for it wakes. */
 describe('watermark listeners', () => {
@@ -37,4 +38,23 @@ describe('watermark listeners', () => {
     expect(await watermarks.awaitApplied('listened', [{ topic: 't', partition: 0, offset: '3' }], 30_000)).toBe(true);
     expect(heard).not.toContain('listened@4');
   });
+
+  it('survive their listening session being killed: a gap is signalled and later commits still wake waiters', async () => {
+    const heard: string[] = [];
+    const unsubscribe = watermarks.onApplied((position) => heard.push(position ? `${position.projection}@${position.next}` : 'gap'));
+    // Kill the LISTEN session twice: the first reconnect must not be the only one.
+    for (let round = 0; round < 2; round++) {
+      const { rows } = await database.db.query<{ killed: boolean }>(
+        `SELECT pg_terminate_backend(pid) AS killed FROM pg_stat_activity
+         WHERE datname = current_database() AND pid <> pg_backend_pid() AND query LIKE 'LISTEN%'`,
+      );
+      expect(rows.some((row) => row.killed)).toBe(true);
+      const gapsBefore = heard.filter((entry) => entry === 'gap').length;
+      await waitFor(() => heard.filter((entry) => entry === 'gap').length > gapsBefore, { what: 'the listening session to come back' });
+    }
+    await applyBatch(database.db, projection('reconnected'), { topic: 't', partition: 0, events: [event(0)] });
+    expect(await watermarks.awaitApplied('reconnected', [{ topic: 't', partition: 0, offset: '0' }], 30_000)).toBe(true);
+    unsubscribe();
+  });
 });
+

@@ -8,6 +8,7 @@ import { createTestApp, type TestRuntime } from '../support/app.js';
 import { buildInstanceWorld, commandRunner, DETAILS, type InstanceWorld, type RunCommand } from '../support/instance-world.js';
 import { expectFailure, expectOffer, infoClient } from '../support/offer-info.js';
 import { appendServes, offerServed as servedCard } from '../support/serves.js';
+import { withoutTable as withoutTableIn } from '../support/database.js';
 
 /** 503 OFFER_INFO_UNAVAILABLE when the read models cannot be read; Redis is never needed. */
 describe('GET /v1/offers/info when a backend is unavailable', () => {
@@ -33,14 +34,7 @@ describe('GET /v1/offers/info when a backend is unavailable', () => {
   const freshOffer = async () => (await run('offer:upsert', { partner_id: world.partner_id, kind: 'local', status: 'active', details: DETAILS })).offer_id as string;
 
   /** Runs `during` while `table` is renamed away, then puts it back. */
-  async function withoutTable(table: string, during: () => Promise<void>) {
-    await t.database.db.query(`ALTER TABLE ${table} RENAME TO ${table}_away`);
-    try {
-      await during();
-    } finally {
-      await t.database.db.query(`ALTER TABLE ${table}_away RENAME TO ${table}`);
-    }
-  }
+  const withoutTable = (table: string, during: () => Promise<void>) => withoutTableIn(t.database.db, table, during);
 
   it('when the offers cannot be read', async () => {
     const offer_id = await freshOffer();

@@ -6,6 +6,7 @@ import { startProjectors, type RunningProjectors } from '../../services/projecto
 import { createTestApp, type TestRuntime } from '../support/app.js';
 import { buildInstanceWorld, commandRunner, DETAILS, type InstanceWorld, type RunCommand } from '../support/instance-world.js';
 import { appendServes, offerServed as servedCard } from '../support/serves.js';
+import { withoutTable as withoutTableIn } from '../support/database.js';
 
 /** 503 OFFER_INSTANCE_UNAVAILABLE: whatever part of the read models cannot be read, the whole request fails. */
 describe('POST /v1/offers/instances when the read models cannot be read', () => {
@@ -39,14 +40,7 @@ describe('POST /v1/offers/instances when the read models cannot be read', () => 
     expect(response.json()).toEqual({ code: 'OFFER_INSTANCE_UNAVAILABLE', message: expect.stringMatching(/retry later/), data: {}, extra: {} });
   };
   /** Runs `during` while `table` is renamed away, then puts it back. */
-  async function withoutTable(table: string, during: () => Promise<void>) {
-    await t.database.db.query(`ALTER TABLE ${table} RENAME TO ${table}_away`);
-    try {
-      await during();
-    } finally {
-      await t.database.db.query(`ALTER TABLE ${table}_away RENAME TO ${table}`);
-    }
-  }
+  const withoutTable = (table: string, during: () => Promise<void>) => withoutTableIn(t.database.db, table, during);
 
   it('when the served cards cannot be read', async () => {
     const c = card();

@@ -46,3 +46,13 @@ export async function createTestDatabase(options: { migrate?: boolean } = {}): P
     },
   };
 }
+
+/** Runs `during` while `table` cannot be read (renamed away), then puts it back: a read model that fails. */
+export async function withoutTable(db: Db, table: string, during: () => Promise<void>): Promise<void> {
+  await db.query(`ALTER TABLE ${table} RENAME TO ${table}_away`);
+  try {
+    await during();
+  } finally {
+    await db.query(`ALTER TABLE ${table}_away RENAME TO ${table}`);
+  }
+}

@@ -80,7 +80,7 @@ export async function infoRoute(app: FastifyInstance, { runtime }: { runtime: Ru
     '/info',
     {
       exposeHeadRoute: false,
-      schema: { querystring: infoQuerystring, response: infoResponses },
+      schema: { summary: 'Read the public details of one offer', security: [{ apiKey: [] }], querystring: infoQuerystring, response: infoResponses },
       // The parameters are read from the raw query string by parseInfoQuery (strict decoding, the
       // reference's errors); the schema describes them.
       validatorCompiler: () => (value: unknown) => ({ value }),

@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { Type, type TObject, type TProperties } from '@sinclair/typebox';
 import { errorResponses, successEnvelope } from '../../../../platform/http/envelope-schema.js';
 
 /**
@@ -76,8 +76,20 @@ const chainFields = {
   path: Type.Array(pathNode, { description: 'same as location.path' }),
   location_ids: Type.Array(Type.String({ pattern: LOCATION_ID }), { description: 'self to root' }),
 };
-const extra = Type.Object({ warnings: Type.Optional(Type.Array(Type.String())) }, closed);
-const responses = (data: ReturnType<typeof Type.Object>) => ({ 200: successEnvelope(data, extra), ...errorResponses });
+const extraFields = {
+  warnings: Type.Optional(Type.Array(Type.String(), { description: 'when locale is given: it is reserved' })),
+  subdivision_code_type: Type.Optional(Type.String({ description: 'LEGACY: how subdivision_code was matched' })),
+  has_more: Type.Optional(Type.Boolean({ description: 'LEGACY: more matches than limit' })),
+};
+const extra = (fields: TProperties) => Type.Object(fields, closed);
+const responses = (data: TObject, extraSchema: TObject) => ({
+  200: successEnvelope(data, extraSchema),
+  ...errorResponses,
+});
+const pagination = Type.Object(
+  { limit: Type.Integer(), returned: Type.Integer(), has_more: Type.Boolean() },
+  { ...closed, description: 'FULL only' },
+);
 
 export const searchSchema = {
   summary: 'Search locations',
@@ -106,6 +118,7 @@ export const searchSchema = {
       },
       closed,
     ),
+    extra({ ...extraFields, pagination: Type.Optional(pagination) }),
   ),
 };
 
@@ -126,6 +139,7 @@ export const resolveSchema = {
   ),
   response: responses(
     Type.Object({ ...catalogFields, ...chainFields, candidates: Type.Array(location, { description: 'LEGACY candidates; empty in FULL' }) }, closed),
+    extra(extraFields),
   ),
 };
 
@@ -133,5 +147,5 @@ export const lookupSchema = {
   summary: 'Read one location',
   params: Type.Object({ location_id: locationId('LEGACY: a registry id; FULL: an active full-catalog id') }),
   querystring: Type.Object({ catalog, locale }, closed),
-  response: responses(Type.Object({ ...catalogFields, ...chainFields }, closed)),
+  response: responses(Type.Object({ ...catalogFields, ...chainFields }, closed), extra({ warnings: extraFields.warnings })),
 };

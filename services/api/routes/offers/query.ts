@@ -29,7 +29,8 @@ export async function queryRoutes(app: FastifyInstance, { runtime }: { runtime: 
   app.post('/query', {
     schema: {
       summary: 'Serve offer cards for a placement',
-      security: [{ apiKey: [] }],
+      // A key, or none when the environment designates a default placement (anonymous serving).
+      security: [{ apiKey: [] }, {}],
       body: queryBody,
       response: { 200: queryResponse, ...errorResponses },
     },

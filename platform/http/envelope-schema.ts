@@ -16,11 +16,11 @@ export const errorEnvelope = Type.Object(
   { additionalProperties: false, description: 'error envelope' },
 );
 
-/** A success whose `data` is the given schema. */
-export const successEnvelope = <D extends TSchema>(data: D, extra: TObject = Type.Object({}, { additionalProperties: false })) =>
+/** A success whose `data` is the given schema; the description is the response's in the document. */
+export const successEnvelope = <D extends TSchema>(data: D, extra: TObject = Type.Object({}, { additionalProperties: false }), description = 'success') =>
   Type.Object(
     { code: Type.Literal('SUCCESS'), message: Type.Literal(''), data, extra },
-    { additionalProperties: false },
+    { additionalProperties: false, description },
   );
 
 /** Error statuses a route answers in the envelope (keys as Fastify's response schema accepts them). */

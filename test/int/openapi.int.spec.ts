@@ -55,6 +55,10 @@ describe('GET /openapi.json', () => {
     expect([...documented].filter((route) => !operations.map(openApiPath).includes(route))).toEqual([]);
   });
 
+  it('describes every response (no generated placeholder)', () => {
+    expect(JSON.stringify(document)).not.toContain('Default Response');
+  });
+
   it('keeps hidden routes out: no admin or bench path', () => {
     expect(registeredRoutes(t.app)).toContain('POST /admin/commands/:name');
     expect(Object.keys(document.paths).filter((path) => /^\/(admin|bench|docs|openapi)/.test(path))).toEqual([]);

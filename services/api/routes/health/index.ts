@@ -8,13 +8,13 @@ const backends = Type.Record(Type.String(), Type.String(), { description: "each 
 
 const healthzSchema = {
   summary: 'Liveness: the process answers',
-  response: { 200: successEnvelope(Type.Object({ status: Type.Literal('ok') }, { additionalProperties: false })) },
+  response: { 200: successEnvelope(Type.Object({ status: Type.Literal('ok') }, { additionalProperties: false }), undefined, 'alive') },
 };
 
 const readyzSchema = {
   summary: 'Readiness: every backend this process uses answers',
   response: {
-    200: successEnvelope(Type.Object({ status: Type.Literal('ready'), backends }, { additionalProperties: false })),
+    200: successEnvelope(Type.Object({ status: Type.Literal('ready'), backends }, { additionalProperties: false }), undefined, 'every backend answers'),
     503: Type.Object(
       { ...errorEnvelope.properties, extra: Type.Object({ backends }, { additionalProperties: false }) },
       { additionalProperties: false, description: 'NOT_READY: a backend is unavailable' },

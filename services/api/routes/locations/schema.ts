@@ -82,8 +82,8 @@ const extraFields = {
   has_more: Type.Optional(Type.Boolean({ description: 'LEGACY: more matches than limit' })),
 };
 const extra = (fields: TProperties) => Type.Object(fields, closed);
-const responses = (data: TObject, extraSchema: TObject) => ({
-  200: successEnvelope(data, extraSchema),
+const responses = (data: TObject, extraSchema: TObject, description: string) => ({
+  200: successEnvelope(data, extraSchema, description),
   ...errorResponses,
 });
 const pagination = Type.Object(
@@ -119,6 +119,7 @@ export const searchSchema = {
       closed,
     ),
     extra({ ...extraFields, pagination: Type.Optional(pagination) }),
+    'one page of matching locations',
   ),
 };
 
@@ -140,6 +141,7 @@ export const resolveSchema = {
   response: responses(
     Type.Object({ ...catalogFields, ...chainFields, candidates: Type.Array(location, { description: 'LEGACY candidates; empty in FULL' }) }, closed),
     extra(extraFields),
+    'the resolved location with its chain',
   ),
 };
 
@@ -147,5 +149,5 @@ export const lookupSchema = {
   summary: 'Read one location',
   params: Type.Object({ location_id: locationId('LEGACY: a registry id; FULL: an active full-catalog id') }),
   querystring: Type.Object({ catalog, locale }, closed),
-  response: responses(Type.Object({ ...catalogFields, ...chainFields }, closed), extra({ warnings: extraFields.warnings })),
+  response: responses(Type.Object({ ...catalogFields, ...chainFields }, closed), extra({ warnings: extraFields.warnings }), 'the location with its chain'),
 };

@@ -163,11 +163,11 @@ async function serve() {
   const runtime = await openRuntime(loadConfig(process.env));
   const app = await buildApp({ runtime });
   let answer = '';
-  app.put('/bench/static-instances', async (request) => {
+  app.put('/bench/static-instances', { schema: { hide: true } }, async (request) => {
     answer = JSON.stringify(request.body);
     return {};
   });
-  app.post('/bench/static-instances', async (_request, reply) => reply.type('application/json; charset=utf-8').send(answer));
+  app.post('/bench/static-instances', { schema: { hide: true } }, async (_request, reply) => reply.type('application/json; charset=utf-8').send(answer));
   const address = await app.listen({ port: 0, host: '127.0.0.1' });
   process.stdout.write(`listening ${address}\n`);
   process.on('SIGTERM', () => void app.close().then(() => runtime.close()).then(() => process.exit(0)));

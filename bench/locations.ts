@@ -327,18 +327,18 @@ async function serve() {
   const sample = async (url: string) => (await app.inject({ url })).json() as object;
   let staticSearch: object = {};
   let staticLookup: object = {};
-  app.get('/bench/static-search', async () => staticSearch);
-  app.get('/bench/static-lookup', async () => staticLookup);
+  app.get('/bench/static-search', { schema: { hide: true } }, async () => staticSearch);
+  app.get('/bench/static-lookup', { schema: { hide: true } }, async () => staticLookup);
   // The same envelopes behind the location routes' rate limit, in a context of their own.
   await app.register(async (limited) => {
     await limited.register(rateLimit, locationRateLimit(runtime));
-    limited.get('/static-search', async () => staticSearch);
-    limited.get('/static-lookup', async () => staticLookup);
+    limited.get('/static-search', { schema: { hide: true } }, async () => staticSearch);
+    limited.get('/static-lookup', { schema: { hide: true } }, async () => staticLookup);
   }, { prefix: '/bench/limited' });
   let readyMs = 0;
   let peakRss = 0;
   setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage.rss())), 100).unref();
-  app.get('/bench/rss', async (request) => {
+  app.get('/bench/rss', { schema: { hide: true } }, async (request) => {
     const index = await fullReaderFor(runtime.db).current();
     const { rss, heapUsed } = process.memoryUsage();
     const answer = { rss, heapUsed, peakRss: Math.max(peakRss, rss), readyMs, fullReadMs: index?.timings.readMs ?? 0, fullIndexMs: index?.timings.indexMs ?? 0, restored: index?.timings.restored ?? false };

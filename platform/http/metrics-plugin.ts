@@ -11,7 +11,13 @@ export const httpMetrics = fp(async (app: FastifyInstance, options: { metrics: M
       reply.elapsedTime / 1000,
     );
   });
-  app.get('/metrics', { logLevel: 'warn' }, async (_request, reply) => {
+  app.get('/metrics', {
+    logLevel: 'warn',
+    schema: {
+      summary: 'Prometheus metrics',
+      response: { 200: { description: 'Prometheus text exposition format', content: { 'text/plain': { schema: { type: 'string' } } } } },
+    },
+  }, async (_request, reply) => {
     // A failing refresh must not hide the other series; the stale value stays.
     await Promise.allSettled(metrics.beforeScrape.map((refresh) => refresh()));
     reply.header('content-type', metrics.registry.contentType);

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { maxHeaderSize } from 'node:http';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -7,6 +8,7 @@ import { httpMetrics } from '../../platform/http/metrics-plugin.js';
 import { requestGuards } from '../../platform/http/request-guards.js';
 import type { Runtime } from '../../platform/runtime.js';
 import { commandExecutor, type CommandExecutor } from '../admin/command-executor.js';
+import { openApiDocument } from './openapi/plugin.js';
 import { adminRoutes } from './routes/admin/index.js';
 import { healthRoutes } from './routes/health/index.js';
 import { linkRoutePrefix, linkRoutes } from './routes/links/index.js';
@@ -14,6 +16,8 @@ import { locationRoutes } from './routes/locations/index.js';
 import { queryRoutes } from './routes/offers/query.js';
 import { instancesRoute } from './routes/offers/instances.js';
 import { infoRoute } from './routes/offers/info.js';
+
+const SERVICE_VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
 export interface AppOptions {
   runtime: Runtime;
@@ -45,6 +49,8 @@ export async function buildApp({ runtime, logger = false, commands }: AppOptions
 
   await app.register(errorHandling);
   await app.register(requestGuards);
+  // Before every route: the document is collected from the routes as they are added.
+  await app.register(openApiDocument, { version: SERVICE_VERSION });
   await app.register(httpMetrics, { metrics: runtime.metrics });
   await app.register(healthRoutes, { runtime });
   await app.register(locationRoutes, { runtime, prefix: '/v1/locations' });

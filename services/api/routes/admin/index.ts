@@ -31,11 +31,12 @@ export async function adminRoutes(app: FastifyInstance, options: AdminRouteOptio
     if (!token || !timingSafeEqual(digest(token), expected)) throw unauthorized('admin token missing or invalid');
   });
 
-  app.get('/commands', async () =>
+  // Operators' API: kept out of the public OpenAPI document.
+  app.get('/commands', { schema: { hide: true } }, async () =>
     success({ commands: adminCommands.map((command) => ({ name: command.name, summary: command.summary, input: command.input })) }),
   );
 
-  app.post('/commands/:name', async (request) => {
+  app.post('/commands/:name', { schema: { hide: true } }, async (request) => {
     const { name } = request.params as { name: string };
     const command = commands.get(name);
     if (!command) throw notFound(`no admin command named ${name}`);

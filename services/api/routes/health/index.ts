@@ -1,12 +1,32 @@
+import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
+import { errorEnvelope, successEnvelope } from '../../../../platform/http/envelope-schema.js';
 import { failure, success } from '../../../../platform/http/envelope.js';
 import type { Runtime } from '../../../../platform/runtime.js';
 
+const backends = Type.Record(Type.String(), Type.String(), { description: "each backend: 'ok' or 'unavailable: <reason>'" });
+
+const healthzSchema = {
+  summary: 'Liveness: the process answers',
+  response: { 200: successEnvelope(Type.Object({ status: Type.Literal('ok') }, { additionalProperties: false }), undefined, 'alive') },
+};
+
+const readyzSchema = {
+  summary: 'Readiness: every backend this process uses answers',
+  response: {
+    200: successEnvelope(Type.Object({ status: Type.Literal('ready'), backends }, { additionalProperties: false }), undefined, 'every backend answers'),
+    503: Type.Object(
+      { ...errorEnvelope.properties, extra: Type.Object({ backends }, { additionalProperties: false }) },
+      { additionalProperties: false, description: 'NOT_READY: a backend is unavailable' },
+    ),
+  },
+};
+
 /** Liveness (the process answers) and readiness (every backend this process uses answers). */
 export async function healthRoutes(app: FastifyInstance, { runtime }: { runtime: Runtime }) {
-  app.get('/healthz', { logLevel: 'warn' }, async () => success({ status: 'ok' }));
+  app.get('/healthz', { logLevel: 'warn', schema: healthzSchema }, async () => success({ status: 'ok' }));
 
-  app.get('/readyz', { logLevel: 'warn' }, async (_request, reply) => {
+  app.get('/readyz', { logLevel: 'warn', schema: readyzSchema }, async (_request, reply) => {
     const checks: Record<string, () => Promise<unknown>> = {
       database: () => runtime.db.query('SELECT 1'),
       event_log: () => runtime.eventLog.ping(),

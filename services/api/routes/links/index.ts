@@ -1,5 +1,7 @@
+import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { clickLink, openLink, subIdsFromQuery, type ClickResult, type LinkState } from '../../../../commands/clicks/click.js';
+import { clickLink, openLink, SUB_ID_MAX_LENGTH, SUB_ID_NAMES, subIdsFromQuery, type ClickResult, type LinkState } from '../../../../commands/clicks/click.js';
+import { documentOnlyValidation, errorResponses } from '../../../../platform/http/envelope-schema.js';
 import { CommandInputError } from '../../../../commands/command.js';
 import { ApiError, badRequest, notFound, serviceUnavailable } from '../../../../platform/http/errors.js';
 import type { Runtime } from '../../../../platform/runtime.js';
@@ -14,6 +16,29 @@ export function linkRoutePrefix(linkBase: string): string {
 // a cached 410 would outlive a reactivated offer). The page that showed the link is the app's, and
 // the destination learns what it needs from the click id, not from the Referer.
 const LINK_HEADERS = { 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' };
+
+// Declared for the document only: the handler reads the code and sub ids itself (an unusable code
+// is a 404, a bad sub id the click command's 400), so Fastify does not validate them.
+const subIdQuery = Type.Object(
+  Object.fromEntries(SUB_ID_NAMES.map((name) => [name, Type.Optional(Type.String({ maxLength: SUB_ID_MAX_LENGTH, description: 'recorded with the click; at most once' }))])),
+  { additionalProperties: true, description: 'other parameters are ignored' },
+);
+const linkResponses = {
+  // HEAD answers 302 too, without a Location and without recording a click.
+  302: { type: 'null', description: 'redirect (Location) to the destination with the click id; the click is durable before this answer' },
+  ...errorResponses,
+};
+const linkSchema = (params: ReturnType<typeof Type.Object>, summary: string) => ({
+  summary,
+  params,
+  querystring: subIdQuery,
+  response: linkResponses,
+});
+const rootSchema = linkSchema(
+  Type.Object({ code: Type.String({ description: 'the 8-character short code or a historical instance UUID' }) }),
+  'Open a tracked link (short code or instance UUID)',
+);
+const staticSchema = linkSchema(Type.Object({ token: Type.String({ pattern: STATIC_TOKEN.source, description: 'a static link token (st_…)' }) }), 'Open a static tracked link');
 
 /** `{root}/{8 alphanumerics}` or `{root}/{canonical UUID}`; an st_ token lives only under /static/. */
 function rootLink(code: string): TrackedLinkRef | undefined {
@@ -72,12 +97,16 @@ export async function linkRoutes(app: FastifyInstance, { runtime }: { runtime: R
     method: methods,
     url: '/:code',
     exposeHeadRoute: false,
+    schema: rootSchema,
+    ...documentOnlyValidation,
     handler: (request, reply) => follow(request, reply, rootLink((request.params as { code: string }).code)),
   });
   app.route({
     method: methods,
     url: '/static/:token',
     exposeHeadRoute: false,
+    schema: staticSchema,
+    ...documentOnlyValidation,
     handler: (request, reply) => follow(request, reply, staticLink((request.params as { token: string }).token)),
   });
 }

@@ -2,6 +2,8 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import rateLimit from '@fastify/rate-limit';
 import { tooManyRequests } from '../../../../platform/http/errors.js';
 import type { Runtime } from '../../../../platform/runtime.js';
+import { documentOnlyValidation } from '../../../../platform/http/envelope-schema.js';
+import { lookupSchema, resolveSchema, searchSchema } from './schema.js';
 import { parseCatalog, type LocationQuery } from './catalog-param.js';
 import * as full from './full.js';
 import * as legacy from './legacy.js';
@@ -29,21 +31,22 @@ export async function locationRoutes(app: FastifyInstance, { runtime }: { runtim
   await app.register(rateLimit, locationRateLimit(runtime));
 
   const context = { db: runtime.db };
+  // Request schemas only document the parameters: each catalog's handler checks them itself.
   // Handlers render the success envelope as JSON text themselves (mostly from per-location
   // fragments rendered once), so it is sent as is.
   const json = (reply: FastifyReply, body: string | Buffer) => reply.type('application/json; charset=utf-8').send(body);
 
-  app.get('/search', async (request, reply) => {
+  app.get('/search', { schema: searchSchema, ...documentOnlyValidation }, async (request, reply) => {
     const query = request.query as LocationQuery;
     return json(reply, parseCatalog(query) === 'FULL' ? await full.search(context, query) : await legacy.search(context, query));
   });
 
-  app.get('/resolve', async (request, reply) => {
+  app.get('/resolve', { schema: resolveSchema, ...documentOnlyValidation }, async (request, reply) => {
     const query = request.query as LocationQuery;
     return json(reply, parseCatalog(query) === 'FULL' ? await full.resolve(context, query) : await legacy.resolve(context, query));
   });
 
-  app.get('/:location_id', async (request, reply) => {
+  app.get('/:location_id', { schema: lookupSchema, ...documentOnlyValidation }, async (request, reply) => {
     const { location_id: locationId } = request.params as { location_id: string };
     const query = request.query as LocationQuery;
     return json(reply, parseCatalog(query) === 'FULL' ? await full.lookup(context, locationId, query) : await legacy.lookup(context, locationId, query));

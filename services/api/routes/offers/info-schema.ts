@@ -39,12 +39,12 @@ export const infoAction = Type.Object(
 export const infoOffer = Type.Object({ ...offerFields, action: Type.Optional(infoAction) }, closed);
 export type InfoOffer = Static<typeof infoOffer>;
 
-const envelope = <D extends ReturnType<typeof Type.Object>>(data: D) =>
-  Type.Object({ code: Type.String(), message: Type.String(), data, extra: Type.Object({}, closed) }, closed);
+const envelope = <D extends ReturnType<typeof Type.Object>>(data: D, description: string) =>
+  Type.Object({ code: Type.String(), message: Type.String(), data, extra: Type.Object({}, closed) }, { ...closed, description });
 
 export const infoResponses = {
-  200: envelope(infoOffer),
+  200: envelope(infoOffer, 'the offer\'s current public details'),
   // Failures: data and extra are exactly {} on the offer routes.
-  '4xx': envelope(Type.Object({}, closed)),
-  '5xx': envelope(Type.Object({}, closed)),
+  '4xx': envelope(Type.Object({}, closed), 'error envelope: the reference\'s code and message'),
+  '5xx': envelope(Type.Object({}, closed), 'error envelope: unavailable, retry later'),
 };

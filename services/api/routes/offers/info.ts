@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { keyHashSecretOf } from '../../../../platform/config/key-hash-secret.js';
 import type { Sql } from '../../../../platform/db/db.js';
 import { success } from '../../../../platform/http/envelope.js';
+import { documentOnlyValidation } from '../../../../platform/http/envelope-schema.js';
 import { ApiError, notFound, serviceUnavailable } from '../../../../platform/http/errors.js';
 import type { Runtime } from '../../../../platform/runtime.js';
 import type { PublicOffer } from '../../../../projections/offers/public-offer.js';
@@ -80,10 +81,10 @@ export async function infoRoute(app: FastifyInstance, { runtime }: { runtime: Ru
     '/info',
     {
       exposeHeadRoute: false,
-      schema: { querystring: infoQuerystring, response: infoResponses },
+      schema: { summary: 'Read the public details of one offer', security: [{ apiKey: [] }], querystring: infoQuerystring, response: infoResponses },
       // The parameters are read from the raw query string by parseInfoQuery (strict decoding, the
       // reference's errors); the schema describes them.
-      validatorCompiler: () => (value: unknown) => ({ value }),
+      ...documentOnlyValidation,
     },
     async (request) => {
       await unavailableOnFailure(request, () => authenticateOfferRequest(runtime.db, secret, request.headers, 'info', keys.lookupKey));

@@ -72,12 +72,12 @@ export const instanceItem = Type.Object(
 );
 export type InstanceItem = Static<typeof instanceItem>;
 
-const envelope = <D extends ReturnType<typeof Type.Object>>(data: D) =>
-  Type.Object({ code: Type.String(), message: Type.String(), data, extra: Type.Object({}, closed) }, closed);
+const envelope = <D extends ReturnType<typeof Type.Object>>(data: D, description: string) =>
+  Type.Object({ code: Type.String(), message: Type.String(), data, extra: Type.Object({}, closed) }, { ...closed, description });
 
 export const instancesResponses = {
-  200: envelope(Type.Object({ instances: Type.Array(instanceItem) }, closed)),
+  200: envelope(Type.Object({ instances: Type.Array(instanceItem) }, closed), 'found and not_found items, in request order'),
   // Failures: data and extra are exactly {} on the offer routes.
-  '4xx': envelope(Type.Object({}, closed)),
-  '5xx': envelope(Type.Object({}, closed)),
+  '4xx': envelope(Type.Object({}, closed), 'error envelope: the reference\'s code and message'),
+  '5xx': envelope(Type.Object({}, closed), 'error envelope: unavailable, retry later'),
 };

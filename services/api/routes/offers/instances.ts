@@ -36,7 +36,7 @@ export async function instancesRoute(app: FastifyInstance, { runtime }: { runtim
   app.withTypeProvider<TypeBoxTypeProvider>().post(
     '/instances',
     {
-      schema: { body: instancesRequestBody, response: instancesResponses },
+      schema: { summary: 'Read served cards by offer_instance_id', security: [{ apiKey: [] }], body: instancesRequestBody, response: instancesResponses },
       // The body is checked by parseInstancesBody (closed, no type coercion, the reference's
       // messages); what it returns (canonical, de-duplicated ids) replaces the body.
       validatorCompiler: () => (body: unknown) => {

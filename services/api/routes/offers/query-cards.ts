@@ -44,4 +44,4 @@ export const queryResponse = Type.Object({
     ),
   }),
   extra: Type.Object({}),
-});
+}, { description: 'the served cards (possibly none)' });

@@ -1,10 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import { appendServes, prepareServes } from '../../../../commands/serves/serve.js';
 import { success } from '../../../../platform/http/envelope.js';
+import { documentOnlyValidation, errorResponses } from '../../../../platform/http/envelope-schema.js';
 import { ApiError, serviceUnavailable } from '../../../../platform/http/errors.js';
 import type { Runtime } from '../../../../platform/runtime.js';
 import { findServedInstances } from '../../../../projections/serves/queries.js';
-import { parseQueryBody } from './query-body.js';
+import { parseQueryBody, queryBody } from './query-body.js';
 import { resolveQueryCaller } from './query-caller.js';
 import { currentCandidates } from './query-candidates.js';
 import { queryResponse, renderCard } from './query-cards.js';
@@ -25,7 +26,17 @@ const unavailable = (message: string) => serviceUnavailable('QUERY_UNAVAILABLE',
  * answer waits until the `serves` projection has applied them and they read back as served.
  */
 export async function queryRoutes(app: FastifyInstance, { runtime }: { runtime: Runtime }) {
-  app.post('/query', { schema: { response: { 200: queryResponse } } }, async (request) => {
+  app.post('/query', {
+    schema: {
+      summary: 'Serve offer cards for a placement',
+      // A key, or none when the environment designates a default placement (anonymous serving).
+      security: [{ apiKey: [] }, {}],
+      body: queryBody,
+      response: { 200: queryResponse, ...errorResponses },
+    },
+    // parseQueryBody checks the body (the reference's messages and extra.field): the schema only documents it.
+    ...documentOnlyValidation,
+  }, async (request) => {
     const body = parseQueryBody(request.body);
     try {
       const caller = await resolveQueryCaller(runtime, request.headers, body.placement_id);

@@ -1,0 +1,209 @@
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import ajvFormats from 'ajv-formats';
+import type { FastifyInstance, InjectOptions } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadFullCatalog } from '../../reference/locations/full/loader.js';
+import { linkRoutePrefix } from '../../services/api/routes/links/index.js';
+import { startProjectors, type RunningProjectors } from '../../services/projector/projectors.js';
+import { createTestApp, type TestRuntime } from '../support/app.js';
+import { GEO_EXCERPT_FILE } from '../support/geo-excerpt.js';
+import { buildInstanceWorld, commandRunner, type InstanceWorld } from '../support/instance-world.js';
+import { openApiPath, registeredRoutes, type OpenApiDocument } from '../support/openapi.js';
+
+// GET /openapi.json and /docs on Postgres and Redis: the document is valid OpenAPI 3.1, names every
+// route the app serves, and real answers of every public route match the schemas it gives.
+let t: TestRuntime & { app: FastifyInstance };
+let projectors: RunningProjectors;
+let world: InstanceWorld;
+let document: OpenApiDocument;
+
+beforeAll(async () => {
+  // With ADMIN_TOKEN, so the admin API is registered and must stay out of the document.
+  t = await createTestApp({ env: { LOCATION_RATE_LIMIT: '1000000', ADMIN_TOKEN: 'openapi-test-admin-token-0123456789' } });
+  projectors = await startProjectors(t.runtime);
+  world = await buildInstanceWorld(commandRunner(t.runtime));
+  await loadFullCatalog(t.runtime.db, { file: GEO_EXCERPT_FILE });
+  const response = await t.app.inject({ url: '/openapi.json' });
+  expect(response.statusCode).toBe(200);
+  expect(response.headers['content-type']).toMatch(/^application\/json/);
+  document = response.json();
+});
+afterAll(async () => {
+  await projectors?.stop();
+  await t?.close();
+});
+
+describe('GET /openapi.json', () => {
+  it('is a valid OpenAPI 3.1 document', async () => {
+    expect(document.openapi).toBe('3.1.0');
+    const validator = new Validator();
+    const result = await validator.validate(structuredClone(document) as unknown as Record<string, unknown>);
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+  });
+
+  it('describes every route the app serves (not the docs page, the document itself or the admin API)', () => {
+    const routes = registeredRoutes(t.app).filter((route) => !/^[A-Z]+ \/(docs|openapi\.json|admin)\b/.test(route));
+    const documented = new Set(Object.entries(document.paths).flatMap(([path, operations]) => Object.keys(operations).map((method) => `${method.toUpperCase()} ${path}`)));
+    const get = new Set(routes.filter((route) => route.startsWith('GET ')).map((route) => route.slice('GET '.length)));
+    // Fastify's automatic HEAD twin of a GET route is not an operation of its own.
+    const operations = routes.filter((route) => !(route.startsWith('HEAD ') && get.has(route.slice('HEAD '.length)) && !documented.has(openApiPath(route))));
+    expect(operations.length).toBeGreaterThanOrEqual(12);
+    expect(operations.map(openApiPath).filter((route) => !documented.has(route))).toEqual([]);
+    // …and nothing that is not served, nor anything internal.
+    expect([...documented].filter((route) => !operations.map(openApiPath).includes(route))).toEqual([]);
+  });
+
+  it('describes every response (no generated placeholder)', () => {
+    expect(JSON.stringify(document)).not.toContain('Default Response');
+  });
+
+  it('keeps hidden routes out: no admin or bench path', () => {
+    expect(registeredRoutes(t.app)).toContain('POST /admin/commands/:name');
+    expect(Object.keys(document.paths).filter((path) => /^\/(admin|bench|docs|openapi)/.test(path))).toEqual([]);
+  });
+
+  it('documents request parameters and bodies from the routes\' schemas', () => {
+    const parameters = (path: string, method: string) =>
+      ((document.paths[path]![method] as unknown as { parameters: { name: string; in: string }[] }).parameters ?? []).map((p) => `${p.in}:${p.name}`);
+    expect(parameters('/v1/offers/info', 'get')).toEqual(expect.arrayContaining(['query:offer_id', 'query:offerurl']));
+    expect(parameters('/v1/locations/search', 'get')).toEqual(expect.arrayContaining(['query:catalog', 'query:q', 'query:target_types', 'query:levels', 'query:cursor']));
+    expect(parameters('/v1/locations/{location_id}', 'get')).toEqual(expect.arrayContaining(['path:location_id', 'query:catalog']));
+    const body = (path: string) => (document.paths[path]!.post as unknown as { requestBody: { content: Record<string, { schema: { properties: object } }> } }).requestBody;
+    expect(Object.keys(body('/v1/offers/query').content['application/json']!.schema.properties)).toEqual(['placement_id', 'limit', 'context']);
+    expect(Object.keys(body('/v1/offers/instances').content['application/json']!.schema.properties)).toEqual(['offer_instance_ids']);
+  });
+});
+
+describe('real answers against the document', () => {
+  interface Example {
+    /** The document's path and method. */
+    operation: string;
+    request: InjectOptions;
+    status: number;
+  }
+  const replayed = new Set<string>();
+
+  /** Sends the request, checks the status, and validates the body against the document's schema for that status. */
+  async function replay({ operation, request, status }: Example) {
+    const [method, path] = operation.split(' ') as [string, string];
+    const response = await t.app.inject({ ...request, method: method as InjectOptions['method'] });
+    expect(response.statusCode, `${operation} ${String(request.url)}: ${response.body}`).toBe(status);
+    const responses = document.paths[path]![method.toLowerCase()]!.responses;
+    const declared = responses[String(status)] ?? responses[`${String(status)[0]}XX`];
+    expect(declared, `${operation} documents ${status}`).toBeDefined();
+    replayed.add(`${operation} ${status}`);
+    // A HEAD answer has the status of its GET and never a body.
+    if (declared!.content === undefined || method === 'HEAD') {
+      expect(response.body, `${operation} ${status} has no body`).toBe('');
+      return;
+    }
+    const [type, { schema }] = Object.entries(declared!.content)[0]!;
+    expect(response.headers['content-type']).toContain(type);
+    const value = type === 'application/json' ? response.json() : response.body;
+    const validate = ajv.compile(schema);
+    expect(validate(value) ? [] : validate.errors, `${operation} ${status}: ${response.body.slice(0, 300)}`).toEqual([]);
+  }
+
+  const ajv = new Ajv2020({ strict: false, allErrors: true });
+  // A CommonJS module: its plugin is the `default` of module.exports.
+  ajvFormats.default(ajv);
+  const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
+  const json = (key: string | undefined, payload: unknown): InjectOptions => ({
+    headers: { 'content-type': 'application/json', ...(key ? bearer(key) : {}) },
+    payload: JSON.stringify(payload),
+  });
+
+  it('health and metrics', async () => {
+    await replay({ operation: 'GET /healthz', request: { url: '/healthz' }, status: 200 });
+    await replay({ operation: 'GET /readyz', request: { url: '/readyz' }, status: 200 });
+    await replay({ operation: 'GET /metrics', request: { url: '/metrics' }, status: 200 });
+  });
+
+  it('the location routes, in both catalogs, and their errors', async () => {
+    const search = 'GET /v1/locations/search';
+    const resolve = 'GET /v1/locations/resolve';
+    const lookup = 'GET /v1/locations/{location_id}';
+    const examples: [string, string, number][] = [
+      [search, '/v1/locations/search?q=cal', 200],
+      [search, '/v1/locations/search?levels=COUNTRY&locale=de', 200],
+      [search, '/v1/locations/search?catalog=FULL&q=a&limit=2', 200],
+      [search, '/v1/locations/search?catalog=FULL&q=cal&levels=CITY', 400],
+      [search, '/v1/locations/search?catalog=NOPE', 400],
+      [resolve, '/v1/locations/resolve?country=US&subdivision_code=US-CA', 200],
+      [resolve, '/v1/locations/resolve?catalog=FULL&location_id=2840', 200],
+      [resolve, '/v1/locations/resolve?catalog=FULL', 400],
+      [lookup, '/v1/locations/2840', 200],
+      [lookup, '/v1/locations/2840?catalog=FULL&locale=en', 200],
+      [lookup, '/v1/locations/999999999', 404],
+    ];
+    for (const [operation, url, status] of examples) await replay({ operation, request: { url }, status });
+  });
+
+  it('Query, the instance route, offer info and the link origin, with their errors', async () => {
+    const query = await t.app.inject({ method: 'POST', url: '/v1/offers/query', ...json(world.keys.main, { placement_id: world.placements.main, limit: 3 }) });
+    expect(query.statusCode).toBe(200);
+    const cards = (query.json() as { data: { cards: { offer_instance_id: string; offer_id: string; action?: { payload: { url: string } } }[] } }).data.cards;
+    const card = cards.find((candidate) => candidate.action !== undefined)!;
+    expect(card).toBeDefined();
+
+    await replay({ operation: 'POST /v1/offers/query', request: { url: '/v1/offers/query', ...json(world.keys.main, { placement_id: world.placements.main }) }, status: 200 });
+    await replay({ operation: 'POST /v1/offers/query', request: { url: '/v1/offers/query', ...json(world.keys.main, { limit: 0 }) }, status: 400 });
+    await replay({ operation: 'POST /v1/offers/query', request: { url: '/v1/offers/query', ...json(undefined, {}) }, status: 401 });
+
+    const instances = '/v1/offers/instances';
+    await replay({ operation: `POST ${instances}`, request: { url: instances, ...json(world.keys.main, { offer_instance_ids: [card.offer_instance_id, '0190a000-0000-7000-8000-000000000000'] }) }, status: 200 });
+    await replay({ operation: `POST ${instances}`, request: { url: instances, ...json(world.keys.main, { offer_instance_ids: [] }) }, status: 400 });
+    await replay({ operation: `POST ${instances}`, request: { url: instances, ...json(world.keys.mainTest, { offer_instance_ids: [card.offer_instance_id] }) }, status: 401 });
+
+    const info = (query: string, key = world.keys.main) => ({ url: `/v1/offers/info?${query}`, headers: bearer(key) });
+    await replay({ operation: 'GET /v1/offers/info', request: info(`offer_id=${world.offers.rich}`), status: 200 });
+    await replay({ operation: 'GET /v1/offers/info', request: info(`offerurl=${encodeURIComponent(card.action!.payload.url)}`), status: 200 });
+    await replay({ operation: 'GET /v1/offers/info', request: info(''), status: 400 });
+    await replay({ operation: 'GET /v1/offers/info', request: info(`offer_id=${world.offers.paused}`), status: 404 });
+    await replay({ operation: 'GET /v1/offers/info', request: info(`offer_id=${world.offers.rich}`, world.keys.sandbox), status: 403 });
+
+    const prefix = linkRoutePrefix(t.runtime.config.linkBase);
+    const link = new URL(card.action!.payload.url).pathname;
+    await replay({ operation: `GET ${prefix}/{code}`, request: { url: `${link}?sub_id1=abc` }, status: 302 });
+    await replay({ operation: `HEAD ${prefix}/{code}`, request: { url: link }, status: 302 });
+    await replay({ operation: `GET ${prefix}/{code}`, request: { url: `${link}?sub_id1=a&sub_id1=b` }, status: 400 });
+    await replay({ operation: `GET ${prefix}/{code}`, request: { url: `${prefix}/ZZZZZZZZ` }, status: 404 });
+    await replay({ operation: `GET ${prefix}/static/{token}`, request: { url: `${prefix}/static/st_unknown` }, status: 404 });
+    await replay({ operation: `HEAD ${prefix}/static/{token}`, request: { url: `${prefix}/static/st_unknown` }, status: 404 });
+  });
+
+  it('replayed a success of every documented operation', () => {
+    const operations = Object.entries(document.paths).flatMap(([path, methods]) => Object.keys(methods).map((method) => `${method.toUpperCase()} ${path}`));
+    const withoutSuccess = operations.filter((operation) => ![...replayed].some((done) => done.startsWith(`${operation} `) && /\s(200|302)$/.test(done)));
+    // The static-link routes are exercised with their 404 (a static link needs a registered token).
+    expect(withoutSuccess.filter((operation) => !operation.includes('/static/'))).toEqual([]);
+  });
+});
+
+describe('GET /docs', () => {
+  it('serves the Swagger UI page and its assets from the app, with no external script or style', async () => {
+    for (const pagePath of ['/docs', '/docs/']) {
+      const page = await t.app.inject({ url: pagePath });
+      expect(page.statusCode).toBe(200);
+      expect(page.headers['content-type']).toMatch(/^text\/html/);
+      expect(page.body).toContain('swagger-ui');
+      expect(page.body).not.toMatch(/https?:\/\//);
+      const assets = [...page.body.matchAll(/(?:src|href)="([^"]+)"/g)].map((match) => match[1]!);
+      expect(assets.length).toBeGreaterThanOrEqual(3);
+      // Resolved as a browser resolves them against the page's own address.
+      for (const asset of assets) {
+        const response = await t.app.inject({ url: new URL(asset, `http://api.test${pagePath}`).pathname });
+        expect(response.statusCode, `${pagePath}: ${asset}`).toBe(200);
+        expect(response.body.length).toBeGreaterThan(0);
+      }
+    }
+  });
+
+  it('points the page at the same document', async () => {
+    const served = await t.app.inject({ url: '/docs/json' });
+    expect(served.statusCode).toBe(200);
+    expect(served.json()).toEqual(document);
+  });
+});

@@ -3,6 +3,7 @@ import { maxHeaderSize } from 'node:http';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { answerClientError } from '../../platform/http/client-errors.js';
+import { jsonBodies } from '../../platform/http/json-body.js';
 import { errorHandling, renderError } from '../../platform/http/error-handler.js';
 import { httpMetrics } from '../../platform/http/metrics-plugin.js';
 import { requestGuards } from '../../platform/http/request-guards.js';
@@ -48,6 +49,7 @@ export async function buildApp({ runtime, logger = false, commands }: AppOptions
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   await app.register(errorHandling);
+  await app.register(jsonBodies);
   await app.register(requestGuards);
   // Before every route: the document is collected from the routes as they are added.
   await app.register(openApiDocument, { version: SERVICE_VERSION });

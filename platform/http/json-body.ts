@@ -1,0 +1,29 @@
+import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+import { badRequest } from './errors.js';
+
+/**
+ * JSON bodies for every route. Keys that could reach an object's prototype (`__proto__`, and
+ * `constructor` holding `prototype`) are refused like any other unknown field: a 400 naming the
+ * key. Fastify's own parser refuses them too, but as "not valid JSON", which names nothing.
+ */
+export const jsonBodies = fp(async (app: FastifyInstance) => {
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, text, done) => {
+    const body = String(text);
+    if (body.trim() === '') return done(badRequest('the request body is empty, but Content-Type says application/json'), undefined);
+    let forbidden: string | undefined;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(body, (key, value: unknown) => {
+        const reachesPrototype = key === '__proto__' || (key === 'constructor' && typeof value === 'object' && value !== null && Object.hasOwn(value, 'prototype'));
+        if (reachesPrototype) forbidden ??= key;
+        return value;
+      });
+    } catch {
+      return done(badRequest('the request body is not valid JSON'), undefined);
+    }
+    if (forbidden !== undefined) return done(badRequest(`${forbidden}: is not a field of any body (it would reach an object's prototype)`, { field: forbidden }), undefined);
+    done(null, parsed);
+  });
+});

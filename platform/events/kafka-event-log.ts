@@ -77,14 +77,26 @@ export async function kafkaEventLog(codec: EventCodec, options: KafkaLogOptions)
     const existing = new Set(await retryRetriable(() => admin.listTopics()));
     const missing = topics.filter(({ topic }) => !existing.has(physical(topic)));
     if (missing.length === 0) return;
-    try {
-      await admin.createTopics({
-        waitForLeaders: true,
-        topics: missing.map(({ topic, partitions }) => ({ topic: physical(topic), numPartitions: partitions })),
-      });
-    } catch (error) {
-      // Another process may have created it between our list and create.
-      if (!/already exists/i.test((error as Error).message)) throw error;
+    const names = missing.map(({ topic }) => physical(topic));
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        await admin.createTopics({
+          waitForLeaders: true,
+          topics: missing.map(({ topic, partitions }) => ({ topic: physical(topic), numPartitions: partitions })),
+        });
+        return;
+      } catch (error) {
+        // Another process may have created them between our list and create.
+        if (/already exists/i.test((error as Error).message)) return;
+        // A busy broker can create the topics and still answer the wait for leaders with "does
+        // not host this topic-partition": when they exist, wait for their metadata instead.
+        const now = new Set(await retryRetriable(() => admin.listTopics()));
+        if (names.every((name) => now.has(name))) {
+          await retryRetriable(() => admin.fetchTopicMetadata({ topics: names }), 20);
+          return;
+        }
+        if (attempt >= 3) throw error;
+      }
     }
   }
 

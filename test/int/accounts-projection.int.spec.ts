@@ -92,10 +92,13 @@ describe('accounts projection on Kafka', () => {
 
   it('stores every event type in the registry, and no clear key in any message', async () => {
     const stack = inject('stack');
-    const subjects = (await (await fetch(`${stack.schemaRegistryUrl}/subjects`)).json()) as string[];
     const accountTypes = Object.values(EventType).filter((type) => type.startsWith('offerledger.accounts.'));
     expect(accountTypes).toHaveLength(9);
-    for (const type of accountTypes) expect(subjects).toContain(`${t.topicPrefix}accounts-${type}`);
+    // Each subject asked by name: the registry pages its subject list.
+    for (const type of accountTypes) {
+      const subject = `${t.topicPrefix}accounts-${type}`;
+      expect((await fetch(`${stack.schemaRegistryUrl}/subjects/${encodeURIComponent(subject)}/versions`)).status, subject).toBe(200);
+    }
 
     const kafka = new Kafka({ brokers: stack.kafkaBrokers, logLevel: logLevel.NOTHING });
     const consumer = kafka.consumer({ groupId: `${t.topicPrefix}raw-accounts` });

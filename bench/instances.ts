@@ -1,6 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
+import type { ChildProcess } from 'node:child_process';
 import autocannon from 'autocannon';
 import { adminCommands } from '../commands/index.js';
 import { loadConfig } from '../platform/config/config.js';
@@ -10,6 +8,7 @@ import { buildApp } from '../services/api/app.js';
 import { projections, startProjectors } from '../services/projector/projectors.js';
 import { DETAILS } from '../test/support/instance-world.js';
 import { resolveStack } from '../test/support/stack.js';
+import { listenForBench, startBenchServer, staticAnswerRoute, summarize } from './server.js';
 import { benchDatabase, printTable, writeResults, type BenchRow } from './support.js';
 
 /**
@@ -78,20 +77,6 @@ async function seed(databaseUrl: string) {
   }
 }
 
-function startServer(env: Record<string, string>): Promise<{ child: ChildProcess; base: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url)], {
-    env: { ...process.env, ...env, BENCH_ROLE: 'instances-server' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  return new Promise((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`bench server exited with ${code}`)));
-    createInterface({ input: child.stdout! }).on('line', (line) => {
-      const match = /^listening (\S+)$/.exec(line);
-      if (match) resolve({ child, base: match[1]! });
-    });
-  });
-}
-
 async function cannon(base: string, path: string, key: string, bodies: string[], overallRate?: number) {
   let next = 0;
   const result = await autocannon({
@@ -108,7 +93,7 @@ async function cannon(base: string, path: string, key: string, bodies: string[],
     ],
     ...(overallRate ? { overallRate } : {}),
   });
-  return { perSecond: Math.round(result.requests.average), p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx, errors: result.errors };
+  return summarize(result);
 }
 
 export async function instanceLookupBench(): Promise<BenchRow[]> {
@@ -120,7 +105,7 @@ export async function instanceLookupBench(): Promise<BenchRow[]> {
     process.stderr.write(`bench instances: seeding ${SERVED} served instances\n`);
     const { key, bodies, insertSeconds } = await seed(database.url);
     rows.push({ scenario: `write ${SERVED} served instances into the read model`, seconds: Number(insertSeconds.toFixed(1)) });
-    const started = await startServer({ DATABASE_URL: database.url, KEY_HASH_SECRET, LOG_LEVEL: 'silent', PROJECTORS: 'separate' });
+    const started = await startBenchServer(import.meta.url, 'instances-server', { DATABASE_URL: database.url, KEY_HASH_SECRET, LOG_LEVEL: 'silent', PROJECTORS: 'separate' });
     server = started.child;
     const { base } = started;
     // Warm: the key, the placement and the offers are cached after the first calls. The static

@@ -14,6 +14,7 @@ import { buildApp } from '../services/api/app.js';
 import { locationRateLimit } from '../services/api/routes/locations/index.js';
 import { generateGeoCatalog, writeGeoCatalog } from '../test/support/geo-catalog-generator.js';
 import { resolveStack } from '../test/support/stack.js';
+import { listenForBench, startBenchServer, summarize } from './server.js';
 import { benchDatabase, printTable, writeResults, type BenchRow } from './support.js';
 
 /**
@@ -77,21 +78,7 @@ async function cannon(base: string, paths: string[], overallRate?: number) {
     requests: [{ method: 'GET', setupRequest: (request) => ({ ...request, path: paths[next++ % paths.length]! }) }],
     ...(overallRate ? { overallRate } : {}),
   });
-  return { perSecond: Math.round(result.requests.average), p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx, errors: result.errors };
-}
-
-function startServer(env: Record<string, string>): Promise<{ child: ChildProcess; base: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url)], {
-    env: { ...process.env, ...env, BENCH_ROLE: 'locations-server' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  return new Promise((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`bench server exited with ${code}`)));
-    createInterface({ input: child.stdout! }).on('line', (line) => {
-      const match = /^listening (\S+)$/.exec(line);
-      if (match) resolve({ child, base: match[1]! });
-    });
-  });
+  return summarize(result);
 }
 
 const stop = (child: ChildProcess) =>
@@ -203,7 +190,7 @@ export async function run(): Promise<BenchRow[]> {
     rows.push(restartRow('cold: no snapshot, indexes built', [coldStart]));
     rows.push(restartRow(`warm: snapshots present (median of ${WARM_RESTARTS})`, warmStarts, '<= 3 s, <= 400 MB'));
 
-    const started = await startServer({
+    const started = await startBenchServer(import.meta.url, 'locations-server', {
       DATABASE_URL: database.url, KEY_HASH_SECRET, LOG_LEVEL: 'silent', GEO_INDEX_CACHE_DIR: cacheDir,
       // Production shares rate limits through Redis (one Redis round trip per location request); BENCH_REDIS=0 limits in-process.
       REDIS_URL: process.env.BENCH_REDIS === '0' ? '' : stack.redisUrl,
@@ -352,9 +339,7 @@ async function serve() {
   staticSearch = await sample('/v1/locations/search?catalog=FULL&q=ka&limit=20');
   const id = ((staticSearch as { data: { locations: { location_id: string }[] } }).data.locations[0]!).location_id;
   staticLookup = await sample(`/v1/locations/${id}?catalog=FULL`);
-  const address = await app.listen({ port: 0, host: '127.0.0.1' });
-  process.stdout.write(`listening ${address}\n`);
-  process.on('SIGTERM', () => void app.close().then(() => runtime.close()).then(() => process.exit(0)));
+  await listenForBench(app, runtime);
 }
 
 if (process.env.BENCH_ROLE === 'locations-server') {

@@ -1,6 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
+import type { ChildProcess } from 'node:child_process';
 import autocannon from 'autocannon';
 import { loadConfig } from '../platform/config/config.js';
 import { openRuntime } from '../platform/runtime.js';
@@ -8,6 +6,7 @@ import { buildApp } from '../services/api/app.js';
 import { startProjectors } from '../services/projector/projectors.js';
 import { commandRunner, DETAILS } from '../test/support/instance-world.js';
 import { resolveStack } from '../test/support/stack.js';
+import { listenForBench, startBenchServer, staticAnswerRoute, summarize } from './server.js';
 import { benchDatabase, type BenchRow } from './support.js';
 
 /**
@@ -45,20 +44,6 @@ async function seed(databaseUrl: string) {
   }
 }
 
-function startServer(env: Record<string, string>): Promise<{ child: ChildProcess; base: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url)], {
-    env: { ...process.env, ...env, BENCH_ROLE: 'offers-info-server' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  return new Promise((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`bench server exited with ${code}`)));
-    createInterface({ input: child.stdout! }).on('line', (line) => {
-      const match = /^listening (\S+)$/.exec(line);
-      if (match) resolve({ child, base: match[1]! });
-    });
-  });
-}
-
 async function cannon(base: string, paths: string[], key: string, overallRate?: number) {
   let next = 0;
   const result = await autocannon({
@@ -68,7 +53,7 @@ async function cannon(base: string, paths: string[], key: string, overallRate?: 
     requests: [{ method: 'GET', headers: { authorization: `Bearer ${key}` }, setupRequest: (request) => ({ ...request, path: paths[next++ % paths.length]! }) }],
     ...(overallRate ? { overallRate } : {}),
   });
-  return { perSecond: Math.round(result.requests.average), p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx, errors: result.errors };
+  return summarize(result);
 }
 
 export async function run(): Promise<BenchRow[]> {
@@ -79,7 +64,7 @@ export async function run(): Promise<BenchRow[]> {
   try {
     process.stderr.write(`bench offers-info: seeding ${OFFERS} offers with links\n`);
     const { key, paths } = await seed(database.url);
-    const started = await startServer({ DATABASE_URL: database.url, KEY_HASH_SECRET, LOG_LEVEL: 'silent', PROJECTORS: 'separate' });
+    const started = await startBenchServer(import.meta.url, 'offers-info-server', { DATABASE_URL: database.url, KEY_HASH_SECRET, LOG_LEVEL: 'silent', PROJECTORS: 'separate' });
     server = started.child;
     const { base } = started;
     const get = async (path: string) => (await fetch(`${base}${path}`, { headers: { authorization: `Bearer ${key}` } })).text();

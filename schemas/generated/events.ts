@@ -361,6 +361,65 @@ export interface PartnerConfigured {
   /** When the configuration was set, UTC epoch milliseconds. */
   configured_at: number;
 }
+export type PostbackIdentityKind = 'event_id' | 'order_id' | 'partner_txn_id';
+export type PostbackChannel = 'current' | 'compat_get' | 'compat_form';
+export type PostbackMatchedBy = 'svc_click_id' | 'svc_tracking_id' | 'offer_instance_id';
+export type PostbackEnvironment = 'live' | 'test' | 'sandbox';
+/** A partner's conversion report passed the intake checks (payload, partner, source address, attribution) and was logged. It carries everything the ledger needs to decide (resolved attribution, goal, payout), so replaying the topic decides the same without reading other read models. */
+export interface PostbackReceived {
+  /** UUIDv7 minted by the intake for this request; answered to the partner and the idempotency key of this event. */
+  correlation_id: string;
+  /** Canonical lowercase UUID of the reporting partner ({partner_id} of the route). */
+  partner_id: string;
+  /** The first present of event_id, (event_name, order_id), partner_txn_id. */
+  identity_kind: PostbackIdentityKind;
+  /** The identity's canonical text within the partner (JSON array of its parts); the partition key is partner_id + this. */
+  identity_key: string;
+  /** sha256 (hex) of the canonical payload: same identity and same fingerprint is a duplicate, a different fingerprint a conflict. */
+  fingerprint: string;
+  /** current: POST JSON with SVC-Protocol-Version 1.0; compat_get / compat_form: the compatibility routes. */
+  channel: PostbackChannel;
+  /** The caller's address the allowlist was checked against (socket address, or the client address given by a trusted proxy). */
+  source_ip: string;
+  /** When the intake accepted the request, UTC epoch milliseconds. */
+  received_at: number;
+  /** The partner's event name, as reported. */
+  event_name: string;
+  /** Reported event_id. */
+  event_id: null | string;
+  /** Reported order_id. */
+  order_id: null | string;
+  /** Reported partner_txn_id. */
+  partner_txn_id: null | string;
+  /** Reported amount, exact decimal string in canonical form (no trailing zeros). */
+  amount: null | string;
+  /** Reported ISO 4217 currency, with amount. */
+  currency: null | string;
+  /** svc_click_id as reported. */
+  reported_click_id: null | string;
+  /** svc_tracking_id as reported. */
+  reported_tracking_id: null | string;
+  /** offer_instance_id as reported. */
+  reported_instance_id: null | string;
+  /** The first of svc_click_id, svc_tracking_id, offer_instance_id that was reported; all reported ones resolved to the same card. */
+  matched_by: PostbackMatchedBy;
+  /** The offer the conversion is attributed to (always the partner's own). */
+  offer_id: string;
+  /** The served card, when the attribution has one (a static link may not). */
+  offer_instance_id: null | string;
+  /** The click, when attributed through one. */
+  svc_click_id: null | string;
+  /** The application that served the card, when known. */
+  application_id: null | string;
+  /** live conversions are billable; test and sandbox ones are recorded apart. */
+  environment: PostbackEnvironment;
+  /** The offer goal the event_name maps to; null makes the postback unmapped (logged, not counted). */
+  goal_event: null | string;
+  /** Payout of the goal, exact decimal string; null when unmapped. */
+  payout_amount: null | string;
+  /** ISO 4217 currency of the payout; null when unmapped. */
+  payout_currency: null | string;
+}
 export type ServeEnvironment = 'live' | 'test' | 'sandbox';
 /** One card was served to an application by the Query route: one serving of one offer, identified by its offer_instance_id. */
 export interface OfferServed {
@@ -406,6 +465,7 @@ export const EventType = {
   RemoteSnapshotPublished: 'offerledger.offers.RemoteSnapshotPublished',
   TrackedLinkRegistered: 'offerledger.offers.TrackedLinkRegistered',
   PartnerConfigured: 'offerledger.partners.PartnerConfigured',
+  PostbackReceived: 'offerledger.postbacks.PostbackReceived',
   OfferServed: 'offerledger.serves.OfferServed',
 } as const;
 
@@ -427,6 +487,7 @@ export interface EventValues {
   'offerledger.offers.RemoteSnapshotPublished': RemoteSnapshotPublished;
   'offerledger.offers.TrackedLinkRegistered': TrackedLinkRegistered;
   'offerledger.partners.PartnerConfigured': PartnerConfigured;
+  'offerledger.postbacks.PostbackReceived': PostbackReceived;
   'offerledger.serves.OfferServed': OfferServed;
 }
 
@@ -448,6 +509,7 @@ export const eventTopic = {
   'offerledger.offers.RemoteSnapshotPublished': 'offers',
   'offerledger.offers.TrackedLinkRegistered': 'offers',
   'offerledger.partners.PartnerConfigured': 'partners',
+  'offerledger.postbacks.PostbackReceived': 'postbacks',
   'offerledger.serves.OfferServed': 'serves',
 } as const;
 

@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { isIP } from 'node:net';
 
 /**
  * Every environment variable the service reads, with its parser and its documentation.
@@ -156,6 +157,27 @@ export function subsetOf<T extends string>(name: string, doc: string, values: re
       const unknown = items.find((item) => !(values as readonly string[]).includes(item));
       if (unknown !== undefined) fail(name, `must be a comma-separated list of ${values.join(', ')}, got "${unknown}"`);
       return [...new Set(items as T[])];
+    },
+  };
+}
+
+/** A comma-separated list of IP addresses or CIDR networks (IPv4 or IPv6); empty by default. */
+export function networkList(name: string, doc: string): Setting<string[]> {
+  return {
+    name,
+    doc,
+    defaultText: '(empty)',
+    parse(raw) {
+      if (blank(raw)) return [];
+      const items = raw.split(',').map((item) => item.trim());
+      for (const item of items) {
+        const [address, prefix, extra] = item.split('/');
+        const family = isIP(address ?? '');
+        const maxPrefix = family === 6 ? 128 : 32;
+        const prefixOk = prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= maxPrefix);
+        if (family === 0 || !prefixOk || extra !== undefined) fail(name, `must be a comma-separated list of IP addresses or CIDR networks, got "${item}"`);
+      }
+      return [...new Set(items)];
     },
   };
 }

@@ -17,6 +17,7 @@ import { locationRoutes } from './routes/locations/index.js';
 import { queryRoutes } from './routes/offers/query.js';
 import { instancesRoute } from './routes/offers/instances.js';
 import { infoRoute } from './routes/offers/info.js';
+import { postbackRoutes } from './routes/postbacks/index.js';
 
 const SERVICE_VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
@@ -31,8 +32,10 @@ export interface AppOptions {
 export async function buildApp({ runtime, logger = false, commands }: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     logger,
-    // Client addresses come from the socket unless a proxy in front is configured to set them.
-    trustProxy: false,
+    // Client addresses come from the socket, unless it is a proxy listed in TRUSTED_PROXIES: then
+    // from its X-Forwarded-For (Fastify walks it with proxy-addr, stopping at the first address
+    // no trusted proxy added, so a header forged by anyone else is never believed).
+    trustProxy: runtime.config.trustedProxies.length > 0 ? runtime.config.trustedProxies : false,
     // URLs the router cannot even parse (bad percent-encoding, an overlong path segment) answer
     // in the envelope too, not in Fastify's own error shape.
     frameworkErrors: (error, request, reply) => renderError(error, request, reply),
@@ -60,6 +63,7 @@ export async function buildApp({ runtime, logger = false, commands }: AppOptions
   await app.register(queryRoutes, { runtime, prefix: '/v1/offers' });
   await app.register(instancesRoute, { runtime, prefix: '/v1/offers' });
   await app.register(infoRoute, { runtime, prefix: '/v1/offers' });
+  await app.register(postbackRoutes, { runtime, prefix: '/v1/postback' });
   const adminToken = runtime.config.adminToken;
   if (adminToken) {
     await app.register(adminRoutes, { token: adminToken, commands: commands ?? commandExecutor(runtime, { projections: [] }), prefix: '/admin' });

@@ -1,6 +1,7 @@
 import { accountsProjection } from '../../projections/accounts/projection.js';
 import { catalogEntriesProjection } from '../../projections/catalog-entries/projection.js';
 import { clicksProjection } from '../../projections/clicks/projection.js';
+import { ledgerProjection } from '../../projections/ledger/projection.js';
 import { servesProjection } from '../../projections/serves/projection.js';
 import { offerProjections } from '../../projections/offers/projections.js';
 import type { Projection } from '../../platform/projection/projection.js';
@@ -8,7 +9,7 @@ import { startProjection, type RunningProjection } from '../../platform/projecti
 import type { Runtime } from '../../platform/runtime.js';
 
 /** Every read model this build maintains. */
-export const projections: Projection[] = [catalogEntriesProjection, ...offerProjections, accountsProjection, servesProjection, clicksProjection];
+export const projections: Projection[] = [catalogEntriesProjection, ...offerProjections, accountsProjection, servesProjection, clicksProjection, ledgerProjection];
 
 export interface ProjectorHooks {
   onBatchApplied?(projection: string, topic: string, partition: number, lastOffset: string, applied: number): void;

@@ -1,0 +1,105 @@
+import { ReadModelsBehindError, awaitCaughtUp } from '../../platform/projection/catch-up.js';
+import type { Runtime } from '../../platform/runtime.js';
+import { clicksProjection } from '../../projections/clicks/projection.js';
+import { findClick } from '../../projections/clicks/queries.js';
+import { shapeOfCode } from '../../projections/offers/links/parse-link.js';
+import { offersProjection } from '../../projections/offers/projection.js';
+import { servesProjection } from '../../projections/serves/projection.js';
+import { findServedInstances } from '../../projections/serves/queries.js';
+import type { PostbackReceived } from '../../schemas/generated/events.js';
+import { findLinkTarget } from '../clicks/target.js';
+import { ATTRIBUTION_FIELDS, type PostbackFields } from './fields.js';
+import { PostbackRejection } from './rejections.js';
+
+export type AttributionField = (typeof ATTRIBUTION_FIELDS)[number];
+
+/** The card a postback is attributed to. */
+export interface Attribution {
+  matched_by: AttributionField;
+  offer_id: string;
+  offer_instance_id: string | null;
+  svc_click_id: string | null;
+  application_id: string | null;
+  environment: PostbackReceived['environment'];
+}
+
+type Found = Omit<Attribution, 'matched_by'>;
+
+/** An id we mint (click and instance ids are UUIDv7) this recently may simply not be projected yet. */
+export const RECENT_ID_WINDOW_MS = 30_000;
+/** How long a just-minted unknown id waits for its read model to reach the log's end. */
+const CATCH_UP_WAIT_MS = 2_000;
+const UUID_V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+/** Whether `id` is a UUIDv7 whose embedded time is within the recent window of `now` (either side: clocks differ). */
+export function isRecentlyMinted(id: string, now: Date): boolean {
+  if (!UUID_V7.test(id)) return false;
+  const mintedAt = parseInt(id.slice(0, 8) + id.slice(9, 13), 16);
+  return Math.abs(now.getTime() - mintedAt) <= RECENT_ID_WINDOW_MS;
+}
+
+async function lookUp(runtime: Runtime, field: AttributionField, id: string): Promise<Found | undefined> {
+  if (field === 'svc_click_id') {
+    const click = await findClick(runtime.db, id);
+    return click && { offer_id: click.offer_id, offer_instance_id: click.offer_instance_id, svc_click_id: click.svc_click_id, application_id: click.application_id, environment: click.environment };
+  }
+  if (field === 'offer_instance_id') {
+    const [serve] = await findServedInstances(runtime.db, [id]);
+    return serve && { offer_id: serve.offer_id, offer_instance_id: serve.offer_instance_id, svc_click_id: null, application_id: serve.application_id, environment: serve.environment };
+  }
+  const shape = shapeOfCode(id);
+  const target = shape && (await findLinkTarget(runtime.db, { shape, code: id }));
+  return target && { offer_id: target.offer_id, offer_instance_id: target.offer_instance_id, svc_click_id: null, application_id: target.application_id, environment: target.environment };
+}
+
+/** The read models that hold each kind of id. */
+const holders = { svc_click_id: [clicksProjection], offer_instance_id: [servesProjection], svc_tracking_id: [servesProjection, offersProjection] };
+
+/**
+ * Resolves every attribution id sent to its card. They must all name the same card (the same
+ * offer, and the same instance where both know one), else attribution_conflict. An unknown id
+ * that was minted seconds ago waits for its read model to catch up; still unknown, it is a
+ * retryable 503 (recent) or attribution_not_found (not ours, or old).
+ */
+export async function resolveAttribution(runtime: Runtime, fields: PostbackFields, now: Date): Promise<Attribution> {
+  const sent = ATTRIBUTION_FIELDS.filter((field) => fields[field] !== undefined).map((field) => ({ field, id: fields[field]! }));
+  let found = await Promise.all(sent.map(({ field, id }) => lookUp(runtime, field, id)));
+  const missing = () => sent.filter((_, index) => !found[index]);
+  if (missing().length > 0) {
+    const recent = missing().filter(({ field, id }) => (field === 'svc_tracking_id' ? shapeOfCode(id) === 'instance_uuid' : true) && isRecentlyMinted(id, now));
+    if (recent.length > 0) {
+      try {
+        await awaitCaughtUp(runtime, [...new Set(recent.flatMap(({ field }) => holders[field]))], CATCH_UP_WAIT_MS);
+      } catch (error) {
+        if (!(error instanceof ReadModelsBehindError)) throw error;
+      }
+      found = await Promise.all(sent.map(({ field, id }, index) => found[index] ?? lookUp(runtime, field, id)));
+    }
+    const unknown = missing();
+    if (unknown.length > 0) {
+      const { field, id } = unknown[0]!;
+      if (unknown.some((entry) => recent.includes(entry))) {
+        throw new PostbackRejection('postback_v10_unavailable', `${field} ${id} was minted moments ago and is not readable yet; retry shortly`);
+      }
+      throw new PostbackRejection('attribution_not_found', `${field}: no ${field === 'svc_tracking_id' ? 'tracked link' : field === 'svc_click_id' ? 'click' : 'served card'} has this id`);
+    }
+  }
+  const cards = found as Found[];
+  const first = cards[0]!;
+  for (const [index, card] of cards.entries()) {
+    const sameInstance = card.offer_instance_id === null || first.offer_instance_id === null || card.offer_instance_id === first.offer_instance_id;
+    if (card.offer_id !== first.offer_id || !sameInstance) {
+      throw new PostbackRejection('attribution_conflict', `${sent[0]!.field} and ${sent[index]!.field} name different cards`);
+    }
+  }
+  // The most specific answer wins field by field: a click knows its card, a card its application.
+  const pick = <K extends keyof Found>(key: K) => cards.map((card) => card[key]).find((value) => value !== null) ?? first[key];
+  return {
+    matched_by: sent[0]!.field,
+    offer_id: first.offer_id,
+    offer_instance_id: pick('offer_instance_id'),
+    svc_click_id: pick('svc_click_id'),
+    application_id: pick('application_id'),
+    environment: first.environment,
+  };
+}

@@ -1,0 +1,165 @@
+import { BlockList, isIP } from 'node:net';
+import type { Sql } from '../../platform/db/db.js';
+import type { Runtime } from '../../platform/runtime.js';
+import { ledgerProjection } from '../../projections/ledger/projection.js';
+import { findDecision } from '../../projections/ledger/queries.js';
+import { findOffer, type StoredOffer } from '../../projections/offers/queries.js';
+import { findPartner, type Partner } from '../../projections/partners/queries.js';
+import { EventType, type PostbackReceived } from '../../schemas/generated/events.js';
+import { appendEvents, newEvent } from '../append.js';
+import { resolveAttribution, type Attribution } from './attribution.js';
+import type { PostbackFields } from './fields.js';
+import { postbackFingerprint, postbackIdentity } from './identity.js';
+import { payoutFor } from './payout.js';
+import { PostbackRejection } from './rejections.js';
+
+export type PostbackChannel = PostbackReceived['channel'];
+
+export interface PostbackRequest {
+  partner_id: string;
+  /** The caller's address as the allowlist sees it (socket, or a trusted proxy's client address). */
+  source_ip: string;
+  channel: PostbackChannel;
+  fields: PostbackFields;
+  /** Minted by the route for every request (UUIDv7), so a refusal carries one too. */
+  correlation_id: string;
+}
+
+/** Reads the intake repeats for every postback; the API passes cached ones. */
+export interface PostbackReads {
+  partner(sql: Sql, partnerId: string): Promise<Partner | undefined>;
+  offer(sql: Sql, offerId: string): Promise<StoredOffer | undefined>;
+}
+
+export const directReads: PostbackReads = { partner: findPartner, offer: findOffer };
+
+export interface PostbackAnswer {
+  result: 'accepted' | 'already_recorded' | 'unmapped';
+  /** The recorded conversion's correlation id (the original one for already_recorded). */
+  correlation_id: string;
+  attribution: { matched_by: Attribution['matched_by']; offer_id: string; offer_instance_id: string | null; svc_click_id: string | null };
+  ledger_position: { partition: number; offset: string };
+}
+
+/** Ids are canonical lowercase UUIDs; anything else names no partner. */
+const CANONICAL_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+function allows(partner: Partner, address: string): boolean {
+  const family = isIP(address);
+  if (family === 0) return false;
+  const list = new BlockList();
+  for (const network of partner.source_ip_allowlist) {
+    const [base, prefix] = network.split('/');
+    const type = isIP(base!) === 6 ? 'ipv6' : 'ipv4';
+    list.addSubnet(base!, Number(prefix ?? (type === 'ipv6' ? 128 : 32)), type);
+  }
+  return list.check(address, family === 6 ? 'ipv6' : 'ipv4');
+}
+
+/** The partner, enabled, called from an allowed address; throws the matching rejection otherwise. */
+async function checkPartner(runtime: Runtime, reads: PostbackReads, request: PostbackRequest): Promise<Partner> {
+  const partner = CANONICAL_UUID.test(request.partner_id) ? await reads.partner(runtime.db, request.partner_id) : undefined;
+  if (!partner) throw new PostbackRejection('partner_not_found', `no partner has id ${JSON.stringify(request.partner_id)}`);
+  if (!partner.enabled) throw new PostbackRejection('partner_disabled', 'this partner\'s postback route is disabled');
+  if (!allows(partner, request.source_ip)) throw new PostbackRejection('source_ip_not_allowed', `${request.source_ip} is not in this partner's source allowlist`);
+  return partner;
+}
+
+/** The goal the event maps to on this offer, with its payout; null goal: unmapped. */
+function priceConversion(partner: Partner, offer: StoredOffer, fields: PostbackFields) {
+  const goalEvent = partner.goal_mappings[fields.event_name];
+  const goal = goalEvent === undefined ? undefined : offer.details?.goals.find((candidate) => candidate.event === goalEvent);
+  if (!goal) return { goal_event: null, payout_amount: null, payout_currency: null };
+  const pricing = goal.pricing;
+  const payout = payoutFor(
+    pricing.model === 'cpa'
+      ? { model: 'cpa', amount: pricing.amount ?? null, currency: pricing.currency ?? null, rate: null }
+      : { model: 'cps', amount: null, currency: null, rate: pricing.rate ?? null },
+    { amount: fields.amount, currency: fields.currency },
+  );
+  if (!payout.ok) {
+    if (payout.reason === 'missing_amount') throw new PostbackRejection('missing_amount', `goal "${goal.event}" pays a share of the sale: send amount and currency`);
+    throw new Error(`offer ${offer.offer_id} goal "${goal.event}": ${payout.message}`);
+  }
+  return { goal_event: goal.event, payout_amount: payout.amount, payout_currency: payout.currency };
+}
+
+/** The event of a postback that passed intake. Pure. */
+export function postbackReceivedEvent(request: PostbackRequest, attribution: Attribution, pricing: ReturnType<typeof priceConversion>, now: Date): PostbackReceived {
+  const identity = postbackIdentity(request.fields)!;
+  const { fields } = request;
+  return {
+    correlation_id: request.correlation_id,
+    partner_id: request.partner_id,
+    identity_kind: identity.kind,
+    identity_key: identity.key,
+    fingerprint: postbackFingerprint(fields),
+    channel: request.channel,
+    source_ip: request.source_ip,
+    received_at: now.getTime(),
+    event_name: fields.event_name,
+    event_id: fields.event_id ?? null,
+    order_id: fields.order_id ?? null,
+    partner_txn_id: fields.partner_txn_id ?? null,
+    amount: fields.amount ?? null,
+    currency: fields.currency ?? null,
+    reported_click_id: fields.svc_click_id ?? null,
+    reported_tracking_id: fields.svc_tracking_id ?? null,
+    reported_instance_id: fields.offer_instance_id ?? null,
+    matched_by: attribution.matched_by,
+    offer_id: attribution.offer_id,
+    offer_instance_id: attribution.offer_instance_id,
+    svc_click_id: attribution.svc_click_id,
+    application_id: attribution.application_id,
+    environment: attribution.environment,
+    ...pricing,
+  };
+}
+
+/**
+ * The intake of one postback whose fields are already valid: partner, source address,
+ * attribution (the offer must be this partner's), goal and payout; then PostbackReceived is
+ * appended to `postbacks` (keyed by partner + identity, so one partition's single writer sees
+ * every copy of an identity in order) and the answer is the ledger projection's decision, awaited
+ * through the applied watermarks. Throws PostbackRejection for every refusal.
+ */
+export async function receivePostback(
+  runtime: Runtime,
+  request: PostbackRequest,
+  options: { now: Date; decisionTimeoutMs: number; reads?: PostbackReads },
+): Promise<PostbackAnswer> {
+  const reads = options.reads ?? directReads;
+  let event: PostbackReceived;
+  try {
+    const partner = await checkPartner(runtime, reads, request);
+    const attribution = await resolveAttribution(runtime, request.fields, options.now);
+    const offer = await reads.offer(runtime.db, attribution.offer_id);
+    if (!offer) throw new PostbackRejection('attribution_not_found', `the attributed offer ${attribution.offer_id} is unknown`);
+    if (offer.partner_id !== request.partner_id) throw new PostbackRejection('foreign_attribution', 'the attributed offer belongs to another partner');
+    event = postbackReceivedEvent(request, attribution, priceConversion(partner, offer, request.fields), options.now);
+  } catch (error) {
+    if (error instanceof PostbackRejection) throw error;
+    // The read models could not be read: nothing was logged, a retry can succeed.
+    throw Object.assign(new PostbackRejection('postback_v10_unavailable', 'postback intake cannot read its reference data right now; retry with backoff'), { cause: error });
+  }
+  let appended;
+  try {
+    [appended] = await appendEvents(runtime, 'postbacks', [newEvent(EventType.PostbackReceived, `${event.partner_id}:${event.identity_key}`, event)]);
+  } catch (error) {
+    throw Object.assign(new PostbackRejection('postback_v10_unavailable', 'the postback could not be logged; retry with backoff'), { cause: error });
+  }
+  const deferred = () => new PostbackRejection('postback_intake_unavailable', 'the postback is logged but not decided yet; retry with the same identity to get its decision', true);
+  const watermarks = await runtime.watermarks();
+  if (!(await watermarks.awaitApplied(ledgerProjection.name, [appended!], options.decisionTimeoutMs))) throw deferred();
+  const decision = await findDecision(runtime.db, request.correlation_id).catch(() => undefined);
+  if (!decision) throw deferred();
+  if (decision.decision === 'identity_conflict') {
+    throw new PostbackRejection('identity_conflict', `this identity is recorded (correlation id ${decision.original_correlation_id}) with a different payload`, true);
+  }
+  return {
+    result: decision.decision,
+    correlation_id: decision.original_correlation_id,
+    attribution: { matched_by: decision.matched_by as Attribution['matched_by'], offer_id: decision.offer_id, offer_instance_id: decision.offer_instance_id, svc_click_id: decision.svc_click_id },
+    ledger_position: { partition: decision.ledger_partition, offset: decision.ledger_offset },
+  };
+}

@@ -1,0 +1,66 @@
+import type { Sql } from '../../platform/db/db.js';
+import { insertRows, type InsertColumn } from '../../platform/db/unnest-insert.js';
+import type { Projection } from '../../platform/projection/projection.js';
+import { GENESIS_HASH } from './chain.js';
+import { decideBatch, identityOf, type PostbackLogRow, type RecordedIdentity } from './decide.js';
+
+type Row = PostbackLogRow & { received_at: Date };
+
+const SHARED_COLUMNS: InsertColumn<Row>[] = [
+  ['correlation_id', 'text'], ['log_partition', 'integer'], ['log_offset', 'bigint'], ['partner_id', 'text'],
+  ['identity_kind', 'text'], ['identity_key', 'text'], ['fingerprint', 'text'], ['received_at', 'timestamptz'],
+  ['event_name', 'text'], ['event_id', 'text'], ['order_id', 'text'], ['partner_txn_id', 'text'],
+  ['amount', 'numeric'], ['currency', 'text'], ['matched_by', 'text'], ['offer_id', 'text'],
+  ['offer_instance_id', 'text'], ['svc_click_id', 'text'], ['application_id', 'text'], ['environment', 'text'],
+  ['goal_event', 'text'], ['payout_amount', 'numeric'], ['payout_currency', 'text'], ['hash', 'text'],
+];
+const LOG_COLUMNS: InsertColumn<Row>[] = [
+  ...SHARED_COLUMNS,
+  ['decision', 'text'], ['original_correlation_id', 'text'], ['channel', 'text'], ['source_ip', 'text'],
+  ['reported_click_id', 'text'], ['reported_tracking_id', 'text'], ['reported_instance_id', 'text'], ['prev_hash', 'text'],
+];
+type ConversionRow = Row & { status: string; counted: boolean };
+const CONVERSION_COLUMNS: InsertColumn<ConversionRow>[] = [...(SHARED_COLUMNS as InsertColumn<ConversionRow>[]), ['status', 'text'], ['counted', 'boolean']];
+
+/** The conversions already recorded for the batch's identities. */
+async function recordedIdentities(tx: Sql, rows: { partner_id: string; identity_key: string }[]): Promise<Map<string, RecordedIdentity>> {
+  const { rows: found } = await tx.query<RecordedIdentity & { partner_id: string; identity_key: string }>(
+    `SELECT c.partner_id, c.identity_key, c.correlation_id, c.fingerprint, c.log_partition, c.log_offset::text AS log_offset
+     FROM conversions c JOIN unnest($1::text[], $2::text[]) AS batch(partner_id, identity_key)
+       ON c.partner_id = batch.partner_id AND c.identity_key = batch.identity_key`,
+    [rows.map((row) => row.partner_id), rows.map((row) => row.identity_key)],
+  );
+  return new Map(found.map((row) => [identityOf(row.partner_id, row.identity_key), row]));
+}
+
+/** The hash of the partition's last decision, where its chain continues. */
+async function chainHead(tx: Sql, partition: number): Promise<string> {
+  const { rows } = await tx.query<{ hash: string }>('SELECT hash FROM postback_log WHERE log_partition = $1 ORDER BY log_offset DESC LIMIT 1', [partition]);
+  return rows[0]?.hash ?? GENESIS_HASH;
+}
+
+/**
+ * The postback ledger from topic `postbacks`: the single writer of each partition's decisions
+ * (the runner hands it one partition's batch at a time, under that partition's offset lock).
+ * Decides in log order (decide.ts), then writes the decision log and the new conversions with one
+ * statement each, in the transaction that advances the offsets.
+ */
+export const ledgerProjection: Projection = {
+  name: 'ledger',
+  topics: ['postbacks'],
+  tables: ['conversions', 'postback_log'],
+  async apply(tx, events) {
+    const received = events.map((event) => event.value as { partner_id: string; identity_key: string });
+    if (received.length === 0) return;
+    const [recorded, previousHash] = await Promise.all([recordedIdentities(tx, received), chainHead(tx, events[0]!.partition)]);
+    const { log, conversions } = decideBatch(events, recorded, previousHash);
+    const withTime = (row: PostbackLogRow): Row => ({ ...row, received_at: new Date(row.received_at_ms) });
+    await insertRows(tx, 'postback_log', LOG_COLUMNS, log.map(withTime));
+    await insertRows(
+      tx,
+      'conversions',
+      CONVERSION_COLUMNS,
+      conversions.map((row) => ({ ...withTime(row), status: row.decision, counted: row.decision === 'accepted' })),
+    );
+  },
+};

@@ -1,0 +1,87 @@
+import type { Sql } from '../../platform/db/db.js';
+import type { Decision } from './decide.js';
+
+/** What the ledger decided for one logged postback, as the intake answers it. */
+export interface PostbackDecision {
+  correlation_id: string;
+  decision: Decision;
+  /** The recorded conversion's correlation id (its own for accepted and unmapped). */
+  original_correlation_id: string;
+  matched_by: string;
+  offer_id: string;
+  offer_instance_id: string | null;
+  svc_click_id: string | null;
+  /** Log position of the recorded conversion's decision. */
+  ledger_partition: number;
+  ledger_offset: string;
+}
+
+/** The decision of the postback logged with `correlationId`, or undefined when not decided yet. */
+export async function findDecision(sql: Sql, correlationId: string): Promise<PostbackDecision | undefined> {
+  const { rows } = await sql.query<PostbackDecision>(
+    `SELECT l.correlation_id, l.decision, l.original_correlation_id,
+       coalesce(o.matched_by, l.matched_by) AS matched_by, coalesce(o.offer_id, l.offer_id) AS offer_id,
+       CASE WHEN o.correlation_id IS NULL THEN l.offer_instance_id ELSE o.offer_instance_id END AS offer_instance_id,
+       CASE WHEN o.correlation_id IS NULL THEN l.svc_click_id ELSE o.svc_click_id END AS svc_click_id,
+       coalesce(o.log_partition, l.log_partition) AS ledger_partition, coalesce(o.log_offset, l.log_offset)::text AS ledger_offset
+     FROM postback_log l LEFT JOIN postback_log o ON o.correlation_id = l.original_correlation_id
+     WHERE l.correlation_id = $1`,
+    [correlationId],
+  );
+  return rows[0];
+}
+
+/** One decision as stored, for verifying the hash chains (amounts as exact text, time as epoch ms). */
+export interface StoredDecision {
+  log_partition: number;
+  log_offset: string;
+  correlation_id: string;
+  decision: string;
+  original_correlation_id: string;
+  partner_id: string;
+  identity_key: string;
+  fingerprint: string;
+  offer_id: string;
+  offer_instance_id: string | null;
+  svc_click_id: string | null;
+  environment: string;
+  goal_event: string | null;
+  payout_amount: string | null;
+  payout_currency: string | null;
+  received_at_ms: number;
+  prev_hash: string;
+  hash: string;
+}
+
+/** A page of one partition's decisions in log order, after `afterOffset` (keyset pagination). */
+export async function decisionsAfter(sql: Sql, partition: number, afterOffset: string, limit: number): Promise<StoredDecision[]> {
+  const { rows } = await sql.query<StoredDecision & { received_at_ms: string }>(
+    `SELECT log_partition, log_offset::text AS log_offset, correlation_id, decision, original_correlation_id, partner_id,
+       identity_key, fingerprint, offer_id, offer_instance_id, svc_click_id, environment, goal_event,
+       payout_amount::text AS payout_amount, payout_currency,
+       (extract(epoch FROM received_at) * 1000)::bigint::text AS received_at_ms, prev_hash, hash
+     FROM postback_log l WHERE l.log_partition = $1 AND l.log_offset > $2::bigint ORDER BY l.log_offset LIMIT $3`,
+    [partition, afterOffset, limit],
+  );
+  return rows.map((row) => ({ ...row, received_at_ms: Number(row.received_at_ms) }));
+}
+
+/** The partitions that hold decisions. */
+export async function decisionPartitions(sql: Sql): Promise<number[]> {
+  const { rows } = await sql.query<{ log_partition: number }>('SELECT DISTINCT log_partition FROM postback_log ORDER BY log_partition');
+  return rows.map((row) => row.log_partition);
+}
+
+/** Conversions whose hash is not the hash of the decision that recorded them (tampered rows). */
+export async function conversionsOffChain(sql: Sql, limit: number): Promise<{ partner_id: string; identity_key: string; correlation_id: string }[]> {
+  const { rows } = await sql.query<{ partner_id: string; identity_key: string; correlation_id: string }>(
+    `SELECT c.partner_id, c.identity_key, c.correlation_id FROM conversions c
+     LEFT JOIN postback_log l ON l.correlation_id = c.correlation_id
+     WHERE l.correlation_id IS NULL OR l.hash <> c.hash OR l.payout_amount IS DISTINCT FROM c.payout_amount
+       OR l.payout_currency IS DISTINCT FROM c.payout_currency OR l.offer_id <> c.offer_id OR l.fingerprint <> c.fingerprint
+       OR l.goal_event IS DISTINCT FROM c.goal_event
+     ORDER BY c.correlation_id LIMIT $1`,
+    [limit],
+  );
+  return rows;
+}

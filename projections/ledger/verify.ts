@@ -1,0 +1,57 @@
+import type { Sql } from '../../platform/db/db.js';
+import { GENESIS_HASH, chainHash } from './chain.js';
+import { conversionsOffChain, decisionPartitions, decisionsAfter } from './queries.js';
+
+export interface ChainBreak {
+  partition: number;
+  offset: string;
+  correlation_id: string;
+  problem: string;
+}
+
+export interface VerifyReport {
+  partitions: { partition: number; decisions: number; head: string }[];
+  /** The first broken decision of each partition whose chain breaks. */
+  breaks: ChainBreak[];
+  /** Ledger rows that no longer match the decision that recorded them. */
+  conversionsOffChain: { partner_id: string; identity_key: string; correlation_id: string }[];
+}
+
+const PAGE = 5_000;
+
+/**
+ * Recomputes every partition's hash chain from the stored decisions, in log order, and names the
+ * first row of each partition that breaks it (a changed field, a removed or inserted row); then
+ * checks that every ledger row still agrees with the decision that recorded it.
+ */
+export async function verifyLedger(sql: Sql, progress: (partition: number, decisions: number) => void = () => {}): Promise<VerifyReport> {
+  const report: VerifyReport = { partitions: [], breaks: [], conversionsOffChain: [] };
+  for (const partition of await decisionPartitions(sql)) {
+    let previous = GENESIS_HASH;
+    let after = '-1';
+    let count = 0;
+    let broken: ChainBreak | undefined;
+    for (;;) {
+      const page = await decisionsAfter(sql, partition, after, PAGE);
+      for (const row of page) {
+        count += 1;
+        if (broken) continue;
+        const problem =
+          row.prev_hash !== previous
+            ? `prev_hash ${row.prev_hash.slice(0, 12)}… does not follow the previous decision (${previous.slice(0, 12)}…): a decision before it was removed, inserted or changed`
+            : chainHash(previous, row) !== row.hash
+              ? 'its hash does not match its fields: the decision was changed after it was written'
+              : undefined;
+        if (problem) broken = { partition, offset: row.log_offset, correlation_id: row.correlation_id, problem };
+        previous = row.hash;
+      }
+      progress(partition, count);
+      if (page.length < PAGE) break;
+      after = page[page.length - 1]!.log_offset;
+    }
+    report.partitions.push({ partition, decisions: count, head: previous });
+    if (broken) report.breaks.push(broken);
+  }
+  report.conversionsOffChain = await conversionsOffChain(sql, 100);
+  return report;
+}

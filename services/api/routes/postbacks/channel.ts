@@ -1,0 +1,52 @@
+import type { FastifyRequest } from 'fastify';
+import type { PostbackChannel } from '../../../../commands/postbacks/receive.js';
+import { PostbackRejection } from '../../../../commands/postbacks/rejections.js';
+import { PROTOCOL_HEADER, PROTOCOL_VERSION } from './respond.js';
+
+const FORM = /^application\/x-www-form-urlencoded\s*(;|$)/i;
+const JSON_TYPE = /^application\/json\s*(;\s*charset\s*=\s*"?utf-8"?\s*)?$/i;
+/** Postbacks carry no signature, timestamp or nonce (reference, Authentication rule 6). */
+const SIGNATURE_HEADER = /signature|^x-svc-(timestamp|nonce)$/i;
+
+/**
+ * Which contract a POST speaks: a form body without the protocol header is the compatibility
+ * form route; everything else is held to the current contract.
+ */
+export function postChannel(request: FastifyRequest): PostbackChannel {
+  const type = request.headers['content-type'] ?? '';
+  return request.headers[PROTOCOL_HEADER] === undefined && FORM.test(type) ? 'compat_form' : 'current';
+}
+
+/** The current contract's request checks, before the body is read. Throws PostbackRejection. */
+export function checkCurrentRequest(request: FastifyRequest): void {
+  const version = request.headers[PROTOCOL_HEADER];
+  if (version !== PROTOCOL_VERSION) {
+    throw new PostbackRejection('unsupported_protocol_version', `send ${PROTOCOL_HEADER}: ${PROTOCOL_VERSION} (got ${version === undefined ? 'none' : JSON.stringify(version)})`);
+  }
+  const type = request.headers['content-type'];
+  if (type === undefined || !JSON_TYPE.test(type)) throw new PostbackRejection('unsupported_media_type', 'send the body as Content-Type: application/json');
+  if (request.url.includes('?')) throw new PostbackRejection('query_parameters_not_allowed', 'the current contract takes every field in the JSON body; remove the query string');
+  const signed = Object.keys(request.headers).find((name) => SIGNATURE_HEADER.test(name));
+  if (signed) throw new PostbackRejection('signature_headers_not_allowed', `${signed}: postbacks are not signed; the partner's source address is its credential`);
+}
+
+/** The compatibility form route takes form bodies only. */
+export function checkFormRequest(request: FastifyRequest): void {
+  if (!FORM.test(request.headers['content-type'] ?? '')) throw new PostbackRejection('unsupported_media_type', 'send a form body (application/x-www-form-urlencoded)');
+}
+
+/** A form body or query string as name → value, a repeated name as its list of values. */
+export function paramsOf(text: string): Record<string, string | string[]> {
+  const params: Record<string, string | string[]> = Object.create(null);
+  for (const [name, value] of new URLSearchParams(text)) {
+    const earlier = params[name];
+    params[name] = earlier === undefined ? value : [...(Array.isArray(earlier) ? earlier : [earlier]), value];
+  }
+  return params;
+}
+
+/** The caller's address: Fastify's request.ip (the socket, or a trusted proxy's client); IPv4-mapped IPv6 as plain IPv4. */
+export function sourceAddress(request: FastifyRequest): string {
+  const address = request.ip;
+  return /^::ffff:\d+\.\d+\.\d+\.\d+$/i.test(address) ? address.slice(7) : address;
+}

@@ -1,0 +1,118 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { v7 as uuidv7 } from 'uuid';
+import { parseCompatParams, parseCurrentBody, type FieldsResult } from '../../../../commands/postbacks/fields.js';
+import { receivePostback, type PostbackChannel, type PostbackReads } from '../../../../commands/postbacks/receive.js';
+import { PostbackRejection } from '../../../../commands/postbacks/rejections.js';
+import type { Runtime } from '../../../../platform/runtime.js';
+import { openReadCaches } from '../../read-cache.js';
+import { checkCurrentRequest, checkFormRequest, paramsOf, postChannel, sourceAddress } from './channel.js';
+import { openPartnerCache } from './partner-cache.js';
+import { PROTOCOL_HEADER, PROTOCOL_VERSION, rejectionOf, sendAnswer, sendRejection } from './respond.js';
+
+/** Postbacks are a few fields; anything larger is not one. */
+const BODY_LIMIT_BYTES = 16 * 1024;
+
+interface PostbackState {
+  channel: PostbackChannel;
+  correlation_id: string;
+}
+
+/**
+ * `POST /v1/postback/{partner_id}` (current contract: JSON, SVC-Protocol-Version 1.0) and the
+ * compatibility shapes on the same path (`GET` with query parameters, `POST` with a form body).
+ * Every answer is in the postback envelope (rendered here, not by the app's error handler), and
+ * the current contract's answers carry SVC-Protocol-Version. The intake itself is the
+ * `receivePostback` command; this file only parses and answers.
+ */
+export async function postbackRoutes(app: FastifyInstance, { runtime }: { runtime: Runtime }) {
+  const watermarks = await runtime.watermarks();
+  const caches = openReadCaches(watermarks);
+  const partners = openPartnerCache(watermarks);
+  app.addHook('onClose', async () => {
+    caches.close();
+    partners.close();
+  });
+  const reads: PostbackReads = {
+    partner: (sql, id) => partners.get(sql, id),
+    offer: async (sql, id) => (await caches.offers(sql, [id])).get(id) ?? undefined,
+  };
+  const states = new WeakMap<FastifyRequest, PostbackState>();
+  const stateOf = (request: FastifyRequest): PostbackState => {
+    let state = states.get(request);
+    if (!state) states.set(request, (state = { channel: request.method === 'GET' ? 'compat_get' : postChannel(request), correlation_id: uuidv7() }));
+    return state;
+  };
+
+  // Bodies are read raw: each contract parses its own (JSON or form) and names its own errors.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: BODY_LIMIT_BYTES }, (_request, body, done) => done(null, body));
+  app.setErrorHandler((error, request, reply) => {
+    const { reason, eventLogged, detail } = rejectionOf(error, request);
+    return sendRejection(reply, reason, stateOf(request).correlation_id, eventLogged, detail);
+  });
+  app.addHook('onSend', async (request, reply) => {
+    if (stateOf(request).channel === 'current') reply.header(PROTOCOL_HEADER, PROTOCOL_VERSION);
+  });
+
+  async function intake(request: FastifyRequest<{ Params: { partner_id: string } }>, reply: FastifyReply, parsed: FieldsResult) {
+    const state = stateOf(request);
+    if (!parsed.ok) throw new PostbackRejection(parsed.reason, parsed.message);
+    const answer = await receivePostback(
+      runtime,
+      { partner_id: request.params.partner_id, source_ip: sourceAddress(request), channel: state.channel, fields: parsed.fields, correlation_id: state.correlation_id },
+      { now: new Date(), decisionTimeoutMs: runtime.config.postbackDecisionTimeoutMs, reads },
+    );
+    return sendAnswer(reply, answer);
+  }
+
+  app.post<{ Params: { partner_id: string } }>(
+    '/:partner_id',
+    {
+      bodyLimit: BODY_LIMIT_BYTES,
+      schema: { summary: 'Report a conversion (current contract: JSON with SVC-Protocol-Version 1.0; a form body without that header is the compatibility route)', tags: ['postbacks'] },
+      preParsing: async (request, _reply, payload) => {
+        if (stateOf(request).channel === 'current') checkCurrentRequest(request);
+        else checkFormRequest(request);
+        return payload;
+      },
+    },
+    async (request, reply) => {
+      const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+      if (stateOf(request).channel === 'current') return intake(request, reply, parseCurrentBody(body));
+      const query = request.url.includes('?') ? paramsOf(request.url.slice(request.url.indexOf('?') + 1)) : {};
+      return intake(request, reply, parseCompatParams(mergeParams(query, paramsOf(body.toString('utf8')))));
+    },
+  );
+
+  app.get<{ Params: { partner_id: string } }>(
+    '/:partner_id',
+    {
+      // HEAD must never record a conversion.
+      exposeHeadRoute: false,
+      schema: { summary: 'Report a conversion with query parameters (compatibility route for existing integrations; not a current entrypoint)', tags: ['postbacks'] },
+    },
+    async (request, reply) => {
+      const query = request.url.includes('?') ? paramsOf(request.url.slice(request.url.indexOf('?') + 1)) : {};
+      return intake(request, reply, parseCompatParams(query));
+    },
+  );
+
+  app.route({
+    method: ['PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'],
+    url: '/:partner_id',
+    schema: { hide: true },
+    handler: async () => {
+      throw new PostbackRejection('method_not_allowed', 'use POST (or GET for the compatibility route)');
+    },
+  });
+}
+
+/** Query and form fields of one compatibility POST; a name in both counts as repeated. */
+function mergeParams(query: Record<string, string | string[]>, form: Record<string, string | string[]>): Record<string, string | string[]> {
+  const merged: Record<string, string | string[]> = Object.assign(Object.create(null), query);
+  for (const [name, value] of Object.entries(form)) {
+    const earlier = merged[name];
+    merged[name] = earlier === undefined ? value : [...[earlier].flat(), ...[value].flat()];
+  }
+  return merged;
+}

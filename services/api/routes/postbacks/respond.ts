@@ -1,0 +1,52 @@
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import type { PostbackAnswer } from '../../../../commands/postbacks/receive.js';
+import { POSTBACK_REASONS, PostbackRejection, type PostbackReason } from '../../../../commands/postbacks/rejections.js';
+import { failure, success } from '../../../../platform/http/envelope.js';
+import { ApiError } from '../../../../platform/http/errors.js';
+import { fromFramework } from '../../../../platform/http/framework-errors.js';
+
+export const PROTOCOL_HEADER = 'svc-protocol-version';
+export const PROTOCOL_VERSION = '1.0';
+/** Where a refusal's human explanation goes: the envelope's message is the stable reason itself. */
+export const DETAIL_HEADER = 'svc-error-detail';
+
+/** What the failure's `extra.result` says: refused for good, logged but undecided, or not taken. */
+function resultOf(reason: PostbackReason): 'rejected' | 'deferred' | 'unavailable' | 'error' {
+  if (reason === 'postback_intake_unavailable') return 'deferred';
+  if (reason === 'internal_error') return 'error';
+  return POSTBACK_REASONS[reason].status === 503 ? 'unavailable' : 'rejected';
+}
+
+/** The success envelope: data.result, data.correlation_id, and where the conversion was attributed and recorded. */
+export function sendAnswer(reply: FastifyReply, answer: PostbackAnswer) {
+  return reply.status(200).send(success({ ...answer }));
+}
+
+/**
+ * A refusal in the postback shape: the reason's status; `code` its code, `message` the reason
+ * (as the reference's example); `data` {}; `extra` the diagnostics. Header values cannot hold
+ * every character, so the detail is sent only when it is plain ASCII.
+ */
+export function sendRejection(reply: FastifyReply, reason: PostbackReason, correlationId: string, eventLogged: boolean, detail?: string) {
+  const { status, code, retryable } = POSTBACK_REASONS[reason];
+  if (detail && /^[\x20-\x7e]{1,300}$/.test(detail)) reply.header(DETAIL_HEADER, detail);
+  if (status === 405) reply.header('allow', 'GET, POST');
+  if (status === 503 || status === 500) reply.header('retry-after', '1');
+  return reply.status(status).send(
+    failure(code, reason, { result: resultOf(reason), reason, correlation_id: correlationId, retryable, event_logged: eventLogged }),
+  );
+}
+
+/** Maps anything a postback handler or Fastify throws to a postback refusal; nothing escapes as a bare 500. */
+export function rejectionOf(error: unknown, request: FastifyRequest): { reason: PostbackReason; eventLogged: boolean; detail: string } {
+  if (error instanceof PostbackRejection) return { reason: error.reason, eventLogged: error.eventLogged, detail: error.message };
+  const known = error instanceof ApiError ? error : fromFramework(error as FastifyError, request);
+  if (known) {
+    if (known.statusCode === 413) return { reason: 'payload_too_large', eventLogged: false, detail: known.message };
+    if (known.statusCode === 415) return { reason: 'unsupported_media_type', eventLogged: false, detail: known.message };
+    if (known.statusCode === 405) return { reason: 'method_not_allowed', eventLogged: false, detail: known.message };
+    if (known.statusCode < 500) return { reason: 'invalid_payload', eventLogged: false, detail: known.message };
+  }
+  request.log.error({ err: error }, 'postback intake failed');
+  return { reason: 'internal_error', eventLogged: false, detail: 'internal error before intake; retry with backoff and the same identity' };
+}

@@ -1,0 +1,295 @@
+import type { LightMyRequestResponse } from 'fastify';
+import { v4 as uuidv4, v7 as uuidv7 } from 'uuid';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { POSTBACK_REASONS, type PostbackReason } from '../../commands/postbacks/rejections.js';
+import { ledgerProjection } from '../../projections/ledger/projection.js';
+import { verifyLedger } from '../../projections/ledger/verify.js';
+import { buildApp } from '../../services/api/app.js';
+import { startProjectors, type RunningProjectors } from '../../services/projector/projectors.js';
+import { createTestApp, type TestRuntime } from '../support/app.js';
+import { PROTOCOL, postbackWorld, postPostback } from '../support/postback-world.js';
+import { replayProjection } from '../support/replay.js';
+import { tableChecksum } from '../support/table-checksum.js';
+
+const UUID_V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+function expectRejection(response: LightMyRequestResponse, reason: PostbackReason, eventLogged = false) {
+  const { status, code, retryable } = POSTBACK_REASONS[reason];
+  expect(response.statusCode, response.body).toBe(status);
+  expect(response.json()).toEqual({
+    code,
+    message: reason,
+    data: {},
+    extra: { result: expect.any(String), reason, correlation_id: expect.stringMatching(UUID_V7), retryable, event_logged: eventLogged },
+  });
+}
+
+describe.each([['kafka'], ['sql']] as const)('postbacks on the %s log', (eventLog) => {
+  let t: TestRuntime & { app: Awaited<ReturnType<typeof createTestApp>>['app'] };
+  let projectors: RunningProjectors;
+  let world: Awaited<ReturnType<typeof postbackWorld>>;
+  let n = 0;
+  /** A fresh business identity, so tests never share one by accident. */
+  const id = (prefix = 'evt') => `${prefix}-${eventLog}-${(n += 1)}-${Date.now()}`;
+  const post = (body: unknown, headers?: Record<string, string>, partner = world.partner) => postPostback(t.app, partner, body, headers);
+  const conversion = async (correlationId: string) =>
+    (await t.runtime.db.query<Record<string, unknown>>('SELECT * FROM conversions WHERE correlation_id = $1', [correlationId])).rows[0];
+
+  beforeAll(async () => {
+    t = await createTestApp({ eventLog });
+    projectors = await startProjectors(t.runtime);
+    world = await postbackWorld(t.runtime);
+  });
+  afterAll(async () => {
+    await projectors?.stop();
+    await t?.close();
+  });
+
+  describe('accepted, already recorded, unmapped', () => {
+    it('accepts a conversion by click id, pays the CPA goal, answers the decision with the protocol header', async () => {
+      const card = await world.serve(world.cpaOffer);
+      const clickId = await world.click(card);
+      const response = await post({ event_name: 'purchase', svc_click_id: clickId, event_id: id() });
+      expect(response.statusCode, response.body).toBe(200);
+      expect(response.headers['svc-protocol-version']).toBe('1.0');
+      const body = response.json();
+      expect(body).toEqual({
+        code: 'SUCCESS',
+        message: '',
+        data: {
+          result: 'accepted',
+          correlation_id: expect.stringMatching(UUID_V7),
+          attribution: { matched_by: 'svc_click_id', offer_id: world.cpaOffer, offer_instance_id: card.offer_instance_id, svc_click_id: clickId },
+          ledger_position: { partition: expect.any(Number), offset: expect.stringMatching(/^\d+$/) },
+        },
+        extra: {},
+      });
+      const row = await conversion(body.data.correlation_id);
+      expect(row).toMatchObject({ status: 'accepted', counted: true, goal_event: 'install', payout_amount: '12.50', payout_currency: 'USD', application_id: world.application, svc_click_id: clickId });
+    });
+
+    it('answers a resend of the same postback already_recorded with the original correlation id', async () => {
+      const card = await world.serve(world.cpaOffer);
+      const body = { event_name: 'purchase', offer_instance_id: card.offer_instance_id, order_id: id('order'), amount: '10.00', currency: 'USD' };
+      const first = (await post(body)).json();
+      expect(first.data.result).toBe('accepted');
+      // "10.0" is the same amount as "10.00": the same postback.
+      const again = await post({ ...body, amount: '10.0' });
+      expect(again.statusCode, again.body).toBe(200);
+      expect(again.json().data).toEqual({ ...first.data, result: 'already_recorded' });
+      const { rows } = await t.runtime.db.query('SELECT decision FROM postback_log WHERE identity_key = $1 ORDER BY log_offset', [JSON.stringify(['order_id', 'purchase', body.order_id])]);
+      expect(rows.map((row) => row.decision)).toEqual(['accepted', 'already_recorded']);
+    });
+
+    it('refuses the same identity with a changed payload: 409 identity_conflict, logged, not counted', async () => {
+      const card = await world.serve(world.cpaOffer);
+      const body = { event_name: 'purchase', offer_instance_id: card.offer_instance_id, partner_txn_id: id('txn'), amount: '10.00', currency: 'USD' };
+      const first = (await post(body)).json();
+      const changed = await post({ ...body, amount: '11.00' });
+      expectRejection(changed, 'identity_conflict', true);
+      const { rows } = await t.runtime.db.query<{ n: string }>('SELECT count(*) AS n FROM conversions WHERE correlation_id = $1', [first.data.correlation_id]);
+      expect(rows[0]!.n).toBe('1');
+      const logged = await t.runtime.db.query('SELECT decision, original_correlation_id FROM postback_log WHERE correlation_id = $1', [changed.json().extra.correlation_id]);
+      expect(logged.rows).toEqual([{ decision: 'identity_conflict', original_correlation_id: first.data.correlation_id }]);
+    });
+
+    it('attributes by tracking id (the card link code) and by instance id', async () => {
+      const card = await world.serve(world.cpaOffer);
+      const byTracking = (await post({ event_name: 'purchase', svc_tracking_id: card.link_code, event_id: id() })).json();
+      expect(byTracking.data.attribution).toEqual({ matched_by: 'svc_tracking_id', offer_id: world.cpaOffer, offer_instance_id: card.offer_instance_id, svc_click_id: null });
+      const byInstance = (await post({ event_name: 'purchase', offer_instance_id: card.offer_instance_id, event_id: id() })).json();
+      expect(byInstance.data.attribution).toMatchObject({ matched_by: 'offer_instance_id', offer_instance_id: card.offer_instance_id });
+      // All three naming the same card agree; the click is the match.
+      const clickId = await world.click(card);
+      const all = (await post({ event_name: 'purchase', svc_click_id: clickId, svc_tracking_id: card.link_code, offer_instance_id: card.offer_instance_id, event_id: id() })).json();
+      expect(all.data.attribution).toEqual({ matched_by: 'svc_click_id', offer_id: world.cpaOffer, offer_instance_id: card.offer_instance_id, svc_click_id: clickId });
+    });
+
+    it('pays a CPS goal as rate × amount, exact, rounded half-up to the currency minor unit', async () => {
+      const card = await world.serve(world.cpsOffer);
+      // 199.99 × 7.5 % = 14.999250 → 15.00; 0.10 × 7.5 % = 0.0075 → 0.01; JPY has no minor unit.
+      const cases = [
+        ['199.99', 'USD', '15.00'],
+        ['0.10', 'USD', '0.01'],
+        ['1234', 'JPY', '93'],
+        ['1.234', 'BHD', '0.093'],
+      ] as const;
+      for (const [amount, currency, payout] of cases) {
+        const response = (await post({ event_name: 'sale', offer_instance_id: card.offer_instance_id, event_id: id(), amount, currency })).json();
+        expect(response.data.result, `${amount} ${currency}`).toBe('accepted');
+        expect(await conversion(response.data.correlation_id)).toMatchObject({ payout_amount: payout, payout_currency: currency, goal_event: 'sale' });
+      }
+    });
+
+    it('logs an event_name with no goal as unmapped: recorded, not counted', async () => {
+      const card = await world.serve(world.cpaOffer);
+      const response = await post({ event_name: 'newsletter_signup', offer_instance_id: card.offer_instance_id, event_id: id() });
+      expect(response.statusCode, response.body).toBe(200);
+      const data = response.json().data;
+      expect(data.result).toBe('unmapped');
+      expect(await conversion(data.correlation_id)).toMatchObject({ status: 'unmapped', counted: false, goal_event: null, payout_amount: null });
+    });
+  });
+
+  describe('refusals, each with its reason, nothing logged', () => {
+    let instance: string;
+    let logEndBefore: string[];
+    const logEnd = async () => (await t.runtime.eventLog.endOffsets('postbacks')).map((end) => `${end.partition}:${end.offset}`).sort();
+    beforeAll(async () => {
+      instance = (await world.serve(world.cpaOffer)).offer_instance_id;
+      logEndBefore = await logEnd();
+    });
+    const valid = () => ({ event_name: 'purchase', offer_instance_id: instance, event_id: id() });
+
+    it('answers a bad payload exactly as the reference example', async () => {
+      for (const body of ['{', '[]', '"x"', JSON.stringify({ ...valid(), extra_field: 1 }), JSON.stringify({ ...valid(), amount: 12.5, currency: 'USD' }), JSON.stringify({ ...valid(), amount: '1e3', currency: 'USD' }), JSON.stringify({ ...valid(), amount: '1.00' }), JSON.stringify({ ...valid(), offer_instance_id: 'not-a-uuid' }), JSON.stringify({ ...valid(), currency: 'usd', amount: '1' })]) {
+        const response = await post(body);
+        expectRejection(response, 'invalid_payload');
+        expect(response.headers['svc-protocol-version']).toBe('1.0');
+      }
+    });
+
+    it('requires the protocol header exactly, JSON, no query string, no signature headers', async () => {
+      expectRejection(await t.app.inject({ method: 'POST', url: `/v1/postback/${world.partner}`, headers: { 'content-type': 'application/json' }, payload: JSON.stringify(valid()) }), 'unsupported_protocol_version');
+      expectRejection(await post(valid(), { 'svc-protocol-version': '1.1' }), 'unsupported_protocol_version');
+      expectRejection(await post(valid(), { 'content-type': 'text/plain' }), 'unsupported_media_type');
+      expectRejection(await t.app.inject({ method: 'POST', url: `/v1/postback/${world.partner}?event_id=1`, headers: PROTOCOL, payload: JSON.stringify(valid()) }), 'query_parameters_not_allowed');
+      expectRejection(await post(valid(), { 'x-svc-signature': 'abc' }), 'signature_headers_not_allowed');
+      expectRejection(await t.app.inject({ method: 'PUT', url: `/v1/postback/${world.partner}`, headers: PROTOCOL, payload: '{}' }), 'method_not_allowed');
+    });
+
+    it('requires an identity and an attribution', async () => {
+      expectRejection(await post({ event_name: 'purchase', offer_instance_id: instance }), 'missing_identity');
+      expectRejection(await post({ event_name: 'purchase', event_id: id() }), 'missing_attribution');
+    });
+
+    it('checks the partner: unknown, disabled, source address not allowed', async () => {
+      expectRejection(await post(valid(), {}, uuidv7()), 'partner_not_found');
+      expectRejection(await post(valid(), {}, world.partner.toUpperCase()), 'partner_not_found');
+      expectRejection(await post(valid(), {}, world.disabledPartner), 'partner_disabled');
+      const elsewhere = await postPostback(t.app, world.partner, valid(), {}, { remoteAddress: '198.51.100.9' });
+      expectRejection(elsewhere, 'source_ip_not_allowed');
+    });
+
+    it('tells an unknown old id (terminal) from one minted moments ago (retry)', async () => {
+      expectRejection(await post({ ...valid(), offer_instance_id: uuidv4() }), 'attribution_not_found');
+      expectRejection(await post({ ...valid(), offer_instance_id: '01890a5d-ac96-774b-bcce-b302099a8057' }), 'attribution_not_found');
+      expectRejection(await post({ ...valid(), svc_tracking_id: 'ZZZZZZZZ', offer_instance_id: undefined }), 'attribution_not_found');
+      const recent = await post({ ...valid(), svc_click_id: uuidv7(), offer_instance_id: undefined });
+      expectRejection(recent, 'postback_v10_unavailable');
+      expect(recent.json().extra.retryable).toBe(true);
+    });
+
+    it('refuses ids naming different cards, and another partner\'s card', async () => {
+      const other = await world.serve(world.cpaOffer);
+      const clickId = await world.click(other);
+      expectRejection(await post({ ...valid(), svc_click_id: clickId }), 'attribution_conflict');
+      const foreign = await world.serve(world.foreignOffer);
+      expectRejection(await post({ ...valid(), offer_instance_id: foreign.offer_instance_id }), 'foreign_attribution');
+      expectRejection(await post({ ...valid(), svc_tracking_id: foreign.link_code, offer_instance_id: undefined }), 'foreign_attribution');
+    });
+
+    it('refuses a CPS conversion without an amount', async () => {
+      const card = await world.serve(world.cpsOffer);
+      expectRejection(await post({ event_name: 'sale', offer_instance_id: card.offer_instance_id, event_id: id() }), 'missing_amount');
+    });
+
+    it('appended nothing to the log for any refusal above', async () => {
+      expect(await logEnd()).toEqual(logEndBefore);
+    });
+  });
+
+  describe('compatibility routes', () => {
+    it('takes GET query parameters with unexpanded macros as absent, and answers without the protocol header', async () => {
+      const card = await world.serve(world.cpaOffer);
+      const eventId = id();
+      const response = await t.app.inject({ method: 'GET', url: `/v1/postback/${world.partner}?event_name=purchase&offer_instance_id=${card.offer_instance_id}&svc_click_id={click_id}&event_id=${eventId}&unknown_param=1` });
+      expect(response.statusCode, response.body).toBe(200);
+      expect(response.headers['svc-protocol-version']).toBeUndefined();
+      const data = response.json().data;
+      expect(data).toMatchObject({ result: 'accepted', attribution: { matched_by: 'offer_instance_id' } });
+      // The same conversion by the current contract is the same identity.
+      const again = await post({ event_name: 'purchase', offer_instance_id: card.offer_instance_id, event_id: eventId });
+      expect(again.json().data).toMatchObject({ result: 'already_recorded', correlation_id: data.correlation_id });
+    });
+
+    it('takes form bodies on POST without the protocol header', async () => {
+      const card = await world.serve(world.cpaOffer);
+      const response = await t.app.inject({
+        method: 'POST',
+        url: `/v1/postback/${world.partner}`,
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        payload: `event_name=purchase&offer_instance_id=${card.offer_instance_id}&order_id=${id('o')}&amount=5.00&currency=EUR`,
+      });
+      expect(response.statusCode, response.body).toBe(200);
+      expect(response.json().data.result).toBe('accepted');
+      expectRejection(await t.app.inject({ method: 'GET', url: `/v1/postback/${world.otherPartner}?event_name=purchase&offer_instance_id=${card.offer_instance_id}&event_id=${id()}` }), 'foreign_attribution');
+    });
+  });
+
+  describe('exactly once', () => {
+    it('50 concurrent copies of one postback: one accepted, 49 already_recorded, one ledger row', async () => {
+      const card = await world.serve(world.cpaOffer);
+      const body = { event_name: 'purchase', offer_instance_id: card.offer_instance_id, event_id: id('burst') };
+      const responses = await Promise.all(Array.from({ length: 50 }, () => post(body)));
+      const results = responses.map((response) => response.json().data.result);
+      expect(results.filter((result) => result === 'accepted')).toHaveLength(1);
+      expect(results.filter((result) => result === 'already_recorded')).toHaveLength(49);
+      expect(new Set(responses.map((response) => response.json().data.correlation_id)).size).toBe(1);
+      const { rows } = await t.runtime.db.query<{ n: string }>('SELECT count(*) AS n FROM conversions WHERE event_id = $1', [body.event_id]);
+      expect(rows[0]!.n).toBe('1');
+    });
+
+    it('replaying the postbacks topic rebuilds identical decisions and a chain that verifies', async () => {
+      const before = await Promise.all(ledgerProjection.tables.map((table) => tableChecksum(t.runtime.db, table)));
+      expect((await verifyLedger(t.runtime.db)).breaks).toEqual([]);
+      await projectors.stop();
+      try {
+        await replayProjection(t.runtime.db, t.runtime.eventLog, ledgerProjection);
+      } finally {
+        projectors = await startProjectors(t.runtime);
+      }
+      expect(await Promise.all(ledgerProjection.tables.map((table) => tableChecksum(t.runtime.db, table)))).toEqual(before);
+    });
+
+    it('ledger verification names the first changed decision', async () => {
+      const report = await verifyLedger(t.runtime.db);
+      expect(report.breaks).toEqual([]);
+      expect(report.conversionsOffChain).toEqual([]);
+      const { rows } = await t.runtime.db.query<{ correlation_id: string; log_partition: number; log_offset: string }>(
+        "SELECT correlation_id, log_partition, log_offset::text AS log_offset FROM postback_log WHERE decision = 'accepted' AND payout_amount IS NOT NULL ORDER BY log_partition, log_offset LIMIT 1",
+      );
+      const target = rows[0]!;
+      await t.runtime.db.query('UPDATE postback_log SET payout_amount = payout_amount + 1 WHERE correlation_id = $1', [target.correlation_id]);
+      try {
+        const tampered = await verifyLedger(t.runtime.db);
+        expect(tampered.breaks).toEqual([{ partition: target.log_partition, offset: target.log_offset, correlation_id: target.correlation_id, problem: expect.stringContaining('changed') }]);
+        expect(tampered.conversionsOffChain.map((row) => row.correlation_id)).toContain(target.correlation_id);
+      } finally {
+        await t.runtime.db.query('UPDATE postback_log SET payout_amount = payout_amount - 1 WHERE correlation_id = $1', [target.correlation_id]);
+      }
+    });
+  });
+
+  describe('behind a trusted proxy', () => {
+    it('believes X-Forwarded-For only from a proxy in TRUSTED_PROXIES', async () => {
+      const proxied = await buildApp({ runtime: { ...t.runtime, config: { ...t.runtime.config, trustedProxies: ['10.9.0.0/16'] } } });
+      try {
+        const partner = (await world.admin.run('partner:configure', { name: 'proxied partner', source_ip_allowlist: ['203.0.113.7'], goal_mappings: [{ event_name: 'purchase', goal_event: 'install' }] })).partner_id!;
+        const offer = await world.admin.offer({ partner_id: partner, details: (await import('../support/serving-fixtures.js')).details('proxied'), destination_url: 'https://shop.example/p' });
+        const card = await world.serve(offer);
+        const body = () => ({ event_name: 'purchase', offer_instance_id: card.offer_instance_id, event_id: id() });
+        const viaProxy = await postPostback(proxied, partner, body(), { 'x-forwarded-for': '203.0.113.7' }, { remoteAddress: '10.9.0.1' });
+        expect(viaProxy.statusCode, viaProxy.body).toBe(200);
+        // The same header from an address that is not a trusted proxy is ignored.
+        expectRejection(await postPostback(proxied, partner, body(), { 'x-forwarded-for': '203.0.113.7' }, { remoteAddress: '198.51.100.1' }), 'source_ip_not_allowed');
+        // A client behind the proxy cannot smuggle an allowed address in front of its own.
+        expectRejection(await postPostback(proxied, partner, body(), { 'x-forwarded-for': '203.0.113.7, 198.51.100.2' }, { remoteAddress: '10.9.0.1' }), 'source_ip_not_allowed');
+        // Without TRUSTED_PROXIES, the socket address is the caller.
+        expectRejection(await postPostback(t.app, partner, body(), { 'x-forwarded-for': '203.0.113.7' }, { remoteAddress: '10.9.0.1' }), 'source_ip_not_allowed');
+      } finally {
+        await proxied.close();
+      }
+    });
+  });
+});

@@ -19,7 +19,7 @@ export const POSTBACK_REASONS = {
   missing_amount: { status: 422, code: 'MISSING_AMOUNT', retryable: false, when: 'the mapped goal is priced per sale (cps) and no amount and currency were sent' },
   identity_conflict: { status: 409, code: 'IDENTITY_CONFLICT', retryable: false, when: 'the ledger already holds this identity with a different payload (logged, not counted)' },
   unsupported_media_type: { status: 415, code: 'UNSUPPORTED_MEDIA_TYPE', retryable: false, when: 'current route: Content-Type not application/json; compatibility POST: not a form' },
-  payload_too_large: { status: 413, code: 'PAYLOAD_TOO_LARGE', retryable: false, when: 'body over the size limit' },
+  payload_too_large: { status: 413, code: 'PAYLOAD_TOO_LARGE', retryable: false, when: 'body over 16 KiB (a postback is a few fields)' },
   method_not_allowed: { status: 405, code: '405', retryable: false, when: 'a method other than POST (current) or GET/POST (compatibility)' },
   internal_error: { status: 500, code: 'INTERNAL_ERROR', retryable: true, when: 'an unexpected failure before intake; nothing was logged' },
   postback_v10_unavailable: { status: 503, code: 'POSTBACK_V10_UNAVAILABLE', retryable: true, when: 'intake unavailable: the log or the read models cannot be reached, or a just-minted attribution id is not projected yet; nothing was logged' },

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { postbackReasonsTable } from '../../commands/postbacks/reasons-table.js';
 import { configurationTable } from '../../platform/config/readme-table.js';
 import { GEO_LOAD_COMMAND } from '../../reference/locations/how-to-load.js';
 
@@ -8,6 +9,10 @@ const readme = readFileSync('README.md', 'utf8');
 describe('README', () => {
   it('documents every setting exactly as the configuration module reads it', () => {
     expect(readme).toContain(configurationTable());
+  });
+
+  it('lists every postback refusal exactly as the route answers it', () => {
+    expect(readme).toContain(postbackReasonsTable());
   });
 
   it('names the test command that CI runs', () => {

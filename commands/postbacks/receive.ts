@@ -143,6 +143,7 @@ export async function receivePostback(
     throw Object.assign(new PostbackRejection('postback_v10_unavailable', 'postback intake cannot read its reference data right now; retry with backoff'), { cause: error });
   }
   let appended;
+  const appendStarted = performance.now();
   try {
     [appended] = await appendEvents(runtime, 'postbacks', [newEvent(EventType.PostbackReceived, `${event.partner_id}:${event.identity_key}`, event)]);
   } catch (error) {
@@ -151,6 +152,7 @@ export async function receivePostback(
   const deferred = () => new PostbackRejection('postback_intake_unavailable', 'the postback is logged but not decided yet; retry with the same identity to get its decision', true);
   const watermarks = await runtime.watermarks();
   if (!(await watermarks.awaitApplied(ledgerProjection.name, [appended!], options.decisionTimeoutMs))) throw deferred();
+  runtime.metrics.readAfterWrite.observe({ projection: ledgerProjection.name }, (performance.now() - appendStarted) / 1000);
   const decision = await findDecision(runtime.db, request.correlation_id).catch(() => undefined);
   if (!decision) throw deferred();
   if (decision.decision === 'identity_conflict') {

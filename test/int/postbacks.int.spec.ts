@@ -9,6 +9,7 @@ import { startProjectors, type RunningProjectors } from '../../services/projecto
 import { createTestApp, type TestRuntime } from '../support/app.js';
 import { PROTOCOL, postbackWorld, postPostback } from '../support/postback-world.js';
 import { replayProjection } from '../support/replay.js';
+import { runCli } from '../support/cli.js';
 import { tableChecksum } from '../support/table-checksum.js';
 
 const UUID_V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -265,8 +266,19 @@ describe.each([['kafka'], ['sql']] as const)('postbacks on the %s log', (eventLo
         const tampered = await verifyLedger(t.runtime.db);
         expect(tampered.breaks).toEqual([{ partition: target.log_partition, offset: target.log_offset, correlation_id: target.correlation_id, problem: expect.stringContaining('changed') }]);
         expect(tampered.conversionsOffChain.map((row) => row.correlation_id)).toContain(target.correlation_id);
+        if (eventLog === 'kafka') {
+          // The command line says the same, and fails. (The embedded runtime's database is a test database too.)
+          const cli = await runCli('projections/ledger/verify-cli.ts', [], { DATABASE_URL: t.database.url, KEY_HASH_SECRET: t.config.keyHashSecret!, LOG_LEVEL: 'silent' });
+          expect(cli.status, cli.stderr).toBe(1);
+          expect(cli.stdout).toContain(`BROKEN partition ${target.log_partition} at offset ${target.log_offset} (correlation id ${target.correlation_id})`);
+        }
       } finally {
         await t.runtime.db.query('UPDATE postback_log SET payout_amount = payout_amount - 1 WHERE correlation_id = $1', [target.correlation_id]);
+      }
+      if (eventLog === 'kafka') {
+        const cli = await runCli('projections/ledger/verify-cli.ts', [], { DATABASE_URL: t.database.url, KEY_HASH_SECRET: t.config.keyHashSecret!, LOG_LEVEL: 'silent' });
+        expect(cli.status, cli.stderr).toBe(0);
+        expect(cli.stdout).toMatch(/^ledger verifies: \d+ decisions in \d+ partition\(s\)$/m);
       }
     });
   });

@@ -21,13 +21,16 @@ import { benchDatabase, rate, type BenchRow } from './support.js';
 
 /**
  * `npm run bench -- appends`: concurrent appends of one OfferServed each (one request's write),
- * appends/s and per-call latency, from CALLERS callers appending in a loop. Kafka: the event log
+ * appends/s and per-call latency, from CALLERS callers appending in a loop, and on Kafka also
+ * offered at a fixed rate (PACED_RATE, the postback target) as requests arrive. Kafka: the event log
  * (appends of concurrent callers share produce requests) next to the unbatched path, one
  * idempotent `producer.send` (acks=all) per call of the same bytes, measured in the same run. The
  * SQL log (embedded PGlite and Postgres): batched next to one transaction per call.
  */
 const CALLERS = (process.env.BENCH_CALLERS ?? '1,100').split(',').map(Number);
 const APPENDS = Number(process.env.BENCH_APPENDS ?? 20_000);
+/** The offered rate of the paced rows: the postback target. */
+const PACED_RATE = Number(process.env.BENCH_RATE ?? 5_000);
 const TOPIC = 'serves';
 const schemas = loadSchemaCatalog();
 
@@ -64,9 +67,32 @@ async function load<T>(items: T[], callers: number, append: (item: T) => Promise
   return { perSecond: rate(items.length, elapsed), p50: percentile(latencies, 50), p99: percentile(latencies, 99) };
 }
 
+/**
+ * Appends offered at a fixed rate whether or not earlier ones have finished (as requests arrive),
+ * the latency counted from when each was due, so a backlog shows in it.
+ */
+async function paced<T>(items: T[], perSecond: number, append: (item: T) => Promise<unknown>): Promise<Measured> {
+  const latencies: number[] = [];
+  const pending: Promise<void>[] = [];
+  const start = performance.now();
+  let next = 0;
+  while (next < items.length) {
+    const now = performance.now();
+    for (; next < items.length && start + (next * 1000) / perSecond <= now; next += 1) {
+      const due = start + (next * 1000) / perSecond;
+      pending.push(append(items[next]!).then(() => void latencies.push(performance.now() - due)));
+    }
+    await new Promise((resolve) => setTimeout(resolve, 1));
+  }
+  await Promise.all(pending);
+  const elapsed = performance.now() - start;
+  latencies.sort((a, b) => a - b);
+  return { perSecond: rate(items.length, elapsed), p50: percentile(latencies, 50), p99: percentile(latencies, 99) };
+}
+
 const appendsFor = (callers: number) => (callers === 1 ? Math.min(APPENDS, 2_000) : APPENDS);
 
-function row(backend: string, callers: number, measure: string, measured: Measured, baseline: { name: string; measured: Measured }): BenchRow {
+function row(backend: string, callers: number | string, measure: string, measured: Measured, baseline: { name: string; measured: Measured }): BenchRow {
   return {
     backend,
     callers,
@@ -125,6 +151,13 @@ async function kafkaRows(stack: StackEndpoints): Promise<BenchRow[]> {
         const measured = await load(events, callers, (event) => log.append(TOPIC, [event]));
         rows.push(row('kafka', callers, `event log append, linger ${lingerMs} ms`, measured, baseline));
       }
+    }
+    const offered = `${PACED_RATE}/s offered`;
+    const messages = await Promise.all(Array.from({ length: APPENDS }, () => unbatched.encode(served())));
+    const baseline = { name: 'producer.send per call (unbatched)', measured: await paced(messages, PACED_RATE, unbatched.send) };
+    for (const [lingerMs, log] of logs) {
+      const measured = await paced(Array.from({ length: APPENDS }, served), PACED_RATE, (event) => log.append(TOPIC, [event]));
+      rows.push(row('kafka', offered, `event log append, linger ${lingerMs} ms`, measured, baseline));
     }
   } finally {
     await unbatched.close();

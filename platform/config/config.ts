@@ -21,6 +21,7 @@ export const settings = {
   databaseUrl: optionalUrl('DATABASE_URL', 'Postgres for read models (and the event log when Kafka is not set). Unset: embedded Postgres in DATA_DIR.', ['postgres:', 'postgresql:']),
   kafkaBrokers: brokerList('KAFKA_BROKERS', 'Kafka bootstrap servers, host:port[,host:port]. Unset: the event log lives in Postgres. Needs SCHEMA_REGISTRY_URL.'),
   schemaRegistryUrl: optionalUrl('SCHEMA_REGISTRY_URL', 'Confluent-compatible schema registry (Apicurio: .../apis/ccompat/v7). Needs KAFKA_BROKERS.', ['http:', 'https:']),
+  kafkaAppendLingerMs: integer('KAFKA_APPEND_LINGER_MS', 'Milliseconds an append to Kafka waits for concurrent appends to share its produce request when none is in flight (appends arriving during a request always share the next one). 0: no wait.', 1, 0, 1_000),
   redisUrl: optionalUrl('REDIS_URL', 'Redis for caches and rate limits. Unset: in-process limits.', ['redis:', 'rediss:']),
   topicPrefix: text('TOPIC_PREFIX', 'Prefix of every topic name (lets several environments share a cluster).', '', /^[A-Za-z0-9._-]*$/, 'letters, digits, ".", "_" or "-"'),
   linkBase: url('LINK_BASE', 'Origin of tracked links, {link_base}.', 'http://127.0.0.1:8080/l', ['http:', 'https:']),

@@ -1,5 +1,6 @@
 import { Kafka, Partitioners, logLevel, type Admin, type Consumer, type Producer } from 'kafkajs';
 import type { Metrics } from '../metrics/metrics.js';
+import { appendBatcher, type PartitionedMessage } from './append-batcher.js';
 import type { EventCodec } from './codec.js';
 import type {
   AppendedEvent,
@@ -36,12 +37,15 @@ export interface KafkaLogOptions {
   topicPrefix: string;
   clientId?: string;
   metrics?: Metrics;
+  /** How long an append waits for concurrent ones to share its produce request (KAFKA_APPEND_LINGER_MS). */
+  appendLingerMs?: number;
 }
 
 /**
  * The production event log. Appends go through one idempotent producer with acks=all; we pick
  * each message's partition ourselves (Kafka's own murmur2 key partitioner) so an append can
- * report the offset of every event it wrote.
+ * report the offset of every event it wrote. Concurrent appends share produce requests (see
+ * append-batcher.ts).
  */
 export async function kafkaEventLog(codec: EventCodec, options: KafkaLogOptions): Promise<EventLog> {
   const kafka = new Kafka({
@@ -59,6 +63,10 @@ export async function kafkaEventLog(codec: EventCodec, options: KafkaLogOptions)
     allowAutoTopicCreation: false,
   });
   await producer.connect();
+  const batcher = appendBatcher<PartitionedMessage>({
+    lingerMs: options.appendLingerMs ?? 1,
+    write: (topicMessages) => producer.sendBatch({ acks: -1, topicMessages }),
+  });
   const partitionFor = Partitioners.DefaultPartitioner();
   const partitionCounts = new Map<string, Promise<number>>();
   const consumers = new Set<Consumer>();
@@ -117,15 +125,9 @@ export async function kafkaEventLog(codec: EventCodec, options: KafkaLogOptions)
         partition: partitionFor({ topic: physical(topic), partitionMetadata, message: { key: event.key, value: null } }),
       })),
     );
-    const metadata = await producer.send({ topic: physical(topic), acks: -1, messages });
+    const written = await batcher.append(physical(topic), messages);
     for (const event of events) options.metrics?.eventsProduced.inc({ topic, type: event.type });
-    // Within one send, each partition's messages get consecutive offsets from its baseOffset.
-    const nextByPartition = new Map(metadata.map((meta) => [meta.partition, BigInt(meta.baseOffset ?? '0')]));
-    return messages.map((message) => {
-      const offset = nextByPartition.get(message.partition)!;
-      nextByPartition.set(message.partition, offset + 1n);
-      return { topic, partition: message.partition, offset: offset.toString() };
-    });
+    return written.map(({ partition, offset }) => ({ topic, partition, offset }));
   }
 
   /**
@@ -229,6 +231,7 @@ export async function kafkaEventLog(codec: EventCodec, options: KafkaLogOptions)
       await admin.describeCluster();
     },
     async close() {
+      await batcher.flush();
       await Promise.all([...consumers].map((consumer) => consumer.disconnect()));
       consumers.clear();
       await producer.disconnect();

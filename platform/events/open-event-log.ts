@@ -33,6 +33,7 @@ export async function openEventLog(config: Config, db: Db, metrics?: Metrics): P
       brokers: config.kafkaBrokers,
       topicPrefix: config.topicPrefix,
       metrics,
+      appendLingerMs: config.kafkaAppendLingerMs,
     });
   }
   return sqlEventLog(db, sqlCodec(db, schemas), { topicPrefix: config.topicPrefix, metrics });

@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
 import type { Db } from '../db/db.js';
 import type { Metrics } from '../metrics/metrics.js';
+import { appendBatcher, type AppendBatcherOptions, type PartitionBase, type PartitionedMessage, type TopicMessages } from './append-batcher.js';
 import type { EventCodec } from './codec.js';
 import type { AppendedEvent, EventLog, LoggedEvent, NewEvent, SubscribeOptions, TopicPartitionOffset } from './event-log.js';
 
@@ -23,11 +24,46 @@ interface LogRow {
   appended_at: Date;
 }
 
-export function sqlEventLog(db: Db, codec: EventCodec, options: { topicPrefix: string; metrics?: Metrics }): EventLog {
+export interface SqlLogOptions {
+  topicPrefix: string;
+  metrics?: Metrics;
+  /** How appends share transactions; the defaults suit every process (tuning is for benchmarks). */
+  batching?: Partial<Pick<AppendBatcherOptions<PartitionedMessage>, 'lingerMs' | 'maxMessages'>>;
+}
+
+export function sqlEventLog(db: Db, codec: EventCodec, options: SqlLogOptions): EventLog {
   const appended = new EventEmitter();
   appended.setMaxListeners(0);
   const physical = (topic: string) => `${options.topicPrefix}${topic}`;
   const subscriptions = new Set<{ stop(): Promise<void> }>();
+  // Concurrent appends share one transaction (one commit, one turn of the counter row's lock).
+  // No linger: a commit in flight is the wait that gathers the next batch.
+  const batcher = appendBatcher<PartitionedMessage>({ lingerMs: 0, ...options.batching, write: writeBatch });
+
+  /** One transaction; topics in name order, so two processes never lock counter rows in opposite orders. */
+  async function writeBatch(batch: TopicMessages<PartitionedMessage>[]): Promise<PartitionBase[]> {
+    const topics = [...batch].sort((a, b) => (a.topic < b.topic ? -1 : a.topic > b.topic ? 1 : 0));
+    return db.transaction(async (tx) => {
+      const bases: PartitionBase[] = [];
+      for (const { topic, messages } of topics) {
+        const { rows } = await tx.query<{ next_offset: string }>(
+          `INSERT INTO event_log_partitions (topic, partition, next_offset) VALUES ($1, $2, $3)
+           ON CONFLICT (topic, partition) DO UPDATE SET next_offset = event_log_partitions.next_offset + $3
+           RETURNING next_offset`,
+          [topic, PARTITION, messages.length],
+        );
+        const start = BigInt(rows[0]!.next_offset) - BigInt(messages.length);
+        await tx.query(
+          `INSERT INTO event_log (topic, partition, "offset", key, value)
+           SELECT $1, $2, $3::bigint + ordinal - 1, key, decode(value_hex, 'hex')
+           FROM unnest($4::text[], $5::text[]) WITH ORDINALITY AS appended(key, value_hex, ordinal)`,
+          [topic, PARTITION, start.toString(), messages.map((m) => m.key), messages.map((m) => m.value.toString('hex'))],
+        );
+        bases.push({ topicName: topic, partition: PARTITION, baseOffset: start.toString() });
+      }
+      return bases;
+    });
+  }
 
   async function readBatch(topic: string, from: bigint): Promise<LoggedEvent[]> {
     const { rows } = await db.query<LogRow>(
@@ -67,26 +103,13 @@ export function sqlEventLog(db: Db, codec: EventCodec, options: { topicPrefix: s
 
     async append(topic, events: NewEvent[]): Promise<AppendedEvent[]> {
       if (events.length === 0) return [];
-      const values = await Promise.all(events.map((event) => codec.encode(physical(topic), event.type, event.value)));
-      const first = await db.transaction(async (tx) => {
-        const { rows } = await tx.query<{ next_offset: string }>(
-          `INSERT INTO event_log_partitions (topic, partition, next_offset) VALUES ($1, $2, $3)
-           ON CONFLICT (topic, partition) DO UPDATE SET next_offset = event_log_partitions.next_offset + $3
-           RETURNING next_offset`,
-          [physical(topic), PARTITION, events.length],
-        );
-        const start = BigInt(rows[0]!.next_offset) - BigInt(events.length);
-        await tx.query(
-          `INSERT INTO event_log (topic, partition, "offset", key, value)
-           SELECT $1, $2, $3::bigint + ordinal - 1, key, decode(value_hex, 'hex')
-           FROM unnest($4::text[], $5::text[]) WITH ORDINALITY AS appended(key, value_hex, ordinal)`,
-          [physical(topic), PARTITION, start.toString(), events.map((e) => e.key), values.map((v) => v.toString('hex'))],
-        );
-        return start;
-      });
+      const messages = await Promise.all(
+        events.map(async (event) => ({ partition: PARTITION, key: event.key, value: await codec.encode(physical(topic), event.type, event.value) })),
+      );
+      const written = await batcher.append(physical(topic), messages);
       for (const event of events) options.metrics?.eventsProduced.inc({ topic, type: event.type });
       appended.emit('appended', topic);
-      return events.map((_, index) => ({ topic, partition: PARTITION, offset: (first + BigInt(index)).toString() }));
+      return written.map(({ partition, offset }) => ({ topic, partition, offset }));
     },
 
     async subscribe(subscription: SubscribeOptions) {
@@ -156,6 +179,7 @@ export function sqlEventLog(db: Db, codec: EventCodec, options: { topicPrefix: s
     },
 
     async close() {
+      await batcher.flush();
       await Promise.all([...subscriptions].map((subscription) => subscription.stop()));
     },
   };

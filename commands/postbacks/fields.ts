@@ -1,5 +1,5 @@
-import { CANONICAL_UUID, shapeOfCode } from '../../projections/offers/links/parse-link.js';
-import { canonicalDecimal, isKnownCurrency } from './payout.js';
+import { CANONICAL_UUID, SHORT_CODE, STATIC_TOKEN, shapeOfCode } from '../../projections/offers/links/parse-link.js';
+import { CURRENCY_CODE, DECIMAL, canonicalDecimal, isKnownCurrency } from './payout.js';
 
 /**
  * The fields of a partner's postback, read from the current contract's JSON body or from the
@@ -31,28 +31,40 @@ export type FieldsResult =
   | { ok: true; fields: PostbackFields }
   | { ok: false; reason: 'invalid_payload' | 'missing_identity' | 'missing_attribution'; field?: string; message: string };
 
-type FieldName = keyof PostbackFields;
+export type FieldName = keyof PostbackFields;
+
+/** JSON Schema string keywords: the same rule as `read`, as the API document states it. */
+interface StringKeywords {
+  minLength?: number;
+  maxLength?: number;
+  pattern?: string;
+  anyOf?: StringKeywords[];
+}
 
 interface FieldRule {
   /** What the value must be, completing "must be …". */
   expected: string;
+  schema: StringKeywords;
   /** The value in canonical form, or undefined when it is not acceptable. */
   read(value: string): string | undefined;
 }
 
-// Control characters and lone surrogates (which UTF-8 cannot carry, so the logged value would differ).
-const UNPRINTABLE = /[\p{Cc}\p{Cs}]/u;
+// No control characters or lone surrogates (which UTF-8 cannot carry, so the logged value would differ).
+const PRINTABLE = /^[^\p{Cc}\p{Cs}]*$/u;
 const text = (max: number): FieldRule => ({
   expected: `a string of 1 to ${max} characters without control characters`,
-  read: (value) => (value.length >= 1 && value.length <= max && !UNPRINTABLE.test(value) ? value : undefined),
+  schema: { minLength: 1, maxLength: max, pattern: PRINTABLE.source },
+  read: (value) => (value.length >= 1 && value.length <= max && PRINTABLE.test(value) ? value : undefined),
 });
 const uuid: FieldRule = {
   expected: 'a canonical lowercase UUID such as "0190f5a2-7b3c-7d4e-8f60-1a2b3c4d5e6f"',
+  schema: { pattern: CANONICAL_UUID.source },
   read: (value) => (CANONICAL_UUID.test(value) ? value : undefined),
 };
 const MAX_STATIC_TOKEN = 'st_'.length + 64;
 const trackingId: FieldRule = {
   expected: 'a tracked link id: 8 letters or digits, a canonical lowercase UUID, or st_ followed by 1 to 64 letters, digits, _ or -',
+  schema: { anyOf: [{ pattern: SHORT_CODE.source }, { pattern: CANONICAL_UUID.source }, { pattern: STATIC_TOKEN.source, maxLength: MAX_STATIC_TOKEN }] },
   read: (value) => {
     const shape = shapeOfCode(value);
     return shape !== undefined && (shape !== 'static_path' || value.length <= MAX_STATIC_TOKEN) ? value : undefined;
@@ -60,7 +72,7 @@ const trackingId: FieldRule = {
 };
 
 /** In this order fields are checked, so the first problem reported is always the same one. */
-const RULES: Record<FieldName, FieldRule> = {
+export const FIELD_RULES: Readonly<Record<FieldName, Readonly<FieldRule>>> = {
   event_name: text(100),
   svc_click_id: uuid,
   svc_tracking_id: trackingId,
@@ -68,10 +80,18 @@ const RULES: Record<FieldName, FieldRule> = {
   event_id: text(200),
   order_id: text(200),
   partner_txn_id: text(200),
-  amount: { expected: 'a decimal string such as "12.50" (no sign or exponent, at most 15 digits before the point and 8 after)', read: canonicalDecimal },
-  currency: { expected: 'an uppercase ISO 4217 currency code such as "USD"', read: (value) => (isKnownCurrency(value) ? value : undefined) },
+  amount: {
+    expected: 'a decimal string such as "12.50" (no sign or exponent, at most 15 digits before the point and 8 after)',
+    schema: { pattern: DECIMAL.source },
+    read: canonicalDecimal,
+  },
+  currency: {
+    expected: 'an uppercase ISO 4217 currency code such as "USD"',
+    schema: { pattern: CURRENCY_CODE.source },
+    read: (value) => (isKnownCurrency(value) ? value : undefined),
+  },
 };
-const FIELD_NAMES = Object.keys(RULES) as FieldName[];
+export const FIELD_NAMES = Object.keys(FIELD_RULES) as FieldName[];
 
 type Rejection = Extract<FieldsResult, { ok: false }>;
 const invalid = (field: string | undefined, message: string): Rejection =>
@@ -95,7 +115,7 @@ function checkFields(values: Partial<Record<FieldName, unknown>>): FieldsResult 
   for (const name of FIELD_NAMES) {
     const value = values[name];
     if (value === undefined) continue;
-    const rule = RULES[name];
+    const rule = FIELD_RULES[name];
     if (typeof value !== 'string') return invalid(name, `must be ${rule.expected}, not ${kindOf(value)}`);
     const canonical = rule.read(value);
     if (canonical === undefined) return invalid(name, `must be ${rule.expected}`);
@@ -139,7 +159,7 @@ export function parseCurrentBody(raw: string | Buffer): FieldsResult {
     return invalid(undefined, `the body must be a JSON object of string fields, not ${kindOf(parsed)}`);
   }
   // JSON.parse makes "__proto__" an own key, so prototype keys are refused here like any unknown one.
-  const unknown = Object.keys(parsed).find((key) => !Object.hasOwn(RULES, key));
+  const unknown = Object.keys(parsed).find((key) => !Object.hasOwn(FIELD_RULES, key));
   if (unknown !== undefined) return invalid(keyName(unknown), `is not a field of the postback body; it takes ${FIELD_NAMES.join(', ')}`);
   return checkFields(parsed as Record<string, unknown>);
 }

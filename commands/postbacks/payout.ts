@@ -5,7 +5,8 @@ import { Decimal } from 'decimal.js';
  * arithmetic only (money never goes through a float); pure.
  */
 
-const DECIMAL = /^(0|[1-9][0-9]{0,14})(\.[0-9]{1,8})?$/;
+/** An accepted decimal string (see canonicalDecimal). */
+export const DECIMAL = /^(0|[1-9][0-9]{0,14})(\.[0-9]{1,8})?$/;
 
 /**
  * Canonical form of a decimal string: non-negative, at most 15 integer and 8 fraction digits, no
@@ -20,10 +21,12 @@ export function canonicalDecimal(text: string): string | undefined {
 }
 
 const KNOWN_CURRENCIES = new Set(Intl.supportedValuesOf('currency'));
+/** The shape of an ISO 4217 code; only the codes this runtime knows are accepted. */
+export const CURRENCY_CODE = /^[A-Z]{3}$/;
 
 /** An uppercase ISO 4217 code this runtime knows (so its minor units are known too). */
 export function isKnownCurrency(code: string): boolean {
-  return /^[A-Z]{3}$/.test(code) && KNOWN_CURRENCIES.has(code);
+  return CURRENCY_CODE.test(code) && KNOWN_CURRENCIES.has(code);
 }
 
 const minorUnitsCache = new Map<string, number>();

@@ -33,8 +33,11 @@ export interface PostbackReads {
 
 export const directReads: PostbackReads = { partner: findPartner, offer: findOffer };
 
+/** The decisions a postback is answered 200 with. */
+export const POSTBACK_RESULTS = ['accepted', 'already_recorded', 'unmapped'] as const;
+
 export interface PostbackAnswer {
-  result: 'accepted' | 'already_recorded' | 'unmapped';
+  result: (typeof POSTBACK_RESULTS)[number];
   /** The recorded conversion's correlation id (the original one for already_recorded). */
   correlation_id: string;
   attribution: { matched_by: Attribution['matched_by']; offer_id: string; offer_instance_id: string | null; svc_click_id: string | null };

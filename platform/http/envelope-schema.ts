@@ -5,16 +5,19 @@ import { Type, type TObject, type TSchema } from '@sinclair/typebox';
  * serializes the answer and documents it in /openapi.json).
  */
 
-/** A failure: data is always {}; extra carries the route's diagnostics (field, retry_after_seconds, backends…). */
-export const errorEnvelope = Type.Object(
-  {
-    code: Type.String({ description: 'machine-readable error code, e.g. BAD_REQUEST' }),
-    message: Type.String(),
-    data: Type.Object({}, { additionalProperties: false }),
-    extra: Type.Object({}, { additionalProperties: true }),
-  },
-  { additionalProperties: false, description: 'error envelope' },
-);
+/**
+ * A failure: data is always {}; extra carries the route's diagnostics (field, retry_after_seconds,
+ * backends…). A route that states its codes, messages or extra exactly passes its own schemas.
+ */
+export const failureEnvelope = ({
+  code = Type.String({ description: 'machine-readable error code, e.g. BAD_REQUEST' }),
+  message = Type.String(),
+  extra = Type.Object({}, { additionalProperties: true }),
+  description = 'error envelope',
+}: { code?: TSchema; message?: TSchema; extra?: TObject; description?: string } = {}) =>
+  Type.Object({ code, message, data: Type.Object({}, { additionalProperties: false }), extra }, { additionalProperties: false, description });
+
+export const errorEnvelope = failureEnvelope();
 
 /** A success whose `data` is the given schema; the description is the response's in the document. */
 export const successEnvelope = <D extends TSchema>(data: D, extra: TObject = Type.Object({}, { additionalProperties: false }), description = 'success') =>

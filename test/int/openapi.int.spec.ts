@@ -2,7 +2,9 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import ajvFormats from 'ajv-formats';
 import type { FastifyInstance, InjectOptions } from 'fastify';
+import { v4 as uuidv4 } from 'uuid';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FIELD_NAMES } from '../../commands/postbacks/fields.js';
 import { loadFullCatalog } from '../../reference/locations/full/loader.js';
 import { linkRoutePrefix } from '../../services/api/routes/links/index.js';
 import { startProjectors, type RunningProjectors } from '../../services/projector/projectors.js';
@@ -10,6 +12,7 @@ import { createTestApp, type TestRuntime } from '../support/app.js';
 import { GEO_EXCERPT_FILE } from '../support/geo-excerpt.js';
 import { buildInstanceWorld, commandRunner, type InstanceWorld } from '../support/instance-world.js';
 import { openApiPath, registeredRoutes, type OpenApiDocument } from '../support/openapi.js';
+import { PROTOCOL, postbackWorld } from '../support/postback-world.js';
 
 // GET /openapi.json and /docs on Postgres and Redis: the document is valid OpenAPI 3.1, names every
 // route the app serves, and real answers of every public route match the schemas it gives.
@@ -43,14 +46,25 @@ describe('GET /openapi.json', () => {
     expect(result.valid).toBe(true);
   });
 
-  it('describes every route the app serves (not the docs page, the document itself or the admin API)', () => {
+  it('describes every route the app serves (not the docs page, the document itself or the admin API)', async () => {
     const routes = registeredRoutes(t.app).filter((route) => !/^[A-Z]+ \/(docs|openapi\.json|admin)\b/.test(route));
     const documented = new Set(Object.entries(document.paths).flatMap(([path, operations]) => Object.keys(operations).map((method) => `${method.toUpperCase()} ${path}`)));
     const get = new Set(routes.filter((route) => route.startsWith('GET ')).map((route) => route.slice('GET '.length)));
     // Fastify's automatic HEAD twin of a GET route is not an operation of its own.
     const operations = routes.filter((route) => !(route.startsWith('HEAD ') && get.has(route.slice('HEAD '.length)) && !documented.has(openApiPath(route))));
     expect(operations.length).toBeGreaterThanOrEqual(12);
-    expect(operations.map(openApiPath).filter((route) => !documented.has(route))).toEqual([]);
+    // Nor is a route that only refuses its method: the postback path answers other methods itself (so
+    // the 405 is in its envelope), where other paths leave it to the not-found handler. Each such
+    // route is asked: it must answer 405 naming only documented operations in Allow.
+    const undocumented = operations.filter((route) => !documented.has(openApiPath(route)));
+    const answers = [];
+    for (const route of undocumented) {
+      const [method, path] = route.split(' ') as [InjectOptions['method'], string];
+      const response = await t.app.inject({ method, url: path.replace(/:[A-Za-z0-9_]+/g, uuidv4()) });
+      const allowed = String(response.headers.allow ?? '').split(', ');
+      answers.push({ route, status: response.statusCode, allowsOnlyDocumented: allowed.every((other) => documented.has(`${other} ${openApiPath(path)}`)) });
+    }
+    expect(answers).toEqual(undocumented.map((route) => ({ route, status: 405, allowsOnlyDocumented: true })));
     // …and nothing that is not served, nor anything internal.
     expect([...documented].filter((route) => !operations.map(openApiPath).includes(route))).toEqual([]);
   });
@@ -73,6 +87,26 @@ describe('GET /openapi.json', () => {
     const body = (path: string) => (document.paths[path]!.post as unknown as { requestBody: { content: Record<string, { schema: { properties: object } }> } }).requestBody;
     expect(Object.keys(body('/v1/offers/query').content['application/json']!.schema.properties)).toEqual(['placement_id', 'limit', 'context']);
     expect(Object.keys(body('/v1/offers/instances').content['application/json']!.schema.properties)).toEqual(['offer_instance_ids']);
+  });
+
+  it('documents the postback route: the current JSON contract, and the compatibility shapes as not current', () => {
+    const path = '/v1/postback/{partner_id}';
+    const operation = (method: string) => document.paths[path]![method] as unknown as { parameters: { name: string; in: string }[]; deprecated?: boolean; description: string; requestBody: { content: Record<string, { schema: { properties: object; additionalProperties?: boolean } }> } };
+    const parameters = (method: string) => operation(method).parameters.map((p) => `${p.in}:${p.name}`);
+    expect(parameters('post')).toEqual(expect.arrayContaining(['path:partner_id', 'header:SVC-Protocol-Version']));
+    expect(parameters('get')).toEqual(expect.arrayContaining(['path:partner_id', ...FIELD_NAMES.map((name) => `query:${name}`)]));
+    const { content } = operation('post').requestBody;
+    expect(Object.keys(content)).toEqual(['application/json', 'application/x-www-form-urlencoded']);
+    expect(Object.keys(content['application/json']!.schema.properties)).toEqual(FIELD_NAMES);
+    expect(content['application/json']!.schema.additionalProperties).toBe(false);
+    expect(Object.keys(content['application/x-www-form-urlencoded']!.schema.properties)).toEqual(FIELD_NAMES);
+    expect(operation('get').deprecated).toBe(true);
+    expect(operation('post').deprecated).toBeUndefined();
+    expect(operation('get').description).toContain('not a current entrypoint');
+    expect(operation('post').description).toContain('not a current entrypoint');
+    const statuses = (method: string) => Object.keys(document.paths[path]![method]!.responses);
+    expect(statuses('post')).toEqual(['200', '400', '403', '404', '409', '413', '415', '422', '500', '503']);
+    expect(statuses('get')).toEqual(['200', '400', '403', '404', '409', '422', '500', '503']);
   });
 });
 
@@ -172,6 +206,38 @@ describe('real answers against the document', () => {
     await replay({ operation: `GET ${prefix}/{code}`, request: { url: `${prefix}/ZZZZZZZZ` }, status: 404 });
     await replay({ operation: `GET ${prefix}/static/{token}`, request: { url: `${prefix}/static/st_unknown` }, status: 404 });
     await replay({ operation: `HEAD ${prefix}/static/{token}`, request: { url: `${prefix}/static/st_unknown` }, status: 404 });
+  });
+
+  it('the postback route: current contract, compatibility shapes, and their refusals', async () => {
+    const postbacks = await postbackWorld(t.runtime);
+    const card = await postbacks.serve(postbacks.cpaOffer);
+    let n = 0;
+    const identity = () => `openapi-${Date.now()}-${(n += 1)}`;
+    const url = `/v1/postback/${postbacks.partner}`;
+    const post = 'POST /v1/postback/{partner_id}';
+    const get = 'GET /v1/postback/{partner_id}';
+    // Injected from 127.0.0.1, which the world's partners allow.
+    const current = (body: object, partner = postbacks.partner): InjectOptions => ({ url: `/v1/postback/${partner}`, headers: PROTOCOL, payload: JSON.stringify(body) });
+    const valid = () => ({ event_name: 'purchase', offer_instance_id: card.offer_instance_id, event_id: identity() });
+
+    await replay({ operation: post, request: current(valid()), status: 200 });
+    const form = `event_name=purchase&offer_instance_id=${card.offer_instance_id}&order_id=${identity()}&amount=5.00&currency=EUR`;
+    await replay({ operation: post, request: { url, headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: form }, status: 200 });
+    await replay({ operation: get, request: { url: `${url}?event_name=purchase&offer_instance_id=${card.offer_instance_id}&event_id=${identity()}&click_id={click_id}` }, status: 200 });
+
+    await replay({ operation: post, request: current({ ...valid(), extra_field: 'x' }), status: 400 });
+    await replay({ operation: post, request: { ...current(valid()), headers: { 'content-type': 'application/json' } }, status: 400 });
+    await replay({ operation: post, request: current(valid(), postbacks.disabledPartner), status: 403 });
+    await replay({ operation: post, request: current(valid(), uuidv4()), status: 404 });
+    await replay({ operation: post, request: { ...current(valid()), headers: { ...PROTOCOL, 'content-type': 'text/plain' } }, status: 415 });
+    await replay({ operation: post, request: { ...current(valid()), payload: JSON.stringify({ ...valid(), partner_txn_id: 'x'.repeat(20_000) }) }, status: 413 });
+    const sale = { event_name: 'sale', offer_instance_id: (await postbacks.serve(postbacks.cpsOffer)).offer_instance_id, event_id: identity() };
+    await replay({ operation: post, request: current(sale), status: 422 });
+    const conflicting = valid();
+    await replay({ operation: post, request: current(conflicting), status: 200 });
+    await replay({ operation: post, request: current({ ...conflicting, amount: '1', currency: 'USD' }), status: 409 });
+    await replay({ operation: get, request: { url: `${url}?event_name=purchase&offer_instance_id=${card.offer_instance_id}` }, status: 400 });
+    await replay({ operation: get, request: { url: `${url}?event_name=purchase&offer_instance_id=${uuidv4()}&event_id=${identity()}` }, status: 404 });
   });
 
   it('replayed a success of every documented operation', () => {

@@ -17,12 +17,30 @@ const UUID_V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f
 function expectRejection(response: LightMyRequestResponse, reason: PostbackReason, eventLogged = false) {
   const { status, code, retryable } = POSTBACK_REASONS[reason];
   expect(response.statusCode, response.body).toBe(status);
-  expect(response.json()).toEqual({
+  const body = response.json();
+  expect(body).toEqual({
     code,
     message: reason,
     data: {},
     extra: { result: expect.any(String), reason, correlation_id: expect.stringMatching(UUID_V7), retryable, event_logged: eventLogged },
   });
+  // Byte for byte as the route builds it: the response schemas serialize without dropping, adding or reordering.
+  const { result, correlation_id } = body.extra;
+  expect(response.body).toBe(JSON.stringify({ code, message: reason, data: {}, extra: { result, reason, correlation_id, retryable, event_logged: eventLogged } }));
+}
+
+/** `value` with exactly `keys`, in that order; an absent key shows as "<absent>", so a dropped field fails. */
+const ordered = (value: Record<string, unknown>, keys: string[]) => Object.fromEntries(keys.map((key) => [key, Object.hasOwn(value, key) ? value[key] : '<absent>']));
+
+/** A success, byte for byte as the route builds it (key order included). */
+function expectSentAsBuilt(response: LightMyRequestResponse) {
+  const { data } = response.json();
+  const expected = {
+    ...ordered(data, ['result', 'correlation_id']),
+    attribution: ordered(data.attribution, ['matched_by', 'offer_id', 'offer_instance_id', 'svc_click_id']),
+    ledger_position: ordered(data.ledger_position, ['partition', 'offset']),
+  };
+  expect(response.body).toBe(JSON.stringify({ code: 'SUCCESS', message: '', data: expected, extra: {} }));
 }
 
 describe.each([['kafka'], ['sql']] as const)('postbacks on the %s log', (eventLog) => {
@@ -65,6 +83,7 @@ describe.each([['kafka'], ['sql']] as const)('postbacks on the %s log', (eventLo
         },
         extra: {},
       });
+      expectSentAsBuilt(response);
       const row = await conversion(body.data.correlation_id);
       expect(row).toMatchObject({ status: 'accepted', counted: true, goal_event: 'install', payout_amount: '12.50', payout_currency: 'USD', application_id: world.application, svc_click_id: clickId });
     });
@@ -207,6 +226,7 @@ describe.each([['kafka'], ['sql']] as const)('postbacks on the %s log', (eventLo
       const response = await t.app.inject({ method: 'GET', url: `/v1/postback/${world.partner}?event_name=purchase&offer_instance_id=${card.offer_instance_id}&svc_click_id={click_id}&event_id=${eventId}&unknown_param=1` });
       expect(response.statusCode, response.body).toBe(200);
       expect(response.headers['svc-protocol-version']).toBeUndefined();
+      expectSentAsBuilt(response);
       const data = response.json().data;
       expect(data).toMatchObject({ result: 'accepted', attribution: { matched_by: 'offer_instance_id' } });
       // The same conversion by the current contract is the same identity.
@@ -224,6 +244,7 @@ describe.each([['kafka'], ['sql']] as const)('postbacks on the %s log', (eventLo
       });
       expect(response.statusCode, response.body).toBe(200);
       expect(response.json().data.result).toBe('accepted');
+      expectSentAsBuilt(response);
       expectRejection(await t.app.inject({ method: 'GET', url: `/v1/postback/${world.otherPartner}?event_name=purchase&offer_instance_id=${card.offer_instance_id}&event_id=${id()}` }), 'foreign_attribution');
     });
   });

@@ -22,7 +22,7 @@ export const openApiDocument = fp(async (app: FastifyInstance, { version }: { ve
       info: {
         title: 'offer-ledger',
         version,
-        description: 'Offer distribution: location registry, offer query and served instances, offer info, tracked links, health. Every JSON answer uses the envelope {code, message, data, extra}.',
+        description: 'Offer distribution: location registry, offer query and served instances, offer info, tracked links, partner postbacks, health. Every JSON answer uses the envelope {code, message, data, extra}.',
       },
       components: {
         securitySchemes: {

@@ -3,11 +3,13 @@ import { v7 as uuidv7 } from 'uuid';
 import { parseCompatParams, parseCurrentBody, type FieldsResult } from '../../../../commands/postbacks/fields.js';
 import { receivePostback, type PostbackChannel, type PostbackReads } from '../../../../commands/postbacks/receive.js';
 import { PostbackRejection } from '../../../../commands/postbacks/rejections.js';
+import { documentOnlyValidation } from '../../../../platform/http/envelope-schema.js';
 import type { Runtime } from '../../../../platform/runtime.js';
 import { openReadCaches } from '../../read-cache.js';
 import { checkCurrentRequest, checkFormRequest, paramsOf, postChannel, sourceAddress } from './channel.js';
 import { openPartnerCache } from './partner-cache.js';
 import { PROTOCOL_HEADER, PROTOCOL_VERSION, rejectionOf, sendAnswer, sendRejection } from './respond.js';
+import { getSchema, otherMethodsSchema, postSchema } from './schema.js';
 
 /** Postbacks are a few fields; anything larger is not one. */
 const BODY_LIMIT_BYTES = 16 * 1024;
@@ -69,7 +71,9 @@ export async function postbackRoutes(app: FastifyInstance, { runtime }: { runtim
     '/:partner_id',
     {
       bodyLimit: BODY_LIMIT_BYTES,
-      schema: { summary: 'Report a conversion (current contract: JSON with SVC-Protocol-Version 1.0; a form body without that header is the compatibility route)', tags: ['postbacks'] },
+      // The schemas document the request; the raw body stays a buffer for the handler to parse.
+      schema: postSchema,
+      ...documentOnlyValidation,
       preParsing: async (request, _reply, payload) => {
         if (stateOf(request).channel === 'current') checkCurrentRequest(request);
         else checkFormRequest(request);
@@ -89,7 +93,8 @@ export async function postbackRoutes(app: FastifyInstance, { runtime }: { runtim
     {
       // HEAD must never record a conversion.
       exposeHeadRoute: false,
-      schema: { summary: 'Report a conversion with query parameters (compatibility route for existing integrations; not a current entrypoint)', tags: ['postbacks'] },
+      schema: getSchema,
+      ...documentOnlyValidation,
     },
     async (request, reply) => {
       const query = request.url.includes('?') ? paramsOf(request.url.slice(request.url.indexOf('?') + 1)) : {};
@@ -100,7 +105,7 @@ export async function postbackRoutes(app: FastifyInstance, { runtime }: { runtim
   app.route({
     method: ['PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'],
     url: '/:partner_id',
-    schema: { hide: true },
+    schema: otherMethodsSchema,
     handler: async () => {
       throw new PostbackRejection('method_not_allowed', 'use POST (or GET for the compatibility route)');
     },

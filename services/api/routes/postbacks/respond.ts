@@ -11,7 +11,7 @@ export const PROTOCOL_VERSION = '1.0';
 export const DETAIL_HEADER = 'svc-error-detail';
 
 /** What the failure's `extra.result` says: refused for good, logged but undecided, or not taken. */
-function resultOf(reason: PostbackReason): 'rejected' | 'deferred' | 'unavailable' | 'error' {
+export function resultOf(reason: PostbackReason): 'rejected' | 'deferred' | 'unavailable' | 'error' {
   if (reason === 'postback_intake_unavailable') return 'deferred';
   if (reason === 'internal_error') return 'error';
   return POSTBACK_REASONS[reason].status === 503 ? 'unavailable' : 'rejected';

@@ -2,7 +2,6 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Kafka, logLevel } from 'kafkajs';
 import { loadConfig } from '../platform/config/config.js';
 import type { Db } from '../platform/db/db.js';
 import type { NewEvent } from '../platform/events/event-log.js';
@@ -14,7 +13,7 @@ import { catalogEntriesProjection } from '../projections/catalog-entries/project
 import { partitionsOf } from '../schemas/topics.js';
 import { catalogEvents } from '../test/support/catalog-events.js';
 import { resolveStack, type StackEndpoints } from '../test/support/stack.js';
-import { benchDatabase, printTable, rate, timed, writeResults, type BenchRow } from './support.js';
+import { benchDatabase, printTable, rate, rawKafkaProducer, timed, writeResults, type BenchRow } from './support.js';
 
 /**
  * Appended and projected events per second on both logs, each next to a raw baseline measured
@@ -103,13 +102,7 @@ async function rawKafkaSend(stack: StackEndpoints, topic: string, events: NewEve
   const messages = await Promise.all(
     events.map(async (event) => ({ key: event.key, value: await codec.encode(topic, event.type, event.value) })),
   );
-  const kafka = new Kafka({ brokers: stack.kafkaBrokers, logLevel: logLevel.NOTHING });
-  const admin = kafka.admin();
-  await admin.connect();
-  await admin.createTopics({ waitForLeaders: true, topics: [{ topic, numPartitions: partitionsOf('catalog') }] });
-  await admin.disconnect();
-  const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
-  await producer.connect();
+  const producer = await rawKafkaProducer(stack, topic, partitionsOf('catalog'));
   try {
     return await timed(async () => {
       for (const chunk of chunks(messages, BATCH)) await producer.send({ topic, acks: -1, messages: chunk });

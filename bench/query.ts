@@ -1,8 +1,6 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import { Kafka, logLevel } from 'kafkajs';
 import { servedEvents } from '../commands/serves/serve.js';
 import { loadConfig } from '../platform/config/config.js';
 import { registryCodec } from '../platform/events/registry-codec.js';
@@ -12,7 +10,8 @@ import { EventType } from '../schemas/generated/events.js';
 import { partitionsOf } from '../schemas/topics.js';
 import { details, servingAdmin } from '../test/support/serving-fixtures.js';
 import { freePort, resolveStack, type StackEndpoints } from '../test/support/stack.js';
-import { benchDatabase, rate, type BenchRow } from './support.js';
+import { startApi, stopService } from './server.js';
+import { benchDatabase, rate, rawKafkaProducer, type BenchRow } from './support.js';
 
 /**
  * Query on Kafka: served cards per second through `POST /v1/offers/query` (an API process with
@@ -24,20 +23,6 @@ const DURATION_S = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
 const CARDS = 3;
 const KEY_HASH_SECRET = 'bench-key-hash-secret-0123456789abcdef';
-const API_MAIN = fileURLToPath(new URL('../services/api/main.ts', import.meta.url));
-
-async function startApi(env: Record<string, string>, base: string): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', API_MAIN], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
-  const deadline = Date.now() + 60_000;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`the API exited with ${child.exitCode}`);
-    const ready = await fetch(`${base}/readyz`).then((response) => response.ok, () => false);
-    if (ready) return child;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  child.kill('SIGTERM');
-  throw new Error('the API did not become ready within 60 s');
-}
 
 /** Upper bound of the histogram bucket holding the q-quantile, from the Prometheus text. */
 function histogramQuantile(metrics: string, name: string, q: number): number | undefined {
@@ -60,14 +45,7 @@ async function rawProducer(stack: StackEndpoints, prefix: string, sends: number)
       return Promise.all(events.map(async (event) => ({ key: event.offer_instance_id, value: await codec.encode(topic, EventType.OfferServed, { ...event }) })));
     }),
   );
-  const kafka = new Kafka({ brokers: stack.kafkaBrokers, logLevel: logLevel.NOTHING });
-  const admin = kafka.admin();
-  await admin.connect();
-  await admin.createTopics({ waitForLeaders: true, topics: [{ topic, numPartitions: partitionsOf('serves') }] });
-  await admin.disconnect();
-  // Configured as the service's own producer (platform/events/kafka-event-log.ts).
-  const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
-  await producer.connect();
+  const producer = await rawKafkaProducer(stack, topic, partitionsOf('serves'));
   try {
     let next = 0;
     const started = performance.now();
@@ -121,8 +99,7 @@ export async function queryBench(): Promise<BenchRow[]> {
       { measure: 'read_after_write_seconds p99 (bucket bound, ms)', per_second: afterWriteP99 === undefined ? 'n/a' : afterWriteP99 * 1000, target: '≤ 100 ms' },
     ];
   } finally {
-    api?.kill('SIGTERM');
-    if (api) await new Promise((resolve) => api!.once('exit', resolve));
+    await stopService(api);
     await runtime.close();
     await database.drop();
   }

@@ -3,7 +3,48 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import type autocannon from 'autocannon';
 import type { FastifyInstance } from 'fastify';
+import { settings } from '../platform/config/config.js';
 import type { Runtime } from '../platform/runtime.js';
+
+export const API_MAIN = fileURLToPath(new URL('../services/api/main.ts', import.meta.url));
+export const PROJECTOR_MAIN = fileURLToPath(new URL('../services/projector/main.ts', import.meta.url));
+
+/** The service's own settings are left out of the inherited environment: a child is configured by `env` alone. */
+const SERVICE_SETTINGS = new Set(Object.values(settings).map((setting) => setting.name));
+
+/**
+ * A service entry point (the API or the projector) in a process of its own, configured by `env`
+ * only (a stack exported in the bench's shell does not leak into an embedded run). Its stdout
+ * goes to the bench's stderr, so the table on stdout stays clean. BENCH_SERVICE_NODE_ARGS adds
+ * node options (e.g. `--cpu-prof --cpu-prof-dir=prof`, which NODE_OPTIONS does not accept).
+ */
+export function spawnService(entry: string, env: Record<string, string>): ChildProcess {
+  const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !SERVICE_SETTINGS.has(name)));
+  const nodeArgs = process.env.BENCH_SERVICE_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+  return spawn(process.execPath, [...nodeArgs, '--import', 'tsx', entry], { env: { ...inherited, ...env }, stdio: ['ignore', 2, 'inherit'] });
+}
+
+/** The API (services/api/main.ts) on `base`, resolved once /readyz answers. */
+export async function startApi(env: Record<string, string>, base: string): Promise<ChildProcess> {
+  const child = spawnService(API_MAIN, env);
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`the API exited with ${child.exitCode}`);
+    const ready = await fetch(`${base}/readyz`).then((response) => response.ok, () => false);
+    if (ready) return child;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  child.kill('SIGTERM');
+  throw new Error('the API did not become ready within 60 s');
+}
+
+/** SIGTERM, resolved once the process has exited (its graceful shutdown done). */
+export async function stopService(child: ChildProcess | undefined): Promise<void> {
+  if (!child || child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await exited;
+}
 
 /**
  * A bench's server runs in a process of its own, so the load generator never shares its event

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { Kafka, logLevel, type Producer } from 'kafkajs';
 import pg from 'pg';
 import type { Db } from '../platform/db/db.js';
 import { migrate } from '../platform/db/migrate.js';
@@ -64,4 +65,19 @@ export async function benchDatabase(stack: StackEndpoints): Promise<{ db: Db; ur
       await client.end();
     },
   };
+}
+
+/**
+ * The raw baseline of Kafka appends: a scratch topic of `partitions` and a connected producer
+ * configured as the service's own (idempotent, one request in flight; send with acks -1).
+ */
+export async function rawKafkaProducer(stack: StackEndpoints, topic: string, partitions: number): Promise<Producer> {
+  const kafka = new Kafka({ brokers: stack.kafkaBrokers, logLevel: logLevel.NOTHING });
+  const admin = kafka.admin();
+  await admin.connect();
+  await admin.createTopics({ waitForLeaders: true, topics: [{ topic, numPartitions: partitions }] });
+  await admin.disconnect();
+  const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
+  await producer.connect();
+  return producer;
 }

@@ -31,6 +31,8 @@ export async function retryRetriable<T>(call: () => Promise<T>, attempts = 12): 
 
 /** Batches of different partitions of one projection applied at once (each in its own transaction). */
 const CONCURRENT_PARTITIONS = 3;
+/** How often a consumer group's offsets are committed (they only speed up a restart; see subscribe). */
+const GROUP_COMMIT_INTERVAL_MS = 1_000;
 
 export interface KafkaLogOptions {
   brokers: string[];
@@ -172,12 +174,30 @@ export async function kafkaEventLog(codec: EventCodec, options: KafkaLogOptions)
     await consumer.connect();
     await consumer.subscribe({ topics: subscription.topics.map(physical), fromBeginning: true });
     const logical = new Map(subscription.topics.map((topic) => [physical(topic), topic]));
+    // The group's committed offsets are only a hint (the projection's table is the truth), so they
+    // are committed on a timer, not after every batch: kafkajs commits after each batch and waits
+    // for it whenever autoCommit is on, which puts a round trip into every reader's wait for its
+    // own write.
+    const applied = new Map<string, { topic: string; partition: number; offset: string }>();
+    let commitInFlight: Promise<void> | undefined;
+    const commitApplied = () => {
+      if (commitInFlight || applied.size === 0) return commitInFlight;
+      const offsets = [...applied.values()];
+      applied.clear();
+      commitInFlight = consumer
+        .commitOffsets(offsets)
+        .catch(() => {
+          // A rebalance or a broker restart: the next commit carries newer offsets anyway.
+        })
+        .finally(() => {
+          commitInFlight = undefined;
+        });
+      return commitInFlight;
+    };
+    const commitTimer = setInterval(() => void commitApplied(), GROUP_COMMIT_INTERVAL_MS);
+    commitTimer.unref();
     await consumer.run({
-      // The group's committed offsets are only a hint (the projection's table is the truth), so
-      // they are committed in the background, not awaited after every batch: a reader waiting
-      // for its own write is not held up by a commit round trip.
-      autoCommit: true,
-      autoCommitInterval: 1_000,
+      autoCommit: false,
       eachBatchAutoResolve: false,
       // Partitions are independent (each key's events stay in one): their batches apply side by side.
       partitionsConsumedConcurrently: CONCURRENT_PARTITIONS,
@@ -205,7 +225,9 @@ export async function kafkaEventLog(codec: EventCodec, options: KafkaLogOptions)
           subscription.onError?.(error as Error);
           throw error;
         }
-        resolveOffset(batch.messages[batch.messages.length - 1]!.offset);
+        const last = batch.messages[batch.messages.length - 1]!.offset;
+        resolveOffset(last);
+        applied.set(`${batch.topic}:${batch.partition}`, { topic: batch.topic, partition: batch.partition, offset: (BigInt(last) + 1n).toString() });
         await heartbeat();
       },
     });
@@ -213,6 +235,8 @@ export async function kafkaEventLog(codec: EventCodec, options: KafkaLogOptions)
     return {
       async stop() {
         consumers.delete(consumer);
+        clearInterval(commitTimer);
+        await commitApplied();
         await consumer.disconnect();
       },
     };

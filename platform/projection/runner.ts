@@ -41,14 +41,16 @@ export async function applyBatch(db: Db, projection: Projection, batch: EventBat
     if (fresh.length === 0) return 0;
     await projection.apply(tx, fresh);
     const next = (BigInt(fresh[fresh.length - 1]!.offset) + 1n).toString();
-    await tx.query(
-      `UPDATE projection_offsets SET next_offset = $4, updated_at = now()
-       WHERE projection = $1 AND topic = $2 AND partition = $3`,
-      [projection.name, batch.topic, batch.partition, next],
-    );
-    // Delivered at COMMIT to every listening process: readers waiting for their own writes wake.
+    // Moved and announced in one statement (one round trip less per batch); the notification is
+    // delivered at COMMIT to every listening process: readers waiting for their own writes wake.
     const position: AppliedPosition = { projection: projection.name, topic: batch.topic, partition: batch.partition, next };
-    await tx.query('SELECT pg_notify($1, $2)', [APPLIED_CHANNEL, JSON.stringify(position)]);
+    await tx.query(
+      `WITH moved AS (
+         UPDATE projection_offsets SET next_offset = $4, updated_at = now()
+         WHERE projection = $1 AND topic = $2 AND partition = $3 RETURNING 1)
+       SELECT pg_notify($5, $6) FROM moved`,
+      [projection.name, batch.topic, batch.partition, next, APPLIED_CHANNEL, JSON.stringify(position)],
+    );
     return fresh.length;
   });
 }

@@ -22,21 +22,26 @@ const LOG_COLUMNS: InsertColumn<Row>[] = [
 type ConversionRow = Row & { status: string; counted: boolean };
 const CONVERSION_COLUMNS: InsertColumn<ConversionRow>[] = [...(SHARED_COLUMNS as InsertColumn<ConversionRow>[]), ['status', 'text'], ['counted', 'boolean']];
 
-/** The conversions already recorded for the batch's identities. */
-async function recordedIdentities(tx: Sql, rows: { partner_id: string; identity_key: string }[]): Promise<Map<string, RecordedIdentity>> {
-  const { rows: found } = await tx.query<RecordedIdentity & { partner_id: string; identity_key: string }>(
-    `SELECT c.partner_id, c.identity_key, c.correlation_id, c.fingerprint, c.log_partition, c.log_offset::text AS log_offset
+/**
+ * What the ledger held before the batch, in one round trip: the conversions already recorded for
+ * the batch's identities, and the hash of the partition's last decision (where its chain goes on).
+ */
+async function ledgerBefore(tx: Sql, partition: number, rows: { partner_id: string; identity_key: string }[]): Promise<{ recorded: Map<string, RecordedIdentity>; previousHash: string }> {
+  const { rows: found } = await tx.query<RecordedIdentity & { partner_id: string | null; identity_key: string | null; head: string | null }>(
+    `SELECT c.partner_id, c.identity_key, c.correlation_id, c.fingerprint, c.log_partition, c.log_offset::text AS log_offset, NULL AS head
      FROM conversions c JOIN unnest($1::text[], $2::text[]) AS batch(partner_id, identity_key)
-       ON c.partner_id = batch.partner_id AND c.identity_key = batch.identity_key`,
-    [rows.map((row) => row.partner_id), rows.map((row) => row.identity_key)],
+       ON c.partner_id = batch.partner_id AND c.identity_key = batch.identity_key
+     UNION ALL
+     (SELECT NULL, NULL, NULL, NULL, NULL, NULL, hash FROM postback_log WHERE log_partition = $3 ORDER BY log_offset DESC LIMIT 1)`,
+    [rows.map((row) => row.partner_id), rows.map((row) => row.identity_key), partition],
   );
-  return new Map(found.map((row) => [identityOf(row.partner_id, row.identity_key), row]));
-}
-
-/** The hash of the partition's last decision, where its chain continues. */
-async function chainHead(tx: Sql, partition: number): Promise<string> {
-  const { rows } = await tx.query<{ hash: string }>('SELECT hash FROM postback_log WHERE log_partition = $1 ORDER BY log_offset DESC LIMIT 1', [partition]);
-  return rows[0]?.hash ?? GENESIS_HASH;
+  const recorded = new Map<string, RecordedIdentity>();
+  let previousHash = GENESIS_HASH;
+  for (const row of found) {
+    if (row.head !== null) previousHash = row.head;
+    else recorded.set(identityOf(row.partner_id!, row.identity_key!), row);
+  }
+  return { recorded, previousHash };
 }
 
 /**
@@ -52,7 +57,7 @@ export const ledgerProjection: Projection = {
   async apply(tx, events) {
     const received = events.map((event) => event.value as { partner_id: string; identity_key: string });
     if (received.length === 0) return;
-    const [recorded, previousHash] = await Promise.all([recordedIdentities(tx, received), chainHead(tx, events[0]!.partition)]);
+    const { recorded, previousHash } = await ledgerBefore(tx, events[0]!.partition, received);
     const { log, conversions } = decideBatch(events, recorded, previousHash);
     const withTime = (row: PostbackLogRow): Row => ({ ...row, received_at: new Date(row.received_at_ms) });
     await insertRows(tx, 'postback_log', LOG_COLUMNS, log.map(withTime));

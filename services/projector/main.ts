@@ -32,31 +32,41 @@ async function shutdown() {
 process.on('SIGTERM', () => void shutdown());
 process.on('SIGINT', () => void shutdown());
 
-let checkingLag = false;
+/** How often, at most, the lag of every projection is measured (it costs Kafka admin calls and a query per projection). */
+const LAG_CHECK_INTERVAL_MS = 500;
+let lagCheck: Promise<void> | undefined;
 let checkAgain = false;
-/** Logs `caught_up` when nothing is left; a batch applied during a check asks for one more check. */
-async function reportIfCaughtUp() {
+let lastCheckAt = 0;
+/**
+ * Logs `caught_up` when nothing is left. Called after every batch, but measures at most once per
+ * LAG_CHECK_INTERVAL_MS: a batch applied during or soon after a check asks for one more, later.
+ */
+function reportIfCaughtUp() {
   // Batches of the first projections arrive while later ones are still starting.
   if (!projectors) return;
-  if (checkingLag) {
+  if (lagCheck) {
     checkAgain = true;
     return;
   }
-  checkingLag = true;
-  try {
-    do {
-      checkAgain = false;
-      if ((await projectors.totalLag()) === 0) logger.info({ event: 'caught_up' }, 'all projections caught up');
-    } while (checkAgain);
-  } finally {
-    checkingLag = false;
-  }
+  const running = projectors;
+  lagCheck = (async () => {
+    const wait = lastCheckAt + LAG_CHECK_INTERVAL_MS - Date.now();
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    checkAgain = false;
+    lastCheckAt = Date.now();
+    if ((await running.totalLag()) === 0) logger.info({ event: 'caught_up' }, 'all projections caught up');
+  })()
+    .catch((error: unknown) => logger.warn({ err: error }, 'lag check failed'))
+    .finally(() => {
+      lagCheck = undefined;
+      if (checkAgain && !stopping) reportIfCaughtUp();
+    });
 }
 
 projectors = await startProjectors(runtime, {
   onBatchApplied(projection, topic, partition, lastOffset, applied) {
     logger.info({ event: 'batch_applied', projection, topic, partition, last_offset: lastOffset, applied }, 'batch applied');
-    void reportIfCaughtUp();
+    reportIfCaughtUp();
   },
   onError(projection, error) {
     logger.error({ event: 'batch_failed', projection, err: error }, 'batch failed; it will be retried');
@@ -65,6 +75,6 @@ projectors = await startProjectors(runtime, {
 // On the embedded default this process owns DATA_DIR, so the admin CLI's commands come here.
 stopOwnerCommands = await serveCommandsOnOwnerSocket(runtime, commandExecutor(runtime, { projections }));
 logger.info({ event: 'started', backend: runtime.eventLog.kind }, 'projector started');
-void reportIfCaughtUp();
+reportIfCaughtUp();
 
 

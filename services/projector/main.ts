@@ -4,6 +4,7 @@ import { openRuntime } from '../../platform/runtime.js';
 import { exitOnStartupFailure } from '../../platform/startup.js';
 import { commandExecutor } from '../admin/command-executor.js';
 import { serveCommandsOnOwnerSocket } from '../admin/owner-commands.js';
+import { caughtUpReport } from './caught-up-report.js';
 import { projections, startProjectors, type RunningProjectors } from './projectors.js';
 
 /**
@@ -32,26 +33,12 @@ async function shutdown() {
 process.on('SIGTERM', () => void shutdown());
 process.on('SIGINT', () => void shutdown());
 
-let checkingLag = false;
-let checkAgain = false;
-/** Logs `caught_up` when nothing is left; a batch applied during a check asks for one more check. */
-async function reportIfCaughtUp() {
+const reportIfCaughtUp = caughtUpReport({
   // Batches of the first projections arrive while later ones are still starting.
-  if (!projectors) return;
-  if (checkingLag) {
-    checkAgain = true;
-    return;
-  }
-  checkingLag = true;
-  try {
-    do {
-      checkAgain = false;
-      if ((await projectors.totalLag()) === 0) logger.info({ event: 'caught_up' }, 'all projections caught up');
-    } while (checkAgain);
-  } finally {
-    checkingLag = false;
-  }
-}
+  totalLag: () => projectors?.totalLag(),
+  caughtUp: () => logger.info({ event: 'caught_up' }, 'all projections caught up'),
+  checkFailed: (error) => logger.warn({ event: 'lag_check_failed', err: error }, 'could not check whether the projections caught up'),
+});
 
 projectors = await startProjectors(runtime, {
   onBatchApplied(projection, topic, partition, lastOffset, applied) {

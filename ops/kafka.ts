@@ -80,11 +80,19 @@ function newClusterId(): string {
   }
 }
 
+/** How to run a broker: the command, its arguments and its working folder. */
+export interface KafkaCommand {
+  command: string;
+  args: string[];
+  cwd: string;
+}
+
 /**
  * Writes the broker's configuration and, the first time only, formats its storage with the
- * cluster id kept in the stack folder. Then starts the broker detached; returns its pid.
+ * cluster id kept in the stack folder; returns the command that runs the broker. A broker run
+ * again from the same folder keeps its topics.
  */
-export function startKafka(config: StackConfig, libs: string): number {
+export function prepareKafka(config: StackConfig, libs: string): KafkaCommand {
   const where = paths(config);
   mkdirSync(join(where.home, 'config'), { recursive: true });
   writeFileSync(where.serverProperties, serverProperties(config, where.data));
@@ -101,11 +109,21 @@ export function startKafka(config: StackConfig, libs: string): number {
     ], 'formatting the Kafka storage');
   }
 
-  return startDetached(kafkaProcess(config), 'java', [
-    '-Xms256m', '-Xmx768m', '-XX:+UseG1GC', '-XX:MaxGCPauseMillis=20', '-Djava.awt.headless=true',
-    `-Dlog4j.configuration=file:${where.log4j}`, `-Dkafka.logs.dir=${join(config.dir, 'logs')}`,
-    '-cp', classpath, 'kafka.Kafka', where.serverProperties,
-  ], where.home);
+  return {
+    command: 'java',
+    args: [
+      '-Xms256m', '-Xmx768m', '-XX:+UseG1GC', '-XX:MaxGCPauseMillis=20', '-Djava.awt.headless=true',
+      `-Dlog4j.configuration=file:${where.log4j}`, `-Dkafka.logs.dir=${join(config.dir, 'logs')}`,
+      '-cp', classpath, 'kafka.Kafka', where.serverProperties,
+    ],
+    cwd: where.home,
+  };
+}
+
+/** Prepares the stack's broker and starts it detached (it outlives the caller); returns its pid. */
+export function startKafka(config: StackConfig, libs: string): number {
+  const { command, args, cwd } = prepareKafka(config, libs);
+  return startDetached(kafkaProcess(config), command, args, cwd);
 }
 
 /** True when the broker answers: kafkajs can describe the cluster, see a broker and list topics. */

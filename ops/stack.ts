@@ -10,7 +10,7 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { ensureArtifacts, type Artifacts } from './artifacts.js';
+import { ensureArtifacts, installedArtifacts, type Artifacts } from './artifacts.js';
 import { registryUrl, stackConfig, stackEnv, type StackConfig, type StackEnv } from './config.js';
 import { kafkaAnswers, kafkaProcess, startKafka } from './kafka.js';
 import { ensureDatabases, postgresState, redisProblem, safeUrl } from './machine.js';
@@ -205,6 +205,14 @@ export async function stackDown(log: Log = console.error, config: StackConfig = 
       log(stopped ? `${managed.name}: stopped (pid ${pid})` : `${managed.name}: not running (no live pid file of this stack)`);
     }));
   });
+}
+
+/**
+ * The JVM artifacts of the stack, for a program that runs a broker of its own (a test's private
+ * one): the installed ones, else fetched once under the stack's lock as `up` would.
+ */
+export async function stackArtifacts(log: Log = console.error, config: StackConfig = stackConfig()): Promise<Artifacts> {
+  return installedArtifacts(config) ?? withLock(config, log, async () => ensureArtifacts(config, log));
 }
 
 export interface ComponentStatus {

@@ -46,6 +46,12 @@ export function connectPostgres(connectionString: string, options: { max?: numbe
     ...base,
     async transaction<T>(fn: (tx: Sql) => Promise<T>): Promise<T> {
       const client = await pool.connect();
+      // A session that ends while checked out (Postgres restarted, the backend terminated) is also
+      // an 'error' event on the client, and the pool listens only on idle ones: unheard, it would
+      // end the process. Heard, the statement fails and the transaction rolls back.
+      let broken: Error | undefined;
+      const onError = (error: Error) => void (broken ??= error);
+      client.on('error', onError);
       try {
         await client.query('BEGIN');
         const result = await fn(wrap(client));
@@ -55,7 +61,9 @@ export function connectPostgres(connectionString: string, options: { max?: numbe
         await client.query('ROLLBACK').catch(() => {});
         throw error;
       } finally {
-        client.release();
+        client.off('error', onError);
+        // A broken session is discarded, not handed to the next caller.
+        client.release(broken);
       }
     },
     listen: (channel, onPayload) => listenOn(connectionString, channel, onPayload),

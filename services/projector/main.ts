@@ -4,6 +4,7 @@ import { openRuntime } from '../../platform/runtime.js';
 import { exitOnStartupFailure } from '../../platform/startup.js';
 import { commandExecutor } from '../admin/command-executor.js';
 import { serveCommandsOnOwnerSocket } from '../admin/owner-commands.js';
+import { caughtUpReport } from './caught-up-report.js';
 import { projections, startProjectors, type RunningProjectors } from './projectors.js';
 
 /**
@@ -32,41 +33,18 @@ async function shutdown() {
 process.on('SIGTERM', () => void shutdown());
 process.on('SIGINT', () => void shutdown());
 
-/** How often, at most, the lag of every projection is measured (it costs Kafka admin calls and a query per projection). */
-const LAG_CHECK_INTERVAL_MS = 500;
-let lagCheck: Promise<void> | undefined;
-let checkAgain = false;
-let lastCheckAt = 0;
-/**
- * Logs `caught_up` when nothing is left. Called after every batch, but measures at most once per
- * LAG_CHECK_INTERVAL_MS: a batch applied during or soon after a check asks for one more, later.
- */
-function reportIfCaughtUp() {
+const reportIfCaughtUp = caughtUpReport({
   // Batches of the first projections arrive while later ones are still starting.
-  if (!projectors) return;
-  if (lagCheck) {
-    checkAgain = true;
-    return;
-  }
-  const running = projectors;
-  lagCheck = (async () => {
-    const wait = lastCheckAt + LAG_CHECK_INTERVAL_MS - Date.now();
-    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-    checkAgain = false;
-    lastCheckAt = Date.now();
-    if ((await running.totalLag()) === 0) logger.info({ event: 'caught_up' }, 'all projections caught up');
-  })()
-    .catch((error: unknown) => logger.warn({ err: error }, 'lag check failed'))
-    .finally(() => {
-      lagCheck = undefined;
-      if (checkAgain && !stopping) reportIfCaughtUp();
-    });
-}
+  totalLag: () => projectors?.totalLag(),
+  caughtUp: () => logger.info({ event: 'caught_up' }, 'all projections caught up'),
+  checkFailed: (error) => logger.warn({ event: 'lag_check_failed', err: error }, 'could not check whether the projections caught up'),
+  minIntervalMs: 500,
+});
 
 projectors = await startProjectors(runtime, {
   onBatchApplied(projection, topic, partition, lastOffset, applied) {
     logger.info({ event: 'batch_applied', projection, topic, partition, last_offset: lastOffset, applied }, 'batch applied');
-    reportIfCaughtUp();
+    void reportIfCaughtUp();
   },
   onError(projection, error) {
     logger.error({ event: 'batch_failed', projection, err: error }, 'batch failed; it will be retried');
@@ -75,6 +53,6 @@ projectors = await startProjectors(runtime, {
 // On the embedded default this process owns DATA_DIR, so the admin CLI's commands come here.
 stopOwnerCommands = await serveCommandsOnOwnerSocket(runtime, commandExecutor(runtime, { projections }));
 logger.info({ event: 'started', backend: runtime.eventLog.kind }, 'projector started');
-reportIfCaughtUp();
+void reportIfCaughtUp();
 
 

@@ -5,11 +5,10 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../platform/config/config.js';
 import { openRuntime } from '../../platform/runtime.js';
 import { ownLines, printed, runAdmin, runCli } from '../support/cli.js';
-import { startServiceProcess, type ServiceProcess } from '../support/child-process.js';
+import type { ServiceProcess } from '../support/child-process.js';
 import { GEO_EXCERPT_FILE } from '../support/geo-excerpt.js';
+import { startApi } from '../support/service-processes.js';
 import { freePort } from '../support/stack.js';
-
-const isListening = (entry: Record<string, unknown>) => typeof entry.msg === 'string' && entry.msg.startsWith('Server listening');
 
 /** Every test gets a fresh embedded DATA_DIR; every service it starts is stopped, even on failure. */
 const dataDirs: string[] = [];
@@ -20,9 +19,8 @@ function freshDataDir(): Record<string, string> {
   return { DATA_DIR: dir, LOG_LEVEL: 'info' };
 }
 async function startService(env: Record<string, string>): Promise<ServiceProcess> {
-  const service = startServiceProcess('services/api/main.ts', { ...env, PORT: String(await freePort()) });
+  const service = await startApi(env);
   services.push(service);
-  await service.waitForLog(isListening, 90_000);
   return service;
 }
 afterEach(async () => {

@@ -4,12 +4,10 @@ import { loadConfig } from '../../platform/config/config.js';
 import { openRuntime } from '../../platform/runtime.js';
 import { testEnvironment } from '../support/app.js';
 import { catalogEvents } from '../support/catalog-events.js';
-import { startServiceProcess } from '../support/child-process.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { freePort } from '../support/stack.js';
+import { startApi, startProjector } from '../support/service-processes.js';
 import { waitFor } from '../support/wait-for.js';
 
-const isListening = (entry: Record<string, unknown>) => typeof entry.msg === 'string' && entry.msg.startsWith('Server listening');
 const databases: TestDatabase[] = [];
 afterAll(async () => {
   for (const database of databases) await database.drop();
@@ -19,8 +17,7 @@ async function apiWithEvents(projectors: 'inline' | 'separate', count: number) {
   const database = await createTestDatabase();
   databases.push(database);
   const env = { ...testEnvironment(database, `t${randomBytes(4).toString('hex')}.`), LOG_LEVEL: 'info', PROJECTORS: projectors };
-  const api = startServiceProcess('services/api/main.ts', { ...env, PORT: String(await freePort()) });
-  await api.waitForLog(isListening, 90_000);
+  const api = await startApi(env);
   const writer = await openRuntime(loadConfig(env));
   await writer.eventLog.append('catalog', catalogEvents(count));
   await writer.close();
@@ -44,7 +41,7 @@ describe('where the read models are built', () => {
   it('PROJECTORS=separate: the API applies nothing; the projector process applies every event', async () => {
     const count = 3_000;
     const { env } = await apiWithEvents('separate', count);
-    const projector = startServiceProcess('services/projector/main.ts', env);
+    const projector = await startProjector(env);
     await projector.waitForLog((entry) => entry.event === 'caught_up', 120_000);
     expect(appliedBy(projector.output(), 'catalog-entries')).toBe(count);
   }, 240_000);

@@ -1,13 +1,21 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 
-export interface ServiceProcess {
+/** A child process whose output lines a test can wait for. */
+export interface FollowedProcess {
   child: ChildProcess;
-  /** Resolves with the first JSON log line (past or future) that matches. */
-  waitForLog(match: (entry: Record<string, unknown>) => boolean, timeoutMs?: number): Promise<Record<string, unknown>>;
+  /** Resolves with the first output line (past or future) that matches; rejects if the process exits first. */
+  waitForLine(match: (line: string) => boolean, timeoutMs?: number): Promise<string>;
   /** Sends a signal and resolves once the process has exited. */
   stop(signal?: NodeJS.Signals): Promise<number | null>;
+  /** Resolves once the process has exited, whatever ended it. */
+  exited: Promise<number | null>;
   output(): string;
+}
+
+export interface ServiceProcess extends FollowedProcess {
+  /** Resolves with the first JSON log line (past or future) that matches. */
+  waitForLog(match: (entry: Record<string, unknown>) => boolean, timeoutMs?: number): Promise<Record<string, unknown>>;
 }
 
 /** Every child a test started and that has not exited: stopped after each test file, pass or fail. */
@@ -37,60 +45,86 @@ export function track(child: ChildProcess): ChildProcess {
   return child;
 }
 
-/** Starts one of the service's processes (e.g. the projector) with tsx and follows its JSON logs. */
-export function startServiceProcess(entry: string, env: Record<string, string>): ServiceProcess {
-  const child = track(spawn(process.execPath, ['--import', 'tsx', entry], {
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  }));
+/** Starts a program (tracked, output piped) and follows its output lines; JSON lines are also kept parsed. */
+function follow(child: ChildProcess, name: string): ServiceProcess {
+  track(child);
+  const lines: string[] = [];
   const entries: Record<string, unknown>[] = [];
   const waiters = new Set<() => void>();
   let text = '';
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  // A program that cannot be started at all (not on PATH) exits through 'exit' too; keep the reason.
+  child.once('error', (error) => (text += `${name}: ${error.message}\n`));
   for (const stream of [child.stdout!, child.stderr!]) {
     createInterface({ input: stream }).on('line', (line) => {
       text += `${line}\n`;
-      try {
-        entries.push(JSON.parse(line) as Record<string, unknown>);
-        for (const wake of waiters) wake();
-      } catch {
-        // Not a JSON log line (e.g. a migration message); kept in output() only.
+      lines.push(line);
+      if (line.startsWith('{')) {
+        try {
+          entries.push(JSON.parse(line) as Record<string, unknown>);
+        } catch {
+          // Not a JSON log line after all; kept in output() only.
+        }
       }
+      for (const wake of waiters) wake();
     });
   }
+
+  function waitUntil<T>(items: T[], match: (item: T) => boolean, timeoutMs: number, what: string): Promise<T> {
+    return new Promise((resolve, reject) => {
+      let seen = 0;
+      const check = () => {
+        for (; seen < items.length; seen++) {
+          if (match(items[seen]!)) {
+            cleanup();
+            resolve(items[seen]!);
+            return;
+          }
+        }
+      };
+      const timer = setTimeout(() => {
+        cleanup();
+        reject(new Error(`${name}: no matching ${what} within ${timeoutMs} ms; output:\n${text.slice(-4000)}`));
+      }, timeoutMs);
+      const onExit = () => {
+        check(); // the last lines may still have been in flight
+        cleanup();
+        reject(new Error(`${name} exited before the expected ${what}; output:\n${text.slice(-4000)}`));
+      };
+      const cleanup = () => {
+        clearTimeout(timer);
+        waiters.delete(check);
+        child.off('exit', onExit);
+      };
+      waiters.add(check);
+      child.once('exit', onExit);
+      check();
+    });
+  }
+
   return {
     child,
+    exited,
     output: () => text,
-    waitForLog(match, timeoutMs = 60_000) {
-      return new Promise((resolve, reject) => {
-        const check = () => {
-          const found = entries.find(match);
-          if (found) {
-            cleanup();
-            resolve(found);
-          }
-        };
-        const timer = setTimeout(() => {
-          cleanup();
-          reject(new Error(`no matching log line within ${timeoutMs} ms; output:\n${text.slice(-4000)}`));
-        }, timeoutMs);
-        const onExit = () => {
-          cleanup();
-          reject(new Error(`process exited before the expected log line; output:\n${text.slice(-4000)}`));
-        };
-        const cleanup = () => {
-          clearTimeout(timer);
-          waiters.delete(check);
-          child.off('exit', onExit);
-        };
-        waiters.add(check);
-        child.once('exit', onExit);
-        check();
-      });
-    },
+    waitForLine: (match, timeoutMs = 60_000) => waitUntil(lines, match, timeoutMs, 'output line'),
+    waitForLog: (match, timeoutMs = 60_000) => waitUntil(entries, match, timeoutMs, 'log line'),
     async stop(signal = 'SIGTERM') {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
       return exited;
     },
   };
+}
+
+/** Starts a program of the machine (e.g. redis-server) and follows its output. */
+export function startProgram(command: string, args: string[], options: { cwd?: string } = {}): FollowedProcess {
+  return follow(spawn(command, args, { cwd: options.cwd, stdio: ['ignore', 'pipe', 'pipe'] }), command);
+}
+
+/** Starts one of the service's processes (e.g. the projector) with tsx and follows its JSON logs. */
+export function startServiceProcess(entry: string, env: Record<string, string>): ServiceProcess {
+  const child = spawn(process.execPath, ['--import', 'tsx', entry], {
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  return follow(child, entry);
 }

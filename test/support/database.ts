@@ -9,6 +9,11 @@ export interface TestDatabase {
   db: Db;
   url: string;
   name: string;
+  /**
+   * Ends every session on this database, as a Postgres restart or a network cut would (from an
+   * admin connection, so other databases are untouched); resolves with how many were ended.
+   */
+  dropConnections(): Promise<number>;
   drop(): Promise<void>;
 }
 
@@ -28,6 +33,16 @@ async function admin<T>(adminUrl: string, fn: (client: pg.Client) => Promise<T>)
   }
 }
 
+async function terminateSessions(adminUrl: string, database: string): Promise<number> {
+  return admin(adminUrl, async (client) => {
+    const { rows } = await client.query<{ ended: boolean }>(
+      'SELECT pg_terminate_backend(pid) AS ended FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()',
+      [database],
+    );
+    return rows.filter((row) => row.ended).length;
+  });
+}
+
 /** A fresh, migrated Postgres database of its own for one test file; drop() removes it. */
 export async function createTestDatabase(options: { migrate?: boolean } = {}): Promise<TestDatabase> {
   const adminUrl = inject('stack').postgresAdminUrl;
@@ -40,6 +55,7 @@ export async function createTestDatabase(options: { migrate?: boolean } = {}): P
     db,
     url,
     name,
+    dropConnections: () => terminateSessions(adminUrl, name),
     async drop() {
       await db.close();
       await admin(adminUrl, (client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));

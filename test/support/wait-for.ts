@@ -1,10 +1,11 @@
 /**
  * Polls a condition until it holds or the deadline passes: synchronization on an observable
- * state, never on elapsed time alone.
+ * state, never on elapsed time alone. `abandon` is asked every round: an error it returns ends
+ * the wait at once (e.g. the process being waited for has exited).
  */
 export async function waitFor<T>(
   probe: () => Promise<T | undefined | false> | T | undefined | false,
-  options: { timeoutMs?: number; intervalMs?: number; what?: string } = {},
+  options: { timeoutMs?: number; intervalMs?: number; what?: string; abandon?: () => Error | undefined } = {},
 ): Promise<T> {
   const deadline = Date.now() + (options.timeoutMs ?? 30_000);
   let lastError: unknown;
@@ -15,6 +16,8 @@ export async function waitFor<T>(
     } catch (error) {
       lastError = error;
     }
+    const reason = options.abandon?.();
+    if (reason) throw reason;
     await new Promise((resolve) => setTimeout(resolve, options.intervalMs ?? 50));
   }
   throw new Error(`timed out waiting for ${options.what ?? 'condition'}${lastError ? `: ${String(lastError)}` : ''}`);

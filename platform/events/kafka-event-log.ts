@@ -170,7 +170,9 @@ export async function kafkaEventLog(codec: EventCodec, options: KafkaLogOptions)
   async function subscribe(subscription: SubscribeOptions): Promise<Subscription> {
     const groupId = `${options.topicPrefix}${subscription.group}`;
     await seedGroupOffsets(groupId, subscription);
-    const consumer = kafka.consumer({ groupId, allowAutoTopicCreation: false, maxWaitTimeInMs: 250 });
+    // A killed member holds its partitions until its session times out: 10 s (not kafkajs' 30 s)
+    // bounds how long a crashed projector stalls its read models; batches heartbeat well within it.
+    const consumer = kafka.consumer({ groupId, allowAutoTopicCreation: false, maxWaitTimeInMs: 250, sessionTimeout: 10_000, heartbeatInterval: 1_000 });
     await consumer.connect();
     await consumer.subscribe({ topics: subscription.topics.map(physical), fromBeginning: true });
     const logical = new Map(subscription.topics.map((topic) => [physical(topic), topic]));

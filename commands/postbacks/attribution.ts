@@ -1,11 +1,12 @@
 import { ReadModelsBehindError, awaitCaughtUp } from '../../platform/projection/catch-up.js';
 import type { Runtime } from '../../platform/runtime.js';
 import { clicksProjection } from '../../projections/clicks/projection.js';
-import { findClick } from '../../projections/clicks/queries.js';
+import type { ClickRow } from '../../projections/clicks/evolve.js';
+import type { Sql } from '../../platform/db/db.js';
 import { shapeOfCode } from '../../projections/offers/links/parse-link.js';
 import { offersProjection } from '../../projections/offers/projection.js';
 import { servesProjection } from '../../projections/serves/projection.js';
-import { findServedInstances } from '../../projections/serves/queries.js';
+import type { ServedInstanceRow } from '../../projections/serves/evolve.js';
 import type { PostbackReceived } from '../../schemas/generated/events.js';
 import { findLinkTarget } from '../clicks/target.js';
 import { ATTRIBUTION_FIELDS, type PostbackFields } from './fields.js';
@@ -25,6 +26,12 @@ export interface Attribution {
 
 type Found = Omit<Attribution, 'matched_by'>;
 
+/** How attribution reads clicks and cards (by id; undefined when unknown). */
+export interface AttributionReads {
+  click(sql: Sql, clickId: string): Promise<ClickRow | undefined>;
+  servedInstance(sql: Sql, instanceId: string): Promise<ServedInstanceRow | undefined>;
+}
+
 /** An id we mint (click and instance ids are UUIDv7) this recently may simply not be projected yet. */
 export const RECENT_ID_WINDOW_MS = 30_000;
 /** How long a just-minted unknown id waits for its read model to reach the log's end. */
@@ -38,13 +45,13 @@ export function isRecentlyMinted(id: string, now: Date): boolean {
   return Math.abs(now.getTime() - mintedAt) <= RECENT_ID_WINDOW_MS;
 }
 
-async function lookUp(runtime: Runtime, field: AttributionField, id: string): Promise<Found | undefined> {
+async function lookUp(runtime: Runtime, reads: AttributionReads, field: AttributionField, id: string): Promise<Found | undefined> {
   if (field === 'svc_click_id') {
-    const click = await findClick(runtime.db, id);
+    const click = await reads.click(runtime.db, id);
     return click && { offer_id: click.offer_id, offer_instance_id: click.offer_instance_id, svc_click_id: click.svc_click_id, application_id: click.application_id, environment: click.environment };
   }
   if (field === 'offer_instance_id') {
-    const [serve] = await findServedInstances(runtime.db, [id]);
+    const serve = await reads.servedInstance(runtime.db, id);
     return serve && { offer_id: serve.offer_id, offer_instance_id: serve.offer_instance_id, svc_click_id: null, application_id: serve.application_id, environment: serve.environment };
   }
   const shape = shapeOfCode(id);
@@ -61,9 +68,9 @@ const holders = { svc_click_id: [clicksProjection], offer_instance_id: [servesPr
  * that was minted seconds ago waits for its read model to catch up; still unknown, it is a
  * retryable 503 (recent) or attribution_not_found (not ours, or old).
  */
-export async function resolveAttribution(runtime: Runtime, fields: PostbackFields, now: Date): Promise<Attribution> {
+export async function resolveAttribution(runtime: Runtime, fields: PostbackFields, now: Date, reads: AttributionReads): Promise<Attribution> {
   const sent = ATTRIBUTION_FIELDS.filter((field) => fields[field] !== undefined).map((field) => ({ field, id: fields[field]! }));
-  let found = await Promise.all(sent.map(({ field, id }) => lookUp(runtime, field, id)));
+  let found = await Promise.all(sent.map(({ field, id }) => lookUp(runtime, reads, field, id)));
   const missing = () => sent.filter((_, index) => !found[index]);
   if (missing().length > 0) {
     const recent = missing().filter(({ field, id }) => (field === 'svc_tracking_id' ? shapeOfCode(id) === 'instance_uuid' : true) && isRecentlyMinted(id, now));
@@ -73,7 +80,7 @@ export async function resolveAttribution(runtime: Runtime, fields: PostbackField
       } catch (error) {
         if (!(error instanceof ReadModelsBehindError)) throw error;
       }
-      found = await Promise.all(sent.map(({ field, id }, index) => found[index] ?? lookUp(runtime, field, id)));
+      found = await Promise.all(sent.map(({ field, id }, index) => found[index] ?? lookUp(runtime, reads, field, id)));
     }
     const unknown = missing();
     if (unknown.length > 0) {

@@ -2,12 +2,14 @@ import { BlockList, isIP } from 'node:net';
 import type { Sql } from '../../platform/db/db.js';
 import type { Runtime } from '../../platform/runtime.js';
 import { ledgerProjection } from '../../projections/ledger/projection.js';
-import { findDecision } from '../../projections/ledger/queries.js';
+import { findClick } from '../../projections/clicks/queries.js';
+import { findDecision, type PostbackDecision } from '../../projections/ledger/queries.js';
 import { findOffer, type StoredOffer } from '../../projections/offers/queries.js';
 import { findPartner, type Partner } from '../../projections/partners/queries.js';
+import { findServedInstances } from '../../projections/serves/queries.js';
 import { EventType, type PostbackReceived } from '../../schemas/generated/events.js';
 import { appendEvents, newEvent } from '../append.js';
-import { resolveAttribution, type Attribution } from './attribution.js';
+import { resolveAttribution, type Attribution, type AttributionReads } from './attribution.js';
 import type { PostbackFields } from './fields.js';
 import { postbackFingerprint, postbackIdentity } from './identity.js';
 import { payoutFor } from './payout.js';
@@ -25,13 +27,23 @@ export interface PostbackRequest {
   correlation_id: string;
 }
 
-/** Reads the intake repeats for every postback; the API passes cached ones. */
-export interface PostbackReads {
+/**
+ * Reads the intake repeats for every postback. The API passes cached ones (partners, offers) and
+ * coalesced ones (cards, clicks, decisions: concurrent requests share one query).
+ */
+export interface PostbackReads extends AttributionReads {
   partner(sql: Sql, partnerId: string): Promise<Partner | undefined>;
   offer(sql: Sql, offerId: string): Promise<StoredOffer | undefined>;
+  decision(sql: Sql, correlationId: string): Promise<PostbackDecision | undefined>;
 }
 
-export const directReads: PostbackReads = { partner: findPartner, offer: findOffer };
+export const directReads: PostbackReads = {
+  partner: findPartner,
+  offer: findOffer,
+  decision: findDecision,
+  click: findClick,
+  servedInstance: async (sql, id) => (await findServedInstances(sql, [id]))[0],
+};
 
 /** The decisions a postback is answered 200 with. */
 export const POSTBACK_RESULTS = ['accepted', 'already_recorded', 'unmapped'] as const;
@@ -135,7 +147,7 @@ export async function receivePostback(
   let event: PostbackReceived;
   try {
     const partner = await checkPartner(runtime, reads, request);
-    const attribution = await resolveAttribution(runtime, request.fields, options.now);
+    const attribution = await resolveAttribution(runtime, request.fields, options.now, reads);
     const offer = await reads.offer(runtime.db, attribution.offer_id);
     if (!offer) throw new PostbackRejection('attribution_not_found', `the attributed offer ${attribution.offer_id} is unknown`);
     if (offer.partner_id !== request.partner_id) throw new PostbackRejection('foreign_attribution', 'the attributed offer belongs to another partner');
@@ -156,7 +168,7 @@ export async function receivePostback(
   const watermarks = await runtime.watermarks();
   if (!(await watermarks.awaitApplied(ledgerProjection.name, [appended!], options.decisionTimeoutMs))) throw deferred();
   runtime.metrics.readAfterWrite.observe({ projection: ledgerProjection.name }, (performance.now() - appendStarted) / 1000);
-  const decision = await findDecision(runtime.db, request.correlation_id).catch(() => undefined);
+  const decision = await reads.decision(runtime.db, request.correlation_id).catch(() => undefined);
   if (!decision) throw deferred();
   if (decision.decision === 'identity_conflict') {
     throw new PostbackRejection('identity_conflict', `this identity is recorded (correlation id ${decision.original_correlation_id}) with a different payload`, true);

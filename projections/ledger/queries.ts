@@ -18,6 +18,11 @@ export interface PostbackDecision {
 
 /** The decision of the postback logged with `correlationId`, or undefined when not decided yet. */
 export async function findDecision(sql: Sql, correlationId: string): Promise<PostbackDecision | undefined> {
+  return (await findDecisions(sql, [correlationId])).get(correlationId);
+}
+
+/** findDecision for many postbacks in one statement; undecided ones are absent. */
+export async function findDecisions(sql: Sql, correlationIds: readonly string[]): Promise<Map<string, PostbackDecision>> {
   const { rows } = await sql.query<PostbackDecision>(
     `SELECT l.correlation_id, l.decision, l.original_correlation_id,
        coalesce(o.matched_by, l.matched_by) AS matched_by, coalesce(o.offer_id, l.offer_id) AS offer_id,
@@ -25,10 +30,10 @@ export async function findDecision(sql: Sql, correlationId: string): Promise<Pos
        CASE WHEN o.correlation_id IS NULL THEN l.svc_click_id ELSE o.svc_click_id END AS svc_click_id,
        coalesce(o.log_partition, l.log_partition) AS ledger_partition, coalesce(o.log_offset, l.log_offset)::text AS ledger_offset
      FROM postback_log l LEFT JOIN postback_log o ON o.correlation_id = l.original_correlation_id
-     WHERE l.correlation_id = $1`,
-    [correlationId],
+     WHERE l.correlation_id = ANY($1::text[])`,
+    [correlationIds],
   );
-  return rows[0];
+  return new Map(rows.map((row) => [row.correlation_id, row]));
 }
 
 /** One decision as stored, for verifying the hash chains (amounts as exact text, time as epoch ms). */

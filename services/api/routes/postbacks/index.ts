@@ -5,6 +5,10 @@ import { receivePostback, type PostbackChannel, type PostbackReads } from '../..
 import { PostbackRejection } from '../../../../commands/postbacks/rejections.js';
 import { documentOnlyValidation } from '../../../../platform/http/envelope-schema.js';
 import type { Runtime } from '../../../../platform/runtime.js';
+import { coalescedReads } from '../../../../platform/db/coalesced-reads.js';
+import { findClicks } from '../../../../projections/clicks/queries.js';
+import { findDecisions } from '../../../../projections/ledger/queries.js';
+import { findServedInstances } from '../../../../projections/serves/queries.js';
 import { openReadCaches } from '../../read-cache.js';
 import { checkCurrentRequest, checkFormRequest, paramsOf, postChannel, sourceAddress } from './channel.js';
 import { openPartnerCache } from './partner-cache.js';
@@ -34,9 +38,16 @@ export async function postbackRoutes(app: FastifyInstance, { runtime }: { runtim
     caches.close();
     partners.close();
   });
+  // Cards, clicks and decisions are read fresh, but concurrent requests share one query each.
+  const decisions = coalescedReads((ids: string[]) => findDecisions(runtime.db, ids));
+  const clicks = coalescedReads((ids: string[]) => findClicks(runtime.db, ids));
+  const cards = coalescedReads(async (ids: string[]) => new Map((await findServedInstances(runtime.db, ids)).map((card) => [card.offer_instance_id, card])));
   const reads: PostbackReads = {
     partner: (sql, id) => partners.get(sql, id),
     offer: async (sql, id) => (await caches.offers(sql, [id])).get(id) ?? undefined,
+    decision: (_sql, id) => decisions.get(id),
+    click: (_sql, id) => clicks.get(id),
+    servedInstance: (_sql, id) => cards.get(id),
   };
   const states = new WeakMap<FastifyRequest, PostbackState>();
   const stateOf = (request: FastifyRequest): PostbackState => {

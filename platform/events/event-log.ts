@@ -74,10 +74,55 @@ export interface EventLog {
   ensureTopics(topics: readonly TopicDesign[]): Promise<void>;
   /** Resolves once every event is durable (acks=all on Kafka, committed in Postgres embedded). */
   append(topic: string, events: NewEvent[]): Promise<AppendedEvent[]>;
+  /**
+   * A bounded read of one topic (exports): the spans are fixed when it opens, ending at most where
+   * the log ended then, so it finishes however busy the topic is. Throws LogBoundError for a
+   * bound naming another topic or a partition the topic does not have, and for an unknown topic.
+   */
+  read(topic: string, bounds: ReadBounds): Promise<BoundedRead>;
   subscribe(options: SubscribeOptions): Promise<Subscription>;
   /** Next offset to be written per partition (the high watermark), for lag. */
   endOffsets(topic: string): Promise<TopicPartitionOffset[]>;
   /** Is the backend reachable? Used by /readyz. */
   ping(): Promise<void>;
   close(): Promise<void>;
+}
+
+/**
+ * Where a bounded read starts or ends in each partition: given positions, or a time (per
+ * partition, the first event whose timestamp is at or after it; the log's timestamps follow its
+ * order, so the events between two such offsets are those logged between the two times).
+ */
+export type LogBound = { positions: TopicPartitionOffset[] } | { time: Date };
+
+export interface ReadBounds {
+  /** Inclusive. Partitions without a position start at the beginning of the log. */
+  from?: LogBound;
+  /** Exclusive. Partitions without a position end where the log ended when the read opened. */
+  to?: LogBound;
+}
+
+/** The offsets a bounded read covers in one partition: from inclusive, to exclusive. */
+export interface PartitionSpan {
+  partition: number;
+  from: string;
+  to: string;
+}
+
+export interface BoundedRead {
+  topic: string;
+  spans: PartitionSpan[];
+  /**
+   * Hands over the events of the spans a batch at a time, each partition in offset order (one
+   * batch at a time overall); resolves once every span is read, rejects on the first failure.
+   */
+  forEach(onBatch: (batch: EventBatch) => Promise<void>): Promise<void>;
+}
+
+/** A bound the topic cannot satisfy: names the bound, so a command can name its flag. */
+export class LogBoundError extends Error {
+  constructor(readonly bound: 'from' | 'to' | 'topic', message: string) {
+    super(message);
+    this.name = 'LogBoundError';
+  }
 }

@@ -2,32 +2,21 @@ import { Kafka, Partitioners, logLevel, type Admin, type Consumer, type Producer
 import type { Metrics } from '../metrics/metrics.js';
 import { appendBatcher, type PartitionedMessage } from './append-batcher.js';
 import type { EventCodec } from './codec.js';
+import { kafkaBoundedSource } from './kafka-bounded-read.js';
+import { decodeMessages } from './kafka-messages.js';
+import { retryRetriable } from './kafka-retry.js';
+import { openBoundedRead } from './bounded-read.js';
+
+export { retryRetriable };
 import type {
   AppendedEvent,
   EventLog,
-  LoggedEvent,
   NewEvent,
   SubscribeOptions,
   Subscription,
   TopicDesign,
   TopicPartitionOffset,
 } from './event-log.js';
-
-/**
- * Runs an admin call again while Kafka answers with a retriable error. A freshly started broker
- * (or a moved group coordinator) answers NOT_COORDINATOR / COORDINATOR_LOAD_IN_PROGRESS for a
- * while, and kafkajs' admin client does not retry those itself for every request.
- */
-export async function retryRetriable<T>(call: () => Promise<T>, attempts = 12): Promise<T> {
-  for (let attempt = 1; ; attempt += 1) {
-    try {
-      return await call();
-    } catch (error) {
-      if (!(error as { retriable?: boolean }).retriable || attempt >= attempts) throw error;
-      await new Promise((resolve) => setTimeout(resolve, Math.min(2_000, 50 * 2 ** attempt)));
-    }
-  }
-}
 
 /** Batches of different partitions of one projection applied at once (each in its own transaction). */
 const CONCURRENT_PARTITIONS = 3;
@@ -206,21 +195,7 @@ export async function kafkaEventLog(codec: EventCodec, options: KafkaLogOptions)
       eachBatch: async ({ batch, resolveOffset, heartbeat, isRunning }) => {
         if (!isRunning() || batch.messages.length === 0) return;
         const topic = logical.get(batch.topic)!;
-        const events: LoggedEvent[] = await Promise.all(
-          batch.messages.map(async (message) => {
-            const decoded = await codec.decode(message.value!);
-            return {
-              topic,
-              partition: batch.partition,
-              offset: message.offset,
-              key: message.key?.toString('utf8') ?? '',
-              type: decoded.type,
-              value: decoded.value,
-              schemaId: decoded.schemaId,
-              timestamp: new Date(Number(message.timestamp)),
-            };
-          }),
-        );
+        const events = await decodeMessages(codec, topic, batch.partition, batch.messages);
         try {
           await subscription.onBatch({ topic, partition: batch.partition, events });
         } catch (error) {
@@ -249,6 +224,7 @@ export async function kafkaEventLog(codec: EventCodec, options: KafkaLogOptions)
     ensureTopics,
     append,
     subscribe,
+    read: (topic, bounds) => openBoundedRead(topic, bounds, kafkaBoundedSource({ kafka, admin, codec, topicPrefix: options.topicPrefix }, topic)),
     async endOffsets(topic): Promise<TopicPartitionOffset[]> {
       const watermarks = await retryRetriable(() => admin.fetchTopicOffsets(physical(topic)));
       return watermarks.map((mark) => ({ topic, partition: mark.partition, offset: mark.high }));

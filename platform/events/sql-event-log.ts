@@ -1,9 +1,10 @@
 import { EventEmitter } from 'node:events';
 import type { Db } from '../db/db.js';
 import type { Metrics } from '../metrics/metrics.js';
+import { forEachPage, openBoundedRead } from './bounded-read.js';
 import { appendBatcher, type AppendBatcherOptions, type PartitionBase, type PartitionedMessage, type TopicMessages } from './append-batcher.js';
 import type { EventCodec } from './codec.js';
-import type { AppendedEvent, EventLog, LoggedEvent, NewEvent, SubscribeOptions, TopicPartitionOffset } from './event-log.js';
+import { LogBoundError, type AppendedEvent, type EventLog, type LoggedEvent, type NewEvent, type SubscribeOptions, type TopicPartitionOffset } from './event-log.js';
 
 /**
  * The event log in Postgres (PGlite on the embedded default). One partition per topic keeps
@@ -110,6 +111,31 @@ export function sqlEventLog(db: Db, codec: EventCodec, options: SqlLogOptions): 
       for (const event of events) options.metrics?.eventsProduced.inc({ topic, type: event.type });
       appended.emit('appended', topic);
       return written.map(({ partition, offset }) => ({ topic, partition, offset }));
+    },
+
+    async read(topic, bounds) {
+      return openBoundedRead(topic, bounds, {
+        async extents() {
+          const { rows } = await db.query<{ partition: number; next_offset: string }>(
+            'SELECT partition, next_offset FROM event_log_partitions WHERE topic = $1',
+            [physical(topic)],
+          );
+          if (rows.length === 0) throw new LogBoundError('topic', `topic ${topic} does not exist on this log`);
+          // Nothing is ever deleted from the embedded log: every partition starts at 0.
+          return rows.map((row) => ({ partition: row.partition, low: 0n, high: BigInt(row.next_offset) }));
+        },
+        async offsetsAt(time) {
+          const { rows } = await db.query<{ partition: number; offset: string }>(
+            `SELECT p.partition, coalesce(
+               (SELECT min(e."offset") FROM event_log e WHERE e.topic = p.topic AND e.partition = p.partition AND e.appended_at >= $2),
+               p.next_offset)::text AS "offset"
+             FROM event_log_partitions p WHERE p.topic = $1`,
+            [physical(topic), time.toISOString()],
+          );
+          return new Map(rows.map((row) => [row.partition, BigInt(row.offset)]));
+        },
+        forEach: (spans, onBatch) => forEachPage(topic, spans, (_partition, from) => readBatch(topic, from), onBatch),
+      });
     },
 
     async subscribe(subscription: SubscribeOptions) {

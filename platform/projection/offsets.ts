@@ -1,4 +1,4 @@
-import type { Db, Sql } from '../db/db.js';
+import type { Sql } from '../db/db.js';
 import type { TopicPartitionOffset } from '../events/event-log.js';
 
 /** The channel every projector commit notifies with its new applied position. */
@@ -13,7 +13,7 @@ export interface AppliedPosition {
 }
 
 /** A projection's applied positions as stored with its rows: the next offset per topic-partition. */
-export async function storedOffsets(db: Db, projection: string): Promise<TopicPartitionOffset[]> {
+export async function storedOffsets(db: Sql, projection: string): Promise<TopicPartitionOffset[]> {
   const { rows } = await db.query<{ topic: string; partition: number; next_offset: string }>(
     'SELECT topic, partition, next_offset FROM projection_offsets WHERE projection = $1',
     [projection],

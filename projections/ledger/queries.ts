@@ -90,3 +90,84 @@ export async function conversionsOffChain(sql: Sql, limit: number): Promise<{ pa
   );
   return rows;
 }
+
+/** SQL types of the columns the ledger's tables export, as their migration declares them. */
+export type LedgerColumnType = 'text' | 'integer' | 'bigint' | 'numeric' | 'boolean' | 'timestamptz';
+
+/** One of the ledger's tables as exports read it: every column in table order, and the order rows come in. */
+export interface LedgerTable {
+  name: 'conversions' | 'postback_log';
+  description: string;
+  columns: readonly (readonly [string, LedgerColumnType])[];
+  /** The columns that may be null; every other one is NOT NULL. */
+  nullable: readonly string[];
+  /** A unique key: pages follow it, so a page never splits or repeats rows. */
+  orderBy: readonly string[];
+}
+
+export const LEDGER_TABLES: Record<LedgerTable['name'], LedgerTable> = {
+  conversions: {
+    name: 'conversions',
+    description: 'The ledger proper: one row per (partner, business identity), written by the first postback of that identity (accepted: counted; unmapped: recorded, not counted). hash is the hash of the decision that recorded it (postback_log).',
+    columns: [
+      ['partner_id', 'text'], ['identity_key', 'text'], ['identity_kind', 'text'], ['correlation_id', 'text'], ['fingerprint', 'text'],
+      ['status', 'text'], ['counted', 'boolean'], ['event_name', 'text'], ['event_id', 'text'], ['order_id', 'text'],
+      ['partner_txn_id', 'text'], ['amount', 'numeric'], ['currency', 'text'], ['matched_by', 'text'], ['offer_id', 'text'],
+      ['offer_instance_id', 'text'], ['svc_click_id', 'text'], ['application_id', 'text'], ['environment', 'text'], ['goal_event', 'text'],
+      ['payout_amount', 'numeric'], ['payout_currency', 'text'], ['received_at', 'timestamptz'], ['log_partition', 'integer'],
+      ['log_offset', 'bigint'], ['hash', 'text'],
+    ],
+    nullable: ['event_id', 'order_id', 'partner_txn_id', 'amount', 'currency', 'offer_instance_id', 'svc_click_id', 'application_id', 'goal_event', 'payout_amount', 'payout_currency'],
+    orderBy: ['partner_id', 'identity_key'],
+  },
+  postback_log: {
+    name: 'postback_log',
+    description: 'Every logged postback and what the ledger decided for it, in log order, chained per partition: hash = sha256(prev_hash || canonical decision) (npm run ledger:verify recomputes it).',
+    columns: [
+      ['correlation_id', 'text'], ['log_partition', 'integer'], ['log_offset', 'bigint'], ['partner_id', 'text'], ['identity_kind', 'text'],
+      ['identity_key', 'text'], ['fingerprint', 'text'], ['decision', 'text'], ['original_correlation_id', 'text'], ['channel', 'text'],
+      ['source_ip', 'text'], ['received_at', 'timestamptz'], ['event_name', 'text'], ['event_id', 'text'], ['order_id', 'text'],
+      ['partner_txn_id', 'text'], ['amount', 'numeric'], ['currency', 'text'], ['reported_click_id', 'text'], ['reported_tracking_id', 'text'],
+      ['reported_instance_id', 'text'], ['matched_by', 'text'], ['offer_id', 'text'], ['offer_instance_id', 'text'], ['svc_click_id', 'text'],
+      ['application_id', 'text'], ['environment', 'text'], ['goal_event', 'text'], ['payout_amount', 'numeric'], ['payout_currency', 'text'],
+      ['prev_hash', 'text'], ['hash', 'text'],
+    ],
+    nullable: [
+      'event_id', 'order_id', 'partner_txn_id', 'amount', 'currency', 'reported_click_id', 'reported_tracking_id', 'reported_instance_id',
+      'offer_instance_id', 'svc_click_id', 'application_id', 'goal_event', 'payout_amount', 'payout_currency',
+    ],
+    orderBy: ['log_partition', 'log_offset'],
+  },
+};
+
+/** Exact text where JavaScript would round (int8, numeric) and RFC 3339 UTC with microseconds for times. */
+function exportedColumn([name, type]: readonly [string, LedgerColumnType]): string {
+  if (type === 'bigint' || type === 'numeric') return `t.${name}::text AS ${name}`;
+  if (type === 'timestamptz') return `to_char(t.${name} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS ${name}`;
+  return `t.${name}`;
+}
+
+/** Where each table's order starts: before every row (keys are never empty nor negative). */
+const BEFORE_FIRST: Record<LedgerTable['name'], readonly unknown[]> = { conversions: ['', ''], postback_log: [-1, -1] };
+
+/**
+ * A page of a ledger table in its `orderBy` order, after the row whose order-by values are
+ * `after` (undefined: from the first row). Run the pages in one REPEATABLE READ transaction for
+ * a consistent table.
+ */
+export async function ledgerTablePage(sql: Sql, name: LedgerTable['name'], after: readonly unknown[] | undefined, limit: number): Promise<Record<string, unknown>[]> {
+  const table = LEDGER_TABLES[name];
+  // Qualified: a bare name in ORDER BY would be the text output column of the same name.
+  const key = table.orderBy.map((column) => `t.${column}`).join(', ');
+  const { rows } = await sql.query(
+    `SELECT ${table.columns.map(exportedColumn).join(', ')} FROM ${table.name} t
+     WHERE (${key}) > ($1, $2) ORDER BY ${key} LIMIT $3`,
+    [...(after ?? BEFORE_FIRST[name]), limit],
+  );
+  return rows;
+}
+
+export async function ledgerTableCount(sql: Sql, name: LedgerTable['name']): Promise<number> {
+  const { rows } = await sql.query<{ count: string }>(`SELECT count(*)::text AS count FROM ${LEDGER_TABLES[name].name}`);
+  return Number(rows[0]!.count);
+}

@@ -1,0 +1,95 @@
+import { randomUUID } from 'node:crypto';
+import type { Admin, Kafka } from 'kafkajs';
+import type { BoundedSource } from './bounded-read.js';
+import type { EventCodec } from './codec.js';
+import { LogBoundError } from './event-log.js';
+import { decodeMessages } from './kafka-messages.js';
+import { retryRetriable } from './kafka-retry.js';
+
+export interface KafkaReadContext {
+  kafka: Kafka;
+  admin: Admin;
+  codec: EventCodec;
+  topicPrefix: string;
+}
+
+/**
+ * A bounded read of one Kafka topic with a consumer of its own: a fresh group (kafkajs has no
+ * group-less assignment) that seeks each partition to its span's start as it joins, pauses each
+ * once it reaches its span's end, and is deleted afterwards. (Seeking beats admin.setOffsets,
+ * which waits for a whole fetch wait of a consumer of its own.)
+ */
+export function kafkaBoundedSource(context: KafkaReadContext, topic: string): BoundedSource {
+  const { kafka, admin, codec } = context;
+  const physical = `${context.topicPrefix}${topic}`;
+  return {
+    async extents() {
+      // Checked first: offsets of a missing topic are a retriable error kafkajs would retry for long.
+      const topics = await retryRetriable(() => admin.listTopics());
+      if (!topics.includes(physical)) throw new LogBoundError('topic', `topic ${topic} does not exist on this log (${physical})`);
+      const marks = await retryRetriable(() => admin.fetchTopicOffsets(physical));
+      return marks.map((mark) => ({ partition: mark.partition, low: BigInt(mark.low), high: BigInt(mark.high) }));
+    },
+    async offsetsAt(time) {
+      const offsets = await retryRetriable(() => admin.fetchTopicOffsetsByTimestamp(physical, time.getTime()));
+      return new Map(offsets.map((mark) => [mark.partition, BigInt(mark.offset)]));
+    },
+    async forEach(spans, onBatch) {
+      const starts = new Map(spans.map((span) => [span.partition, BigInt(span.from)]));
+      const ends = new Map(spans.filter((span) => BigInt(span.to) > BigInt(span.from)).map((span) => [span.partition, BigInt(span.to)]));
+      if (ends.size === 0) return;
+      const groupId = `${context.topicPrefix}read.${topic}.${randomUUID()}`;
+      const consumer = kafka.consumer({ groupId, allowAutoTopicCreation: false, maxWaitTimeInMs: 100 });
+      let finish: () => void = () => {};
+      let fail: (error: unknown) => void = () => {};
+      const done = new Promise<void>((resolve, reject) => {
+        finish = resolve;
+        fail = reject;
+      });
+      const stopAt = (partition: number) => consumer.pause([{ topic: physical, partitions: [partition] }]);
+      consumer.on(consumer.events.CRASH, ({ payload }) => {
+        if (!payload.restart) fail(payload.error);
+      });
+      try {
+        await consumer.connect();
+        await consumer.subscribe({ topics: [physical] });
+        await consumer.run({
+          autoCommit: false,
+          eachBatch: async ({ batch, heartbeat }) => {
+            const end = ends.get(batch.partition);
+            // A partition with nothing to read (or read to its end) only sees events appended since.
+            if (end === undefined) return stopAt(batch.partition);
+            try {
+              // Fetched before the seek took hold (below the start) or past the end: not ours.
+              const start = starts.get(batch.partition)!;
+              const messages = batch.messages.filter((message) => BigInt(message.offset) >= start && BigInt(message.offset) < end);
+              if (messages.length > 0) {
+                const events = await decodeMessages(codec, topic, batch.partition, messages);
+                await onBatch({ topic, partition: batch.partition, events });
+              }
+              if (BigInt(batch.lastOffset()) + 1n >= end) {
+                ends.delete(batch.partition);
+                stopAt(batch.partition);
+                if (ends.size === 0) finish();
+              }
+              await heartbeat();
+            } catch (error) {
+              // The read fails as a whole: nothing more is handed over, whatever kafkajs would retry.
+              ends.clear();
+              consumer.pause([{ topic: physical }]);
+              fail(error);
+            }
+          },
+        });
+        // A fetch answered for a partition with a seek pending is dropped, so nothing before the start is handed over.
+        for (const span of spans) consumer.seek({ topic: physical, partition: span.partition, offset: span.from });
+        await done;
+      } finally {
+        await consumer.disconnect();
+        await admin.deleteGroups([groupId]).catch(() => {
+          // Best effort: an empty group expires with the broker's offset retention anyway.
+        });
+      }
+    },
+  };
+}

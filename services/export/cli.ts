@@ -1,0 +1,91 @@
+import { Command as Program, Option } from 'commander';
+import { loadConfig } from '../../platform/config/config.js';
+import { SettingError } from '../../platform/config/settings.js';
+import { DataDirBusyError } from '../../platform/data-dir/ownership.js';
+import { LogBoundError } from '../../platform/events/event-log.js';
+import { openRuntime } from '../../platform/runtime.js';
+import { BackendUnavailableError, ExitCode, busyAdvice } from '../../platform/startup.js';
+import { exportEvents } from './export-events.js';
+import { exportReadModel } from './export-read-model.js';
+import { ExportInputError, parseExportFlags, type ExportFlags } from './options.js';
+import { barProgress } from './progress.js';
+
+const EXAMPLES = `
+Examples:
+  npm run export -- --topic postbacks --format parquet --out postbacks.parquet
+  npm run export -- --topic postbacks --from 2026-11-01T00:00:00Z --to 2026-12-01T00:00:00Z --out november.csv
+  npm run export -- --topic postbacks --from postbacks:0:1500,postbacks:1:1480 --out tail.ndjson
+  npm run export -- --topic offers --type OfferUpserted --out offers.parquet
+  npm run export -- --read-model conversions --out conversions.parquet
+
+--from is inclusive, --to exclusive. Times are RFC 3339, compared with each event's log timestamp
+(to the millisecond). Positions are topic:partition:offset; partitions not named start at the
+beginning (--from) or end where the log ended when the export started (--to).
+Without --type the columns are the union of the topic's event types (event_type tells them apart).
+CSV and ndjson files get their schema beside them in FILE.schema.json; Parquet files carry it in
+their key-value metadata. Exit codes: 0 done, 2 invalid flag (named), 4 backend unavailable, 1 failure.`;
+
+/** The message of a failure of the flags (exit 2, naming the flag); undefined for any other failure. */
+function inputFailure(error: unknown): string | undefined {
+  if (error instanceof ExportInputError || error instanceof SettingError) return error.message;
+  if (error instanceof LogBoundError) return `--${error.bound}: ${error.message}`;
+  return undefined;
+}
+
+async function run(flags: ExportFlags) {
+  const parsed = parseExportFlags(flags);
+  // Exports need the database and the log; Redis only serves the API.
+  const config = { ...loadConfig(), redisUrl: undefined };
+  const runtime = await openRuntime(config, { description: 'npm run export' });
+  try {
+    const result =
+      parsed.kind === 'events'
+        ? await exportEvents(runtime.eventLog, { ...parsed.request, topicPrefix: config.topicPrefix }, barProgress())
+        : await exportReadModel(runtime.db, parsed.request, barProgress());
+    process.stdout.write(`${JSON.stringify({ rows: result.rows, format: parsed.request.format, files: result.files })}\n`);
+  } finally {
+    await runtime.close();
+  }
+}
+
+export function buildExportCli(): Program {
+  return new Program('export')
+    .description('Write decoded events of one topic, or a read model table, to an ndjson, CSV or Parquet file.')
+    .addOption(new Option('--topic <topic>', 'the topic whose events to export'))
+    .addOption(new Option('--read-model <table>', 'a read model table to export instead: conversions or postback_log'))
+    .addOption(new Option('--from <time|positions>', 'first event: RFC 3339 time or topic:partition:offset,… (default: the beginning)'))
+    .addOption(new Option('--to <time|positions>', 'end, exclusive: RFC 3339 time or topic:partition:offset,… (default: the end of the log at start)'))
+    .addOption(new Option('--type <event type>', 'only this event type (e.g. PostbackReceived); its fields are the columns'))
+    .addOption(new Option('--format <format>', 'ndjson, csv or parquet (default: from the --out extension)'))
+    .addOption(new Option('--out <file>', 'the file to write (replaced when it exists)'))
+    .addHelpText('after', EXAMPLES)
+    .showHelpAfterError()
+    .exitOverride((error) => process.exit(error.exitCode === 0 ? 0 : ExitCode.invalidInput))
+    .action(async (flags: ExportFlags) => {
+      try {
+        await run(flags);
+        process.exitCode = ExitCode.ok;
+      } catch (error) {
+        const input = inputFailure(error);
+        if (input !== undefined) {
+          process.stderr.write(`error: ${input}\n(npm run export -- --help shows every flag with examples)\n`);
+          process.exitCode = ExitCode.invalidInput;
+        } else if (error instanceof DataDirBusyError) {
+          process.stderr.write(`error: ${busyAdvice(error, 'npm run export')}\n`);
+          process.exitCode = ExitCode.unavailable;
+        } else if (error instanceof BackendUnavailableError) {
+          process.stderr.write(`error: cannot export: ${error.message}\n`);
+          process.exitCode = ExitCode.unavailable;
+        } else {
+          process.stderr.write(`error: export failed: ${(error as Error).message}\n`);
+          process.exitCode = ExitCode.failure;
+        }
+      }
+      // A backend client left retrying in the background must not keep the command alive.
+      process.exit(process.exitCode);
+    });
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  await buildExportCli().parseAsync(process.argv);
+}

@@ -1,0 +1,60 @@
+import { basename } from 'node:path';
+import type { Cell, ExportColumn } from './columns.js';
+import type { ExportProgress } from './progress.js';
+import { CONVENTIONS, documentColumns, type EventSource, type ExportFormat, type ReadModelSource } from './schema-document.js';
+import { openWriter } from './writers/writer.js';
+
+export interface ExportResult {
+  rows: number;
+  files: string[];
+}
+
+export interface ExportFile {
+  format: ExportFormat;
+  out: string;
+  columns: readonly ExportColumn[];
+  progress: ExportProgress;
+  /** For the progress line: what is exported, and how many items there are to go through. */
+  what: string;
+  total: number;
+}
+
+/**
+ * Writes one export file: `fill` hands over rows (and how many items it has gone through, for
+ * the progress), then the file is completed with its schema document. A failure removes what
+ * was written.
+ */
+export async function writeExportFile(
+  file: ExportFile,
+  fill: (write: (rows: Cell[][], seen: number) => Promise<void>) => Promise<void>,
+  source: () => EventSource | ReadModelSource,
+): Promise<ExportResult> {
+  const writer = await openWriter(file.format, file.out, file.columns);
+  let rows = 0;
+  let seen = 0;
+  try {
+    file.progress.start(file.what, file.total);
+    await fill(async (batch, items) => {
+      await writer.write(batch);
+      rows += batch.length;
+      seen += items;
+      file.progress.update(seen);
+    });
+    file.progress.stop();
+    const files = await writer.finish({
+      about: 'offer-ledger export, version 1',
+      file: basename(file.out),
+      format: file.format,
+      rows,
+      exported_at: new Date().toISOString(),
+      source: source(),
+      columns: documentColumns(file.columns),
+      conventions: CONVENTIONS,
+    });
+    return { rows, files };
+  } catch (error) {
+    file.progress.stop();
+    await writer.abort();
+    throw error;
+  }
+}

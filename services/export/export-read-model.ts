@@ -1,0 +1,71 @@
+import type { Db } from '../../platform/db/db.js';
+import type { TopicPartitionOffset } from '../../platform/events/event-log.js';
+import { storedOffsets } from '../../platform/projection/offsets.js';
+import { ledgerProjection } from '../../projections/ledger/projection.js';
+import { LEDGER_TABLES, ledgerTableCount, ledgerTablePage, type LedgerColumnType, type LedgerTable } from '../../projections/ledger/queries.js';
+import type { Cell, ColumnKind, ExportColumn } from './columns.js';
+import { writeExportFile, type ExportResult } from './export-file.js';
+import { silentProgress, type ExportProgress } from './progress.js';
+import type { ExportFormat } from './schema-document.js';
+
+/** The read models an export can read, each through its own module's queries. */
+export const READ_MODELS = { conversions: 'ledger', postback_log: 'ledger' } as const;
+export type ReadModelName = keyof typeof READ_MODELS;
+
+const KINDS: Record<LedgerColumnType, ColumnKind> = {
+  text: 'text',
+  integer: 'integer',
+  bigint: 'bigint',
+  numeric: 'decimal',
+  boolean: 'boolean',
+  timestamptz: 'timestamp',
+};
+
+const PAGE = 5_000;
+
+export interface ReadModelExportRequest {
+  readModel: ReadModelName;
+  format: ExportFormat;
+  out: string;
+}
+
+export function readModelColumns(table: LedgerTable): ExportColumn[] {
+  return table.columns.map(([name, type]) => ({ name, kind: KINDS[type], nullable: table.nullable.includes(name) }));
+}
+
+/**
+ * Every row of a read model table into one file, read in pages in one REPEATABLE READ snapshot
+ * together with its projection's applied positions: the file is the table exactly as it stood
+ * at those log positions, however busy the projector is meanwhile.
+ */
+export async function exportReadModel(db: Db, request: ReadModelExportRequest, progress: ExportProgress = silentProgress): Promise<ExportResult> {
+  const table = LEDGER_TABLES[request.readModel];
+  const columns = readModelColumns(table);
+  return db.transaction(async (tx) => {
+    await tx.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY');
+    const [total, positions] = await Promise.all([ledgerTableCount(tx, table.name), storedOffsets(tx, ledgerProjection.name)]);
+    const sorted: TopicPartitionOffset[] = positions.sort((a, b) => a.topic.localeCompare(b.topic) || a.partition - b.partition);
+    return writeExportFile(
+      { format: request.format, out: request.out, columns, progress, what: `${table.name} → ${request.format}`, total },
+      async (write) => {
+        let after: unknown[] | undefined;
+        for (;;) {
+          const page = await ledgerTablePage(tx, table.name, after, PAGE);
+          if (page.length === 0) break;
+          await write(page.map((row): Cell[] => columns.map((column) => row[column.name] ?? null)), page.length);
+          if (page.length < PAGE) break;
+          const last = page[page.length - 1]!;
+          after = table.orderBy.map((name) => last[name]);
+        }
+      },
+      () => ({
+        kind: 'read_model',
+        read_model: table.name,
+        description: table.description,
+        projection: ledgerProjection.name,
+        positions: sorted,
+        order_by: [...table.orderBy],
+      }),
+    );
+  });
+}

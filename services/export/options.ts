@@ -1,0 +1,112 @@
+import { existsSync, statSync } from 'node:fs';
+import { dirname, extname } from 'node:path';
+import type { LogBound, TopicPartitionOffset } from '../../platform/events/event-log.js';
+import { eventTopic, type EventTypeName } from '../../schemas/generated/events.js';
+import { TOPICS, type TopicName } from '../../schemas/topics.js';
+import type { EventExportRequest } from './export-events.js';
+import { READ_MODELS, type ReadModelExportRequest, type ReadModelName } from './export-read-model.js';
+import { FORMATS, type ExportFormat } from './schema-document.js';
+
+/** A flag that is missing, malformed or contradicts another; the CLI exits 2 naming it. */
+export class ExportInputError extends Error {
+  constructor(readonly flag: string, detail: string) {
+    super(`${flag}: ${detail}`);
+    this.name = 'ExportInputError';
+  }
+}
+
+/** The flags as commander hands them over (all text). */
+export interface ExportFlags {
+  topic?: string;
+  readModel?: string;
+  from?: string;
+  to?: string;
+  type?: string;
+  format?: string;
+  out?: string;
+}
+
+export type ParsedExport =
+  | { kind: 'events'; request: Omit<EventExportRequest, 'topicPrefix'> }
+  | { kind: 'read_model'; request: ReadModelExportRequest };
+
+const EXTENSIONS: Record<string, ExportFormat> = { '.ndjson': 'ndjson', '.jsonl': 'ndjson', '.csv': 'csv', '.parquet': 'parquet' };
+const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
+const POSITION = /^([A-Za-z0-9._-]+):(\d+):(\d+)$/;
+
+/** Checks every flag before any backend is opened; throws ExportInputError naming the first wrong one. */
+export function parseExportFlags(flags: ExportFlags): ParsedExport {
+  if (flags.topic !== undefined && flags.readModel !== undefined) throw new ExportInputError('--read-model', 'give either --topic (events) or --read-model (a table), not both');
+  if (flags.topic === undefined && flags.readModel === undefined) {
+    throw new ExportInputError('--topic', `missing: give --topic <${TOPICS.map((t) => t.topic).join('|')}> for events or --read-model <${Object.keys(READ_MODELS).join('|')}> for a table`);
+  }
+  const out = outPath(flags.out);
+  const format = formatOf(flags.format, out);
+  if (flags.readModel !== undefined) {
+    for (const flag of ['from', 'to', 'type'] as const) {
+      if (flags[flag] !== undefined) throw new ExportInputError(`--${flag}`, 'applies to --topic exports only; a --read-model export is the whole table as of its projection\'s positions');
+    }
+    if (!(flags.readModel in READ_MODELS)) throw new ExportInputError('--read-model', `unknown read model "${flags.readModel}": one of ${Object.keys(READ_MODELS).join(', ')}`);
+    return { kind: 'read_model', request: { readModel: flags.readModel as ReadModelName, format, out } };
+  }
+  const topic = topicOf(flags.topic!);
+  const from = flags.from === undefined ? undefined : boundOf('--from', flags.from, topic);
+  const to = flags.to === undefined ? undefined : boundOf('--to', flags.to, topic);
+  if (from && to && 'time' in from && 'time' in to && to.time.getTime() < from.time.getTime()) {
+    throw new ExportInputError('--to', `${flags.to} is before --from ${flags.from}`);
+  }
+  return {
+    kind: 'events',
+    request: { topic, from, to, fromText: flags.from, toText: flags.to, type: flags.type === undefined ? undefined : typeOf(flags.type, topic), format, out },
+  };
+}
+
+function outPath(out: string | undefined): string {
+  if (out === undefined || out === '') throw new ExportInputError('--out', 'missing: the file to write, e.g. --out postbacks.parquet');
+  if (existsSync(out) && statSync(out).isDirectory()) throw new ExportInputError('--out', `${out} is a folder; name the file to write`);
+  if (!existsSync(dirname(out))) throw new ExportInputError('--out', `folder ${dirname(out)} does not exist; create it first`);
+  return out;
+}
+
+function formatOf(format: string | undefined, out: string): ExportFormat {
+  if (format === undefined) {
+    const inferred = EXTENSIONS[extname(out).toLowerCase()];
+    if (!inferred) throw new ExportInputError('--format', `missing, and ${out} does not end in .ndjson, .jsonl, .csv or .parquet: give --format ${FORMATS.join('|')}`);
+    return inferred;
+  }
+  if (!(FORMATS as readonly string[]).includes(format)) throw new ExportInputError('--format', `unknown format "${format}": one of ${FORMATS.join(', ')}`);
+  return format as ExportFormat;
+}
+
+function topicOf(topic: string): TopicName {
+  const known = TOPICS.map((design) => design.topic);
+  if (!(known as string[]).includes(topic)) throw new ExportInputError('--topic', `unknown topic "${topic}": one of ${known.join(', ')}`);
+  return topic as TopicName;
+}
+
+/** The topic's event types by full name; `name` may be the record's short name or its full name. */
+function typeOf(name: string, topic: TopicName): string {
+  const types = (Object.keys(eventTopic) as EventTypeName[]).filter((type) => eventTopic[type] === topic);
+  const found = types.find((type) => type === name || type.slice(type.lastIndexOf('.') + 1) === name);
+  if (!found) throw new ExportInputError('--type', `topic ${topic} has no event type "${name}": one of ${types.map((type) => type.slice(type.lastIndexOf('.') + 1)).join(', ')}`);
+  return found;
+}
+
+/** An RFC 3339 time (to the millisecond), or log positions `topic:partition:offset,…` of the exported topic. */
+export function boundOf(flag: '--from' | '--to', text: string, topic: TopicName): LogBound {
+  if (RFC3339.test(text)) {
+    const time = new Date(text);
+    if (Number.isNaN(time.getTime())) throw new ExportInputError(flag, `${text} is not a valid time`);
+    return { time };
+  }
+  const positions: TopicPartitionOffset[] = [];
+  for (const part of text.split(',').map((item) => item.trim())) {
+    const match = POSITION.exec(part);
+    if (!match) {
+      throw new ExportInputError(flag, `"${part}" is neither an RFC 3339 time (2026-11-01T00:00:00Z) nor a log position (${topic}:0:1500,${topic}:1:1480)`);
+    }
+    if (match[1] !== topic) throw new ExportInputError(flag, `${part} is a position of topic ${match[1]}, not of the exported topic ${topic}`);
+    positions.push({ topic, partition: Number(match[2]), offset: BigInt(match[3]!).toString() });
+  }
+  return { positions };
+}

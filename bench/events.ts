@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,7 +12,7 @@ import { catalogEntriesProjection } from '../projections/catalog-entries/project
 import { partitionsOf } from '../schemas/topics.js';
 import { catalogEvents } from '../test/support/catalog-events.js';
 import { resolveStack, type StackEndpoints } from '../test/support/stack.js';
-import { benchDatabase, printTable, rate, rawKafkaProducer, timed, writeResults, type BenchRow } from './support.js';
+import { benchDatabase, kafkaBenchRuntime, printTable, rate, rawKafkaProducer, timed, writeResults, type BenchRow } from './support.js';
 
 /**
  * Appended and projected events per second on both logs, each next to a raw baseline measured
@@ -135,16 +134,7 @@ export async function run(): Promise<BenchRow[]> {
 
   // Kafka + registry + Postgres.
   const database = await benchDatabase(stack);
-  const prefix = `bench${randomBytes(3).toString('hex')}.`;
-  const kafkaRuntime = await openRuntime(
-    loadConfig({
-      DATABASE_URL: database.url,
-      KEY_HASH_SECRET: 'bench-key-hash-secret-0123456789abcdef',
-      KAFKA_BROKERS: stack.kafkaBrokers.join(','),
-      SCHEMA_REGISTRY_URL: stack.schemaRegistryUrl,
-      TOPIC_PREFIX: prefix,
-    }),
-  );
+  const { runtime: kafkaRuntime, prefix } = await kafkaBenchRuntime(stack, database.url);
   try {
     const raw = await rawKafkaSend(stack, `${prefix}raw-catalog`, events);
     const append = await timed(() => appendAll(kafkaRuntime, events));

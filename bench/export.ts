@@ -1,18 +1,16 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
 import { appendEvents } from '../commands/append.js';
-import { loadConfig } from '../platform/config/config.js';
 import { registryCodec } from '../platform/events/registry-codec.js';
 import { loadSchemaCatalog } from '../platform/events/schema-catalog.js';
-import { openRuntime } from '../platform/runtime.js';
 import { exportEvents } from '../services/export/export-events.js';
 import { FORMATS } from '../services/export/schema-document.js';
 import { postbackEvents } from '../test/support/postback-events.js';
 import { resolveStack, type StackEndpoints } from '../test/support/stack.js';
-import { benchDatabase, printTable, rate, timed, writeResults, type BenchRow } from './support.js';
+import { benchDatabase, kafkaBenchRuntime, printTable, rate, timed, writeResults, type BenchRow } from './support.js';
 
 /**
  * `npm run bench -- export`: rows a second of `npm run export` of BENCH_EXPORT_EVENTS logged
@@ -53,16 +51,7 @@ async function rawDecode(stack: StackEndpoints, topic: string, events: number): 
 export async function run(): Promise<BenchRow[]> {
   const stack = await resolveStack((line) => process.stderr.write(`[stack] ${line}\n`));
   const database = await benchDatabase(stack);
-  const prefix = `bench${randomBytes(3).toString('hex')}.`;
-  const runtime = await openRuntime(
-    loadConfig({
-      DATABASE_URL: database.url,
-      KEY_HASH_SECRET: 'bench-key-hash-secret-0123456789abcdef',
-      KAFKA_BROKERS: stack.kafkaBrokers.join(','),
-      SCHEMA_REGISTRY_URL: stack.schemaRegistryUrl,
-      TOPIC_PREFIX: prefix,
-    }),
-  );
+  const { runtime, prefix } = await kafkaBenchRuntime(stack, database.url);
   const dir = mkdtempSync(join(tmpdir(), 'offer-ledger-bench-export-'));
   try {
     for (let start = 0; start < EVENTS; start += APPEND_BATCH) {

@@ -5,6 +5,8 @@ import pg from 'pg';
 import type { Db } from '../platform/db/db.js';
 import { migrate } from '../platform/db/migrate.js';
 import { connectPostgres } from '../platform/db/postgres.js';
+import { loadConfig } from '../platform/config/config.js';
+import { openRuntime, type Runtime } from '../platform/runtime.js';
 import type { StackEndpoints } from '../test/support/stack.js';
 
 export interface BenchRow {
@@ -80,4 +82,19 @@ export async function rawKafkaProducer(stack: StackEndpoints, topic: string, par
   const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
   await producer.connect();
   return producer;
+}
+
+/** A runtime on Kafka, the registry and the bench database, with topics of a fresh prefix of its own. */
+export async function kafkaBenchRuntime(stack: StackEndpoints, databaseUrl: string): Promise<{ runtime: Runtime; prefix: string }> {
+  const prefix = `bench${randomBytes(3).toString('hex')}.`;
+  const runtime = await openRuntime(
+    loadConfig({
+      DATABASE_URL: databaseUrl,
+      KEY_HASH_SECRET: 'bench-key-hash-secret-0123456789abcdef',
+      KAFKA_BROKERS: stack.kafkaBrokers.join(','),
+      SCHEMA_REGISTRY_URL: stack.schemaRegistryUrl,
+      TOPIC_PREFIX: prefix,
+    }),
+  );
+  return { runtime, prefix };
 }

@@ -23,7 +23,8 @@ Examples:
 beginning (--from) or end where the log ended when the export started (--to).
 Without --type the columns are the union of the topic's event types (event_type tells them apart).
 CSV and ndjson files get their schema beside them in FILE.schema.json; Parquet files carry it in
-their key-value metadata. Exit codes: 0 done, 2 invalid flag (named), 4 backend unavailable, 1 failure.`;
+their key-value metadata. Exit codes: 0 done, 2 invalid flag (named), 4 backend unavailable, 1 failure.
+`;
 
 /** The message of a failure of the flags (exit 2, naming the flag); undefined for any other failure. */
 function inputFailure(error: unknown): string | undefined {

@@ -35,7 +35,8 @@ export function kafkaBoundedSource(context: KafkaReadContext, topic: string): Bo
       return new Map(offsets.map((mark) => [mark.partition, BigInt(mark.offset)]));
     },
     async forEach(spans, onBatch) {
-      const starts = new Map(spans.map((span) => [span.partition, BigInt(span.from)]));
+      /** The next offset to hand over, per partition. */
+      const cursors = new Map(spans.map((span) => [span.partition, BigInt(span.from)]));
       const ends = new Map(spans.filter((span) => BigInt(span.to) > BigInt(span.from)).map((span) => [span.partition, BigInt(span.to)]));
       if (ends.size === 0) return;
       const groupId = `${context.topicPrefix}read.${topic}.${randomUUID()}`;
@@ -60,14 +61,17 @@ export function kafkaBoundedSource(context: KafkaReadContext, topic: string): Bo
             // A partition with nothing to read (or read to its end) only sees events appended since.
             if (end === undefined) return stopAt(batch.partition);
             try {
-              // Fetched before the seek took hold (below the start) or past the end: not ours.
-              const start = starts.get(batch.partition)!;
-              const messages = batch.messages.filter((message) => BigInt(message.offset) >= start && BigInt(message.offset) < end);
+              const cursor = cursors.get(batch.partition)!;
+              const messages = batch.messages.filter((message) => BigInt(message.offset) >= cursor && BigInt(message.offset) < end);
               if (messages.length > 0) {
                 const events = await decodeMessages(codec, topic, batch.partition, messages);
                 await onBatch({ topic, partition: batch.partition, events });
+                cursors.set(batch.partition, BigInt(messages[messages.length - 1]!.offset) + 1n);
               }
-              if (BigInt(batch.lastOffset()) + 1n >= end) {
+              // Done once a batch read from where the partition stands reaches the end (a batch
+              // fetched from elsewhere before the seek took hold says nothing about the span).
+              const first = BigInt(batch.firstOffset() ?? batch.lastOffset());
+              if (first <= cursor && BigInt(batch.lastOffset()) + 1n >= end) {
                 ends.delete(batch.partition);
                 stopAt(batch.partition);
                 if (ends.size === 0) finish();

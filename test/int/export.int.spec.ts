@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -96,7 +96,10 @@ function describeExports(backend: 'kafka' | 'sql') {
       // The seed itself went through the log unchanged.
       expect(new Set(postbacks.map((event) => event.value.correlation_id))).toEqual(new Set(seeded.map((event) => event.value.correlation_id)));
     }, 240_000);
-    afterAll(async () => t?.close());
+    afterAll(async () => {
+      rmSync(dir, { recursive: true, force: true });
+      await t?.close();
+    });
 
     it.each(FORMATS)('%s: 10,000 postbacks through npm run export, every field equal to the decoded event', async (format) => {
       const out = join(dir, `postbacks.${format}`);

@@ -1,11 +1,12 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { EventType } from '../../schemas/generated/events.js';
 import { ExportInputError, parseExportFlags, type ExportFlags } from '../../services/export/options.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'export-options-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const out = (name: string) => join(dir, name);
 
 function failure(flags: ExportFlags): ExportInputError {

@@ -1,14 +1,15 @@
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { parse } from 'csv-parse/sync';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import type { Cell, ExportColumn } from '../../services/export/columns.js';
 import { CONVENTIONS, documentColumns, type SchemaDocument } from '../../services/export/schema-document.js';
 import { openWriter } from '../../services/export/writers/writer.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'export-writers-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const columns: ExportColumn[] = [
   { name: 'text', kind: 'text', nullable: true },
   { name: 'big', kind: 'bigint', nullable: false },

@@ -170,6 +170,17 @@ export async function kafkaEventLog(codec: EventCodec, options: KafkaLogOptions)
     await consumer.connect();
     await consumer.subscribe({ topics: subscription.topics.map(physical), fromBeginning: true });
     const logical = new Map(subscription.topics.map((topic) => [physical(topic), topic]));
+    /** Partitions held at their `until` bound, by physical topic. */
+    const held = new Map<string, Set<number>>();
+    const hold = (topic: string, partition: number) => {
+      consumer.pause([{ topic, partitions: [partition] }]);
+      held.set(topic, (held.get(topic) ?? new Set()).add(partition));
+    };
+    const resume = () => {
+      const partitions = [...held].map(([topic, set]) => ({ topic, partitions: [...set] }));
+      held.clear();
+      if (partitions.length > 0) consumer.resume(partitions);
+    };
     await consumer.run({
       // The group's committed offsets are only a hint (the projection's table is the truth), so
       // they are committed in the background, not awaited after every batch: a reader waiting
@@ -182,8 +193,17 @@ export async function kafkaEventLog(codec: EventCodec, options: KafkaLogOptions)
       eachBatch: async ({ batch, resolveOffset, heartbeat, isRunning }) => {
         if (!isRunning() || batch.messages.length === 0) return;
         const topic = logical.get(batch.topic)!;
+        const below = subscription.until?.(topic, batch.partition);
+        const messages = below === undefined ? batch.messages : batch.messages.filter((message) => BigInt(message.offset) < below);
+        if (messages.length < batch.messages.length) {
+          // Not resolved, so fetched again from here once resumed; a bound raised meanwhile resumes at once.
+          hold(batch.topic, batch.partition);
+          const raised = subscription.until?.(topic, batch.partition);
+          if (raised !== undefined && raised > BigInt(batch.messages[messages.length]!.offset)) resume();
+        }
+        if (messages.length === 0) return;
         const events: LoggedEvent[] = await Promise.all(
-          batch.messages.map(async (message) => {
+          messages.map(async (message) => {
             const decoded = await codec.decode(message.value!);
             return {
               topic,
@@ -203,15 +223,18 @@ export async function kafkaEventLog(codec: EventCodec, options: KafkaLogOptions)
           subscription.onError?.(error as Error);
           throw error;
         }
-        resolveOffset(batch.messages[batch.messages.length - 1]!.offset);
+        resolveOffset(messages[messages.length - 1]!.offset);
         await heartbeat();
       },
     });
     consumers.add(consumer);
     return {
+      resume,
       async stop() {
         consumers.delete(consumer);
         await consumer.disconnect();
+        // Best effort: an empty group left behind expires with the broker's offset retention anyway.
+        if (subscription.ephemeral) await admin.deleteGroups([groupId]).catch(() => {});
       },
     };
   }
@@ -224,6 +247,11 @@ export async function kafkaEventLog(codec: EventCodec, options: KafkaLogOptions)
     async endOffsets(topic): Promise<TopicPartitionOffset[]> {
       const watermarks = await retryRetriable(() => admin.fetchTopicOffsets(physical(topic)));
       return watermarks.map((mark) => ({ topic, partition: mark.partition, offset: mark.high }));
+    },
+    async offsetsAfter(topic, time): Promise<TopicPartitionOffset[]> {
+      // Kafka answers the first offset at or after a timestamp (in whole milliseconds).
+      const offsets = await retryRetriable(() => admin.fetchTopicOffsetsByTimestamp(physical(topic), Math.floor(time.getTime()) + 1));
+      return offsets.map((mark) => ({ topic, partition: mark.partition, offset: mark.offset }));
     },
     async ping() {
       await admin.describeCluster();

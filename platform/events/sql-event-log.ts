@@ -29,11 +29,13 @@ export function sqlEventLog(db: Db, codec: EventCodec, options: { topicPrefix: s
   const physical = (topic: string) => `${options.topicPrefix}${topic}`;
   const subscriptions = new Set<{ stop(): Promise<void> }>();
 
-  async function readBatch(topic: string, from: bigint): Promise<LoggedEvent[]> {
+  /** Events from `from` on, below `below` when given. */
+  async function readBatch(topic: string, from: bigint, below: bigint | undefined): Promise<LoggedEvent[]> {
     const { rows } = await db.query<LogRow>(
       `SELECT "offset", key, value, appended_at FROM event_log
-       WHERE topic = $1 AND partition = $2 AND "offset" >= $3 ORDER BY "offset" LIMIT $4`,
-      [physical(topic), PARTITION, from.toString(), BATCH_SIZE],
+       WHERE topic = $1 AND partition = $2 AND "offset" >= $3 AND ($5::bigint IS NULL OR "offset" < $5)
+       ORDER BY "offset" LIMIT $4`,
+      [physical(topic), PARTITION, from.toString(), BATCH_SIZE, below === undefined ? null : below.toString()],
     );
     return Promise.all(
       rows.map(async (row) => {
@@ -114,7 +116,10 @@ export function sqlEventLog(db: Db, codec: EventCodec, options: { topicPrefix: s
           let progressed = false;
           try {
             for (const topic of subscription.topics) {
-              const events = await readBatch(topic, cursors.get(topic)!);
+              const from = cursors.get(topic)!;
+              const below = subscription.until?.(topic, PARTITION);
+              if (below !== undefined && from >= below) continue;
+              const events = await readBatch(topic, from, below);
               if (events.length === 0 || !running) continue;
               await subscription.onBatch({ topic, partition: PARTITION, events });
               cursors.set(topic, BigInt(events[events.length - 1]!.offset) + 1n);
@@ -131,6 +136,7 @@ export function sqlEventLog(db: Db, codec: EventCodec, options: { topicPrefix: s
       })();
 
       const handle = {
+        resume: () => wake(),
         async stop() {
           running = false;
           wake();
@@ -149,6 +155,17 @@ export function sqlEventLog(db: Db, codec: EventCodec, options: { topicPrefix: s
         [physical(topic)],
       );
       return rows.map((row) => ({ topic, partition: row.partition, offset: row.next_offset }));
+    },
+
+    async offsetsAfter(topic, time): Promise<TopicPartitionOffset[]> {
+      const { rows } = await db.query<{ partition: number; offset: string }>(
+        `SELECT p.partition, coalesce(
+           (SELECT min(e."offset") FROM event_log e WHERE e.topic = p.topic AND e.partition = p.partition AND e.appended_at > $2),
+           p.next_offset) AS "offset"
+         FROM event_log_partitions p WHERE p.topic = $1`,
+        [physical(topic), time.toISOString()],
+      );
+      return rows.map((row) => ({ topic, partition: row.partition, offset: String(row.offset) }));
     },
 
     async ping() {

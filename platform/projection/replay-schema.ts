@@ -16,6 +16,13 @@ export async function currentSchema(sql: Sql): Promise<string> {
 async function copyTableStructure(tx: Sql, from: string, to: string, table: string) {
   const source = qualified(from, table);
   const target = qualified(to, table);
+  // Read models have neither: a copy without them would not be the same table, so say so.
+  const { rows: unsupported } = await tx.query<{ what: string }>(
+    `SELECT 'foreign key ' || conname AS what FROM pg_constraint WHERE contype = 'f' AND (conrelid = $1::regclass OR confrelid = $1::regclass)
+     UNION ALL SELECT 'trigger ' || tgname FROM pg_trigger WHERE tgrelid = $1::regclass AND NOT tgisinternal`,
+    [source],
+  );
+  if (unsupported.length > 0) throw new Error(`cannot rebuild ${table} beside the live one: it has ${unsupported.map((row) => row.what).join(', ')}`);
   await tx.query(`CREATE TABLE ${target} (LIKE ${source} INCLUDING ALL EXCLUDING INDEXES)`);
   const { rows: constraints } = await tx.query<{ name: string; definition: string }>(
     `SELECT conname AS name, pg_get_constraintdef(oid) AS definition FROM pg_constraint

@@ -198,6 +198,17 @@ export async function kafkaEventLog(codec: EventCodec, options: KafkaLogOptions)
     };
     const commitTimer = setInterval(() => void commitApplied(), GROUP_COMMIT_INTERVAL_MS);
     commitTimer.unref();
+    /** Partitions held at their `until` bound, by physical topic. */
+    const held = new Map<string, Set<number>>();
+    const hold = (topic: string, partition: number) => {
+      consumer.pause([{ topic, partitions: [partition] }]);
+      held.set(topic, (held.get(topic) ?? new Set()).add(partition));
+    };
+    const resume = () => {
+      const partitions = [...held].map(([topic, set]) => ({ topic, partitions: [...set] }));
+      held.clear();
+      if (partitions.length > 0) consumer.resume(partitions);
+    };
     await consumer.run({
       autoCommit: false,
       eachBatchAutoResolve: false,
@@ -206,8 +217,17 @@ export async function kafkaEventLog(codec: EventCodec, options: KafkaLogOptions)
       eachBatch: async ({ batch, resolveOffset, heartbeat, isRunning }) => {
         if (!isRunning() || batch.messages.length === 0) return;
         const topic = logical.get(batch.topic)!;
+        const below = subscription.until?.(topic, batch.partition);
+        const messages = below === undefined ? batch.messages : batch.messages.filter((message) => BigInt(message.offset) < below);
+        if (messages.length < batch.messages.length) {
+          // Not resolved, so fetched again from here once resumed; a bound raised meanwhile resumes at once.
+          hold(batch.topic, batch.partition);
+          const raised = subscription.until?.(topic, batch.partition);
+          if (raised !== undefined && raised > BigInt(batch.messages[messages.length]!.offset)) resume();
+        }
+        if (messages.length === 0) return;
         const events: LoggedEvent[] = await Promise.all(
-          batch.messages.map(async (message) => {
+          messages.map(async (message) => {
             const decoded = await codec.decode(message.value!);
             return {
               topic,
@@ -227,7 +247,7 @@ export async function kafkaEventLog(codec: EventCodec, options: KafkaLogOptions)
           subscription.onError?.(error as Error);
           throw error;
         }
-        const last = batch.messages[batch.messages.length - 1]!.offset;
+        const last = messages[messages.length - 1]!.offset;
         resolveOffset(last);
         applied.set(`${batch.topic}:${batch.partition}`, { topic: batch.topic, partition: batch.partition, offset: (BigInt(last) + 1n).toString() });
         await heartbeat();
@@ -235,11 +255,14 @@ export async function kafkaEventLog(codec: EventCodec, options: KafkaLogOptions)
     });
     consumers.add(consumer);
     return {
+      resume,
       async stop() {
         consumers.delete(consumer);
         clearInterval(commitTimer);
         await commitApplied();
         await consumer.disconnect();
+        // Best effort: an empty group left behind expires with the broker's offset retention anyway.
+        if (subscription.ephemeral) await admin.deleteGroups([groupId]).catch(() => {});
       },
     };
   }
@@ -252,6 +275,11 @@ export async function kafkaEventLog(codec: EventCodec, options: KafkaLogOptions)
     async endOffsets(topic): Promise<TopicPartitionOffset[]> {
       const watermarks = await retryRetriable(() => admin.fetchTopicOffsets(physical(topic)));
       return watermarks.map((mark) => ({ topic, partition: mark.partition, offset: mark.high }));
+    },
+    async offsetsAfter(topic, time): Promise<TopicPartitionOffset[]> {
+      // Kafka answers the first offset at or after a timestamp (in whole milliseconds).
+      const offsets = await retryRetriable(() => admin.fetchTopicOffsetsByTimestamp(physical(topic), Math.floor(time.getTime()) + 1));
+      return offsets.map((mark) => ({ topic, partition: mark.partition, offset: mark.offset }));
     },
     async ping() {
       await admin.describeCluster();

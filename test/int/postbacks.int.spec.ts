@@ -10,7 +10,7 @@ import { createTestApp, type TestRuntime } from '../support/app.js';
 import { PROTOCOL, postbackWorld, postPostback } from '../support/postback-world.js';
 import { replayProjection } from '../support/replay.js';
 import { runCli } from '../support/cli.js';
-import { tableChecksum } from '../support/table-checksum.js';
+import { tableChecksum } from '../../platform/projection/checksum.js';
 
 const UUID_V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 

@@ -6,6 +6,8 @@ import { success } from '../../../../platform/http/envelope.js';
 import { ApiError, badRequest, notFound, serviceUnavailable, unauthorized } from '../../../../platform/http/errors.js';
 import { ReadModelsBehindError } from '../../../../platform/projection/catch-up.js';
 import type { CommandExecutor } from '../../../admin/command-executor.js';
+import type { ReplayJobs } from '../../../replay/jobs.js';
+import { replayRoutes } from './replays.js';
 
 const digest = (value: string) => createHash('sha256').update(value).digest();
 
@@ -13,6 +15,8 @@ export interface AdminRouteOptions {
   /** The bearer token that opens these routes (ADMIN_TOKEN, or the DATA_DIR owner's token). */
   token: string;
   commands: CommandExecutor;
+  /** Replays of read models run by this process (`/replays`). */
+  replays?: ReplayJobs;
 }
 
 /**
@@ -49,4 +53,6 @@ export async function adminRoutes(app: FastifyInstance, options: AdminRouteOptio
       throw error;
     }
   });
+
+  if (options.replays) await app.register(replayRoutes, { replays: options.replays });
 }

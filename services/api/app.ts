@@ -11,7 +11,9 @@ import type { Runtime } from '../../platform/runtime.js';
 import { commandExecutor, type CommandExecutor } from '../admin/command-executor.js';
 import { replayJobs, type ReplayJobs } from '../replay/jobs.js';
 import { openApiDocument } from './openapi/plugin.js';
+import { openPostbackRefusals, type PostbackRefusals } from './postback-refusals.js';
 import { adminRoutes } from './routes/admin/index.js';
+import { adminPages } from './routes/admin/pages.js';
 import { healthRoutes } from './routes/health/index.js';
 import { linkRoutePrefix, linkRoutes } from './routes/links/index.js';
 import { locationRoutes } from './routes/locations/index.js';
@@ -29,10 +31,12 @@ export interface AppOptions {
   commands?: CommandExecutor;
   /** Runs the admin API's replays; shared with the owner socket so one process runs one at a time. */
   replays?: ReplayJobs;
+  /** Where postbacks refused before the log are kept for the operator page; by default from the configuration. */
+  postbackRefusals?: PostbackRefusals;
 }
 
 /** Wires the API: shared plugins first, then the route plugins (folder name = URL prefix). */
-export async function buildApp({ runtime, logger = false, commands, replays }: AppOptions): Promise<FastifyInstance> {
+export async function buildApp({ runtime, logger = false, commands, replays, postbackRefusals }: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     logger,
     // Client addresses come from the socket, unless it is a proxy listed in TRUSTED_PROXIES: then
@@ -66,7 +70,9 @@ export async function buildApp({ runtime, logger = false, commands, replays }: A
   await app.register(queryRoutes, { runtime, prefix: '/v1/offers' });
   await app.register(instancesRoute, { runtime, prefix: '/v1/offers' });
   await app.register(infoRoute, { runtime, prefix: '/v1/offers' });
-  await app.register(postbackRoutes, { runtime, prefix: '/v1/postback' });
+  const refusals = postbackRefusals ?? openPostbackRefusals(runtime);
+  app.addHook('onClose', () => refusals.close());
+  await app.register(postbackRoutes, { runtime, refusals, prefix: '/v1/postback' });
   const adminToken = runtime.config.adminToken;
   if (adminToken) {
     await app.register(adminRoutes, {
@@ -75,6 +81,7 @@ export async function buildApp({ runtime, logger = false, commands, replays }: A
       replays: replays ?? replayJobs(runtime),
       prefix: '/admin',
     });
+    await app.register(adminPages, { runtime, token: adminToken, refusals, prefix: '/admin' });
   }
   return app;
 }

@@ -1,5 +1,4 @@
 import type { FastifyInstance } from 'fastify';
-import { createHash, timingSafeEqual } from 'node:crypto';
 import { CommandInputError, CommandNotFoundError } from '../../../../commands/command.js';
 import { adminCommands } from '../../../../commands/index.js';
 import { success } from '../../../../platform/http/envelope.js';
@@ -8,8 +7,7 @@ import { ReadModelsBehindError } from '../../../../platform/projection/catch-up.
 import type { CommandExecutor } from '../../../admin/command-executor.js';
 import type { ReplayJobs } from '../../../replay/jobs.js';
 import { replayRoutes } from './replays.js';
-
-const digest = (value: string) => createHash('sha256').update(value).digest();
+import { bearerOf, tokenCheck } from './token-check.js';
 
 export interface AdminRouteOptions {
   /** The bearer token that opens these routes (ADMIN_TOKEN, or the DATA_DIR owner's token). */
@@ -25,14 +23,11 @@ export interface AdminRouteOptions {
  * owner's local socket for the admin CLI.
  */
 export async function adminRoutes(app: FastifyInstance, options: AdminRouteOptions) {
-  const expected = digest(options.token);
+  const isAdminToken = tokenCheck(options.token);
   const commands = new Map(adminCommands.map((command) => [command.name, command]));
 
   app.addHook('onRequest', async (request) => {
-    const header = request.headers.authorization ?? '';
-    const token = header.startsWith('Bearer ') ? header.slice('Bearer '.length) : '';
-    // Compare digests so the comparison takes the same time whatever the presented length.
-    if (!token || !timingSafeEqual(digest(token), expected)) throw unauthorized('admin token missing or invalid');
+    if (!isAdminToken(bearerOf(request))) throw unauthorized('admin token missing or invalid');
   });
 
   // Operators' API: kept out of the public OpenAPI document.

@@ -54,7 +54,7 @@ export interface SubscribeOptions {
   resumeFrom(): Promise<TopicPartitionOffset[]>;
   /** Called one batch at a time per partition; the log commits its own cursor after it resolves. */
   onBatch(batch: EventBatch): Promise<void>;
-  /** A batch failed (it is retried); for logging. */
+  /** A batch failed, or the log's reader stopped and is replaced (either is retried); for logging. */
   onError?(error: Error): void;
   /**
    * A bound per partition (a replay to a point in the log): only events below it are delivered,

@@ -1,7 +1,8 @@
-import { Kafka, Partitioners, logLevel, type Admin, type Consumer, type Producer } from 'kafkajs';
+import { Kafka, Partitioners, logLevel, type Admin, type Consumer, type EachBatchHandler, type Producer } from 'kafkajs';
 import type { Metrics } from '../metrics/metrics.js';
 import { appendBatcher, type PartitionedMessage } from './append-batcher.js';
 import type { EventCodec } from './codec.js';
+import { keepConsumerRunning, type ConsumerKeeper } from './consumer-keeper.js';
 import type {
   AppendedEvent,
   EventLog,
@@ -33,6 +34,8 @@ export async function retryRetriable<T>(call: () => Promise<T>, attempts = 12): 
 const CONCURRENT_PARTITIONS = 3;
 /** How often a consumer group's offsets are committed (they only speed up a restart; see subscribe). */
 const GROUP_COMMIT_INTERVAL_MS = 1_000;
+/** How long a consumer kafkajs will not restart waits before a new one joins its group. */
+const CONSUMER_REPLACE_MS = 1_000;
 
 export interface KafkaLogOptions {
   brokers: string[];
@@ -71,7 +74,7 @@ export async function kafkaEventLog(codec: EventCodec, options: KafkaLogOptions)
   });
   const partitionFor = Partitioners.DefaultPartitioner();
   const partitionCounts = new Map<string, Promise<number>>();
-  const consumers = new Set<Consumer>();
+  const keepers = new Set<ConsumerKeeper<Consumer>>();
 
   function partitionCount(topic: string): Promise<number> {
     let count = partitionCounts.get(topic);
@@ -170,11 +173,6 @@ export async function kafkaEventLog(codec: EventCodec, options: KafkaLogOptions)
   async function subscribe(subscription: SubscribeOptions): Promise<Subscription> {
     const groupId = `${options.topicPrefix}${subscription.group}`;
     await seedGroupOffsets(groupId, subscription);
-    // A killed member holds its partitions until its session times out: 10 s (not kafkajs' 30 s)
-    // bounds how long a crashed projector stalls its read models; batches heartbeat well within it.
-    const consumer = kafka.consumer({ groupId, allowAutoTopicCreation: false, maxWaitTimeInMs: 250, sessionTimeout: 10_000, heartbeatInterval: 1_000 });
-    await consumer.connect();
-    await consumer.subscribe({ topics: subscription.topics.map(physical), fromBeginning: true });
     const logical = new Map(subscription.topics.map((topic) => [physical(topic), topic]));
     // The group's committed offsets are only a hint (the projection's table is the truth), so they
     // are committed on a timer, not after every batch: kafkajs commits after each batch and waits
@@ -186,7 +184,8 @@ export async function kafkaEventLog(codec: EventCodec, options: KafkaLogOptions)
       if (commitInFlight || applied.size === 0) return commitInFlight;
       const offsets = [...applied.values()];
       applied.clear();
-      commitInFlight = consumer
+      commitInFlight = keeper
+        .current()
         .commitOffsets(offsets)
         .catch(() => {
           // A rebalance or a broker restart: the next commit carries newer offsets anyway.
@@ -196,71 +195,83 @@ export async function kafkaEventLog(codec: EventCodec, options: KafkaLogOptions)
         });
       return commitInFlight;
     };
-    const commitTimer = setInterval(() => void commitApplied(), GROUP_COMMIT_INTERVAL_MS);
-    commitTimer.unref();
+    /** The consumer running now (the keeper replaces a crashed one); set before its first batch. */
+    let active: Consumer | undefined;
     /** Partitions held at their `until` bound, by physical topic. */
     const held = new Map<string, Set<number>>();
     const hold = (topic: string, partition: number) => {
-      consumer.pause([{ topic, partitions: [partition] }]);
+      active?.pause([{ topic, partitions: [partition] }]);
       held.set(topic, (held.get(topic) ?? new Set()).add(partition));
     };
     const resume = () => {
       const partitions = [...held].map(([topic, set]) => ({ topic, partitions: [...set] }));
       held.clear();
-      if (partitions.length > 0) consumer.resume(partitions);
+      if (partitions.length > 0) active?.resume(partitions);
     };
-    await consumer.run({
-      autoCommit: false,
-      eachBatchAutoResolve: false,
-      // Partitions are independent (each key's events stay in one): their batches apply side by side.
-      partitionsConsumedConcurrently: CONCURRENT_PARTITIONS,
-      eachBatch: async ({ batch, resolveOffset, heartbeat, isRunning }) => {
-        if (!isRunning() || batch.messages.length === 0) return;
-        const topic = logical.get(batch.topic)!;
-        const below = subscription.until?.(topic, batch.partition);
-        const messages = below === undefined ? batch.messages : batch.messages.filter((message) => BigInt(message.offset) < below);
-        if (messages.length < batch.messages.length) {
-          // Not resolved, so fetched again from here once resumed; a bound raised meanwhile resumes at once.
-          hold(batch.topic, batch.partition);
-          const raised = subscription.until?.(topic, batch.partition);
-          if (raised !== undefined && raised > BigInt(batch.messages[messages.length]!.offset)) resume();
-        }
-        if (messages.length === 0) return;
-        const events: LoggedEvent[] = await Promise.all(
-          messages.map(async (message) => {
-            const decoded = await codec.decode(message.value!);
-            return {
-              topic,
-              partition: batch.partition,
-              offset: message.offset,
-              key: message.key?.toString('utf8') ?? '',
-              type: decoded.type,
-              value: decoded.value,
-              schemaId: decoded.schemaId,
-              timestamp: new Date(Number(message.timestamp)),
-            };
-          }),
-        );
-        try {
-          await subscription.onBatch({ topic, partition: batch.partition, events });
-        } catch (error) {
-          subscription.onError?.(error as Error);
-          throw error;
-        }
-        const last = messages[messages.length - 1]!.offset;
-        resolveOffset(last);
-        applied.set(`${batch.topic}:${batch.partition}`, { topic: batch.topic, partition: batch.partition, offset: (BigInt(last) + 1n).toString() });
-        await heartbeat();
+    const eachBatch: EachBatchHandler = async ({ batch, resolveOffset, heartbeat, isRunning }) => {
+      if (!isRunning() || batch.messages.length === 0) return;
+      const topic = logical.get(batch.topic)!;
+      const below = subscription.until?.(topic, batch.partition);
+      const messages = below === undefined ? batch.messages : batch.messages.filter((message) => BigInt(message.offset) < below);
+      if (messages.length < batch.messages.length) {
+        // Not resolved, so fetched again from here once resumed; a bound raised meanwhile resumes at once.
+        hold(batch.topic, batch.partition);
+        const raised = subscription.until?.(topic, batch.partition);
+        if (raised !== undefined && raised > BigInt(batch.messages[messages.length]!.offset)) resume();
+      }
+      if (messages.length === 0) return;
+      const events: LoggedEvent[] = await Promise.all(
+        messages.map(async (message) => {
+          const decoded = await codec.decode(message.value!);
+          return {
+            topic,
+            partition: batch.partition,
+            offset: message.offset,
+            key: message.key?.toString('utf8') ?? '',
+            type: decoded.type,
+            value: decoded.value,
+            schemaId: decoded.schemaId,
+            timestamp: new Date(Number(message.timestamp)),
+          };
+        }),
+      );
+      try {
+        await subscription.onBatch({ topic, partition: batch.partition, events });
+      } catch (error) {
+        subscription.onError?.(error as Error);
+        throw error;
+      }
+      const last = messages[messages.length - 1]!.offset;
+      resolveOffset(last);
+      applied.set(`${batch.topic}:${batch.partition}`, { topic: batch.topic, partition: batch.partition, offset: (BigInt(last) + 1n).toString() });
+      await heartbeat();
+    };
+    const keeper: ConsumerKeeper<Consumer> = await keepConsumerRunning({
+      // A killed member holds its partitions until its session times out: 10 s (not kafkajs' 30 s)
+      // bounds how long a crashed projector stalls its read models; batches heartbeat well within it.
+      build: () => kafka.consumer({ groupId, allowAutoTopicCreation: false, maxWaitTimeInMs: 250, sessionTimeout: 10_000, heartbeatInterval: 1_000 }),
+      async run(consumer) {
+        active = consumer;
+        // A replacement starts from the group's offsets: partitions held by the old one are not held.
+        held.clear();
+        await consumer.connect();
+        await consumer.subscribe({ topics: subscription.topics.map(physical), fromBeginning: true });
+        // Partitions are independent (each key's events stay in one): their batches apply side by side.
+        await consumer.run({ autoCommit: false, eachBatchAutoResolve: false, partitionsConsumedConcurrently: CONCURRENT_PARTITIONS, eachBatch });
       },
+      retryMs: CONSUMER_REPLACE_MS,
+      onReplace: (error) => subscription.onError?.(new Error(`the ${groupId} consumer stopped for good; a new one joins the group`, { cause: error })),
     });
-    consumers.add(consumer);
+    const commitTimer = setInterval(() => void commitApplied(), GROUP_COMMIT_INTERVAL_MS);
+    commitTimer.unref();
+    keepers.add(keeper);
     return {
       resume,
       async stop() {
-        consumers.delete(consumer);
+        keepers.delete(keeper);
         clearInterval(commitTimer);
         await commitApplied();
-        await consumer.disconnect();
+        await keeper.halt();
         // Best effort: an empty group left behind expires with the broker's offset retention anyway.
         if (subscription.ephemeral) await admin.deleteGroups([groupId]).catch(() => {});
       },
@@ -286,8 +297,8 @@ export async function kafkaEventLog(codec: EventCodec, options: KafkaLogOptions)
     },
     async close() {
       await batcher.flush();
-      await Promise.all([...consumers].map((consumer) => consumer.disconnect()));
-      consumers.clear();
+      await Promise.all([...keepers].map((keeper) => keeper.halt()));
+      keepers.clear();
       await producer.disconnect();
       await admin.disconnect();
     },

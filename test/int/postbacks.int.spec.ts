@@ -304,6 +304,29 @@ describe.each([['kafka'], ['sql']] as const)('postbacks on the %s log', (eventLo
     });
   });
 
+  describe('when the ledger does not decide in time', () => {
+    it('answers 503 postback_intake_unavailable with event_logged true; the retry gets already_recorded', async () => {
+      const card = await world.serve(world.cpaOffer);
+      const body = { event_name: 'purchase', offer_instance_id: card.offer_instance_id, event_id: id('deferred') };
+      const impatient = await buildApp({ runtime: { ...t.runtime, config: { ...t.runtime.config, postbackDecisionTimeoutMs: 10 } } });
+      await projectors.stop();
+      let deferred;
+      try {
+        deferred = await postPostback(impatient, world.partner, body);
+      } finally {
+        projectors = await startProjectors(t.runtime);
+        await impatient.close();
+      }
+      expectRejection(deferred, 'postback_intake_unavailable', true);
+      expect(deferred.json().extra).toMatchObject({ result: 'deferred', retryable: true });
+      expect(deferred.headers['retry-after']).toBe('1');
+      // It was logged: once the ledger catches up, the retry is the recorded conversion.
+      const retry = await post(body);
+      expect(retry.statusCode, retry.body).toBe(200);
+      expect(retry.json().data).toMatchObject({ result: 'already_recorded', correlation_id: deferred.json().extra.correlation_id });
+    });
+  });
+
   describe('behind a trusted proxy', () => {
     it('believes X-Forwarded-For only from a proxy in TRUSTED_PROXIES', async () => {
       const proxied = await buildApp({ runtime: { ...t.runtime, config: { ...t.runtime.config, trustedProxies: ['10.9.0.0/16'] } } });

@@ -4,9 +4,10 @@ import { DataDirBusyError } from './data-dir/ownership.js';
 /**
  * Exit codes every process of the service shares (the admin CLI documents the same ones):
  * 0 done, 1 unexpected failure, 2 invalid input or configuration, 3 a referenced record is
- * missing, 4 a backend is unavailable (or DATA_DIR is held by another process).
+ * missing, 4 a backend is unavailable (or DATA_DIR is held by another process), 5 a replay found
+ * the rebuilt read models different from the live ones.
  */
-export const ExitCode = { ok: 0, failure: 1, invalidInput: 2, notFound: 3, unavailable: 4 } as const;
+export const ExitCode = { ok: 0, failure: 1, invalidInput: 2, notFound: 3, unavailable: 4, differs: 5 } as const;
 
 /** A backend named by a setting could not be reached at start-up. */
 export class BackendUnavailableError extends Error {

@@ -7,6 +7,7 @@ import { findDecision, type PostbackDecision } from '../../projections/ledger/qu
 import { findOffer, type StoredOffer } from '../../projections/offers/queries.js';
 import { findPartner, type Partner } from '../../projections/partners/queries.js';
 import { findServedInstances } from '../../projections/serves/queries.js';
+import type { OfferDetailsDocument } from '../../schemas/documents/offer.js';
 import { EventType, type PostbackReceived } from '../../schemas/generated/events.js';
 import { appendEvents, newEvent } from '../append.js';
 import { resolveAttribution, type Attribution, type AttributionReads } from './attribution.js';
@@ -80,10 +81,20 @@ async function checkPartner(runtime: Runtime, reads: PostbackReads, request: Pos
   return partner;
 }
 
-/** The goal the event maps to on this offer, with its payout; null goal: unmapped. */
-function priceConversion(partner: Partner, offer: StoredOffer, fields: PostbackFields) {
-  const goalEvent = partner.goal_mappings[fields.event_name];
-  const goal = goalEvent === undefined ? undefined : offer.details?.goals.find((candidate) => candidate.event === goalEvent);
+export interface ConversionPricing {
+  goal_event: string | null;
+  payout_amount: string | null;
+  payout_currency: string | null;
+}
+
+/**
+ * The goal an event_name maps to on this offer (through the partner's mapping), with its payout;
+ * a null goal is unmapped. Throws PostbackRejection('missing_amount') for a CPS goal without an
+ * amount. Pure.
+ */
+export function priceConversion(goalMappings: Record<string, string>, offerId: string, goals: OfferDetailsDocument['goals'], fields: PostbackFields): ConversionPricing {
+  const goalEvent = goalMappings[fields.event_name];
+  const goal = goalEvent === undefined ? undefined : goals.find((candidate) => candidate.event === goalEvent);
   if (!goal) return { goal_event: null, payout_amount: null, payout_currency: null };
   const pricing = goal.pricing;
   const payout = payoutFor(
@@ -94,13 +105,13 @@ function priceConversion(partner: Partner, offer: StoredOffer, fields: PostbackF
   );
   if (!payout.ok) {
     if (payout.reason === 'missing_amount') throw new PostbackRejection('missing_amount', `goal "${goal.event}" pays a share of the sale: send amount and currency`);
-    throw new Error(`offer ${offer.offer_id} goal "${goal.event}": ${payout.message}`);
+    throw new Error(`offer ${offerId} goal "${goal.event}": ${payout.message}`);
   }
   return { goal_event: goal.event, payout_amount: payout.amount, payout_currency: payout.currency };
 }
 
 /** The event of a postback that passed intake. Pure. */
-export function postbackReceivedEvent(request: PostbackRequest, attribution: Attribution, pricing: ReturnType<typeof priceConversion>, now: Date): PostbackReceived {
+export function postbackReceivedEvent(request: PostbackRequest, attribution: Attribution, pricing: ConversionPricing, now: Date): PostbackReceived {
   const identity = postbackIdentity(request.fields)!;
   const { fields } = request;
   return {
@@ -151,7 +162,7 @@ export async function receivePostback(
     const offer = await reads.offer(runtime.db, attribution.offer_id);
     if (!offer) throw new PostbackRejection('attribution_not_found', `the attributed offer ${attribution.offer_id} is unknown`);
     if (offer.partner_id !== request.partner_id) throw new PostbackRejection('foreign_attribution', 'the attributed offer belongs to another partner');
-    event = postbackReceivedEvent(request, attribution, priceConversion(partner, offer, request.fields), options.now);
+    event = postbackReceivedEvent(request, attribution, priceConversion(partner.goal_mappings, offer.offer_id, offer.details?.goals ?? [], request.fields), options.now);
   } catch (error) {
     if (error instanceof PostbackRejection) throw error;
     // The read models could not be read: nothing was logged, a retry can succeed.

@@ -74,14 +74,14 @@ export function resolveSpans(extents: PartitionExtent[], from?: Map<number, bigi
 export async function forEachPage(
   topic: string,
   spans: PartitionSpan[],
-  readPage: (partition: number, from: bigint) => Promise<LoggedEvent[]>,
+  readPage: (partition: number, from: bigint, below: bigint) => Promise<LoggedEvent[]>,
   onBatch: (batch: EventBatch) => Promise<void>,
 ): Promise<void> {
   for (const span of spans) {
     const end = BigInt(span.to);
     let cursor = BigInt(span.from);
     while (cursor < end) {
-      const events = (await readPage(span.partition, cursor)).filter((event) => BigInt(event.offset) < end);
+      const events = (await readPage(span.partition, cursor, end)).filter((event) => BigInt(event.offset) < end);
       // Offsets below the end are all there (gapless); an empty page means the log is shorter than
       // it said, and stopping is better than asking forever.
       if (events.length === 0) break;

@@ -54,8 +54,16 @@ export interface SubscribeOptions {
   resumeFrom(): Promise<TopicPartitionOffset[]>;
   /** Called one batch at a time per partition; the log commits its own cursor after it resolves. */
   onBatch(batch: EventBatch): Promise<void>;
-  /** A batch failed (it is retried); for logging. */
+  /** A batch failed, or the log's reader stopped and is replaced (either is retried); for logging. */
   onError?(error: Error): void;
+  /**
+   * A bound per partition (a replay to a point in the log): only events below it are delivered,
+   * and the partition is held there, skipping nothing. After the bound is raised,
+   * `Subscription.resume()` lets held partitions continue. Undefined: no bound.
+   */
+  until?(topic: string, partition: number): bigint | undefined;
+  /** A one-off reader (a replay): the log forgets its group once it stops. */
+  ephemeral?: boolean;
 }
 
 /** A topic as it is designed: its name and how many partitions it is created with. */
@@ -65,6 +73,8 @@ export interface TopicDesign {
 }
 
 export interface Subscription {
+  /** Partitions held at their `until` bound look at it again (call after raising it). */
+  resume(): void;
   stop(): Promise<void>;
 }
 
@@ -83,6 +93,11 @@ export interface EventLog {
   subscribe(options: SubscribeOptions): Promise<Subscription>;
   /** Next offset to be written per partition (the high watermark), for lag. */
   endOffsets(topic: string): Promise<TopicPartitionOffset[]>;
+  /**
+   * Per partition, the offset of the first event logged after `time` (the end offset when there
+   * is none): where the log ended at that time, given timestamps that follow the log's order.
+   */
+  offsetsAfter(topic: string, time: Date): Promise<TopicPartitionOffset[]>;
   /** Is the backend reachable? Used by /readyz. */
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -1,13 +1,12 @@
-import { Kafka, Partitioners, logLevel, type Admin, type Consumer, type Producer } from 'kafkajs';
+import { Kafka, Partitioners, logLevel, type Admin, type Consumer, type EachBatchHandler, type Producer } from 'kafkajs';
 import type { Metrics } from '../metrics/metrics.js';
 import { appendBatcher, type PartitionedMessage } from './append-batcher.js';
 import type { EventCodec } from './codec.js';
+import { keepConsumerRunning, type ConsumerKeeper } from './consumer-keeper.js';
 import { kafkaBoundedSource } from './kafka-bounded-read.js';
 import { decodeMessages } from './kafka-messages.js';
 import { retryRetriable } from './kafka-retry.js';
 import { openBoundedRead } from './bounded-read.js';
-
-export { retryRetriable };
 import type {
   AppendedEvent,
   EventLog,
@@ -18,10 +17,14 @@ import type {
   TopicPartitionOffset,
 } from './event-log.js';
 
+export { retryRetriable };
+
 /** Batches of different partitions of one projection applied at once (each in its own transaction). */
 const CONCURRENT_PARTITIONS = 3;
 /** How often a consumer group's offsets are committed (they only speed up a restart; see subscribe). */
 const GROUP_COMMIT_INTERVAL_MS = 1_000;
+/** How long a consumer kafkajs will not restart waits before a new one joins its group. */
+const CONSUMER_REPLACE_MS = 1_000;
 
 export interface KafkaLogOptions {
   brokers: string[];
@@ -60,7 +63,7 @@ export async function kafkaEventLog(codec: EventCodec, options: KafkaLogOptions)
   });
   const partitionFor = Partitioners.DefaultPartitioner();
   const partitionCounts = new Map<string, Promise<number>>();
-  const consumers = new Set<Consumer>();
+  const keepers = new Set<ConsumerKeeper<Consumer>>();
 
   function partitionCount(topic: string): Promise<number> {
     let count = partitionCounts.get(topic);
@@ -159,11 +162,6 @@ export async function kafkaEventLog(codec: EventCodec, options: KafkaLogOptions)
   async function subscribe(subscription: SubscribeOptions): Promise<Subscription> {
     const groupId = `${options.topicPrefix}${subscription.group}`;
     await seedGroupOffsets(groupId, subscription);
-    // A killed member holds its partitions until its session times out: 10 s (not kafkajs' 30 s)
-    // bounds how long a crashed projector stalls its read models; batches heartbeat well within it.
-    const consumer = kafka.consumer({ groupId, allowAutoTopicCreation: false, maxWaitTimeInMs: 250, sessionTimeout: 10_000, heartbeatInterval: 1_000 });
-    await consumer.connect();
-    await consumer.subscribe({ topics: subscription.topics.map(physical), fromBeginning: true });
     const logical = new Map(subscription.topics.map((topic) => [physical(topic), topic]));
     // The group's committed offsets are only a hint (the projection's table is the truth), so they
     // are committed on a timer, not after every batch: kafkajs commits after each batch and waits
@@ -175,7 +173,8 @@ export async function kafkaEventLog(codec: EventCodec, options: KafkaLogOptions)
       if (commitInFlight || applied.size === 0) return commitInFlight;
       const offsets = [...applied.values()];
       applied.clear();
-      commitInFlight = consumer
+      commitInFlight = keeper
+        .current()
         .commitOffsets(offsets)
         .catch(() => {
           // A rebalance or a broker restart: the next commit carries newer offsets anyway.
@@ -185,36 +184,71 @@ export async function kafkaEventLog(codec: EventCodec, options: KafkaLogOptions)
         });
       return commitInFlight;
     };
+    /** The consumer running now (the keeper replaces a crashed one); set before its first batch. */
+    let active: Consumer | undefined;
+    /** Partitions held at their `until` bound, by physical topic. */
+    const held = new Map<string, Set<number>>();
+    const hold = (topic: string, partition: number) => {
+      active?.pause([{ topic, partitions: [partition] }]);
+      held.set(topic, (held.get(topic) ?? new Set()).add(partition));
+    };
+    const resume = () => {
+      const partitions = [...held].map(([topic, set]) => ({ topic, partitions: [...set] }));
+      held.clear();
+      if (partitions.length > 0) active?.resume(partitions);
+    };
+    const eachBatch: EachBatchHandler = async ({ batch, resolveOffset, heartbeat, isRunning }) => {
+      if (!isRunning() || batch.messages.length === 0) return;
+      const topic = logical.get(batch.topic)!;
+      const below = subscription.until?.(topic, batch.partition);
+      const messages = below === undefined ? batch.messages : batch.messages.filter((message) => BigInt(message.offset) < below);
+      if (messages.length < batch.messages.length) {
+        // Not resolved, so fetched again from here once resumed; a bound raised meanwhile resumes at once.
+        hold(batch.topic, batch.partition);
+        const raised = subscription.until?.(topic, batch.partition);
+        if (raised !== undefined && raised > BigInt(batch.messages[messages.length]!.offset)) resume();
+      }
+      if (messages.length === 0) return;
+      const events = await decodeMessages(codec, topic, batch.partition, messages);
+      try {
+        await subscription.onBatch({ topic, partition: batch.partition, events });
+      } catch (error) {
+        subscription.onError?.(error as Error);
+        throw error;
+      }
+      const last = messages[messages.length - 1]!.offset;
+      resolveOffset(last);
+      applied.set(`${batch.topic}:${batch.partition}`, { topic: batch.topic, partition: batch.partition, offset: (BigInt(last) + 1n).toString() });
+      await heartbeat();
+    };
+    const keeper: ConsumerKeeper<Consumer> = await keepConsumerRunning({
+      // A killed member holds its partitions until its session times out: 10 s (not kafkajs' 30 s)
+      // bounds how long a crashed projector stalls its read models; batches heartbeat well within it.
+      build: () => kafka.consumer({ groupId, allowAutoTopicCreation: false, maxWaitTimeInMs: 250, sessionTimeout: 10_000, heartbeatInterval: 1_000 }),
+      async run(consumer) {
+        active = consumer;
+        // A replacement starts from the group's offsets: partitions held by the old one are not held.
+        held.clear();
+        await consumer.connect();
+        await consumer.subscribe({ topics: subscription.topics.map(physical), fromBeginning: true });
+        // Partitions are independent (each key's events stay in one): their batches apply side by side.
+        await consumer.run({ autoCommit: false, eachBatchAutoResolve: false, partitionsConsumedConcurrently: CONCURRENT_PARTITIONS, eachBatch });
+      },
+      retryMs: CONSUMER_REPLACE_MS,
+      onReplace: (error) => subscription.onError?.(new Error(`the ${groupId} consumer stopped for good; a new one joins the group`, { cause: error })),
+    });
     const commitTimer = setInterval(() => void commitApplied(), GROUP_COMMIT_INTERVAL_MS);
     commitTimer.unref();
-    await consumer.run({
-      autoCommit: false,
-      eachBatchAutoResolve: false,
-      // Partitions are independent (each key's events stay in one): their batches apply side by side.
-      partitionsConsumedConcurrently: CONCURRENT_PARTITIONS,
-      eachBatch: async ({ batch, resolveOffset, heartbeat, isRunning }) => {
-        if (!isRunning() || batch.messages.length === 0) return;
-        const topic = logical.get(batch.topic)!;
-        const events = await decodeMessages(codec, topic, batch.partition, batch.messages);
-        try {
-          await subscription.onBatch({ topic, partition: batch.partition, events });
-        } catch (error) {
-          subscription.onError?.(error as Error);
-          throw error;
-        }
-        const last = batch.messages[batch.messages.length - 1]!.offset;
-        resolveOffset(last);
-        applied.set(`${batch.topic}:${batch.partition}`, { topic: batch.topic, partition: batch.partition, offset: (BigInt(last) + 1n).toString() });
-        await heartbeat();
-      },
-    });
-    consumers.add(consumer);
+    keepers.add(keeper);
     return {
+      resume,
       async stop() {
-        consumers.delete(consumer);
+        keepers.delete(keeper);
         clearInterval(commitTimer);
         await commitApplied();
-        await consumer.disconnect();
+        await keeper.halt();
+        // Best effort: an empty group left behind expires with the broker's offset retention anyway.
+        if (subscription.ephemeral) await admin.deleteGroups([groupId]).catch(() => {});
       },
     };
   }
@@ -229,13 +263,18 @@ export async function kafkaEventLog(codec: EventCodec, options: KafkaLogOptions)
       const watermarks = await retryRetriable(() => admin.fetchTopicOffsets(physical(topic)));
       return watermarks.map((mark) => ({ topic, partition: mark.partition, offset: mark.high }));
     },
+    async offsetsAfter(topic, time): Promise<TopicPartitionOffset[]> {
+      // Kafka answers the first offset at or after a timestamp (in whole milliseconds).
+      const offsets = await retryRetriable(() => admin.fetchTopicOffsetsByTimestamp(physical(topic), Math.floor(time.getTime()) + 1));
+      return offsets.map((mark) => ({ topic, partition: mark.partition, offset: mark.offset }));
+    },
     async ping() {
       await admin.describeCluster();
     },
     async close() {
       await batcher.flush();
-      await Promise.all([...consumers].map((consumer) => consumer.disconnect()));
-      consumers.clear();
+      await Promise.all([...keepers].map((keeper) => keeper.halt()));
+      keepers.clear();
       await producer.disconnect();
       await admin.disconnect();
     },

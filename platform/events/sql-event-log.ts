@@ -66,11 +66,25 @@ export function sqlEventLog(db: Db, codec: EventCodec, options: SqlLogOptions): 
     });
   }
 
-  async function readBatch(topic: string, from: bigint): Promise<LoggedEvent[]> {
+  /** Per partition, the first offset logged at (or after) `time`; the end offset when there is none. */
+  async function firstOffsets(topic: string, time: Date, from: 'at' | 'after'): Promise<{ partition: number; offset: string }[]> {
+    const { rows } = await db.query<{ partition: number; offset: string }>(
+      `SELECT p.partition, coalesce(
+         (SELECT min(e."offset") FROM event_log e WHERE e.topic = p.topic AND e.partition = p.partition AND e.appended_at ${from === 'at' ? '>=' : '>'} $2),
+         p.next_offset)::text AS "offset"
+       FROM event_log_partitions p WHERE p.topic = $1`,
+      [physical(topic), time.toISOString()],
+    );
+    return rows;
+  }
+
+  /** Events from `from` on, below `below` when given. */
+  async function readBatch(topic: string, from: bigint, below: bigint | undefined): Promise<LoggedEvent[]> {
     const { rows } = await db.query<LogRow>(
       `SELECT "offset", key, value, appended_at FROM event_log
-       WHERE topic = $1 AND partition = $2 AND "offset" >= $3 ORDER BY "offset" LIMIT $4`,
-      [physical(topic), PARTITION, from.toString(), BATCH_SIZE],
+       WHERE topic = $1 AND partition = $2 AND "offset" >= $3 AND ($5::bigint IS NULL OR "offset" < $5)
+       ORDER BY "offset" LIMIT $4`,
+      [physical(topic), PARTITION, from.toString(), BATCH_SIZE, below === undefined ? null : below.toString()],
     );
     return Promise.all(
       rows.map(async (row) => {
@@ -125,16 +139,9 @@ export function sqlEventLog(db: Db, codec: EventCodec, options: SqlLogOptions): 
           return rows.map((row) => ({ partition: row.partition, low: 0n, high: BigInt(row.next_offset) }));
         },
         async offsetsAt(time) {
-          const { rows } = await db.query<{ partition: number; offset: string }>(
-            `SELECT p.partition, coalesce(
-               (SELECT min(e."offset") FROM event_log e WHERE e.topic = p.topic AND e.partition = p.partition AND e.appended_at >= $2),
-               p.next_offset)::text AS "offset"
-             FROM event_log_partitions p WHERE p.topic = $1`,
-            [physical(topic), time.toISOString()],
-          );
-          return new Map(rows.map((row) => [row.partition, BigInt(row.offset)]));
+          return new Map((await firstOffsets(topic, time, 'at')).map((row) => [row.partition, BigInt(row.offset)]));
         },
-        forEach: (spans, onBatch) => forEachPage(topic, spans, (_partition, from) => readBatch(topic, from), onBatch),
+        forEach: (spans, onBatch) => forEachPage(topic, spans, (_partition, from, below) => readBatch(topic, from, below), onBatch),
       });
     },
 
@@ -163,7 +170,10 @@ export function sqlEventLog(db: Db, codec: EventCodec, options: SqlLogOptions): 
           let progressed = false;
           try {
             for (const topic of subscription.topics) {
-              const events = await readBatch(topic, cursors.get(topic)!);
+              const from = cursors.get(topic)!;
+              const below = subscription.until?.(topic, PARTITION);
+              if (below !== undefined && from >= below) continue;
+              const events = await readBatch(topic, from, below);
               if (events.length === 0 || !running) continue;
               await subscription.onBatch({ topic, partition: PARTITION, events });
               cursors.set(topic, BigInt(events[events.length - 1]!.offset) + 1n);
@@ -180,6 +190,7 @@ export function sqlEventLog(db: Db, codec: EventCodec, options: SqlLogOptions): 
       })();
 
       const handle = {
+        resume: () => wake(),
         async stop() {
           running = false;
           wake();
@@ -198,6 +209,10 @@ export function sqlEventLog(db: Db, codec: EventCodec, options: SqlLogOptions): 
         [physical(topic)],
       );
       return rows.map((row) => ({ topic, partition: row.partition, offset: row.next_offset }));
+    },
+
+    async offsetsAfter(topic, time): Promise<TopicPartitionOffset[]> {
+      return (await firstOffsets(topic, time, 'after')).map((row) => ({ topic, partition: row.partition, offset: row.offset }));
     },
 
     async ping() {

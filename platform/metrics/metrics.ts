@@ -40,6 +40,12 @@ export function createMetrics() {
       buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.25, 0.5, 1, 2.5, 5],
       registers: [registry],
     }),
+    postbackRefusalsLost: new Counter({
+      name: 'postback_refusals_lost_total',
+      help: 'Postback refusals not kept in the diagnostics store (queue_full: Redis too slow; store_error: Redis failed)',
+      labelNames: ['why'] as const,
+      registers: [registry],
+    }),
   };
 }
 

@@ -6,7 +6,8 @@ import type { LoggedEvent } from '../events/event-log.js';
  * topic-partition inside the transaction that also advances the projection's offsets, so the
  * rows and the offsets commit together. `apply` never opens a transaction of its own, and should
  * write set-based (one statement per table, not per event). Events it does not handle are skipped
- * by the projection itself.
+ * by the projection itself. Its SQL names tables unqualified: a replay runs the same `apply` with
+ * a schema of its own first on the search path (platform/projection/replay.ts).
  */
 export interface Projection {
   /** Also the consumer group name and the key of its rows in projection_offsets. */

@@ -1,4 +1,5 @@
 import type { Db } from '../db/db.js';
+import { escapeIdentifier } from '../db/identifier.js';
 import type { EventBatch, EventLog, Subscription, TopicPartitionOffset } from '../events/event-log.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { Projection } from './projection.js';
@@ -21,13 +22,23 @@ export interface RunnerOptions {
   onError?(projection: string, error: Error): void;
 }
 
+export interface ApplyOptions {
+  /**
+   * Applies into this schema's tables and offsets instead (a replay beside the live read model):
+   * the projection's SQL names its tables unqualified, so the search path decides. Its positions
+   * are not published: live readers wait for the live read model only.
+   */
+  schema?: string;
+}
+
 /**
  * Applies one batch exactly once: inside one transaction it locks the partition's offset row,
  * drops events already applied (a redelivery after a crash), lets the projection write its rows,
  * and moves the offset past the batch. A crash before COMMIT leaves both untouched.
  */
-export async function applyBatch(db: Db, projection: Projection, batch: EventBatch): Promise<number> {
+export async function applyBatch(db: Db, projection: Projection, batch: EventBatch, options: ApplyOptions = {}): Promise<number> {
   return db.transaction(async (tx) => {
+    if (options.schema) await tx.query("SELECT set_config('search_path', $1, true)", [escapeIdentifier(options.schema)]);
     // One statement creates the offset row if needed and locks it until COMMIT (the no-op update
     // takes the row lock), so two runners of one projection never apply the same batch.
     const { rows } = await tx.query<{ next_offset: string }>(
@@ -41,9 +52,18 @@ export async function applyBatch(db: Db, projection: Projection, batch: EventBat
     if (fresh.length === 0) return 0;
     await projection.apply(tx, fresh);
     const next = (BigInt(fresh[fresh.length - 1]!.offset) + 1n).toString();
+    const position: AppliedPosition = { projection: projection.name, topic: batch.topic, partition: batch.partition, next };
+    if (options.schema) {
+      // A rebuild beside the live read model: nobody waits for its commits.
+      await tx.query(
+        `UPDATE projection_offsets SET next_offset = $4, updated_at = now()
+         WHERE projection = $1 AND topic = $2 AND partition = $3`,
+        [projection.name, batch.topic, batch.partition, next],
+      );
+      return fresh.length;
+    }
     // Moved and announced in one statement (one round trip less per batch); the notification is
     // delivered at COMMIT to every listening process: readers waiting for their own writes wake.
-    const position: AppliedPosition = { projection: projection.name, topic: batch.topic, partition: batch.partition, next };
     await tx.query(
       `WITH moved AS (
          UPDATE projection_offsets SET next_offset = $4, updated_at = now()

@@ -91,6 +91,178 @@ export async function conversionsOffChain(sql: Sql, limit: number): Promise<{ pa
   return rows;
 }
 
+export const DECISIONS = ['accepted', 'unmapped', 'already_recorded', 'identity_conflict'] as const satisfies readonly Decision[];
+export const IDENTITY_KINDS = ['event_id', 'order_id', 'partner_txn_id'] as const;
+
+/** What operators search the postback log by; every given condition must hold. */
+export interface PostbackLogFilter {
+  /** The postback's own id, or the recorded conversion's (so its duplicates and conflicts come too). */
+  correlation_id?: string;
+  partner_id?: string;
+  /** A value of event_id, order_id or partner_txn_id (only `identity_kind` when given). */
+  identity?: string;
+  identity_kind?: (typeof IDENTITY_KINDS)[number];
+  /** The attributed click. */
+  click_id?: string;
+  /** The attributed card. */
+  instance_id?: string;
+  /** RFC 3339 instants: received at or after `from`, before `to`. */
+  from?: string;
+  to?: string;
+  decision?: Decision;
+}
+
+/** A position in the listing order (received_at DESC, correlation_id): the row a page starts after. */
+export interface LogCursor {
+  /** RFC 3339 with microseconds, UTC, as the rows carry it. */
+  received_at: string;
+  correlation_id: string;
+}
+
+/** One page: `after` a cursor (older rows), `before` one (newer rows, still listed newest first), or the newest. */
+export interface LogPage {
+  after?: LogCursor;
+  before?: LogCursor;
+  limit: number;
+}
+
+/** A row of the postback log as the operator page lists it. */
+export interface PostbackLogEntry {
+  correlation_id: string;
+  original_correlation_id: string;
+  decision: Decision;
+  partner_id: string;
+  received_at: string;
+  channel: string;
+  source_ip: string;
+  event_name: string;
+  identity_kind: string;
+  identity_key: string;
+  event_id: string | null;
+  order_id: string | null;
+  partner_txn_id: string | null;
+  amount: string | null;
+  currency: string | null;
+  matched_by: string;
+  svc_click_id: string | null;
+  offer_instance_id: string | null;
+  offer_id: string;
+  application_id: string | null;
+  environment: string;
+  goal_event: string | null;
+  payout_amount: string | null;
+  payout_currency: string | null;
+  log_partition: number;
+  log_offset: string;
+}
+
+/** A timestamptz column as RFC 3339 text in UTC with microseconds: exact, where a JavaScript Date keeps milliseconds. */
+const utcText = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
+
+const RECEIVED_AT_TEXT = utcText('received_at');
+const ENTRY_COLUMNS = `correlation_id, original_correlation_id, decision, partner_id, ${RECEIVED_AT_TEXT} AS received_at, channel, source_ip,
+  event_name, identity_kind, identity_key, event_id, order_id, partner_txn_id, amount::text AS amount, currency, matched_by, svc_click_id,
+  offer_instance_id, offer_id, application_id, environment, goal_event, payout_amount::text AS payout_amount, payout_currency,
+  log_partition, log_offset::text AS log_offset`;
+
+/**
+ * The statement of one search page: the filter's conditions, keyset pagination on
+ * (received_at DESC, correlation_id), one row more than the limit (whether there are more).
+ * Each condition is written so an index of the migrations serves it (see the ledger README).
+ */
+export function postbackLogSearch(filter: PostbackLogFilter, page: LogPage): { text: string; values: unknown[] } {
+  const values: unknown[] = [];
+  const param = (value: unknown, type = 'text') => `$${values.push(value)}::${type}`;
+  const where: string[] = [];
+  if (filter.correlation_id !== undefined) {
+    const id = param(filter.correlation_id);
+    // The second arm matches the partial index of duplicates and conflicts only.
+    where.push(`(correlation_id = ${id} OR (original_correlation_id = ${id} AND original_correlation_id <> correlation_id))`);
+  }
+  if (filter.partner_id !== undefined) where.push(`partner_id = ${param(filter.partner_id)}`);
+  if (filter.identity !== undefined) {
+    const value = param(filter.identity);
+    const kinds = filter.identity_kind ? [filter.identity_kind] : IDENTITY_KINDS;
+    where.push(`(${kinds.map((kind) => `${kind} = ${value}`).join(' OR ')})`);
+  }
+  if (filter.click_id !== undefined) where.push(`svc_click_id = ${param(filter.click_id)}`);
+  if (filter.instance_id !== undefined) where.push(`offer_instance_id = ${param(filter.instance_id)}`);
+  if (filter.from !== undefined) where.push(`received_at >= ${param(filter.from, 'timestamptz')}`);
+  if (filter.to !== undefined) where.push(`received_at < ${param(filter.to, 'timestamptz')}`);
+  if (filter.decision !== undefined) where.push(`decision = ${param(filter.decision)}`);
+  const cursor = page.after ?? page.before;
+  if (cursor) {
+    const at = param(cursor.received_at, 'timestamptz');
+    const id = param(cursor.correlation_id);
+    // The first condition bounds the index scan; the second breaks ties on the same instant.
+    where.push(page.after ? `received_at <= ${at} AND (received_at < ${at} OR correlation_id > ${id})` : `received_at >= ${at} AND (received_at > ${at} OR correlation_id < ${id})`);
+  }
+  // Qualified: a bare received_at here would be the output column (its text).
+  const order = page.before ? 'l.received_at ASC, l.correlation_id DESC' : 'l.received_at DESC, l.correlation_id ASC';
+  const text = `SELECT ${ENTRY_COLUMNS} FROM postback_log l ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY ${order} LIMIT ${param(page.limit + 1, 'integer')}`;
+  return { text, values };
+}
+
+/** One page of the postback log, newest first; `more`: further rows lie in the direction of the page. */
+export async function searchPostbackLog(sql: Sql, filter: PostbackLogFilter, page: LogPage): Promise<{ rows: PostbackLogEntry[]; more: boolean }> {
+  const { text, values } = postbackLogSearch(filter, page);
+  const { rows } = await sql.query<PostbackLogEntry>(text, values);
+  const more = rows.length > page.limit;
+  const kept = rows.slice(0, page.limit);
+  return { rows: page.before ? kept.reverse() : kept, more };
+}
+
+/** One logged postback with everything it reported and its place in the chain. */
+export interface PostbackLogDetail extends PostbackLogEntry {
+  reported_click_id: string | null;
+  reported_tracking_id: string | null;
+  reported_instance_id: string | null;
+  fingerprint: string;
+  prev_hash: string;
+  hash: string;
+}
+
+export async function findPostbackLogEntry(sql: Sql, correlationId: string): Promise<PostbackLogDetail | undefined> {
+  const { rows } = await sql.query<PostbackLogDetail>(
+    `SELECT ${ENTRY_COLUMNS}, reported_click_id, reported_tracking_id, reported_instance_id, fingerprint, prev_hash, hash
+     FROM postback_log WHERE correlation_id = $1`,
+    [correlationId],
+  );
+  return rows[0];
+}
+
+/** The ledger row of a partner's identity (the conversion its first postback recorded). */
+export interface ConversionEntry {
+  correlation_id: string;
+  status: 'accepted' | 'unmapped';
+  counted: boolean;
+  goal_event: string | null;
+  payout_amount: string | null;
+  payout_currency: string | null;
+  received_at: string;
+  log_partition: number;
+  log_offset: string;
+}
+
+export async function findConversion(sql: Sql, partnerId: string, identityKey: string): Promise<ConversionEntry | undefined> {
+  const { rows } = await sql.query<ConversionEntry>(
+    `SELECT correlation_id, status, counted, goal_event, payout_amount::text AS payout_amount, payout_currency,
+       ${RECEIVED_AT_TEXT} AS received_at, log_partition, log_offset::text AS log_offset
+     FROM conversions WHERE partner_id = $1 AND identity_key = $2`,
+    [partnerId, identityKey],
+  );
+  return rows[0];
+}
+
+/** Every logged postback of one identity, in log order (its first one recorded the conversion). */
+export async function postbacksOfIdentity(sql: Sql, partnerId: string, identityKey: string, limit: number): Promise<PostbackLogEntry[]> {
+  const { rows } = await sql.query<PostbackLogEntry>(
+    `SELECT ${ENTRY_COLUMNS} FROM postback_log l WHERE partner_id = $1 AND identity_key = $2 ORDER BY l.received_at, log_partition, log_offset LIMIT $3`,
+    [partnerId, identityKey, limit],
+  );
+  return rows;
+}
+
 /** SQL types of the columns the ledger's tables export, as their migration declares them. */
 export type LedgerColumnType = 'text' | 'integer' | 'bigint' | 'numeric' | 'boolean' | 'timestamptz';
 
@@ -143,7 +315,7 @@ export const LEDGER_TABLES: Record<LedgerTable['name'], LedgerTable> = {
 /** Exact text where JavaScript would round (int8, numeric) and RFC 3339 UTC with microseconds for times. */
 function exportedColumn([name, type]: readonly [string, LedgerColumnType]): string {
   if (type === 'bigint' || type === 'numeric') return `t.${name}::text AS ${name}`;
-  if (type === 'timestamptz') return `to_char(t.${name} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS ${name}`;
+  if (type === 'timestamptz') return `${utcText(`t.${name}`)} AS ${name}`;
   return `t.${name}`;
 }
 

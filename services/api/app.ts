@@ -9,8 +9,11 @@ import { httpMetrics } from '../../platform/http/metrics-plugin.js';
 import { requestGuards } from '../../platform/http/request-guards.js';
 import type { Runtime } from '../../platform/runtime.js';
 import { commandExecutor, type CommandExecutor } from '../admin/command-executor.js';
+import { replayJobs, type ReplayJobs } from '../replay/jobs.js';
 import { openApiDocument } from './openapi/plugin.js';
+import { openPostbackRefusals, type PostbackRefusals } from './postback-refusals.js';
 import { adminRoutes } from './routes/admin/index.js';
+import { adminPages } from './routes/admin/pages.js';
 import { healthRoutes } from './routes/health/index.js';
 import { linkRoutePrefix, linkRoutes } from './routes/links/index.js';
 import { locationRoutes } from './routes/locations/index.js';
@@ -26,10 +29,14 @@ export interface AppOptions {
   logger?: boolean | { level: string };
   /** Runs the admin API's commands; by default without waiting for read models (nothing projects in-process). */
   commands?: CommandExecutor;
+  /** Runs the admin API's replays; shared with the owner socket so one process runs one at a time. */
+  replays?: ReplayJobs;
+  /** Where postbacks refused before the log are kept for the operator page; by default from the configuration. */
+  postbackRefusals?: PostbackRefusals;
 }
 
 /** Wires the API: shared plugins first, then the route plugins (folder name = URL prefix). */
-export async function buildApp({ runtime, logger = false, commands }: AppOptions): Promise<FastifyInstance> {
+export async function buildApp({ runtime, logger = false, commands, replays, postbackRefusals }: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     logger,
     // Client addresses come from the socket, unless it is a proxy listed in TRUSTED_PROXIES: then
@@ -63,10 +70,18 @@ export async function buildApp({ runtime, logger = false, commands }: AppOptions
   await app.register(queryRoutes, { runtime, prefix: '/v1/offers' });
   await app.register(instancesRoute, { runtime, prefix: '/v1/offers' });
   await app.register(infoRoute, { runtime, prefix: '/v1/offers' });
-  await app.register(postbackRoutes, { runtime, prefix: '/v1/postback' });
+  const refusals = postbackRefusals ?? openPostbackRefusals(runtime);
+  app.addHook('onClose', () => refusals.close());
+  await app.register(postbackRoutes, { runtime, refusals, prefix: '/v1/postback' });
   const adminToken = runtime.config.adminToken;
   if (adminToken) {
-    await app.register(adminRoutes, { token: adminToken, commands: commands ?? commandExecutor(runtime, { projections: [] }), prefix: '/admin' });
+    await app.register(adminRoutes, {
+      token: adminToken,
+      commands: commands ?? commandExecutor(runtime, { projections: [] }),
+      replays: replays ?? replayJobs(runtime),
+      prefix: '/admin',
+    });
+    await app.register(adminPages, { runtime, token: adminToken, refusals, prefix: '/admin' });
   }
   return app;
 }

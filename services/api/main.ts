@@ -4,6 +4,7 @@ import { exitOnStartupFailure } from '../../platform/startup.js';
 import { commandExecutor } from '../admin/command-executor.js';
 import { serveCommandsOnOwnerSocket } from '../admin/owner-commands.js';
 import { projections, startProjectors } from '../projector/projectors.js';
+import { replayJobs } from '../replay/jobs.js';
 import { buildApp } from './app.js';
 import { prepareReferenceData } from './reference-data.js';
 
@@ -21,8 +22,9 @@ await prepareReferenceData(runtime, log);
 // here still wait for them through the applied watermarks.
 const projectors = config.projectors === 'inline' ? await startProjectors(runtime) : undefined;
 const commands = commandExecutor(runtime, { projections, onLateProjection: (error) => log(`admin command: ${error.message}`) });
-const app = await buildApp({ runtime, logger: { level: config.logLevel }, commands });
-const stopOwnerCommands = await serveCommandsOnOwnerSocket(runtime, commands);
+const replays = replayJobs(runtime);
+const app = await buildApp({ runtime, logger: { level: config.logLevel }, commands, replays });
+const stopOwnerCommands = await serveCommandsOnOwnerSocket(runtime, commands, replays);
 
 let stopping = false;
 async function shutdown(signal: string) {

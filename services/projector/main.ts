@@ -47,7 +47,7 @@ projectors = await startProjectors(runtime, {
     void reportIfCaughtUp();
   },
   onError(projection, error) {
-    logger.error({ event: 'batch_failed', projection, err: error }, 'batch failed; it will be retried');
+    logger.error({ event: 'projection_failed', projection, err: error }, 'reading or applying the log failed; it will be retried');
   },
 });
 // On the embedded default this process owns DATA_DIR, so the admin CLI's commands come here.

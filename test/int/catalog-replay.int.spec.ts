@@ -8,7 +8,7 @@ import { projections, startProjectors } from '../../services/projector/projector
 import { createTestRuntime, type TestRuntime } from '../support/app.js';
 import { GEO_EXCERPT_FILE } from '../support/geo-excerpt.js';
 import { replayProjection } from '../support/replay.js';
-import { tableChecksum } from '../support/table-checksum.js';
+import { tableChecksum } from '../../platform/projection/checksum.js';
 import { waitFor } from '../support/wait-for.js';
 
 /**

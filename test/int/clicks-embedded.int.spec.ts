@@ -20,7 +20,7 @@ import { projections, startProjectors, type RunningProjectors } from '../../serv
 import { readTopic } from '../support/read-topic.js';
 import { replayProjection } from '../support/replay.js';
 import { appendServe } from '../support/serves.js';
-import { tableChecksum } from '../support/table-checksum.js';
+import { tableChecksum } from '../../platform/projection/checksum.js';
 
 // The embedded default (PGlite in DATA_DIR, its own event log) with the default LINK_BASE,
 // http://127.0.0.1:8080/l: the link origin's routes are under /l.

@@ -19,7 +19,7 @@ import { createTestApp, type TestRuntime } from '../support/app.js';
 import { readTopic } from '../support/read-topic.js';
 import { replayProjection } from '../support/replay.js';
 import { appendServe } from '../support/serves.js';
-import { tableChecksum } from '../support/table-checksum.js';
+import { tableChecksum } from '../../platform/projection/checksum.js';
 import { waitFor } from '../support/wait-for.js';
 
 // The link origin on the real stack (Kafka, registry, Postgres, Redis). LINK_BASE has its own

@@ -10,7 +10,7 @@ import { createTestApp, type TestRuntime } from '../support/app.js';
 import { PROTOCOL, postbackWorld, postPostback } from '../support/postback-world.js';
 import { replayProjection } from '../support/replay.js';
 import { runCli } from '../support/cli.js';
-import { tableChecksum } from '../support/table-checksum.js';
+import { tableChecksum } from '../../platform/projection/checksum.js';
 
 const UUID_V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
@@ -301,6 +301,29 @@ describe.each([['kafka'], ['sql']] as const)('postbacks on the %s log', (eventLo
         expect(cli.status, cli.stderr).toBe(0);
         expect(cli.stdout).toMatch(/^ledger verifies: \d+ decisions in \d+ partition\(s\)$/m);
       }
+    });
+  });
+
+  describe('when the ledger does not decide in time', () => {
+    it('answers 503 postback_intake_unavailable with event_logged true; the retry gets already_recorded', async () => {
+      const card = await world.serve(world.cpaOffer);
+      const body = { event_name: 'purchase', offer_instance_id: card.offer_instance_id, event_id: id('deferred') };
+      const impatient = await buildApp({ runtime: { ...t.runtime, config: { ...t.runtime.config, postbackDecisionTimeoutMs: 10 } } });
+      await projectors.stop();
+      let deferred;
+      try {
+        deferred = await postPostback(impatient, world.partner, body);
+      } finally {
+        projectors = await startProjectors(t.runtime);
+        await impatient.close();
+      }
+      expectRejection(deferred, 'postback_intake_unavailable', true);
+      expect(deferred.json().extra).toMatchObject({ result: 'deferred', retryable: true });
+      expect(deferred.headers['retry-after']).toBe('1');
+      // It was logged: once the ledger catches up, the retry is the recorded conversion.
+      const retry = await post(body);
+      expect(retry.statusCode, retry.body).toBe(200);
+      expect(retry.json().data).toMatchObject({ result: 'already_recorded', correlation_id: deferred.json().extra.correlation_id });
     });
   });
 

@@ -8,7 +8,7 @@ import { startProjectors, type RunningProjectors } from '../../services/projecto
 import { createTestApp, type TestRuntime } from '../support/app.js';
 import { replayProjection } from '../support/replay.js';
 import { details, servingAdmin } from '../support/serving-fixtures.js';
-import { tableChecksum } from '../support/table-checksum.js';
+import { tableChecksum } from '../../platform/projection/checksum.js';
 
 // POST /v1/offers/query on Kafka, the registry, Postgres and Redis: credentials, the closed body,
 // the three environments, read-your-writes and the replay of `serves`.

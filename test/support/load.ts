@@ -14,6 +14,8 @@ export interface Attempt {
   /** The HTTP status, or undefined when the request got no answer (refused, reset, timed out). */
   status?: number;
   error?: string;
+  /** A retried answer's JSON body (its reason, whether it said to retry). */
+  body?: unknown;
 }
 
 export interface Operation {
@@ -93,6 +95,7 @@ export function startLoad(options: LoadOptions): Load {
       const { attempt: result, body } = await attempt(request);
       operation.attempts.push(result);
       const again = result.status === undefined || retryable(result.status);
+      if (again && result.status !== undefined) result.body = body;
       if (!again) {
         operation.status = result.status;
         operation.body = body;

@@ -7,7 +7,8 @@ export interface ApiProcess extends ServiceProcess {
   url: string;
 }
 
-const running = (service: ServiceProcess) => service.child.exitCode === null && service.child.signalCode === null;
+/** Whether a service process is still running (no exit code, no fatal signal). */
+export const running = (service: ServiceProcess) => service.child.exitCode === null && service.child.signalCode === null;
 
 /**
  * Starts `services/api/main.ts` with `env` (PORT as given, else a free port) and resolves once

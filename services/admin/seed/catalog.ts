@@ -24,7 +24,7 @@ export const CATALOG_SHARED = {
 } as const;
 
 export interface SeededPartner { partner_id: string; enabled: boolean; networks: string[]; goal_mappings: Record<string, string> }
-export interface SeededOffer { offer_id: string; partner_id: string; kind: 'local' | 'remote'; status: string; deleted: boolean; delisted: boolean; test_only: boolean; has_details: boolean; targeted: boolean; destination_url: string | null }
+export interface SeededOffer { offer_id: string; partner_id: string; kind: 'local' | 'remote'; status: string; deleted: boolean; delisted: boolean; test_only: boolean; has_details: boolean; targeted: boolean; destination_url: string | null; goals: OfferDetailsDocument['goals'] }
 export interface SeededLink { offer_id: string; shape: string; code: string; offer_instance_id: string | null; application_id: string | null }
 
 const STATUSES = ['active', 'paused', 'pending', 'rejected', 'expired'] as const;
@@ -100,7 +100,7 @@ export async function seedCatalog(context: SeedContext): Promise<void> {
     offers.push({
       offer_id: offer.offer_id, partner_id: offer.partner_id, kind, status, deleted: offer.deleted, delisted: offer.delisted,
       test_only: offer.test_only, has_details: offer.details !== null, targeted: offer.targeting.length > 0,
-      destination_url: offer.destination_url,
+      destination_url: offer.destination_url, goals: checked.details?.goals ?? [],
     });
 
     if (kind === 'remote') {

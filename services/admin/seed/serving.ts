@@ -5,7 +5,8 @@ import { appendEvents, newEvent } from '../../../commands/append.js';
 import { linkClickedEvent } from '../../../commands/clicks/click.js';
 import { mintLinkCodes, servedEvents, type ServeRequest } from '../../../commands/serves/serve.js';
 import { ACCOUNTS_SHARED, type SeededApplication } from './accounts.js';
-import { CATALOG_SHARED, type SeededOffer } from './catalog.js';
+import { CATALOG_SHARED, type SeededOffer, type SeededPartner } from './catalog.js';
+import { CONVERSION_RATE, seededPostbacks } from './postbacks.js';
 import type { SeedContext } from './seed-context.js';
 
 /** Serves per append (and per round of link codes checked against the read models). */
@@ -29,6 +30,8 @@ export async function seedServing(context: SeedContext, serves: number): Promise
     (offer) => offer.status === 'active' && !offer.deleted && !offer.delisted,
   );
   if (serves === 0 || applications.length === 0 || offers.length === 0) return;
+  const offersById = new Map(offers.map((offer) => [offer.offer_id, offer]));
+  const partners = new Map(((context.shared.get(CATALOG_SHARED.partners) as SeededPartner[] | undefined) ?? []).map((partner) => [partner.partner_id, partner]));
   const linkBase = context.runtime.config.linkBase;
   const now = context.now().getTime();
 
@@ -57,6 +60,7 @@ export async function seedServing(context: SeedContext, serves: number): Promise
     const codes = await mintLinkCodes(context.runtime, cards);
     const served: NewEvent[] = [];
     const clicks: NewEvent[] = [];
+    const postbacks: NewEvent[] = [];
     let used = 0;
     for (const request of requests) {
       // Served over the last 30 days, at second precision like the route.
@@ -72,11 +76,18 @@ export async function seedServing(context: SeedContext, serves: number): Promise
           { svc_click_id: uuidv7(), clicked_at: new Date(event.served_at + Math.floor(random() * 3_600_000)), sub_ids: random() < 0.5 ? { sub_id1: `s${Math.floor(random() * 1000)}` } : {} },
         );
         clicks.push(newEvent(EventType.LinkClicked, click.svc_click_id, click));
+        const offer = offersById.get(click.offer_id)!;
+        const partner = partners.get(offer.partner_id);
+        // Only enabled partners with an allowlist can get a postback through the intake.
+        if (partner?.enabled && partner.networks.length > 0 && random() < CONVERSION_RATE) {
+          postbacks.push(...seededPostbacks(click, offer, partner, random, new Date(click.clicked_at + Math.floor(random() * 86_400_000))));
+        }
       }
       used += request.offers.length;
     }
     await appendEvents(context.runtime, 'serves', served);
     if (clicks.length > 0) await appendEvents(context.runtime, 'clicks', clicks);
+    if (postbacks.length > 0) await appendEvents(context.runtime, 'postbacks', postbacks);
     done += cards;
     bar.tick(cards);
   }

@@ -1,18 +1,20 @@
 import type { FastifyInstance } from 'fastify';
-import { createHash, timingSafeEqual } from 'node:crypto';
 import { CommandInputError, CommandNotFoundError } from '../../../../commands/command.js';
 import { adminCommands } from '../../../../commands/index.js';
 import { success } from '../../../../platform/http/envelope.js';
 import { ApiError, badRequest, notFound, serviceUnavailable, unauthorized } from '../../../../platform/http/errors.js';
 import { ReadModelsBehindError } from '../../../../platform/projection/catch-up.js';
 import type { CommandExecutor } from '../../../admin/command-executor.js';
-
-const digest = (value: string) => createHash('sha256').update(value).digest();
+import type { ReplayJobs } from '../../../replay/jobs.js';
+import { replayRoutes } from './replays.js';
+import { bearerOf, tokenCheck } from './token-check.js';
 
 export interface AdminRouteOptions {
   /** The bearer token that opens these routes (ADMIN_TOKEN, or the DATA_DIR owner's token). */
   token: string;
   commands: CommandExecutor;
+  /** Replays of read models run by this process (`/replays`). */
+  replays?: ReplayJobs;
 }
 
 /**
@@ -21,14 +23,11 @@ export interface AdminRouteOptions {
  * owner's local socket for the admin CLI.
  */
 export async function adminRoutes(app: FastifyInstance, options: AdminRouteOptions) {
-  const expected = digest(options.token);
+  const isAdminToken = tokenCheck(options.token);
   const commands = new Map(adminCommands.map((command) => [command.name, command]));
 
   app.addHook('onRequest', async (request) => {
-    const header = request.headers.authorization ?? '';
-    const token = header.startsWith('Bearer ') ? header.slice('Bearer '.length) : '';
-    // Compare digests so the comparison takes the same time whatever the presented length.
-    if (!token || !timingSafeEqual(digest(token), expected)) throw unauthorized('admin token missing or invalid');
+    if (!isAdminToken(bearerOf(request))) throw unauthorized('admin token missing or invalid');
   });
 
   // Operators' API: kept out of the public OpenAPI document.
@@ -49,4 +48,6 @@ export async function adminRoutes(app: FastifyInstance, options: AdminRouteOptio
       throw error;
     }
   });
+
+  if (options.replays) await app.register(replayRoutes, { replays: options.replays });
 }

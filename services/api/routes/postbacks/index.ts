@@ -9,9 +9,11 @@ import { coalescedReads } from '../../../../platform/db/coalesced-reads.js';
 import { findClicks } from '../../../../projections/clicks/queries.js';
 import { findDecisions } from '../../../../projections/ledger/queries.js';
 import { findServedInstances } from '../../../../projections/serves/queries.js';
+import type { PostbackRefusals } from '../../postback-refusals.js';
 import { openReadCaches } from '../../read-cache.js';
 import { checkCurrentRequest, checkFormRequest, paramsOf, postChannel, sourceAddress } from './channel.js';
 import { openPartnerCache } from './partner-cache.js';
+import { refusalOf } from './refusal-record.js';
 import { PROTOCOL_HEADER, PROTOCOL_VERSION, rejectionOf, sendAnswer, sendRejection } from './respond.js';
 import { getSchema, otherMethodsSchema, postSchema } from './schema.js';
 
@@ -28,9 +30,10 @@ interface PostbackState {
  * compatibility shapes on the same path (`GET` with query parameters, `POST` with a form body).
  * Every answer is in the postback envelope (rendered here, not by the app's error handler), and
  * the current contract's answers carry SVC-Protocol-Version. The intake itself is the
- * `receivePostback` command; this file only parses and answers.
+ * `receivePostback` command; this file only parses and answers. Refusals that never reached the
+ * log are also kept in `refusals` (diagnostics for the operator page), without waiting for it.
  */
-export async function postbackRoutes(app: FastifyInstance, { runtime }: { runtime: Runtime }) {
+export async function postbackRoutes(app: FastifyInstance, { runtime, refusals }: { runtime: Runtime; refusals: PostbackRefusals }) {
   const watermarks = await runtime.watermarks();
   const caches = openReadCaches(watermarks);
   const partners = openPartnerCache(watermarks);
@@ -61,7 +64,9 @@ export async function postbackRoutes(app: FastifyInstance, { runtime }: { runtim
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: BODY_LIMIT_BYTES }, (_request, body, done) => done(null, body));
   app.setErrorHandler((error, request, reply) => {
     const { reason, eventLogged, detail } = rejectionOf(error, request);
-    return sendRejection(reply, reason, stateOf(request).correlation_id, eventLogged, detail);
+    const { correlation_id } = stateOf(request);
+    if (!eventLogged) refusals.append(refusalOf(request, reason, correlation_id, new Date()));
+    return sendRejection(reply, reason, correlation_id, eventLogged, detail);
   });
   app.addHook('onSend', async (request, reply) => {
     if (stateOf(request).channel === 'current') reply.header(PROTOCOL_HEADER, PROTOCOL_VERSION);

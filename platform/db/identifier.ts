@@ -1,0 +1,7 @@
+import pg from 'pg';
+
+/** A schema or table name quoted for SQL text (identifiers cannot be bound as parameters). */
+export const escapeIdentifier = (name: string): string => pg.escapeIdentifier(name);
+
+/** `"schema"."table"`. */
+export const qualified = (schema: string, table: string): string => `${escapeIdentifier(schema)}.${escapeIdentifier(table)}`;

@@ -1,0 +1,27 @@
+/** One entry of a bounded log: its id (orders the entries; a page cursor) and its value. */
+export interface BoundedEntry<T> {
+  id: string;
+  value: T;
+}
+
+/**
+ * A log that keeps only its newest entries, for diagnostics: it never grows without bound, and
+ * writing to it never fails or delays the caller (entries may be lost instead).
+ */
+export interface BoundedLog<T> {
+  /** Queues the entry and returns at once; never throws. */
+  append(value: T): void;
+  /** Up to `count` entries older than `before` (the newest when undefined), newest first. */
+  older(before: string | undefined, count: number): Promise<BoundedEntry<T>[]>;
+  /** Up to `count` entries newer than `after`, oldest first. */
+  newer(after: string, count: number): Promise<BoundedEntry<T>[]>;
+  /** Resolves once every entry appended so far is stored or given up. */
+  flush(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Entry ids are a sequence number (in-process) or a Redis stream id (`ms-seq`). */
+export const ENTRY_ID = /^[0-9]{1,20}(-[0-9]{1,20})?$/;
+
+/** Why an entry was not stored: the write queue was full, or the store refused or failed. */
+export type LostEntry = 'queue_full' | 'store_error';

@@ -1,0 +1,76 @@
+import type { Sql } from '../db/db.js';
+import { escapeIdentifier, qualified } from '../db/identifier.js';
+
+export interface TableChecksum {
+  /** Row count (int8 as a decimal string). */
+  rows: string;
+  /** Digest of every row's text form, independent of row order; '' when the table is empty. */
+  md5: string;
+}
+
+/**
+ * Equal checksums mean identical tables, byte for byte in every column's text form. Each row's
+ * md5 is split into two 64-bit halves that are summed exactly (numeric), so the digest does not
+ * depend on row order and needs neither a sort nor the whole table in one value: it stays cheap
+ * on millions of rows.
+ */
+export async function tableChecksum(sql: Sql, table: string, schema?: string): Promise<TableChecksum> {
+  const name = schema ? qualified(schema, table) : escapeIdentifier(table);
+  const half = (start: number) => `sum(('x' || substr(h, ${start}, 16))::bit(64)::bigint::numeric)`;
+  const { rows } = await sql.query<TableChecksum>(
+    `SELECT count(*)::text AS rows, coalesce(md5(${half(1)}::text || '/' || ${half(17)}::text), '') AS md5
+     FROM (SELECT md5(t::text) AS h FROM ${name} AS t) AS hashed`,
+  );
+  return rows[0]!;
+}
+
+/** Columns of the table's primary key, in key order; empty when it has none. */
+async function primaryKey(sql: Sql, schema: string, table: string): Promise<string[]> {
+  const { rows } = await sql.query<{ name: string }>(
+    `SELECT a.attname AS name
+     FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY (i.indkey)
+     WHERE i.indrelid = $1::regclass AND i.indisprimary
+     ORDER BY array_position(i.indkey::int2[], a.attnum)`,
+    [qualified(schema, table)],
+  );
+  return rows.map((row) => row.name);
+}
+
+export interface TableComparison {
+  table: string;
+  left: TableChecksum;
+  right: TableChecksum;
+  /** Present when the checksums differ. */
+  difference?: {
+    /** Rows (by their text form) only on the left, and only on the right. */
+    onlyLeft: number;
+    onlyRight: number;
+    /** Up to the asked number of primary keys (column → value) of rows that differ; the whole row for a table without one. */
+    keys: Record<string, unknown>[];
+  };
+}
+
+/**
+ * Compares one table in two schemas by checksum; when they differ, also counts the rows found on
+ * one side only and lists up to `limit` keys of those rows (a changed row shows its key once).
+ */
+export async function compareTable(sql: Sql, table: string, left: string, right: string, limit: number): Promise<TableComparison> {
+  const checksums = { table, left: await tableChecksum(sql, table, left), right: await tableChecksum(sql, table, right) };
+  if (checksums.left.rows === checksums.right.rows && checksums.left.md5 === checksums.right.md5) return checksums;
+  // A copy made by CREATE TABLE AS has no key: take it from the other side.
+  const leftKey = await primaryKey(sql, left, table);
+  const pk = leftKey.length > 0 ? leftKey : await primaryKey(sql, right, table);
+  const key = `${pk.length > 0 ? `json_build_object(${pk.map((column) => `'${column.replace(/'/g, "''")}', t.${escapeIdentifier(column)}`).join(', ')})` : 'row_to_json(t)'}::text`;
+  const rowsOf = (schema: string) => `SELECT t::text AS row, ${key} AS key FROM ${qualified(schema, table)} AS t`;
+  const { rows } = await sql.query<{ only_left: string; only_right: string; keys: string[] }>(
+    `WITH only_left AS (${rowsOf(left)} EXCEPT ALL ${rowsOf(right)}), only_right AS (${rowsOf(right)} EXCEPT ALL ${rowsOf(left)})
+     SELECT (SELECT count(*) FROM only_left) AS only_left, (SELECT count(*) FROM only_right) AS only_right,
+       ARRAY(SELECT key FROM (SELECT key FROM only_left UNION SELECT key FROM only_right) AS k ORDER BY key LIMIT $1) AS keys`,
+    [limit],
+  );
+  const { only_left, only_right, keys } = rows[0]!;
+  return {
+    ...checksums,
+    difference: { onlyLeft: Number(only_left), onlyRight: Number(only_right), keys: keys.map((text) => JSON.parse(text) as Record<string, unknown>) },
+  };
+}

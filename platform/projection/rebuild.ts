@@ -1,0 +1,116 @@
+import type { Db } from '../db/db.js';
+import type { EventLog, Subscription } from '../events/event-log.js';
+import { listPositions, positionKey, positionsIn, type Positions } from './positions.js';
+import type { Projection } from './projection.js';
+import { applyBatch } from './runner.js';
+
+export interface RebuildProgress {
+  /** Events applied so far (an event read by two projections counts twice). */
+  applied: number;
+  /** Events to apply to reach the current bounds. */
+  target: number;
+}
+
+export interface Rebuild {
+  /**
+   * Raises the bounds to these positions (a bound is never lowered) and resolves once every
+   * partition has reached its bound; rejects when a batch fails or `timeoutMs` passes first.
+   */
+  reach(bounds: Positions, timeoutMs?: number): Promise<void>;
+  progress(): RebuildProgress;
+  stop(): Promise<void>;
+}
+
+export interface RebuildOptions {
+  db: Db;
+  eventLog: EventLog;
+  /** Schema holding empty copies of the projections' tables and a projection_offsets (replay-schema.ts). */
+  schema: string;
+  projections: Projection[];
+  onProgress?(progress: RebuildProgress): void;
+}
+
+/**
+ * Builds read models from the start of the log into a schema of their own, each projection
+ * through its own one-off consumer group, and each batch applied exactly as the live projector
+ * does (applyBatch: rows and offsets in one transaction), only with that schema on the search
+ * path. Nothing is delivered past the bounds, and nothing is skipped below them: a partition
+ * waits at its bound until reach() raises it.
+ */
+export async function startRebuild(options: RebuildOptions): Promise<Rebuild> {
+  const { db, eventLog, schema } = options;
+  const bounds: Positions = new Map();
+  const applied: Positions = new Map();
+  const waiters = new Set<() => void>();
+  let failure: Error | undefined;
+  const wake = () => {
+    for (const waiter of waiters) waiter();
+  };
+  const progress = (): RebuildProgress => {
+    let done = 0n;
+    let target = 0n;
+    for (const [key, bound] of bounds) {
+      target += bound;
+      const at = applied.get(key) ?? 0n;
+      done += at < bound ? at : bound;
+    }
+    return { applied: Number(done), target: Number(target) };
+  };
+  const reached = () => [...bounds].every(([key, bound]) => (applied.get(key) ?? 0n) >= bound);
+
+  const subscriptions: Subscription[] = [];
+  const stop = async () => {
+    await Promise.all(subscriptions.splice(0).map((subscription) => subscription.stop()));
+  };
+  try {
+    for (const projection of options.projections) {
+      const subscription = await eventLog.subscribe({
+        group: `replay.${schema}.${projection.name}`,
+        topics: projection.topics,
+        ephemeral: true,
+        resumeFrom: async () =>
+          listPositions(await positionsIn(db, schema, [projection.name])).map((p) => ({ topic: p.topic, partition: p.partition, offset: p.next })),
+        until: (topic, partition) => bounds.get(positionKey(projection.name, topic, partition)) ?? 0n,
+        onBatch: async (batch) => {
+          await applyBatch(db, projection, batch, { schema });
+          applied.set(positionKey(projection.name, batch.topic, batch.partition), BigInt(batch.events[batch.events.length - 1]!.offset) + 1n);
+          options.onProgress?.(progress());
+          wake();
+        },
+        onError: (error) => {
+          failure ??= new Error(`rebuilding the ${projection.name} read model failed: ${error.message}`);
+          wake();
+        },
+      });
+      subscriptions.push(subscription);
+    }
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+
+  return {
+    reach(target, timeoutMs = 0) {
+      for (const [key, bound] of target) if (bound > (bounds.get(key) ?? 0n)) bounds.set(key, bound);
+      for (const subscription of subscriptions) subscription.resume();
+      options.onProgress?.(progress());
+      return new Promise<void>((resolve, reject) => {
+        const timer = timeoutMs > 0 ? setTimeout(() => finish(new Error(`the rebuild did not reach the log positions within ${timeoutMs / 1000} s`)), timeoutMs) : undefined;
+        const finish = (error?: Error) => {
+          clearTimeout(timer);
+          waiters.delete(check);
+          if (error) reject(error);
+          else resolve();
+        };
+        const check = () => {
+          if (failure) finish(failure);
+          else if (reached()) finish();
+        };
+        waiters.add(check);
+        check();
+      });
+    },
+    progress,
+    stop,
+  };
+}

@@ -1,0 +1,77 @@
+import type { Db, Sql } from '../db/db.js';
+import { escapeIdentifier, qualified } from '../db/identifier.js';
+import { positionsIn, type Positions } from './positions.js';
+
+/** The schema the live read models are in (the connection's first on its search path). */
+export async function currentSchema(sql: Sql): Promise<string> {
+  const { rows } = await sql.query<{ schema: string }>('SELECT current_schema() AS schema');
+  return rows[0]!.schema;
+}
+
+/**
+ * An empty copy of a table in another schema: the same columns, defaults, checks and comments
+ * (LIKE), and the same keys and indexes under the same names, so the copy can later take the
+ * original's place without anything (a migration naming an index) noticing.
+ */
+async function copyTableStructure(tx: Sql, from: string, to: string, table: string) {
+  const source = qualified(from, table);
+  const target = qualified(to, table);
+  // Read models have neither: a copy without them would not be the same table, so say so.
+  const { rows: unsupported } = await tx.query<{ what: string }>(
+    `SELECT 'foreign key ' || conname AS what FROM pg_constraint WHERE contype = 'f' AND (conrelid = $1::regclass OR confrelid = $1::regclass)
+     UNION ALL SELECT 'trigger ' || tgname FROM pg_trigger WHERE tgrelid = $1::regclass AND NOT tgisinternal`,
+    [source],
+  );
+  if (unsupported.length > 0) throw new Error(`cannot rebuild ${table} beside the live one: it has ${unsupported.map((row) => row.what).join(', ')}`);
+  await tx.query(`CREATE TABLE ${target} (LIKE ${source} INCLUDING ALL EXCLUDING INDEXES)`);
+  const { rows: constraints } = await tx.query<{ name: string; definition: string }>(
+    `SELECT conname AS name, pg_get_constraintdef(oid) AS definition FROM pg_constraint
+     WHERE conrelid = $1::regclass AND contype IN ('p', 'u', 'x') ORDER BY conname`,
+    [source],
+  );
+  for (const { name, definition } of constraints) await tx.query(`ALTER TABLE ${target} ADD CONSTRAINT ${escapeIdentifier(name)} ${definition}`);
+  const { rows: indexes } = await tx.query<{ definition: string }>(
+    `SELECT pg_get_indexdef(i.indexrelid) AS definition FROM pg_index i
+     WHERE i.indrelid = $1::regclass AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conindid = i.indexrelid)
+     ORDER BY i.indexrelid`,
+    [source],
+  );
+  for (const { definition } of indexes) {
+    // `CREATE [UNIQUE] INDEX name ON schema.table USING ...`: the same index on the copy.
+    const onTarget = definition.replace(/ ON (ONLY )?\S+ USING /, ` ON ${target} USING `);
+    if (onTarget === definition) throw new Error(`cannot copy index of ${table}: ${definition}`);
+    await tx.query(onTarget);
+  }
+}
+
+/** A fresh schema holding empty copies of `tables` and a private projection_offsets, in one transaction. */
+export async function createReplaySchema(db: Db, live: string, schema: string, tables: string[]): Promise<void> {
+  await db.transaction(async (tx) => {
+    await tx.query(`CREATE SCHEMA ${escapeIdentifier(schema)}`);
+    for (const table of [...tables, 'projection_offsets']) await copyTableStructure(tx, live, schema, table);
+  });
+}
+
+/**
+ * Copies the live tables and their projections' positions as of one instant (a REPEATABLE READ
+ * snapshot: the projectors commit rows and offsets together, so the copy is exactly the read
+ * model at those positions). Holds no lock that stops the projectors or the readers.
+ */
+export async function snapshotLive(db: Db, live: string, copy: string, tables: string[], projections: string[]): Promise<Positions> {
+  return db.transaction(async (tx) => {
+    await tx.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ');
+    const positions = await positionsIn(tx, live, projections);
+    await tx.query(`CREATE SCHEMA ${escapeIdentifier(copy)}`);
+    for (const table of tables) await tx.query(`CREATE TABLE ${qualified(copy, table)} AS TABLE ${qualified(live, table)}`);
+    return positions;
+  });
+}
+
+export async function schemaExists(sql: Sql, schema: string): Promise<boolean> {
+  const { rows } = await sql.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [schema]);
+  return rows.length > 0;
+}
+
+export async function dropSchemas(db: Db, schemas: string[]): Promise<void> {
+  for (const schema of schemas) await db.query(`DROP SCHEMA IF EXISTS ${escapeIdentifier(schema)} CASCADE`);
+}

@@ -1,0 +1,173 @@
+import type { Db } from '../db/db.js';
+import type { EventLog } from '../events/event-log.js';
+import { compareTable, tableChecksum, type TableChecksum } from './checksum.js';
+import { pointInTimeBounds, type PointInTime } from './point-in-time.js';
+import { listPositions, positionsIn, samePositions, type Position, type Positions } from './positions.js';
+import type { Projection } from './projection.js';
+import { startRebuild, type RebuildProgress } from './rebuild.js';
+import { createReplaySchema, currentSchema, dropSchemas, snapshotLive } from './replay-schema.js';
+import { swapIntoLive } from './swap.js';
+
+export interface ReplayOptions {
+  projections: Projection[];
+  /** Rebuild as the read models were then (kept for queries; nothing compared or swapped). */
+  pointInTime?: PointInTime;
+  /** The projections were named one by one (an --until that misses one of their topics is an error). */
+  explicit?: boolean;
+  /** Make the rebuilt tables live (swap.ts). */
+  swap?: boolean;
+  /** Keep the schemas (rebuilt tables, the live copy, retired tables); a point-in-time rebuild always keeps its own. */
+  keep?: boolean;
+  /** Differing keys listed per table (default 10). */
+  keys?: number;
+  /** Name of the new schema; default `replay_<UTC time to the millisecond>`. */
+  schema?: string;
+  now?: () => Date;
+  onProgress?(progress: RebuildProgress): void;
+}
+
+export interface TableReport {
+  projection: string;
+  table: string;
+  rebuilt: TableChecksum;
+  /** The live table at the same positions (not for a point-in-time rebuild). */
+  live?: TableChecksum;
+  /** Present when rebuilt and live differ: rows on one side only and some of their keys. */
+  difference?: { onlyLive: number; onlyRebuilt: number; keys: Record<string, unknown>[] };
+}
+
+export interface ReplayReport {
+  mode: 'compare' | 'point-in-time';
+  /** Schema the tables were rebuilt in (after a swap they are in `live`; this one keeps their offsets). */
+  schema: string;
+  /** Schema of the live read models. */
+  live: string;
+  /** Schemas left in the database for queries: the rebuilt tables, the live copy, the retired tables. */
+  kept: string[];
+  swapped: boolean;
+  /** Positions the read models were rebuilt to. */
+  positions: Position[];
+  skipped: { projection: string; missing: string[] }[];
+  /** Events applied and the time the rebuild took (comparison not included). */
+  events: number;
+  seconds: number;
+  tables: TableReport[];
+  /** Every table equal to the live one (compare mode). */
+  identical?: boolean;
+}
+
+/** `replay_20261101t000000123z`-like: sorts by time, valid unquoted. */
+export const defaultSchemaName = (now: Date) => `replay_${now.toISOString().replace(/[-:.]/g, '').toLowerCase()}`;
+
+async function partitionsOf(eventLog: EventLog, projections: Projection[]) {
+  const result: { projection: string; topic: string; partition: number }[] = [];
+  for (const projection of projections) {
+    for (const topic of projection.topics) {
+      for (const end of await eventLog.endOffsets(topic)) result.push({ projection: projection.name, topic, partition: end.partition });
+    }
+  }
+  return result;
+}
+
+/** Every rebuilt table against the live copy, with the differences when there are any. */
+async function compareTables(db: Db, tables: { projection: string; table: string }[], live: string, rebuilt: string, keys: number): Promise<TableReport[]> {
+  const reports: TableReport[] = [];
+  for (const { projection, table } of tables) {
+    const { left, right, difference } = await compareTable(db, table, live, rebuilt, keys);
+    reports.push({
+      projection,
+      table,
+      rebuilt: right,
+      live: left,
+      ...(difference ? { difference: { onlyLive: difference.onlyLeft, onlyRebuilt: difference.onlyRight, keys: difference.keys } } : {}),
+    });
+  }
+  return reports;
+}
+
+/**
+ * Rebuilds read models from the log into a fresh schema beside the live one, while the live
+ * service goes on. Compare mode rebuilds to exactly where the live read models stand (taken from
+ * a snapshot copy of them, so a busy projector never makes the comparison wrong), compares every
+ * table and, with `swap`, makes the rebuilt tables live. Point-in-time mode rebuilds to positions
+ * in the past and keeps the schema for queries.
+ */
+export async function replay(db: Db, eventLog: EventLog, options: ReplayOptions): Promise<ReplayReport> {
+  const now = options.now ?? (() => new Date());
+  const schema = options.schema ?? defaultSchemaName(now());
+  const live = await currentSchema(db);
+  const pointInTime = options.pointInTime?.asOf || options.pointInTime?.until ? options.pointInTime : undefined;
+  const plan = pointInTime ? await pointInTimeBounds(eventLog, options.projections, pointInTime, options.explicit ?? false) : undefined;
+  const projections = plan?.projections ?? options.projections;
+  const names = projections.map((projection) => projection.name);
+  const tables = projections.flatMap((projection) => projection.tables.map((table) => ({ projection: projection.name, table })));
+  const tableNames = tables.map(({ table }) => table);
+  const copy = `${schema}_live`;
+  const retired = `${schema}_retired`;
+
+  await createReplaySchema(db, live, schema, tableNames);
+  const created = [schema];
+  const started = Date.now();
+  let rebuiltAt = started;
+  let swapped = false;
+  let positions: Positions;
+  let reports: TableReport[];
+  const rebuild = await startRebuild({ db, eventLog, schema, projections, onProgress: options.onProgress }).catch(async (error: unknown) => {
+    await dropSchemas(db, created);
+    throw error;
+  });
+  try {
+    if (plan) {
+      await rebuild.reach(plan.bounds);
+      rebuiltAt = Date.now();
+      positions = plan.bounds;
+      reports = [];
+      for (const { projection, table } of tables) reports.push({ projection, table, rebuilt: await tableChecksum(db, table, schema) });
+    } else {
+      // Most of the work: up to where the live read models stood at the start.
+      await rebuild.reach(await positionsIn(db, live, names));
+      created.push(copy);
+      positions = await snapshotLive(db, live, copy, tableNames, names);
+      await rebuild.reach(positions);
+      rebuiltAt = Date.now();
+      if (!samePositions(positions, await positionsIn(db, schema, names))) {
+        throw new Error('the live read models moved back during the replay (another replay swapped them?); run it again');
+      }
+      reports = await compareTables(db, tables, copy, schema, options.keys ?? 10);
+      if (options.swap) {
+        const partitions = await partitionsOf(eventLog, projections);
+        positions = await swapIntoLive(db, {
+          live,
+          rebuilt: schema,
+          retired,
+          projections,
+          partitions,
+          catchUp: (target) => rebuild.reach(target, 60_000),
+        });
+        created.push(retired);
+        swapped = true;
+      }
+    }
+  } catch (error) {
+    await rebuild.stop();
+    await dropSchemas(db, created).catch(() => {});
+    throw error;
+  }
+  await rebuild.stop();
+  const keep = options.keep || plan !== undefined;
+  if (!keep) await dropSchemas(db, created);
+  const events = rebuild.progress().applied;
+  return {
+    mode: plan ? 'point-in-time' : 'compare',
+    schema,
+    live,
+    kept: keep ? created : [],
+    swapped,
+    positions: listPositions(positions),
+    skipped: plan?.skipped ?? [],
+    events,
+    seconds: (rebuiltAt - started) / 1000,
+    tables: reports,
+    ...(plan ? {} : { identical: reports.every((report) => !report.difference) }),
+  };
+}

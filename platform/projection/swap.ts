@@ -1,0 +1,90 @@
+import type { Db } from '../db/db.js';
+import { escapeIdentifier, qualified } from '../db/identifier.js';
+import { APPLIED_CHANNEL } from './offsets.js';
+import { positionsIn, samePositions, type Positions } from './positions.js';
+import type { Projection } from './projection.js';
+
+export interface SwapPlan {
+  /** Schema of the live read models. */
+  live: string;
+  /** Schema holding the rebuilt tables and their positions (its own projection_offsets). */
+  rebuilt: string;
+  /** New schema the replaced live tables move to, with the positions they stood at. */
+  retired: string;
+  projections: Projection[];
+  /** Every partition of the projections' topics: a position the live projector has not stored yet is locked too. */
+  partitions: { projection: string; topic: string; partition: number }[];
+  /** Brings the rebuilt read models to exactly these positions; rejects when they cannot get there in time. */
+  catchUp(positions: Positions): Promise<void>;
+}
+
+/** The swap could not happen (nothing was changed). */
+export class SwapError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'SwapError';
+  }
+}
+
+/** How long the swap waits for readers of the live tables (it needs them alone for a moment). */
+const LOCK_TIMEOUT = '10s';
+/** Rounds on the embedded database before giving up on a live projector that keeps moving ahead. */
+const EMBEDDED_ATTEMPTS = 20;
+
+/**
+ * Makes the rebuilt tables the live ones, in one transaction, at the instant both stand at the
+ * same log positions:
+ *
+ * 1. It locks the live projectors' offset rows of these projections (creating missing ones), so
+ *    their next batch waits for this transaction: from here the live positions cannot move.
+ * 2. When the rebuild is behind them, it catches up first: on Postgres inside the transaction (the
+ *    live projector waits meanwhile, typically for a batch or two); on the embedded database, which
+ *    runs one transaction at a time, by rolling back, catching up and trying again.
+ * 3. It moves the live tables to `retired` and the rebuilt ones into the live schema (tables take
+ *    their indexes and constraints along), keeps the old positions beside the retired tables, and
+ *    notifies every process with an empty payload: watermarks are read again and caches emptied.
+ *
+ * The offsets move with the tables by construction: the rebuilt tables hold exactly the events
+ * below the locked live positions, so those rows stay right (only `updated_at` changes, which is
+ * part of the positions key caches compare). The waiting live projector then applies its batch
+ * to the new tables and continues; no event is skipped or applied twice, and nothing needs to be
+ * stopped. Readers wait for the renames for a moment (at most LOCK_TIMEOUT, then SwapError).
+ */
+export async function swapIntoLive(db: Db, plan: SwapPlan): Promise<Positions> {
+  const names = plan.projections.map((projection) => projection.name);
+  const tables = plan.projections.flatMap((projection) => projection.tables);
+  const liveOffsets = qualified(plan.live, 'projection_offsets');
+  for (let attempt = 1; ; attempt += 1) {
+    const outcome = await db.transaction(async (tx): Promise<{ swapped: Positions } | { behind: Positions }> => {
+      await tx.query(`SET LOCAL lock_timeout = '${LOCK_TIMEOUT}'`);
+      await tx.query(
+        `INSERT INTO ${liveOffsets} (projection, topic, partition, next_offset)
+         SELECT projection, topic, partition, 0 FROM unnest($1::text[], $2::text[], $3::int[]) AS p(projection, topic, partition)
+         ON CONFLICT DO NOTHING`,
+        [plan.partitions.map((p) => p.projection), plan.partitions.map((p) => p.topic), plan.partitions.map((p) => p.partition)],
+      );
+      const live = await positionsIn(tx, plan.live, names, { lock: true });
+      if (!samePositions(live, await positionsIn(tx, plan.rebuilt, names))) {
+        if (db.engine === 'pglite') return { behind: live };
+        await plan.catchUp(live);
+        if (!samePositions(live, await positionsIn(tx, plan.rebuilt, names))) throw new SwapError('the rebuilt read models did not reach the live positions');
+      }
+      await tx.query(`CREATE SCHEMA ${escapeIdentifier(plan.retired)}`);
+      for (const table of tables) {
+        await tx.query(`ALTER TABLE ${qualified(plan.live, table)} SET SCHEMA ${escapeIdentifier(plan.retired)}`);
+        await tx.query(`ALTER TABLE ${qualified(plan.rebuilt, table)} SET SCHEMA ${escapeIdentifier(plan.live)}`);
+      }
+      const retiredOffsets = qualified(plan.retired, 'projection_offsets');
+      await tx.query(`CREATE TABLE ${retiredOffsets} (LIKE ${liveOffsets} INCLUDING ALL)`);
+      await tx.query(`INSERT INTO ${retiredOffsets} SELECT * FROM ${liveOffsets} WHERE projection = ANY($1::text[])`, [names]);
+      await tx.query(`UPDATE ${liveOffsets} SET updated_at = clock_timestamp() WHERE projection = ANY($1::text[])`, [names]);
+      await tx.query('SELECT pg_notify($1, $2)', [APPLIED_CHANNEL, '']);
+      return { swapped: live };
+    });
+    if ('swapped' in outcome) return outcome.swapped;
+    if (attempt >= EMBEDDED_ATTEMPTS) {
+      throw new SwapError(`the live ${names.join(', ')} projector kept moving ahead of the rebuilt read model; retry when traffic is lower`);
+    }
+    await plan.catchUp(outcome.behind);
+  }
+}

@@ -1,0 +1,75 @@
+import type { PostbackReason } from '../../commands/postbacks/rejections.js';
+import type { BoundedEntry, BoundedLog } from '../../platform/diagnostics/bounded-log.js';
+import { redisStreamLog } from '../../platform/diagnostics/redis-stream-log.js';
+import { ringBufferLog } from '../../platform/diagnostics/ring-buffer-log.js';
+import type { Runtime } from '../../platform/runtime.js';
+import type { PostbackLogFilter } from '../../projections/ledger/queries.js';
+
+/**
+ * A postback refused before it reached the log (`event_logged: false`): diagnostics for the
+ * operator page, never part of the ledger. Every text in it is a sanitized excerpt of what the
+ * caller sent (refusal-record.ts), so one entry is a few hundred bytes at most.
+ */
+export interface PostbackRefusal {
+  correlation_id: string;
+  /** The path's partner id as sent (not necessarily a partner). */
+  partner_id: string;
+  source_ip: string;
+  method: string;
+  content_type: string | null;
+  reason: PostbackReason;
+  status: number;
+  /** RFC 3339, UTC. */
+  at: string;
+  /** The query string and body as sent, sanitized and cut. */
+  excerpt: string;
+}
+
+export type PostbackRefusals = BoundedLog<PostbackRefusal>;
+
+/**
+ * The diagnostics store of refused postbacks: a capped Redis stream shared by the API processes
+ * when REDIS_URL is set (its key carries TOPIC_PREFIX, like the rate limits'), else a ring buffer
+ * in this process. Bounded by POSTBACK_REFUSALS_MAX either way.
+ */
+export function openPostbackRefusals(runtime: Runtime): PostbackRefusals {
+  const max = runtime.config.postbackRefusalsMax;
+  if (!runtime.redis) return ringBufferLog(max);
+  return redisStreamLog(runtime.redis, {
+    key: `${runtime.config.topicPrefix}postbacks:refused`,
+    maxLength: max,
+    onLost: (why, count) => runtime.metrics.postbackRefusalsLost.inc({ why }, count),
+  });
+}
+
+/** Whether a refusal matches the page's filter; ids sent in the body are looked for in the excerpt. */
+function matches(refusal: PostbackRefusal, filter: PostbackLogFilter): boolean {
+  if (filter.correlation_id !== undefined && refusal.correlation_id !== filter.correlation_id) return false;
+  if (filter.partner_id !== undefined && refusal.partner_id !== filter.partner_id) return false;
+  if (filter.from !== undefined && Date.parse(refusal.at) < Date.parse(filter.from)) return false;
+  if (filter.to !== undefined && Date.parse(refusal.at) >= Date.parse(filter.to)) return false;
+  return [filter.identity, filter.click_id, filter.instance_id].every((value) => value === undefined || refusal.excerpt.includes(value));
+}
+
+const SCAN_BATCH = 256;
+
+/**
+ * A page of the refusals that match, newest first, like the log's pages: `after` an entry id
+ * (older ones) or `before` one (newer ones). The store is bounded, so a search reads at most all of it.
+ */
+export async function searchRefusals(
+  refusals: PostbackRefusals,
+  filter: PostbackLogFilter,
+  page: { after?: string; before?: string; limit: number },
+): Promise<{ rows: BoundedEntry<PostbackRefusal>[]; more: boolean }> {
+  const found: BoundedEntry<PostbackRefusal>[] = [];
+  let cursor = page.before ?? page.after;
+  for (;;) {
+    const batch = page.before !== undefined ? await refusals.newer(cursor!, SCAN_BATCH) : await refusals.older(cursor, SCAN_BATCH);
+    for (const entry of batch) if (matches(entry.value, filter)) found.push(entry);
+    if (found.length > page.limit || batch.length < SCAN_BATCH) break;
+    cursor = batch.at(-1)!.id;
+  }
+  const kept = found.slice(0, page.limit);
+  return { rows: page.before !== undefined ? kept.reverse() : kept, more: found.length > page.limit };
+}

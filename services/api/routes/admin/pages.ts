@@ -1,0 +1,44 @@
+import type { FastifyError, FastifyInstance } from 'fastify';
+import { ApiError } from '../../../../platform/http/errors.js';
+import { fromFramework } from '../../../../platform/http/framework-errors.js';
+import { html } from '../../../../platform/http/html.js';
+import type { Runtime } from '../../../../platform/runtime.js';
+import type { PostbackRefusals } from '../../postback-refusals.js';
+import { layout, sendPage } from './layout.js';
+import { loginRoutes, returnPath, sendLogin } from './login.js';
+import { postbackPages } from './postbacks/index.js';
+import { adminSessions } from './session.js';
+import { bearerOf, tokenCheck } from './token-check.js';
+
+/** Sign-in forms are one field: anything larger is not one. */
+const FORM_LIMIT_BYTES = 4 * 1024;
+
+/**
+ * The operators' HTML pages under /admin: sign-in (a session cookie, session.ts) and the postback
+ * log page. A page asked for without a session answers 401 with the sign-in form; scripts may send
+ * `Authorization: Bearer $ADMIN_TOKEN` instead. Errors are pages too, never the JSON envelope.
+ */
+export async function adminPages(app: FastifyInstance, options: { runtime: Runtime; token: string; refusals: PostbackRefusals }) {
+  const sessions = adminSessions(options.token);
+  const isAdminToken = tokenCheck(options.token);
+
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: FORM_LIMIT_BYTES }, (_request, body, done) => {
+    done(null, Object.fromEntries(new URLSearchParams(String(body))));
+  });
+  app.setErrorHandler((error, request, reply) => {
+    const known = error instanceof ApiError ? error : fromFramework(error as FastifyError, request);
+    const status = known && known.statusCode < 500 ? known.statusCode : 500;
+    if (status === 500) request.log.error({ err: error }, 'admin page failed');
+    const message = status === 500 ? 'The page could not be built (the database may be unavailable); try again.' : known!.message;
+    return sendPage(reply, status, layout('Operator pages', html`<div class="errors" role="alert">${message}</div><p><a href="/admin/postbacks">← Search</a></p>`, { signedIn: false }));
+  });
+
+  await app.register(loginRoutes, { sessions, isAdminToken });
+  await app.register(async (pages) => {
+    pages.addHook('onRequest', async (request, reply) => {
+      if (sessions.valid(request) || isAdminToken(bearerOf(request))) return;
+      return sendLogin(reply, 401, returnPath(request.url));
+    });
+    await pages.register(postbackPages, { runtime: options.runtime, refusals: options.refusals, prefix: '/postbacks' });
+  });
+}

@@ -1,0 +1,72 @@
+import type { FastifyInstance } from 'fastify';
+import { findClick } from '../../../../../projections/clicks/queries.js';
+import { findConversion, findPostbackLogEntry, postbacksOfIdentity, searchPostbackLog } from '../../../../../projections/ledger/queries.js';
+import { findServedInstances } from '../../../../../projections/serves/queries.js';
+import { CANONICAL_UUID } from '../../../../../projections/offers/links/parse-link.js';
+import type { Runtime } from '../../../../../platform/runtime.js';
+import { html } from '../../../../../platform/http/html.js';
+import { searchRefusals, type PostbackRefusals } from '../../../postback-refusals.js';
+import { layout, sendPage } from '../layout.js';
+import { loggedDetailPage, refusalDetailPage } from './detail-page.js';
+import { searchPage, type Listing } from './search-page.js';
+import { logCursorOf, parseLogCursor, parseSearch, type Search } from './search-params.js';
+
+const TITLE = 'Postback log';
+/** Refusals shown under a search of the log; the rest are one link away. */
+const REFUSALS_PREVIEW = 5;
+const SIBLINGS_SHOWN = 50;
+
+/**
+ * The operator page: `GET /admin/postbacks` searches the postback log (and the refusals kept
+ * outside it), `GET /admin/postbacks/{correlation_id}` shows one postback with its conversion and
+ * card. Sign-in is checked by the parent plugin. Bad input is a 400 page naming the field.
+ */
+export async function postbackPages(app: FastifyInstance, { runtime, refusals }: { runtime: Runtime; refusals: PostbackRefusals }) {
+  async function listing({ filter, refused, page }: Search): Promise<Listing> {
+    if (refused) {
+      const { rows, more } = await searchRefusals(refusals, filter, page);
+      const older = page.before !== undefined || more ? rows.at(-1)?.id : undefined;
+      const newer = page.before !== undefined ? (more ? rows[0]?.id : undefined) : page.after !== undefined ? rows[0]?.id : undefined;
+      return { kind: 'refused', rows: rows.map((row) => row.value), newer, older };
+    }
+    const after = page.after === undefined ? undefined : parseLogCursor(page.after);
+    const before = page.before === undefined ? undefined : parseLogCursor(page.before);
+    const { rows, more } = await searchPostbackLog(runtime.db, filter, { after, before, limit: page.limit });
+    const last = rows.at(-1);
+    const first = rows[0];
+    const older = last && (before !== undefined || more) ? logCursorOf(last) : undefined;
+    const newer = first && (before !== undefined ? more : after !== undefined) ? logCursorOf(first) : undefined;
+    // Refusals have no decision of the ledger: shown when the search does not ask for one.
+    const preview = filter.decision === undefined && !page.after && !page.before ? await searchRefusals(refusals, filter, { limit: REFUSALS_PREVIEW }) : undefined;
+    return { kind: 'log', rows, newer, older, refusals: preview && { rows: preview.rows.map((row) => row.value), more: preview.more } };
+  }
+
+  app.get('/', { schema: { hide: true } }, async (request, reply) => {
+    const { form, search, errors } = parseSearch(request.query as Record<string, unknown>);
+    if (!search) return sendPage(reply, 400, layout(TITLE, searchPage(form, errors), { signedIn: true }));
+    return sendPage(reply, 200, layout(TITLE, searchPage(form, [], await listing(search)), { signedIn: true }));
+  });
+
+  app.get('/:correlation_id', { schema: { hide: true } }, async (request, reply) => {
+    const raw = (request.params as { correlation_id: string }).correlation_id;
+    const correlationId = raw.trim().toLowerCase();
+    if (!CANONICAL_UUID.test(correlationId)) {
+      return sendPage(reply, 400, layout(TITLE, html`<div class="errors" role="alert"><b>correlation_id</b>: expected a UUID such as 0193b2c4-5d6e-7f80-9a1b-2c3d4e5f6a7b</div><p><a href="/admin/postbacks">← Search</a></p>`, { signedIn: true }));
+    }
+    const entry = await findPostbackLogEntry(runtime.db, correlationId);
+    if (entry) {
+      const [conversion, siblings, cards, click] = await Promise.all([
+        findConversion(runtime.db, entry.partner_id, entry.identity_key),
+        postbacksOfIdentity(runtime.db, entry.partner_id, entry.identity_key, SIBLINGS_SHOWN),
+        entry.offer_instance_id === null ? [] : findServedInstances(runtime.db, [entry.offer_instance_id]),
+        entry.svc_click_id === null ? undefined : findClick(runtime.db, entry.svc_click_id),
+      ]);
+      const page = loggedDetailPage({ entry, conversion, siblings, card: cards[0], clickedAt: click?.clicked_at });
+      return sendPage(reply, 200, layout(TITLE, page, { signedIn: true }));
+    }
+    const refused = (await searchRefusals(refusals, { correlation_id: correlationId }, { limit: 1 })).rows[0];
+    if (refused) return sendPage(reply, 200, layout(TITLE, refusalDetailPage(refused.value), { signedIn: true }));
+    const missing = html`<p>No postback with correlation id <span class="id">${correlationId}</span> is in the log, nor among the refusals kept.</p><p><a href="/admin/postbacks">← Search</a></p>`;
+    return sendPage(reply, 404, layout(TITLE, missing, { signedIn: true }));
+  });
+}

@@ -1,0 +1,74 @@
+import { html, type SafeHtml } from '../../../../../platform/http/html.js';
+import { DECISIONS, IDENTITY_KINDS, type PostbackLogEntry } from '../../../../../projections/ledger/queries.js';
+import type { PostbackRefusal } from '../../../postback-refusals.js';
+import {
+  NOT_IN_LEDGER, attributionPath, decisionBadge, detailPath, identityOf, payoutOf, positionOf, reasonOf, refusalRows, searchPath,
+} from './cells.js';
+import { DEFAULT_LIMIT, MAX_LIMIT, REFUSED, type SearchError, type SearchField, type SearchForm } from './search-params.js';
+
+/** What one search page shows: a page of the log, or of the refusals kept outside it. */
+export type Listing =
+  | { kind: 'log'; rows: PostbackLogEntry[]; newer?: string; older?: string; refusals?: { rows: PostbackRefusal[]; more: boolean } }
+  | { kind: 'refused'; rows: PostbackRefusal[]; newer?: string; older?: string };
+
+const LABELS: Record<Exclude<SearchField, 'after' | 'before' | 'identity_kind' | 'decision' | 'limit' | 'from' | 'to'>, string> = {
+  correlation_id: 'Correlation id',
+  partner_id: 'Partner id',
+  identity: 'Identity (event_id, order_id or partner_txn_id)',
+  click_id: 'Click id (svc_click_id)',
+  instance_id: 'Card (offer_instance_id)',
+};
+
+function searchForm(form: SearchForm): SafeHtml {
+  const text = (field: keyof typeof LABELS) => html`<label>${LABELS[field]} <input type="text" name="${field}" value="${form[field]}" spellcheck="false"></label>`;
+  const time = (field: 'from' | 'to', label: string) =>
+    html`<label>${label} (UTC) <input type="datetime-local" step="1" name="${field}" value="${form[field]}"></label>`;
+  const option = (value: string, label: string, current: string) => html`<option value="${value}"${value === current ? html` selected` : ''}>${label}</option>`;
+  return html`<form method="get" action="/admin/postbacks" class="search" novalidate>
+${text('correlation_id')}${text('partner_id')}${text('identity')}
+<label>Identity field <select name="identity_kind">${option('', 'any of the three', form.identity_kind)}${IDENTITY_KINDS.map((kind) => option(kind, kind, form.identity_kind))}</select></label>
+${text('click_id')}${text('instance_id')}
+${time('from', 'Received from')}${time('to', 'Received before')}
+<label>Decision <select name="decision">${option('', 'any', form.decision)}${DECISIONS.map((decision) => option(decision, decision.replaceAll('_', ' '), form.decision))}${option(REFUSED, 'refused before the log (not in the ledger)', form.decision)}</select></label>
+<label>Per page <input type="number" name="limit" min="1" max="${MAX_LIMIT}" value="${form.limit || String(DEFAULT_LIMIT)}"></label>
+<div class="buttons"><button type="submit">Search</button><a href="/admin/postbacks">Clear</a></div>
+</form>`;
+}
+
+function logRows(rows: PostbackLogEntry[]): SafeHtml {
+  return html`<table class="postbacks"><thead><tr><th>Received (UTC)</th><th>Decision</th><th>Reason</th><th>Partner</th><th>Identity</th><th>Attribution path</th><th>Payout</th><th>Log position</th><th>Links</th></tr></thead><tbody>
+${rows.map(
+  (row) => html`<tr data-correlation-id="${row.correlation_id}"><td>${row.received_at}</td><td>${decisionBadge(row.decision)}</td><td>${reasonOf(row)}</td>
+<td><a class="id" href="${searchPath({ partner_id: row.partner_id })}">${row.partner_id}</a></td><td>${identityOf(row)}</td><td>${attributionPath(row)}</td>
+<td>${payoutOf(row)}</td><td>${positionOf(row)}</td>
+<td><a href="${detailPath(row.correlation_id)}">details</a><br><a href="${detailPath(row.original_correlation_id)}">conversion</a>${row.offer_instance_id ? html`<br><a href="${searchPath({ instance_id: row.offer_instance_id })}">card</a>` : ''}</td></tr>`,
+)}</tbody></table>`;
+}
+
+function pages(form: SearchForm, listing: Listing): SafeHtml {
+  const at = (cursor: Partial<Record<'after' | 'before', string>>) => searchPath({ ...form, after: undefined, before: undefined, ...cursor });
+  const first = form.after || form.before ? html`<a href="${at({})}" rel="first">Newest</a>` : '';
+  const newer = listing.newer ? html`<a href="${at({ before: listing.newer })}" rel="prev">← Newer</a>` : '';
+  const older = listing.older ? html`<a href="${at({ after: listing.older })}" rel="next">Older →</a>` : '';
+  return html`<nav class="pages" aria-label="pages">${first}${newer}${older}</nav>`;
+}
+
+export function searchPage(form: SearchForm, errors: SearchError[], listing?: Listing): SafeHtml {
+  const problems =
+    errors.length > 0
+      ? html`<div class="errors" role="alert"><b>The search was not run:</b><ul>${errors.map((error) => html`<li><b>${error.field}</b>: ${error.message}</li>`)}</ul></div>`
+      : '';
+  let results: SafeHtml | string = '';
+  if (listing?.kind === 'log') {
+    const count = listing.rows.length === 0 ? html`<p class="empty">No postbacks in the log match this search.</p>` : html`<p class="count">${listing.rows.length} postbacks in the log on this page, newest first.</p>`;
+    const refused = listing.refusals && listing.refusals.rows.length > 0
+      ? html`<h2>Refused before the log</h2>${NOT_IN_LEDGER}${refusalRows(listing.refusals.rows)}
+${listing.refusals.more ? html`<p><a href="${searchPath({ ...form, after: undefined, before: undefined, decision: REFUSED })}">All matching refusals →</a></p>` : ''}`
+      : '';
+    results = html`<h2>Postback log</h2>${count}${listing.rows.length > 0 ? logRows(listing.rows) : ''}${pages(form, listing)}${refused}`;
+  } else if (listing?.kind === 'refused') {
+    const count = listing.rows.length === 0 ? html`<p class="empty">No refusals kept match this search.</p>` : html`<p class="count">${listing.rows.length} refusals on this page, newest first.</p>`;
+    results = html`<h2>Refused before the log</h2>${NOT_IN_LEDGER}${count}${listing.rows.length > 0 ? refusalRows(listing.rows) : ''}${pages(form, listing)}`;
+  }
+  return html`${searchForm(form)}${problems}${results}`;
+}

@@ -1,0 +1,114 @@
+import { ENTRY_ID } from '../../../../../platform/diagnostics/bounded-log.js';
+import { CANONICAL_UUID } from '../../../../../projections/offers/links/parse-link.js';
+import { DECISIONS, IDENTITY_KINDS, type LogCursor, type PostbackLogFilter } from '../../../../../projections/ledger/queries.js';
+
+/** The search form's fields, as the page's query string carries them. */
+export const SEARCH_FIELDS = ['correlation_id', 'partner_id', 'identity', 'identity_kind', 'click_id', 'instance_id', 'from', 'to', 'decision', 'limit', 'after', 'before'] as const;
+export type SearchField = (typeof SEARCH_FIELDS)[number];
+export type SearchForm = Record<SearchField, string>;
+
+/** The decision filter's extra choice: postbacks refused before the log (the diagnostics store). */
+export const REFUSED = 'refused';
+export const DEFAULT_LIMIT = 50;
+export const MAX_LIMIT = 200;
+
+export interface Search {
+  filter: PostbackLogFilter;
+  /** List the refusals kept outside the ledger instead of the log. */
+  refused: boolean;
+  page: { after?: string; before?: string; limit: number };
+}
+
+export interface SearchError {
+  field: SearchField;
+  message: string;
+}
+
+const TIME = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:\d{2})?$/i;
+const LOG_CURSOR = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z)~([0-9a-f-]{36})$/;
+const CONTROL = /\p{Cc}/u;
+
+/** An instant from the form (no zone: UTC) or RFC 3339, as an ISO string; undefined if it is not one. */
+export function parseInstant(text: string): string | undefined {
+  const match = TIME.exec(text);
+  if (!match) return undefined;
+  const [year, month, day, hour, minute, second = '0', fraction = '0', zone = 'Z'] = match.slice(1) as string[];
+  const fields = [year, month, day, hour, minute, second].map(Number) as [number, number, number, number, number, number];
+  const local = Date.UTC(fields[0], fields[1] - 1, fields[2], fields[3], fields[4], fields[5], Number(fraction.padEnd(3, '0').slice(0, 3)));
+  const check = new Date(local);
+  // Date.UTC rolls 2026-02-30 over to March: a field that changed was out of range.
+  const same = [check.getUTCFullYear(), check.getUTCMonth() + 1, check.getUTCDate(), check.getUTCHours(), check.getUTCMinutes(), check.getUTCSeconds()];
+  if (same.some((value, index) => value !== fields[index])) return undefined;
+  const offset = zone.toUpperCase() === 'Z' ? 0 : (zone[0] === '-' ? -1 : 1) * (Number(zone.slice(1, 3)) * 60 + Number(zone.slice(4, 6)));
+  if (offset <= -24 * 60 || offset >= 24 * 60) return undefined;
+  return new Date(local - offset * 60_000).toISOString();
+}
+
+export function parseLogCursor(text: string): LogCursor | undefined {
+  const match = LOG_CURSOR.exec(text);
+  if (!match || !CANONICAL_UUID.test(match[2]!) || parseInstant(match[1]!) === undefined) return undefined;
+  return { received_at: match[1]!, correlation_id: match[2]! };
+}
+
+export const logCursorOf = (row: LogCursor) => `${row.received_at}~${row.correlation_id}`;
+
+/**
+ * The search in a page's query string, or what is wrong with it (every field that is). Empty
+ * fields are absent; ids are taken trimmed and in lowercase; times without a zone are UTC.
+ */
+export function parseSearch(query: Record<string, unknown>): { form: SearchForm; search?: Search; errors: SearchError[] } {
+  const errors: SearchError[] = [];
+  const form = {} as SearchForm;
+  for (const field of SEARCH_FIELDS) {
+    const value = query[field];
+    if (Array.isArray(value)) errors.push({ field, message: 'given more than once' });
+    form[field] = typeof value === 'string' ? value : Array.isArray(value) ? String(value[0] ?? '') : '';
+  }
+  const present = (field: SearchField) => form[field].trim() !== '';
+  const filter: PostbackLogFilter = {};
+  const fail = (field: SearchField, message: string) => void errors.push({ field, message });
+
+  for (const field of ['correlation_id', 'partner_id', 'click_id', 'instance_id'] as const) {
+    if (!present(field)) continue;
+    const id = form[field].trim().toLowerCase();
+    if (CANONICAL_UUID.test(id)) filter[field] = id;
+    else fail(field, 'expected a UUID such as 0193b2c4-5d6e-7f80-9a1b-2c3d4e5f6a7b');
+  }
+  if (form.identity !== '') {
+    if (form.identity.length > 200 || CONTROL.test(form.identity)) fail('identity', 'expected 1 to 200 characters without control characters, as partners send event_id, order_id and partner_txn_id');
+    else filter.identity = form.identity;
+  }
+  if (present('identity_kind')) {
+    const kind = IDENTITY_KINDS.find((candidate) => candidate === form.identity_kind);
+    if (kind) filter.identity_kind = kind;
+    else fail('identity_kind', `expected one of ${IDENTITY_KINDS.join(', ')}`);
+  }
+  for (const field of ['from', 'to'] as const) {
+    if (!present(field)) continue;
+    const instant = parseInstant(form[field].trim());
+    if (instant) filter[field] = instant;
+    else fail(field, 'expected a time such as 2026-11-23T14:05 (UTC) or 2026-11-23T14:05:00+01:00');
+  }
+  if (filter.from && filter.to && filter.from >= filter.to) fail('to', 'must be later than from');
+  let refused = false;
+  if (present('decision')) {
+    const decision = DECISIONS.find((candidate) => candidate === form.decision);
+    if (decision) filter.decision = decision;
+    else if (form.decision === REFUSED) refused = true;
+    else fail('decision', `expected one of ${[...DECISIONS, REFUSED].join(', ')}`);
+  }
+  let limit = DEFAULT_LIMIT;
+  if (present('limit')) {
+    limit = /^[0-9]{1,4}$/.test(form.limit.trim()) ? Number(form.limit.trim()) : 0;
+    if (limit < 1 || limit > MAX_LIMIT) fail('limit', `expected a whole number from 1 to ${MAX_LIMIT}`);
+  }
+  const page: Search['page'] = { limit };
+  if (present('after') && present('before')) fail('before', 'give after or before, not both');
+  for (const field of ['after', 'before'] as const) {
+    if (!present(field)) continue;
+    const cursor = form[field].trim();
+    if (refused ? ENTRY_ID.test(cursor) : parseLogCursor(cursor)) page[field] = cursor;
+    else fail(field, 'not a position of this listing; start again from the first page');
+  }
+  return errors.length > 0 ? { form, errors } : { form, errors, search: { filter, refused, page } };
+}

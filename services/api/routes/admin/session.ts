@@ -1,0 +1,46 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { parseCookie, stringifySetCookie } from 'cookie';
+import type { FastifyRequest } from 'fastify';
+
+/**
+ * Browser sessions of the admin pages, without the token ever leaving the login form: the cookie
+ * holds an expiry and HMAC-SHA256(key = ADMIN_TOKEN, "admin-session.v1.<expiry>"). Nothing is
+ * stored on the server, every API process checks it alike, and changing ADMIN_TOKEN ends every
+ * session. The cookie is HttpOnly (no script reads it), SameSite=Strict (no other site's page
+ * sends it), limited to /admin, and Secure when the request came over https.
+ */
+export const SESSION_COOKIE = 'admin_session';
+export const SESSION_SECONDS = 8 * 60 * 60;
+const VERSION = 'v1';
+
+const mac = (token: string, expires: number) => createHmac('sha256', token).update(`admin-session.${VERSION}.${expires}`).digest('hex');
+
+export interface AdminSessions {
+  /** The Set-Cookie header of a new session. */
+  open(request: FastifyRequest): string;
+  /** The Set-Cookie header that ends the session. */
+  close(request: FastifyRequest): string;
+  /** Whether the request carries a session cookie that is current and made with this token. */
+  valid(request: FastifyRequest): boolean;
+}
+
+export function adminSessions(token: string, now: () => number = Date.now): AdminSessions {
+  const attributes = (request: FastifyRequest) => ({ httpOnly: true, sameSite: 'strict' as const, path: '/admin', secure: request.protocol === 'https' });
+  return {
+    open(request) {
+      const expires = Math.floor(now() / 1000) + SESSION_SECONDS;
+      return stringifySetCookie({ name: SESSION_COOKIE, value: `${VERSION}.${expires}.${mac(token, expires)}`, maxAge: SESSION_SECONDS, ...attributes(request) });
+    },
+    close(request) {
+      return stringifySetCookie({ name: SESSION_COOKIE, value: '', maxAge: 0, ...attributes(request) });
+    },
+    valid(request) {
+      const value = parseCookie(request.headers.cookie ?? '')[SESSION_COOKIE];
+      const match = value ? /^v1\.([0-9]{1,12})\.([0-9a-f]{64})$/.exec(value) : null;
+      if (!match) return false;
+      const expires = Number(match[1]);
+      if (expires * 1000 <= now()) return false;
+      return timingSafeEqual(Buffer.from(match[2]!, 'hex'), Buffer.from(mac(token, expires), 'hex'));
+    },
+  };
+}

@@ -1,0 +1,31 @@
+import type { FastifyRequest } from 'fastify';
+import { POSTBACK_REASONS, type PostbackReason } from '../../../../commands/postbacks/rejections.js';
+import { sanitizedExcerpt } from '../../../../platform/diagnostics/excerpt.js';
+import type { PostbackRefusal } from '../../postback-refusals.js';
+import { sourceAddress } from './channel.js';
+
+/** What a refusal keeps of the request: enough to recognise it, never the whole of it. */
+export const EXCERPT_BYTES = 256;
+const ID_BYTES = 64;
+const CONTENT_TYPE_BYTES = 100;
+/** Bytes of the body decoded for the excerpt: more cannot be shown. */
+const BODY_HEAD_BYTES = EXCERPT_BYTES * 4;
+
+/** The diagnostics entry of a postback refused before the log. */
+export function refusalOf(request: FastifyRequest, reason: PostbackReason, correlationId: string, at: Date): PostbackRefusal {
+  const query = request.url.includes('?') ? request.url.slice(request.url.indexOf('?')) : '';
+  const body = Buffer.isBuffer(request.body) ? request.body.subarray(0, BODY_HEAD_BYTES).toString('utf8') : '';
+  const partnerId = (request.params as { partner_id?: string } | undefined)?.partner_id ?? '';
+  const contentType = request.headers['content-type'];
+  return {
+    correlation_id: correlationId,
+    partner_id: sanitizedExcerpt(partnerId, ID_BYTES),
+    source_ip: sourceAddress(request),
+    method: request.method,
+    content_type: contentType === undefined ? null : sanitizedExcerpt(contentType, CONTENT_TYPE_BYTES),
+    reason,
+    status: POSTBACK_REASONS[reason].status,
+    at: at.toISOString(),
+    excerpt: sanitizedExcerpt([query, body].filter(Boolean).join(' '), EXCERPT_BYTES),
+  };
+}

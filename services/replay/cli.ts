@@ -1,0 +1,117 @@
+import { Command as Program, Option } from 'commander';
+import { loadConfig, type Config } from '../../platform/config/config.js';
+import { SettingError } from '../../platform/config/settings.js';
+import { DataDirBusyError } from '../../platform/data-dir/ownership.js';
+import { ReplayInputError } from '../../platform/projection/point-in-time.js';
+import type { RebuildProgress } from '../../platform/projection/rebuild.js';
+import { replay, type ReplayReport } from '../../platform/projection/replay.js';
+import { SwapError } from '../../platform/projection/swap.js';
+import { openRuntime } from '../../platform/runtime.js';
+import { CommandFailedError } from '../admin/command-gateway.js';
+import { BackendUnavailableError, ExitCode } from '../../platform/startup.js';
+import { replayProgressBar } from './progress.js';
+import { resolveReplayRequest, type ReplayRequest } from './request.js';
+import { renderSummary } from './summary.js';
+import { replayThroughOwner } from './through-owner.js';
+
+/** The flag each request option comes from, for messages. */
+const FLAGS: Record<string, string> = { projections: '--projection', as_of: '--as-of', until: '--until', swap: '--swap', keep: '--keep', keys: '--keys' };
+
+interface Flags {
+  projection?: string[];
+  all?: boolean;
+  asOf?: string;
+  until?: string;
+  swap?: boolean;
+  keep?: boolean;
+  keys?: string;
+  json?: boolean;
+}
+
+function requestFrom(flags: Flags): ReplayRequest {
+  if (flags.projection && flags.all) throw new ReplayInputError('projections', 'give --projection or --all, not both');
+  const projections = flags.projection?.flatMap((names) => names.split(',')).map((name) => name.trim()).filter((name) => name !== '');
+  return {
+    ...(projections ? { projections } : {}),
+    ...(flags.asOf !== undefined ? { as_of: flags.asOf } : {}),
+    ...(flags.until !== undefined ? { until: flags.until } : {}),
+    ...(flags.swap ? { swap: true } : {}),
+    ...(flags.keep ? { keep: true } : {}),
+    ...(flags.keys !== undefined ? { keys: (/^\d+$/.test(flags.keys) ? Number(flags.keys) : flags.keys) as number } : {}),
+  };
+}
+
+/**
+ * In this process, or in the service when it owns the embedded DATA_DIR (only the owner may open
+ * that database; the service keeps answering while the replay runs inside it).
+ */
+async function replayAnywhere(config: Config, request: ReplayRequest, onProgress: (progress: RebuildProgress) => void): Promise<ReplayReport> {
+  let runtime;
+  try {
+    runtime = await openRuntime(config, { role: 'tool', description: 'npm run replay' });
+  } catch (error) {
+    if (error instanceof DataDirBusyError && error.owner?.role === 'service') {
+      process.stderr.write(`replaying inside the service that owns DATA_DIR (pid ${error.owner.pid}); it goes on answering meanwhile\n`);
+      return replayThroughOwner(config, request, onProgress);
+    }
+    throw error;
+  }
+  try {
+    return await replay(runtime.db, runtime.eventLog, { ...resolveReplayRequest(request), onProgress });
+  } finally {
+    await runtime.close();
+  }
+}
+
+function failure(error: unknown): { message: string; code: number } {
+  if (error instanceof ReplayInputError) return { message: `${FLAGS[error.option] ?? error.option}: ${error.message}`, code: ExitCode.invalidInput };
+  if (error instanceof SettingError) return { message: error.message, code: ExitCode.invalidInput };
+  if (error instanceof DataDirBusyError) return { message: `${error.message}; retry when it has finished`, code: ExitCode.unavailable };
+  if (error instanceof BackendUnavailableError) return { message: `cannot replay: ${error.message}`, code: ExitCode.unavailable };
+  if (error instanceof CommandFailedError) return { message: error.message, code: error.exitCode };
+  if (error instanceof SwapError) return { message: `nothing was swapped: ${error.message}`, code: ExitCode.unavailable };
+  return { message: (error as Error).message, code: ExitCode.failure };
+}
+
+export function buildReplayCli(): Program {
+  return new Program('replay')
+    .description(
+      'Rebuilds read models from the log into a fresh Postgres schema beside the live ones and compares them table by table; ' +
+        '--swap makes the rebuilt ones live; --as-of / --until rebuild them as they were then, kept for queries. ' +
+        'Exit codes: 0 done (identical), 2 invalid input, 4 a backend or DATA_DIR unavailable, 5 the rebuilt read models differ, 1 other failures.',
+    )
+    .addOption(new Option('--projection <names>', 'read models to rebuild, comma-separated (repeatable): see services/projector/projectors.ts').argParser((value: string, previous: string[] = []) => [...previous, value]))
+    .addOption(new Option('--all', 'every read model (the default)'))
+    .addOption(new Option('--as-of <time>', 'rebuild as they were at this RFC 3339 time, e.g. 2026-11-01T00:00:00Z'))
+    .addOption(new Option('--until <positions>', 'rebuild up to these log positions, topic:partition:offset,… (events below each offset)'))
+    .addOption(new Option('--swap', 'make the rebuilt read models live (atomically, at the live positions)'))
+    .addOption(new Option('--keep', 'keep the replay schemas (rebuilt tables, the live copy compared with, retired tables)'))
+    .addOption(new Option('--keys <n>', 'differing keys shown per table (default 10)'))
+    .addOption(new Option('--json', 'print the report as JSON instead of a summary'))
+    .showHelpAfterError()
+    .exitOverride((error) => process.exit(error.exitCode === 0 ? 0 : ExitCode.invalidInput))
+    .action(async (flags: Flags) => {
+      const bar = replayProgressBar();
+      let code: number;
+      try {
+        const request = requestFrom(flags);
+        // Bad input fails before any backend is opened.
+        resolveReplayRequest(request);
+        const report = await replayAnywhere(loadConfig(), request, (progress) => bar.update(progress));
+        bar.stop();
+        process.stdout.write(flags.json ? `${JSON.stringify(report, null, 2)}\n` : renderSummary(report));
+        code = report.mode === 'compare' && !report.identical && !report.swapped ? ExitCode.differs : ExitCode.ok;
+      } catch (error) {
+        bar.stop();
+        const { message, code: exitCode } = failure(error);
+        process.stderr.write(`error: ${message}\n`);
+        code = exitCode;
+      }
+      // A backend client left retrying in the background must not keep the process alive.
+      process.exit(code);
+    });
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  await buildReplayCli().parseAsync(process.argv);
+}

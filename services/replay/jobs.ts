@@ -1,0 +1,57 @@
+import { randomUUID } from 'node:crypto';
+import { ReplayInputError } from '../../platform/projection/point-in-time.js';
+import type { RebuildProgress } from '../../platform/projection/rebuild.js';
+import { replay, type ReplayReport } from '../../platform/projection/replay.js';
+import type { Runtime } from '../../platform/runtime.js';
+import { resolveReplayRequest } from './request.js';
+
+export interface ReplayJob {
+  id: string;
+  state: 'running' | 'done' | 'failed';
+  started_at: string;
+  progress: RebuildProgress;
+  report?: ReplayReport;
+  /** Why it failed; `option` when the request was at fault (an --until past the log's end). */
+  error?: { message: string; option?: string };
+}
+
+/** A replay is already running in this process. */
+export class ReplayBusyError extends Error {
+  constructor(readonly running: string) {
+    super(`a replay is already running here (${running}); retry when it has finished`);
+    this.name = 'ReplayBusyError';
+  }
+}
+
+/** Finished jobs kept for their reports. */
+const KEPT_JOBS = 20;
+
+/**
+ * Replays run by a service for its callers (the admin API, and the admin socket the replay CLI
+ * uses on the embedded default, where only the owner of DATA_DIR may open the database). One at
+ * a time per process; callers poll the job for its progress and report.
+ */
+export function replayJobs(runtime: Runtime) {
+  const jobs = new Map<string, ReplayJob>();
+  let running: string | undefined;
+  return {
+    /** Starts a replay; throws ReplayInputError for a bad request, ReplayBusyError while another runs. */
+    start(input: unknown): ReplayJob {
+      const options = resolveReplayRequest(input);
+      if (running) throw new ReplayBusyError(running);
+      const job: ReplayJob = { id: randomUUID(), state: 'running', started_at: new Date().toISOString(), progress: { applied: 0, target: 0 } };
+      jobs.set(job.id, job);
+      running = job.id;
+      for (const old of [...jobs.keys()].slice(0, Math.max(0, jobs.size - KEPT_JOBS))) jobs.delete(old);
+      replay(runtime.db, runtime.eventLog, { ...options, onProgress: (progress) => (job.progress = progress) }).then(
+        (report) => Object.assign(job, { state: 'done', report }),
+        (error: Error) =>
+          Object.assign(job, { state: 'failed', error: { message: error.message, ...(error instanceof ReplayInputError ? { option: error.option } : {}) } }),
+      ).finally(() => (running = undefined));
+      return job;
+    },
+    get: (id: string): ReplayJob | undefined => jobs.get(id),
+  };
+}
+
+export type ReplayJobs = ReturnType<typeof replayJobs>;

@@ -1,0 +1,41 @@
+import cliProgress from 'cli-progress';
+import type { RebuildProgress } from '../../platform/projection/rebuild.js';
+
+/**
+ * The replay's progress on stderr: events applied of those to reach, events/s since the start,
+ * the lag (events still to apply) and cli-progress's ETA. Not a terminal (a log, CI): a line
+ * every few seconds instead of a redrawn bar.
+ */
+export function replayProgressBar(stream: NodeJS.WriteStream = process.stderr) {
+  const bar = new cliProgress.SingleBar(
+    {
+      stream,
+      format: 'rebuilding [{bar}] {percentage}% | {value}/{total} events | {rate} events/s | lag {lag} | ETA {eta_formatted}',
+      hideCursor: true,
+      noTTYOutput: !stream.isTTY,
+      notTTYSchedule: 5_000,
+      etaBuffer: 50,
+    },
+    cliProgress.Presets.shades_classic,
+  );
+  let startedAt: number | undefined;
+  const payload = (progress: RebuildProgress) => {
+    const seconds = (performance.now() - startedAt!) / 1000;
+    return { rate: seconds > 0 ? Math.round(progress.applied / seconds) : 0, lag: progress.target - progress.applied };
+  };
+  return {
+    update(progress: RebuildProgress) {
+      if (progress.target === 0) return;
+      if (startedAt === undefined) {
+        startedAt = performance.now();
+        bar.start(progress.target, progress.applied, payload(progress));
+        return;
+      }
+      if (progress.target !== bar.getTotal()) bar.setTotal(progress.target);
+      bar.update(progress.applied, payload(progress));
+    },
+    stop() {
+      if (startedAt !== undefined) bar.stop();
+    },
+  };
+}

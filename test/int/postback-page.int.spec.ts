@@ -1,0 +1,275 @@
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ADMIN_TOKEN, HOSTILE_EVENT, HOSTILE_TXN, UNKNOWN_PARTNER, startPostbackPageApp, type PostbackPageWorld } from '../support/postback-page-world.js';
+
+/** The correlation ids of the log rows a page lists, in order. */
+const listed = (body: string) => [...body.matchAll(/<tr data-correlation-id="([^"]+)"/g)].map((match) => match[1]!);
+/** The href of the page's next or previous link, unescaped. */
+const linkOf = (body: string, rel: 'next' | 'prev') => new RegExp(`<a href="([^"]+)" rel="${rel}">`).exec(body)?.[1]?.replaceAll('&amp;', '&');
+
+describe('the postback log page (inject)', () => {
+  let app: FastifyInstance;
+  let close: () => Promise<void>;
+  let w: PostbackPageWorld;
+  let cookie: string;
+  const responses: LightMyRequestResponse[] = [];
+
+  async function get(url: string, headers: Record<string, string> = { cookie }) {
+    const response = await app.inject({ method: 'GET', url, headers });
+    responses.push(response);
+    return response;
+  }
+  const search = (query: Record<string, string>) => get(`/admin/postbacks?${new URLSearchParams(query)}`);
+
+  beforeAll(async () => {
+    ({ app, world: w, close } = await startPostbackPageApp());
+    const login = await app.inject({ method: 'POST', url: '/admin/login', payload: `token=${encodeURIComponent(ADMIN_TOKEN)}`, headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    cookie = login.headers['set-cookie']!.toString().split(';')[0]!;
+  });
+  afterAll(async () => {
+    await close?.();
+  });
+
+  describe('sign-in', () => {
+    it('answers a page without a session 401 with the sign-in form', async () => {
+      const response = await get('/admin/postbacks?decision=accepted', {});
+      expect(response.statusCode).toBe(401);
+      expect(response.headers['content-type']).toBe('text/html; charset=utf-8');
+      expect(response.body).toContain('<form method="post" action="/admin/login"');
+      expect(response.body).toContain('name="next" value="/admin/postbacks?decision=accepted"');
+      expect(listed(response.body)).toEqual([]);
+    });
+
+    it('refuses a wrong token without echoing it, and a forged or foreign cookie', async () => {
+      const wrong = 'wrong-token-<b>visible</b>-0123456789';
+      const response = await app.inject({ method: 'POST', url: '/admin/login', payload: `token=${encodeURIComponent(wrong)}`, headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+      expect(response.statusCode).toBe(401);
+      expect(response.headers['set-cookie']).toBeUndefined();
+      expect(response.body).toContain('That token was not accepted.');
+      expect(response.body).not.toContain('wrong-token');
+      expect((await get('/admin/postbacks', { cookie: 'admin_session=v1.9999999999.' + '0'.repeat(64) })).statusCode).toBe(401);
+      expect((await get('/admin/postbacks', { cookie: `admin_session=${ADMIN_TOKEN}` })).statusCode).toBe(401);
+      expect((await get('/admin/postbacks', { authorization: 'Bearer not-the-token-0123456789abcdef' })).statusCode).toBe(401);
+    });
+
+    it('signs in with the token in the body: a signed HttpOnly SameSite=Strict cookie, never the token', async () => {
+      const response = await app.inject({
+        method: 'POST', url: '/admin/login', payload: new URLSearchParams({ token: ADMIN_TOKEN, next: `/admin/postbacks/${w.posted.accepted}` }).toString(),
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      });
+      expect(response.statusCode).toBe(303);
+      expect(response.headers.location).toBe(`/admin/postbacks/${w.posted.accepted}`);
+      const setCookie = response.headers['set-cookie']!.toString();
+      expect(setCookie).toMatch(/^admin_session=v1\.\d+\.[0-9a-f]{64}; Max-Age=28800; Path=\/admin; HttpOnly; SameSite=Strict$/);
+      expect(setCookie).not.toContain(ADMIN_TOKEN);
+      expect((await get('/admin/postbacks', { cookie: setCookie.split(';')[0]! })).statusCode).toBe(200);
+      // Never back to another site.
+      const offsite = await app.inject({ method: 'POST', url: '/admin/login', payload: new URLSearchParams({ token: ADMIN_TOKEN, next: '//evil.example/' }).toString(), headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+      expect(offsite.headers.location).toBe('/admin/postbacks');
+    });
+
+    it('takes the bearer token too (scripts), and signs out by clearing the cookie', async () => {
+      expect((await get('/admin/postbacks', { authorization: `Bearer ${ADMIN_TOKEN}` })).statusCode).toBe(200);
+      const out = await app.inject({ method: 'POST', url: '/admin/logout', headers: { cookie } });
+      expect(out.statusCode).toBe(303);
+      expect(out.headers['set-cookie']).toMatch(/^admin_session=; Max-Age=0; Path=\/admin; HttpOnly; SameSite=Strict$/);
+    });
+  });
+
+  describe('search', () => {
+    it('lists the whole log newest first, with decision, reason, attribution path, payout and log position', async () => {
+      const response = await search({});
+      expect(response.statusCode).toBe(200);
+      expect(listed(response.body)).toEqual(w.logOrder);
+      const accepted = response.body.slice(response.body.indexOf(`<tr data-correlation-id="${w.posted.accepted}"`)).split('</tr>')[0]!;
+      expect(accepted).toContain('<span class="decision accepted">accepted</span>');
+      expect(accepted).toContain('recorded and counted: goal <code>install</code>');
+      expect(accepted).toMatch(new RegExp(`matched by <b>svc_click_id</b></span> →\\s*<span>click <a class="id" href="/admin/postbacks\\?click_id=${w.clickA}">`));
+      expect(accepted).toContain(`card <a class="id" href="/admin/postbacks?instance_id=${w.cards.a.offer_instance_id}">${w.cards.a.offer_instance_id}</a>`);
+      expect(accepted).toContain(`offer <span class="id">${w.world.cpaOffer}</span>`);
+      expect(accepted).toContain('12.50 USD');
+      expect(accepted).toMatch(/<code>postbacks<\/code> partition \d+, offset \d+/);
+      expect(accepted).toContain(`<a href="/admin/postbacks/${w.posted.accepted}">conversion</a>`);
+      // A duplicate's payout was counted once, by its conversion.
+      const duplicate = response.body.slice(response.body.indexOf(`<tr data-correlation-id="${w.posted.duplicate}"`)).split('</tr>')[0]!;
+      expect(duplicate).toContain('12.50 USD <span class="muted">(not counted)</span>');
+      expect(duplicate).toContain(`<a href="/admin/postbacks/${w.posted.accepted}">conversion</a>`);
+    });
+
+    it.each([
+      ['correlation id (a duplicate)', () => ({ correlation_id: w.posted.duplicate! }), () => [w.posted.duplicate]],
+      ['correlation id of a conversion, with its duplicate and conflict', () => ({ correlation_id: w.posted.accepted! }), () => [w.posted.conflict, w.posted.duplicate, w.posted.accepted]],
+      ['partner', () => ({ partner_id: w.world.otherPartner }), () => [w.posted.foreign]],
+      ['identity, any field', () => ({ identity: w.ids.event }), () => [w.posted.conflict, w.posted.duplicate, w.posted.accepted]],
+      ['identity, order_id', () => ({ identity: w.ids.order, identity_kind: 'order_id' }), () => [w.posted.unmapped]],
+      ['identity, the wrong field', () => ({ identity: w.ids.order, identity_kind: 'event_id' }), () => []],
+      ['identity, partner_txn_id with markup in it', () => ({ identity: HOSTILE_TXN }), () => [w.posted.hostile]],
+      ['click id', () => ({ click_id: w.clickA }), () => [w.posted.conflict, w.posted.duplicate, w.posted.accepted]],
+      ['card', () => ({ instance_id: w.cards.b.offer_instance_id }), () => [w.posted.hostile, w.posted.unmapped]],
+      ['decision', () => ({ decision: 'identity_conflict' }), () => [w.posted.conflict]],
+      ['decision and partner', () => ({ decision: 'unmapped', partner_id: w.world.partner }), () => [w.posted.hostile, w.posted.unmapped]],
+    ])('by %s', async (_name, query, expected) => {
+      const response = await search(query());
+      expect(response.statusCode, response.body).toBe(200);
+      const order = new Map(w.logOrder.map((id, index) => [id, index]));
+      expect(listed(response.body)).toEqual(expected().sort((a, b) => order.get(a!)! - order.get(b!)!));
+    });
+
+    it('by time range: from inclusive, to exclusive, in UTC', async () => {
+      const times = w.logRows.map((row) => row.received_at.toISOString());
+      const [newest, , third] = times;
+      const response = await search({ from: third!, to: newest! });
+      const expected = w.logRows.filter((row) => row.received_at.toISOString() >= third! && row.received_at.toISOString() < newest!).map((row) => row.correlation_id);
+      expect(expected.length).toBeGreaterThan(0);
+      expect(listed(response.body)).toEqual(expected);
+    });
+
+    it('says so when nothing matches', async () => {
+      const response = await search({ identity: 'no-such-identity' });
+      expect(response.statusCode).toBe(200);
+      expect(response.body).toContain('No postbacks in the log match this search.');
+      expect(listed(response.body)).toEqual([]);
+    });
+
+    it('pages by keyset both ways: every row once, in order', async () => {
+      const forward: string[] = [];
+      let url: string | undefined = '/admin/postbacks?limit=2';
+      const pages: string[] = [];
+      while (url) {
+        const response = await get(url);
+        expect(response.statusCode).toBe(200);
+        expect(listed(response.body).length).toBeLessThanOrEqual(2);
+        forward.push(...listed(response.body));
+        pages.push(url);
+        url = linkOf(response.body, 'next');
+      }
+      expect(forward).toEqual(w.logOrder);
+      expect(pages.length).toBe(Math.ceil(w.logOrder.length / 2));
+      // And back from the last page to the first.
+      const backward: string[][] = [];
+      let last = await get(pages.at(-1)!);
+      backward.unshift(listed(last.body));
+      let previous = linkOf(last.body, 'prev');
+      while (previous) {
+        last = await get(previous);
+        backward.unshift(listed(last.body));
+        previous = linkOf(last.body, 'prev');
+      }
+      expect(backward.flat()).toEqual(w.logOrder);
+      expect(backward[0]).toEqual(w.logOrder.slice(0, 2));
+    });
+  });
+
+  describe('bad input', () => {
+    it.each([
+      ['correlation_id', { correlation_id: 'not-an-id' }],
+      ['partner_id', { partner_id: "1' OR '1'='1" }],
+      ['click_id', { click_id: '123' }],
+      ['instance_id', { instance_id: '{offer_instance_id}' }],
+      ['from', { from: 'yesterday' }],
+      ['to', { to: '2026-02-30T10:00' }],
+      ['to', { from: '2026-11-02T00:00', to: '2026-11-01T00:00' }],
+      ['decision', { decision: 'maybe' }],
+      ['limit', { limit: '100000' }],
+      ['identity_kind', { identity_kind: 'email' }],
+      ['after', { after: 'garbage' }],
+      ['before', { before: '2026-11-01T00:00:00.000000Z~not-a-uuid' }],
+    ])('%s: a 400 page naming it, the form kept', async (field, query) => {
+      const response = await search(query as Record<string, string>);
+      expect(response.statusCode).toBe(400);
+      expect(response.headers['content-type']).toBe('text/html; charset=utf-8');
+      expect(response.body).toContain('<div class="errors" role="alert"><b>The search was not run:</b>');
+      expect(response.body).toContain(`<li><b>${field}</b>: `);
+      expect(response.body).toContain('<form method="get" action="/admin/postbacks"');
+    });
+
+    it('a malformed id in the detail path is a 400 page, an unknown one a 404 page', async () => {
+      const malformed = await get('/admin/postbacks/not-a-uuid');
+      expect(malformed.statusCode).toBe(400);
+      expect(malformed.body).toContain('<b>correlation_id</b>: expected a UUID');
+      const unknown = await get('/admin/postbacks/0193b2c4-0000-7000-8000-000000000000');
+      expect(unknown.statusCode).toBe(404);
+      expect(unknown.body).toContain('is in the log, nor among the refusals kept');
+    });
+  });
+
+  describe('escaping', () => {
+    it('shows partner-supplied markup as text, in the log and in the refusals', async () => {
+      const response = await search({});
+      expect(response.body).toContain('&lt;img src=x onerror=&quot;document.title=&#39;pwned&#39;&quot;&gt;');
+      expect(response.body).toContain('&quot;&gt;&lt;script&gt;document.title=&quot;pwned&quot;&lt;/script&gt;');
+      expect(response.body).not.toContain(HOSTILE_EVENT);
+      expect(response.body).not.toContain(HOSTILE_TXN);
+      // No script at all on the page, and a policy that would not run one.
+      expect(response.body).not.toMatch(/<script/i);
+      expect(response.headers['content-security-policy']).toMatch(/^default-src 'none'; style-src 'sha256-[A-Za-z0-9+/=]+'; /);
+      const detail = await get(`/admin/postbacks/${w.posted.hostile}`);
+      expect(detail.statusCode).toBe(200);
+      expect(detail.body).not.toMatch(/<script|<img/i);
+      expect(detail.body).toContain('&lt;img src=x');
+    });
+  });
+
+  describe('refusals before the log', () => {
+    it('appear under the log, marked as not in the ledger, with a sanitized excerpt', async () => {
+      const response = await search({});
+      const section = response.body.slice(response.body.indexOf('<h2>Refused before the log</h2>'));
+      expect(section).toContain('<b>Not in the ledger.</b>');
+      expect(section).toContain(`<code>partner_not_found</code>`);
+      expect(section).toContain(w.posted.refusedPartner);
+      expect(section).toContain(`<td class="id">${UNKNOWN_PARTNER}</td>`);
+      expect(section).toContain('&lt;script&gt;document.title=\\&quot;pwned\\&quot;&lt;/script&gt;');
+      expect(section).toContain('<code>invalid_payload</code>');
+    });
+
+    it('are listed on their own with decision=refused, searchable by partner, id and time', async () => {
+      const all = await search({ decision: 'refused' });
+      expect(all.statusCode).toBe(200);
+      expect(all.body).toContain('2 refusals on this page');
+      expect(listed(all.body)).toEqual([]);
+      const byPartner = await search({ decision: 'refused', partner_id: UNKNOWN_PARTNER });
+      expect(byPartner.body).toContain(w.posted.refusedPartner);
+      expect(byPartner.body).not.toContain(w.posted.refusedPayload);
+      const byId = await search({ decision: 'refused', correlation_id: w.posted.refusedPayload! });
+      expect(byId.body).toContain('1 refusals on this page');
+      const byIdentity = await search({ decision: 'refused', identity: 'refused-2' });
+      expect(byIdentity.body).toContain(w.posted.refusedPayload);
+      const later = await search({ decision: 'refused', from: new Date(Date.now() + 60_000).toISOString() });
+      expect(later.body).toContain('No refusals kept match this search.');
+      const paged = await search({ decision: 'refused', limit: '1' });
+      const next = linkOf(paged.body, 'next')!;
+      expect(next).toMatch(/after=\d+/);
+      expect((await get(next)).body).toContain(w.posted.refusedPartner);
+    });
+
+    it('have a detail view marked as not in the ledger', async () => {
+      const response = await get(`/admin/postbacks/${w.posted.refusedPartner}`);
+      expect(response.statusCode).toBe(200);
+      expect(response.body).toContain('<h2>Refused postback');
+      expect(response.body).toContain('<b>Not in the ledger.</b>');
+    });
+  });
+
+  describe('detail view', () => {
+    it('shows a conflict with the conversion it was compared with, the card and every postback of the identity', async () => {
+      const response = await get(`/admin/postbacks/${w.posted.conflict}`);
+      expect(response.statusCode).toBe(200);
+      expect(response.body).toContain('<span class="decision identity_conflict">identity conflict</span>');
+      expect(response.body).toContain(`<dt>recorded by</dt><dd><a class="id" href="/admin/postbacks/${w.posted.accepted}">`);
+      expect(response.body).toContain('<span class="decision accepted">accepted</span> counted');
+      expect(response.body).toContain(`<h2>Card</h2>`);
+      expect(response.body).toContain(`href="/admin/postbacks?instance_id=${w.cards.a.offer_instance_id}"`);
+      expect(response.body).toContain(`<dt>application</dt><dd><span class="id">${w.world.application}</span>`);
+      for (const id of [w.posted.accepted, w.posted.duplicate]) expect(response.body).toContain(`<a class="id" href="/admin/postbacks/${id}">`);
+      expect(response.body).toContain('(this one)');
+    });
+  });
+
+  it('never answered 5xx and never showed the token', () => {
+    expect(responses.length).toBeGreaterThan(30);
+    for (const response of responses) {
+      expect(response.statusCode).toBeLessThan(500);
+      expect(response.body).not.toContain(ADMIN_TOKEN);
+    }
+  });
+});

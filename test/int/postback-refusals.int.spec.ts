@@ -1,0 +1,113 @@
+import type { FastifyInstance } from 'fastify';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../../services/api/app.js';
+import { openPostbackRefusals, type PostbackRefusals } from '../../services/api/postback-refusals.js';
+import { EXCERPT_BYTES } from '../../services/api/routes/postbacks/refusal-record.js';
+import { createTestRuntime, type TestRuntime } from '../support/app.js';
+import { postPostback } from '../support/postback-world.js';
+import { startPrivateRedis, type PrivateRedis } from '../support/private-redis.js';
+
+const PARTNER = '0193b2c4-5d6e-7f80-9a1b-2c3d4e5f6a7b';
+const CAP = 100;
+
+/** Posts a postback the intake refuses before the log; its correlation id. */
+async function refused(app: FastifyInstance, body: unknown = { event_name: 'purchase', offer_instance_id: PARTNER, event_id: 'e-1' }, reason = 'partner_not_found') {
+  const response = await postPostback(app, PARTNER, body);
+  expect(response.json().extra).toMatchObject({ reason, event_logged: false });
+  return response.json().extra.correlation_id as string;
+}
+
+const lost = async (t: TestRuntime) => (await t.runtime.metrics.postbackRefusalsLost.get()).values.reduce((sum, value) => sum + value.value, 0);
+
+describe('the diagnostics store of refused postbacks, in Redis', () => {
+  let redis: PrivateRedis;
+  let t: TestRuntime;
+  let app: FastifyInstance;
+  let refusals: PostbackRefusals;
+  let control: Redis;
+  const key = () => `${t.topicPrefix}postbacks:refused`;
+
+  beforeAll(async () => {
+    redis = await startPrivateRedis();
+    t = await createTestRuntime({ eventLog: 'sql', env: { REDIS_URL: redis.url, POSTBACK_REFUSALS_MAX: String(CAP) } });
+    refusals = openPostbackRefusals(t.runtime);
+    app = await buildApp({ runtime: t.runtime, postbackRefusals: refusals });
+    control = new Redis(redis.url, { maxRetriesPerRequest: 1 });
+  });
+  afterAll(async () => {
+    control?.disconnect();
+    await app?.close();
+    await t?.close();
+    await redis?.close();
+  });
+
+  it('keeps each refusal with a short excerpt of what was sent, in a stream capped near POSTBACK_REFUSALS_MAX', async () => {
+    let last = '';
+    // An unknown field: refused as invalid_payload, with a body far larger than an excerpt.
+    for (let n = 0; n < 3 * CAP; n += 1) last = await refused(app, { event_name: 'purchase', offer_instance_id: PARTNER, event_id: `e-${n}`, padding: 'x'.repeat(10_000) }, 'invalid_payload');
+    await refusals.flush();
+    const length = await control.xlen(key());
+    // MAXLEN ~ trims whole stream nodes (100 entries each): at least the cap, never much more.
+    expect(length).toBeGreaterThanOrEqual(CAP);
+    expect(length).toBeLessThanOrEqual(2 * CAP);
+    const [newest] = await refusals.older(undefined, 1);
+    expect(newest!.value).toMatchObject({ correlation_id: last, partner_id: PARTNER, reason: 'invalid_payload', status: 400, method: 'POST', content_type: 'application/json', source_ip: '127.0.0.1' });
+    expect(newest!.value.excerpt.startsWith('{"event_name":"purchase"')).toBe(true);
+    expect(Buffer.byteLength(newest!.value.excerpt)).toBeLessThanOrEqual(EXCERPT_BYTES);
+    const [, fields] = (await control.xrevrange(key(), '+', '-', 'COUNT', 1))[0]!;
+    expect(Buffer.byteLength(fields.join(''))).toBeLessThan(600);
+  });
+
+  it('answers while Redis takes no writes, and stores the refusal once it does', async () => {
+    const before = await control.xlen(key());
+    await control.client('PAUSE', 60_000, 'WRITE');
+    try {
+      const id = await refused(app);
+      // Answered while the write still waits in Redis.
+      expect(await control.xlen(key())).toBe(before);
+      await control.client('UNPAUSE');
+      await refusals.flush();
+      expect((await refusals.older(undefined, 1))[0]!.value.correlation_id).toBe(id);
+    } finally {
+      await control.client('UNPAUSE');
+    }
+  });
+
+  it('answers while Redis is down, and counts the refusals it could not keep', async () => {
+    const lostBefore = await lost(t);
+    await redis.stop();
+    try {
+      await refused(app);
+      await refused(app);
+      await refusals.flush();
+      expect((await lost(t)) - lostBefore).toBe(2);
+    } finally {
+      await redis.start();
+    }
+  });
+});
+
+describe('the diagnostics store of refused postbacks, without Redis', () => {
+  let t: TestRuntime;
+  let app: FastifyInstance;
+  let refusals: PostbackRefusals;
+
+  beforeAll(async () => {
+    t = await createTestRuntime({ eventLog: 'sql', env: { REDIS_URL: '', POSTBACK_REFUSALS_MAX: String(CAP) } });
+    refusals = openPostbackRefusals(t.runtime);
+    app = await buildApp({ runtime: t.runtime, postbackRefusals: refusals });
+  });
+  afterAll(async () => {
+    await app?.close();
+    await t?.close();
+  });
+
+  it('keeps exactly the newest POSTBACK_REFUSALS_MAX in this process', async () => {
+    expect(t.runtime.redis).toBeUndefined();
+    const ids: string[] = [];
+    for (let n = 0; n < CAP + 20; n += 1) ids.push(await refused(app));
+    const kept = await refusals.older(undefined, 10 * CAP);
+    expect(kept.map((entry) => entry.value.correlation_id)).toEqual(ids.slice(-CAP).reverse());
+  });
+});

@@ -1,0 +1,204 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TopicPartitionOffset } from '../../platform/events/event-log.js';
+import { tableChecksum, type TableChecksum } from '../../platform/projection/checksum.js';
+import { replay } from '../../platform/projection/replay.js';
+import { positionsIn, samePositions, type Positions } from '../../platform/projection/positions.js';
+import { startRebuild } from '../../platform/projection/rebuild.js';
+import { createReplaySchema, dropSchemas, schemaExists } from '../../platform/projection/replay-schema.js';
+import { swapIntoLive } from '../../platform/projection/swap.js';
+import { awaitCaughtUp } from '../../platform/projection/catch-up.js';
+import { catalogEntriesProjection } from '../../projections/catalog-entries/projection.js';
+import { ledgerProjection } from '../../projections/ledger/projection.js';
+import { projections, startProjectors, type RunningProjectors } from '../../services/projector/projectors.js';
+import { createTestApp, testEnvironment, type TestRuntime } from '../support/app.js';
+import { ownLines, runCli } from '../support/cli.js';
+import { catalogEvents } from '../support/catalog-events.js';
+import { postbackWorld, postPostback } from '../support/postback-world.js';
+import { waitFor } from '../support/wait-for.js';
+
+type App = Awaited<ReturnType<typeof createTestApp>>['app'];
+const ADMIN_TOKEN = 'admin-token-for-replay-tests-0123456789';
+const admin = { authorization: `Bearer ${ADMIN_TOKEN}` };
+
+describe.each([['kafka'], ['sql']] as const)('replay on the %s log', (eventLog) => {
+  let t: TestRuntime & { app: App };
+  let projectors: RunningProjectors;
+  let world: Awaited<ReturnType<typeof postbackWorld>>;
+  let n = 0;
+  /** The ledger as it was after the first postbacks, with where the log ended and when. */
+  let midway: { checksums: Record<string, TableChecksum>; ends: TopicPartitionOffset[]; time: Date };
+
+  const ledgerChecksums = async (schema?: string) =>
+    Object.fromEntries(await Promise.all(ledgerProjection.tables.map(async (table) => [table, await tableChecksum(t.runtime.db, table, schema)] as const)));
+  /** A postback on a fresh card (served, clicked for every other one), answered with the ledger's decision. */
+  async function postbacks(count: number) {
+    for (let i = 0; i < count; i += 1) {
+      n += 1;
+      const card = await world.serve(n % 3 === 0 ? world.cpsOffer : world.cpaOffer);
+      const reference = n % 2 === 0 ? { svc_click_id: await world.click(card) } : { offer_instance_id: card.offer_instance_id };
+      const body = n % 3 === 0
+        ? { event_name: 'sale', event_id: `replay-${eventLog}-${n}`, amount: '20.00', currency: 'USD', ...reference }
+        : { event_name: n % 5 === 0 ? 'unmapped_event' : 'purchase', order_id: `order-${eventLog}-${n}`, ...reference };
+      const response = await postPostback(t.app, world.partner, body);
+      expect(response.statusCode, response.body).toBe(200);
+      // A resend: an already_recorded decision in the log.
+      if (n % 4 === 0) expect((await postPostback(t.app, world.partner, body)).json().data.result).toBe('already_recorded');
+    }
+  }
+
+  beforeAll(async () => {
+    t = await createTestApp({ eventLog, env: { ADMIN_TOKEN } });
+    projectors = await startProjectors(t.runtime);
+    world = await postbackWorld(t.runtime);
+    await t.runtime.eventLog.append('catalog', catalogEvents(20));
+    await awaitCaughtUp(t.runtime, [catalogEntriesProjection], 30_000);
+    await postbacks(8);
+    midway = { checksums: await ledgerChecksums(), ends: await t.runtime.eventLog.endOffsets('postbacks'), time: new Date() };
+    // The next events are logged strictly after `midway.time` (timestamps are in milliseconds).
+    await waitFor(() => Date.now() > midway.time.getTime(), { what: 'the next millisecond' });
+    await postbacks(6);
+  });
+  afterAll(async () => {
+    await projectors?.stop();
+    await t?.close();
+  });
+
+  it('rebuilds every read model into a fresh schema with the checksums of the live ones, then drops it', async () => {
+    const report = await replay(t.runtime.db, t.runtime.eventLog, { projections });
+    expect(report.identical).toBe(true);
+    expect(report.tables.map((table) => table.table).sort()).toEqual(projections.flatMap((projection) => projection.tables).sort());
+    for (const table of report.tables) expect(table.rebuilt, table.table).toEqual(table.live);
+    const rows = Object.fromEntries(report.tables.map((table) => [table.table, Number(table.rebuilt.rows)]));
+    expect(rows).toMatchObject({ served_instances: 14, conversions: 14, partners: 3, offers: 3, catalog_entries: 4 });
+    expect(rows.clicks).toBe(7);
+    expect(rows.postback_log).toBe(17);
+    expect(report.events).toBeGreaterThan(14 + 7 + 17);
+    expect(report.kept).toEqual([]);
+    expect(await schemaExists(t.runtime.db, report.schema)).toBe(false);
+  });
+
+  it('rebuilds the ledger as it was at mid-stream log positions (--until), kept for queries', async () => {
+    const report = await replay(t.runtime.db, t.runtime.eventLog, { projections, pointInTime: { until: midway.ends } });
+    expect(report.mode).toBe('point-in-time');
+    expect(report.tables.map((table) => table.projection)).toEqual(['ledger', 'ledger']);
+    expect(report.skipped.map((skip) => skip.projection)).toContain('serves');
+    expect(await ledgerChecksums(report.schema)).toEqual(midway.checksums);
+    expect(await ledgerChecksums()).not.toEqual(midway.checksums);
+    expect(report.kept).toEqual([report.schema]);
+    await t.runtime.db.query(`DROP SCHEMA ${report.schema} CASCADE`);
+  });
+
+  it('rebuilds the ledger as it was at a time (--as-of)', async () => {
+    const report = await replay(t.runtime.db, t.runtime.eventLog, { projections: [ledgerProjection], explicit: true, pointInTime: { asOf: midway.time } });
+    expect(await ledgerChecksums(report.schema)).toEqual(midway.checksums);
+    await t.runtime.db.query(`DROP SCHEMA ${report.schema} CASCADE`);
+  });
+
+  it('npm run replay: progress on stderr, the comparison on stdout; a damaged row is named by its key, exit 5', async () => {
+    const env = testEnvironment(t.database, t.topicPrefix, { eventLog });
+    const clean = await runCli('services/replay/cli.ts', ['--projection', 'serves,clicks'], env);
+    expect(clean.status, clean.stderr).toBe(0);
+    expect(clean.stderr).toMatch(/rebuilding .*events\/s \| lag \d+ \| ETA/);
+    expect(clean.stdout).toMatch(/^serves\s+served_instances\s+\d+\s+\d+\s+identical$/m);
+    expect(clean.stdout).toContain('the rebuilt read models are identical to the live ones');
+
+    const { rows } = await t.runtime.db.query<{ svc_click_id: string; sub_id1: string | null }>('SELECT svc_click_id, sub_id1 FROM clicks ORDER BY svc_click_id LIMIT 1');
+    const click = rows[0]!;
+    await t.runtime.db.query("UPDATE clicks SET sub_id1 = 'tampered' WHERE svc_click_id = $1", [click.svc_click_id]);
+    try {
+      const damaged = await runCli('services/replay/cli.ts', ['--projection', 'clicks'], env);
+      expect(damaged.status, damaged.stderr).toBe(5);
+      expect(damaged.stdout).toMatch(/^clicks\s+clicks\s+7\s+7\s+DIFFERENT$/m);
+      expect(damaged.stdout).toContain(`clicks: 1 row(s) only in the live table, 1 only in the rebuilt one; differing keys:\n  svc_click_id=${click.svc_click_id}\n`);
+    } finally {
+      await t.runtime.db.query('UPDATE clicks SET sub_id1 = $2 WHERE svc_click_id = $1', [click.svc_click_id, click.sub_id1]);
+    }
+
+    const bad = await runCli('services/replay/cli.ts', ['--projection', 'ledger', '--until', 'postbacks:0:99999999'], env);
+    expect(bad.status).toBe(2);
+    expect(ownLines(bad.stderr)).toEqual([expect.stringMatching(/^error: --until: postbacks:0:99999999 is past the end of the log \(\d+\)$/)]);
+  });
+
+  it('the admin API runs a replay as a job: 202, then its progress and report; bad input is a 400 naming the option', async () => {
+    const started = await t.app.inject({ method: 'POST', url: '/admin/replays', headers: admin, payload: { projections: ['serves'] } });
+    expect(started.statusCode, started.body).toBe(202);
+    const { id } = started.json().data.job;
+    const job = await waitFor(async () => {
+      const current = (await t.app.inject({ method: 'GET', url: `/admin/replays/${id}`, headers: admin })).json().data.job;
+      return current.state === 'running' ? undefined : current;
+    }, { what: 'the replay job' });
+    expect(job).toMatchObject({ state: 'done', report: { mode: 'compare', identical: true }, progress: { applied: 14, target: 14 } });
+
+    const bad = await t.app.inject({ method: 'POST', url: '/admin/replays', headers: admin, payload: { as_of: 'yesterday' } });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json()).toMatchObject({ code: 'BAD_REQUEST', extra: { field: 'as_of' } });
+    expect((await t.app.inject({ method: 'POST', url: '/admin/replays', payload: {} })).statusCode).toBe(401);
+    expect((await t.app.inject({ method: 'GET', url: '/admin/replays/nope', headers: admin })).statusCode).toBe(404);
+  });
+
+  it('reports a damaged live row by its key; --swap puts the rebuilt ledger live and the projector goes on', async () => {
+    const { rows } = await t.runtime.db.query<{ partner_id: string; identity_key: string; payout_amount: string }>(
+      "SELECT partner_id, identity_key, payout_amount FROM conversions WHERE status = 'accepted' ORDER BY log_partition, log_offset LIMIT 1",
+    );
+    const damaged = rows[0]!;
+    await t.runtime.db.query('UPDATE conversions SET payout_amount = 0.01 WHERE partner_id = $1 AND identity_key = $2', [damaged.partner_id, damaged.identity_key]);
+
+    // Postbacks keep arriving while the swap happens.
+    const [report] = await Promise.all([replay(t.runtime.db, t.runtime.eventLog, { projections: [ledgerProjection], swap: true, keep: true }), postbacks(3)]);
+    expect(report.identical).toBe(false);
+    const conversions = report.tables.find((table) => table.table === 'conversions')!;
+    expect(conversions.difference).toEqual({ onlyLive: 1, onlyRebuilt: 1, keys: [{ partner_id: damaged.partner_id, identity_key: damaged.identity_key }] });
+    expect(report.tables.find((table) => table.table === 'postback_log')!.difference).toBeUndefined();
+    expect(report.swapped).toBe(true);
+
+    const repaired = await t.runtime.db.query('SELECT payout_amount FROM conversions WHERE partner_id = $1 AND identity_key = $2', [damaged.partner_id, damaged.identity_key]);
+    expect(repaired.rows).toEqual([{ payout_amount: damaged.payout_amount }]);
+    // The damaged table was retired, not lost.
+    const retired = report.kept.find((schema) => schema.endsWith('_retired'))!;
+    const old = await t.runtime.db.query(`SELECT payout_amount FROM ${retired}.conversions WHERE partner_id = $1 AND identity_key = $2`, [damaged.partner_id, damaged.identity_key]);
+    expect(old.rows).toEqual([{ payout_amount: '0.01' }]);
+
+    // The live projector decides into the swapped-in tables.
+    await postbacks(3);
+    expect(Number((await t.runtime.db.query<{ n: string }>('SELECT count(*) AS n FROM conversions')).rows[0]!.n)).toBe(n);
+    const again = await replay(t.runtime.db, t.runtime.eventLog, { projections: [ledgerProjection] });
+    expect(again.identical).toBe(true);
+    for (const schema of report.kept) await t.runtime.db.query(`DROP SCHEMA ${schema} CASCADE`);
+  });
+
+  it('a swap waits for the rebuild to catch up with a live projector that moved on, then continues from there', async () => {
+    const schema = `swap_test_${eventLog}`;
+    const tables = ledgerProjection.tables;
+    await createReplaySchema(t.runtime.db, 'public', schema, tables);
+    const rebuild = await startRebuild({ db: t.runtime.db, eventLog: t.runtime.eventLog, schema, projections: [ledgerProjection] });
+    try {
+      await rebuild.reach(await positionsIn(t.runtime.db, 'public', ['ledger']));
+      await postbacks(2);
+      const live = await positionsIn(t.runtime.db, 'public', ['ledger']);
+      expect(samePositions(live, await positionsIn(t.runtime.db, schema, ['ledger']))).toBe(false);
+      const before = await ledgerChecksums();
+      const caughtUp: Positions[] = [];
+      const partitions = (await t.runtime.eventLog.endOffsets('postbacks')).map((end) => ({ projection: 'ledger', topic: 'postbacks', partition: end.partition }));
+      const swapped = await swapIntoLive(t.runtime.db, {
+        live: 'public',
+        rebuilt: schema,
+        retired: `${schema}_retired`,
+        projections: [ledgerProjection],
+        partitions,
+        catchUp: async (positions) => {
+          caughtUp.push(positions);
+          await rebuild.reach(positions, 60_000);
+        },
+      });
+      expect(caughtUp).toEqual([live]);
+      expect(swapped).toEqual(live);
+      expect(await ledgerChecksums()).toEqual(before);
+      expect(await ledgerChecksums(`${schema}_retired`)).toEqual(before);
+    } finally {
+      await rebuild.stop();
+    }
+    await postbacks(1);
+    expect((await replay(t.runtime.db, t.runtime.eventLog, { projections: [ledgerProjection] })).identical).toBe(true);
+    await dropSchemas(t.runtime.db, [schema, `${schema}_retired`]);
+  });
+});

@@ -1,0 +1,116 @@
+import type { FastifyRequest } from 'fastify';
+import { describe, expect, it } from 'vitest';
+import { html } from '../../platform/http/html.js';
+import { returnPath } from '../../services/api/routes/admin/login.js';
+import { parseInstant, parseSearch } from '../../services/api/routes/admin/postbacks/search-params.js';
+import { SESSION_SECONDS, adminSessions } from '../../services/api/routes/admin/session.js';
+
+const ID = '0193b2c4-5d6e-7f80-9a1b-2c3d4e5f6a7b';
+
+describe('html', () => {
+  it('escapes every interpolated value, but not markup it built itself', () => {
+    const value = `"><script>alert('x')</script>&`;
+    const inner = html`<b>${value}</b>`;
+    expect(html`<a title="${value}">${inner}${[value, 1, null, undefined]}</a>`.text).toBe(
+      '<a title="&quot;&gt;&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;&amp;"><b>&quot;&gt;&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;&amp;</b>&quot;&gt;&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;&amp;1</a>',
+    );
+  });
+});
+
+describe('parseInstant', () => {
+  it('reads the form (UTC) and RFC 3339', () => {
+    expect(parseInstant('2026-11-23T14:05')).toBe('2026-11-23T14:05:00.000Z');
+    expect(parseInstant('2026-11-23T14:05:07')).toBe('2026-11-23T14:05:07.000Z');
+    expect(parseInstant('2026-11-23T14:05:07.123456Z')).toBe('2026-11-23T14:05:07.123Z');
+    expect(parseInstant('2026-11-23T14:05:00+01:30')).toBe('2026-11-23T12:35:00.000Z');
+  });
+
+  it('refuses what is not a time', () => {
+    for (const text of ['yesterday', '2026-02-30T00:00', '2026-13-01T00:00', '2026-11-23T24:00', '2026-11-23', '2026-11-23T10:00+25:00', '']) {
+      expect(parseInstant(text), text).toBeUndefined();
+    }
+  });
+});
+
+describe('parseSearch', () => {
+  it('takes every key, ids trimmed and in lowercase', () => {
+    const { search, errors } = parseSearch({
+      correlation_id: ` ${ID.toUpperCase()} `, partner_id: ID, identity: 'A-1001', identity_kind: 'order_id', click_id: ID, instance_id: ID,
+      from: '2026-11-01T00:00', to: '2026-11-02T00:00', decision: 'identity_conflict', limit: '20',
+    });
+    expect(errors).toEqual([]);
+    expect(search).toEqual({
+      filter: {
+        correlation_id: ID, partner_id: ID, identity: 'A-1001', identity_kind: 'order_id', click_id: ID, instance_id: ID,
+        from: '2026-11-01T00:00:00.000Z', to: '2026-11-02T00:00:00.000Z', decision: 'identity_conflict',
+      },
+      refused: false,
+      page: { limit: 20 },
+    });
+  });
+
+  it('treats empty fields as absent', () => {
+    expect(parseSearch({ correlation_id: '', decision: '', limit: '', identity_kind: '' }).search).toEqual({ filter: {}, refused: false, page: { limit: 50 } });
+  });
+
+  it('names every field that is wrong', () => {
+    const { search, errors, form } = parseSearch({
+      correlation_id: 'nope', partner_id: '{uuid}', click_id: '123', instance_id: ID.slice(1), from: 'yesterday', to: '2026-02-30T10:00',
+      decision: 'maybe', limit: '0', identity_kind: 'email', after: 'x', identity: 'a\u0000b',
+    });
+    expect(search).toBeUndefined();
+    expect(errors.map((error) => error.field).sort()).toEqual(
+      ['after', 'click_id', 'correlation_id', 'decision', 'from', 'identity', 'identity_kind', 'instance_id', 'limit', 'partner_id', 'to'].sort(),
+    );
+    expect(form.correlation_id).toBe('nope');
+  });
+
+  it('refuses a range that ends before it starts, repeated fields, and two cursors', () => {
+    expect(parseSearch({ from: '2026-11-02T00:00', to: '2026-11-01T00:00' }).errors).toEqual([{ field: 'to', message: 'must be later than from' }]);
+    expect(parseSearch({ partner_id: [ID, ID] }).errors[0]).toMatchObject({ field: 'partner_id', message: 'given more than once' });
+    const cursor = `2026-11-01T00:00:00.000000Z~${ID}`;
+    expect(parseSearch({ after: cursor }).search?.page).toEqual({ limit: 50, after: cursor });
+    expect(parseSearch({ after: cursor, before: cursor }).errors.map((error) => error.field)).toEqual(['before']);
+    // The refusals listing pages by entry id, not by the log's cursor.
+    expect(parseSearch({ decision: 'refused', after: cursor }).errors.map((error) => error.field)).toEqual(['after']);
+    expect(parseSearch({ decision: 'refused', after: '1732000000000-0' }).search).toMatchObject({ refused: true, page: { after: '1732000000000-0' } });
+  });
+});
+
+describe('admin sessions', () => {
+  const TOKEN = 'a-token-of-at-least-24-characters';
+  const request = (cookie?: string, protocol: 'http' | 'https' = 'http') => ({ headers: cookie ? { cookie } : {}, protocol }) as unknown as FastifyRequest;
+  const valueOf = (setCookie: string) => setCookie.split(';')[0]!;
+
+  it('signs a session without the token in it, HttpOnly, SameSite=Strict, Secure over https', () => {
+    const now = Date.UTC(2026, 10, 23);
+    const sessions = adminSessions(TOKEN, () => now);
+    const cookie = sessions.open(request());
+    expect(cookie).not.toContain(TOKEN);
+    expect(cookie).toMatch(/^admin_session=v1\.\d+\.[0-9a-f]{64}; Max-Age=28800; Path=\/admin; HttpOnly; SameSite=Strict$/);
+    expect(sessions.open(request(undefined, 'https'))).toContain('; Secure');
+    expect(sessions.valid(request(valueOf(cookie)))).toBe(true);
+  });
+
+  it('refuses an expired, altered or foreign session', () => {
+    let now = Date.UTC(2026, 10, 23);
+    const sessions = adminSessions(TOKEN, () => now);
+    const cookie = valueOf(sessions.open(request()));
+    const other = valueOf(adminSessions(`${TOKEN}-rotated`, () => now).open(request()));
+    expect(sessions.valid(request(other))).toBe(false);
+    expect(sessions.valid(request(cookie.replace(/.$/, (last) => (last === '0' ? '1' : '0'))))).toBe(false);
+    expect(sessions.valid(request(cookie.replace(/v1\.(\d+)/, (_all, expires: string) => `v1.${Number(expires) + 1}`)))).toBe(false);
+    expect(sessions.valid(request('admin_session=garbage'))).toBe(false);
+    expect(sessions.valid(request())).toBe(false);
+    now += SESSION_SECONDS * 1000;
+    expect(sessions.valid(request(cookie))).toBe(false);
+  });
+});
+
+describe('returnPath', () => {
+  it('returns to an admin page of this origin only', () => {
+    expect(returnPath('/admin/postbacks?partner_id=x')).toBe('/admin/postbacks?partner_id=x');
+    expect(returnPath(`/admin/postbacks/${ID}`)).toBe(`/admin/postbacks/${ID}`);
+    for (const next of ['//evil.example/admin/postbacks', 'https://evil.example', '/admin/postbacksevil', '/\\evil', undefined, 3]) expect(returnPath(next)).toBe('/admin/postbacks');
+  });
+});

@@ -1,16 +1,12 @@
-import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Kafka, logLevel } from 'kafkajs';
 import { appendEvents } from '../commands/append.js';
-import { registryCodec } from '../platform/events/registry-codec.js';
-import { loadSchemaCatalog } from '../platform/events/schema-catalog.js';
 import { exportEvents } from '../services/export/export-events.js';
 import { FORMATS } from '../services/export/schema-document.js';
 import { postbackEvents } from '../test/support/postback-events.js';
-import { resolveStack, type StackEndpoints } from '../test/support/stack.js';
-import { benchDatabase, kafkaBenchRuntime, printTable, rate, timed, writeResults, type BenchRow } from './support.js';
+import { resolveStack } from '../test/support/stack.js';
+import { benchDatabase, kafkaBenchRuntime, printTable, rate, rawDecode, timed, writeResults, type BenchRow } from './support.js';
 
 /**
  * `npm run bench -- export`: rows a second of `npm run export` of BENCH_EXPORT_EVENTS logged
@@ -23,30 +19,6 @@ const EVENTS = Number(process.env.BENCH_EXPORT_EVENTS ?? 1_000_000);
 const APPEND_BATCH = 5_000;
 
 const progress = (line: string) => process.stderr.write(`bench export: ${line}\n`);
-
-/** The baseline: a consumer group of its own from the beginning, decoding every message and nothing else. */
-async function rawDecode(stack: StackEndpoints, topic: string, events: number): Promise<number> {
-  const codec = registryCodec(stack.schemaRegistryUrl, loadSchemaCatalog());
-  const kafka = new Kafka({ brokers: stack.kafkaBrokers, logLevel: logLevel.NOTHING });
-  const consumer = kafka.consumer({ groupId: `bench-raw-decode.${randomUUID()}`, maxWaitTimeInMs: 100 });
-  return timed(async () => {
-    let decoded = 0;
-    let finish: () => void = () => {};
-    const done = new Promise<void>((resolve) => (finish = resolve));
-    await consumer.connect();
-    await consumer.subscribe({ topics: [topic], fromBeginning: true });
-    await consumer.run({
-      autoCommit: false,
-      eachBatch: async ({ batch }) => {
-        await Promise.all(batch.messages.map((message) => codec.decode(message.value!)));
-        decoded += batch.messages.length;
-        if (decoded >= events) finish();
-      },
-    });
-    await done;
-    await consumer.disconnect();
-  });
-}
 
 export async function run(): Promise<BenchRow[]> {
   const stack = await resolveStack((line) => process.stderr.write(`[stack] ${line}\n`));
@@ -62,7 +34,7 @@ export async function run(): Promise<BenchRow[]> {
     const raw: number[] = [];
     for (let run = 1; run <= 3; run += 1) {
       progress(`raw decode baseline, run ${run} of 3`);
-      raw.push(await rawDecode(stack, `${prefix}postbacks`, EVENTS));
+      raw.push(await rawDecode(stack, [`${prefix}postbacks`], EVENTS));
     }
     const median = raw.sort((a, b) => a - b)[1]!;
     const baseline = { baseline: 'raw kafkajs consumer, decode only (median of 3)', baseline_per_second: rate(EVENTS, median) };

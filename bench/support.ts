@@ -6,6 +6,8 @@ import type { Db } from '../platform/db/db.js';
 import { migrate } from '../platform/db/migrate.js';
 import { connectPostgres } from '../platform/db/postgres.js';
 import { loadConfig } from '../platform/config/config.js';
+import { registryCodec } from '../platform/events/registry-codec.js';
+import { loadSchemaCatalog } from '../platform/events/schema-catalog.js';
 import { openRuntime, type Runtime } from '../platform/runtime.js';
 import type { StackEndpoints } from '../test/support/stack.js';
 
@@ -97,4 +99,32 @@ export async function kafkaBenchRuntime(stack: StackEndpoints, databaseUrl: stri
     }),
   );
   return { runtime, prefix };
+}
+
+/**
+ * The raw baseline of Kafka reads: a consumer group of its own reading `topics` (physical names)
+ * from the beginning, decoding every message (Avro through the registry) and nothing else, until
+ * `events` are decoded. Milliseconds, joining the group included.
+ */
+export async function rawDecode(stack: StackEndpoints, topics: string[], events: number): Promise<number> {
+  const codec = registryCodec(stack.schemaRegistryUrl, loadSchemaCatalog());
+  const kafka = new Kafka({ brokers: stack.kafkaBrokers, logLevel: logLevel.NOTHING });
+  const consumer = kafka.consumer({ groupId: `bench-raw-decode.${randomBytes(6).toString('hex')}`, maxWaitTimeInMs: 100 });
+  return timed(async () => {
+    let decoded = 0;
+    let finish: () => void = () => {};
+    const done = new Promise<void>((resolve) => (finish = resolve));
+    await consumer.connect();
+    await consumer.subscribe({ topics, fromBeginning: true });
+    await consumer.run({
+      autoCommit: false,
+      eachBatch: async ({ batch }) => {
+        await Promise.all(batch.messages.map((message) => codec.decode(message.value!)));
+        decoded += batch.messages.length;
+        if (decoded >= events) finish();
+      },
+    });
+    await done;
+    await consumer.disconnect();
+  });
 }

@@ -1,3 +1,4 @@
+import type { ChainedDecision } from './chain.js';
 import type { Sql } from '../../platform/db/db.js';
 import type { Decision } from './decide.js';
 
@@ -37,23 +38,7 @@ export async function findDecisions(sql: Sql, correlationIds: readonly string[])
 }
 
 /** One decision as stored, for verifying the hash chains (amounts as exact text, time as epoch ms). */
-export interface StoredDecision {
-  log_partition: number;
-  log_offset: string;
-  correlation_id: string;
-  decision: string;
-  original_correlation_id: string;
-  partner_id: string;
-  identity_key: string;
-  fingerprint: string;
-  offer_id: string;
-  offer_instance_id: string | null;
-  svc_click_id: string | null;
-  environment: string;
-  goal_event: string | null;
-  payout_amount: string | null;
-  payout_currency: string | null;
-  received_at_ms: number;
+export interface StoredDecision extends ChainedDecision {
   prev_hash: string;
   hash: string;
 }

@@ -49,9 +49,11 @@ export async function stopService(child: ChildProcess | undefined): Promise<void
 /**
  * A bench's server runs in a process of its own, so the load generator never shares its event
  * loop: the bench module spawns itself with BENCH_ROLE set, and the child answers on a free port.
+ * BENCH_SERVICE_NODE_ARGS applies here too.
  */
 export function startBenchServer(moduleUrl: string, role: string, env: Record<string, string>): Promise<{ child: ChildProcess; base: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(moduleUrl)], {
+  const nodeArgs = process.env.BENCH_SERVICE_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', fileURLToPath(moduleUrl)], {
     env: { ...process.env, ...env, BENCH_ROLE: role },
     stdio: ['ignore', 'pipe', 'inherit'],
   });

@@ -22,7 +22,7 @@ export function invalidatedCache<K, V>(options: { maxEntries: number }): Invalid
   const stats = { hits: 0, misses: 0, invalidations: 0 };
 
   const keep = (key: K, value: V, loadedIn: number) => {
-    if (loadedIn !== generation) return;
+    if (loadedIn !== generation || options.maxEntries <= 0) return;
     // Map keeps insertion order: past the bound, the oldest entry goes.
     if (entries.size >= options.maxEntries && !entries.has(key)) entries.delete(entries.keys().next().value as K);
     entries.set(key, value);

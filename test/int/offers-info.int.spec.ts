@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { v7 as uuidv7 } from 'uuid';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OfferServed } from '../../schemas/generated/events.js';
+import { buildApp } from '../../services/api/app.js';
 import { startProjectors, type RunningProjectors } from '../../services/projector/projectors.js';
 import { createTestApp, type TestRuntime } from '../support/app.js';
 import { buildInstanceWorld, commandRunner, DETAILS, type InstanceWorld, type RunCommand } from '../support/instance-world.js';
@@ -432,6 +433,23 @@ describe('cached answers follow applied events', () => {
     expect(expectOffer(await client.byLink(world.keys.main, url)).offer_info.title).toBe(DETAILS.offer_info.title);
     await upsert(uuidv7(), {});
     expect(expectOffer(await client.byId(world.keys.main, offer_id)).offer_info.title).toBe('Changed behind the log');
+  });
+
+  it('keeps nothing with OFFER_INFO_CACHE_ENTRIES=0: every request reads the rows', async () => {
+    const uncached = await buildApp({ runtime: { ...t.runtime, config: { ...t.runtime.config, offerInfoCacheEntries: 0 } } });
+    try {
+      const offer_id = uuidv7();
+      await upsert(offer_id, {});
+      const { url } = await run('link:register', { offer_id, shape: 'short_code' });
+      const reads = infoClient(uncached);
+      expectOffer(await reads.byId(world.keys.main, offer_id));
+      expectOffer(await reads.byLink(world.keys.main, url));
+      await t.database.db.query("UPDATE offers SET title = 'Read every time' WHERE offer_id = $1", [offer_id]);
+      expect(expectOffer(await reads.byId(world.keys.main, offer_id)).offer_info.title).toBe('Read every time');
+      expect(expectOffer(await reads.byLink(world.keys.main, url)).offer_info.title).toBe('Read every time');
+    } finally {
+      await uncached.close();
+    }
   });
 
   it('reflects a pause, a reactivation and a deletion on the first request after each is applied, by id and by link', async () => {

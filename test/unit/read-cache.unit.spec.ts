@@ -68,6 +68,15 @@ describe('invalidatedCache', () => {
     expect(reloaded).toBe(true);
   });
 
+  it('keeps nothing with maxEntries 0: every read loads', async () => {
+    const cache = invalidatedCache<string, number>({ maxEntries: 0 });
+    let loads = 0;
+    for (let round = 0; round < 3; round += 1) await cache.get('k', async () => ++loads);
+    await cache.getMany(['a', 'b'], async (missing) => new Map(missing.map((key) => [key, ++loads])));
+    expect(cache.size).toBe(0);
+    expect(loads).toBe(5);
+  });
+
   it('refuses a load that does not answer every key', async () => {
     const cache = invalidatedCache<string, number>({ maxEntries: 3 });
     await expect(cache.getMany(['a', 'b'], async () => new Map([['a', 1]]))).rejects.toThrow(/every key/);

@@ -14,7 +14,10 @@ import { loadOfferInfo, type OfferInfoContent } from '../../../../projections/of
  *   first request after its event is applied, in every API process;
  * - the offer a link names, kept only once found and never emptied: a mapping never changes
  *   (a registered code's first registration wins, a served card's link code is unique and a serve
- *   is never rewritten), while an unknown link is read again next time.
+ *   is never rewritten), while an unknown link is read again next time;
+ * - the serialized success answer per raw query string, emptied with the contents: the answer
+ *   depends on the query alone (never on the caller), so a repeated query costs neither parsing
+ *   nor serializing. Only queries up to MAX_ANSWER_QUERY_LENGTH are kept, which bounds its memory.
  *
  * A read that fails is never kept, so the route answers 503 for it and reads again next time.
  */
@@ -22,19 +25,26 @@ export interface OfferInfoCache {
   content(sql: Sql, offerId: string): Promise<OfferInfoContent>;
   /** The canonical offer id a tracked link names, undefined when no link has this address. */
   linkedOffer(sql: Sql, link: TrackedLinkRef): Promise<string | undefined>;
-  stats(): Record<'contents' | 'links', { hits: number; misses: number; invalidations: number; size: number }>;
+  /** The serialized answer to a raw query string; `answer` runs when it is not kept (and what it throws is never kept). */
+  answer(rawQuery: string, answer: () => Promise<string>): Promise<string>;
+  stats(): Record<'contents' | 'links' | 'answers', { hits: number; misses: number; invalidations: number; size: number }>;
   close(): void;
 }
 
 /** Entries each cache keeps at most (the oldest go first). */
 const MAX_ENTRIES = 50_000;
+/** Longer query strings are answered without keeping the answer (a link is far shorter). */
+const MAX_ANSWER_QUERY_LENGTH = 2_048;
 
 export function openOfferInfoCache(watermarks: Pick<Watermarks, 'onApplied'>, options: { maxEntries?: number } = {}): OfferInfoCache {
   const maxEntries = options.maxEntries ?? MAX_ENTRIES;
   const contents = invalidatedCache<string, OfferInfoContent>({ maxEntries });
   const links = invalidatedCache<string, string | null>({ maxEntries });
+  const answers = invalidatedCache<string, string>({ maxEntries });
   const unsubscribe = watermarks.onApplied((position) => {
-    if (!position || position.projection === 'offers') contents.invalidate();
+    if (position && position.projection !== 'offers') return;
+    contents.invalidate();
+    answers.invalidate();
   });
 
   return {
@@ -47,7 +57,12 @@ export function openOfferInfoCache(watermarks: Pick<Watermarks, 'onApplied'>, op
       );
       return offerId ?? undefined;
     },
-    stats: () => ({ contents: { ...contents.stats, size: contents.size }, links: { ...links.stats, size: links.size } }),
+    answer: (rawQuery, answer) => (rawQuery.length > MAX_ANSWER_QUERY_LENGTH ? answer() : answers.get(rawQuery, answer)),
+    stats: () => ({
+      contents: { ...contents.stats, size: contents.size },
+      links: { ...links.stats, size: links.size },
+      answers: { ...answers.stats, size: answers.size },
+    }),
     close: unsubscribe,
   };
 }

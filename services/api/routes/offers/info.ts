@@ -14,6 +14,7 @@ import { parseInfoQuery, rawQueryOf, type InfoRequest } from './info-request.js'
 import { infoQuerystring, infoResponses, type InfoOffer } from './info-schema.js';
 
 const UNAVAILABLE = 'OFFER_INFO_UNAVAILABLE';
+const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 
 /** The answer's offer object: no instance id ever; `action` only for a link, which it echoes exactly. */
 export function infoOffer(offer: PublicOffer, submittedLink: string | undefined): InfoOffer {
@@ -58,7 +59,7 @@ async function readOfferInfo(sql: Sql, cache: OfferInfoCache, request: InfoReque
 export async function infoRoute(app: FastifyInstance, { runtime }: { runtime: Runtime }) {
   const watermarks = await runtime.watermarks();
   const keys = openReadCaches(watermarks);
-  const cache = openOfferInfoCache(watermarks);
+  const cache = openOfferInfoCache(watermarks, { maxEntries: runtime.config.offerInfoCacheEntries });
   app.addHook('onClose', async () => {
     keys.close();
     cache.close();
@@ -86,11 +87,16 @@ export async function infoRoute(app: FastifyInstance, { runtime }: { runtime: Ru
       // reference's errors); the schema describes them.
       ...documentOnlyValidation,
     },
-    async (request) => {
+    async (request, reply) => {
       await unavailableOnFailure(request, () => authenticateOfferRequest(runtime.db, secret, request.headers, 'info', keys.lookupKey));
-      const parameters = parseInfoQuery(rawQueryOf(request.url), linkBase);
-      const offer = await unavailableOnFailure(request, () => readOfferInfo(runtime.db, cache, parameters, request.log));
-      return success(offer);
+      const rawQuery = rawQueryOf(request.url);
+      const body = await cache.answer(rawQuery, async () => {
+        const parameters = parseInfoQuery(rawQuery, linkBase);
+        const offer = await unavailableOnFailure(request, () => readOfferInfo(runtime.db, cache, parameters, request.log));
+        // The route's own response serializer, so the kept bytes are exactly what it would send.
+        return reply.serialize(success(offer)) as string;
+      });
+      return reply.type(JSON_CONTENT_TYPE).send(body);
     },
   );
 }

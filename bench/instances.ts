@@ -114,6 +114,8 @@ export async function instanceLookupBench(): Promise<BenchRow[]> {
     let real = '';
     for (const body of bodies.slice(0, 5)) real = await (await fetch(`${base}/v1/offers/instances`, { method: 'POST', headers, body })).text();
     await fetch(`${base}/bench/static-instances`, { method: 'PUT', headers, body: real });
+    const echoed = await (await fetch(`${base}/bench/static-instances`, { method: 'POST', headers, body: bodies[0] })).text();
+    if (echoed.length !== real.length) throw new Error(`the static route sends ${echoed.length} bytes, not the ${real.length} of a real answer`);
     rows.push({ scenario: 'answer size (bytes) of 100 ids, 90 found', bytes: real.length });
     for (const [scenario, path, target] of [
       ['static envelope of the same size (same bodies)', '/bench/static-instances', ''],

@@ -6,6 +6,7 @@ import { parse } from 'csv-parse/sync';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Cell, ExportColumn } from '../../services/export/columns.js';
 import { CONVENTIONS, documentColumns, type SchemaDocument } from '../../services/export/schema-document.js';
+import { utf8Batch } from '../../services/export/writers/utf8-batch.js';
 import { openWriter } from '../../services/export/writers/writer.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'export-writers-'));
@@ -57,6 +58,14 @@ describe('export writers', () => {
     expect(JSON.parse(readFileSync(`${path}.schema.json`, 'utf8'))).toEqual(document('ndjson'));
   });
 
+  it('ndjson: a column named __proto__ is a plain key, not the object\'s prototype', async () => {
+    const path = join(dir, 'proto.ndjson');
+    const writer = await openWriter('ndjson', path, [{ name: '__proto__', kind: 'json', nullable: true }, { name: 'n', kind: 'integer', nullable: false }]);
+    await writer.write([[{ polluted: true }, 1]]);
+    await writer.finish(document('ndjson'));
+    expect(readFileSync(path, 'utf8')).toBe('{"__proto__":{"polluted":true},"n":1}\n');
+  });
+
   it('csv: header, null unquoted empty and "" an empty string, json as text', async () => {
     const { path } = await written('csv', 'rows.csv');
     const records = parse(readFileSync(path), { cast: (value, context) => (value === '' && !context.quoting ? null : value) }) as (string | null)[][];
@@ -89,5 +98,21 @@ describe('export writers', () => {
       await writer.abort();
       expect(existsSync(path) || existsSync(`${path}.partial`) || existsSync(`${path}.schema.json`)).toBe(false);
     }
+  });
+});
+
+describe('utf8Batch', () => {
+  it('hands over exactly the UTF-8 bytes added since the last take, growing past its first buffer', () => {
+    const batch = utf8Batch();
+    const lines = Array.from({ length: 3_000 }, (_, index) => `${index} ${'ü€😀'.repeat(500)}\n`);
+    for (const line of lines) batch.add(line);
+    const first = batch.take();
+    expect(first.toString('utf8')).toBe(lines.join(''));
+    expect(first.length).toBeGreaterThan(4 * 1024 * 1024);
+    batch.add('next\n');
+    expect(batch.take().toString('utf8')).toBe('next\n');
+    // What was handed over is a copy: later batches never change it.
+    expect(first.subarray(0, 2).toString('utf8')).toBe('0 ');
+    expect(batch.take()).toHaveLength(0);
   });
 });

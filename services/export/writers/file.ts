@@ -11,7 +11,8 @@ export const sidecarPath = (path: string) => `${path}.schema.json`;
 
 /** A text file written chunk by chunk (waiting when the disk is slower), moved into place when finished. */
 export interface TextFile {
-  write(text: string): Promise<void>;
+  /** Text, or bytes of UTF-8 text the caller gives up (they are written as they are, later). */
+  write(text: string | Buffer): Promise<void>;
   finish(document: SchemaDocument): Promise<string[]>;
   abort(): Promise<void>;
 }

@@ -389,6 +389,10 @@ describe('GET /docs', () => {
       expect(page.headers['content-type']).toMatch(/^text\/html/);
       expect(page.body).toContain('swagger-ui');
       expect(page.body).not.toMatch(/https?:\/\//);
+      // Its own origin only, and nothing asked of the browser that breaks the page over plain http.
+      const policy = String(page.headers['content-security-policy']);
+      expect(policy).toContain("default-src 'self'");
+      expect(policy).not.toMatch(/https:|upgrade-insecure-requests|swagger\.io/);
       const assets = [...page.body.matchAll(/(?:src|href)="([^"]+)"/g)].map((match) => match[1]!);
       expect(assets.length).toBeGreaterThanOrEqual(3);
       // Resolved as a browser resolves them against the page's own address.

@@ -26,8 +26,57 @@ export const successEnvelope = <D extends TSchema>(data: D, extra: TObject = Typ
     { additionalProperties: false, description },
   );
 
-/** Error statuses a route answers in the envelope (keys as Fastify's response schema accepts them). */
-export const errorResponses = { '4xx': errorEnvelope, '5xx': errorEnvelope };
+/**
+ * Errors of the HTTP layer on any route (README, "Errors of the HTTP layer itself"): whatever a
+ * route's own statuses do not name (408, 413, 431, 500…) is one of these ranges.
+ */
+export const errorResponses = {
+  '4xx': failureEnvelope({ description: 'error envelope: another refusal of the HTTP layer (malformed request, timeout, body or headers too large)' }),
+  '5xx': failureEnvelope({ description: 'error envelope: INTERNAL_ERROR, a failure of ours; retry later' }),
+};
+
+/** An error status's codes, each with when it is given (a route's rows of the reference's Errors tables). */
+export type ErrorCodes = Record<string, string>;
+
+/** Given on every route to a request that arrives while the instance shuts down (request-guards.ts). */
+const SHUTTING_DOWN: ErrorCodes = { SHUTTING_DOWN: 'the request arrived while this instance shuts down; retry (the connection closes)' };
+
+const codeEnum = (codes: ErrorCodes) => Type.Unsafe<string>({ type: 'string', enum: Object.keys(codes) });
+const described = (codes: ErrorCodes) => Object.entries(codes).map(([code, when]) => `${code}: ${when}`).join('. ');
+
+/** Response headers of some error statuses, for the document (errors.ts sets them). */
+const ERROR_HEADERS: Record<number, Record<string, object>> = {
+  405: { Allow: { type: 'string', description: 'the methods the path has' } },
+  429: { 'Retry-After': { type: 'string', pattern: '^[0-9]+$', description: 'seconds, the same as extra.retry_after_seconds' } },
+};
+
+/** 429 RATE_LIMITED always says when to retry. */
+const rateLimitedExtra = Type.Object(
+  { retry_after_seconds: Type.Integer({ minimum: 1, description: 'seconds before a retry can succeed' }) },
+  { additionalProperties: false },
+);
+
+/**
+ * One response per error status a route answers with, each the envelope with its codes listed
+ * (and described); 503 also names SHUTTING_DOWN, which every route can give. `extra` is the
+ * failures' metadata bag (an empty object on the offer routes); 429's is its retry delay. The
+ * ranges of errorResponses stay for the HTTP layer's other refusals, in the same `extra`.
+ */
+export function errorStatuses<S extends number>(table: Record<S, ErrorCodes>, { extra }: { extra?: TObject } = {}): Record<S | keyof typeof errorResponses, TObject> {
+  const responses: Record<string, TObject> = {};
+  for (const [status, routeCodes] of Object.entries<ErrorCodes>(table)) {
+    const codes = Number(status) === 503 ? { ...routeCodes, ...SHUTTING_DOWN } : routeCodes;
+    const envelope = failureEnvelope({
+      code: codeEnum(codes),
+      extra: Number(status) === 429 ? rateLimitedExtra : extra,
+      description: described(codes),
+    });
+    const headers = ERROR_HEADERS[Number(status)];
+    responses[status] = headers ? { ...envelope, headers } : envelope;
+  }
+  const ranges = Object.fromEntries(Object.entries(errorResponses).map(([range, envelope]) => [range, extra ? failureEnvelope({ extra, description: envelope.description! }) : envelope]));
+  return { ...responses, ...ranges } as Record<S | keyof typeof errorResponses, TObject>;
+}
 
 /**
  * Route option for routes that validate by hand (to give the reference's error codes and

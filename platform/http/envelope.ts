@@ -6,7 +6,7 @@ export interface Envelope<D extends object = Record<string, unknown>, E extends 
   extra: E;
 }
 
-export function success<D extends object, E extends object = Record<string, never>>(data: D, extra?: E): Envelope<D, E> {
+export function success<D extends object, E extends object = Record<string, never>>(data: D, extra?: E): Envelope<D, E> & { code: 'SUCCESS'; message: '' } {
   return { code: 'SUCCESS', message: '', data, extra: extra ?? ({} as E) };
 }
 

@@ -145,9 +145,18 @@ describe('a server shutting down', () => {
   it('answers requests that still arrive with 503 SHUTTING_DOWN and closes their connection', async () => {
     const closing = await createTestApp({ eventLog: 'sql', env: { REDIS_URL: '' } });
     let during: RawResponse | undefined;
+    let readiness: RawResponse | undefined;
+    let postback: RawResponse | undefined;
     // Runs after the app's own preClose hooks, while the server still accepts requests.
     closing.app.addHook('preClose', async () => {
       during = await rawHttp(closingPort, 'GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n');
+      // Routes whose own 503 answer carries more than the envelope.
+      readiness = await rawHttp(closingPort, 'GET /readyz HTTP/1.1\r\nHost: x\r\n\r\n');
+      const body = '{"event_name":"purchase"}';
+      postback = await rawHttp(
+        closingPort,
+        `POST /v1/postback/0190a000-0000-7000-8000-000000000000 HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nSVC-Protocol-Version: 1.0\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
+      );
     });
     await closing.app.listen({ port: 0, host: '127.0.0.1' });
     const closingPort = (closing.app.server.address() as { port: number }).port;
@@ -157,5 +166,15 @@ describe('a server shutting down', () => {
     expect(during?.status).toBe(503);
     expect(during?.headers.connection).toBe('close');
     expectEnvelope(during!, 'SHUTTING_DOWN', /retry/);
+    expect(readiness?.status).toBe(503);
+    expectEnvelope(readiness!, 'SHUTTING_DOWN', /retry/);
+    // The postback route answers in its own envelope: intake unavailable, nothing logged, retry.
+    expect(postback?.status).toBe(503);
+    expect(postback?.headers['svc-protocol-version']).toBe('1.0');
+    expect(JSON.parse(postback!.body)).toMatchObject({
+      code: 'POSTBACK_V10_UNAVAILABLE',
+      data: {},
+      extra: { result: 'unavailable', reason: 'postback_v10_unavailable', retryable: true, event_logged: false },
+    });
   });
 });

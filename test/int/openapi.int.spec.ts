@@ -21,6 +21,52 @@ let projectors: RunningProjectors;
 let world: InstanceWorld;
 let document: OpenApiDocument;
 
+/**
+ * The error statuses each operation must declare with its codes: the reference's Errors tables
+ * (instance route, offer info route, postbacks; 429 where a route is rate-limited) and, where it
+ * says "not shown", the README's choices.
+ */
+const FORBIDDEN = ['APPLICATION_NOT_SERVING', 'DEVELOPER_SUSPENDED', 'PUBLIC_TEST_SCOPE_DENIED'];
+const LOCATION_ERRORS = { 400: ['BAD_REQUEST'], 404: ['NOT_FOUND'], 429: ['RATE_LIMITED'], 503: ['CATALOG_NOT_LOADED'] };
+const ERROR_STATUSES: Record<string, Record<string, string[]>> = {
+  'POST /v1/offers/instances': { 400: ['BAD_REQUEST'], 401: ['UNAUTHORIZED', 'ENV_MISMATCH'], 403: FORBIDDEN, 405: ['405'], 503: ['OFFER_INSTANCE_UNAVAILABLE'] },
+  'GET /v1/offers/info': {
+    400: ['BAD_REQUEST'],
+    401: ['UNAUTHORIZED'],
+    403: FORBIDDEN,
+    404: ['NOT_FOUND'],
+    409: ['OFFER_INFO_IDENTITY_CONFLICT'],
+    503: ['OFFER_INFO_UNAVAILABLE'],
+  },
+  'POST /v1/offers/query': {
+    400: ['BAD_REQUEST'],
+    401: ['UNAUTHORIZED', 'ENV_MISMATCH'],
+    403: ['APPLICATION_NOT_SERVING', 'DEVELOPER_SUSPENDED', 'PLACEMENT_INACTIVE'],
+    404: ['NOT_FOUND'],
+    503: ['QUERY_UNAVAILABLE'],
+  },
+  'GET /v1/locations/search': LOCATION_ERRORS,
+  'GET /v1/locations/resolve': LOCATION_ERRORS,
+  'GET /v1/locations/{location_id}': LOCATION_ERRORS,
+  'POST /v1/postback/{partner_id}': { 400: ['INVALID_PAYLOAD'], 500: ['INTERNAL_ERROR'], 503: ['POSTBACK_V10_UNAVAILABLE', 'POSTBACK_INTAKE_UNAVAILABLE'] },
+  'GET /v1/postback/{partner_id}': { 400: ['INVALID_PAYLOAD'], 500: ['INTERNAL_ERROR'], 503: ['POSTBACK_V10_UNAVAILABLE', 'POSTBACK_INTAKE_UNAVAILABLE'] },
+  'GET /readyz': { 503: ['NOT_READY', 'SHUTTING_DOWN'] },
+};
+
+/** A response's JSON Schema, as far as these tests read it. */
+interface EnvelopeSchema {
+  required: string[];
+  additionalProperties: boolean;
+  properties: Record<'code' | 'data' | 'extra', { type?: string; enum?: string[]; additionalProperties?: boolean; required?: string[]; properties?: Record<string, { enum?: unknown[] }> }>;
+}
+
+const operationsOf = (openApi: OpenApiDocument) =>
+  Object.entries(openApi.paths).flatMap(([path, methods]) => Object.keys(methods).map((method) => `${method.toUpperCase()} ${path}`));
+
+const ajv = new Ajv2020({ strict: false, allErrors: true });
+// A CommonJS module: its plugin is the `default` of module.exports.
+ajvFormats.default(ajv);
+
 beforeAll(async () => {
   // With ADMIN_TOKEN, so the admin API is registered and must stay out of the document.
   t = await createTestApp({ env: { LOCATION_RATE_LIMIT: '1000000', ADMIN_TOKEN: 'openapi-test-admin-token-0123456789' } });
@@ -84,9 +130,87 @@ describe('GET /openapi.json', () => {
     expect(parameters('/v1/offers/info', 'get')).toEqual(expect.arrayContaining(['query:offer_id', 'query:offerurl']));
     expect(parameters('/v1/locations/search', 'get')).toEqual(expect.arrayContaining(['query:catalog', 'query:q', 'query:target_types', 'query:levels', 'query:cursor']));
     expect(parameters('/v1/locations/{location_id}', 'get')).toEqual(expect.arrayContaining(['path:location_id', 'query:catalog']));
+    expect(parameters('/v1/offers/query', 'post')).toEqual(['header:X-SVC-Test']);
+    expect(parameters('/v1/offers/instances', 'post')).toEqual(['header:X-SVC-Test']);
     const body = (path: string) => (document.paths[path]!.post as unknown as { requestBody: { content: Record<string, { schema: { properties: object } }> } }).requestBody;
     expect(Object.keys(body('/v1/offers/query').content['application/json']!.schema.properties)).toEqual(['placement_id', 'limit', 'context']);
     expect(Object.keys(body('/v1/offers/instances').content['application/json']!.schema.properties)).toEqual(['offer_instance_ids']);
+  });
+
+  it('describes exactly the public routes: locations, Query, the offer routes, the link origin, postbacks, health and metrics', () => {
+    const prefix = linkRoutePrefix(t.runtime.config.linkBase);
+    expect(operationsOf(document).sort()).toEqual(
+      [
+        'GET /healthz',
+        'GET /readyz',
+        'GET /metrics',
+        'GET /v1/locations/search',
+        'GET /v1/locations/resolve',
+        'GET /v1/locations/{location_id}',
+        'POST /v1/offers/query',
+        'POST /v1/offers/instances',
+        'GET /v1/offers/info',
+        'POST /v1/postback/{partner_id}',
+        'GET /v1/postback/{partner_id}',
+        `GET ${prefix}/{code}`,
+        `HEAD ${prefix}/{code}`,
+        `GET ${prefix}/static/{token}`,
+        `HEAD ${prefix}/static/{token}`,
+      ].sort(),
+    );
+  });
+
+  it('declares each error status of the reference\'s Errors tables (and the README\'s choices) as its own response: the error envelope with its codes', () => {
+    for (const [operation, statuses] of Object.entries(ERROR_STATUSES)) {
+      const [method, path] = operation.split(' ') as [string, string];
+      const responses = document.paths[path]![method.toLowerCase()]!.responses;
+      for (const [status, codes] of Object.entries(statuses)) {
+        const content = responses[status]?.content;
+        expect(Object.keys(content ?? {}), `${operation} declares ${status}`).toEqual(['application/json']);
+        const schema = content!['application/json']!.schema as EnvelopeSchema;
+        expect(schema.required, `${operation} ${status}`).toEqual(expect.arrayContaining(['code', 'message', 'data', 'extra']));
+        expect(schema.additionalProperties, `${operation} ${status}`).toBe(false);
+        expect(schema.properties.data, `${operation} ${status}: data is exactly {}`).toMatchObject({ type: 'object', additionalProperties: false });
+        expect(Object.keys(schema.properties.data.properties ?? {}), `${operation} ${status}`).toEqual([]);
+        expect(schema.properties.code.enum, `${operation} ${status}`).toEqual(expect.arrayContaining(codes));
+        // The postback's extra names its reasons (checked by the postback test); elsewhere every
+        // code's plain envelope is valid, and a code the status does not give is not.
+        if (path.startsWith('/v1/postback/')) continue;
+        const validate = ajv.compile(schema);
+        const extra = status === '429' ? { retry_after_seconds: 3 } : {};
+        for (const code of codes) expect(validate({ code, message: 'why', data: {}, extra }) ? [] : validate.errors, `${operation} ${status} ${code}`).toEqual([]);
+        expect(validate({ code: 'NOT_A_CODE_OF_THIS_STATUS', message: 'why', data: {}, extra }), `${operation} ${status}`).toBe(false);
+        expect(validate({ code: codes[0], message: 'why', data: { id: 1 }, extra }), `${operation} ${status}`).toBe(false);
+      }
+    }
+    const postbackReasons = (method: string, status: string) =>
+      (document.paths['/v1/postback/{partner_id}']![method]!.responses[status]!.content!['application/json']!.schema as EnvelopeSchema).properties.extra.properties!.reason!.enum;
+    for (const method of ['post', 'get']) {
+      expect(postbackReasons(method, '400')).toContain('invalid_payload');
+      expect(postbackReasons(method, '500')).toEqual(['internal_error']);
+      expect(postbackReasons(method, '503')).toEqual(['postback_v10_unavailable', 'postback_intake_unavailable']);
+    }
+    // 429 always says when to retry.
+    const limited = document.paths['/v1/locations/search']!.get!.responses['429']! as { headers: object; content: Record<string, { schema: EnvelopeSchema }> };
+    expect(limited.content['application/json']!.schema.properties.extra.required).toEqual(['retry_after_seconds']);
+    expect(Object.keys(limited.headers)).toEqual(['Retry-After']);
+  });
+
+  it('secures the offer routes with the Bearer API key, Query optionally, and nothing else', () => {
+    expect(Object.keys((document as unknown as { security?: unknown }).security ?? {})).toEqual([]);
+    expect((document as unknown as { components: { securitySchemes: object } }).components.securitySchemes).toEqual({
+      apiKey: expect.objectContaining({ type: 'http', scheme: 'bearer' }),
+    });
+    const security = Object.fromEntries(
+      Object.entries(document.paths).flatMap(([path, methods]) =>
+        Object.entries(methods).map(([method, operation]) => [`${method.toUpperCase()} ${path}`, (operation as { security?: unknown }).security]),
+      ),
+    );
+    expect(security['POST /v1/offers/instances']).toEqual([{ apiKey: [] }]);
+    expect(security['GET /v1/offers/info']).toEqual([{ apiKey: [] }]);
+    expect(security['POST /v1/offers/query']).toEqual([{ apiKey: [] }, {}]);
+    const secured = ['POST /v1/offers/instances', 'GET /v1/offers/info', 'POST /v1/offers/query'];
+    expect(Object.entries(security).filter(([operation, requirement]) => !secured.includes(operation) && requirement !== undefined)).toEqual([]);
   });
 
   it('documents the postback route: the current JSON contract, and the compatibility shapes as not current', () => {
@@ -122,14 +246,15 @@ describe('real answers against the document', () => {
   /** Sends the request, checks the status, and validates the body against the document's schema for that status. */
   async function replay({ operation, request, status }: Example) {
     const [method, path] = operation.split(' ') as [string, string];
-    const response = await t.app.inject({ ...request, method: method as InjectOptions['method'] });
+    // A request may use another method than the operation's: the path's 405 is the operation's.
+    const response = await t.app.inject({ method: method as InjectOptions['method'], ...request });
     expect(response.statusCode, `${operation} ${String(request.url)}: ${response.body}`).toBe(status);
-    const responses = document.paths[path]![method.toLowerCase()]!.responses;
-    const declared = responses[String(status)] ?? responses[`${String(status)[0]}XX`];
+    // The status itself, not a range: every answer a route gives on purpose is declared.
+    const declared = document.paths[path]![method.toLowerCase()]!.responses[String(status)];
     expect(declared, `${operation} documents ${status}`).toBeDefined();
     replayed.add(`${operation} ${status}`);
     // A HEAD answer has the status of its GET and never a body.
-    if (declared!.content === undefined || method === 'HEAD') {
+    if (declared!.content === undefined || (request.method ?? method) === 'HEAD') {
       expect(response.body, `${operation} ${status} has no body`).toBe('');
       return;
     }
@@ -140,9 +265,6 @@ describe('real answers against the document', () => {
     expect(validate(value) ? [] : validate.errors, `${operation} ${status}: ${response.body.slice(0, 300)}`).toEqual([]);
   }
 
-  const ajv = new Ajv2020({ strict: false, allErrors: true });
-  // A CommonJS module: its plugin is the `default` of module.exports.
-  ajvFormats.default(ajv);
   const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
   const json = (key: string | undefined, payload: unknown): InjectOptions => ({
     headers: { 'content-type': 'application/json', ...(key ? bearer(key) : {}) },
@@ -190,6 +312,14 @@ describe('real answers against the document', () => {
     await replay({ operation: `POST ${instances}`, request: { url: instances, ...json(world.keys.main, { offer_instance_ids: [card.offer_instance_id, '0190a000-0000-7000-8000-000000000000'] }) }, status: 200 });
     await replay({ operation: `POST ${instances}`, request: { url: instances, ...json(world.keys.main, { offer_instance_ids: [] }) }, status: 400 });
     await replay({ operation: `POST ${instances}`, request: { url: instances, ...json(world.keys.mainTest, { offer_instance_ids: [card.offer_instance_id] }) }, status: 401 });
+    const ids = { offer_instance_ids: [card.offer_instance_id] };
+    const envMismatch = json(world.keys.main, ids);
+    await replay({ operation: `POST ${instances}`, request: { url: instances, ...envMismatch, headers: { ...envMismatch.headers, 'x-svc-test': 'true' } }, status: 401 });
+    await replay({ operation: `POST ${instances}`, request: { url: instances, ...json(world.keys.sandbox, ids) }, status: 403 });
+    await replay({ operation: `POST ${instances}`, request: { url: instances, ...json(world.keys.suspended, ids) }, status: 403 });
+    await replay({ operation: `POST ${instances}`, request: { method: 'GET', url: instances, headers: bearer(world.keys.main) }, status: 405 });
+    await replay({ operation: 'POST /v1/offers/query', request: { url: '/v1/offers/query', ...json(world.keys.main, { placement_id: world.placements.other }) }, status: 404 });
+    await replay({ operation: 'POST /v1/offers/query', request: { url: '/v1/offers/query', ...json(world.keys.main, { placement_id: world.placements.mainInactive }) }, status: 403 });
 
     const info = (query: string, key = world.keys.main) => ({ url: `/v1/offers/info?${query}`, headers: bearer(key) });
     await replay({ operation: 'GET /v1/offers/info', request: info(`offer_id=${world.offers.rich}`), status: 200 });
@@ -197,6 +327,9 @@ describe('real answers against the document', () => {
     await replay({ operation: 'GET /v1/offers/info', request: info(''), status: 400 });
     await replay({ operation: 'GET /v1/offers/info', request: info(`offer_id=${world.offers.paused}`), status: 404 });
     await replay({ operation: 'GET /v1/offers/info', request: info(`offer_id=${world.offers.rich}`, world.keys.sandbox), status: 403 });
+    await replay({ operation: 'GET /v1/offers/info', request: info(`offer_id=${world.offers.rich}`, world.keys.mainTest), status: 401 });
+    const otherOffer = card.offer_id === world.offers.rich ? world.offers.bare : world.offers.rich;
+    await replay({ operation: 'GET /v1/offers/info', request: info(`offer_id=${otherOffer}&offerurl=${encodeURIComponent(card.action!.payload.url)}`), status: 409 });
 
     const prefix = linkRoutePrefix(t.runtime.config.linkBase);
     const link = new URL(card.action!.payload.url).pathname;
@@ -256,6 +389,10 @@ describe('GET /docs', () => {
       expect(page.headers['content-type']).toMatch(/^text\/html/);
       expect(page.body).toContain('swagger-ui');
       expect(page.body).not.toMatch(/https?:\/\//);
+      // Its own origin only, and nothing asked of the browser that breaks the page over plain http.
+      const policy = String(page.headers['content-security-policy']);
+      expect(policy).toContain("default-src 'self'");
+      expect(policy).not.toMatch(/https:|upgrade-insecure-requests|swagger\.io/);
       const assets = [...page.body.matchAll(/(?:src|href)="([^"]+)"/g)].map((match) => match[1]!);
       expect(assets.length).toBeGreaterThanOrEqual(3);
       // Resolved as a browser resolves them against the page's own address.

@@ -20,10 +20,12 @@ export interface Browser {
 }
 
 /** Headless Chromium with a fresh profile, recording what a test must never see. */
-export async function launchBrowser(outputDir: string): Promise<Browser> {
+export async function launchBrowser(outputDir: string, { hostAliases = [] }: { hostAliases?: string[] } = {}): Promise<Browser> {
   if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: install Debian's chromium (apt-get install chromium), as .ci/run does`);
   const profile = mkdtempSync(join(tmpdir(), 'offer-ledger-chromium-'));
-  const context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: ARGS });
+  // Host names that resolve to 127.0.0.1, so a page can be opened as a plain-http site that is not localhost.
+  const aliases = hostAliases.length > 0 ? [`--host-resolver-rules=${hostAliases.map((host) => `MAP ${host} 127.0.0.1`).join(', ')}`] : [];
+  const context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: [...ARGS, ...aliases] });
   const page = context.pages()[0] ?? (await context.newPage());
   const serverErrors: string[] = [];
   const scriptEvents: string[] = [];

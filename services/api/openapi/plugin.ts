@@ -8,6 +8,26 @@ export const OPENAPI_PATH = '/openapi.json';
 export const DOCS_PREFIX = '/docs';
 
 /**
+ * The docs page's Content-Security-Policy: its own origin only. The package's default policy
+ * also allows any https style or font and the swagger.io validator, and asks the browser to
+ * upgrade insecure requests, which leaves the page blank when it is served over http under any
+ * host name but localhost (every asset is then fetched over https). The hash is the one inline
+ * style Swagger UI writes (its logo's SVG).
+ */
+const DOCS_CSP = [
+  "default-src 'self'",
+  "base-uri 'self'",
+  "font-src 'self' data:",
+  "frame-ancestors 'self'",
+  "img-src 'self' data:",
+  "object-src 'none'",
+  "script-src 'self'",
+  "script-src-attr 'none'",
+  "style-src 'self' 'sha256-RL3ie0nH+Lzz2YNqQN83mnU0J1ot4QL7b99vMdIX99w='",
+  "form-action 'self'",
+].join('; ');
+
+/**
  * The service's OpenAPI 3.1 document, generated from the routes' own `schema` (the TypeBox
  * schemas that validate and serialize them, so it cannot drift from what the routes do), and a
  * Swagger UI page served from the package's files (it renders offline: no CDN). Must be registered
@@ -31,7 +51,7 @@ export const openApiDocument = fp(async (app: FastifyInstance, { version }: { ve
       },
     },
   });
-  await app.register(swaggerUi, { routePrefix: DOCS_PREFIX, staticCSP: true });
+  await app.register(swaggerUi, { routePrefix: DOCS_PREFIX, staticCSP: DOCS_CSP });
   app.get(OPENAPI_PATH, { schema: { hide: true }, logLevel: 'warn' }, async (_request, reply) =>
     reply.type('application/json; charset=utf-8').send(JSON.stringify(app.swagger())),
   );

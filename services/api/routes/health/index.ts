@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import { errorEnvelope, successEnvelope } from '../../../../platform/http/envelope-schema.js';
+import { errorStatuses, successEnvelope } from '../../../../platform/http/envelope-schema.js';
 import { failure, success } from '../../../../platform/http/envelope.js';
 import type { Runtime } from '../../../../platform/runtime.js';
 
@@ -8,16 +8,20 @@ const backends = Type.Record(Type.String(), Type.String(), { description: "each 
 
 const healthzSchema = {
   summary: 'Liveness: the process answers',
-  response: { 200: successEnvelope(Type.Object({ status: Type.Literal('ok') }, { additionalProperties: false }), undefined, 'alive') },
+  response: {
+    200: successEnvelope(Type.Object({ status: Type.Literal('ok') }, { additionalProperties: false }), undefined, 'alive'),
+    ...errorStatuses({ 503: {} }),
+  },
 };
 
 const readyzSchema = {
   summary: 'Readiness: every backend this process uses answers',
   response: {
     200: successEnvelope(Type.Object({ status: Type.Literal('ready'), backends }, { additionalProperties: false }), undefined, 'every backend answers'),
-    503: Type.Object(
-      { ...errorEnvelope.properties, extra: Type.Object({ backends }, { additionalProperties: false }) },
-      { additionalProperties: false, description: 'NOT_READY: a backend is unavailable' },
+    // backends is optional: a request arriving during shutdown is SHUTTING_DOWN, with extra {}.
+    ...errorStatuses(
+      { 503: { NOT_READY: 'a backend is unavailable; extra.backends says which' } },
+      { extra: Type.Object({ backends: Type.Optional(backends) }, { additionalProperties: false }) },
     ),
   },
 };

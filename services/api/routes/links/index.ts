@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { clickLink, openLink, SUB_ID_MAX_LENGTH, SUB_ID_NAMES, subIdsFromQuery, type ClickResult, type LinkState } from '../../../../commands/clicks/click.js';
-import { documentOnlyValidation, errorResponses } from '../../../../platform/http/envelope-schema.js';
+import { documentOnlyValidation, errorStatuses } from '../../../../platform/http/envelope-schema.js';
 import { CommandInputError } from '../../../../commands/command.js';
 import { ApiError, badRequest, notFound, serviceUnavailable } from '../../../../platform/http/errors.js';
 import type { Runtime } from '../../../../platform/runtime.js';
@@ -26,7 +26,12 @@ const subIdQuery = Type.Object(
 const linkResponses = {
   // HEAD answers 302 too, without a Location and without recording a click.
   302: { type: 'null', description: 'redirect (Location) to the destination with the click id; the click is durable before this answer' },
-  ...errorResponses,
+  ...errorStatuses({
+    400: { BAD_REQUEST: 'a sub_id parameter given more than once or too long' },
+    404: { NOT_FOUND: 'no tracked link at this address (or a path no link can have), or a link without a destination' },
+    410: { OFFER_NOT_ACTIVE: 'the offer of this link is not active; the link opens again if the offer is reactivated' },
+    503: { LINK_UNAVAILABLE: 'the link cannot be opened right now; retry shortly' },
+  }),
 };
 const linkSchema = (params: ReturnType<typeof Type.Object>, summary: string) => ({
   summary,

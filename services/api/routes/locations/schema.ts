@@ -1,5 +1,5 @@
 import { Type, type TObject, type TProperties } from '@sinclair/typebox';
-import { errorResponses, successEnvelope } from '../../../../platform/http/envelope-schema.js';
+import { errorStatuses, successEnvelope } from '../../../../platform/http/envelope-schema.js';
 
 /**
  * The location routes' parameters and answers (reference: Location object and the three location
@@ -82,9 +82,16 @@ const extraFields = {
   has_more: Type.Optional(Type.Boolean({ description: 'LEGACY: more matches than limit' })),
 };
 const extra = (fields: TProperties) => Type.Object(fields, closed);
+// README, "Choices where the reference says not shown": the location routes' errors.
+const locationErrors = errorStatuses({
+  400: { BAD_REQUEST: 'an invalid parameter, or one the catalog does not take; the message names it' },
+  404: { NOT_FOUND: 'an id (path, parent_location_id, location_id) or code the catalog does not have' },
+  429: { RATE_LIMITED: 'too many requests in a short window; retry after extra.retry_after_seconds' },
+  503: { CATALOG_NOT_LOADED: 'no geo-target release is loaded yet; the message says how to load one' },
+});
 const responses = (data: TObject, extraSchema: TObject, description: string) => ({
   200: successEnvelope(data, extraSchema, description),
-  ...errorResponses,
+  ...locationErrors,
 });
 const pagination = Type.Object(
   { limit: Type.Integer(), returned: Type.Integer(), has_more: Type.Boolean() },

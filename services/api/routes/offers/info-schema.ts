@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { errorStatuses, successEnvelope } from '../../../../platform/http/envelope-schema.js';
 import { URL_ACTION_TYPE } from './card-action.js';
-import { instanceOffer } from './instances-schema.js';
+import { emptyExtra, instanceOffer, OFFER_ROUTE_FORBIDDEN } from './instances-schema.js';
 
 /**
  * Schemas of `GET /v1/offers/info`, one response per status. Responses are serialized from them
@@ -39,12 +40,17 @@ export const infoAction = Type.Object(
 export const infoOffer = Type.Object({ ...offerFields, action: Type.Optional(infoAction) }, closed);
 export type InfoOffer = Static<typeof infoOffer>;
 
-const envelope = <D extends ReturnType<typeof Type.Object>>(data: D, description: string) =>
-  Type.Object({ code: Type.String(), message: Type.String(), data, extra: Type.Object({}, closed) }, { ...closed, description });
-
 export const infoResponses = {
-  200: envelope(infoOffer, 'the offer\'s current public details'),
-  // Failures: data and extra are exactly {} on the offer routes.
-  '4xx': envelope(Type.Object({}, closed), 'error envelope: the reference\'s code and message'),
-  '5xx': envelope(Type.Object({}, closed), 'error envelope: unavailable, retry later'),
+  200: successEnvelope(infoOffer, emptyExtra, 'the offer\'s current public details'),
+  ...errorStatuses(
+    {
+      400: { BAD_REQUEST: 'missing parameters, empty values, invalid UUID, non-tracked-link URL, unsupported path, malformed query' },
+      401: { UNAUTHORIZED: 'key missing, invalid or revoked, or a Test Key' },
+      403: OFFER_ROUTE_FORBIDDEN,
+      404: { NOT_FOUND: 'link mapping, public offer or snapshot missing, or content withdrawn, hidden or test-only' },
+      409: { OFFER_INFO_IDENTITY_CONFLICT: 'offer_id and offerurl resolve to different canonical offers' },
+      503: { OFFER_INFO_UNAVAILABLE: 'stored details cannot be read or projected; no partial success; retry later' },
+    },
+    { extra: emptyExtra },
+  ),
 };

@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { errorStatuses, successEnvelope } from '../../../../platform/http/envelope-schema.js';
 import { OFFER_DOCUMENT_VERSION } from '../../../../projections/offers/public-offer.js';
 
 /**
@@ -72,12 +73,31 @@ export const instanceItem = Type.Object(
 );
 export type InstanceItem = Static<typeof instanceItem>;
 
-const envelope = <D extends ReturnType<typeof Type.Object>>(data: D, description: string) =>
-  Type.Object({ code: Type.String(), message: Type.String(), data, extra: Type.Object({}, closed) }, { ...closed, description });
+/** The credential rows both offer routes share (reference: Errors, Authentication). */
+export const OFFER_ROUTE_FORBIDDEN = {
+  APPLICATION_NOT_SERVING: 'application cannot currently serve',
+  DEVELOPER_SUSPENDED: 'developer account suspended',
+  PUBLIC_TEST_SCOPE_DENIED: 'shared sandbox key used',
+};
+/** Failures on the offer routes: data and extra are exactly {}. */
+export const emptyExtra = Type.Object({}, closed);
 
 export const instancesResponses = {
-  200: envelope(Type.Object({ instances: Type.Array(instanceItem) }, closed), 'found and not_found items, in request order'),
-  // Failures: data and extra are exactly {} on the offer routes.
-  '4xx': envelope(Type.Object({}, closed), 'error envelope: the reference\'s code and message'),
-  '5xx': envelope(Type.Object({}, closed), 'error envelope: unavailable, retry later'),
+  200: successEnvelope(Type.Object({ instances: Type.Array(instanceItem) }, closed), emptyExtra, 'found and not_found items, in request order'),
+  ...errorStatuses(
+    {
+      400: { BAD_REQUEST: 'body not JSON; offer_instance_ids missing, empty, over 100 items, or containing a non-UUID; unknown body fields' },
+      401: { UNAUTHORIZED: 'key missing, invalid or revoked, or a Test Key', ENV_MISMATCH: 'Live key with X-SVC-Test: true' },
+      403: OFFER_ROUTE_FORBIDDEN,
+      // Answered for the path (by the app's not-found handler), never by this operation.
+      405: { 405: 'a method other than POST on this path (Allow: POST)' },
+      503: { OFFER_INSTANCE_UNAVAILABLE: 'served cards or offer details temporarily unreadable; no partial success; retry later' },
+    },
+    { extra: emptyExtra },
+  ),
 };
+
+/** `X-SVC-Test`: the route reads it only to refuse a Live key sent as a test request. */
+export const instancesHeaders = Type.Object({
+  'X-SVC-Test': Type.Optional(Type.String({ description: 'true with a Live API Key is 401 ENV_MISMATCH: this route serves no test requests' })),
+});

@@ -8,7 +8,7 @@ import { authenticateOfferRequest, type OfferRouteCaller } from '../../auth/offe
 import { openReadCaches } from '../../read-cache.js';
 import { lookupInstances } from './instances-lookup.js';
 import { instancesRequestBody, isJsonContentType, parseInstancesBody } from './instances-request.js';
-import { instancesResponses } from './instances-schema.js';
+import { instancesHeaders, instancesResponses } from './instances-schema.js';
 
 /**
  * `POST /v1/offers/instances`: served cards by offer_instance_id (reference: Endpoints). Checked
@@ -36,12 +36,20 @@ export async function instancesRoute(app: FastifyInstance, { runtime }: { runtim
   app.withTypeProvider<TypeBoxTypeProvider>().post(
     '/instances',
     {
-      schema: { summary: 'Read served cards by offer_instance_id', security: [{ apiKey: [] }], body: instancesRequestBody, response: instancesResponses },
+      schema: {
+        summary: 'Read served cards by offer_instance_id',
+        security: [{ apiKey: [] }],
+        headers: instancesHeaders,
+        body: instancesRequestBody,
+        response: instancesResponses,
+      },
       // The body is checked by parseInstancesBody (closed, no type coercion, the reference's
-      // messages); what it returns (canonical, de-duplicated ids) replaces the body.
-      validatorCompiler: () => (body: unknown) => {
+      // messages); what it returns (canonical, de-duplicated ids) replaces the body. The headers'
+      // schema only documents X-SVC-Test, which the key check reads.
+      validatorCompiler: ({ httpPart }) => (input: unknown) => {
+        if (httpPart !== 'body') return { value: input };
         try {
-          return { value: parseInstancesBody(body) };
+          return { value: parseInstancesBody(input) };
         } catch (error) {
           return { error: error as Error };
         }

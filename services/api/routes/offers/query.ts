@@ -1,7 +1,8 @@
+import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { appendServes, prepareServes } from '../../../../commands/serves/serve.js';
 import { success } from '../../../../platform/http/envelope.js';
-import { documentOnlyValidation, errorResponses } from '../../../../platform/http/envelope-schema.js';
+import { documentOnlyValidation, errorStatuses } from '../../../../platform/http/envelope-schema.js';
 import { ApiError, serviceUnavailable } from '../../../../platform/http/errors.js';
 import type { Runtime } from '../../../../platform/runtime.js';
 import { findServedInstances } from '../../../../projections/serves/queries.js';
@@ -18,6 +19,26 @@ import { rankCandidates } from './query-ranking.js';
  */
 export const APPLY_TIMEOUT_MS = 3_000;
 
+/** The credential and placement refusals of resolveQueryCaller, the body's of parseQueryBody. */
+const queryErrors = errorStatuses({
+  400: { BAD_REQUEST: 'the body is not a JSON object of the contract (unknown field, wrong type, limit out of range); extra.field names the field' },
+  401: {
+    UNAUTHORIZED: 'key missing (with placement_id, or when anonymous Query is unavailable), invalid or revoked',
+    ENV_MISMATCH: 'a Live API Key with X-SVC-Test: true, a Test Key without it, or X-SVC-Test: true without a key',
+  },
+  403: {
+    APPLICATION_NOT_SERVING: 'application cannot currently serve',
+    DEVELOPER_SUSPENDED: 'developer account suspended',
+    PLACEMENT_INACTIVE: 'placement_id names an inactive placement; extra.field is placement_id',
+  },
+  404: { NOT_FOUND: 'placement_id is not a placement of the calling application; extra.field is placement_id' },
+  503: { QUERY_UNAVAILABLE: 'serving is temporarily unavailable (no partial answer); retry' },
+});
+
+const queryHeaders = Type.Object({
+  'X-SVC-Test': Type.Optional(Type.String({ description: 'true: a test request, served with a Test Key (a Live key or no key is 401 ENV_MISMATCH)' })),
+});
+
 const unavailable = (message: string) => serviceUnavailable('QUERY_UNAVAILABLE', `${message}; retry`);
 
 /**
@@ -31,8 +52,9 @@ export async function queryRoutes(app: FastifyInstance, { runtime }: { runtime: 
       summary: 'Serve offer cards for a placement',
       // A key, or none when the environment designates a default placement (anonymous serving).
       security: [{ apiKey: [] }, {}],
+      headers: queryHeaders,
       body: queryBody,
-      response: { 200: queryResponse, ...errorResponses },
+      response: { 200: queryResponse, ...queryErrors },
     },
     // parseQueryBody checks the body (the reference's messages and extra.field): the schema only documents it.
     ...documentOnlyValidation,

@@ -46,6 +46,8 @@ export function rejectionOf(error: unknown, request: FastifyRequest): { reason: 
     if (known.statusCode === 415) return { reason: 'unsupported_media_type', eventLogged: false, detail: known.message };
     if (known.statusCode === 405) return { reason: 'method_not_allowed', eventLogged: false, detail: known.message };
     if (known.statusCode < 500) return { reason: 'invalid_payload', eventLogged: false, detail: known.message };
+    // SHUTTING_DOWN: this instance takes nothing more; nothing was logged, a retry goes elsewhere.
+    if (known.statusCode === 503) return { reason: 'postback_v10_unavailable', eventLogged: false, detail: known.message };
   }
   request.log.error({ err: error }, 'postback intake failed');
   return { reason: 'internal_error', eventLogged: false, detail: 'internal error before intake; retry with backoff and the same identity' };

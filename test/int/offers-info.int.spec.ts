@@ -353,6 +353,24 @@ describe('methods', () => {
     expect(response.headers.allow).toBe('GET');
     if (method !== 'HEAD') expect(response.json()).toEqual({ code: '405', message: expect.any(String), data: {}, extra: {} });
   });
+
+  it('answers 405 before reading any body the request carries (empty, not JSON, unsupported, too large)', async () => {
+    const bodies: [Record<string, string>, string][] = [
+      [{ 'content-type': 'application/json' }, ''],
+      [{ 'content-type': 'application/json' }, '{"offer_id":'],
+      [{ 'content-type': 'application/json' }, '{"__proto__": {}}'],
+      [{ 'content-type': 'application/xml' }, '<offer/>'],
+      [{ 'content-type': 'application/json' }, `"${'x'.repeat(1024 * 1024)}"`],
+    ];
+    for (const method of ['POST', 'PUT', 'PATCH', 'DELETE'] as const) {
+      for (const [headers, payload] of bodies) {
+        const response = await t.app.inject({ method, url: `/v1/offers/info?offer_id=${world.offers.rich}`, headers: { authorization: `Bearer ${world.keys.main}`, ...headers }, payload });
+        expect(response.statusCode, `${method} ${headers['content-type']} ${payload.slice(0, 20)}`).toBe(405);
+        expect(response.headers.allow).toBe('GET');
+        expect(response.json()).toEqual({ code: '405', message: expect.any(String), data: {}, extra: {} });
+      }
+    }
+  });
 });
 
 describe('the status equals the instance route\'s', () => {

@@ -329,6 +329,14 @@ describe('authentication, as on the instance route', () => {
     expectFailure(await client.get(key(), `offer_id=${world.offers.rich}`, headers), status, code);
   });
 
+  it('reads the Bearer scheme in any case, with any number of spaces before the key (RFC 9110, RFC 6750)', async () => {
+    for (const authorization of [`bearer ${world.keys.main}`, `BEARER ${world.keys.main}`, `Bearer   ${world.keys.main}`]) {
+      expect(expectOffer(await client.get(undefined, `offer_id=${world.offers.rich}`, { authorization })).offer_id).toBe(world.offers.rich);
+    }
+    expectFailure(await client.get(undefined, `offer_id=${world.offers.rich}`, { authorization: `bearer ${world.keys.mainTest}` }), 401, 'UNAUTHORIZED');
+    expectFailure(await client.get(undefined, `offer_id=${world.offers.rich}`, { authorization: `bearer ${world.keys.sandbox}` }), 403, 'PUBLIC_TEST_SCOPE_DENIED');
+  });
+
   it('takes another scheme or a malformed header as a missing key', async () => {
     for (const authorization of [`Basic ${world.keys.main}`, 'Bearer', `Bearer ${world.keys.main} extra`, world.keys.main]) {
       expectFailure(await client.get(undefined, `offer_id=${world.offers.rich}`, { authorization }), 401, 'UNAUTHORIZED');

@@ -509,6 +509,30 @@ describe('cached answers follow applied events', () => {
     expect(expectOffer(await client.byLink(world.keys.main, url)).offer_id).toBe(world.offers.rich);
   });
 
+  it('gives a kept answer only after the caller\'s key passes, the same bytes to every caller, and follows account changes', async () => {
+    const developer_id = (await run('developer:register', { name: 'Cached answers dev', email: `cached-${uuidv7()}@info.test` })).developer_id;
+    const application_id = (await run('application:register', { developer_id, name: 'cached answers' })).application_id;
+    const { key } = await run('api-key:issue', { application_id });
+    const query = `offer_id=${world.offers.rich}&offerurl=${enc(`${links.static}?kept=1`)}`;
+    const kept = await client.get(world.keys.main, query);
+    expectOffer(kept);
+    expect((await client.get(key, query)).body).toBe(kept.body);
+    expect((await client.get(world.keys.limited, query)).body).toBe(kept.body);
+    expectFailure(await client.get(undefined, query), 401, 'UNAUTHORIZED');
+    expectFailure(await client.get(world.keys.mainTest, query), 401, 'UNAUTHORIZED');
+    expectFailure(await client.get(world.keys.sandbox, query), 403, 'PUBLIC_TEST_SCOPE_DENIED');
+    expectFailure(await client.get(world.keys.paused, query), 403, 'APPLICATION_NOT_SERVING');
+    expectFailure(await client.get(world.keys.ofSuspendedDeveloper, query), 403, 'DEVELOPER_SUSPENDED');
+    await run('application:set-status', { application_id, status: 'paused' });
+    expectFailure(await client.get(key, query), 403, 'APPLICATION_NOT_SERVING');
+    await run('application:set-status', { application_id, status: 'live_limited' });
+    expect((await client.get(key, query)).body).toBe(kept.body);
+    await run('developer:set-status', { developer_id, status: 'suspended' });
+    expectFailure(await client.get(key, query), 403, 'DEVELOPER_SUSPENDED');
+    await run('developer:set-status', { developer_id, status: 'active' });
+    expect((await client.get(key, query)).body).toBe(kept.body);
+  });
+
   it('refuses a key on the first request after its revocation is applied', async () => {
     const issued = await run('api-key:issue', { application_id: world.apps.main });
     expectOffer(await client.byId(issued.key, world.offers.rich));

@@ -16,16 +16,39 @@ export interface InvalidatedCache<K, V> {
   readonly stats: { hits: number; misses: number; invalidations: number };
 }
 
-export function invalidatedCache<K, V>(options: { maxEntries: number }): InvalidatedCache<K, V> {
+export interface InvalidatedCacheOptions<K, V> {
+  /** Entries kept at most (0 keeps nothing). */
+  maxEntries: number;
+  /** With `weigh`: the total weight kept at most (e.g. characters); a heavier value is never kept. */
+  maxWeight?: number;
+  weigh?: (key: K, value: V) => number;
+}
+
+export function invalidatedCache<K, V>(options: InvalidatedCacheOptions<K, V>): InvalidatedCache<K, V> {
   const entries = new Map<K, V>();
+  const weights = new Map<K, number>();
+  let totalWeight = 0;
   let generation = 0;
   const stats = { hits: 0, misses: 0, invalidations: 0 };
+  const maxWeight = options.weigh ? (options.maxWeight ?? Infinity) : Infinity;
 
+  const forget = (key: K) => {
+    entries.delete(key);
+    totalWeight -= weights.get(key) ?? 0;
+    weights.delete(key);
+  };
   const keep = (key: K, value: V, loadedIn: number) => {
     if (loadedIn !== generation || options.maxEntries <= 0) return;
-    // Map keeps insertion order: past the bound, the oldest entry goes.
-    if (entries.size >= options.maxEntries && !entries.has(key)) entries.delete(entries.keys().next().value as K);
+    const weight = options.weigh?.(key, value) ?? 0;
+    if (weight > maxWeight) return;
+    forget(key);
+    // Map keeps insertion order: past a bound, the oldest entries go.
+    while (entries.size > 0 && (entries.size >= options.maxEntries || totalWeight + weight > maxWeight)) forget(entries.keys().next().value as K);
     entries.set(key, value);
+    if (options.weigh) {
+      weights.set(key, weight);
+      totalWeight += weight;
+    }
   };
 
   return {
@@ -65,6 +88,8 @@ export function invalidatedCache<K, V>(options: { maxEntries: number }): Invalid
       generation += 1;
       stats.invalidations += 1;
       entries.clear();
+      weights.clear();
+      totalWeight = 0;
     },
     get size() {
       return entries.size;

@@ -27,8 +27,15 @@ function noRoute(app: FastifyInstance, request: FastifyRequest): ApiError {
  * One error handler and one not-found handler for the whole app, both in the envelope. Requests
  * the HTTP parser refuses never get here: the server's clientErrorHandler (client-errors.ts)
  * answers those. request-guards.ts refuses requests before routing.
+ *
+ * A request no route takes is answered (404, or 405 naming the allowed methods) before its body
+ * is read: whatever body a wrong method carries (empty, not JSON, too large), the answer is 405.
  */
 export const errorHandling = fp(async (app: FastifyInstance) => {
   app.setErrorHandler(renderError);
   app.setNotFoundHandler((request, reply) => renderError(noRoute(app, request), request, reply));
+  app.addHook('preParsing', (request, _reply, payload, done) => {
+    if (request.is404) done(noRoute(app, request));
+    else done(null, payload);
+  });
 });

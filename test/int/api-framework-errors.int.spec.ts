@@ -98,6 +98,16 @@ describe('routes and methods', () => {
       expectEnvelope(response, '405', new RegExp(`use ${allow}`));
     }
   });
+
+  it('answers 404 and 405 before reading the body: a body that would be refused does not change them', async () => {
+    for (const [url, status, code] of [['/v1/nothing-here', 404, 'NOT_FOUND'], ['/v1/locations/2840', 405, '405']] as const) {
+      for (const [contentType, payload] of [['application/json', ''], ['application/json', '{"a":'], ['application/xml', '<a/>'], ['application/json', `"${'x'.repeat(ONE_MIB)}"`]]) {
+        const response = await t.app.inject({ method: 'PUT', url, headers: { 'content-type': contentType! }, payload });
+        expect(response.statusCode, `${url} ${contentType} ${payload!.slice(0, 10)}`).toBe(status);
+        expectEnvelope(response, code, /./);
+      }
+    }
+  });
 });
 
 describe('requests the HTTP parser refuses, over a real socket', () => {

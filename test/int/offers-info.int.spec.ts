@@ -329,6 +329,14 @@ describe('authentication, as on the instance route', () => {
     expectFailure(await client.get(key(), `offer_id=${world.offers.rich}`, headers), status, code);
   });
 
+  it('reads the Bearer scheme in any case, with any number of spaces before the key (RFC 9110, RFC 6750)', async () => {
+    for (const authorization of [`bearer ${world.keys.main}`, `BEARER ${world.keys.main}`, `Bearer   ${world.keys.main}`]) {
+      expect(expectOffer(await client.get(undefined, `offer_id=${world.offers.rich}`, { authorization })).offer_id).toBe(world.offers.rich);
+    }
+    expectFailure(await client.get(undefined, `offer_id=${world.offers.rich}`, { authorization: `bearer ${world.keys.mainTest}` }), 401, 'UNAUTHORIZED');
+    expectFailure(await client.get(undefined, `offer_id=${world.offers.rich}`, { authorization: `bearer ${world.keys.sandbox}` }), 403, 'PUBLIC_TEST_SCOPE_DENIED');
+  });
+
   it('takes another scheme or a malformed header as a missing key', async () => {
     for (const authorization of [`Basic ${world.keys.main}`, 'Bearer', `Bearer ${world.keys.main} extra`, world.keys.main]) {
       expectFailure(await client.get(undefined, `offer_id=${world.offers.rich}`, { authorization }), 401, 'UNAUTHORIZED');
@@ -352,6 +360,24 @@ describe('methods', () => {
     expect(response.statusCode).toBe(405);
     expect(response.headers.allow).toBe('GET');
     if (method !== 'HEAD') expect(response.json()).toEqual({ code: '405', message: expect.any(String), data: {}, extra: {} });
+  });
+
+  it('answers 405 before reading any body the request carries (empty, not JSON, unsupported, too large)', async () => {
+    const bodies: [Record<string, string>, string][] = [
+      [{ 'content-type': 'application/json' }, ''],
+      [{ 'content-type': 'application/json' }, '{"offer_id":'],
+      [{ 'content-type': 'application/json' }, '{"__proto__": {}}'],
+      [{ 'content-type': 'application/xml' }, '<offer/>'],
+      [{ 'content-type': 'application/json' }, `"${'x'.repeat(1024 * 1024)}"`],
+    ];
+    for (const method of ['POST', 'PUT', 'PATCH', 'DELETE'] as const) {
+      for (const [headers, payload] of bodies) {
+        const response = await t.app.inject({ method, url: `/v1/offers/info?offer_id=${world.offers.rich}`, headers: { authorization: `Bearer ${world.keys.main}`, ...headers }, payload });
+        expect(response.statusCode, `${method} ${headers['content-type']} ${payload.slice(0, 20)}`).toBe(405);
+        expect(response.headers.allow).toBe('GET');
+        expect(response.json()).toEqual({ code: '405', message: expect.any(String), data: {}, extra: {} });
+      }
+    }
   });
 });
 
@@ -481,6 +507,30 @@ describe('cached answers follow applied events', () => {
     expectFailure(await client.byLink(world.keys.main, url), 404, 'NOT_FOUND');
     await run('link:register', { offer_id: world.offers.rich, shape: 'short_code', code });
     expect(expectOffer(await client.byLink(world.keys.main, url)).offer_id).toBe(world.offers.rich);
+  });
+
+  it('gives a kept answer only after the caller\'s key passes, the same bytes to every caller, and follows account changes', async () => {
+    const developer_id = (await run('developer:register', { name: 'Cached answers dev', email: `cached-${uuidv7()}@info.test` })).developer_id;
+    const application_id = (await run('application:register', { developer_id, name: 'cached answers' })).application_id;
+    const { key } = await run('api-key:issue', { application_id });
+    const query = `offer_id=${world.offers.rich}&offerurl=${enc(`${links.static}?kept=1`)}`;
+    const kept = await client.get(world.keys.main, query);
+    expectOffer(kept);
+    expect((await client.get(key, query)).body).toBe(kept.body);
+    expect((await client.get(world.keys.limited, query)).body).toBe(kept.body);
+    expectFailure(await client.get(undefined, query), 401, 'UNAUTHORIZED');
+    expectFailure(await client.get(world.keys.mainTest, query), 401, 'UNAUTHORIZED');
+    expectFailure(await client.get(world.keys.sandbox, query), 403, 'PUBLIC_TEST_SCOPE_DENIED');
+    expectFailure(await client.get(world.keys.paused, query), 403, 'APPLICATION_NOT_SERVING');
+    expectFailure(await client.get(world.keys.ofSuspendedDeveloper, query), 403, 'DEVELOPER_SUSPENDED');
+    await run('application:set-status', { application_id, status: 'paused' });
+    expectFailure(await client.get(key, query), 403, 'APPLICATION_NOT_SERVING');
+    await run('application:set-status', { application_id, status: 'live_limited' });
+    expect((await client.get(key, query)).body).toBe(kept.body);
+    await run('developer:set-status', { developer_id, status: 'suspended' });
+    expectFailure(await client.get(key, query), 403, 'DEVELOPER_SUSPENDED');
+    await run('developer:set-status', { developer_id, status: 'active' });
+    expect((await client.get(key, query)).body).toBe(kept.body);
   });
 
   it('refuses a key on the first request after its revocation is applied', async () => {

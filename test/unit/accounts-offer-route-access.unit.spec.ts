@@ -70,6 +70,11 @@ describe('bearer key from the Authorization header', () => {
     ['Bearer a b', undefined],
     ['Bearer svc_live_abc', 'svc_live_abc'],
     [' Bearer svc_live_abc ', 'svc_live_abc'],
+    ['bearer svc_live_abc', 'svc_live_abc'],
+    ['BEARER svc_live_abc', 'svc_live_abc'],
+    ['Bearer   svc_live_abc', 'svc_live_abc'],
+    ['Bearer\tsvc_live_abc', undefined],
+    ['Bearersvc_live_abc', undefined],
   ])('%j → %j', (header, expected) => {
     expect(bearerKey(header)).toBe(expected);
   });

@@ -9,9 +9,12 @@ export interface OfferRouteCaller {
   developer_id: string;
 }
 
-/** `Authorization: Bearer <key>` → the key; undefined when the header is missing or another scheme. */
+/**
+ * `Authorization: Bearer <key>` → the key; undefined when the header is missing or another scheme.
+ * The scheme is case-insensitive and followed by one or more spaces (RFC 9110 §11.1, RFC 6750 §2.1).
+ */
 export function bearerKey(header: string | undefined): string | undefined {
-  const match = /^Bearer ([^\s]+)$/.exec(header?.trim() ?? '');
+  const match = /^Bearer +([^\s]+)$/i.exec(header?.trim() ?? '');
   return match?.[1];
 }
 

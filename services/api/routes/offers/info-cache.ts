@@ -17,7 +17,9 @@ import { loadOfferInfo, type OfferInfoContent } from '../../../../projections/of
  *   is never rewritten), while an unknown link is read again next time;
  * - the serialized success answer per raw query string, emptied with the contents: the answer
  *   depends on the query alone (never on the caller), so a repeated query costs neither parsing
- *   nor serializing. Only queries up to MAX_ANSWER_QUERY_LENGTH are kept, which bounds its memory.
+ *   nor serializing. Only queries up to MAX_ANSWER_QUERY_LENGTH are kept, and the kept queries and
+ *   answers hold MAX_ANSWER_CHARS characters at most in all: one offer asked for under many query
+ *   strings (a link's own query varies freely) cannot fill the memory.
  *
  * A read that fails is never kept, so the route answers 503 for it and reads again next time.
  */
@@ -35,12 +37,18 @@ export interface OfferInfoCache {
 const MAX_ENTRIES = 50_000;
 /** Longer query strings are answered without keeping the answer (a link is far shorter). */
 const MAX_ANSWER_QUERY_LENGTH = 2_048;
+/** Characters of query strings and answers kept in all (about 64 MiB at most). */
+const MAX_ANSWER_CHARS = 32 * 1024 * 1024;
 
-export function openOfferInfoCache(watermarks: Pick<Watermarks, 'onApplied'>, options: { maxEntries?: number } = {}): OfferInfoCache {
+export function openOfferInfoCache(watermarks: Pick<Watermarks, 'onApplied'>, options: { maxEntries?: number; maxAnswerChars?: number } = {}): OfferInfoCache {
   const maxEntries = options.maxEntries ?? MAX_ENTRIES;
   const contents = invalidatedCache<string, OfferInfoContent>({ maxEntries });
   const links = invalidatedCache<string, string | null>({ maxEntries });
-  const answers = invalidatedCache<string, string>({ maxEntries });
+  const answers = invalidatedCache<string, string>({
+    maxEntries,
+    maxWeight: options.maxAnswerChars ?? MAX_ANSWER_CHARS,
+    weigh: (rawQuery, answer) => rawQuery.length + answer.length,
+  });
   const unsubscribe = watermarks.onApplied((position) => {
     if (position && position.projection !== 'offers') return;
     contents.invalidate();

@@ -25,40 +25,28 @@ const legacyCalifornia = {
   external_codes: { iso_3166_2: 'US-CA', cldr_subdivision: 'USCA', provider_short: 'CA' },
 };
 
-const fullNode = (location_id: string, name: string, canonical_name: string, target_type: string, hierarchy_precision: number, legacy_level?: string) => ({
-  location_id, name, canonical_name, country_code: 'US', target_type, hierarchy_precision, ...(legacy_level ? { legacy_level } : {}),
+const fullNode = (location_id: string, name: string, canonical_name: string, country_code: string, target_type: string, hierarchy_precision: number, legacy_level?: string) => ({
+  location_id, name, canonical_name, country_code, target_type, hierarchy_precision, ...(legacy_level ? { legacy_level } : {}),
 });
-const fullUnitedStates = {
-  ...fullNode('2840', 'United States', 'United States', 'Country', 1, 'COUNTRY'),
-  source_parent_location_id: null,
-  parent_location_id: null,
-  path: [fullNode('2840', 'United States', 'United States', 'Country', 1, 'COUNTRY')],
-  chain_status: 'COMPLETE',
-};
-const fullPath = [
-  fullNode('2840', 'United States', 'United States', 'Country', 1, 'COUNTRY'),
-  fullNode('21137', 'California', 'California,United States', 'State', 2, 'REGION'),
-  fullNode('1014044', 'San Francisco', 'San Francisco,California,United States', 'City', 3, 'CITY'),
+const fullUnitedStatesNode = fullNode('2840', 'United States', 'United States', 'US', 'Country', 1, 'COUNTRY');
+const fullUnitedStates = { ...fullUnitedStatesNode, source_parent_location_id: null, parent_location_id: null, path: [fullUnitedStatesNode], chain_status: 'COMPLETE' };
+// A raw type with no LEGACY level: no legacy_level. Its source parent is the state itself.
+const twinPeaksPath = [
+  fullUnitedStatesNode,
+  fullNode('21137', 'California', 'California,United States', 'US', 'State', 2, 'REGION'),
+  fullNode('9061257', 'Twin Peaks', 'Twin Peaks,San Francisco County,California,United States', 'US', 'Neighborhood', 3),
 ];
-const fullSanFrancisco = {
-  ...fullPath[2]!,
-  source_parent_location_id: '21137',
-  parent_location_id: '21137',
-  path: fullPath,
-  chain_status: 'COMPLETE',
-};
-const fullPostalCode = {
-  location_id: '9031936',
-  name: '94103',
-  canonical_name: '94103,California,United States',
-  country_code: 'US',
-  target_type: 'Postal Code',
-  source_parent_location_id: '9061318',
+const fullTwinPeaks = { ...twinPeaksPath[2]!, source_parent_location_id: '21137', parent_location_id: '21137', path: twinPeaksPath, chain_status: 'COMPLETE' };
+// When the loaded catalog does not hold the source parent (as in an excerpt of the release): it is
+// reported, never invented in path or location_ids.
+const kabulNode = fullNode('1000002', 'Kabul', 'Kabul,Kabul,Afghanistan', 'AF', 'City', 1, 'CITY');
+const fullKabul = {
+  ...kabulNode,
+  source_parent_location_id: '9075393',
   parent_location_id: null,
-  path: [{ location_id: '9031936', name: '94103', canonical_name: '94103,California,United States', country_code: 'US', target_type: 'Postal Code', hierarchy_precision: 1 }],
-  hierarchy_precision: 1,
+  path: [kabulNode],
   chain_status: 'UNRESOLVED_SOURCE_PARENT',
-  unresolved_source_parent_location_id: '9061318',
+  unresolved_source_parent_location_id: '9075393',
 };
 
 const errors = {
@@ -83,9 +71,9 @@ export const searchExamples: ResponseExamples = {
       value: success({ ...LEGACY, locations: [legacyCalifornia] }, { has_more: false }),
     },
     full: {
-      summary: 'FULL: q=san francisco&target_types=City&limit=1, with another page',
+      summary: 'FULL: q=twin peaks&limit=1, with another page',
       value: success(
-        { ...FULL, locations: [fullSanFrancisco], next_cursor: 'eyJyZWxlYXNlIjoxLCJuYW1lIjoic2FuIGZyYW5jaXNjbyIsImlkIjoiMTAxNDA0NCJ9.E5tOZ-65p_wx0LyFaYH2BA' },
+        { ...FULL, locations: [fullTwinPeaks], next_cursor: 'eyJyZWxlYXNlIjoxLCJjb25zdHJhaW50cyI6Ik4weTgwZVlFelEwc2pTUHc5LVF2QTYiLCJ0aWVyIjoxLCJidWNrZXQiOjQsIm5hbWUiOiJ0d2luIHBlYWtzIiwiaWQiOiI5MDYxMjU3In0.AA56cCDVvjbQ5cwbHhc9_A' },
         { pagination: { limit: 1, returned: 1, has_more: true } },
       ),
     },
@@ -103,8 +91,8 @@ export const resolveExamples: ResponseExamples = {
       ),
     },
     full: {
-      summary: 'FULL: location_id=1014044',
-      value: success({ ...FULL, location: fullSanFrancisco, path: fullPath, location_ids: ['1014044', '21137', '2840'], candidates: [] }),
+      summary: 'FULL: location_id=9061257',
+      value: success({ ...FULL, location: fullTwinPeaks, path: twinPeaksPath, location_ids: ['9061257', '21137', '2840'], candidates: [] }),
     },
   },
   ...errors,
@@ -123,7 +111,7 @@ export const lookupExamples: ResponseExamples = {
     },
     full_unresolved: {
       summary: 'FULL: a record whose source parent cannot be verified',
-      value: success({ ...FULL, location: fullPostalCode, path: fullPostalCode.path, location_ids: ['9031936'] }),
+      value: success({ ...FULL, location: fullKabul, path: fullKabul.path, location_ids: ['1000002'] }),
     },
   },
   ...errors,

@@ -11,6 +11,7 @@ import type { Runtime } from '../../platform/runtime.js';
 import { commandExecutor, type CommandExecutor } from '../admin/command-executor.js';
 import { replayJobs, type ReplayJobs } from '../replay/jobs.js';
 import { openApiDocument } from './openapi/plugin.js';
+import { TAG } from './openapi/tags.js';
 import { openPostbackRefusals, type PostbackRefusals } from './postback-refusals.js';
 import { adminRoutes } from './routes/admin/index.js';
 import { adminPages } from './routes/admin/pages.js';
@@ -63,7 +64,7 @@ export async function buildApp({ runtime, logger = false, commands, replays, pos
   await app.register(requestGuards);
   // Before every route: the document is collected from the routes as they are added.
   await app.register(openApiDocument, { version: SERVICE_VERSION });
-  await app.register(httpMetrics, { metrics: runtime.metrics });
+  await app.register(httpMetrics, { metrics: runtime.metrics, tags: [TAG.health] });
   await app.register(healthRoutes, { runtime });
   await app.register(locationRoutes, { runtime, prefix: '/v1/locations' });
   await app.register(linkRoutes, { runtime, prefix: linkRoutePrefix(runtime.config.linkBase) });

@@ -66,6 +66,9 @@ describe('the API docs page in a headless browser, offline', () => {
     await page.locator('.opblock').first().waitFor();
     expect(await page.locator('.opblock').count()).toBe(operations.length);
     expect(await page.locator('.info .title').textContent()).toContain('offer-ledger');
+    // Grouped by the document's tags, in their order.
+    const tags = (document as unknown as { tags: { name: string }[] }).tags.map((tag) => tag.name);
+    expect(await page.locator('.opblock-tag').evaluateAll((headings) => headings.map((heading) => heading.getAttribute('data-tag')))).toEqual(tags);
     // The compatibility GET is shown as deprecated, and only it.
     const deprecated = page.locator('.opblock-deprecated');
     expect(await deprecated.count()).toBe(1);
@@ -75,6 +78,10 @@ describe('the API docs page in a headless browser, offline', () => {
     const responses = page.locator('.opblock.is-open .responses-table .response-col_status');
     await responses.first().waitFor();
     expect(await responses.allTextContents()).toEqual(expect.arrayContaining(['200', '400', '401', '403', '405', '503']));
+    // …the success with its examples to choose from, by their summaries.
+    const success = document.paths['/v1/offers/instances']!.post!.responses['200']!.content!['application/json'] as unknown as { examples: Record<string, { summary: string }> };
+    const examples = page.locator('.opblock.is-open .responses-table .examples-select select').first();
+    expect(await examples.locator('option').allTextContents()).toEqual(Object.values(success.examples).map((example) => example.summary));
 
     expect(elsewhere).toEqual([]);
     expect(consoleErrors).toEqual([]);

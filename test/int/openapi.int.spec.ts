@@ -234,6 +234,109 @@ describe('GET /openapi.json', () => {
   });
 });
 
+/** One example in the document: where it is, its value, and the schema it must satisfy. */
+interface DocumentExample {
+  where: string;
+  value: unknown;
+  schema: object;
+}
+
+/**
+ * Every example in the document: those of Media Type, Parameter and Header objects (`example`, and
+ * the values of `examples`), checked against their `schema`, and the `examples` arrays of JSON
+ * Schemas anywhere, checked against the schema that holds them.
+ */
+function examplesIn(node: unknown, where: string, inSchema = false): DocumentExample[] {
+  if (typeof node !== 'object' || node === null) return [];
+  if (Array.isArray(node)) return node.flatMap((item, index) => examplesIn(item, `${where}[${index}]`, inSchema));
+  const object = node as Record<string, unknown>;
+  const found: DocumentExample[] = [];
+  if (inSchema && Array.isArray(object.examples)) {
+    object.examples.forEach((value, index) => found.push({ where: `${where}.examples[${index}]`, value, schema: object }));
+  }
+  if (!inSchema && typeof object.schema === 'object' && object.schema !== null) {
+    const schema = object.schema as object;
+    if ('example' in object) found.push({ where: `${where}.example`, value: object.example, schema });
+    if (typeof object.examples === 'object' && object.examples !== null && !Array.isArray(object.examples)) {
+      for (const [name, example] of Object.entries(object.examples as Record<string, { value: unknown }>)) found.push({ where: `${where}.examples.${name}`, value: example.value, schema });
+    }
+  }
+  for (const [key, value] of Object.entries(object)) {
+    if (!inSchema && (key === 'example' || key === 'examples')) continue;
+    found.push(...examplesIn(value, `${where}.${key}`, inSchema || key === 'schema'));
+  }
+  return found;
+}
+
+describe('examples in the document', () => {
+  type Operation = { tags?: string[]; responses: Record<string, { content?: Record<string, { example?: unknown; examples?: object }>; headers?: Record<string, { schema: { examples?: unknown[] } }> }> };
+  const operations = () =>
+    Object.entries(document.paths).flatMap(([path, methods]) =>
+      Object.entries(methods).map(([method, operation]) => ({ name: `${method.toUpperCase()} ${path}`, operation: operation as unknown as Operation })),
+    );
+
+  it('every example is valid against the schema of the status (or parameter, or header) it belongs to', () => {
+    const examples = examplesIn(document.paths, 'paths');
+    // Every public operation's success and its main errors: well over one per operation.
+    expect(examples.length).toBeGreaterThanOrEqual(operations().length * 3);
+    const invalid = examples.flatMap(({ where, value, schema }) => {
+      const validate = ajv.compile(schema);
+      return validate(value) ? [] : [{ where, errors: validate.errors!.map((error) => `${error.instancePath} ${error.message}`) }];
+    });
+    expect(invalid).toEqual([]);
+  });
+
+  it('finds a wrong example: a code its status does not give, a field the envelope does not have', () => {
+    const broken = structuredClone(document.paths['/v1/offers/info']!.get!) as unknown as Operation;
+    const notFound = broken.responses['404']!.content!['application/json']!.examples as Record<string, { value: { code: string } }>;
+    notFound.NOT_FOUND!.value.code = 'OFFER_INFO_IDENTITY_CONFLICT';
+    const success = broken.responses['200']!.content!['application/json']!.examples as Record<string, { value: { data: object } }>;
+    success.by_offer_id!.value.data = { ...success.by_offer_id!.value.data, offer_instance_id: '0192f7c4-0d15-7e9a-8b6c-2f4a6d8e0b1c' };
+    const invalid = examplesIn(broken, 'info').filter(({ value, schema }) => !ajv.compile(schema)(value)).map(({ where }) => where);
+    expect(invalid).toEqual(['info.responses.200.content.application/json.examples.by_offer_id', 'info.responses.404.content.application/json.examples.NOT_FOUND']);
+  });
+
+  it('gives every operation an example of its success: the body, or the redirect\'s Location', () => {
+    const withoutSuccessExample = operations().filter(({ operation }) => {
+      const status = Object.keys(operation.responses).filter((code) => /^[23][0-9][0-9]$/.test(code)).sort()[0];
+      const success = status === undefined ? undefined : operation.responses[status]!;
+      const bodies = Object.values(success?.content ?? {}).filter((media) => media.example !== undefined || Object.keys(media.examples ?? {}).length > 0);
+      const headers = Object.values(success?.headers ?? {}).filter((header) => (header.schema.examples ?? []).length > 0);
+      return bodies.length === 0 && (success?.content !== undefined || headers.length === 0);
+    });
+    expect(withoutSuccessExample.map(({ name }) => name)).toEqual([]);
+  });
+
+  it('gives each error status an operation declares an example of its own (the 4XX and 5XX ranges are the HTTP layer\'s)', () => {
+    const errorsWithout = operations()
+      .flatMap(({ name, operation }) =>
+        Object.entries(operation.responses)
+          .filter(([status, response]) => /^[45][0-9][0-9]$/.test(status) && Object.keys(response.content?.['application/json']?.examples ?? {}).length === 0)
+          .map(([status]) => `${name} ${status}`),
+      );
+    expect(errorsWithout).toEqual([]);
+  });
+
+  it('groups every operation under one of the document\'s tags, each tag used', () => {
+    const declared = ((document as unknown as { tags?: { name: string; description: string }[] }).tags ?? []);
+    expect(declared.map((tag) => tag.name)).toEqual(['Locations', 'Query', 'Offers', 'Tracked links', 'Postbacks', 'Health']);
+    expect(declared.filter((tag) => !tag.description)).toEqual([]);
+    const names = declared.map((tag) => tag.name);
+    expect(operations().filter(({ operation }) => operation.tags?.length !== 1 || !names.includes(operation.tags[0]!)).map(({ name }) => name)).toEqual([]);
+    const tagOf = Object.fromEntries(operations().map(({ name, operation }) => [name, operation.tags![0]]));
+    expect(tagOf).toMatchObject({
+      'GET /v1/locations/search': 'Locations',
+      'POST /v1/offers/query': 'Query',
+      'POST /v1/offers/instances': 'Offers',
+      'GET /v1/offers/info': 'Offers',
+      'POST /v1/postback/{partner_id}': 'Postbacks',
+      'GET /readyz': 'Health',
+      'GET /metrics': 'Health',
+    });
+    expect(names.filter((tag) => !Object.values(tagOf).includes(tag))).toEqual([]);
+  });
+});
+
 describe('real answers against the document', () => {
   interface Example {
     /** The document's path and method. */

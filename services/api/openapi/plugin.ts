@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
+import { TAG_DESCRIPTIONS } from './tags.js';
 
 /** Where the document and its browsable page are served. */
 export const OPENAPI_PATH = '/openapi.json';
@@ -44,6 +45,7 @@ export const openApiDocument = fp(async (app: FastifyInstance, { version }: { ve
         version,
         description: 'Offer distribution: location registry, offer query and served instances, offer info, tracked links, partner postbacks, health. Every JSON answer uses the envelope {code, message, data, extra}.',
       },
+      tags: Object.entries(TAG_DESCRIPTIONS).map(([name, description]) => ({ name, description })),
       components: {
         securitySchemes: {
           apiKey: { type: 'http', scheme: 'bearer', description: 'an application API key (Authorization: Bearer …)' },

@@ -2,28 +2,33 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { errorStatuses, successEnvelope } from '../../../../platform/http/envelope-schema.js';
 import { failure, success } from '../../../../platform/http/envelope.js';
+import { withExamples } from '../../../../platform/http/response-examples.js';
 import type { Runtime } from '../../../../platform/runtime.js';
+import { TAG } from '../../openapi/tags.js';
+import { healthzExamples, readyzExamples } from './examples.js';
 
 const backends = Type.Record(Type.String(), Type.String(), { description: "each backend: 'ok' or 'unavailable: <reason>'" });
 
 const healthzSchema = {
   summary: 'Liveness: the process answers',
-  response: {
+  tags: [TAG.health],
+  response: withExamples({
     200: successEnvelope(Type.Object({ status: Type.Literal('ok') }, { additionalProperties: false }), undefined, 'alive'),
     ...errorStatuses({ 503: {} }),
-  },
+  }, healthzExamples),
 };
 
 const readyzSchema = {
   summary: 'Readiness: every backend this process uses answers',
-  response: {
+  tags: [TAG.health],
+  response: withExamples({
     200: successEnvelope(Type.Object({ status: Type.Literal('ready'), backends }, { additionalProperties: false }), undefined, 'every backend answers'),
     // backends is optional: a request arriving during shutdown is SHUTTING_DOWN, with extra {}.
     ...errorStatuses(
       { 503: { NOT_READY: 'a backend is unavailable; extra.backends says which' } },
       { extra: Type.Object({ backends: Type.Optional(backends) }, { additionalProperties: false }) },
     ),
-  },
+  }, readyzExamples),
 };
 
 /** Liveness (the process answers) and readiness (every backend this process uses answers). */

@@ -4,8 +4,11 @@ import { clickLink, openLink, SUB_ID_MAX_LENGTH, SUB_ID_NAMES, subIdsFromQuery, 
 import { documentOnlyValidation, errorStatuses } from '../../../../platform/http/envelope-schema.js';
 import { CommandInputError } from '../../../../commands/command.js';
 import { ApiError, badRequest, notFound, serviceUnavailable } from '../../../../platform/http/errors.js';
+import { withExamples } from '../../../../platform/http/response-examples.js';
 import type { Runtime } from '../../../../platform/runtime.js';
 import { shapeOfCode, STATIC_TOKEN, type TrackedLinkRef } from '../../../../projections/offers/links/parse-link.js';
+import { TAG } from '../../openapi/tags.js';
+import { linkExamples, REDIRECT_LOCATION_EXAMPLE } from './examples.js';
 
 /** The path the link origin's links live under: LINK_BASE's path without its trailing slash ('' at the root). */
 export function linkRoutePrefix(linkBase: string): string {
@@ -23,18 +26,23 @@ const subIdQuery = Type.Object(
   Object.fromEntries(SUB_ID_NAMES.map((name) => [name, Type.Optional(Type.String({ maxLength: SUB_ID_MAX_LENGTH, description: 'recorded with the click; at most once' }))])),
   { additionalProperties: true, description: 'other parameters are ignored' },
 );
-const linkResponses = {
+const linkResponses = withExamples({
   // HEAD answers 302 too, without a Location and without recording a click.
-  302: { type: 'null', description: 'redirect (Location) to the destination with the click id; the click is durable before this answer' },
+  302: {
+    type: 'null',
+    description: 'redirect (Location) to the destination with the click id; the click is durable before this answer',
+    headers: { Location: { type: 'string', format: 'uri', description: 'GET only: the destination with svc_click_id (HEAD sends none)', examples: [REDIRECT_LOCATION_EXAMPLE] } },
+  },
   ...errorStatuses({
     400: { BAD_REQUEST: 'a sub_id parameter given more than once or too long' },
     404: { NOT_FOUND: 'no tracked link at this address (or a path no link can have), or a link without a destination' },
     410: { OFFER_NOT_ACTIVE: 'the offer of this link is not active; the link opens again if the offer is reactivated' },
     503: { LINK_UNAVAILABLE: 'the link cannot be opened right now; retry shortly' },
   }),
-};
+}, linkExamples);
 const linkSchema = (params: ReturnType<typeof Type.Object>, summary: string) => ({
   summary,
+  tags: [TAG.links],
   params,
   querystring: subIdQuery,
   response: linkResponses,

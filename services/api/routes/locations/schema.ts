@@ -1,5 +1,8 @@
 import { Type, type TObject, type TProperties } from '@sinclair/typebox';
 import { errorStatuses, successEnvelope } from '../../../../platform/http/envelope-schema.js';
+import { withExamples, type ResponseExamples } from '../../../../platform/http/response-examples.js';
+import { TAG } from '../../openapi/tags.js';
+import { lookupExamples, resolveExamples, searchExamples } from './examples.js';
 
 /**
  * The location routes' parameters and answers (reference: Location object and the three location
@@ -89,10 +92,9 @@ const locationErrors = errorStatuses({
   429: { RATE_LIMITED: 'too many requests in a short window; retry after extra.retry_after_seconds' },
   503: { CATALOG_NOT_LOADED: 'no geo-target release is loaded yet; the message says how to load one' },
 });
-const responses = (data: TObject, extraSchema: TObject, description: string) => ({
-  200: successEnvelope(data, extraSchema, description),
-  ...locationErrors,
-});
+const responses = (data: TObject, extraSchema: TObject, description: string, examples: ResponseExamples) =>
+  withExamples({ 200: successEnvelope(data, extraSchema, description), ...locationErrors }, examples);
+const tags = [TAG.locations];
 const pagination = Type.Object(
   { limit: Type.Integer(), returned: Type.Integer(), has_more: Type.Boolean() },
   { ...closed, description: 'FULL only' },
@@ -100,6 +102,7 @@ const pagination = Type.Object(
 
 export const searchSchema = {
   summary: 'Search locations',
+  tags,
   querystring: Type.Object(
     {
       catalog,
@@ -127,11 +130,13 @@ export const searchSchema = {
     ),
     extra({ ...extraFields, pagination: Type.Optional(pagination) }),
     'one page of matching locations',
+    searchExamples,
   ),
 };
 
 export const resolveSchema = {
   summary: 'Resolve a location (LEGACY: from codes and city text; FULL: by id)',
+  tags,
   querystring: Type.Object(
     {
       catalog,
@@ -149,12 +154,14 @@ export const resolveSchema = {
     Type.Object({ ...catalogFields, ...chainFields, candidates: Type.Array(location, { description: 'LEGACY candidates; empty in FULL' }) }, closed),
     extra(extraFields),
     'the resolved location with its chain',
+    resolveExamples,
   ),
 };
 
 export const lookupSchema = {
   summary: 'Read one location',
+  tags,
   params: Type.Object({ location_id: locationId('LEGACY: a registry id; FULL: an active full-catalog id') }),
   querystring: Type.Object({ catalog, locale }, closed),
-  response: responses(Type.Object({ ...catalogFields, ...chainFields }, closed), extra({ warnings: extraFields.warnings }), 'the location with its chain'),
+  response: responses(Type.Object({ ...catalogFields, ...chainFields }, closed), extra({ warnings: extraFields.warnings }), 'the location with its chain', lookupExamples),
 };

@@ -1,6 +1,8 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { errorStatuses, successEnvelope } from '../../../../platform/http/envelope-schema.js';
+import { withExamples } from '../../../../platform/http/response-examples.js';
 import { URL_ACTION_TYPE } from './card-action.js';
+import { infoExamples } from './info-examples.js';
 import { emptyExtra, instanceOffer, OFFER_ROUTE_FORBIDDEN } from './instances-schema.js';
 
 /**
@@ -40,7 +42,7 @@ export const infoAction = Type.Object(
 export const infoOffer = Type.Object({ ...offerFields, action: Type.Optional(infoAction) }, closed);
 export type InfoOffer = Static<typeof infoOffer>;
 
-export const infoResponses = {
+export const infoResponses = withExamples({
   200: successEnvelope(infoOffer, emptyExtra, 'the offer\'s current public details'),
   ...errorStatuses(
     {
@@ -53,4 +55,4 @@ export const infoResponses = {
     },
     { extra: emptyExtra },
   ),
-};
+}, infoExamples);

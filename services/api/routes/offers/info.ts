@@ -7,6 +7,7 @@ import { ApiError, notFound, serviceUnavailable } from '../../../../platform/htt
 import type { Runtime } from '../../../../platform/runtime.js';
 import type { PublicOffer } from '../../../../projections/offers/public-offer.js';
 import { authenticateOfferRequest } from '../../auth/offer-route-access.js';
+import { TAG } from '../../openapi/tags.js';
 import { openReadCaches } from '../../read-cache.js';
 import { URL_ACTION_TYPE } from './card-action.js';
 import { openOfferInfoCache, type OfferInfoCache } from './info-cache.js';
@@ -82,7 +83,7 @@ export async function infoRoute(app: FastifyInstance, { runtime }: { runtime: Ru
     '/info',
     {
       exposeHeadRoute: false,
-      schema: { summary: 'Read the public details of one offer', security: [{ apiKey: [] }], querystring: infoQuerystring, response: infoResponses },
+      schema: { summary: 'Read the public details of one offer', tags: [TAG.offers], security: [{ apiKey: [] }], querystring: infoQuerystring, response: infoResponses },
       // The parameters are read from the raw query string by parseInfoQuery (strict decoding, the
       // reference's errors); the schema describes them.
       ...documentOnlyValidation,

@@ -1,6 +1,8 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { errorStatuses, successEnvelope } from '../../../../platform/http/envelope-schema.js';
+import { withExamples } from '../../../../platform/http/response-examples.js';
 import { OFFER_DOCUMENT_VERSION } from '../../../../projections/offers/public-offer.js';
+import { instancesExamples } from './instances-examples.js';
 
 /**
  * Response schemas of `POST /v1/offers/instances`, one per status. Responses are serialized from
@@ -82,7 +84,7 @@ export const OFFER_ROUTE_FORBIDDEN = {
 /** Failures on the offer routes: data and extra are exactly {}. */
 export const emptyExtra = Type.Object({}, closed);
 
-export const instancesResponses = {
+export const instancesResponses = withExamples({
   200: successEnvelope(Type.Object({ instances: Type.Array(instanceItem) }, closed), emptyExtra, 'found and not_found items, in request order'),
   ...errorStatuses(
     {
@@ -95,7 +97,7 @@ export const instancesResponses = {
     },
     { extra: emptyExtra },
   ),
-};
+}, instancesExamples);
 
 /** `X-SVC-Test`: the route reads it only to refuse a Live key sent as a test request. */
 export const instancesHeaders = Type.Object({

@@ -5,6 +5,7 @@ import { success } from '../../../../platform/http/envelope.js';
 import { ApiError, badRequest, serviceUnavailable } from '../../../../platform/http/errors.js';
 import type { Runtime } from '../../../../platform/runtime.js';
 import { authenticateOfferRequest, type OfferRouteCaller } from '../../auth/offer-route-access.js';
+import { TAG } from '../../openapi/tags.js';
 import { openReadCaches } from '../../read-cache.js';
 import { lookupInstances } from './instances-lookup.js';
 import { instancesRequestBody, isJsonContentType, parseInstancesBody } from './instances-request.js';
@@ -38,6 +39,7 @@ export async function instancesRoute(app: FastifyInstance, { runtime }: { runtim
     {
       schema: {
         summary: 'Read served cards by offer_instance_id',
+        tags: [TAG.offers],
         security: [{ apiKey: [] }],
         headers: instancesHeaders,
         body: instancesRequestBody,

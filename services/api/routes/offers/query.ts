@@ -4,12 +4,15 @@ import { appendServes, prepareServes } from '../../../../commands/serves/serve.j
 import { success } from '../../../../platform/http/envelope.js';
 import { documentOnlyValidation, errorStatuses } from '../../../../platform/http/envelope-schema.js';
 import { ApiError, serviceUnavailable } from '../../../../platform/http/errors.js';
+import { withExamples } from '../../../../platform/http/response-examples.js';
 import type { Runtime } from '../../../../platform/runtime.js';
 import { findServedInstances } from '../../../../projections/serves/queries.js';
+import { TAG } from '../../openapi/tags.js';
 import { parseQueryBody, queryBody } from './query-body.js';
 import { resolveQueryCaller } from './query-caller.js';
 import { currentCandidates } from './query-candidates.js';
 import { queryResponse, renderCard } from './query-cards.js';
+import { queryExamples } from './query-examples.js';
 import { callerLocation } from './query-geo.js';
 import { rankCandidates } from './query-ranking.js';
 
@@ -50,11 +53,12 @@ export async function queryRoutes(app: FastifyInstance, { runtime }: { runtime: 
   app.post('/query', {
     schema: {
       summary: 'Serve offer cards for a placement',
+      tags: [TAG.query],
       // A key, or none when the environment designates a default placement (anonymous serving).
       security: [{ apiKey: [] }, {}],
       headers: queryHeaders,
       body: queryBody,
-      response: { 200: queryResponse, ...queryErrors },
+      response: withExamples({ 200: queryResponse, ...queryErrors }, queryExamples),
     },
     // parseQueryBody checks the body (the reference's messages and extra.field): the schema only documents it.
     ...documentOnlyValidation,

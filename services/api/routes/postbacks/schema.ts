@@ -3,7 +3,10 @@ import { ATTRIBUTION_FIELDS, FIELD_NAMES, FIELD_RULES, IDENTITY_FIELDS, type Fie
 import { POSTBACK_RESULTS } from '../../../../commands/postbacks/receive.js';
 import { POSTBACK_REASONS, type PostbackReason } from '../../../../commands/postbacks/rejections.js';
 import { failureEnvelope, successEnvelope } from '../../../../platform/http/envelope-schema.js';
+import { withExamples } from '../../../../platform/http/response-examples.js';
 import { CANONICAL_UUID } from '../../../../projections/offers/links/parse-link.js';
+import { TAG } from '../../openapi/tags.js';
+import { postbackExamples } from './examples.js';
 import { PROTOCOL_VERSION, resultOf } from './respond.js';
 
 /**
@@ -154,7 +157,9 @@ const CURRENT_REASONS: PostbackReason[] = ['unsupported_protocol_version', 'quer
 const BODY_REASONS: PostbackReason[] = ['unsupported_media_type', 'payload_too_large'];
 const without = (excluded: PostbackReason[]) => ALL_REASONS.filter((reason) => !excluded.includes(reason));
 
-const TAGS = ['postbacks'];
+const TAGS = [TAG.postbacks];
+const POST_REASONS = without(METHOD_REASONS);
+const GET_REASONS = without([...METHOD_REASONS, ...CURRENT_REASONS, ...BODY_REASONS]);
 
 export const postSchema = {
   summary: 'Report a conversion (current contract: JSON with SVC-Protocol-Version 1.0)',
@@ -173,7 +178,7 @@ export const postSchema = {
       'application/x-www-form-urlencoded': { schema: compatParameters },
     },
   },
-  response: { 200: withHeaders(accepted, protocolHeader), ...failures(without(METHOD_REASONS), protocolHeader) },
+  response: withExamples({ 200: withHeaders(accepted, protocolHeader), ...failures(POST_REASONS, protocolHeader) }, postbackExamples(POST_REASONS)),
 };
 
 export const getSchema = {
@@ -185,7 +190,7 @@ export const getSchema = {
   tags: TAGS,
   params: partnerParams,
   querystring: compatParameters,
-  response: { 200: accepted, ...failures(without([...METHOD_REASONS, ...CURRENT_REASONS, ...BODY_REASONS])) },
+  response: withExamples({ 200: accepted, ...failures(GET_REASONS) }, postbackExamples(GET_REASONS)),
 };
 
 /** Other methods: refused on every path of the route, so not an operation of the document. */

@@ -1,4 +1,5 @@
 import type { EventLog, TopicPartitionOffset } from '../events/event-log.js';
+import { parseRfc3339 } from '../time/rfc3339.js';
 import { positionKey, type Positions } from './positions.js';
 import type { Projection } from './projection.js';
 
@@ -10,12 +11,10 @@ export class ReplayInputError extends Error {
   }
 }
 
-const RFC_3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
-
 /** An RFC 3339 date-time with its offset (`2026-11-01T00:00:00Z`), to the millisecond. */
 export function parseAsOf(text: string): Date {
-  const time = RFC_3339.test(text) ? new Date(text) : undefined;
-  if (!time || Number.isNaN(time.getTime())) {
+  const time = parseRfc3339(text);
+  if (!time) {
     throw new ReplayInputError('as_of', `must be an RFC 3339 date-time with an offset, e.g. 2026-11-01T00:00:00Z (got ${JSON.stringify(text)})`);
   }
   return time;

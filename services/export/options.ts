@@ -1,6 +1,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { dirname, extname } from 'node:path';
 import type { LogBound, TopicPartitionOffset } from '../../platform/events/event-log.js';
+import { parseRfc3339 } from '../../platform/time/rfc3339.js';
 import { eventTopic, type EventTypeName } from '../../schemas/generated/events.js';
 import { TOPICS, type TopicName } from '../../schemas/topics.js';
 import type { EventExportRequest } from './export-events.js';
@@ -31,7 +32,8 @@ export type ParsedExport =
   | { kind: 'read_model'; request: ReadModelExportRequest };
 
 const EXTENSIONS: Record<string, ExportFormat> = { '.ndjson': 'ndjson', '.jsonl': 'ndjson', '.csv': 'csv', '.parquet': 'parquet' };
-const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
+/** Looks like an RFC 3339 time (parseRfc3339 then says whether it names an instant). */
+const TIME_LIKE = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}/;
 const POSITION = /^([A-Za-z0-9._-]+):(\d+):(\d+)$/;
 
 /** Checks every flag before any backend is opened; throws ExportInputError naming the first wrong one. */
@@ -52,13 +54,26 @@ export function parseExportFlags(flags: ExportFlags): ParsedExport {
   const topic = topicOf(flags.topic!);
   const from = flags.from === undefined ? undefined : boundOf('--from', flags.from, topic);
   const to = flags.to === undefined ? undefined : boundOf('--to', flags.to, topic);
-  if (from && to && 'time' in from && 'time' in to && to.time.getTime() < from.time.getTime()) {
-    throw new ExportInputError('--to', `${flags.to} is before --from ${flags.from}`);
-  }
+  if (from && to) endAfterStart(from, to, flags);
   return {
     kind: 'events',
     request: { topic, from, to, fromText: flags.from, toText: flags.to, type: flags.type === undefined ? undefined : typeOf(flags.type, topic), format, out },
   };
+}
+
+/** Bounds of one kind that can be compared before the log is read: the end must not come before the start. */
+function endAfterStart(from: LogBound, to: LogBound, flags: ExportFlags) {
+  if ('time' in from && 'time' in to && to.time.getTime() < from.time.getTime()) {
+    throw new ExportInputError('--to', `${flags.to} is before --from ${flags.from}`);
+  }
+  if ('positions' in from && 'positions' in to) {
+    for (const end of to.positions) {
+      const start = from.positions.find((position) => position.partition === end.partition);
+      if (start && BigInt(end.offset) < BigInt(start.offset)) {
+        throw new ExportInputError('--to', `${end.topic}:${end.partition}:${end.offset} is before --from ${start.topic}:${start.partition}:${start.offset}; the end of a partition comes at or after its start`);
+      }
+    }
+  }
 }
 
 function outPath(out: string | undefined): string {
@@ -94,9 +109,9 @@ function typeOf(name: string, topic: TopicName): string {
 
 /** An RFC 3339 time (to the millisecond), or log positions `topic:partition:offset,…` of the exported topic. */
 export function boundOf(flag: '--from' | '--to', text: string, topic: TopicName): LogBound {
-  if (RFC3339.test(text)) {
-    const time = new Date(text);
-    if (Number.isNaN(time.getTime())) throw new ExportInputError(flag, `${text} is not a valid time`);
+  if (TIME_LIKE.test(text)) {
+    const time = parseRfc3339(text);
+    if (!time) throw new ExportInputError(flag, `${text} is not a valid time: give an RFC 3339 time with its offset, e.g. 2026-11-01T00:00:00Z`);
     return { time };
   }
   const positions: TopicPartitionOffset[] = [];

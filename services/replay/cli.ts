@@ -10,7 +10,7 @@ import { openRuntime } from '../../platform/runtime.js';
 import { CommandFailedError } from '../admin/command-gateway.js';
 import { BackendUnavailableError, ExitCode } from '../../platform/startup.js';
 import { replayProgressBar } from './progress.js';
-import { resolveReplayRequest, type ReplayRequest } from './request.js';
+import { MAX_KEYS, resolveReplayRequest, type ReplayRequest } from './request.js';
 import { renderSummary } from './summary.js';
 import { replayThroughOwner } from './through-owner.js';
 
@@ -28,6 +28,13 @@ interface Flags {
   json?: boolean;
 }
 
+/** --keys as the request's `keys` takes it. */
+function keysOf(text: string): number {
+  const keys = /^\d{1,9}$/.test(text) ? Number(text) : -1;
+  if (keys < 0 || keys > MAX_KEYS) throw new ReplayInputError('keys', `expected a whole number from 0 to ${MAX_KEYS}`);
+  return keys;
+}
+
 function requestFrom(flags: Flags): ReplayRequest {
   if (flags.projection && flags.all) throw new ReplayInputError('projections', 'give --projection or --all, not both');
   const projections = flags.projection?.flatMap((names) => names.split(',')).map((name) => name.trim()).filter((name) => name !== '');
@@ -37,7 +44,7 @@ function requestFrom(flags: Flags): ReplayRequest {
     ...(flags.until !== undefined ? { until: flags.until } : {}),
     ...(flags.swap ? { swap: true } : {}),
     ...(flags.keep ? { keep: true } : {}),
-    ...(flags.keys !== undefined ? { keys: (/^\d+$/.test(flags.keys) ? Number(flags.keys) : flags.keys) as number } : {}),
+    ...(flags.keys !== undefined ? { keys: keysOf(flags.keys) } : {}),
   };
 }
 

@@ -5,6 +5,9 @@ import { parseAsOf, parseUntil, ReplayInputError } from '../../platform/projecti
 import type { ReplayOptions } from '../../platform/projection/replay.js';
 import { projections as everyProjection } from '../projector/projectors.js';
 
+/** Most differing keys a report lists per table. */
+export const MAX_KEYS = 1000;
+
 /** What a replay is asked to do: the CLI's flags and the admin API's body. */
 export const ReplayRequest = Type.Object(
   {
@@ -13,7 +16,7 @@ export const ReplayRequest = Type.Object(
     until: Type.Optional(Type.String({ description: 'Rebuild up to these log positions: topic:partition:offset,… (events below each offset).' })),
     swap: Type.Optional(Type.Boolean({ description: 'Make the rebuilt read models live.' })),
     keep: Type.Optional(Type.Boolean({ description: 'Keep the replay schemas for queries.' })),
-    keys: Type.Optional(Type.Integer({ minimum: 0, maximum: 1000, description: 'Differing keys shown per table (default 10).' })),
+    keys: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_KEYS, description: 'Differing keys shown per table (default 10).' })),
   },
   { additionalProperties: false },
 );

@@ -169,6 +169,8 @@ describe('the postback log page (inject)', () => {
       ['from', { from: 'yesterday' }],
       ['to', { to: '2026-02-30T10:00' }],
       ['to', { from: '2026-11-02T00:00', to: '2026-11-01T00:00' }],
+      ['to', { to: '9999-12-31T23:59:59-23:59' }],
+      ['from', { from: '9999-12-31T23:30-01:00', to: '9999-12-31T23:59' }],
       ['decision', { decision: 'maybe' }],
       ['limit', { limit: '100000' }],
       ['identity_kind', { identity_kind: 'email' }],

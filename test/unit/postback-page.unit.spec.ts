@@ -23,10 +23,11 @@ describe('parseInstant', () => {
     expect(parseInstant('2026-11-23T14:05:07')).toBe('2026-11-23T14:05:07.000Z');
     expect(parseInstant('2026-11-23T14:05:07.123456Z')).toBe('2026-11-23T14:05:07.123Z');
     expect(parseInstant('2026-11-23T14:05:00+01:30')).toBe('2026-11-23T12:35:00.000Z');
+    expect(parseInstant('0050-01-01T00:00')).toBe('0050-01-01T00:00:00.000Z');
   });
 
   it('refuses what is not a time', () => {
-    for (const text of ['yesterday', '2026-02-30T00:00', '2026-13-01T00:00', '2026-11-23T24:00', '2026-11-23', '2026-11-23T10:00+25:00', '']) {
+    for (const text of ['yesterday', '2026-02-30T00:00', '2026-13-01T00:00', '2026-11-23T24:00', '2026-11-23', '2026-11-23T10:00+25:00', '9999-12-31T23:59-01:00', '0001-01-01T00:00+00:01', '']) {
       expect(parseInstant(text), text).toBeUndefined();
     }
   });

@@ -1,4 +1,5 @@
 import { ENTRY_ID } from '../../../../../platform/diagnostics/bounded-log.js';
+import { instantOf, millisecondsOf, offsetMinutesOf } from '../../../../../platform/time/rfc3339.js';
 import { CANONICAL_UUID } from '../../../../../projections/offers/links/parse-link.js';
 import { DECISIONS, IDENTITY_KINDS, type LogCursor, type PostbackLogFilter } from '../../../../../projections/ledger/queries.js';
 
@@ -32,16 +33,10 @@ const CONTROL = /\p{Cc}/u;
 export function parseInstant(text: string): string | undefined {
   const match = TIME.exec(text);
   if (!match) return undefined;
-  const [year, month, day, hour, minute, second = '0', fraction = '0', zone = 'Z'] = match.slice(1) as string[];
-  const fields = [year, month, day, hour, minute, second].map(Number) as [number, number, number, number, number, number];
-  const local = Date.UTC(fields[0], fields[1] - 1, fields[2], fields[3], fields[4], fields[5], Number(fraction.padEnd(3, '0').slice(0, 3)));
-  const check = new Date(local);
-  // Date.UTC rolls 2026-02-30 over to March: a field that changed was out of range.
-  const same = [check.getUTCFullYear(), check.getUTCMonth() + 1, check.getUTCDate(), check.getUTCHours(), check.getUTCMinutes(), check.getUTCSeconds()];
-  if (same.some((value, index) => value !== fields[index])) return undefined;
-  const offset = zone.toUpperCase() === 'Z' ? 0 : (zone[0] === '-' ? -1 : 1) * (Number(zone.slice(1, 3)) * 60 + Number(zone.slice(4, 6)));
-  if (offset <= -24 * 60 || offset >= 24 * 60) return undefined;
-  return new Date(local - offset * 60_000).toISOString();
+  const [year, month, day, hour, minute, second] = match.slice(1, 7).map((field) => Number(field ?? 0)) as [number, number, number, number, number, number];
+  const offsetMinutes = offsetMinutesOf(match[8] ?? 'Z');
+  if (offsetMinutes === undefined) return undefined;
+  return instantOf({ year, month, day, hour, minute, second, millisecond: millisecondsOf(match[7]), offsetMinutes })?.toISOString();
 }
 
 export function parseLogCursor(text: string): LogCursor | undefined {

@@ -1,0 +1,46 @@
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestRuntime, testEnvironment, type TestRuntime } from '../support/app.js';
+import { ownLines, runCli } from '../support/cli.js';
+import { postbackEvents } from '../support/postback-events.js';
+
+describe('export bounds that name no range of the log', () => {
+  let t: TestRuntime;
+  let env: Record<string, string>;
+  const dir = mkdtempSync(join(tmpdir(), 'export-input-'));
+
+  beforeAll(async () => {
+    t = await createTestRuntime({ eventLog: 'sql' });
+    env = testEnvironment(t.database, t.topicPrefix, { eventLog: 'sql' });
+    await t.runtime.eventLog.append('postbacks', postbackEvents(20));
+  });
+  afterAll(async () => {
+    await t?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it.each([
+    [['--from', '2026-02-30T00:00:00Z'], /^error: --from: 2026-02-30T00:00:00Z is not a valid time/],
+    [['--to', '2026-11-01T24:00:00Z'], /^error: --to: 2026-11-01T24:00:00Z is not a valid time/],
+    [['--to', '9999-12-31T23:30:00-01:00'], /^error: --to: 9999-12-31T23:30:00-01:00 is not a valid time/],
+    [['--from', 'postbacks:0:10', '--to', 'postbacks:0:5'], /^error: --to: postbacks:0:5 is before --from postbacks:0:10; the end of a partition comes at or after its start$/],
+  ])('%j exits 2 with one line naming the flag, writing nothing', async (bounds, message) => {
+    const out = join(dir, 'refused.ndjson');
+    const result = await runCli('services/export/cli.ts', ['--topic', 'postbacks', ...bounds, '--out', out], env);
+    expect(result.status, result.stderr).toBe(2);
+    expect(ownLines(result.stderr)[0]).toMatch(message);
+    expect(result.stdout).toBe('');
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it('an empty range (--from equal to --to) is no error: a file without rows', async () => {
+    const out = join(dir, 'empty.ndjson');
+    const result = await runCli('services/export/cli.ts', ['--topic', 'postbacks', '--from', 'postbacks:0:5', '--to', 'postbacks:0:5', '--out', out], env);
+    expect(result.status, result.stderr).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({ rows: 0 });
+    rmSync(out, { force: true });
+    rmSync(`${out}.schema.json`, { force: true });
+  });
+});

@@ -1,0 +1,50 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, testEnvironment, type TestRuntime } from '../support/app.js';
+import { ownLines, runCli } from '../support/cli.js';
+
+type App = Awaited<ReturnType<typeof createTestApp>>['app'];
+const ADMIN_TOKEN = 'admin-token-for-replay-input-tests-0123456789';
+const admin = { authorization: `Bearer ${ADMIN_TOKEN}` };
+
+/** Times that look like RFC 3339 but name no instant: a day the month does not have, hour 24, a year past 9999. */
+const NOT_AN_INSTANT = ['2026-02-30T00:00:00Z', '2026-11-01T24:00:00Z', '2026-04-31T12:00:00+02:00', '9999-12-31T23:30:00-01:00'];
+
+describe('replay input that names no point in the log', () => {
+  let t: TestRuntime & { app: App };
+  let env: Record<string, string>;
+
+  const replaySchemas = async () =>
+    (await t.runtime.db.query<{ name: string }>("SELECT nspname AS name FROM pg_namespace WHERE nspname LIKE 'replay%'")).rows.map((row) => row.name);
+
+  beforeAll(async () => {
+    t = await createTestApp({ eventLog: 'sql', env: { ADMIN_TOKEN } });
+    env = testEnvironment(t.database, t.topicPrefix, { eventLog: 'sql' });
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it.each(NOT_AN_INSTANT)('--as-of %s exits 2 with one line naming the flag, rebuilding nothing', async (time) => {
+    const result = await runCli('services/replay/cli.ts', ['--projection', 'ledger', '--as-of', time], env);
+    expect(result.status, result.stdout + result.stderr).toBe(2);
+    expect(ownLines(result.stderr)).toEqual([`error: --as-of: must be an RFC 3339 date-time with an offset, e.g. 2026-11-01T00:00:00Z (got ${JSON.stringify(time)})`]);
+    expect(result.stdout).toBe('');
+    expect(await replaySchemas()).toEqual([]);
+  });
+
+  it('--keys out of range says which numbers it takes', async () => {
+    for (const keys of ['-1', '1001', 'ten']) {
+      const result = await runCli('services/replay/cli.ts', ['--projection', 'ledger', '--keys', keys], env);
+      expect(result.status, result.stderr).toBe(2);
+      expect(ownLines(result.stderr)).toEqual(['error: --keys: expected a whole number from 0 to 1000']);
+    }
+  });
+
+  it.each(NOT_AN_INSTANT)('POST /admin/replays with as_of %s is a 400 naming as_of, no job started', async (time) => {
+    const response = await t.app.inject({ method: 'POST', url: '/admin/replays', headers: admin, payload: { projections: ['ledger'], as_of: time } });
+    expect(response.statusCode, response.body).toBe(400);
+    expect(response.json()).toMatchObject({ code: 'BAD_REQUEST', extra: { field: 'as_of' } });
+    expect(response.json().message).toContain(`(got ${JSON.stringify(time)})`);
+    expect(await replaySchemas()).toEqual([]);
+  });
+});

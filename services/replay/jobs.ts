@@ -3,13 +3,15 @@ import { ReplayInputError } from '../../platform/projection/point-in-time.js';
 import type { RebuildProgress } from '../../platform/projection/rebuild.js';
 import { replay, type ReplayReport } from '../../platform/projection/replay.js';
 import type { Runtime } from '../../platform/runtime.js';
+import { replayPace, type ReplayPace } from './progress.js';
 import { resolveReplayRequest } from './request.js';
 
 export interface ReplayJob {
   id: string;
   state: 'running' | 'done' | 'failed';
   started_at: string;
-  progress: RebuildProgress;
+  /** Events applied of those to reach, with events/s since the start, lag and ETA. */
+  progress: RebuildProgress & ReplayPace;
   report?: ReplayReport;
   /** Why it failed; `option` when the request was at fault (an --until past the log's end). */
   error?: { message: string; option?: string };
@@ -39,11 +41,20 @@ export function replayJobs(runtime: Runtime) {
     start(input: unknown): ReplayJob {
       const options = resolveReplayRequest(input);
       if (running) throw new ReplayBusyError(running);
-      const job: ReplayJob = { id: randomUUID(), state: 'running', started_at: new Date().toISOString(), progress: { applied: 0, target: 0 } };
+      const startedAt = performance.now();
+      const job: ReplayJob = {
+        id: randomUUID(),
+        state: 'running',
+        started_at: new Date().toISOString(),
+        progress: { applied: 0, target: 0, events_per_second: 0, lag: 0, eta_seconds: null },
+      };
+      const onProgress = (progress: RebuildProgress) => {
+        job.progress = { ...progress, ...replayPace(progress, (performance.now() - startedAt) / 1000) };
+      };
       jobs.set(job.id, job);
       running = job.id;
       for (const old of [...jobs.keys()].slice(0, Math.max(0, jobs.size - KEPT_JOBS))) jobs.delete(old);
-      replay(runtime.db, runtime.eventLog, { ...options, onProgress: (progress) => (job.progress = progress) }).then(
+      replay(runtime.db, runtime.eventLog, { ...options, onProgress }).then(
         (report) => Object.assign(job, { state: 'done', report }),
         (error: Error) =>
           Object.assign(job, { state: 'failed', error: { message: error.message, ...(error instanceof ReplayInputError ? { option: error.option } : {}) } }),

@@ -1,6 +1,20 @@
 import cliProgress from 'cli-progress';
 import type { RebuildProgress } from '../../platform/projection/rebuild.js';
 
+/** What a replay's progress says to a reader: events/s since the start, events still to apply, and the time left at that rate. */
+export interface ReplayPace {
+  events_per_second: number;
+  lag: number;
+  /** null until a rate is known. */
+  eta_seconds: number | null;
+}
+
+export function replayPace(progress: RebuildProgress, elapsedSeconds: number): ReplayPace {
+  const rate = elapsedSeconds > 0 ? progress.applied / elapsedSeconds : 0;
+  const lag = Math.max(0, progress.target - progress.applied);
+  return { events_per_second: Math.round(rate), lag, eta_seconds: rate > 0 ? Math.ceil(lag / rate) : null };
+}
+
 /**
  * The replay's progress on stderr: events applied of those to reach, events/s since the start,
  * the lag (events still to apply) and cli-progress's ETA. Not a terminal (a log, CI): a line
@@ -20,8 +34,8 @@ export function replayProgressBar(stream: NodeJS.WriteStream = process.stderr) {
   );
   let startedAt: number | undefined;
   const payload = (progress: RebuildProgress) => {
-    const seconds = (performance.now() - startedAt!) / 1000;
-    return { rate: seconds > 0 ? Math.round(progress.applied / seconds) : 0, lag: progress.target - progress.applied };
+    const pace = replayPace(progress, (performance.now() - startedAt!) / 1000);
+    return { rate: pace.events_per_second, lag: pace.lag };
   };
   return {
     update(progress: RebuildProgress) {

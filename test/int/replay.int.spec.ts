@@ -127,7 +127,8 @@ describe.each([['kafka'], ['sql']] as const)('replay on the %s log', (eventLog) 
       const current = (await t.app.inject({ method: 'GET', url: `/admin/replays/${id}`, headers: admin })).json().data.job;
       return current.state === 'running' ? undefined : current;
     }, { what: 'the replay job' });
-    expect(job).toMatchObject({ state: 'done', report: { mode: 'compare', identical: true }, progress: { applied: 14, target: 14 } });
+    expect(job).toMatchObject({ state: 'done', report: { mode: 'compare', identical: true }, progress: { applied: 14, target: 14, lag: 0, eta_seconds: 0 } });
+    expect(job.progress.events_per_second).toBeGreaterThan(0);
 
     const bad = await t.app.inject({ method: 'POST', url: '/admin/replays', headers: admin, payload: { as_of: 'yesterday' } });
     expect(bad.statusCode).toBe(400);

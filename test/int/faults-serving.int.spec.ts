@@ -19,6 +19,10 @@ import { running, type ApiProcess, type Restartable } from '../support/service-p
  * completed more operations (the service serves again), a readiness answer naming Redis. None is
  * a pause for time to pass.
  */
+const isQueryUnavailable = (body: unknown) => {
+  const envelope = body as { code?: unknown; message?: unknown; data?: unknown; extra?: unknown } | undefined;
+  return envelope?.code === 'QUERY_UNAVAILABLE' && typeof envelope.message === 'string' && JSON.stringify(envelope.data) === '{}' && JSON.stringify(envelope.extra) === '{}';
+};
 let stack: FaultStack | undefined;
 let api: Restartable<ApiProcess> | undefined;
 let key: string;
@@ -92,6 +96,10 @@ describe('serving under faults', () => {
     const operations = await load.stop();
     // Every operation ended in a 2xx: no client gave up and nothing was refused.
     expect(operations.filter((op) => op.gaveUp || op.status !== 200).map((op) => ({ index: op.index, attempts: op.attempts }))).toEqual([]);
+    // Every refusal a client was given during the faults was the retryable 503 of the Query route in
+    // the envelope, never a 500 or another code (an attempt without status got no answer at all).
+    const refusals = operations.flatMap((op) => op.attempts).filter((attempt) => attempt.status !== undefined && attempt.status !== 200);
+    expect(refusals.filter((attempt) => attempt.status !== 503 || !isQueryUnavailable(attempt.body))).toEqual([]);
     const cards = operations.flatMap((op) => (op.body as { data: { cards: { offer_instance_id: string }[] } }).data.cards);
     const served = new Set(cards.map((card) => card.offer_instance_id));
     expect(cards).toHaveLength(operations.length * 2);

@@ -9,6 +9,7 @@ import { createTestApp, type TestRuntime } from '../support/app.js';
 import { replayProjection } from '../support/replay.js';
 import { details, servingAdmin } from '../support/serving-fixtures.js';
 import { tableChecksum } from '../../platform/projection/checksum.js';
+import { withoutTable } from '../support/database.js';
 
 // POST /v1/offers/query on Kafka, the registry, Postgres and Redis: credentials, the closed body,
 // the three environments, read-your-writes and the replay of `serves`.
@@ -163,6 +164,20 @@ describe('serving a card', () => {
     for (const row of rows) expect(row).toMatchObject({ environment: 'live', application_id: id.houseApp, placement_id: id.housePlacement, anonymous: true });
   });
 
+  it('a POST without any body (no Content-Type, no bytes) is the empty request, e.g. an anonymous Query', async () => {
+    for (const headers of [{}, { 'content-length': '0' }]) {
+      const response = await t.app.inject({ method: 'POST', url: '/v1/offers/query', headers });
+      expect(response.statusCode, response.body).toBe(200);
+      const rows = await findServedInstances(t.runtime.db, cardsOf(response.json() as Body).map((card) => card.offer_instance_id));
+      expect(rows).toHaveLength(3);
+      for (const row of rows) expect(row).toMatchObject({ application_id: id.houseApp, placement_id: id.housePlacement, anonymous: true });
+    }
+    // A JSON null is a body, and not the request's object.
+    const nullBody = await t.app.inject({ method: 'POST', url: '/v1/offers/query', headers: { 'content-type': 'application/json' }, payload: 'null' });
+    expect(nullBody.statusCode).toBe(400);
+    expect(nullBody.json()).toMatchObject({ code: 'BAD_REQUEST', extra: { field: '(body)' } });
+  });
+
   it('with ANONYMOUS_QUERY=off a Query without a key is 401, while keys still serve', async () => {
     const off = await buildApp({ runtime: { ...t.runtime, config: { ...t.runtime.config, anonymousQuery: 'off' } } });
     try {
@@ -268,6 +283,40 @@ describe('the closed body', () => {
       }),
       { numRuns: 150 },
     );
+  });
+});
+
+describe('when serving is unavailable (503 QUERY_UNAVAILABLE, no card handed out)', () => {
+  const expectUnavailable = (answer: Awaited<ReturnType<typeof query>>) => {
+    expect(answer.status, answer.raw).toBe(503);
+    expect(answer.body).toEqual({ code: 'QUERY_UNAVAILABLE', message: expect.stringMatching(/retry$/), data: {}, extra: {} });
+  };
+
+  it.each([
+    ['the key lookup', 'account_api_keys'],
+    ['the placement', 'account_placements'],
+    ['the served link codes', 'served_instances'],
+  ])('when %s cannot be read: 503, never a 401, 404 or 500, and nothing appended', async (_what, table) => {
+    const before = await servesEnd();
+    await withoutTable(t.runtime.db, table, async () => {
+      expectUnavailable(await query(t.app, { placement_id: id.placement, limit: 1 }, bearer(k.live)));
+    });
+    expect(await servesEnd()).toBe(before);
+    expect((await query(t.app, { placement_id: id.placement, limit: 1 }, bearer(k.live))).status).toBe(200);
+  });
+
+  it('when the serves are not applied within the wait: 503, and the unapplied cards are never returned', async () => {
+    const before = await servesEnd();
+    const answer = await t.runtime.db.transaction(async (tx) => {
+      // The projector cannot write served_instances while this lock is held; reads still work.
+      await tx.query('LOCK TABLE served_instances IN EXCLUSIVE MODE');
+      return query(t.app, { limit: 2 }, bearer(k.live));
+    });
+    expectUnavailable(answer);
+    expect(answer.raw).not.toContain('offer_instance_id');
+    // The serves are durable in the log (a retry gets fresh cards), just never handed out.
+    expect(await servesEnd()).not.toBe(before);
+    expect((await query(t.app, { limit: 1 }, bearer(k.live))).status).toBe(200);
   });
 });
 

@@ -63,7 +63,10 @@ export async function queryRoutes(app: FastifyInstance, { runtime }: { runtime: 
     // parseQueryBody checks the body (the reference's messages and extra.field): the schema only documents it.
     ...documentOnlyValidation,
   }, async (request) => {
-    const body = parseQueryBody(request.body);
+    // Fastify hands the validator null for a POST without a body; a request that gets here without
+    // Content-Type had no bytes (a body without one is a 415), so it is the empty request, while a
+    // JSON null (which needs the header) stays a 400.
+    const body = parseQueryBody(request.headers['content-type'] === undefined ? undefined : request.body);
     try {
       const caller = await resolveQueryCaller(runtime, request.headers, body.placement_id);
       const location = await callerLocation(runtime.db, request.headers, runtime.config.trustedGeoHeaders);

@@ -72,6 +72,17 @@ describe('serving under faults', () => {
 
     await fault('kafka restart', async () => {
       await kafka.stop();
+      // While the log is unreachable, Query answers its retryable 503 within its own budget, not
+      // after the Kafka client has given up retrying.
+      const refused = await fetch(`${url}/v1/offers/query`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ placement_id: placement, limit: 1 }),
+      });
+      const body = await refused.json();
+      expect(refused.status).toBe(503);
+      expect(isQueryUnavailable(body)).toBe(true);
+      expect(body.message).toMatch(/could not be logged within 3 s/);
       await kafka.start();
     });
     await fault('projector SIGKILL', async () => {

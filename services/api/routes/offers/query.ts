@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { appendServes, prepareServes } from '../../../../commands/serves/serve.js';
+import { PAST_DEADLINE, withinDeadline } from '../../../../platform/async/deadline.js';
 import { success } from '../../../../platform/http/envelope.js';
 import { documentOnlyValidation, errorStatuses } from '../../../../platform/http/envelope-schema.js';
 import { ApiError, serviceUnavailable } from '../../../../platform/http/errors.js';
@@ -17,8 +18,8 @@ import { callerLocation } from './query-geo.js';
 import { rankCandidates } from './query-ranking.js';
 
 /**
- * How long Query waits for its serves to be in the read model before answering 503: the card
- * must be found by the instance route the moment the response arrives (read your own writes).
+ * How long Query waits for its serves to be logged and in the read model before answering 503:
+ * the card must be found by the instance route the moment the response arrives (read your own writes).
  */
 export const APPLY_TIMEOUT_MS = 3_000;
 
@@ -84,9 +85,14 @@ export async function queryRoutes(app: FastifyInstance, { runtime }: { runtime: 
         offers: chosen.map((candidate) => ({ offer_id: candidate.offer_id, destination_url: candidate.destination_url })),
       }, new Date());
       const appendStarted = performance.now();
-      const appended = await appendServes(runtime, events);
+      // One budget for logging the serves and reading them back: with the log unreachable the
+      // client hears 503 within it, not after the Kafka client's retries. Serves logged after
+      // the answer are cards nobody was given (README, "Query").
+      const appended = await withinDeadline(appendServes(runtime, events), APPLY_TIMEOUT_MS);
+      if (appended === PAST_DEADLINE) throw unavailable(`the served cards could not be logged within ${APPLY_TIMEOUT_MS / 1000} s`);
       const watermarks = await runtime.watermarks();
-      if (!(await watermarks.awaitApplied('serves', appended, APPLY_TIMEOUT_MS))) {
+      const remaining = APPLY_TIMEOUT_MS - (performance.now() - appendStarted);
+      if (!(await watermarks.awaitApplied('serves', appended, Math.max(0, remaining)))) {
         throw unavailable(`the served cards were not readable within ${APPLY_TIMEOUT_MS / 1000} s`);
       }
       runtime.metrics.readAfterWrite.observe({ projection: 'serves' }, (performance.now() - appendStarted) / 1000);

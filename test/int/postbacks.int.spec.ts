@@ -133,6 +133,11 @@ describe.each([['kafka'], ['sql']] as const)('postbacks on the %s log', (eventLo
         ['0.10', 'USD', '0.01'],
         ['1234', 'JPY', '93'],
         ['1.234', 'BHD', '0.093'],
+        // ISO 4217 minor units, where ICU's practical digits differ: IQD has 3, HUF, IDR and COP have 2.
+        ['1001', 'IQD', '75.075'],
+        ['1001', 'HUF', '75.08'],
+        ['1001', 'IDR', '75.08'],
+        ['1001', 'COP', '75.08'],
       ] as const;
       for (const [amount, currency, payout] of cases) {
         const response = (await post({ event_name: 'sale', offer_instance_id: card.offer_instance_id, event_id: id(), amount, currency })).json();

@@ -24,21 +24,24 @@ const KNOWN_CURRENCIES = new Set(Intl.supportedValuesOf('currency'));
 /** The shape of an ISO 4217 code; only the codes this runtime knows are accepted. */
 export const CURRENCY_CODE = /^[A-Z]{3}$/;
 
-/** An uppercase ISO 4217 code this runtime knows (so its minor units are known too). */
+/** An uppercase ISO 4217 code this runtime knows. */
 export function isKnownCurrency(code: string): boolean {
   return CURRENCY_CODE.test(code) && KNOWN_CURRENCIES.has(code);
 }
 
-const minorUnitsCache = new Map<string, number>();
+/**
+ * ISO 4217 minor units of the codes that have other than 2. ICU's digits are not used: they are
+ * the digits printed in practice (HUF, IDR, COP 0; IQD 0), not the currency's minor unit.
+ */
+const ISO_MINOR_UNITS: ReadonlyMap<string, number> = new Map([
+  ...['BIF', 'CLP', 'DJF', 'GNF', 'ISK', 'JPY', 'KMF', 'KRW', 'PYG', 'RWF', 'UGX', 'UYI', 'VND', 'VUV', 'XAF', 'XOF', 'XPF'].map((code) => [code, 0] as const),
+  ...['BHD', 'IQD', 'JOD', 'KWD', 'LYD', 'OMR', 'TND'].map((code) => [code, 3] as const),
+  ...['CLF', 'UYW'].map((code) => [code, 4] as const),
+]);
 
-/** Fraction digits of the currency's minor unit (JPY 0, USD 2, BHD 3), as ICU knows them. */
+/** Fraction digits of the currency's minor unit as ISO 4217 lists it (JPY 0, USD 2, BHD and IQD 3). */
 export function minorUnits(currency: string): number {
-  let digits = minorUnitsCache.get(currency);
-  if (digits === undefined) {
-    digits = new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
-    minorUnitsCache.set(currency, digits);
-  }
-  return digits;
+  return ISO_MINOR_UNITS.get(currency) ?? 2;
 }
 
 // Own constructor so no other module's Decimal.set can change it. 64 significant digits hold

@@ -8,7 +8,14 @@ const cps = (rate: string | null): GoalPricing => ({ model: 'cps', amount: null,
 
 /** The accepted grammar, written out here so the properties do not test the code against itself. */
 const ACCEPTED = /^(0|[1-9][0-9]{0,14})(\.[0-9]{1,8})?$/;
-const digitsOf = (code: string) => new Intl.NumberFormat('en', { style: 'currency', currency: code }).resolvedOptions().maximumFractionDigits ?? 2;
+/** ISO 4217 minor units, written out from the standard's list: every other code has 2. */
+const ISO_DIGITS: Record<string, number> = {
+  ...Object.fromEntries('BIF CLP DJF GNF ISK JPY KMF KRW PYG RWF UGX UYI VND VUV XAF XOF XPF'.split(' ').map((code) => [code, 0])),
+  ...Object.fromEntries('BHD IQD JOD KWD LYD OMR TND'.split(' ').map((code) => [code, 3])),
+  CLF: 4,
+  UYW: 4,
+};
+const digitsOf = (code: string) => ISO_DIGITS[code] ?? 2;
 
 /** A decimal text as an integer and its power-of-ten scale. */
 function scaled(text: string): { units: bigint; scale: number } {
@@ -79,8 +86,16 @@ describe('canonicalDecimal', () => {
 });
 
 describe('minorUnits', () => {
-  it('comes from ICU: JPY 0, USD 2, BHD 3', () => {
+  it('are ISO 4217\'s: JPY 0, USD 2, BHD 3', () => {
     expect([minorUnits('JPY'), minorUnits('USD'), minorUnits('BHD')]).toEqual([0, 2, 3]);
+  });
+
+  it('are ISO 4217\'s where ICU prints fewer digits in practice (IQD 3; HUF, IDR, COP, PKR 2)', () => {
+    expect(['IQD', 'HUF', 'IDR', 'COP', 'PKR', 'ISK', 'CLP'].map(minorUnits)).toEqual([3, 2, 2, 2, 2, 0, 0]);
+  });
+
+  it('are ISO 4217\'s for every accepted currency', () => {
+    for (const code of Intl.supportedValuesOf('currency')) expect(minorUnits(code), code).toBe(digitsOf(code));
   });
 });
 
@@ -152,7 +167,7 @@ describe('payoutFor: cps', () => {
   });
 
   it('at exact half-units rounds up, and a hair below rounds down', () => {
-    const code = fc.constantFrom('JPY', 'USD', 'EUR', 'BHD', 'KWD', 'CLP');
+    const code = fc.constantFrom('JPY', 'USD', 'EUR', 'BHD', 'KWD', 'CLP', 'IQD', 'HUF');
     fc.assert(
       fc.property(code, fc.bigInt({ min: 0n, max: 10n ** 12n }), (code, units) => {
         const digits = digitsOf(code);

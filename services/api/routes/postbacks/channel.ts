@@ -5,8 +5,12 @@ import { PROTOCOL_HEADER, PROTOCOL_VERSION } from './respond.js';
 
 const FORM = /^application\/x-www-form-urlencoded\s*(;|$)/i;
 const JSON_TYPE = /^application\/json\s*(;\s*charset\s*=\s*"?utf-8"?\s*)?$/i;
-/** Postbacks carry no signature, timestamp or nonce (reference, Authentication rule 6). */
-const SIGNATURE_HEADER = /signature|^x-svc-(timestamp|nonce)$/i;
+/**
+ * Postbacks carry no signature, timestamp or nonce (reference, Authentication rule 6): any header
+ * naming a signature or a nonce, and a timestamp header in the service's namespace (`SVC-` or
+ * `X-SVC-`, as `SVC-Protocol-Version`) or the bare `X-Timestamp`. Other timestamps (a proxy's) pass.
+ */
+const SIGNATURE_HEADER = /signature|nonce|^(x-)?svc-timestamp$|^x-timestamp$/i;
 
 /**
  * Which contract a POST speaks: a form body without the protocol header is the compatibility

@@ -9,6 +9,7 @@ import { startLoad, type Load, type Operation } from '../support/load.js';
 import { PROTOCOL, postbackWorld } from '../support/postback-world.js';
 import { readTopic } from '../support/read-topic.js';
 import { running, type ApiProcess, type Restartable } from '../support/service-processes.js';
+import { waitFor } from '../support/wait-for.js';
 
 /**
  * The postback ledger under faults: the API and a separate projector on a private Kafka broker
@@ -45,7 +46,7 @@ afterAll(async () => {
 
 interface Answer {
   data: { result?: string; correlation_id?: string };
-  extra?: { reason?: string; retryable?: boolean };
+  extra?: { reason?: string; retryable?: boolean; correlation_id?: string; event_logged?: boolean };
 }
 
 const eventIdOf = (index: number) => `fault-${index}`;
@@ -106,6 +107,12 @@ describe('postbacks under faults', () => {
     expect(failures.filter((attempt) => attempt.status !== 503 || (attempt.body as Answer).extra?.retryable !== true)).toEqual([]);
     const reasons = new Set(failures.map((attempt) => (attempt.body as Answer).extra?.reason));
     expect([...reasons].filter((reason) => reason !== 'postback_v10_unavailable' && reason !== 'postback_intake_unavailable')).toEqual([]);
+    // Each 503 in the reference's envelope: nothing logged when the log could not take it, logged when only the decision was late.
+    const envelopeOf = (reason: string | undefined) =>
+      reason === 'postback_v10_unavailable'
+        ? { code: 'POSTBACK_V10_UNAVAILABLE', message: reason, data: {}, extra: { result: 'unavailable', reason, correlation_id: expect.any(String), retryable: true, event_logged: false } }
+        : { code: 'POSTBACK_INTAKE_UNAVAILABLE', message: reason, data: {}, extra: { result: 'deferred', reason, correlation_id: expect.any(String), retryable: true, event_logged: true } };
+    for (const attempt of failures) expect(attempt.body).toEqual(envelopeOf((attempt.body as Answer).extra?.reason));
 
     const answers = new Map(operations.map((op) => [eventIdOf(op.index), (op.body as Answer).data]));
     const results = [...answers.values()].map((answer) => answer.result);
@@ -149,6 +156,51 @@ describe('postbacks under faults', () => {
       expect(report.conversionsOffChain).toEqual([]);
       expect(report.partitions.reduce((sum, partition) => sum + partition.decisions, 0)).toBe(total);
       process.stderr.write(`[faults-postbacks] ${operations.length} postbacks acknowledged, ${total} logged; per fault until recovered: ${JSON.stringify(felt)}\n`);
+    });
+  }, 300_000);
+});
+
+describe('postbacks while the broker is down', () => {
+  it('answers 503 postback_v10_unavailable, retryable, event_logged false and logs nothing; once the broker is back the same postback is recorded once', async () => {
+    const { kafka, env } = stack!;
+    const post = async () => {
+      const response = await fetch(`${api!.current.url}/v1/postback/${partner}`, {
+        method: 'POST',
+        headers: PROTOCOL,
+        body: JSON.stringify({ event_name: 'purchase', offer_instance_id: cards[0], event_id: 'broker-down' }),
+      });
+      return { status: response.status, body: (await response.json()) as Answer & Record<string, unknown> };
+    };
+    const unavailable = (reason: string, eventLogged: boolean) => ({
+      status: 503,
+      body: { code: reason.toUpperCase(), message: reason, data: {}, extra: { result: eventLogged ? 'deferred' : 'unavailable', reason, correlation_id: expect.any(String), retryable: true, event_logged: eventLogged } },
+    });
+    await kafka.stop();
+    const down = await post();
+    expect(down).toEqual(unavailable('postback_v10_unavailable', false));
+    await kafka.start();
+    // The partner's retries until one is answered 2xx; each one before it a retryable 503.
+    const retries: Awaited<ReturnType<typeof post>>[] = [];
+    const back = await waitFor(async () => {
+      const answer = await post();
+      if (answer.status === 200) return answer;
+      retries.push(answer);
+      return undefined;
+    }, { timeoutMs: 120_000, intervalMs: 500, what: 'the postback to be taken again' });
+    for (const retry of retries) {
+      const { reason, event_logged } = retry.body.extra as { reason: string; event_logged: boolean };
+      expect(retry).toEqual(unavailable(reason, event_logged));
+    }
+    await withRuntime(env, async (runtime) => {
+      await awaitCaughtUp(runtime, [ledgerProjection], 60_000);
+      const { rows } = await runtime.db.query<{ correlation_id: string; decision: string }>(
+        'SELECT correlation_id, decision FROM postback_log WHERE partner_id = $1 AND event_id = $2 ORDER BY log_offset',
+        [partner, 'broker-down'],
+      );
+      // The refused attempt never reached the log; the first logged copy is the one recorded, and the answer names it.
+      expect(rows.map((row) => row.correlation_id)).not.toContain(down.body.extra!.correlation_id);
+      expect(rows.map((row) => row.decision)).toEqual(['accepted', ...rows.slice(1).map(() => 'already_recorded')]);
+      expect(back.body.data).toMatchObject({ result: rows.length === 1 ? 'accepted' : 'already_recorded', correlation_id: rows[0]!.correlation_id });
     });
   }, 300_000);
 });

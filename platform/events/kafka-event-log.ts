@@ -41,12 +41,17 @@ export interface KafkaLogOptions {
  * report the offset of every event it wrote. Concurrent appends share produce requests (see
  * append-batcher.ts).
  */
+/** About 3 s of backoff in all: a leader election fits in it, an unreachable broker does not. */
+const APPEND_RETRY = { retries: 5, initialRetryTime: 100, maxRetryTime: 1_000 };
+
 export async function kafkaEventLog(codec: EventCodec, options: KafkaLogOptions): Promise<EventLog> {
   const kafka = new Kafka({
     clientId: options.clientId ?? 'offer-ledger',
     brokers: options.brokers,
     logLevel: logLevel.ERROR,
-    retry: { retries: 8, initialRetryTime: 100 },
+    // Connections and metadata retry within the same few seconds as appends: kafkajs nests the
+    // client's retries inside the producer's, so 8 here made an unreachable broker a minute-long wait.
+    retry: APPEND_RETRY,
   });
   const physical = (topic: string) => `${options.topicPrefix}${topic}`;
   const admin: Admin = kafka.admin();
@@ -55,6 +60,8 @@ export async function kafkaEventLog(codec: EventCodec, options: KafkaLogOptions)
     idempotent: true,
     maxInFlightRequests: 1,
     allowAutoTopicCreation: false,
+    // An append that cannot reach the log fails within seconds: a retryable 503 for the caller.
+    retry: APPEND_RETRY,
   });
   await producer.connect();
   const batcher = appendBatcher<PartitionedMessage>({

@@ -176,7 +176,9 @@ describe('postbacks while the broker is down', () => {
       body: { code: reason.toUpperCase(), message: reason, data: {}, extra: { result: eventLogged ? 'deferred' : 'unavailable', reason, correlation_id: expect.any(String), retryable: true, event_logged: eventLogged } },
     });
     await kafka.stop();
+    const askedAt = performance.now();
     const down = await post();
+    process.stderr.write(`[faults-postbacks] with the broker down, answered ${down.status} in ${Math.round(performance.now() - askedAt)} ms\n`);
     expect(down).toEqual(unavailable('postback_v10_unavailable', false));
     await kafka.start();
     // The partner's retries until one is answered 2xx; each one before it a retryable 503.

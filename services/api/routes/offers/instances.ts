@@ -2,13 +2,15 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { keyHashSecretOf } from '../../../../platform/config/key-hash-secret.js';
 import { success } from '../../../../platform/http/envelope.js';
+import { renderError } from '../../../../platform/http/error-handler.js';
 import { ApiError, badRequest, serviceUnavailable } from '../../../../platform/http/errors.js';
+import { fromFramework } from '../../../../platform/http/framework-errors.js';
 import type { Runtime } from '../../../../platform/runtime.js';
 import { authenticateOfferRequest, type OfferRouteCaller } from '../../auth/offer-route-access.js';
 import { TAG } from '../../openapi/tags.js';
 import { openReadCaches } from '../../read-cache.js';
 import { lookupInstances } from './instances-lookup.js';
-import { instancesRequestBody, isJsonContentType, parseInstancesBody } from './instances-request.js';
+import { ID_LIST_RULE, instancesRequestBody, isJsonContentType, parseInstancesBody } from './instances-request.js';
 import { instancesHeaders, instancesResponses } from './instances-schema.js';
 
 /**
@@ -61,6 +63,15 @@ export async function instancesRoute(app: FastifyInstance, { runtime }: { runtim
           authenticateOfferRequest(runtime.db, secret, request.headers, 'instances', caches.lookupKey),
         );
         callers.set(request, caller);
+      },
+      // Every 400 of this route is about the body, the id list: each states the list's rule, as the
+      // reference asks of the message for a bad id list (not JSON, empty, an unknown field too).
+      errorHandler: (error, request, reply) => {
+        const known = error instanceof ApiError ? error : fromFramework(error, request);
+        if (known?.statusCode === 400 && known.code === 'BAD_REQUEST' && !known.message.startsWith(ID_LIST_RULE)) {
+          return renderError(badRequest(`${ID_LIST_RULE}; ${known.message}`, known.extra), request, reply);
+        }
+        return renderError(error, request, reply);
       },
       // This route's table says a body that is not JSON is a 400 (the app answers 415 elsewhere).
       preParsing: async (request, _reply, payload) => {

@@ -8,7 +8,7 @@ import { buildApp } from '../services/api/app.js';
 import { projections, startProjectors } from '../services/projector/projectors.js';
 import { DETAILS } from '../test/support/instance-world.js';
 import { resolveStack } from '../test/support/stack.js';
-import { listenForBench, startBenchServer, staticAnswerRoute, summarize } from './server.js';
+import { halfRate, listenForBench, saturationColumns, startBenchServer, staticAnswerRoute, summarize } from './server.js';
 import { benchDatabase, printTable, writeResults, type BenchRow } from './support.js';
 
 /**
@@ -123,17 +123,11 @@ export async function instanceLookupBench(): Promise<BenchRow[]> {
     ] as const) {
       process.stderr.write(`bench instances: ${scenario}\n`);
       const saturated = await cannon(base, path, key, bodies);
-      const half = await cannon(base, path, key, bodies, Math.max(1, Math.floor(saturated.perSecond / 2)));
+      const half = await cannon(base, path, key, bodies, halfRate(saturated));
       rows.push({
         scenario,
         served_instances: SERVED,
-        per_second: saturated.perSecond,
-        p50_ms: saturated.p50,
-        p99_ms: saturated.p99,
-        half_rate_p50_ms: half.p50,
-        half_rate_p99_ms: half.p99,
-        non_2xx: saturated.non2xx + half.non2xx,
-        errors: saturated.errors + half.errors,
+        ...saturationColumns(saturated, half),
         baseline_per_second: path === '/bench/static-instances' ? 0 : Number(rows[2]!.per_second),
         target,
       });
@@ -149,15 +143,8 @@ export async function instanceLookupBench(): Promise<BenchRow[]> {
 async function serve() {
   const runtime = await openRuntime(loadConfig(process.env));
   const app = await buildApp({ runtime });
-  let answer = '';
-  app.put('/bench/static-instances', { schema: { hide: true } }, async (request) => {
-    answer = JSON.stringify(request.body);
-    return {};
-  });
-  app.post('/bench/static-instances', { schema: { hide: true } }, async (_request, reply) => reply.type('application/json; charset=utf-8').send(answer));
-  const address = await app.listen({ port: 0, host: '127.0.0.1' });
-  process.stdout.write(`listening ${address}\n`);
-  process.on('SIGTERM', () => void app.close().then(() => runtime.close()).then(() => process.exit(0)));
+  staticAnswerRoute(app, '/bench/static-instances', 'POST');
+  await listenForBench(app, runtime);
 }
 
 if (process.env.BENCH_ROLE === 'instances-server') {

@@ -6,7 +6,7 @@ import { buildApp } from '../services/api/app.js';
 import { startProjectors } from '../services/projector/projectors.js';
 import { commandRunner, DETAILS } from '../test/support/instance-world.js';
 import { resolveStack } from '../test/support/stack.js';
-import { listenForBench, startBenchServer, staticAnswerRoute, summarize } from './server.js';
+import { halfRate, listenForBench, saturationColumns, startBenchServer, staticAnswerRoute, summarize, type LoadRun } from './server.js';
 import { benchDatabase, type BenchRow } from './support.js';
 
 /**
@@ -75,25 +75,18 @@ export async function run(): Promise<BenchRow[]> {
     const answers = new Map<string, string>();
     for (const path of [...paths.byId, ...paths.byLink]) answers.set(path, await get(path));
 
-    const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
     const measure = async (scenario: string, serverBase: string, list: string[]) => {
       process.stderr.write(`bench offers-info: ${scenario}\n`);
       const saturated = await cannon(serverBase, list, key);
-      const half = await cannon(serverBase, list, key, Math.max(1, Math.floor(saturated.perSecond / 2)));
-      return { saturated, half };
+      return { saturated, half: await cannon(serverBase, list, key, halfRate(saturated)) };
     };
     const row = (scenario: string, { saturated, half }: Awaited<ReturnType<typeof measure>>, baseline: number, target: string): BenchRow => ({
       scenario,
-      per_second: saturated.perSecond,
-      p50_ms: saturated.p50,
-      p99_ms: saturated.p99,
-      half_rate_p50_ms: half.p50,
-      half_rate_p99_ms: half.p99,
-      non_2xx: saturated.non2xx + half.non2xx,
-      errors: saturated.errors + half.errors,
+      ...saturationColumns(saturated, half),
       baseline_per_second: baseline,
       target,
     });
+    const medianRun = (runs: LoadRun[]) => [...runs].sort((a, b) => a.perSecond - b.perSecond)[Math.floor(runs.length / 2)]!;
 
     // Each read is compared with the static route asked with the same request targets (so the
     // request bytes, the client's work and the framework's query parsing are the same). The two
@@ -109,18 +102,16 @@ export async function run(): Promise<BenchRow[]> {
       const answer = answers.get(list[0]!)!;
       await fetch(`${base}/bench/static-info`, { method: 'PUT', body: answer, headers: { 'content-type': 'application/json' } });
       rows.push({ scenario: `answer size by ${name} (bytes)`, bytes: answer.length });
-      const runs: Record<'static' | 'route', Awaited<ReturnType<typeof cannon>>[]> = { static: [], route: [] };
+      const runs: Record<'static' | 'route', LoadRun[]> = { static: [], route: [] };
       for (let round = 1; round <= ROUNDS; round += 1) {
         process.stderr.write(`bench offers-info: by ${name}, round ${round} of ${ROUNDS} (static, then the route)\n`);
         runs.static.push(await cannon(base, staticList, key));
         runs.route.push(await cannon(base, list, key));
       }
-      const pick = (results: Awaited<ReturnType<typeof cannon>>[]) => results.find((result) => result.perSecond === median(results.map((r) => r.perSecond)))!;
-      const staticMedian = pick(runs.static);
-      const routeMedian = pick(runs.route);
-      const halfRate = (rate: number) => Math.max(1, Math.floor(rate / 2));
-      const staticHalf = await cannon(base, staticList, key, halfRate(staticMedian.perSecond));
-      const routeHalf = await cannon(base, list, key, halfRate(routeMedian.perSecond));
+      const staticMedian = medianRun(runs.static);
+      const routeMedian = medianRun(runs.route);
+      const staticHalf = await cannon(base, staticList, key, halfRate(staticMedian));
+      const routeHalf = await cannon(base, list, key, halfRate(routeMedian));
       baselines.set(name, staticMedian.perSecond);
       rows.push(row(`static envelope, ${name} targets (median of ${ROUNDS})`, { saturated: staticMedian, half: staticHalf }, 0, ''));
       rows.push(row(`offer info by ${name} (cached, median of ${ROUNDS})`, { saturated: routeMedian, half: routeHalf }, staticMedian.perSecond, target));
@@ -145,15 +136,8 @@ export async function run(): Promise<BenchRow[]> {
 async function serve() {
   const runtime = await openRuntime(loadConfig(process.env));
   const app = await buildApp({ runtime });
-  let answer = '';
-  app.put('/bench/static-info', { schema: { hide: true } }, async (request) => {
-    answer = JSON.stringify(request.body);
-    return {};
-  });
-  app.get('/bench/static-info', { schema: { hide: true } }, async (_request, reply) => reply.type('application/json; charset=utf-8').send(answer));
-  const address = await app.listen({ port: 0, host: '127.0.0.1' });
-  process.stdout.write(`listening ${address}\n`);
-  process.on('SIGTERM', () => void app.close().then(() => runtime.close()).then(() => process.exit(0)));
+  staticAnswerRoute(app, '/bench/static-info', 'GET');
+  await listenForBench(app, runtime);
 }
 
 if (process.env.BENCH_ROLE === 'offers-info-server') await serve();

@@ -90,3 +90,21 @@ export function staticAnswerRoute(app: FastifyInstance, path: string, method: 'G
 export function summarize(result: autocannon.Result) {
   return { perSecond: Math.round(result.requests.average), p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx, errors: result.errors };
 }
+
+export type LoadRun = ReturnType<typeof summarize>;
+
+/** Half of a saturated rate, the load latency is measured at. */
+export const halfRate = (saturated: LoadRun) => Math.max(1, Math.floor(saturated.perSecond / 2));
+
+/** A row's columns of a route measured at saturation and again at half of that rate. */
+export function saturationColumns(saturated: LoadRun, half: LoadRun) {
+  return {
+    per_second: saturated.perSecond,
+    p50_ms: saturated.p50,
+    p99_ms: saturated.p99,
+    half_rate_p50_ms: half.p50,
+    half_rate_p99_ms: half.p99,
+    non_2xx: saturated.non2xx + half.non2xx,
+    errors: saturated.errors + half.errors,
+  };
+}

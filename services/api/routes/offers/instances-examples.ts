@@ -4,6 +4,15 @@ import type { ResponseExamples } from '../../../../platform/http/response-exampl
 import { ID_LIST_RULE } from './instances-request.js';
 import { credentialRefusals, EXAMPLE_INSTANCE_ID, EXAMPLE_OFFER_ID, EXAMPLE_PLACEMENT_ID, exampleAction, exampleOffer } from './offer-examples.js';
 
+/** The example card, served to the caller's application, showing `offer`. */
+const foundCard = (offer: Record<string, unknown>) => ({
+  offer_instance_id: EXAMPLE_INSTANCE_ID,
+  status: 'found',
+  served_at: '2026-03-14T09:26:53Z',
+  placement_id: EXAMPLE_PLACEMENT_ID,
+  offer: { offer_id: offer.offer_id, offer_instance_id: EXAMPLE_INSTANCE_ID, ...offer },
+});
+
 /** Example answers of `POST /v1/offers/instances` (reference: Instance item, the instance route's Errors). */
 export const instancesExamples: ResponseExamples = {
   200: {
@@ -11,13 +20,7 @@ export const instancesExamples: ResponseExamples = {
       summary: 'two ids: a card served to this application, and an unknown id',
       value: success({
         instances: [
-          {
-            offer_instance_id: EXAMPLE_INSTANCE_ID,
-            status: 'found',
-            served_at: '2026-03-14T09:26:53Z',
-            placement_id: EXAMPLE_PLACEMENT_ID,
-            offer: { ...exampleOffer, offer_instance_id: EXAMPLE_INSTANCE_ID, action: exampleAction },
-          },
+          foundCard({ ...exampleOffer, action: exampleAction }),
           { offer_instance_id: '0192f7c4-0d15-7e9a-8b6c-000000000000', status: 'not_found' },
         ],
       }),
@@ -26,13 +29,7 @@ export const instancesExamples: ResponseExamples = {
       summary: 'a real-time remote partner offer: expired, no details, no action',
       value: success({
         instances: [
-          {
-            offer_instance_id: EXAMPLE_INSTANCE_ID,
-            status: 'found',
-            served_at: '2026-03-14T09:26:53Z',
-            placement_id: EXAMPLE_PLACEMENT_ID,
-            offer: { offer_id: EXAMPLE_OFFER_ID, offer_instance_id: EXAMPLE_INSTANCE_ID, offer_info: { status: 'expired' } },
-          },
+          foundCard({ offer_id: EXAMPLE_OFFER_ID, offer_info: { status: 'expired' } }),
         ],
       }),
     },

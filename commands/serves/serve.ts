@@ -81,11 +81,17 @@ export async function mintLinkCodes(runtime: Pick<Runtime, 'db'>, count: number)
 
 /**
  * The events of one request with fresh identities and link codes, checked against the read
- * models; nothing is appended yet.
+ * models (by `mint`, which a long-running caller backs with a LinkCodeReserve); nothing is
+ * appended yet.
  */
-export async function prepareServes(runtime: Pick<Runtime, 'db' | 'config'>, request: ServeRequest, now: Date): Promise<OfferServed[]> {
+export async function prepareServes(
+  runtime: Pick<Runtime, 'db' | 'config'>,
+  request: ServeRequest,
+  now: Date,
+  mint: (count: number) => Promise<string[]> = (count) => mintLinkCodes(runtime, count),
+): Promise<OfferServed[]> {
   if (request.offers.length === 0) return [];
-  const minted = await mintLinkCodes(runtime, request.offers.filter((offer) => offer.destination_url !== null).length);
+  const minted = await mint(request.offers.filter((offer) => offer.destination_url !== null).length);
   const codes = request.offers.map((offer) => (offer.destination_url === null ? '' : minted.shift()!));
   return servedEvents(request, { now, linkBase: runtime.config.linkBase, codes });
 }

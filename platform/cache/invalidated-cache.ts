@@ -7,8 +7,11 @@
  * as they were before the change, and keeping it would outlive the change.
  */
 export interface InvalidatedCache<K, V> {
-  /** The values of `keys`, loading the missing ones with one call of `load` (which answers every key it is given). */
-  getMany(keys: readonly K[], load: (missing: K[]) => Promise<Map<K, V>>): Promise<Map<K, V>>;
+  /**
+   * The values of `keys`, loading the missing ones with one call of `load` (which answers every
+   * key it is given); `keep(value)` false answers a loaded value without keeping it.
+   */
+  getMany(keys: readonly K[], load: (missing: K[]) => Promise<Map<K, V>>, keep?: (value: V) => boolean): Promise<Map<K, V>>;
   /** One value; `keep(value)` false answers it without keeping it (e.g. lookups that found nothing). */
   get(key: K, load: (key: K) => Promise<V>, keep?: (value: V) => boolean): Promise<V>;
   invalidate(): void;
@@ -52,24 +55,25 @@ export function invalidatedCache<K, V>(options: InvalidatedCacheOptions<K, V>): 
   };
 
   return {
-    async getMany(keys, load) {
+    async getMany(keys, load, keepValue = () => true) {
       const found = new Map<K, V>();
-      const missing: K[] = [];
+      const absent = new Set<K>();
       for (const key of keys) {
         if (found.has(key)) continue;
         if (entries.has(key)) found.set(key, entries.get(key) as V);
-        else if (!missing.includes(key)) missing.push(key);
+        else absent.add(key);
       }
       stats.hits += found.size;
-      stats.misses += missing.length;
-      if (missing.length === 0) return found;
+      stats.misses += absent.size;
+      if (absent.size === 0) return found;
+      const missing = [...absent];
       const loadedIn = generation;
       const loaded = await load(missing);
       for (const key of missing) {
         if (!loaded.has(key)) throw new Error('cache load did not answer every key it was given');
         const value = loaded.get(key) as V;
         found.set(key, value);
-        keep(key, value, loadedIn);
+        if (keepValue(value)) keep(key, value, loadedIn);
       }
       return found;
     },

@@ -14,15 +14,29 @@ export interface Sql {
   exec(text: string): Promise<void>;
 }
 
+/**
+ * Statements that travel with BEGIN and COMMIT instead of in round trips of their own (a
+ * projector's batch pays for every round trip on a busy machine). Both are parameter-free SQL:
+ * build them with escapeLiteral/escapeIdentifier, never from unescaped input.
+ */
+export interface TransactionEdges<T> {
+  /** Run right after BEGIN; the rows of its last statement reach the body. */
+  opening: string;
+  /** The body's work, then the statements to run right before COMMIT ('' for none). */
+  body(tx: Sql, opened: Record<string, unknown>[]): Promise<{ value: T; closing: string }>;
+}
+
 export interface Db extends Sql {
   readonly engine: 'postgres' | 'pglite';
   /** Runs fn in one transaction; commits when it resolves, rolls back when it throws. */
   transaction<T>(fn: (tx: Sql) => Promise<T>): Promise<T>;
+  /** One transaction as `transaction`, with its first and last statements sent along with BEGIN and COMMIT. */
+  transactionWithEdges<T>(edges: TransactionEdges<T>): Promise<T>;
   /**
    * Receives NOTIFY payloads of a channel (sent by any process on this database) until the
    * returned function is called. A notification sent inside a transaction arrives at its commit.
-   * An empty payload says notifications may have been missed (the listening session was opened
-   * again): re-read whatever they stand for.
+   * An empty payload says notifications may have been missed (the listening session dropped, or
+   * was opened again): re-read whatever they stand for.
    */
   listen(channel: string, onPayload: (payload: string) => void): Promise<() => Promise<void>>;
   close(): Promise<void>;

@@ -5,3 +5,6 @@ export const escapeIdentifier = (name: string): string => pg.escapeIdentifier(na
 
 /** `"schema"."table"`. */
 export const qualified = (schema: string, table: string): string => `${escapeIdentifier(schema)}.${escapeIdentifier(table)}`;
+
+/** A value quoted as an SQL string literal, for parameter-free statements (see TransactionEdges). */
+export const escapeLiteral = (value: string): string => pg.escapeLiteral(value);

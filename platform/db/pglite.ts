@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { PGlite, type Transaction } from '@electric-sql/pglite';
-import { DATE_OID, INT8_OID, type Db, type QueryResult, type Sql } from './db.js';
+import { DATE_OID, INT8_OID, type Db, type QueryResult, type Sql, type TransactionEdges } from './db.js';
 
 const identity = (value: string) => value;
 
@@ -24,6 +24,14 @@ export async function openPglite(dataDir: string): Promise<Db> {
     engine: 'pglite',
     ...wrap(db),
     transaction: <T>(fn: (tx: Sql) => Promise<T>) => db.transaction((tx) => fn(wrap(tx))),
+    // In process there is no round trip to save: the edges run as statements of their own.
+    transactionWithEdges: <T>({ opening, body }: TransactionEdges<T>) =>
+      db.transaction(async (tx) => {
+        const opened = await tx.exec(opening);
+        const { value, closing } = await body(wrap(tx), opened[opened.length - 1]?.rows ?? []);
+        if (closing !== '') await tx.exec(closing);
+        return value;
+      }),
     async listen(channel, onPayload) {
       const unlisten = await db.listen(channel, onPayload);
       return () => unlisten();

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { DATE_OID, INT8_OID, type Db, type QueryResult, type Sql } from './db.js';
+import { DATE_OID, INT8_OID, type Db, type QueryResult, type Sql, type TransactionEdges } from './db.js';
 
 const identity = (value: string) => value;
 
@@ -45,26 +45,23 @@ export function connectPostgres(connectionString: string, options: { max?: numbe
     engine: 'postgres',
     ...base,
     async transaction<T>(fn: (tx: Sql) => Promise<T>): Promise<T> {
-      const client = await pool.connect();
-      // A session that ends while checked out (Postgres restarted, the backend terminated) is also
-      // an 'error' event on the client, and the pool listens only on idle ones: unheard, it would
-      // end the process. Heard, the statement fails and the transaction rolls back.
-      let broken: Error | undefined;
-      const onError = (error: Error) => void (broken ??= error);
-      client.on('error', onError);
-      try {
+      return inTransaction(pool, async (client) => {
         await client.query('BEGIN');
         const result = await fn(wrap(client));
         await client.query('COMMIT');
         return result;
-      } catch (error) {
-        await client.query('ROLLBACK').catch(() => {});
-        throw error;
-      } finally {
-        client.off('error', onError);
-        // A broken session is discarded, not handed to the next caller.
-        client.release(broken);
-      }
+      });
+    },
+    async transactionWithEdges<T>({ opening, body }: TransactionEdges<T>): Promise<T> {
+      return inTransaction(pool, async (client) => {
+        // Parameter-free text goes by the simple protocol, which takes several statements at once.
+        const opened = await client.query(`BEGIN;\n${opening}`);
+        const results = opened as unknown as pg.QueryResult | pg.QueryResult[];
+        const last = Array.isArray(results) ? results[results.length - 1]! : results;
+        const { value, closing } = await body(wrap(client), last.rows);
+        await client.query(closing === '' ? 'COMMIT' : `${closing};\nCOMMIT`);
+        return value;
+      });
     },
     listen: (channel, onPayload) => listenOn(connectionString, channel, onPayload),
     close: () => pool.end(),
@@ -72,10 +69,34 @@ export function connectPostgres(connectionString: string, options: { max?: numbe
 }
 
 /**
+ * A pooled session for one transaction: rolled back when `work` throws, and discarded when the
+ * session broke meanwhile.
+ */
+async function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  // A session that ends while checked out (Postgres restarted, the backend terminated) is also
+  // an 'error' event on the client, and the pool listens only on idle ones: unheard, it would
+  // end the process. Heard, the statement fails and the transaction rolls back.
+  let broken: Error | undefined;
+  const onError = (error: Error) => void (broken ??= error);
+  client.on('error', onError);
+  try {
+    return await work(client);
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => {});
+    throw error;
+  } finally {
+    client.off('error', onError);
+    // A broken session is discarded, not handed to the next caller.
+    client.release(broken);
+  }
+}
+
+/**
  * LISTEN needs a session of its own (a pooled connection would be handed to others). A dropped
  * session is opened again, retrying with a growing pause until it works; what was notified
- * meanwhile is lost, so after every (re)connect the listener gets an empty payload and re-reads
- * state (the watermarks and caches do).
+ * meanwhile is lost, so when the session drops and after every (re)connect the listener gets an
+ * empty payload and re-reads state (the watermarks and caches do).
  */
 async function listenOn(connectionString: string, channel: string, onPayload: (payload: string) => void): Promise<() => Promise<void>> {
   let client: pg.Client | undefined;
@@ -88,7 +109,12 @@ async function listenOn(connectionString: string, channel: string, onPayload: (p
       if (dropped) return;
       dropped = true;
       next.end().catch(() => {});
-      if (client === next) client = undefined;
+      if (client === next) {
+        client = undefined;
+        // From now until the next connect nothing is heard: whoever keeps state by these
+        // notifications (caches) must stop trusting it now, not only once the session is back.
+        onPayload('');
+      }
       reconnect(0);
     };
     next.on('notification', (message) => {

@@ -1,5 +1,5 @@
 import type { Db } from '../db/db.js';
-import { escapeIdentifier } from '../db/identifier.js';
+import { escapeIdentifier, escapeLiteral } from '../db/identifier.js';
 import type { EventBatch, EventLog, Subscription, TopicPartitionOffset } from '../events/event-log.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { Projection } from './projection.js';
@@ -34,44 +34,39 @@ export interface ApplyOptions {
 /**
  * Applies one batch exactly once: inside one transaction it locks the partition's offset row,
  * drops events already applied (a redelivery after a crash), lets the projection write its rows,
- * and moves the offset past the batch. A crash before COMMIT leaves both untouched.
+ * and moves the offset past the batch. A crash before COMMIT leaves both untouched. The lock
+ * travels with BEGIN and the move with COMMIT: a batch costs two round trips plus the
+ * projection's own statements.
  */
 export async function applyBatch(db: Db, projection: Projection, batch: EventBatch, options: ApplyOptions = {}): Promise<number> {
-  return db.transaction(async (tx) => {
-    if (options.schema) await tx.query("SELECT set_config('search_path', $1, true)", [escapeIdentifier(options.schema)]);
+  const [name, topic, partition] = [escapeLiteral(projection.name), escapeLiteral(batch.topic), String(batch.partition)];
+  // A rebuild beside the live read model applies into that schema (set before anything is named).
+  const searchPath = options.schema ? `SELECT set_config('search_path', ${escapeLiteral(escapeIdentifier(options.schema))}, true);\n` : '';
+  return db.transactionWithEdges({
     // One statement creates the offset row if needed and locks it until COMMIT (the no-op update
     // takes the row lock), so two runners of one projection never apply the same batch.
-    const { rows } = await tx.query<{ next_offset: string }>(
-      `INSERT INTO projection_offsets (projection, topic, partition, next_offset) VALUES ($1, $2, $3, 0)
+    opening: `${searchPath}INSERT INTO projection_offsets (projection, topic, partition, next_offset) VALUES (${name}, ${topic}, ${partition}, 0)
        ON CONFLICT (projection, topic, partition) DO UPDATE SET next_offset = projection_offsets.next_offset
        RETURNING next_offset`,
-      [projection.name, batch.topic, batch.partition],
-    );
-    const stored = BigInt(rows[0]!.next_offset);
-    const fresh = batch.events.filter((event) => BigInt(event.offset) >= stored);
-    if (fresh.length === 0) return 0;
-    await projection.apply(tx, fresh);
-    const next = (BigInt(fresh[fresh.length - 1]!.offset) + 1n).toString();
-    const position: AppliedPosition = { projection: projection.name, topic: batch.topic, partition: batch.partition, next };
-    if (options.schema) {
-      // A rebuild beside the live read model: nobody waits for its commits.
-      await tx.query(
-        `UPDATE projection_offsets SET next_offset = $4, updated_at = now()
-         WHERE projection = $1 AND topic = $2 AND partition = $3`,
-        [projection.name, batch.topic, batch.partition, next],
-      );
-      return fresh.length;
-    }
-    // Moved and announced in one statement (one round trip less per batch); the notification is
-    // delivered at COMMIT to every listening process: readers waiting for their own writes wake.
-    await tx.query(
-      `WITH moved AS (
-         UPDATE projection_offsets SET next_offset = $4, updated_at = now()
-         WHERE projection = $1 AND topic = $2 AND partition = $3 RETURNING 1)
-       SELECT pg_notify($5, $6) FROM moved`,
-      [projection.name, batch.topic, batch.partition, next, APPLIED_CHANNEL, JSON.stringify(position)],
-    );
-    return fresh.length;
+    async body(tx, opened) {
+      const stored = BigInt(opened[0]!.next_offset as string);
+      const fresh = batch.events.filter((event) => BigInt(event.offset) >= stored);
+      if (fresh.length === 0) return { value: 0, closing: '' };
+      await projection.apply(tx, fresh);
+      const next = (BigInt(fresh[fresh.length - 1]!.offset) + 1n).toString();
+      const move = `UPDATE projection_offsets SET next_offset = ${next}, updated_at = now()
+         WHERE projection = ${name} AND topic = ${topic} AND partition = ${partition}`;
+      // A rebuild beside the live read model: nobody waits for its commits, so nothing is announced.
+      if (options.schema) return { value: fresh.length, closing: move };
+      // Announced in the same statement; the notification is delivered at COMMIT to every
+      // listening process: readers waiting for their own writes wake.
+      const position: AppliedPosition = { projection: projection.name, topic: batch.topic, partition: batch.partition, next };
+      return {
+        value: fresh.length,
+        closing: `WITH moved AS (${move} RETURNING 1)
+       SELECT pg_notify(${escapeLiteral(APPLIED_CHANNEL)}, ${escapeLiteral(JSON.stringify(position))}) FROM moved`,
+      };
+    },
   });
 }
 

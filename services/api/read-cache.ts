@@ -3,12 +3,12 @@ import type { Sql } from '../../platform/db/db.js';
 import type { Watermarks } from '../../platform/projection/watermarks.js';
 import { hashApiKey, MAX_PRESENTED_KEY_LENGTH } from '../../projections/accounts/api-keys.js';
 import { lookupApiKey, type KeyLookup } from '../../projections/accounts/key-lookup.js';
-import { findPlacements, type Placement } from '../../projections/accounts/queries.js';
+import { findDefaultPlacement, findPlacements, type DefaultPlacement, type Placement } from '../../projections/accounts/queries.js';
 import { findOffers, type StoredOffer } from '../../projections/offers/queries.js';
 
 /**
  * In-process caches of the reads every offer-route request repeats: API key lookups, placements
- * and stored offers. Each is emptied by every commit of the projection it copies (`accounts` for
+ * (and the default one, for anonymous and sandbox serves) and stored offers. Each is emptied by every commit of the projection it copies (`accounts` for
  * keys and placements, `offers` for offers), heard through the applied-watermark notifications
  * before anyone waiting for that commit is woken; a notification gap empties all of them. So a
  * revoked key, a paused offer or a deactivated placement takes effect on the first request after
@@ -20,6 +20,8 @@ export interface ReadCaches {
   lookupKey(sql: Sql, secret: string, presented: string): Promise<KeyLookup>;
   /** Placements by id; null for an unknown id. */
   placements(sql: Sql, ids: readonly string[]): Promise<Map<string, Placement | null>>;
+  /** Where anonymous Query requests are served; undefined when none is designated. */
+  defaultPlacement(sql: Sql): Promise<DefaultPlacement | undefined>;
   /** Stored offers by id; null for an unknown id. */
   offers(sql: Sql, ids: readonly string[]): Promise<Map<string, StoredOffer | null>>;
   stats(): Record<'keys' | 'placements' | 'offers', { hits: number; misses: number; invalidations: number; size: number }>;
@@ -36,10 +38,11 @@ export function openReadCaches(watermarks: Pick<Watermarks, 'onApplied'>, option
   const keys = invalidatedCache<string, KeyLookup>({ maxEntries });
   const placements = invalidatedCache<string, Placement | null>({ maxEntries });
   const offers = invalidatedCache<string, StoredOffer | null>({ maxEntries });
-  const byProjection: Record<string, { invalidate(): void }[]> = { accounts: [keys, placements], offers: [offers] };
+  const defaultPlacement = invalidatedCache<'default', DefaultPlacement | undefined>({ maxEntries: Math.min(1, maxEntries) });
+  const byProjection: Record<string, { invalidate(): void }[]> = { accounts: [keys, placements, defaultPlacement], offers: [offers] };
 
   const unsubscribe = watermarks.onApplied((position) => {
-    const caches = position ? (byProjection[position.projection] ?? []) : [keys, placements, offers];
+    const caches = position ? (byProjection[position.projection] ?? []) : [keys, placements, defaultPlacement, offers];
     for (const cache of caches) cache.invalidate();
   });
 
@@ -50,6 +53,7 @@ export function openReadCaches(watermarks: Pick<Watermarks, 'onApplied'>, option
       return keys.get(hashApiKey(secret, presented), () => lookupApiKey(sql, secret, presented), (found) => found.kind !== 'unknown');
     },
     placements: (sql, ids) => placements.getMany(ids, async (missing) => withNulls(missing, await findPlacements(sql, missing))),
+    defaultPlacement: (sql) => defaultPlacement.get('default', () => findDefaultPlacement(sql)),
     offers: (sql, ids) => offers.getMany(ids, async (missing) => withNulls(missing, await findOffers(sql, missing))),
     stats: () => ({ keys: stats(keys), placements: stats(placements), offers: stats(offers) }),
     close: unsubscribe,

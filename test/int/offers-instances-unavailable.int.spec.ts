@@ -39,15 +39,42 @@ describe('POST /v1/offers/instances when the read models cannot be read', () => 
     expect(response.statusCode, response.body).toBe(503);
     expect(response.json()).toEqual({ code: 'OFFER_INSTANCE_UNAVAILABLE', message: expect.stringMatching(/retry later/), data: {}, extra: {} });
   };
+  /** Resolves when this process hears that it may have missed projector commits. */
+  const nextGap = async () => {
+    const watermarks = await t.runtime.watermarks();
+    return new Promise<void>((resolve) => {
+      const stop = watermarks.onApplied((position) => {
+        if (position === undefined) {
+          stop();
+          resolve();
+        }
+      });
+    });
+  };
   /** Runs `during` while `table` is renamed away, then puts it back. */
   const withoutTable = (table: string, during: () => Promise<void>) => withoutTableIn(t.database.db, table, during);
 
-  it('when the served cards cannot be read', async () => {
+  it('when the served cards cannot be read (a card this process has not read yet)', async () => {
     const c = card();
     await appendServes(t.runtime, [c]);
-    expect((await post(world.keys.main, [c.offer_instance_id])).statusCode).toBe(200);
     await withoutTable('served_instances', async () => expectUnavailable(await post(world.keys.main, [c.offer_instance_id])));
     expect((await post(world.keys.main, [c.offer_instance_id])).statusCode).toBe(200);
+  });
+
+  it('a card once read is answered from the process (a serve never changes) until the process may have missed a commit', async () => {
+    const c = card();
+    await appendServes(t.runtime, [c]);
+    const first = await post(world.keys.main, [c.offer_instance_id]);
+    expect(first.json().data.instances[0].status).toBe('found');
+    await withoutTable('served_instances', async () => {
+      expect((await post(world.keys.main, [c.offer_instance_id])).body).toBe(first.body);
+      // The listening session dropped: from then on nothing kept is trusted.
+      const gap = nextGap();
+      await t.database.db.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN%'");
+      await gap;
+      expectUnavailable(await post(world.keys.main, [c.offer_instance_id]));
+    });
+    expect((await post(world.keys.main, [c.offer_instance_id])).body).toBe(first.body);
   });
 
   it('when one card\'s offer cannot be read, even though the others\' are cached (no partial success)', async () => {
@@ -77,12 +104,13 @@ describe('POST /v1/offers/instances when the read models cannot be read', () => 
     expect((await post(key, [uuidv7()])).statusCode).toBe(200);
   });
 
-  it('when the database is gone, even for a key in the cache: served cards are always read', async () => {
+  it('when the database is gone, even for a card and a key in the caches: they are dropped with the listening session', async () => {
     const c = card();
     await appendServes(t.runtime, [c]);
     expect((await post(world.keys.main, [c.offer_instance_id])).statusCode).toBe(200);
     await projectors!.stop();
     projectors = undefined;
+    const gap = nextGap();
     const admin = new pg.Client({ connectionString: inject('stack').postgresAdminUrl });
     await admin.connect();
     try {
@@ -90,6 +118,7 @@ describe('POST /v1/offers/instances when the read models cannot be read', () => 
     } finally {
       await admin.end();
     }
+    await gap;
     expectUnavailable(await post(world.keys.main, [c.offer_instance_id]));
     expectUnavailable(await post(world.keys.other, [c.offer_instance_id]));
   });

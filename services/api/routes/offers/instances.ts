@@ -1,7 +1,6 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { keyHashSecretOf } from '../../../../platform/config/key-hash-secret.js';
-import { success } from '../../../../platform/http/envelope.js';
 import { renderError } from '../../../../platform/http/error-handler.js';
 import { ApiError, badRequest, serviceUnavailable } from '../../../../platform/http/errors.js';
 import { fromFramework } from '../../../../platform/http/framework-errors.js';
@@ -9,9 +8,18 @@ import type { Runtime } from '../../../../platform/runtime.js';
 import { authenticateOfferRequest, type OfferRouteCaller } from '../../auth/offer-route-access.js';
 import { TAG } from '../../openapi/tags.js';
 import { openReadCaches } from '../../read-cache.js';
+import { instancesAnswer, type InstancesAnswer } from './instances-answer.js';
 import { lookupInstances } from './instances-lookup.js';
 import { ID_LIST_RULE, instancesRequestBody, isJsonContentType, parseInstancesBody } from './instances-request.js';
 import { instancesHeaders, instancesResponses } from './instances-schema.js';
+import { openServedCardCache } from './served-card-cache.js';
+
+const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
+
+function serializerOf(serialize: ((payload: { [key: string]: unknown }) => string) | undefined) {
+  if (!serialize) throw new Error('the instances route has no serializer for its 200 answer');
+  return (payload: unknown) => serialize(payload as { [key: string]: unknown });
+}
 
 /**
  * `POST /v1/offers/instances`: served cards by offer_instance_id (reference: Endpoints). Checked
@@ -20,8 +28,15 @@ import { instancesHeaders, instancesResponses } from './instances-schema.js';
  * part cannot be read. Other methods get 405 from the app's not-found handler.
  */
 export async function instancesRoute(app: FastifyInstance, { runtime }: { runtime: Runtime }) {
-  const caches = openReadCaches(await runtime.watermarks());
-  app.addHook('onClose', async () => caches.close());
+  const watermarks = await runtime.watermarks();
+  const caches = openReadCaches(watermarks);
+  const served = openServedCardCache(watermarks, { maxEntries: runtime.config.instanceCacheEntries });
+  app.addHook('onClose', async () => {
+    caches.close();
+    served.close();
+  });
+  /** Cut from the route's own serializer at the first answer (it exists only once the route is registered). */
+  let answer: InstancesAnswer | undefined;
   const secret = keyHashSecretOf(runtime.config);
   const callers = new WeakMap<FastifyRequest, OfferRouteCaller>();
 
@@ -83,11 +98,13 @@ export async function instancesRoute(app: FastifyInstance, { runtime }: { runtim
         return payload;
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const caller = callers.get(request)!;
       const ids = request.body.offer_instance_ids;
-      const instances = await unavailableOnFailure(request, () => lookupInstances(runtime.db, caches, caller.application_id, ids));
-      return success({ instances });
+      answer ??= instancesAnswer(serializerOf(reply.getSerializationFunction('200')));
+      const body = await unavailableOnFailure(request, () => lookupInstances(runtime.db, caches, served, answer!, caller.application_id, ids));
+      // Already the serializer's bytes (instances-answer.ts): a string goes out as it is.
+      return reply.type(JSON_CONTENT_TYPE).send(body as never);
     },
   );
 }

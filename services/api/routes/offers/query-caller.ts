@@ -1,10 +1,9 @@
 import { keyHashSecretOf } from '../../../../platform/config/key-hash-secret.js';
 import { ApiError, forbidden, notFound, unauthorized } from '../../../../platform/http/errors.js';
 import type { Runtime } from '../../../../platform/runtime.js';
-import { findDefaultPlacement, findPlacement } from '../../../../projections/accounts/queries.js';
-import { lookupApiKey } from '../../../../projections/accounts/key-lookup.js';
 import type { ApplicationStatus, DeveloperStatus, ServeEnvironment } from '../../../../schemas/generated/events.js';
 import { bearerKey } from '../../auth/offer-route-access.js';
+import type { ReadCaches } from '../../read-cache.js';
 
 /** Who a Query serves: the cards belong to `application_id`. */
 export interface QueryCaller {
@@ -32,15 +31,15 @@ function checkAccount(developer: DeveloperStatus, application: ApplicationStatus
 }
 
 /** The default placement's application, for anonymous and sandbox serves; undefined when none can be used. */
-async function defaultApplication(runtime: Runtime) {
-  const found = await findDefaultPlacement(runtime.db);
+async function defaultApplication(runtime: Runtime, caches: ReadCaches) {
+  const found = await caches.defaultPlacement(runtime.db);
   if (!found || found.placement_status !== 'active' || !found.application_status || !found.developer_status) return undefined;
   return { ...found, application_status: found.application_status, developer_status: found.developer_status };
 }
 
 /** `placement_id` must name an active placement of the serving application. */
-async function checkPlacement(runtime: Runtime, applicationId: string, placementId: string): Promise<string> {
-  const placement = await findPlacement(runtime.db, placementId);
+async function checkPlacement(runtime: Runtime, caches: ReadCaches, applicationId: string, placementId: string): Promise<string> {
+  const placement = (await caches.placements(runtime.db, [placementId])).get(placementId);
   // Another application's placement is answered like an unknown one: its existence is not the caller's business.
   if (!placement || placement.application_id !== applicationId) {
     throw new ApiError(404, 'NOT_FOUND', `placement_id ${placementId} is not a placement of the calling application`, { field: 'placement_id' });
@@ -66,8 +65,9 @@ async function checkPlacement(runtime: Runtime, applicationId: string, placement
  *   when none is designated); `X-SVC-Test` does not matter.
  * - Unknown, revoked or malformed key: 401 UNAUTHORIZED.
  * A keyed request without `placement_id` serves without a placement (placement null).
+ * Keys and placements come through `caches`, emptied by every accounts commit.
  */
-export async function resolveQueryCaller(runtime: Runtime, headers: Headers, placementId: string | undefined): Promise<QueryCaller> {
+export async function resolveQueryCaller(runtime: Runtime, caches: ReadCaches, headers: Headers, placementId: string | undefined): Promise<QueryCaller> {
   const authorization = header(headers, 'authorization');
   const testHeader = header(headers, 'x-svc-test')?.trim().toLowerCase() === 'true';
 
@@ -75,7 +75,7 @@ export async function resolveQueryCaller(runtime: Runtime, headers: Headers, pla
     if (placementId !== undefined) throw unauthorized('API key missing: a Query with placement_id needs its application\'s API key');
     if (runtime.config.anonymousQuery === 'off') throw unauthorized('API key missing: anonymous Query is off on this service');
     if (testHeader) throw envMismatch('X-SVC-Test: true needs a Test Key');
-    const fallback = await defaultApplication(runtime);
+    const fallback = await defaultApplication(runtime, caches);
     if (!fallback) throw unauthorized('API key missing: anonymous Query is not available (no default placement is designated)');
     checkAccount(fallback.developer_status, fallback.application_status);
     return { application_id: fallback.application_id, placement_id: fallback.placement_id, environment: 'live', anonymous: true };
@@ -83,7 +83,7 @@ export async function resolveQueryCaller(runtime: Runtime, headers: Headers, pla
 
   const key = bearerKey(authorization);
   if (key === undefined) throw unauthorized('Authorization must be "Bearer <API key>"');
-  const lookup = await lookupApiKey(runtime.db, keyHashSecretOf(runtime.config), key);
+  const lookup = await caches.lookupKey(runtime.db, keyHashSecretOf(runtime.config), key);
   let caller: Omit<QueryCaller, 'placement_id'>;
   switch (lookup.kind) {
     case 'unknown':
@@ -91,7 +91,7 @@ export async function resolveQueryCaller(runtime: Runtime, headers: Headers, pla
     case 'revoked':
       throw unauthorized('API key revoked');
     case 'sandbox': {
-      const fallback = await defaultApplication(runtime);
+      const fallback = await defaultApplication(runtime, caches);
       if (!fallback) throw forbidden('APPLICATION_NOT_SERVING', 'the sandbox has no default application to serve through');
       checkAccount(fallback.developer_status, fallback.application_status);
       caller = { application_id: fallback.application_id, environment: 'sandbox', anonymous: false };
@@ -105,6 +105,6 @@ export async function resolveQueryCaller(runtime: Runtime, headers: Headers, pla
       caller = { application_id: lookup.application_id, environment: lookup.kind, anonymous: false };
       break;
   }
-  const placement = placementId === undefined ? null : await checkPlacement(runtime, caller.application_id, placementId);
+  const placement = placementId === undefined ? null : await checkPlacement(runtime, caches, caller.application_id, placementId);
   return { ...caller, placement_id: placement };
 }

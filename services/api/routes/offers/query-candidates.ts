@@ -1,5 +1,5 @@
 import type { Db } from '../../../../platform/db/db.js';
-import { appliedPositionsKey } from '../../../../platform/projection/offsets.js';
+import type { Watermarks } from '../../../../platform/projection/watermarks.js';
 import { readSnapshotContent } from '../../../../projections/offers/details.js';
 import { servingCandidates, type ServingCandidateRow } from '../../../../projections/offers/internal/serving-candidates.js';
 import { publicOffer } from '../../../../projections/offers/public-offer.js';
@@ -8,20 +8,18 @@ import { comparePayout, type Candidate } from './query-ranking.js';
 
 /**
  * The servable offers, held in memory per process and prepared in payout order. They are read
- * again whenever the offers projections have committed anything since (their applied positions,
- * one small read per request), so a paused offer or a new snapshot counts from the next Query
- * after the projector applied it, in this process and every other.
+ * again after the offers projections commit anything, heard through the applied-watermark
+ * notifications before anyone waiting for that commit wakes (a notification gap counts as a
+ * commit). So a paused offer or a new snapshot counts from the next Query after the projector
+ * applied it, in this process and every other, with no read per request.
  */
-const PROJECTIONS = ['offers', 'offer-internal'];
+const PROJECTIONS = new Set(['offers', 'offer-internal']);
 
-interface Loaded {
-  key: string;
-  candidates: Candidate[];
+export interface ServingCandidates {
+  /** The servable offers as of the last offers commit this process heard of, in payout order. */
+  current(): Promise<readonly Candidate[]>;
+  close(): void;
 }
-
-const held = new WeakMap<Db, Loaded>();
-/** Loads under way, by the positions key that asked for them: requests that saw the same positions share one. */
-const loading = new WeakMap<Db, Map<string, Promise<Loaded>>>();
 
 const highest = (values: (string | undefined)[]) => {
   const numbers = values.filter((value): value is string => value !== undefined).map(Number);
@@ -56,30 +54,44 @@ export function prepareCandidate(row: ServingCandidateRow): Candidate | undefine
   };
 }
 
-async function load(db: Db): Promise<Loaded> {
-  // One snapshot: the rows are exactly those of the positions they are tagged with.
-  return db.transaction(async (tx) => {
+async function load(db: Db): Promise<Candidate[]> {
+  // servingCandidates reads in two statements: one snapshot makes them agree.
+  const rows = await db.transaction(async (tx) => {
     await tx.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ');
-    const key = await appliedPositionsKey(tx, PROJECTIONS);
-    const rows = await servingCandidates(tx);
-    const candidates = rows.map(prepareCandidate).filter((candidate): candidate is Candidate => candidate !== undefined);
-    return { key, candidates: candidates.sort(comparePayout) };
+    return servingCandidates(tx);
   });
+  const candidates = rows.map(prepareCandidate).filter((candidate): candidate is Candidate => candidate !== undefined);
+  return candidates.sort(comparePayout);
 }
 
-/** The servable offers as of now (at least as new as every offers commit before the call), in payout order. */
-export async function currentCandidates(db: Db): Promise<readonly Candidate[]> {
-  const key = await appliedPositionsKey(db, PROJECTIONS);
-  const cached = held.get(db);
-  if (cached?.key === key) return cached.candidates;
-  const loads = loading.get(db) ?? new Map<string, Promise<Loaded>>();
-  loading.set(db, loads);
-  let pending = loads.get(key);
-  if (!pending) {
-    pending = load(db).finally(() => loads.delete(key));
-    loads.set(key, pending);
-  }
-  const loaded = await pending;
-  held.set(db, loaded);
-  return loaded.candidates;
+export function servingCandidatesOf(db: Db, watermarks: Pick<Watermarks, 'onApplied'>): ServingCandidates {
+  /** Bumped by every offers commit: a load that started before one is answered but not kept. */
+  let generation = 0;
+  let held: readonly Candidate[] | undefined;
+  let loading: { generation: number; candidates: Promise<Candidate[]> } | undefined;
+  const unsubscribe = watermarks.onApplied((position) => {
+    if (position && !PROJECTIONS.has(position.projection)) return;
+    generation += 1;
+    held = undefined;
+  });
+  return {
+    async current() {
+      if (held) return held;
+      // Requests that arrive while a load of this generation runs share it.
+      if (loading?.generation !== generation) {
+        const started = generation;
+        const candidates = load(db);
+        loading = { generation: started, candidates };
+        void candidates
+          .then((loaded) => {
+            if (generation === started) held = loaded;
+          }, () => {})
+          .finally(() => {
+            if (loading?.candidates === candidates) loading = undefined;
+          });
+      }
+      return loading!.candidates;
+    },
+    close: unsubscribe,
+  };
 }

@@ -1,5 +1,7 @@
 import { Type } from '@sinclair/typebox';
+import DataLoader from 'dataloader';
 import type { FastifyInstance } from 'fastify';
+import { linkCodeReserve } from '../../../../commands/serves/link-code-reserve.js';
 import { appendServes, prepareServes } from '../../../../commands/serves/serve.js';
 import { PAST_DEADLINE, withinDeadline } from '../../../../platform/async/deadline.js';
 import { success } from '../../../../platform/http/envelope.js';
@@ -8,10 +10,12 @@ import { ApiError, serviceUnavailable } from '../../../../platform/http/errors.j
 import { withExamples } from '../../../../platform/http/response-examples.js';
 import type { Runtime } from '../../../../platform/runtime.js';
 import { findServedInstances } from '../../../../projections/serves/queries.js';
+import type { ServedInstanceRow } from '../../../../projections/serves/evolve.js';
 import { TAG } from '../../openapi/tags.js';
+import { openReadCaches } from '../../read-cache.js';
 import { parseQueryBody, queryBody } from './query-body.js';
 import { resolveQueryCaller } from './query-caller.js';
-import { currentCandidates } from './query-candidates.js';
+import { servingCandidatesOf } from './query-candidates.js';
 import { queryResponse, renderCard } from './query-cards.js';
 import { queryExamples } from './query-examples.js';
 import { callerLocation } from './query-geo.js';
@@ -51,6 +55,22 @@ const unavailable = (message: string) => serviceUnavailable('QUERY_UNAVAILABLE',
  * answer waits until the `serves` projection has applied them and they read back as served.
  */
 export async function queryRoutes(app: FastifyInstance, { runtime }: { runtime: Runtime }) {
+  const watermarks = await runtime.watermarks();
+  const caches = openReadCaches(watermarks);
+  const candidates = servingCandidatesOf(runtime.db, watermarks);
+  const linkCodes = linkCodeReserve(runtime);
+  // Requests woken by one projector commit read their cards back in one statement.
+  const servedCards = new DataLoader<string, ServedInstanceRow | undefined>(
+    async (ids) => {
+      const rows = new Map((await findServedInstances(runtime.db, [...ids])).map((row) => [row.offer_instance_id, row]));
+      return ids.map((id) => rows.get(id));
+    },
+    { cache: false, maxBatchSize: 1_000 },
+  );
+  app.addHook('onClose', async () => {
+    caches.close();
+    candidates.close();
+  });
   app.post('/query', {
     schema: {
       summary: 'Serve offer cards for a placement',
@@ -69,9 +89,9 @@ export async function queryRoutes(app: FastifyInstance, { runtime }: { runtime: 
     // JSON null (which needs the header) stays a 400.
     const body = parseQueryBody(request.headers['content-type'] === undefined ? undefined : request.body);
     try {
-      const caller = await resolveQueryCaller(runtime, request.headers, body.placement_id);
+      const caller = await resolveQueryCaller(runtime, caches, request.headers, body.placement_id);
       const location = await callerLocation(runtime.db, request.headers, runtime.config.trustedGeoHeaders);
-      const chosen = rankCandidates(await currentCandidates(runtime.db), {
+      const chosen = rankCandidates(await candidates.current(), {
         environment: caller.environment,
         chain: location?.chain,
         categories: body.context.categories ?? [],
@@ -83,14 +103,13 @@ export async function queryRoutes(app: FastifyInstance, { runtime }: { runtime: 
         ...caller,
         location_id: location?.location_id ?? null,
         offers: chosen.map((candidate) => ({ offer_id: candidate.offer_id, destination_url: candidate.destination_url })),
-      }, new Date());
+      }, new Date(), (count) => linkCodes.take(count));
       const appendStarted = performance.now();
       // One budget for logging the serves and reading them back: with the log unreachable the
       // client hears 503 within it, not after the Kafka client's retries. Serves logged after
       // the answer are cards nobody was given (README, "Query").
       const appended = await withinDeadline(appendServes(runtime, events), APPLY_TIMEOUT_MS);
       if (appended === PAST_DEADLINE) throw unavailable(`the served cards could not be logged within ${APPLY_TIMEOUT_MS / 1000} s`);
-      const watermarks = await runtime.watermarks();
       const remaining = APPLY_TIMEOUT_MS - (performance.now() - appendStarted);
       if (!(await watermarks.awaitApplied('serves', appended, Math.max(0, remaining)))) {
         throw unavailable(`the served cards were not readable within ${APPLY_TIMEOUT_MS / 1000} s`);
@@ -99,8 +118,8 @@ export async function queryRoutes(app: FastifyInstance, { runtime }: { runtime: 
 
       // A link code minted at the same moment elsewhere loses to the first serve holding it (unique
       // index): such a card is not in the read model and must not be handed out.
-      const stored = new Map((await findServedInstances(runtime.db, events.map((event) => event.offer_instance_id))).map((row) => [row.offer_instance_id, row]));
-      if (events.some((event) => stored.get(event.offer_instance_id)?.link_code !== event.link_code)) {
+      const stored = await Promise.all(events.map((event) => servedCards.load(event.offer_instance_id)));
+      if (events.some((event, index) => stored[index]?.link_code !== event.link_code)) {
         throw unavailable('a minted link code was taken concurrently');
       }
       return success({ cards: events.map((event, index) => renderCard(chosen[index]!.offer, event)) });

@@ -1,0 +1,123 @@
+import fc from 'fast-check';
+import Fastify from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { success } from '../../platform/http/envelope.js';
+import type { Placement } from '../../projections/accounts/queries.js';
+import type { StoredOffer } from '../../projections/offers/queries.js';
+import { instancesAnswer, type InstancesAnswer } from '../../services/api/routes/offers/instances-answer.js';
+import { cardAction, instanceItem, type ServedCard } from '../../services/api/routes/offers/instances-cards.js';
+import { instancesResponses } from '../../services/api/routes/offers/instances-schema.js';
+
+// The instance route's answer assembled from cut pieces must be the bytes its serializer writes
+// for the same items, whatever the offer, card and placement hold.
+const app = Fastify();
+let serialize: (payload: unknown) => string;
+let answer: InstancesAnswer;
+
+beforeAll(async () => {
+  app.post('/instances', { schema: { response: instancesResponses } }, async (_request, reply) => {
+    const compiled = reply.getSerializationFunction('200')!;
+    serialize = (payload) => compiled(payload as Record<string, unknown>);
+    return success({ instances: [] });
+  });
+  await app.inject({ method: 'POST', url: '/instances' });
+  answer = instancesAnswer(serialize);
+});
+afterAll(() => app.close());
+
+const APP = '0192f3a0-0000-7000-8000-00000000a001';
+const uuid = fc.uuid().map((id) => id.toLowerCase());
+// Text with quotes, backslashes, control characters, non-ASCII and the placeholders' look-alikes.
+const text = fc.string({ unit: fc.oneof(fc.constantFrom('"', '\\', '\n', '\u2028', 'é', '😀', '-', 'https://', '.invalid/'), fc.string({ minLength: 1, maxLength: 1, unit: 'grapheme' })), maxLength: 20 });
+const decimal = fc.tuple(fc.nat(999), fc.nat(99)).map(([units, cents]) => `${units}.${String(cents).padStart(2, '0')}`);
+
+const details = fc.record({
+  offer_info: fc.record({ title: text, category: fc.record({ id: text }), description: text }),
+  entity: fc.record({ id: text, name: text, type: text }),
+  goals: fc.array(
+    fc.oneof(
+      fc.record({ event: text, pricing: fc.record({ model: fc.constant('cpa' as const), amount: decimal, currency: fc.constantFrom('USD', 'EUR') }) }),
+      fc.record({ event: text, pricing: fc.record({ model: fc.constant('cps' as const), rate: decimal }) }),
+    ),
+    { maxLength: 3 },
+  ),
+  material: fc.option(fc.array(fc.record({ format: text, url: text, tag: text }), { maxLength: 2 }), { nil: undefined }),
+  action: fc.option(fc.record({ name: text }), { nil: undefined }),
+}).map(({ material, action, ...rest }) => ({ ...rest, ...(material ? { material } : {}), ...(action ? { action } : {}) }));
+
+const storedOffer: fc.Arbitrary<StoredOffer> = fc.record({
+  offer_id: uuid,
+  partner_id: uuid,
+  kind: fc.constantFrom('local' as const, 'remote' as const),
+  status: fc.constantFrom('active' as const, 'paused' as const, 'pending' as const, 'rejected' as const, 'expired' as const),
+  deleted: fc.boolean(),
+  delisted: fc.boolean(),
+  test_only: fc.boolean(),
+  updated_at: fc.constant(new Date(0)),
+  details: fc.option(details, { nil: null }),
+});
+
+const servedCard = (offer: StoredOffer): fc.Arbitrary<ServedCard> =>
+  fc.record({
+    offer_instance_id: uuid,
+    application_id: fc.constant(APP),
+    placement_id: fc.option(uuid, { nil: null }),
+    offer_id: fc.constant(offer.offer_id),
+    served_at: fc.date({ min: new Date('2000-01-01T00:00:00Z'), max: new Date('2100-01-01T00:00:00Z'), noInvalidDate: true }),
+    environment: fc.constant('live' as const),
+    link_url: fc.option(fc.constantFrom('http://127.0.0.1:8080/l/AbCd1234', 'https://l.example/Zz9xY8wV'), { nil: null }),
+    destination_url: fc.option(fc.constantFrom('https://shop.example/p?a=1&b="2"', 'http://x.example/', 'myapp://offer/1'), { nil: null }),
+  });
+
+const placementOf = (card: ServedCard): fc.Arbitrary<Placement | null> =>
+  card.placement_id === null
+    ? fc.constant(null)
+    : fc.option(
+        fc.record({
+          placement_id: fc.constant(card.placement_id),
+          application_id: fc.constantFrom(APP, 'another-application'),
+          name: text,
+          status: fc.constantFrom('active' as const, 'inactive' as const),
+        }),
+        { nil: null },
+      );
+
+const world = storedOffer.chain((offer) =>
+  fc.array(servedCard(offer).chain((card) => fc.tuple(fc.constant(card), placementOf(card))), { minLength: 1, maxLength: 5 }).map((cards) => ({ offer, cards })),
+);
+
+describe('the instance answer from cut pieces', () => {
+  it('is byte for byte what the route serializer writes for the same items', () => {
+    fc.assert(
+      fc.property(world, fc.array(uuid, { maxLength: 3 }), ({ offer, cards }, unknown) => {
+        const items = cards.map(([card, placement]) => instanceItem(card.offer_instance_id, APP, card, offer, placement));
+        const assembled = cards.map(([card, placement]) => answer.found(card, offer, cardAction(card, offer, placement, APP) !== undefined));
+        const expected = serialize(success({ instances: [...items, ...unknown.map((id) => ({ offer_instance_id: id, status: 'not_found' as const }))] }));
+        expect(answer.envelope([...assembled, ...unknown.map((id) => answer.notFound(id))])).toBe(expected);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('is the empty list for no items, and parses back to the items', () => {
+    expect(answer.envelope([])).toBe(serialize(success({ instances: [] })));
+    const id = '0192f3a0-0000-7000-8000-0000000000b1';
+    expect(JSON.parse(answer.envelope([answer.notFound(id)]))).toEqual({ code: 'SUCCESS', message: '', data: { instances: [{ offer_instance_id: id, status: 'not_found' }] }, extra: {} });
+  });
+
+  it('renders an offer once per stored state: a new state object gets its own pieces', () => {
+    const offer: StoredOffer = {
+      offer_id: '0192f3a0-0000-7000-8000-0000000000c1', partner_id: 'p', kind: 'local', status: 'active', deleted: false, delisted: false, test_only: false,
+      updated_at: new Date(0), details: { offer_info: { title: 'Before', category: { id: 'c' }, description: 'd' }, entity: { id: 'e', name: 'E', type: 't' }, goals: [] },
+    };
+    const card: ServedCard = {
+      offer_instance_id: '0192f3a0-0000-7000-8000-0000000000c2', application_id: APP, placement_id: null, offer_id: offer.offer_id,
+      served_at: new Date('2026-11-27T03:04:05.678Z'), environment: 'live', link_url: 'https://l.example/AbCd1234', destination_url: 'https://shop.example/',
+    };
+    expect(answer.found(card, offer, true)).toContain('"title":"Before"');
+    const paused: StoredOffer = { ...offer, status: 'paused', details: { ...offer.details!, offer_info: { ...offer.details!.offer_info, title: 'After' } } };
+    const found = JSON.parse(answer.found(card, paused, false));
+    expect(found).toMatchObject({ served_at: '2026-11-27T03:04:05Z', placement_id: null, offer: { offer_info: { status: 'paused', title: 'After' } } });
+    expect(found.offer.action).toBeUndefined();
+  });
+});

@@ -17,8 +17,10 @@ import { benchDatabase, printTable, writeResults, type BenchRow } from './suppor
  * request bodies. Accounts and offers are written through the admin commands; the served
  * instances are written straight into their read model (generate_series), since appending a
  * million events would measure the log, not the lookup. Every call asks for 100 different ids
- * (90 of the caller's cards, 10 of another application's), so the served-cards read always goes
- * to Postgres; keys, placements and offers come from the warm caches, as in production.
+ * (90 of the caller's cards, 10 of another application's) out of BODIES bodies. A first pass
+ * over every body is reported on its own (each card read from Postgres once); the measured runs
+ * then ask for cards seen before, answered from the process as app servers that look their cards
+ * up again are; keys, placements and offers come from the warm caches, as in production.
  */
 const DURATION_S = Number(process.env.BENCH_SECONDS ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
@@ -77,12 +79,13 @@ async function seed(databaseUrl: string) {
   }
 }
 
-async function cannon(base: string, path: string, key: string, bodies: string[], overallRate?: number) {
+async function cannon(base: string, path: string, key: string, bodies: string[], load: { overallRate?: number; amount?: number } = {}) {
   let next = 0;
+  const started = performance.now();
   const result = await autocannon({
     url: base,
     connections: CONNECTIONS,
-    duration: DURATION_S,
+    ...(load.amount ? { amount: load.amount } : { duration: DURATION_S }),
     requests: [
       {
         method: 'POST',
@@ -91,9 +94,11 @@ async function cannon(base: string, path: string, key: string, bodies: string[],
         setupRequest: (request) => ({ ...request, body: bodies[next++ % bodies.length]! }),
       },
     ],
-    ...(overallRate ? { overallRate } : {}),
+    ...(load.overallRate ? { overallRate: load.overallRate } : {}),
   });
-  return summarize(result);
+  // A run of a fixed number of calls is rated over its own length (autocannon averages per whole second).
+  const summary = summarize(result);
+  return load.amount ? { ...summary, perSecond: Math.round((result['2xx'] / (performance.now() - started)) * 1000) } : summary;
 }
 
 export async function instanceLookupBench(): Promise<BenchRow[]> {
@@ -117,20 +122,23 @@ export async function instanceLookupBench(): Promise<BenchRow[]> {
     const echoed = await (await fetch(`${base}/bench/static-instances`, { method: 'POST', headers, body: bodies[0] })).text();
     if (echoed.length !== real.length) throw new Error(`the static route sends ${echoed.length} bytes, not the ${real.length} of a real answer`);
     rows.push({ scenario: 'answer size (bytes) of 100 ids, 90 found', bytes: real.length });
-    for (const [scenario, path, target] of [
-      ['static envelope of the same size (same bodies)', '/bench/static-instances', ''],
-      ['instance lookup, 100 ids per call', '/v1/offers/instances', '>= 0.6, p99 <= 10 ms at half'],
-    ] as const) {
+    // The first lookup of a card reads Postgres, later ones are answered from the process
+    // (served-card-cache.ts): one pass over every body first, then the steady state.
+    process.stderr.write(`bench instances: first pass over ${BODIES * 100} ids\n`);
+    const firstPass = await cannon(base, '/v1/offers/instances', key, bodies.slice(5), { amount: bodies.length - 5 });
+    rows.push({ scenario: `instance lookup, first pass over ${(BODIES - 5) * 100} ids (cards read from Postgres)`, served_instances: SERVED, per_second: firstPass.perSecond, p50_ms: firstPass.p50, p99_ms: firstPass.p99, non_2xx: firstPass.non2xx, errors: firstPass.errors });
+    const measured: { scenario: string; path: string; target: string }[] = [
+      { scenario: 'static envelope of the same size (same bodies)', path: '/bench/static-instances', target: '' },
+      { scenario: 'instance lookup, 100 ids per call, cards seen before', path: '/v1/offers/instances', target: '>= 0.6, p99 <= 10 ms at half' },
+    ];
+    let staticPerSecond = 0;
+    for (const { scenario, path, target } of measured) {
       process.stderr.write(`bench instances: ${scenario}\n`);
       const saturated = await cannon(base, path, key, bodies);
-      const half = await cannon(base, path, key, bodies, halfRate(saturated));
-      rows.push({
-        scenario,
-        served_instances: SERVED,
-        ...saturationColumns(saturated, half),
-        baseline_per_second: path === '/bench/static-instances' ? 0 : Number(rows[2]!.per_second),
-        target,
-      });
+      const half = await cannon(base, path, key, bodies, { overallRate: halfRate(saturated) });
+      const isStatic = path === '/bench/static-instances';
+      if (isStatic) staticPerSecond = saturated.perSecond;
+      rows.push({ scenario, served_instances: SERVED, ...saturationColumns(saturated, half), baseline_per_second: isStatic ? 0 : staticPerSecond, target });
     }
   } finally {
     server?.kill('SIGTERM');

@@ -59,8 +59,9 @@ export function invalidatedCache<K, V>(options: InvalidatedCacheOptions<K, V>): 
       const found = new Map<K, V>();
       const absent = new Set<K>();
       for (const key of keys) {
-        if (found.has(key)) continue;
-        if (entries.has(key)) found.set(key, entries.get(key) as V);
+        // One look-up per key: a kept value may itself be undefined, so only then ask has().
+        const value = entries.get(key);
+        if (value !== undefined || entries.has(key)) found.set(key, value as V);
         else absent.add(key);
       }
       stats.hits += found.size;

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { success } from '../../platform/http/envelope.js';
 import type { Placement } from '../../projections/accounts/queries.js';
 import type { StoredOffer } from '../../projections/offers/queries.js';
-import { instancesAnswer, type InstancesAnswer } from '../../services/api/routes/offers/instances-answer.js';
+import { cardValues, instancesAnswer, type InstancesAnswer } from '../../services/api/routes/offers/instances-answer.js';
 import { cardAction, instanceItem, type ServedCard } from '../../services/api/routes/offers/instances-cards.js';
 import { instancesResponses } from '../../services/api/routes/offers/instances-schema.js';
 
@@ -91,7 +91,7 @@ describe('the instance answer from cut pieces', () => {
     fc.assert(
       fc.property(world, fc.array(uuid, { maxLength: 3 }), ({ offer, cards }, unknown) => {
         const items = cards.map(([card, placement]) => instanceItem(card.offer_instance_id, APP, card, offer, placement));
-        const assembled = cards.map(([card, placement]) => answer.found(card, offer, cardAction(card, offer, placement, APP) !== undefined));
+        const assembled = cards.map(([card, placement]) => answer.found(cardValues(card), offer, cardAction(card, offer, placement, APP) !== undefined));
         const expected = serialize(success({ instances: [...items, ...unknown.map((id) => ({ offer_instance_id: id, status: 'not_found' as const }))] }));
         expect(answer.envelope([...assembled, ...unknown.map((id) => answer.notFound(id))])).toBe(expected);
       }),
@@ -114,9 +114,9 @@ describe('the instance answer from cut pieces', () => {
       offer_instance_id: '0192f3a0-0000-7000-8000-0000000000c2', application_id: APP, placement_id: null, offer_id: offer.offer_id,
       served_at: new Date('2026-11-27T03:04:05.678Z'), environment: 'live', link_url: 'https://l.example/AbCd1234', destination_url: 'https://shop.example/',
     };
-    expect(answer.found(card, offer, true)).toContain('"title":"Before"');
+    expect(answer.found(cardValues(card), offer, true)).toContain('"title":"Before"');
     const paused: StoredOffer = { ...offer, status: 'paused', details: { ...offer.details!, offer_info: { ...offer.details!.offer_info, title: 'After' } } };
-    const found = JSON.parse(answer.found(card, paused, false));
+    const found = JSON.parse(answer.found(cardValues(card), paused, false));
     expect(found).toMatchObject({ served_at: '2026-11-27T03:04:05Z', placement_id: null, offer: { offer_info: { status: 'paused', title: 'After' } } });
     expect(found.offer.action).toBeUndefined();
   });

@@ -6,12 +6,26 @@ export interface CardAction {
   payload: { url: string };
 }
 
+/** Answers already worked out: destinations repeat across many cards, and parsing a URL is not free. */
+const openable = new Map<string, boolean>();
+const MAX_REMEMBERED = 10_000;
+
 /**
  * Whether a frozen destination can be opened from a card: an absolute http or https URL with a
  * host (an https universal link qualifies). App deep links (custom schemes) never do.
  */
 export function isOpenableDestination(destination: string | null): boolean {
   if (!destination) return false;
+  let known = openable.get(destination);
+  if (known === undefined) {
+    known = parsesAsWebUrl(destination);
+    if (openable.size >= MAX_REMEMBERED) openable.clear();
+    openable.set(destination, known);
+  }
+  return known;
+}
+
+function parsesAsWebUrl(destination: string): boolean {
   try {
     const url = new URL(destination);
     return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';

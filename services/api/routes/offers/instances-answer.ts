@@ -16,14 +16,26 @@ export interface InstancesAnswer {
   /** The whole answer for items already rendered. */
   envelope(items: string[]): string;
   notFound(id: string): string;
-  /** The caller's own live card of `offer`; `withAction` as cardAction decides for this card. */
-  found(card: ServedCard, offer: StoredOffer, withAction: boolean): string;
+  /** The caller's own live card of `offer` (its values from cardValues); `withAction` as cardAction decides for this card. */
+  found(values: CardValues, offer: StoredOffer, withAction: boolean): string;
+}
+
+type Slot = 'id' | 'servedAt' | 'placement' | 'url';
+/** A card's own parts of its item, as JSON text (worked out once per card: they never change). */
+export type CardValues = Readonly<Record<Slot, string>>;
+
+export function cardValues(card: ServedCard): CardValues {
+  return {
+    id: card.offer_instance_id,
+    servedAt: formatServedAt(card.served_at),
+    placement: JSON.stringify(card.placement_id),
+    url: card.link_url === null ? '' : JSON.stringify(card.link_url).slice(1, -1),
+  };
 }
 
 /** Serializes a whole 200 answer, as the route's reply does. */
 export type SerializeAnswer = (payload: unknown) => string;
 
-type Slot = 'id' | 'servedAt' | 'placement' | 'url';
 /** Literal text and the card's values in turn: parts[0] slot[0] parts[1] … parts[n]. */
 interface Template {
   parts: string[];
@@ -95,7 +107,7 @@ export function instancesAnswer(serialize: SerializeAnswer): InstancesAnswer {
     return found;
   };
 
-  const fill = ({ parts, slots }: Template, values: Record<Slot, string>) => {
+  const fill = ({ parts, slots }: Template, values: CardValues) => {
     let text = parts[0]!;
     for (let index = 0; index < slots.length; index += 1) text += values[slots[index]!] + parts[index + 1]!;
     return text;
@@ -105,14 +117,9 @@ export function instancesAnswer(serialize: SerializeAnswer): InstancesAnswer {
   return {
     envelope: (items) => `${head}${items.join(',')}${tail}`,
     notFound: (id) => fill(notFound, { id, ...noValue }),
-    found(card, offer, withAction) {
+    found(values, offer, withAction) {
       const templates = templatesOf(offer);
-      return fill(withAction ? templates.withAction : templates.withoutAction, {
-        id: card.offer_instance_id,
-        servedAt: formatServedAt(card.served_at),
-        placement: JSON.stringify(card.placement_id),
-        url: card.link_url === null ? '' : JSON.stringify(card.link_url).slice(1, -1),
-      });
+      return fill(withAction ? templates.withAction : templates.withoutAction, values);
     },
   };
 }

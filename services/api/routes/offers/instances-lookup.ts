@@ -28,7 +28,7 @@ export async function lookupInstances(
       const offer = card && isCallersCard(card, applicationId) ? offers.get(card.offer_id) : undefined;
       if (!card || !offer) return answer.notFound(id);
       const placement = card.placement_id === null ? null : (placements.get(card.placement_id) ?? null);
-      return answer.found(card, offer, cardAction(card, offer, placement, applicationId) !== undefined);
+      return answer.found(card.values, offer, cardAction(card, offer, placement, applicationId) !== undefined);
     }),
   );
 }

@@ -2,7 +2,13 @@ import { invalidatedCache } from '../../../../platform/cache/invalidated-cache.j
 import type { Sql } from '../../../../platform/db/db.js';
 import type { Watermarks } from '../../../../platform/projection/watermarks.js';
 import { findServedInstances } from '../../../../projections/serves/queries.js';
+import { cardValues, type CardValues } from './instances-answer.js';
 import type { ServedCard } from './instances-cards.js';
+
+/** A kept card with its own parts of the answer, worked out once. */
+export interface KeptCard extends ServedCard {
+  values: CardValues;
+}
 
 /**
  * Served cards by offer_instance_id, kept in process: a serve is written once and never changes,
@@ -14,13 +20,13 @@ import type { ServedCard } from './instances-cards.js';
  */
 export interface ServedCardCache {
   /** The cards of `ids` (canonical lowercase UUIDs); unknown ids are absent. Throws what the read model throws. */
-  cards(sql: Sql, ids: readonly string[]): Promise<Map<string, ServedCard>>;
+  cards(sql: Sql, ids: readonly string[]): Promise<Map<string, KeptCard>>;
   readonly size: number;
   close(): void;
 }
 
 export function openServedCardCache(watermarks: Pick<Watermarks, 'onApplied'>, options: { maxEntries: number }): ServedCardCache {
-  const cache = invalidatedCache<string, ServedCard | null>({ maxEntries: options.maxEntries });
+  const cache = invalidatedCache<string, KeptCard | null>({ maxEntries: options.maxEntries });
   // Ids, offers and placements repeat across millions of cards: one string each.
   const shared = new Map<string, string>();
   const intern = (value: string) => {
@@ -37,10 +43,10 @@ export function openServedCardCache(watermarks: Pick<Watermarks, 'onApplied'>, o
     }
   });
 
-  async function load(sql: Sql, missing: string[]): Promise<Map<string, ServedCard | null>> {
-    const found = new Map<string, ServedCard | null>(missing.map((id) => [id, null]));
+  async function load(sql: Sql, missing: string[]): Promise<Map<string, KeptCard | null>> {
+    const found = new Map<string, KeptCard | null>(missing.map((id) => [id, null]));
     for (const row of await findServedInstances(sql, missing)) {
-      found.set(row.offer_instance_id, {
+      const card: ServedCard = {
         offer_instance_id: row.offer_instance_id,
         application_id: intern(row.application_id),
         placement_id: row.placement_id === null ? null : intern(row.placement_id),
@@ -49,7 +55,8 @@ export function openServedCardCache(watermarks: Pick<Watermarks, 'onApplied'>, o
         environment: row.environment,
         link_url: row.link_url,
         destination_url: row.destination_url === null ? null : intern(row.destination_url),
-      });
+      };
+      found.set(row.offer_instance_id, { ...card, values: cardValues(card) });
     }
     return found;
   }
@@ -57,7 +64,7 @@ export function openServedCardCache(watermarks: Pick<Watermarks, 'onApplied'>, o
   return {
     async cards(sql, ids) {
       const found = await cache.getMany(ids, (missing) => load(sql, missing), (card) => card !== null);
-      const cards = new Map<string, ServedCard>();
+      const cards = new Map<string, KeptCard>();
       for (const [id, card] of found) if (card) cards.set(id, card);
       return cards;
     },

@@ -38,7 +38,7 @@ async function command(runtime: Runtime, name: string, input: Record<string, unk
 }
 
 /** Accounts, offers and SERVED served instances; returns the caller's key and the request bodies. */
-async function seed(databaseUrl: string) {
+export async function seed(databaseUrl: string) {
   const runtime = await openRuntime(loadConfig({ DATABASE_URL: databaseUrl, KEY_HASH_SECRET, LOG_LEVEL: 'silent' }));
   const projectors = await startProjectors(runtime);
   try {

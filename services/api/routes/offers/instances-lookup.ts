@@ -16,19 +16,27 @@ export async function lookupInstances(
   answer: InstancesAnswer,
   applicationId: string,
   ids: string[],
-): Promise<string> {
+): Promise<Buffer> {
   const cards = await served.cards(sql, ids);
-  const owned = [...cards.values()].filter((card) => isCallersCard(card, applicationId));
-  const offerIds = [...new Set(owned.map((card) => card.offer_id))];
-  const placementIds = [...new Set(owned.flatMap((card) => (card.placement_id === null ? [] : [card.placement_id])))];
-  const [offers, placements] = await Promise.all([caches.offers(sql, offerIds), caches.placements(sql, placementIds)]);
-  return answer.envelope(
-    ids.map((id) => {
-      const card = cards.get(id);
-      const offer = card && isCallersCard(card, applicationId) ? offers.get(card.offer_id) : undefined;
-      if (!card || !offer) return answer.notFound(id);
-      const placement = card.placement_id === null ? null : (placements.get(card.placement_id) ?? null);
-      return answer.found(card.values, offer, cardAction(card, offer, placement, applicationId) !== undefined);
-    }),
-  );
+  const offerIds = new Set<string>();
+  const placementIds = new Set<string>();
+  for (const card of cards.values()) {
+    if (!card || !isCallersCard(card, applicationId)) continue;
+    offerIds.add(card.offer_id);
+    if (card.placement_id !== null) placementIds.add(card.placement_id);
+  }
+  const [offers, placements] = await Promise.all([caches.offers(sql, [...offerIds]), caches.placements(sql, [...placementIds])]);
+  const items: Buffer[] = new Array<Buffer>(ids.length);
+  for (let index = 0; index < ids.length; index += 1) {
+    const id = ids[index]!;
+    const card = cards.get(id);
+    const offer = card && isCallersCard(card, applicationId) ? offers.get(card.offer_id) : undefined;
+    if (!card || !offer) {
+      items[index] = answer.notFound(id);
+      continue;
+    }
+    const placement = card.placement_id === null ? null : (placements.get(card.placement_id) ?? null);
+    items[index] = answer.found(card.values, offer, cardAction(card, offer, placement, applicationId) !== undefined);
+  }
+  return answer.envelope(items);
 }

@@ -19,8 +19,8 @@ export interface KeptCard extends ServedCard {
  * cached success. The oldest cards go first past `maxEntries`; 0 keeps none.
  */
 export interface ServedCardCache {
-  /** The cards of `ids` (canonical lowercase UUIDs); unknown ids are absent. Throws what the read model throws. */
-  cards(sql: Sql, ids: readonly string[]): Promise<Map<string, KeptCard>>;
+  /** The cards of `ids` (canonical lowercase UUIDs); null for an unknown id. Throws what the read model throws. */
+  cards(sql: Sql, ids: readonly string[]): Promise<Map<string, KeptCard | null>>;
   readonly size: number;
   close(): void;
 }
@@ -62,12 +62,7 @@ export function openServedCardCache(watermarks: Pick<Watermarks, 'onApplied'>, o
   }
 
   return {
-    async cards(sql, ids) {
-      const found = await cache.getMany(ids, (missing) => load(sql, missing), (card) => card !== null);
-      const cards = new Map<string, KeptCard>();
-      for (const [id, card] of found) if (card) cards.set(id, card);
-      return cards;
-    },
+    cards: (sql, ids) => cache.getMany(ids, (missing) => load(sql, missing), (card) => card !== null),
     get size() {
       return cache.size;
     },

@@ -93,16 +93,16 @@ describe('the instance answer from cut pieces', () => {
         const items = cards.map(([card, placement]) => instanceItem(card.offer_instance_id, APP, card, offer, placement));
         const assembled = cards.map(([card, placement]) => answer.found(cardValues(card), offer, cardAction(card, offer, placement, APP) !== undefined));
         const expected = serialize(success({ instances: [...items, ...unknown.map((id) => ({ offer_instance_id: id, status: 'not_found' as const }))] }));
-        expect(answer.envelope([...assembled, ...unknown.map((id) => answer.notFound(id))]).toString()).toBe(expected);
+        expect(answer.envelope([...assembled, ...unknown.map((id) => answer.notFound(id))])).toBe(expected);
       }),
       { numRuns: 500 },
     );
   });
 
   it('is the empty list for no items, and parses back to the items', () => {
-    expect(answer.envelope([]).toString()).toBe(serialize(success({ instances: [] })));
+    expect(answer.envelope([])).toBe(serialize(success({ instances: [] })));
     const id = '0192f3a0-0000-7000-8000-0000000000b1';
-    expect(JSON.parse(answer.envelope([answer.notFound(id)]).toString())).toEqual({ code: 'SUCCESS', message: '', data: { instances: [{ offer_instance_id: id, status: 'not_found' }] }, extra: {} });
+    expect(JSON.parse(answer.envelope([answer.notFound(id)]))).toEqual({ code: 'SUCCESS', message: '', data: { instances: [{ offer_instance_id: id, status: 'not_found' }] }, extra: {} });
   });
 
   it('renders an offer once per stored state: a new state object gets its own pieces', () => {
@@ -114,9 +114,9 @@ describe('the instance answer from cut pieces', () => {
       offer_instance_id: '0192f3a0-0000-7000-8000-0000000000c2', application_id: APP, placement_id: null, offer_id: offer.offer_id,
       served_at: new Date('2026-11-27T03:04:05.678Z'), environment: 'live', link_url: 'https://l.example/AbCd1234', destination_url: 'https://shop.example/',
     };
-    expect(answer.found(cardValues(card), offer, true).toString()).toContain('"title":"Before"');
+    expect(answer.found(cardValues(card), offer, true)).toContain('"title":"Before"');
     const paused: StoredOffer = { ...offer, status: 'paused', details: { ...offer.details!, offer_info: { ...offer.details!.offer_info, title: 'After' } } };
-    const found = JSON.parse(answer.found(cardValues(card), paused, false).toString());
+    const found = JSON.parse(answer.found(cardValues(card), paused, false));
     expect(found).toMatchObject({ served_at: '2026-11-27T03:04:05Z', placement_id: null, offer: { offer_info: { status: 'paused', title: 'After' } } });
     expect(found.offer.action).toBeUndefined();
   });

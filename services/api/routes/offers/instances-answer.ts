@@ -9,16 +9,15 @@ import type { InstanceItem } from './instances-schema.js';
  * own serializer writes, so an answer of 100 cards costs string joins instead of serializing 100
  * offer objects. Every piece comes from the real serializer and the real item rules
  * (instances-cards.ts): a card is rendered once per offer state with placeholder values, and
- * each card then fills in its own id, time, placement and link. Items are kept encoded (UTF-8),
- * so an answer is one copy of bytes already made. The bytes are the same as serializing the
- * items (tested).
+ * each card then fills in its own id, time, placement and link. The bytes are the same as
+ * serializing the items (tested).
  */
 export interface InstancesAnswer {
-  /** The whole answer (UTF-8) for items already rendered. */
-  envelope(items: Buffer[]): Buffer;
-  notFound(id: string): Buffer;
+  /** The whole answer for items already rendered. */
+  envelope(items: string[]): string;
+  notFound(id: string): string;
   /** The caller's own live card of `offer` (its values from cardValues); `withAction` as cardAction decides for this card. */
-  found(values: CardValues, offer: StoredOffer, withAction: boolean): Buffer;
+  found(values: CardValues, offer: StoredOffer, withAction: boolean): string;
 }
 
 type Slot = 'id' | 'servedAt' | 'placement' | 'url';
@@ -114,30 +113,13 @@ export function instancesAnswer(serialize: SerializeAnswer): InstancesAnswer {
     return text;
   };
   const noValue = { servedAt: '', placement: '', url: '' };
-  /** Per kept card (its values object): gone with the card. */
-  const rendered = new WeakMap<CardValues, { template: Template; bytes: Buffer }>();
-  const [open, close, comma] = [Buffer.from(head), Buffer.from(tail), Buffer.from(',')];
 
   return {
-    envelope(items) {
-      const chunks: Buffer[] = [open];
-      for (let index = 0; index < items.length; index += 1) {
-        if (index > 0) chunks.push(comma);
-        chunks.push(items[index]!);
-      }
-      chunks.push(close);
-      return Buffer.concat(chunks);
-    },
-    notFound: (id) => Buffer.from(fill(notFound, { id, ...noValue })),
+    envelope: (items) => `${head}${items.join(',')}${tail}`,
+    notFound: (id) => fill(notFound, { id, ...noValue }),
     found(values, offer, withAction) {
       const templates = templatesOf(offer);
-      const chosen = withAction ? templates.withAction : templates.withoutAction;
-      // A card asked for again under the same offer state gets the bytes it got last time.
-      const last = rendered.get(values);
-      if (last?.template === chosen) return last.bytes;
-      const bytes = Buffer.from(fill(chosen, values));
-      rendered.set(values, { template: chosen, bytes });
-      return bytes;
+      return fill(withAction ? templates.withAction : templates.withoutAction, values);
     },
   };
 }

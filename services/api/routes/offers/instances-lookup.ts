@@ -16,7 +16,7 @@ export async function lookupInstances(
   answer: InstancesAnswer,
   applicationId: string,
   ids: string[],
-): Promise<Buffer> {
+): Promise<string> {
   const cards = await served.cards(sql, ids);
   const offerIds = new Set<string>();
   const placementIds = new Set<string>();
@@ -26,7 +26,7 @@ export async function lookupInstances(
     if (card.placement_id !== null) placementIds.add(card.placement_id);
   }
   const [offers, placements] = await Promise.all([caches.offers(sql, [...offerIds]), caches.placements(sql, [...placementIds])]);
-  const items: Buffer[] = new Array<Buffer>(ids.length);
+  const items: string[] = new Array<string>(ids.length);
   for (let index = 0; index < ids.length; index += 1) {
     const id = ids[index]!;
     const card = cards.get(id);

@@ -1,0 +1,162 @@
+import { describe, expect, it } from 'vitest';
+import { linkCodeReserve } from '../../commands/serves/link-code-reserve.js';
+import type { Db, QueryResult } from '../../platform/db/db.js';
+import type { AppliedPosition } from '../../platform/projection/watermarks.js';
+import type { ServedInstanceRow } from '../../projections/serves/evolve.js';
+import { openServedCardCache } from '../../services/api/routes/offers/served-card-cache.js';
+
+/** A database that records each statement and answers it with `answer`. */
+function recordingDb(answer: (text: string, params: unknown[]) => object[] | Error) {
+  const statements: { text: string; params: unknown[] }[] = [];
+  const db = {
+    async query<R>(text: string, params: unknown[] = []): Promise<QueryResult<R>> {
+      statements.push({ text, params });
+      const rows = answer(text, params);
+      if (rows instanceof Error) throw rows;
+      return { rows: rows as R[], rowCount: rows.length };
+    },
+  } as unknown as Db;
+  return { db, statements };
+}
+
+/** Commit notifications by hand: `gap()` is what a dropped listening session sends. */
+function fakeWatermarks() {
+  const listeners = new Set<(position: AppliedPosition | undefined) => void>();
+  return {
+    onApplied(listener: (position: AppliedPosition | undefined) => void) {
+      listeners.add(listener);
+      return () => void listeners.delete(listener);
+    },
+    commit: (projection: string) => listeners.forEach((listener) => listener({ projection, topic: projection, partition: 0, next: '1' })),
+    gap: () => listeners.forEach((listener) => listener(undefined)),
+  };
+}
+
+describe('the link code reserve', () => {
+  it('checks codes in batches against both read models and never hands one out twice', async () => {
+    const { db, statements } = recordingDb(() => []);
+    const reserve = linkCodeReserve({ db }, { batch: 10 });
+    const taken = [...(await reserve.take(3)), ...(await reserve.take(3)), ...(await reserve.take(3))];
+    // One refill (served cards and registered links, one statement each) covered three requests.
+    expect(statements).toHaveLength(2);
+    expect(statements.map((s) => s.text).join('\n')).toMatch(/served_instances[\s\S]*tracked_links|tracked_links[\s\S]*served_instances/);
+    expect(new Set(taken).size).toBe(9);
+    for (const code of taken) expect(code).toMatch(/^[A-Za-z0-9]{8}$/);
+    await reserve.take(3);
+    expect(statements).toHaveLength(4);
+  });
+
+  it('lets concurrent takers share one refill', async () => {
+    const { db, statements } = recordingDb(() => []);
+    const reserve = linkCodeReserve({ db }, { batch: 30 });
+    const all = (await Promise.all(Array.from({ length: 10 }, () => reserve.take(3)))).flat();
+    expect(statements).toHaveLength(2);
+    expect(new Set(all).size).toBe(30);
+  });
+
+  it('drops codes checked longer ago than its bound, and checks fresh ones', async () => {
+    const { db, statements } = recordingDb(() => []);
+    let now = 0;
+    const reserve = linkCodeReserve({ db }, { batch: 10, maxAgeMs: 1_000, now: () => now });
+    await reserve.take(1);
+    now = 999;
+    await reserve.take(1);
+    expect(statements).toHaveLength(2);
+    now = 1_001;
+    await reserve.take(1);
+    expect(statements).toHaveLength(4);
+  });
+
+  it('does not hand out a code a read model already holds', async () => {
+    let first: string[] | undefined;
+    const { db } = recordingDb((text, params) => {
+      const codes = params[0] as string[];
+      // The first check finds every code but the last one taken by a served card.
+      if (!first && text.includes('served_instances')) {
+        first = codes;
+        return codes.slice(0, -1).map((link_code) => ({ link_code }));
+      }
+      return [];
+    });
+    const reserve = linkCodeReserve({ db }, { batch: 4 });
+    const codes = await reserve.take(4);
+    expect(codes.filter((code) => first!.slice(0, -1).includes(code))).toEqual([]);
+  });
+
+  it('fails the takers when the read models cannot be read, and checks again on the next take', async () => {
+    let down = true;
+    const { db } = recordingDb(() => (down ? new Error('relation "served_instances" does not exist') : []));
+    const reserve = linkCodeReserve({ db }, { batch: 10 });
+    await expect(Promise.all([reserve.take(3), reserve.take(3)])).rejects.toThrow(/served_instances/);
+    down = false;
+    expect(await reserve.take(3)).toHaveLength(3);
+  });
+});
+
+const row = (id: string, overrides: Partial<ServedInstanceRow> = {}): ServedInstanceRow => ({
+  offer_instance_id: id,
+  application_id: 'app',
+  placement_id: null,
+  offer_id: 'offer',
+  served_at: new Date('2026-11-27T01:02:03.456Z'),
+  environment: 'live',
+  anonymous: false,
+  location_id: null,
+  link_code: 'AbCd1234',
+  link_url: 'https://l.example/AbCd1234',
+  destination_url: 'https://shop.example/',
+  ...overrides,
+});
+
+describe('the served card cache', () => {
+  it('reads each card once and answers it from memory after that; unknown ids are read every time', async () => {
+    const known = new Set(['a', 'b']);
+    const { db, statements } = recordingDb((_text, params) => (params[0] as string[]).filter((id) => known.has(id)).map((id) => row(id)));
+    const cache = openServedCardCache(fakeWatermarks(), { maxEntries: 10 });
+    const first = await cache.cards(db, ['a', 'b', 'x']);
+    expect(first.get('a')).toMatchObject({ offer_instance_id: 'a', values: { servedAt: '2026-11-27T01:02:03Z', placement: 'null' } });
+    expect(first.get('x')).toBeNull();
+    await cache.cards(db, ['a', 'b', 'x']);
+    expect(statements.map((s) => s.params[0])).toEqual([['a', 'b', 'x'], ['x']]);
+    // A serve applied later is found on the next request.
+    known.add('x');
+    expect((await cache.cards(db, ['x'])).get('x')).toMatchObject({ offer_instance_id: 'x' });
+  });
+
+  it('keeps cards across projector commits (a serve never changes) and drops them all on a notification gap', async () => {
+    const { db, statements } = recordingDb((_text, params) => (params[0] as string[]).map((id) => row(id)));
+    const watermarks = fakeWatermarks();
+    const cache = openServedCardCache(watermarks, { maxEntries: 10 });
+    await cache.cards(db, ['a']);
+    watermarks.commit('serves');
+    watermarks.commit('offers');
+    watermarks.commit('accounts');
+    await cache.cards(db, ['a']);
+    expect(statements).toHaveLength(1);
+    watermarks.gap();
+    expect(cache.size).toBe(0);
+    await cache.cards(db, ['a']);
+    expect(statements).toHaveLength(2);
+  });
+
+  it('keeps at most maxEntries cards, the oldest going first, and none with 0', async () => {
+    const { db, statements } = recordingDb((_text, params) => (params[0] as string[]).map((id) => row(id)));
+    const bounded = openServedCardCache(fakeWatermarks(), { maxEntries: 2 });
+    await bounded.cards(db, ['a', 'b', 'c']);
+    expect(bounded.size).toBe(2);
+    await bounded.cards(db, ['b', 'c']);
+    expect(statements).toHaveLength(1);
+    const none = openServedCardCache(fakeWatermarks(), { maxEntries: 0 });
+    await none.cards(db, ['a']);
+    await none.cards(db, ['a']);
+    expect(none.size).toBe(0);
+    expect(statements).toHaveLength(3);
+  });
+
+  it('fails a lookup the read model cannot answer, and keeps nothing from it', async () => {
+    const { db } = recordingDb(() => new Error('connection terminated'));
+    const cache = openServedCardCache(fakeWatermarks(), { maxEntries: 10 });
+    await expect(cache.cards(db, ['a'])).rejects.toThrow(/terminated/);
+    expect(cache.size).toBe(0);
+  });
+});

@@ -19,12 +19,8 @@ import type {
 
 export { retryRetriable };
 
-/**
- * Batches of different partitions of one projection applied at once (each in its own transaction):
- * as many as the busiest topics have partitions, so one fetch is applied in one wave (a reader
- * waiting for its own write waits for one wave, not two).
- */
-const CONCURRENT_PARTITIONS = 6;
+/** Batches of different partitions of one projection applied at once (each in its own transaction). */
+const CONCURRENT_PARTITIONS = 3;
 /** How often a consumer group's offsets are committed (they only speed up a restart; see subscribe). */
 const GROUP_COMMIT_INTERVAL_MS = 1_000;
 /** How long a consumer kafkajs will not restart waits before a new one joins its group. */

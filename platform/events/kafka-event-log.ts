@@ -20,7 +20,7 @@ import type {
 export { retryRetriable };
 
 /** Batches of different partitions of one projection applied at once (each in its own transaction). */
-const CONCURRENT_PARTITIONS = 3;
+const CONCURRENT_PARTITIONS = 6;
 /** How often a consumer group's offsets are committed (they only speed up a restart; see subscribe). */
 const GROUP_COMMIT_INTERVAL_MS = 1_000;
 /** How long a consumer kafkajs will not restart waits before a new one joins its group. */

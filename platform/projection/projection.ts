@@ -3,7 +3,7 @@ import type { LoggedEvent } from '../events/event-log.js';
 
 /**
  * A read model built from the log. The runner calls `apply` with one batch of one
- * topic-partition inside the transaction that also advances the projection's offsets, so the
+ * topic-partition (several, see acrossPartitions) inside the transaction that also advances the projection's offsets, so the
  * rows and the offsets commit together. `apply` never opens a transaction of its own, and should
  * write set-based (one statement per table, not per event). Events it does not handle are skipped
  * by the projection itself. Its SQL names tables unqualified: a replay runs the same `apply` with
@@ -14,6 +14,12 @@ export interface Projection {
   name: string;
   topics: string[];
   apply(tx: Sql, events: LoggedEvent[]): Promise<void>;
+  /**
+   * True when events of different partitions never touch the same rows (inserts keyed by ids
+   * minted per event): `apply` may then get the events of several partitions in one call, each
+   * partition's in log order.
+   */
+  acrossPartitions?: boolean;
   /** Tables it owns, emptied (in this order) when the read model is rebuilt from the log. */
   tables: string[];
 }

@@ -34,51 +34,98 @@ export interface ApplyOptions {
 /**
  * Applies one batch exactly once: inside one transaction it locks the partition's offset row,
  * drops events already applied (a redelivery after a crash), lets the projection write its rows,
- * and moves the offset past the batch. A crash before COMMIT leaves both untouched. The lock
- * travels with BEGIN and the move with COMMIT: a batch costs two round trips plus the
- * projection's own statements.
+ * and moves the offset past the batch. A crash before COMMIT leaves both untouched.
  */
 export async function applyBatch(db: Db, projection: Projection, batch: EventBatch, options: ApplyOptions = {}): Promise<number> {
-  const [name, topic, partition] = [escapeLiteral(projection.name), escapeLiteral(batch.topic), String(batch.partition)];
+  return (await applyBatches(db, projection, [batch], options))[0]!;
+}
+
+/**
+ * applyBatch for batches of different partitions at once, in one transaction (what one fetch of
+ * the log hands over): their offset rows are locked in one statement that travels with BEGIN, in
+ * one order so two runners never deadlock; the moves and their notifications travel with COMMIT.
+ * A projection whose events of different partitions never touch the same rows
+ * (`acrossPartitions`) writes them all in one call, so the whole fetch costs three round trips.
+ * Resolves with the events applied per batch, in order.
+ */
+export async function applyBatches(db: Db, projection: Projection, batches: EventBatch[], options: ApplyOptions = {}): Promise<number[]> {
+  const name = escapeLiteral(projection.name);
+  const where = (batch: EventBatch) => `projection = ${name} AND topic = ${escapeLiteral(batch.topic)} AND partition = ${batch.partition}`;
+  const locking = [...batches].sort((x, y) => (x.topic === y.topic ? x.partition - y.partition : x.topic < y.topic ? -1 : 1));
   // A rebuild beside the live read model applies into that schema (set before anything is named).
   const searchPath = options.schema ? `SELECT set_config('search_path', ${escapeLiteral(escapeIdentifier(options.schema))}, true);\n` : '';
   return db.transactionWithEdges({
-    // One statement creates the offset row if needed and locks it until COMMIT (the no-op update
-    // takes the row lock), so two runners of one projection never apply the same batch.
-    opening: `${searchPath}INSERT INTO projection_offsets (projection, topic, partition, next_offset) VALUES (${name}, ${topic}, ${partition}, 0)
+    // One statement creates the offset rows if needed and locks them until COMMIT (the no-op
+    // update takes the row lock), so two runners of one projection never apply the same batch.
+    opening: `${searchPath}INSERT INTO projection_offsets (projection, topic, partition, next_offset)
+       VALUES ${locking.map((batch) => `(${name}, ${escapeLiteral(batch.topic)}, ${batch.partition}, 0)`).join(', ')}
        ON CONFLICT (projection, topic, partition) DO UPDATE SET next_offset = projection_offsets.next_offset
-       RETURNING next_offset`,
+       RETURNING topic, partition, next_offset`,
     async body(tx, opened) {
-      const stored = BigInt(opened[0]!.next_offset as string);
-      const fresh = batch.events.filter((event) => BigInt(event.offset) >= stored);
-      if (fresh.length === 0) return { value: 0, closing: '' };
-      await projection.apply(tx, fresh);
-      const next = (BigInt(fresh[fresh.length - 1]!.offset) + 1n).toString();
-      const move = `UPDATE projection_offsets SET next_offset = ${next}, updated_at = now()
-         WHERE projection = ${name} AND topic = ${topic} AND partition = ${partition}`;
-      // A rebuild beside the live read model: nobody waits for its commits, so nothing is announced.
-      if (options.schema) return { value: fresh.length, closing: move };
-      // Announced in the same statement; the notification is delivered at COMMIT to every
-      // listening process: readers waiting for their own writes wake.
-      const position: AppliedPosition = { projection: projection.name, topic: batch.topic, partition: batch.partition, next };
-      return {
-        value: fresh.length,
-        closing: `WITH moved AS (${move} RETURNING 1)
-       SELECT pg_notify(${escapeLiteral(APPLIED_CHANNEL)}, ${escapeLiteral(JSON.stringify(position))}) FROM moved`,
-      };
+      const stored = new Map(opened.map((row) => [`${row.topic as string}:${row.partition as number}`, BigInt(row.next_offset as string)]));
+      const fresh = batches.map((batch) => batch.events.filter((event) => BigInt(event.offset) >= stored.get(`${batch.topic}:${batch.partition}`)!));
+      if (projection.acrossPartitions) {
+        const all = fresh.flat();
+        if (all.length > 0) await projection.apply(tx, all);
+      } else {
+        for (const events of fresh) if (events.length > 0) await projection.apply(tx, events);
+      }
+      const moves = batches.flatMap((batch, index) => {
+        const events = fresh[index]!;
+        if (events.length === 0) return [];
+        const next = (BigInt(events[events.length - 1]!.offset) + 1n).toString();
+        const move = `UPDATE projection_offsets SET next_offset = ${next}, updated_at = now() WHERE ${where(batch)}`;
+        // A rebuild beside the live read model: nobody waits for its commits, so nothing is announced.
+        if (options.schema) return [move];
+        // Announced in the same statement; the notification is delivered at COMMIT to every
+        // listening process: readers waiting for their own writes wake.
+        const position: AppliedPosition = { projection: projection.name, topic: batch.topic, partition: batch.partition, next };
+        return [`WITH moved AS (${move} RETURNING 1) SELECT pg_notify(${escapeLiteral(APPLIED_CHANNEL)}, ${escapeLiteral(JSON.stringify(position))}) FROM moved`];
+      });
+      return { value: fresh.map((events) => events.length), closing: moves.join(';\n') };
     },
   });
+}
+
+/**
+ * Batches handed over together (the log's reader starts the partitions of one fetch in the same
+ * turn of the event loop) are applied in one transaction: each caller's promise settles with the
+ * whole group.
+ */
+function coalescing(apply: (batches: EventBatch[]) => Promise<number[]>): (batch: EventBatch) => Promise<number> {
+  let pending: { batch: EventBatch; resolve(applied: number): void; reject(error: unknown): void }[] = [];
+  const flush = () => {
+    const group = pending;
+    pending = [];
+    if (group.length === 0) return;
+    apply(group.map((entry) => entry.batch)).then(
+      (applied) => group.forEach((entry, index) => entry.resolve(applied[index]!)),
+      (error: unknown) => group.forEach((entry) => entry.reject(error)),
+    );
+  };
+  return (batch) =>
+    new Promise<number>((resolve, reject) => {
+      // Two batches of one partition never share a transaction (the second must see the first's offset).
+      if (pending.some((entry) => entry.batch.topic === batch.topic && entry.batch.partition === batch.partition)) flush();
+      if (pending.length === 0) setImmediate(flush);
+      pending.push({ batch, resolve, reject });
+    });
 }
 
 export async function startProjection(projection: Projection, options: RunnerOptions): Promise<RunningProjection> {
   // The topics exist: every process creates them when it opens the log (platform/runtime.ts).
   const { db, eventLog, metrics } = options;
+  // Projections whose partitions never share rows take a fetch's batches in one transaction;
+  // the others apply each partition in its own, side by side.
+  const applyTogether = projection.acrossPartitions
+    ? coalescing((batches) => applyBatches(db, projection, batches))
+    : (batch: EventBatch) => applyBatch(db, projection, batch);
   const subscription: Subscription = await eventLog.subscribe({
     group: `projection.${projection.name}`,
     topics: projection.topics,
     resumeFrom: () => storedOffsets(db, projection.name),
     onBatch: async (batch) => {
-      const applied = await applyBatch(db, projection, batch);
+      const applied = await applyTogether(batch);
       metrics?.eventsConsumed.inc({ projection: projection.name, topic: batch.topic }, applied);
       options.onBatchApplied?.(projection.name, batch, applied);
     },

@@ -6,6 +6,8 @@ export const clicksProjection: Projection = {
   name: 'clicks',
   topics: ['clicks'],
   tables: ['clicks'],
+  // Rows keyed by click ids minted once per event: partitions never share one.
+  acrossPartitions: true,
   async apply(tx, events) {
     const rows = evolveClicks(events);
     if (rows.length === 0) return;

@@ -6,6 +6,8 @@ export const servesProjection: Projection = {
   name: 'serves',
   topics: ['serves'],
   tables: ['served_instances'],
+  // Rows keyed by instance ids minted once per event: partitions never share one.
+  acrossPartitions: true,
   async apply(tx, events) {
     const rows = evolveServedInstances(events);
     if (rows.length === 0) return;

@@ -1,6 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LoggedEvent } from '../../platform/events/event-log.js';
-import { applyBatch } from '../../platform/projection/runner.js';
+import { storedOffsets } from '../../platform/projection/offsets.js';
+import { applyBatch, applyBatches } from '../../platform/projection/runner.js';
+import { servesProjection } from '../../projections/serves/projection.js';
+import { findServedInstances } from '../../projections/serves/queries.js';
+import { EventType } from '../../schemas/generated/events.js';
+import { offerServed } from '../support/serves.js';
 import { catalogEntriesProjection } from '../../projections/catalog-entries/projection.js';
 import { catalogChecksum } from '../../projections/catalog-entries/queries.js';
 import { catalogEvents, expectedTotals } from '../support/catalog-events.js';
@@ -25,5 +30,45 @@ describe('applyBatch on Postgres', () => {
     ]);
     expect(applied.sort((a, b) => a - b)).toEqual([0, 400]);
     expect((await catalogChecksum(database.db)).tallied_events).toBe(String(expectedTotals(events).events));
+  });
+
+  describe('several partitions in one transaction', () => {
+    const serves = (partition: number, from: number, count: number) => ({
+      topic: 'serves',
+      partition,
+      events: Array.from({ length: count }, (_, index): LoggedEvent => {
+        const value = offerServed('http://127.0.0.1:8080/l', { application_id: 'app', offer_id: 'offer' });
+        return { topic: 'serves', partition, offset: String(from + index), key: value.offer_instance_id, type: EventType.OfferServed, value: { ...value }, schemaId: 1, timestamp: new Date(0) };
+      }),
+    });
+    const positions = async () => Object.fromEntries((await storedOffsets(database.db, 'serves')).map((o) => [`${o.topic}:${o.partition}`, o.offset]));
+
+    it('writes every partition\'s rows and moves each offset, and skips what was applied when redelivered', async () => {
+      const [a, b, c] = [serves(0, 0, 5), serves(3, 0, 7), serves(5, 0, 2)];
+      expect(await applyBatches(database.db, servesProjection, [b, a, c])).toEqual([7, 5, 2]);
+      expect(await positions()).toMatchObject({ 'serves:0': '5', 'serves:3': '7', 'serves:5': '2' });
+      const ids = [a, b, c].flatMap((batch) => batch.events.map((event) => event.key));
+      expect((await findServedInstances(database.db, ids)).length).toBe(14);
+      // A redelivery of a fetch half applied before (partition 0) and half new (partition 3, from offset 7).
+      const more = serves(3, 7, 4);
+      expect(await applyBatches(database.db, servesProjection, [a, { ...more, events: [...b.events, ...more.events] }])).toEqual([0, 4]);
+      expect(await positions()).toMatchObject({ 'serves:0': '5', 'serves:3': '11' });
+    });
+
+    it('applies a fetch once when two runners get it at the same moment, whatever order they name the partitions in', async () => {
+      const [a, b] = [serves(1, 0, 6), serves(2, 0, 9)];
+      const applied = await Promise.all([applyBatches(database.db, servesProjection, [a, b]), applyBatches(database.db, servesProjection, [b, a])]);
+      expect(applied.map((counts) => counts.reduce((sum, n) => sum + n, 0)).sort((x, y) => x - y)).toEqual([0, 15]);
+      expect(await positions()).toMatchObject({ 'serves:1': '6', 'serves:2': '9' });
+    });
+
+    it('writes nothing and moves no offset when one partition\'s rows fail', async () => {
+      const good = serves(4, 0, 3);
+      const bad = serves(6, 0, 1);
+      (bad.events[0]!.value as { environment: string }).environment = 'not-an-environment';
+      await expect(applyBatches(database.db, servesProjection, [good, bad])).rejects.toThrow();
+      expect(await positions()).not.toHaveProperty('serves:4');
+      expect(await findServedInstances(database.db, good.events.map((event) => event.key))).toEqual([]);
+    });
   });
 });

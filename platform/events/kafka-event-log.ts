@@ -19,7 +19,11 @@ import type {
 
 export { retryRetriable };
 
-/** Batches of different partitions of one projection applied at once (each in its own transaction). */
+/**
+ * Batches of different partitions of one projection handed over at once: as many as the busiest
+ * topics have partitions, so the runner can take a whole fetch in one transaction where the
+ * projection allows it (runner.ts, acrossPartitions), or apply each in its own side by side.
+ */
 const CONCURRENT_PARTITIONS = 6;
 /** How often a consumer group's offsets are committed (they only speed up a restart; see subscribe). */
 const GROUP_COMMIT_INTERVAL_MS = 1_000;

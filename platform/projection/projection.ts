@@ -3,8 +3,8 @@ import type { LoggedEvent } from '../events/event-log.js';
 
 /**
  * A read model built from the log. The runner calls `apply` with one batch of one
- * topic-partition (several, see acrossPartitions) inside the transaction that also advances the projection's offsets, so the
- * rows and the offsets commit together. `apply` never opens a transaction of its own, and should
+ * topic-partition (several, see acrossPartitions) inside the transaction that also advances the
+ * projection's offsets, so the rows and the offsets commit together. `apply` never opens a transaction of its own, and should
  * write set-based (one statement per table, not per event). Events it does not handle are skipped
  * by the projection itself. Its SQL names tables unqualified: a replay runs the same `apply` with
  * a schema of its own first on the search path (platform/projection/replay.ts).

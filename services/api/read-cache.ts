@@ -8,12 +8,13 @@ import { findOffers, type StoredOffer } from '../../projections/offers/queries.j
 
 /**
  * In-process caches of the reads every offer-route request repeats: API key lookups, placements
- * (and the default one, for anonymous and sandbox serves) and stored offers. Each is emptied by every commit of the projection it copies (`accounts` for
- * keys and placements, `offers` for offers), heard through the applied-watermark notifications
- * before anyone waiting for that commit is woken; a notification gap empties all of them. So a
- * revoked key, a paused offer or a deactivated placement takes effect on the first request after
- * its event is applied. Served instances are not cached: they are the per-request read, and a
- * read model that cannot be read must answer 503, never a cached success.
+ * (and the default one, for anonymous and sandbox serves) and stored offers. Each is emptied by
+ * every commit of the projection it copies (`accounts` for keys and placements, `offers` for
+ * offers), heard through the applied-watermark notifications before anyone waiting for that
+ * commit is woken; a notification gap (the listening session dropped or reopened) empties all of
+ * them. So a revoked key, a paused offer or a deactivated placement takes effect on the first
+ * request after its event is applied, and with Postgres gone nothing is answered from here.
+ * Served cards have a cache of their own (routes/offers/served-card-cache.ts).
  */
 export interface ReadCaches {
   /** lookupApiKey, remembered by the key's keyed hash (never the clear key); unknown keys are not kept. */

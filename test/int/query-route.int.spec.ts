@@ -336,6 +336,35 @@ describe('when serving is unavailable (503 QUERY_UNAVAILABLE, no card handed out
   });
 });
 
+describe('what Query keeps in process follows the projectors (next request after the event is applied)', () => {
+  it('a key that served, once revoked, is 401', async () => {
+    const admin = servingAdmin(t.runtime);
+    const fresh = await admin.key(id.app);
+    expect((await query(t.app, { limit: 1 }, bearer(fresh.key))).status).toBe(200);
+    await admin.run('api-key:revoke', { key_id: fresh.key_id });
+    expect(await query(t.app, { limit: 1 }, bearer(fresh.key))).toMatchObject({ status: 401, body: { code: 'UNAUTHORIZED' } });
+  });
+
+  it('a placement that served, once inactive, is 403 PLACEMENT_INACTIVE', async () => {
+    const admin = servingAdmin(t.runtime);
+    const placement = await admin.placement(id.app);
+    expect((await query(t.app, { placement_id: placement, limit: 1 }, bearer(k.live))).status).toBe(200);
+    await admin.run('placement:set-status', { placement_id: placement, status: 'inactive' });
+    expect(await query(t.app, { placement_id: placement, limit: 1 }, bearer(k.live))).toMatchObject({ status: 403, body: { code: 'PLACEMENT_INACTIVE' } });
+  });
+
+  it('an offer that was served, once paused, is served no more', async () => {
+    const admin = servingAdmin(t.runtime);
+    const partner_id = await admin.partner();
+    const input = { partner_id, details: details('cache-follow', { amount: '1.00' }), destination_url: 'https://shop.example/c' };
+    const offer_id = await admin.offer(input);
+    const ask = async () => cardsOf((await query(t.app, { limit: 10, context: { categories: ['cache-follow'] } }, bearer(k.live))).body).map((card) => card.offer_id);
+    expect(await ask()).toContain(offer_id);
+    await admin.offer({ ...input, offer_id, status: 'paused' });
+    expect(await ask()).not.toContain(offer_id);
+  });
+});
+
 describe('replay', () => {
   it('rebuilds identical served_instances from the serves topic', async () => {
     await projectors!.stop();

@@ -14,6 +14,8 @@ export interface InvalidatedCache<K, V> {
   getMany(keys: readonly K[], load: (missing: K[]) => Promise<Map<K, V>>, keep?: (value: V) => boolean): Promise<Map<K, V>>;
   /** One value; `keep(value)` false answers it without keeping it (e.g. lookups that found nothing). */
   get(key: K, load: (key: K) => Promise<V>, keep?: (value: V) => boolean): Promise<V>;
+  /** The kept value of `key`, or undefined when none is kept (nothing is loaded; counted as a hit only when found). */
+  peek(key: K): V | undefined;
   invalidate(): void;
   readonly size: number;
   readonly stats: { hits: number; misses: number; invalidations: number };
@@ -87,6 +89,11 @@ export function invalidatedCache<K, V>(options: InvalidatedCacheOptions<K, V>): 
       const loadedIn = generation;
       const value = await load(key);
       if (keepValue(value)) keep(key, value, loadedIn);
+      return value;
+    },
+    peek(key) {
+      const value = entries.get(key);
+      if (value !== undefined) stats.hits += 1;
       return value;
     },
     invalidate() {

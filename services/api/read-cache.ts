@@ -21,10 +21,14 @@ export interface ReadCaches {
   lookupKey(sql: Sql, secret: string, presented: string): Promise<KeyLookup>;
   /** Placements by id; null for an unknown id. */
   placements(sql: Sql, ids: readonly string[]): Promise<Map<string, Placement | null>>;
+  /** The kept placement of `id` (null: known not to exist), undefined when not in process; nothing is read. */
+  placementIfKept(id: string): Placement | null | undefined;
   /** Where anonymous Query requests are served; undefined when none is designated. */
   defaultPlacement(sql: Sql): Promise<DefaultPlacement | undefined>;
   /** Stored offers by id; null for an unknown id. */
   offers(sql: Sql, ids: readonly string[]): Promise<Map<string, StoredOffer | null>>;
+  /** The kept offer of `id` (null: known not to exist), undefined when not in process; nothing is read. */
+  offerIfKept(id: string): StoredOffer | null | undefined;
   stats(): Record<'keys' | 'placements' | 'offers', { hits: number; misses: number; invalidations: number; size: number }>;
   close(): void;
 }
@@ -56,6 +60,8 @@ export function openReadCaches(watermarks: Pick<Watermarks, 'onApplied'>, option
     placements: (sql, ids) => placements.getMany(ids, async (missing) => withNulls(missing, await findPlacements(sql, missing))),
     defaultPlacement: (sql) => defaultPlacement.get('default', () => findDefaultPlacement(sql)),
     offers: (sql, ids) => offers.getMany(ids, async (missing) => withNulls(missing, await findOffers(sql, missing))),
+    placementIfKept: (id) => placements.peek(id),
+    offerIfKept: (id) => offers.peek(id),
     stats: () => ({ keys: stats(keys), placements: stats(placements), offers: stats(offers) }),
     close: unsubscribe,
   };

@@ -4,8 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { success } from '../../platform/http/envelope.js';
 import type { Placement } from '../../projections/accounts/queries.js';
 import type { StoredOffer } from '../../projections/offers/queries.js';
-import { cardValues, instancesAnswer, type InstancesAnswer } from '../../services/api/routes/offers/instances-answer.js';
-import { cardAction, instanceItem, type ServedCard } from '../../services/api/routes/offers/instances-cards.js';
+import { instancesAnswer, type InstancesAnswer } from '../../services/api/routes/offers/instances-answer.js';
+import { instanceItem, keptCard, keptCardHasAction, type ServedCard } from '../../services/api/routes/offers/instances-cards.js';
 import { instancesResponses } from '../../services/api/routes/offers/instances-schema.js';
 
 // The instance route's answer assembled from cut pieces must be the bytes its serializer writes
@@ -91,18 +91,26 @@ describe('the instance answer from cut pieces', () => {
     fc.assert(
       fc.property(world, fc.array(uuid, { maxLength: 3 }), ({ offer, cards }, unknown) => {
         const items = cards.map(([card, placement]) => instanceItem(card.offer_instance_id, APP, card, offer, placement));
-        const assembled = cards.map(([card, placement]) => answer.found(cardValues(card), offer, cardAction(card, offer, placement, APP) !== undefined));
+        // The kept card's own rule 7 decides the action, so this also checks it against cardAction.
+        const writer = answer.start();
+        for (const [card, placement] of cards) {
+          const kept = keptCard(card);
+          writer.found(kept, offer, keptCardHasAction(kept, offer, placement, APP));
+        }
+        for (const id of unknown) writer.notFound(id);
         const expected = serialize(success({ instances: [...items, ...unknown.map((id) => ({ offer_instance_id: id, status: 'not_found' as const }))] }));
-        expect(answer.envelope([...assembled, ...unknown.map((id) => answer.notFound(id))])).toBe(expected);
+        expect(writer.finish()).toBe(expected);
       }),
       { numRuns: 500 },
     );
   });
 
   it('is the empty list for no items, and parses back to the items', () => {
-    expect(answer.envelope([])).toBe(serialize(success({ instances: [] })));
+    expect(answer.start().finish()).toBe(serialize(success({ instances: [] })));
     const id = '0192f3a0-0000-7000-8000-0000000000b1';
-    expect(JSON.parse(answer.envelope([answer.notFound(id)]))).toEqual({ code: 'SUCCESS', message: '', data: { instances: [{ offer_instance_id: id, status: 'not_found' }] }, extra: {} });
+    const writer = answer.start();
+    writer.notFound(id);
+    expect(JSON.parse(writer.finish())).toEqual({ code: 'SUCCESS', message: '', data: { instances: [{ offer_instance_id: id, status: 'not_found' }] }, extra: {} });
   });
 
   it('renders an offer once per stored state: a new state object gets its own pieces', () => {
@@ -114,9 +122,14 @@ describe('the instance answer from cut pieces', () => {
       offer_instance_id: '0192f3a0-0000-7000-8000-0000000000c2', application_id: APP, placement_id: null, offer_id: offer.offer_id,
       served_at: new Date('2026-11-27T03:04:05.678Z'), environment: 'live', link_url: 'https://l.example/AbCd1234', destination_url: 'https://shop.example/',
     };
-    expect(answer.found(cardValues(card), offer, true)).toContain('"title":"Before"');
+    const render = (state: StoredOffer, withAction: boolean) => {
+      const writer = answer.start();
+      writer.found(keptCard(card), state, withAction);
+      return JSON.parse(writer.finish()).data.instances[0];
+    };
+    expect(render(offer, true).offer.offer_info.title).toBe('Before');
     const paused: StoredOffer = { ...offer, status: 'paused', details: { ...offer.details!, offer_info: { ...offer.details!.offer_info, title: 'After' } } };
-    const found = JSON.parse(answer.found(cardValues(card), paused, false));
+    const found = render(paused, false);
     expect(found).toMatchObject({ served_at: '2026-11-27T03:04:05Z', placement_id: null, offer: { offer_info: { status: 'paused', title: 'After' } } });
     expect(found.offer.action).toBeUndefined();
   });

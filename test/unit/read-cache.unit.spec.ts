@@ -53,6 +53,16 @@ describe('invalidatedCache', () => {
     expect(await cache.getMany(['x'], async () => new Map([['x', 'new']]))).toEqual(new Map([['x', 'new']]));
   });
 
+  it('peeks at kept values only: nothing is loaded, and an invalidation empties what peek sees', async () => {
+    const cache = invalidatedCache<string, number>({ maxEntries: 10 });
+    expect(cache.peek('a')).toBeUndefined();
+    await cache.getMany(['a'], async (missing) => new Map(missing.map((key) => [key, 1])));
+    expect(cache.peek('a')).toBe(1);
+    expect(cache.peek('b')).toBeUndefined();
+    cache.invalidate();
+    expect(cache.peek('a')).toBeUndefined();
+  });
+
   it('does not keep values its caller says not to keep', async () => {
     const cache = invalidatedCache<string, string>({ maxEntries: 10 });
     await cache.get('k', async () => 'unknown', (value) => value !== 'unknown');
@@ -124,10 +134,16 @@ describe('openReadCaches', () => {
     watermarks.commit('serves');
     await readAll();
     expect(reads).toMatchObject({ account_placements: 1, offers: 1 });
+    expect(caches.placementIfKept('p1')).toMatchObject({ placement_id: 'p1' });
+    expect(caches.offerIfKept('o1')).toBeNull();
     watermarks.commit('accounts');
+    // What the instance route peeks at goes with the commit, before anything is read again.
+    expect(caches.placementIfKept('p1')).toBeUndefined();
+    expect(caches.offerIfKept('o1')).toBeNull();
     await readAll();
     expect(reads).toMatchObject({ account_placements: 2, offers: 1 });
     watermarks.commit('offers');
+    expect(caches.offerIfKept('o1')).toBeUndefined();
     await readAll();
     expect(reads).toMatchObject({ account_placements: 2, offers: 2 });
     watermarks.commit(undefined);

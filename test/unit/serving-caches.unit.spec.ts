@@ -114,7 +114,9 @@ describe('the served card cache', () => {
     const { db, statements } = recordingDb((_text, params) => (params[0] as string[]).filter((id) => known.has(id)).map((id) => row(id)));
     const cache = openServedCardCache(fakeWatermarks(), { maxEntries: 10 });
     const first = await cache.cards(db, ['a', 'b', 'x']);
-    expect(first.get('a')).toMatchObject({ offer_instance_id: 'a', values: { servedAt: '2026-11-27T01:02:03Z', placement: 'null' } });
+    expect(first.get('a')).toMatchObject({ offer_instance_id: 'a', servedAtText: '2026-11-27T01:02:03Z', placementText: 'null', opensLink: true });
+    expect(cache.cardIfKept('a')).toBe(first.get('a'));
+    expect(cache.cardIfKept('x')).toBeUndefined();
     expect(first.get('x')).toBeNull();
     await cache.cards(db, ['a', 'b', 'x']);
     expect(statements.map((s) => s.params[0])).toEqual([['a', 'b', 'x'], ['x']]);

@@ -1,45 +1,53 @@
 import { randomUUID } from 'node:crypto';
 import { success } from '../../../../platform/http/envelope.js';
 import type { StoredOffer } from '../../../../projections/offers/queries.js';
-import { formatServedAt, instanceItem, type ServedCard } from './instances-cards.js';
+import { instanceItem, type KeptCard, type ServedCard } from './instances-cards.js';
 import type { InstanceItem } from './instances-schema.js';
 
 /**
  * The 200 answer of `POST /v1/offers/instances`, assembled from pieces cut out of what the route's
- * own serializer writes, so an answer of 100 cards costs string joins instead of serializing 100
+ * own serializer writes, so an answer of 100 cards costs one join instead of serializing 100
  * offer objects. Every piece comes from the real serializer and the real item rules
  * (instances-cards.ts): a card is rendered once per offer state with placeholder values, and
  * each card then fills in its own id, time, placement and link. The bytes are the same as
  * serializing the items (tested).
  */
 export interface InstancesAnswer {
-  /** The whole answer for items already rendered. */
-  envelope(items: string[]): string;
-  notFound(id: string): string;
-  /** The caller's own live card of `offer` (its values from cardValues); `withAction` as cardAction decides for this card. */
-  found(values: CardValues, offer: StoredOffer, withAction: boolean): string;
+  /** A new answer; its items are written in request order. */
+  start(): AnswerWriter;
 }
 
-type Slot = 'id' | 'servedAt' | 'placement' | 'url';
-/** A card's own parts of its item, as JSON text (worked out once per card: they never change). */
-export type CardValues = Readonly<Record<Slot, string>>;
-
-export function cardValues(card: ServedCard): CardValues {
-  return {
-    id: card.offer_instance_id,
-    servedAt: formatServedAt(card.served_at),
-    placement: JSON.stringify(card.placement_id),
-    url: card.link_url === null ? '' : JSON.stringify(card.link_url).slice(1, -1),
-  };
+export interface AnswerWriter {
+  notFound(id: string): void;
+  /** The caller's own live card of `offer`; `withAction` as keptCardHasAction decides for this card. */
+  found(card: KeptCard, offer: StoredOffer, withAction: boolean): void;
+  /** The whole answer text. */
+  finish(): string;
 }
 
 /** Serializes a whole 200 answer, as the route's reply does. */
 export type SerializeAnswer = (payload: unknown) => string;
 
-/** Literal text and the card's values in turn: parts[0] slot[0] parts[1] … parts[n]. */
+const SLOTS = ['id', 'servedAt', 'placement', 'url'] as const;
+type Slot = (typeof SLOTS)[number];
+const [ID, SERVED_AT, PLACEMENT] = [0, 1, 2] as const;
+
+/** Literal text and a card's values in turn: parts[0] value(slots[0]) parts[1] … parts[n]. */
 interface Template {
   parts: string[];
-  slots: Slot[];
+  /** Indexes into SLOTS. */
+  slots: number[];
+}
+
+function valueOf(card: KeptCard, slot: number): string {
+  switch (slot) {
+    case SERVED_AT:
+      return card.servedAtText;
+    case PLACEMENT:
+      return card.placementText;
+    default:
+      return card.linkText;
+  }
 }
 
 export function instancesAnswer(serialize: SerializeAnswer): InstancesAnswer {
@@ -64,18 +72,18 @@ export function instancesAnswer(serialize: SerializeAnswer): InstancesAnswer {
   };
   const template = (text: string): Template => {
     const parts: string[] = [];
-    const slots: Slot[] = [];
+    const slots: number[] = [];
     let from = 0;
     for (;;) {
-      let next: { at: number; slot: Slot } | undefined;
-      for (const slot of Object.keys(marks) as Slot[]) {
+      let next: { at: number; slot: number } | undefined;
+      SLOTS.forEach((slot, index) => {
         const at = text.indexOf(marks[slot], from);
-        if (at >= 0 && (!next || at < next.at)) next = { at, slot };
-      }
+        if (at >= 0 && (!next || at < next.at)) next = { at, slot: index };
+      });
       if (!next) break;
       parts.push(text.slice(from, next.at));
       slots.push(next.slot);
-      from = next.at + marks[next.slot].length;
+      from = next.at + marks[SLOTS[next.slot]!].length;
     }
     parts.push(text.slice(from));
     return { parts, slots };
@@ -107,19 +115,30 @@ export function instancesAnswer(serialize: SerializeAnswer): InstancesAnswer {
     return found;
   };
 
-  const fill = ({ parts, slots }: Template, values: CardValues) => {
-    let text = parts[0]!;
-    for (let index = 0; index < slots.length; index += 1) text += values[slots[index]!] + parts[index + 1]!;
-    return text;
-  };
-  const noValue = { servedAt: '', placement: '', url: '' };
-
   return {
-    envelope: (items) => `${head}${items.join(',')}${tail}`,
-    notFound: (id) => fill(notFound, { id, ...noValue }),
-    found(values, offer, withAction) {
-      const templates = templatesOf(offer);
-      return fill(withAction ? templates.withAction : templates.withoutAction, values);
+    start() {
+      // Every piece of the answer in order, joined once at the end: one copy of the text.
+      const pieces: string[] = [head];
+      let separator = '';
+      const write = ({ parts, slots }: Template, id: string, card: KeptCard | undefined) => {
+        pieces.push(separator, parts[0]!);
+        separator = ',';
+        for (let index = 0; index < slots.length; index += 1) {
+          const slot = slots[index]!;
+          pieces.push(slot === ID ? id : card ? valueOf(card, slot) : '', parts[index + 1]!);
+        }
+      };
+      return {
+        notFound: (id) => write(notFound, id, undefined),
+        found(card, offer, withAction) {
+          const templates = templatesOf(offer);
+          write(withAction ? templates.withAction : templates.withoutAction, card.offer_instance_id, card);
+        },
+        finish() {
+          pieces.push(tail);
+          return pieces.join('');
+        },
+      };
     },
   };
 }

@@ -21,7 +21,7 @@ export function formatServedAt(servedAt: Date): string {
 }
 
 /** A card belongs to the application whose identity served it, and only live serves are ever found (rule 2). */
-export function isCallersCard(card: ServedCard, applicationId: string): boolean {
+export function isCallersCard(card: Pick<ServedCard, 'application_id' | 'environment'>, applicationId: string): boolean {
   return card.application_id === applicationId && card.environment === 'live';
 }
 
@@ -36,6 +36,46 @@ export function cardAction(card: ServedCard, offer: StoredOffer, placement: Plac
   if (card.placement_id !== null && (placement?.status !== 'active' || placement.application_id !== applicationId)) return undefined;
   if (!card.link_url || !isOpenableDestination(card.destination_url)) return undefined;
   return linkAction(card.link_url);
+}
+
+/**
+ * What the route keeps of a served card once read (a serve never changes): who and what it was
+ * served for, plus its own parts of every later answer as JSON text, worked out once.
+ */
+export interface KeptCard {
+  readonly offer_instance_id: string;
+  readonly application_id: string;
+  readonly environment: ServedCard['environment'];
+  readonly offer_id: string;
+  readonly placement_id: string | null;
+  /** `served_at` as the answer writes it (a JSON string's content: RFC 3339, no escapes needed). */
+  readonly servedAtText: string;
+  /** `placement_id` as JSON: a quoted id or `null`. */
+  readonly placementText: string;
+  /** The tracked short link as the content of a JSON string; '' when the card has none. */
+  readonly linkText: string;
+  /** The card's own half of rule 7: it has a link and its frozen destination opens in a browser. */
+  readonly opensLink: boolean;
+}
+
+export function keptCard(card: ServedCard): KeptCard {
+  return {
+    offer_instance_id: card.offer_instance_id,
+    application_id: card.application_id,
+    environment: card.environment,
+    offer_id: card.offer_id,
+    placement_id: card.placement_id,
+    servedAtText: formatServedAt(card.served_at),
+    placementText: JSON.stringify(card.placement_id),
+    linkText: card.link_url === null ? '' : JSON.stringify(card.link_url).slice(1, -1),
+    opensLink: Boolean(card.link_url) && isOpenableDestination(card.destination_url),
+  };
+}
+
+/** Rule 7 for a kept card: the same answer as cardAction(...) !== undefined for the card it was kept from. */
+export function keptCardHasAction(card: KeptCard, offer: StoredOffer, placement: Placement | null, applicationId: string): boolean {
+  if (!card.opensLink || publicStatus(offer) !== 'active' || !isPubliclyVisible(offer)) return false;
+  return card.placement_id === null || (placement?.status === 'active' && placement.application_id === applicationId);
 }
 
 /**

@@ -1,12 +1,23 @@
 import type { Sql } from '../../../../platform/db/db.js';
+import type { Placement } from '../../../../projections/accounts/queries.js';
+import type { StoredOffer } from '../../../../projections/offers/queries.js';
 import type { ReadCaches } from '../../read-cache.js';
 import type { InstancesAnswer } from './instances-answer.js';
-import { cardAction, isCallersCard } from './instances-cards.js';
+import { isCallersCard, keptCardHasAction, type KeptCard } from './instances-cards.js';
 import type { ServedCardCache } from './served-card-cache.js';
+
+/** Where an answer's rows come from; undefined means "not at hand" (null: known not to exist). */
+interface Rows {
+  card(id: string): KeptCard | null | undefined;
+  offer(id: string): StoredOffer | null | undefined;
+  placement(id: string): Placement | null | undefined;
+}
 
 /**
  * The whole 200 answer, one item per id, in order: the served cards (kept once read: a serve never
- * changes), then the offers and placements of the caller's cards only, from the caches.
+ * changes), then the offers and placements of the caller's cards only, from the caches. When
+ * every row is already in process (the usual case for cards looked up again) the answer is
+ * written in one pass without waiting on anything; otherwise the missing rows are read first.
  * Throws whatever the read models throw; the route answers 503 for it (no partial success).
  */
 export async function lookupInstances(
@@ -17,6 +28,8 @@ export async function lookupInstances(
   applicationId: string,
   ids: string[],
 ): Promise<string> {
+  const kept = writeAnswer(answer, applicationId, ids, { card: served.cardIfKept, offer: caches.offerIfKept, placement: caches.placementIfKept });
+  if (kept !== undefined) return kept;
   const cards = await served.cards(sql, ids);
   const offerIds = new Set<string>();
   const placementIds = new Set<string>();
@@ -26,17 +39,30 @@ export async function lookupInstances(
     if (card.placement_id !== null) placementIds.add(card.placement_id);
   }
   const [offers, placements] = await Promise.all([caches.offers(sql, [...offerIds]), caches.placements(sql, [...placementIds])]);
-  const items: string[] = new Array<string>(ids.length);
-  for (let index = 0; index < ids.length; index += 1) {
-    const id = ids[index]!;
-    const card = cards.get(id);
-    const offer = card && isCallersCard(card, applicationId) ? offers.get(card.offer_id) : undefined;
-    if (!card || !offer) {
-      items[index] = answer.notFound(id);
+  const read = writeAnswer(answer, applicationId, ids, { card: (id) => cards.get(id), offer: (id) => offers.get(id), placement: (id) => placements.get(id) });
+  if (read === undefined) throw new Error('a row read for the instance answer is missing');
+  return read;
+}
+
+/** The answer from `rows`, or undefined as soon as one it needs is not at hand. */
+function writeAnswer(answer: InstancesAnswer, applicationId: string, ids: string[], rows: Rows): string | undefined {
+  const writer = answer.start();
+  for (const id of ids) {
+    const card = rows.card(id);
+    if (card === undefined) return undefined;
+    if (card === null || !isCallersCard(card, applicationId)) {
+      writer.notFound(id);
       continue;
     }
-    const placement = card.placement_id === null ? null : (placements.get(card.placement_id) ?? null);
-    items[index] = answer.found(card.values, offer, cardAction(card, offer, placement, applicationId) !== undefined);
+    const offer = rows.offer(card.offer_id);
+    if (offer === undefined) return undefined;
+    if (offer === null) {
+      writer.notFound(id);
+      continue;
+    }
+    const placement = card.placement_id === null ? null : rows.placement(card.placement_id);
+    if (placement === undefined) return undefined;
+    writer.found(card, offer, keptCardHasAction(card, offer, placement, applicationId));
   }
-  return answer.envelope(items);
+  return writer.finish();
 }

@@ -9,6 +9,8 @@ export const ID_LIST_RULE = `offer_instance_ids must contain between 1 and ${MAX
 
 // Any hexadecimal 8-4-4-4-12 UUID, in either case; nothing around it (no braces, no urn:uuid:).
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** The canonical form most callers send already: no lowercasing needed. */
+const CANONICAL_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /** The request body as documented; parseInstancesBody is what enforces it, with the reference's messages. */
 export const instancesRequestBody = Type.Object(
@@ -56,9 +58,14 @@ export function parseInstancesBody(body: unknown): InstancesRequest {
   if (list.length > MAX_INSTANCE_IDS) throw listError(`the list has ${list.length} items`);
   const ids: string[] = [];
   const seen = new Set<string>();
-  for (const [index, value] of list.entries()) {
-    if (typeof value !== 'string' || !UUID.test(value)) throw listError(describeItem(value, index));
-    const id = value.toLowerCase();
+  for (let index = 0; index < list.length; index += 1) {
+    const value: unknown = list[index];
+    if (typeof value !== 'string') throw listError(describeItem(value, index));
+    let id = value;
+    if (!CANONICAL_UUID.test(value)) {
+      if (!UUID.test(value)) throw listError(describeItem(value, index));
+      id = value.toLowerCase();
+    }
     if (seen.has(id)) continue;
     seen.add(id);
     ids.push(id);

@@ -2,13 +2,7 @@ import { invalidatedCache } from '../../../../platform/cache/invalidated-cache.j
 import type { Sql } from '../../../../platform/db/db.js';
 import type { Watermarks } from '../../../../platform/projection/watermarks.js';
 import { findServedInstances } from '../../../../projections/serves/queries.js';
-import { cardValues, type CardValues } from './instances-answer.js';
-import type { ServedCard } from './instances-cards.js';
-
-/** A kept card with its own parts of the answer, worked out once. */
-export interface KeptCard extends ServedCard {
-  values: CardValues;
-}
+import { keptCard, type KeptCard } from './instances-cards.js';
 
 /**
  * Served cards by offer_instance_id, kept in process: a serve is written once and never changes,
@@ -21,13 +15,15 @@ export interface KeptCard extends ServedCard {
 export interface ServedCardCache {
   /** The cards of `ids` (canonical lowercase UUIDs); null for an unknown id. Throws what the read model throws. */
   cards(sql: Sql, ids: readonly string[]): Promise<Map<string, KeptCard | null>>;
+  /** The kept card of `id`, undefined when it is not in process (unknown, or not read yet); nothing is read. */
+  cardIfKept(id: string): KeptCard | undefined;
   readonly size: number;
   close(): void;
 }
 
 export function openServedCardCache(watermarks: Pick<Watermarks, 'onApplied'>, options: { maxEntries: number }): ServedCardCache {
   const cache = invalidatedCache<string, KeptCard | null>({ maxEntries: options.maxEntries });
-  // Ids, offers and placements repeat across millions of cards: one string each.
+  // Ids, offers, placements and serve times repeat across millions of cards: one string each.
   const shared = new Map<string, string>();
   const intern = (value: string) => {
     const known = shared.get(value);
@@ -46,23 +42,22 @@ export function openServedCardCache(watermarks: Pick<Watermarks, 'onApplied'>, o
   async function load(sql: Sql, missing: string[]): Promise<Map<string, KeptCard | null>> {
     const found = new Map<string, KeptCard | null>(missing.map((id) => [id, null]));
     for (const row of await findServedInstances(sql, missing)) {
-      const card: ServedCard = {
-        offer_instance_id: row.offer_instance_id,
-        application_id: intern(row.application_id),
-        placement_id: row.placement_id === null ? null : intern(row.placement_id),
-        offer_id: intern(row.offer_id),
-        served_at: row.served_at,
-        environment: row.environment,
-        link_url: row.link_url,
-        destination_url: row.destination_url === null ? null : intern(row.destination_url),
-      };
-      found.set(row.offer_instance_id, { ...card, values: cardValues(card) });
+      const card = keptCard(row);
+      found.set(row.offer_instance_id, {
+        ...card,
+        application_id: intern(card.application_id),
+        offer_id: intern(card.offer_id),
+        placement_id: card.placement_id === null ? null : intern(card.placement_id),
+        servedAtText: intern(card.servedAtText),
+        placementText: intern(card.placementText),
+      });
     }
     return found;
   }
 
   return {
     cards: (sql, ids) => cache.getMany(ids, (missing) => load(sql, missing), (card) => card !== null),
+    cardIfKept: (id) => cache.peek(id) ?? undefined,
     get size() {
       return cache.size;
     },

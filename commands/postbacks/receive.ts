@@ -60,16 +60,27 @@ export interface PostbackAnswer {
 /** Ids are canonical lowercase UUIDs; anything else names no partner. */
 const CANONICAL_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
+/** Per partner state (partners come from a cache that hands out a new object when one changes). */
+const allowlists = new WeakMap<Partner, BlockList>();
+
+function allowlistOf(partner: Partner): BlockList {
+  let list = allowlists.get(partner);
+  if (!list) {
+    list = new BlockList();
+    for (const network of partner.source_ip_allowlist) {
+      const [base, prefix] = network.split('/');
+      const type = isIP(base!) === 6 ? 'ipv6' : 'ipv4';
+      list.addSubnet(base!, Number(prefix ?? (type === 'ipv6' ? 128 : 32)), type);
+    }
+    allowlists.set(partner, list);
+  }
+  return list;
+}
+
 function allows(partner: Partner, address: string): boolean {
   const family = isIP(address);
   if (family === 0) return false;
-  const list = new BlockList();
-  for (const network of partner.source_ip_allowlist) {
-    const [base, prefix] = network.split('/');
-    const type = isIP(base!) === 6 ? 'ipv6' : 'ipv4';
-    list.addSubnet(base!, Number(prefix ?? (type === 'ipv6' ? 128 : 32)), type);
-  }
-  return list.check(address, family === 6 ? 'ipv6' : 'ipv4');
+  return allowlistOf(partner).check(address, family === 6 ? 'ipv6' : 'ipv4');
 }
 
 /** The partner, enabled, called from an allowed address; throws the matching rejection otherwise. */

@@ -3,18 +3,41 @@ import type { Sql } from './db.js';
 /** A column of a set-based insert: its name and the Postgres array element type it is sent as. */
 export type InsertColumn<R> = readonly [name: keyof R & string, type: string];
 
+/** The rows of one table for insertRowsTogether. */
+export interface TableRows<R> {
+  table: string;
+  columns: readonly InsertColumn<R>[];
+  rows: readonly R[];
+  /** Appended verbatim (e.g. `ON CONFLICT DO NOTHING`). */
+  onConflict?: string;
+}
+
 /**
  * Inserts many rows in one statement: one array parameter per column, joined by unnest. Values
  * are sent as they are (Dates as ISO text for timestamptz), so the caller keeps exact decimals as
  * strings. `onConflict` is appended verbatim (e.g. `ON CONFLICT DO NOTHING`).
  */
 export async function insertRows<R>(tx: Sql, table: string, columns: readonly InsertColumn<R>[], rows: readonly R[], onConflict = ''): Promise<void> {
-  if (rows.length === 0) return;
-  const names = columns.map(([name]) => name).join(', ');
-  const arrays = columns.map(([, type], index) => `$${index + 1}::${type}[]`).join(', ');
-  const values = columns.map(([name]) => rows.map((row) => {
-    const value = row[name];
-    return value instanceof Date ? value.toISOString() : value;
-  }));
-  await tx.query(`INSERT INTO ${table} (${names}) SELECT * FROM unnest(${arrays}) ${onConflict}`, values);
+  await insertRowsTogether(tx, [{ table, columns, rows, onConflict }]);
+}
+
+/**
+ * insertRows for several tables in one statement (one round trip): every insert but the last is a
+ * data-modifying WITH clause, which Postgres runs to completion whatever the rest reads.
+ * Tables without rows are left out.
+ */
+export async function insertRowsTogether(tx: Sql, inserts: readonly TableRows<any>[]): Promise<void> {
+  const present = inserts.filter((insert) => insert.rows.length > 0);
+  if (present.length === 0) return;
+  const values: unknown[] = [];
+  const statements = present.map(({ table, columns, rows, onConflict = '' }) => {
+    const arrays = columns.map(([name, type]) => {
+      values.push(rows.map((row: Record<string, unknown>) => (row[name] instanceof Date ? (row[name] as Date).toISOString() : row[name])));
+      return `$${values.length}::${type}[]`;
+    });
+    return `INSERT INTO ${table} (${columns.map(([name]) => name).join(', ')}) SELECT * FROM unnest(${arrays.join(', ')}) ${onConflict}`;
+  });
+  const last = statements.pop()!;
+  const clauses = statements.map((statement, index) => `inserted_${index} AS (${statement})`);
+  await tx.query(clauses.length === 0 ? last : `WITH ${clauses.join(', ')} ${last}`, values);
 }

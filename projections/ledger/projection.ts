@@ -1,5 +1,6 @@
 import type { Sql } from '../../platform/db/db.js';
-import { insertRows, type InsertColumn } from '../../platform/db/unnest-insert.js';
+import type { LoggedEvent } from '../../platform/events/event-log.js';
+import { insertRowsTogether, type InsertColumn } from '../../platform/db/unnest-insert.js';
 import type { Projection } from '../../platform/projection/projection.js';
 import { GENESIS_HASH } from './chain.js';
 import { decideBatch, identityOf, type PostbackLogRow, type RecordedIdentity } from './decide.js';
@@ -24,48 +25,67 @@ const CONVERSION_COLUMNS: InsertColumn<ConversionRow>[] = [...(SHARED_COLUMNS as
 
 /**
  * What the ledger held before the batch, in one round trip: the conversions already recorded for
- * the batch's identities, and the hash of the partition's last decision (where its chain goes on).
+ * the batch's identities, and the hash of each partition's last decision (where its chain goes on).
  */
-async function ledgerBefore(tx: Sql, partition: number, rows: { partner_id: string; identity_key: string }[]): Promise<{ recorded: Map<string, RecordedIdentity>; previousHash: string }> {
-  const { rows: found } = await tx.query<RecordedIdentity & { partner_id: string | null; identity_key: string | null; head: string | null }>(
-    `SELECT c.partner_id, c.identity_key, c.correlation_id, c.fingerprint, c.log_partition, c.log_offset::text AS log_offset, NULL AS head
+async function ledgerBefore(
+  tx: Sql,
+  partitions: number[],
+  rows: { partner_id: string; identity_key: string }[],
+): Promise<{ recorded: Map<string, RecordedIdentity>; heads: Map<number, string> }> {
+  const { rows: found } = await tx.query<RecordedIdentity & { partner_id: string | null; identity_key: string | null; head_partition: number | null; head: string | null }>(
+    `SELECT c.partner_id, c.identity_key, c.correlation_id, c.fingerprint, c.log_partition, c.log_offset::text AS log_offset,
+            NULL::integer AS head_partition, NULL AS head
      FROM conversions c JOIN unnest($1::text[], $2::text[]) AS batch(partner_id, identity_key)
        ON c.partner_id = batch.partner_id AND c.identity_key = batch.identity_key
      UNION ALL
-     (SELECT NULL, NULL, NULL, NULL, NULL, NULL, hash FROM postback_log WHERE log_partition = $3 ORDER BY log_offset DESC LIMIT 1)`,
-    [rows.map((row) => row.partner_id), rows.map((row) => row.identity_key), partition],
+     SELECT NULL, NULL, NULL, NULL, NULL, NULL, p,
+            (SELECT hash FROM postback_log WHERE log_partition = p ORDER BY log_offset DESC LIMIT 1)
+     FROM unnest($3::integer[]) AS p`,
+    [rows.map((row) => row.partner_id), rows.map((row) => row.identity_key), partitions],
   );
   const recorded = new Map<string, RecordedIdentity>();
-  let previousHash = GENESIS_HASH;
+  const heads = new Map<number, string>();
   for (const row of found) {
-    if (row.head !== null) previousHash = row.head;
+    if (row.head_partition !== null) heads.set(row.head_partition, row.head ?? GENESIS_HASH);
     else recorded.set(identityOf(row.partner_id!, row.identity_key!), row);
   }
-  return { recorded, previousHash };
+  return { recorded, heads };
 }
 
 /**
- * The postback ledger from topic `postbacks`: the single writer of each partition's decisions
- * (the runner hands it one partition's batch at a time, under that partition's offset lock).
- * Decides in log order (decide.ts), then writes the decision log and the new conversions with one
- * statement each, in the transaction that advances the offsets.
+ * The postback ledger from topic `postbacks`: the single writer of each partition's decisions.
+ * The runner hands it the batches of one fetch together, under their partitions' offset locks
+ * (`acrossPartitions`): the topic is keyed by partner + identity, so every copy of an identity is
+ * in one partition and partitions never share a conversion, and each partition has its own chain.
+ * Decides each partition in log order (decide.ts), then writes the decision log and the new
+ * conversions in one statement, in the transaction that advances the offsets.
  */
 export const ledgerProjection: Projection = {
   name: 'ledger',
   topics: ['postbacks'],
   tables: ['conversions', 'postback_log'],
+  acrossPartitions: true,
   async apply(tx, events) {
+    if (events.length === 0) return;
     const received = events.map((event) => event.value as { partner_id: string; identity_key: string });
-    if (received.length === 0) return;
-    const { recorded, previousHash } = await ledgerBefore(tx, events[0]!.partition, received);
-    const { log, conversions } = decideBatch(events, recorded, previousHash);
+    const byPartition = new Map<number, LoggedEvent[]>();
+    for (const event of events) {
+      const inPartition = byPartition.get(event.partition);
+      if (inPartition) inPartition.push(event);
+      else byPartition.set(event.partition, [event]);
+    }
+    const { recorded, heads } = await ledgerBefore(tx, [...byPartition.keys()], received);
+    const log: Row[] = [];
+    const conversions: ConversionRow[] = [];
     const withTime = (row: PostbackLogRow): Row => ({ ...row, received_at: new Date(row.received_at_ms) });
-    await insertRows(tx, 'postback_log', LOG_COLUMNS, log.map(withTime));
-    await insertRows(
-      tx,
-      'conversions',
-      CONVERSION_COLUMNS,
-      conversions.map((row) => ({ ...withTime(row), status: row.decision, counted: row.decision === 'accepted' })),
-    );
+    for (const [partition, inPartition] of byPartition) {
+      const decided = decideBatch(inPartition, recorded, heads.get(partition) ?? GENESIS_HASH);
+      for (const row of decided.log) log.push(withTime(row));
+      for (const row of decided.conversions) conversions.push({ ...withTime(row), status: row.decision, counted: row.decision === 'accepted' });
+    }
+    await insertRowsTogether(tx, [
+      { table: 'postback_log', columns: LOG_COLUMNS, rows: log },
+      { table: 'conversions', columns: CONVERSION_COLUMNS, rows: conversions },
+    ]);
   },
 };

@@ -44,6 +44,13 @@ describe('watermark listeners', () => {
     const unsubscribe = watermarks.onApplied((position) => heard.push(position ? `${position.projection}@${position.next}` : 'gap'));
     // Kill the LISTEN session twice: the first reconnect must not be the only one.
     for (let round = 0; round < 2; round++) {
+      // The gap is signalled as soon as the session drops, before its replacement listens: wait
+      // for a listening session to kill.
+      await waitFor(
+        async () =>
+          (await database.db.query(`SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND query LIKE 'LISTEN%'`)).rows.length > 0,
+        { what: 'a listening session' },
+      );
       const { rows } = await database.db.query<{ killed: boolean }>(
         `SELECT pg_terminate_backend(pid) AS killed FROM pg_stat_activity
          WHERE datname = current_database() AND pid <> pg_backend_pid() AND query LIKE 'LISTEN%'`,

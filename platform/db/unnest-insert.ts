@@ -1,7 +1,10 @@
 import type { Sql } from './db.js';
 
-/** A column of a set-based insert: its name and the Postgres array element type it is sent as. */
-export type InsertColumn<R> = readonly [name: keyof R & string, type: string];
+/**
+ * A column of a set-based insert: its name, the Postgres array element type it is sent as, and
+ * how its value is taken from a row (default: the row's property of that name).
+ */
+export type InsertColumn<R> = readonly [name: string, type: string, value?: (row: R) => unknown];
 
 /** The rows of one table for insertRowsTogether. */
 export interface TableRows<R> {
@@ -31,8 +34,9 @@ export async function insertRowsTogether(tx: Sql, inserts: readonly TableRows<an
   if (present.length === 0) return;
   const values: unknown[] = [];
   const statements = present.map(({ table, columns, rows, onConflict = '' }) => {
-    const arrays = columns.map(([name, type]) => {
-      values.push(rows.map((row: Record<string, unknown>) => (row[name] instanceof Date ? (row[name] as Date).toISOString() : row[name])));
+    const arrays = columns.map(([name, type, valueOf]) => {
+      const taken = valueOf ? rows.map(valueOf) : rows.map((row: Record<string, unknown>) => row[name]);
+      values.push(taken.map((value) => (value instanceof Date ? value.toISOString() : value)));
       return `$${values.length}::${type}[]`;
     });
     return `INSERT INTO ${table} (${columns.map(([name]) => name).join(', ')}) SELECT * FROM unnest(${arrays.join(', ')}) ${onConflict}`;

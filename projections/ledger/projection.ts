@@ -5,23 +5,25 @@ import type { Projection } from '../../platform/projection/projection.js';
 import { GENESIS_HASH } from './chain.js';
 import { decideBatch, identityOf, type PostbackLogRow, type RecordedIdentity } from './decide.js';
 
-type Row = PostbackLogRow & { received_at: Date };
-
-const SHARED_COLUMNS: InsertColumn<Row>[] = [
+const SHARED_COLUMNS: InsertColumn<PostbackLogRow>[] = [
   ['correlation_id', 'text'], ['log_partition', 'integer'], ['log_offset', 'bigint'], ['partner_id', 'text'],
-  ['identity_kind', 'text'], ['identity_key', 'text'], ['fingerprint', 'text'], ['received_at', 'timestamptz'],
+  ['identity_kind', 'text'], ['identity_key', 'text'], ['fingerprint', 'text'],
+  ['received_at', 'timestamptz', (row) => new Date(row.received_at_ms)],
   ['event_name', 'text'], ['event_id', 'text'], ['order_id', 'text'], ['partner_txn_id', 'text'],
   ['amount', 'numeric'], ['currency', 'text'], ['matched_by', 'text'], ['offer_id', 'text'],
   ['offer_instance_id', 'text'], ['svc_click_id', 'text'], ['application_id', 'text'], ['environment', 'text'],
   ['goal_event', 'text'], ['payout_amount', 'numeric'], ['payout_currency', 'text'], ['hash', 'text'],
 ];
-const LOG_COLUMNS: InsertColumn<Row>[] = [
+const LOG_COLUMNS: InsertColumn<PostbackLogRow>[] = [
   ...SHARED_COLUMNS,
   ['decision', 'text'], ['original_correlation_id', 'text'], ['channel', 'text'], ['source_ip', 'text'],
   ['reported_click_id', 'text'], ['reported_tracking_id', 'text'], ['reported_instance_id', 'text'], ['prev_hash', 'text'],
 ];
-type ConversionRow = Row & { status: string; counted: boolean };
-const CONVERSION_COLUMNS: InsertColumn<ConversionRow>[] = [...(SHARED_COLUMNS as InsertColumn<ConversionRow>[]), ['status', 'text'], ['counted', 'boolean']];
+const CONVERSION_COLUMNS: InsertColumn<PostbackLogRow>[] = [
+  ...SHARED_COLUMNS,
+  ['status', 'text', (row) => row.decision],
+  ['counted', 'boolean', (row) => row.decision === 'accepted'],
+];
 
 /**
  * What the ledger held before the batch, in one round trip: the conversions already recorded for
@@ -75,13 +77,12 @@ export const ledgerProjection: Projection = {
       else byPartition.set(event.partition, [event]);
     }
     const { recorded, heads } = await ledgerBefore(tx, [...byPartition.keys()], received);
-    const log: Row[] = [];
-    const conversions: ConversionRow[] = [];
-    const withTime = (row: PostbackLogRow): Row => ({ ...row, received_at: new Date(row.received_at_ms) });
+    const log: PostbackLogRow[] = [];
+    const conversions: PostbackLogRow[] = [];
     for (const [partition, inPartition] of byPartition) {
       const decided = decideBatch(inPartition, recorded, heads.get(partition) ?? GENESIS_HASH);
-      for (const row of decided.log) log.push(withTime(row));
-      for (const row of decided.conversions) conversions.push({ ...withTime(row), status: row.decision, counted: row.decision === 'accepted' });
+      for (const row of decided.log) log.push(row);
+      for (const row of decided.conversions) conversions.push(row);
     }
     await insertRowsTogether(tx, [
       { table: 'postback_log', columns: LOG_COLUMNS, rows: log },

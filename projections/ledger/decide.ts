@@ -57,33 +57,14 @@ export function decideBatch(events: LoggedEvent[], recorded: Map<string, Recorde
         ? 'unmapped'
         : 'accepted';
     // Every field named: spreading or rest-copying these 30-field objects costs several times more.
-    const original_correlation_id = earlier?.correlation_id ?? value.correlation_id;
-    const chained: ChainedDecision = {
-      log_partition: event.partition,
-      log_offset: event.offset,
-      correlation_id: value.correlation_id,
-      decision,
-      original_correlation_id,
-      partner_id: value.partner_id,
-      identity_key: value.identity_key,
-      fingerprint: value.fingerprint,
-      offer_id: value.offer_id,
-      offer_instance_id: value.offer_instance_id,
-      svc_click_id: value.svc_click_id,
-      environment: value.environment,
-      goal_event: value.goal_event,
-      payout_amount: value.payout_amount,
-      payout_currency: value.payout_currency,
-      received_at_ms: value.received_at,
-    };
-    const prev_hash = hash;
-    hash = chainHash(prev_hash, chained);
+    // The row is all a decision's hash covers and more (canonicalDecision reads only its fields),
+    // so it is hashed as it is and its hash filled in after.
     const row: PostbackLogRow = {
       log_partition: event.partition,
       log_offset: event.offset,
       correlation_id: value.correlation_id,
       decision,
-      original_correlation_id,
+      original_correlation_id: earlier?.correlation_id ?? value.correlation_id,
       partner_id: value.partner_id,
       identity_key: value.identity_key,
       fingerprint: value.fingerprint,
@@ -109,9 +90,11 @@ export function decideBatch(events: LoggedEvent[], recorded: Map<string, Recorde
       reported_instance_id: value.reported_instance_id,
       matched_by: value.matched_by,
       application_id: value.application_id,
-      prev_hash,
-      hash,
+      prev_hash: hash,
+      hash: '',
     };
+    hash = chainHash(row.prev_hash, row);
+    row.hash = hash;
     log.push(row);
     if (!earlier) {
       conversions.push(row);

@@ -5,6 +5,7 @@ import { ledgerProjection } from '../../projections/ledger/projection.js';
 import { findClick } from '../../projections/clicks/queries.js';
 import { findDecision, type PostbackDecision } from '../../projections/ledger/queries.js';
 import { findOffer, type StoredOffer } from '../../projections/offers/queries.js';
+import { CANONICAL_UUID } from '../../projections/offers/links/parse-link.js';
 import { findPartner, type Partner } from '../../projections/partners/queries.js';
 import { findServedInstances } from '../../projections/serves/queries.js';
 import type { OfferDetailsDocument } from '../../schemas/documents/offer.js';
@@ -57,9 +58,6 @@ export interface PostbackAnswer {
   ledger_position: { partition: number; offset: string };
 }
 
-/** Ids are canonical lowercase UUIDs; anything else names no partner. */
-const CANONICAL_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-
 /** Per partner state (partners come from a cache that hands out a new object when one changes). */
 const allowlists = new WeakMap<Partner, BlockList>();
 
@@ -85,6 +83,7 @@ function allows(partner: Partner, address: string): boolean {
 
 /** The partner, enabled, called from an allowed address; throws the matching rejection otherwise. */
 async function checkPartner(runtime: Runtime, reads: PostbackReads, request: PostbackRequest): Promise<Partner> {
+  // Ids are canonical lowercase UUIDs; anything else names no partner.
   const partner = CANONICAL_UUID.test(request.partner_id) ? await reads.partner(runtime.db, request.partner_id) : undefined;
   if (!partner) throw new PostbackRejection('partner_not_found', `no partner has id ${JSON.stringify(request.partner_id)}`);
   if (!partner.enabled) throw new PostbackRejection('partner_disabled', 'this partner\'s postback route is disabled');

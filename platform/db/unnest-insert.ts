@@ -11,35 +11,26 @@ export interface TableRows<R> {
   table: string;
   columns: readonly InsertColumn<R>[];
   rows: readonly R[];
-  /** Appended verbatim (e.g. `ON CONFLICT DO NOTHING`). */
-  onConflict?: string;
 }
 
 /**
- * Inserts many rows in one statement: one array parameter per column, joined by unnest. Values
- * are sent as they are (Dates as ISO text for timestamptz), so the caller keeps exact decimals as
- * strings. `onConflict` is appended verbatim (e.g. `ON CONFLICT DO NOTHING`).
- */
-export async function insertRows<R>(tx: Sql, table: string, columns: readonly InsertColumn<R>[], rows: readonly R[], onConflict = ''): Promise<void> {
-  await insertRowsTogether(tx, [{ table, columns, rows, onConflict }]);
-}
-
-/**
- * insertRows for several tables in one statement (one round trip): every insert but the last is a
- * data-modifying WITH clause, which Postgres runs to completion whatever the rest reads.
- * Tables without rows are left out.
+ * Inserts many rows into several tables in one statement (one round trip): one array parameter
+ * per column, joined by unnest. Values are sent as they are (Dates as ISO text for timestamptz),
+ * so the caller keeps exact decimals as strings. Every insert but the last is a data-modifying
+ * WITH clause, which Postgres runs to completion whatever the rest reads. Tables without rows are
+ * left out.
  */
 export async function insertRowsTogether(tx: Sql, inserts: readonly TableRows<any>[]): Promise<void> {
   const present = inserts.filter((insert) => insert.rows.length > 0);
   if (present.length === 0) return;
   const values: unknown[] = [];
-  const statements = present.map(({ table, columns, rows, onConflict = '' }) => {
+  const statements = present.map(({ table, columns, rows }) => {
     const arrays = columns.map(([name, type, valueOf]) => {
       const taken = valueOf ? rows.map(valueOf) : rows.map((row: Record<string, unknown>) => row[name]);
       values.push(taken.map((value) => (value instanceof Date ? value.toISOString() : value)));
       return `$${values.length}::${type}[]`;
     });
-    return `INSERT INTO ${table} (${columns.map(([name]) => name).join(', ')}) SELECT * FROM unnest(${arrays.join(', ')}) ${onConflict}`;
+    return `INSERT INTO ${table} (${columns.map(([name]) => name).join(', ')}) SELECT * FROM unnest(${arrays.join(', ')})`;
   });
   const last = statements.pop()!;
   const clauses = statements.map((statement, index) => `inserted_${index} AS (${statement})`);

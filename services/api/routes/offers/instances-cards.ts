@@ -25,17 +25,23 @@ export function isCallersCard(card: Pick<ServedCard, 'application_id' | 'environ
   return card.application_id === applicationId && card.environment === 'live';
 }
 
+/** The card's own half of rule 7, fixed at serve time: it has a link and its frozen destination opens in a browser. */
+const opensLink = (card: Pick<ServedCard, 'link_url' | 'destination_url'>) => Boolean(card.link_url) && isOpenableDestination(card.destination_url);
+
 /**
- * Rule 7: the card's tracked short link, only when all hold: the offer is active (and public: a
- * deleted, delisted or test-only offer is withdrawn); the card's placement is still active and
- * belongs to the calling application, or the card had none; the card has a link; the frozen
- * destination is an absolute http(s) URL.
+ * Rule 7: a card has its tracked short link as action only when all hold: the offer is active
+ * (and public: a deleted, delisted or test-only offer is withdrawn); the card's placement is
+ * still active and belongs to the calling application, or the card had none; the card has a
+ * link; the frozen destination is an absolute http(s) URL (`cardOpensLink`).
  */
+function hasAction(cardOpensLink: boolean, placementId: string | null, offer: StoredOffer, placement: Placement | null, applicationId: string): boolean {
+  if (!cardOpensLink || publicStatus(offer) !== 'active' || !isPubliclyVisible(offer)) return false;
+  return placementId === null || (placement?.status === 'active' && placement.application_id === applicationId);
+}
+
+/** Rule 7 for a card as read: its action, or undefined. */
 export function cardAction(card: ServedCard, offer: StoredOffer, placement: Placement | null, applicationId: string): InstanceOffer['action'] {
-  if (publicStatus(offer) !== 'active' || !isPubliclyVisible(offer)) return undefined;
-  if (card.placement_id !== null && (placement?.status !== 'active' || placement.application_id !== applicationId)) return undefined;
-  if (!card.link_url || !isOpenableDestination(card.destination_url)) return undefined;
-  return linkAction(card.link_url);
+  return hasAction(opensLink(card), card.placement_id, offer, placement, applicationId) ? linkAction(card.link_url!) : undefined;
 }
 
 /**
@@ -58,24 +64,24 @@ export interface KeptCard {
   readonly opensLink: boolean;
 }
 
-export function keptCard(card: ServedCard): KeptCard {
+/** The kept form of a card; `share` may swap its repeated strings for one shared copy each. */
+export function keptCard(card: ServedCard, share: (text: string) => string = (text) => text): KeptCard {
   return {
     offer_instance_id: card.offer_instance_id,
-    application_id: card.application_id,
+    application_id: share(card.application_id),
     environment: card.environment,
-    offer_id: card.offer_id,
-    placement_id: card.placement_id,
-    servedAtText: formatServedAt(card.served_at),
-    placementText: JSON.stringify(card.placement_id),
+    offer_id: share(card.offer_id),
+    placement_id: card.placement_id === null ? null : share(card.placement_id),
+    servedAtText: share(formatServedAt(card.served_at)),
+    placementText: share(JSON.stringify(card.placement_id)),
     linkText: card.link_url === null ? '' : JSON.stringify(card.link_url).slice(1, -1),
-    opensLink: Boolean(card.link_url) && isOpenableDestination(card.destination_url),
+    opensLink: opensLink(card),
   };
 }
 
 /** Rule 7 for a kept card: the same answer as cardAction(...) !== undefined for the card it was kept from. */
 export function keptCardHasAction(card: KeptCard, offer: StoredOffer, placement: Placement | null, applicationId: string): boolean {
-  if (!card.opensLink || publicStatus(offer) !== 'active' || !isPubliclyVisible(offer)) return false;
-  return card.placement_id === null || (placement?.status === 'active' && placement.application_id === applicationId);
+  return hasAction(card.opensLink, card.placement_id, offer, placement, applicationId);
 }
 
 /**

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { badRequest } from '../../../../platform/http/errors.js';
+import { CANONICAL_UUID } from '../../../../projections/offers/links/parse-link.js';
 
 /** Most ids one request may ask for (reference: Limits). */
 export const MAX_INSTANCE_IDS = 100;
@@ -9,8 +10,6 @@ export const ID_LIST_RULE = `offer_instance_ids must contain between 1 and ${MAX
 
 // Any hexadecimal 8-4-4-4-12 UUID, in either case; nothing around it (no braces, no urn:uuid:).
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-/** The canonical form most callers send already: no lowercasing needed. */
-const CANONICAL_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /** The request body as documented; parseInstancesBody is what enforces it, with the reference's messages. */
 export const instancesRequestBody = Type.Object(
@@ -62,6 +61,7 @@ export function parseInstancesBody(body: unknown): InstancesRequest {
     const value: unknown = list[index];
     if (typeof value !== 'string') throw listError(describeItem(value, index));
     let id = value;
+    // Most callers send the canonical form already: no lowercasing needed.
     if (!CANONICAL_UUID.test(value)) {
       if (!UUID.test(value)) throw listError(describeItem(value, index));
       id = value.toLowerCase();

@@ -41,17 +41,7 @@ export function openServedCardCache(watermarks: Pick<Watermarks, 'onApplied'>, o
 
   async function load(sql: Sql, missing: string[]): Promise<Map<string, KeptCard | null>> {
     const found = new Map<string, KeptCard | null>(missing.map((id) => [id, null]));
-    for (const row of await findServedInstances(sql, missing)) {
-      const card = keptCard(row);
-      found.set(row.offer_instance_id, {
-        ...card,
-        application_id: intern(card.application_id),
-        offer_id: intern(card.offer_id),
-        placement_id: card.placement_id === null ? null : intern(card.placement_id),
-        servedAtText: intern(card.servedAtText),
-        placementText: intern(card.placementText),
-      });
-    }
+    for (const row of await findServedInstances(sql, missing)) found.set(row.offer_instance_id, keptCard(row, intern));
     return found;
   }
 

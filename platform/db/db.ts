@@ -12,6 +12,11 @@ export interface Sql {
   query<R = Record<string, unknown>>(text: string, params?: unknown[]): Promise<QueryResult<R>>;
   /** Several statements without parameters (migrations, DDL). */
   exec(text: string): Promise<void>;
+  /**
+   * Loads rows given in COPY's text format (copy-rows.ts writes it) into these columns of a
+   * table. Names come from code, never from input; they are written into the statement as given.
+   */
+  copyFrom(table: string, columns: readonly string[], text: string): Promise<void>;
 }
 
 /**

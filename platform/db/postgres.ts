@@ -1,4 +1,6 @@
+import { once } from 'node:events';
 import pg from 'pg';
+import { from as copyFromStdin } from 'pg-copy-streams';
 import { DATE_OID, INT8_OID, type Db, type QueryResult, type Sql, type TransactionEdges } from './db.js';
 
 const identity = (value: string) => value;
@@ -26,6 +28,18 @@ function wrap(client: pg.Pool | pg.PoolClient): Sql {
     },
     async exec(text: string) {
       await client.query(text);
+    },
+    async copyFrom(table, columns, text) {
+      // COPY needs one session: a pool lends one for the statement.
+      const session = client instanceof pg.Pool ? await client.connect() : client;
+      try {
+        const stream = session.query(copyFromStdin(`COPY ${table} (${columns.join(', ')}) FROM STDIN`));
+        const finished = once(stream, 'finish');
+        stream.end(text);
+        await finished;
+      } finally {
+        if (session !== client) (session as pg.PoolClient).release();
+      }
     },
   };
 }

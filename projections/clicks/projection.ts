@@ -1,5 +1,24 @@
+import { insertNewRows } from '../../platform/db/copy-rows.js';
+import type { InsertColumn } from '../../platform/db/unnest-insert.js';
 import type { Projection } from '../../platform/projection/projection.js';
-import { evolveClicks } from './evolve.js';
+import { evolveClicks, type ClickRow } from './evolve.js';
+
+const COLUMNS: readonly InsertColumn<ClickRow>[] = [
+  ['svc_click_id', 'text'],
+  ['link_shape', 'text'],
+  ['link_code', 'text'],
+  ['offer_instance_id', 'text'],
+  ['application_id', 'text'],
+  ['offer_id', 'text'],
+  ['environment', 'text'],
+  ['clicked_at', 'timestamptz'],
+  ['sub_id1', 'text'],
+  ['sub_id2', 'text'],
+  ['sub_id3', 'text'],
+  ['sub_id4', 'text'],
+  ['sub_id5', 'text'],
+  ['redirect_url', 'text'],
+];
 
 /** `clicks` from topic `clicks`: one set-based insert per batch, idempotent by click id. */
 export const clicksProjection: Projection = {
@@ -9,30 +28,6 @@ export const clicksProjection: Projection = {
   // Rows keyed by click ids minted once per event: partitions never share one.
   acrossPartitions: true,
   async apply(tx, events) {
-    const rows = evolveClicks(events);
-    if (rows.length === 0) return;
-    await tx.query(
-      `INSERT INTO clicks (svc_click_id, link_shape, link_code, offer_instance_id, application_id, offer_id, environment,
-         clicked_at, sub_id1, sub_id2, sub_id3, sub_id4, sub_id5, redirect_url)
-       SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
-         $8::timestamptz[], $9::text[], $10::text[], $11::text[], $12::text[], $13::text[], $14::text[])
-       ON CONFLICT DO NOTHING`,
-      [
-        rows.map((r) => r.svc_click_id),
-        rows.map((r) => r.link_shape),
-        rows.map((r) => r.link_code),
-        rows.map((r) => r.offer_instance_id),
-        rows.map((r) => r.application_id),
-        rows.map((r) => r.offer_id),
-        rows.map((r) => r.environment),
-        rows.map((r) => r.clicked_at.toISOString()),
-        rows.map((r) => r.sub_id1),
-        rows.map((r) => r.sub_id2),
-        rows.map((r) => r.sub_id3),
-        rows.map((r) => r.sub_id4),
-        rows.map((r) => r.sub_id5),
-        rows.map((r) => r.redirect_url),
-      ],
-    );
+    await insertNewRows(tx, 'clicks', COLUMNS, evolveClicks(events));
   },
 };

@@ -106,6 +106,7 @@ describe('openReadCaches', () => {
         return { rows: [], rowCount: 0 };
       },
       exec: async () => {},
+      copyFrom: async () => {},
     };
     return { sql, reads };
   }

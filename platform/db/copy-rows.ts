@@ -1,0 +1,60 @@
+import type { Sql } from './db.js';
+import { insertRowsSkippingTaken, type InsertColumn } from './unnest-insert.js';
+
+/** Postgres' unique_violation. */
+const UNIQUE_VIOLATION = '23505';
+
+/** Characters COPY's text format gives a meaning of their own; escaped with a backslash. */
+const SPECIAL = /[\\\n\r\t]/;
+const SPECIAL_ALL = /[\\\n\r\t]/g;
+const ESCAPES: Record<string, string> = { '\\': '\\\\', '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+
+/** One value in COPY text format: `\N` for null, `t`/`f`, ISO text for dates, the rest as text. */
+function copyValue(value: unknown): string {
+  if (value === null || value === undefined) return '\\N';
+  if (typeof value === 'string') return SPECIAL.test(value) ? value.replace(SPECIAL_ALL, (character) => ESCAPES[character]!) : value;
+  if (typeof value === 'boolean') return value ? 't' : 'f';
+  if (value instanceof Date) return value.toISOString();
+  return copyValue(String(value));
+}
+
+/**
+ * The rows as COPY text (one line per row, columns separated by tabs), each value taken as
+ * insertRowsTogether takes it: the column's value function, or the row's property of its name.
+ * Pure.
+ */
+export function copyText<R>(columns: readonly InsertColumn<R>[], rows: readonly R[]): string {
+  const lines = new Array<string>(rows.length);
+  const getters = columns.map(([name, , valueOf]) => valueOf ?? ((row: R) => (row as Record<string, unknown>)[name]));
+  for (let index = 0; index < rows.length; index += 1) {
+    const row = rows[index]!;
+    let line = copyValue(getters[0]!(row));
+    for (let column = 1; column < getters.length; column += 1) line += `\t${copyValue(getters[column]!(row))}`;
+    lines[index] = line;
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/**
+ * Inserts the rows that take no unique key already taken, as INSERT … ON CONFLICT DO NOTHING
+ * does (the first row of a key wins), inside the caller's transaction. The rows go by COPY,
+ * which costs Postgres about half as much per row and skips encoding array parameters here; a
+ * taken key makes COPY fail as a whole, so it runs under a savepoint and, only then, the rows
+ * go again by the conflict-skipping insert. A projection's keys are minted once per event, so
+ * that happens only when the log carries an event twice.
+ */
+export async function insertNewRows<R>(tx: Sql, table: string, columns: readonly InsertColumn<R>[], rows: readonly R[]): Promise<void> {
+  if (rows.length === 0) return;
+  await tx.exec('SAVEPOINT insert_new_rows');
+  try {
+    await tx.copyFrom(
+      table,
+      columns.map(([name]) => name),
+      copyText(columns, rows),
+    );
+  } catch (error) {
+    if ((error as { code?: string }).code !== UNIQUE_VIOLATION) throw error;
+    await tx.exec('ROLLBACK TO SAVEPOINT insert_new_rows');
+    await insertRowsSkippingTaken(tx, table, columns, rows);
+  }
+}

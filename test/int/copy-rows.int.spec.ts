@@ -1,0 +1,89 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { insertNewRows } from '../../platform/db/copy-rows.js';
+import type { Db } from '../../platform/db/db.js';
+import { openPglite } from '../../platform/db/pglite.js';
+import { insertRowsSkippingTaken, type InsertColumn } from '../../platform/db/unnest-insert.js';
+import { createTestDatabase, type TestDatabase } from '../support/database.js';
+
+/**
+ * insertNewRows (COPY under a savepoint, the conflict-skipping insert when a key is taken) must
+ * leave exactly what INSERT … ON CONFLICT DO NOTHING leaves, on both engines.
+ */
+interface Row {
+  id: string;
+  code: string | null;
+  note: string | null;
+  at: Date;
+  flag: boolean;
+}
+
+const COLUMNS: readonly InsertColumn<Row>[] = [
+  ['id', 'text'],
+  ['code', 'text'],
+  ['note', 'text'],
+  ['at', 'timestamptz'],
+  ['flag', 'boolean'],
+];
+
+const table = (name: string) => `CREATE TABLE ${name} (id text PRIMARY KEY, code text, note text, at timestamptz NOT NULL, flag boolean NOT NULL);
+  CREATE UNIQUE INDEX ${name}_by_code ON ${name} (code) WHERE code IS NOT NULL;`;
+
+const row = (id: string, code: string | null, note: string | null = null): Row => ({ id, code, note, at: new Date('2026-06-01T12:00:00.123Z'), flag: id.length % 2 === 0 });
+
+const BATCHES: Row[][] = [
+  // Every character COPY's text format gives a meaning of its own, unicode, and a literal \N.
+  [row('a', 'c1', 'tab\there'), row('b', null, 'line\nbreak\r\\N back\\slash'), row('c', 'c3', 'é 😀 \\t')],
+  // A taken id, a taken code, a repeat inside the batch (the first wins) and new rows.
+  [row('a', 'c9', 'again'), row('d', 'c1', 'code taken'), row('e', 'c5', 'first'), row('e', 'c6', 'second'), row('f', null, null)],
+  // Nothing taken again: COPY after a fallback in the same transaction.
+  [row('g', 'c7', 'after')],
+];
+
+async function contents(db: Db, name: string) {
+  return (await db.query(`SELECT id, code, note, at, flag FROM ${name} ORDER BY id`)).rows;
+}
+
+async function check(db: Db) {
+  await db.exec(`${table('by_copy')} ${table('by_insert')}`);
+  await db.transaction(async (tx) => {
+    for (const batch of BATCHES) await insertNewRows(tx, 'by_copy', COLUMNS, batch);
+  });
+  await db.transaction(async (tx) => {
+    for (const batch of BATCHES) await insertRowsSkippingTaken(tx, 'by_insert', COLUMNS, batch);
+  });
+  const copied = await contents(db, 'by_copy');
+  expect(copied).toEqual(await contents(db, 'by_insert'));
+  expect(copied.map((r) => r.id)).toEqual(['a', 'b', 'c', 'e', 'f', 'g']);
+  expect(copied.find((r) => r.id === 'b')!.note).toBe('line\nbreak\r\\N back\\slash');
+  expect(copied.find((r) => r.id === 'e')!.note).toBe('first');
+}
+
+describe('insertNewRows', () => {
+  let database: TestDatabase;
+  beforeAll(async () => {
+    database = await createTestDatabase();
+  });
+  afterAll(async () => {
+    await database?.drop();
+  });
+
+  it('on Postgres: the rows ON CONFLICT DO NOTHING keeps, values exact', async () => {
+    await check(database.db);
+  });
+
+  it('on Postgres: a failure other than a taken key fails the transaction and writes nothing', async () => {
+    await database.db.exec('CREATE TABLE strict (id text PRIMARY KEY, code text, note text, at timestamptz NOT NULL, flag boolean NOT NULL CHECK (flag))');
+    const failing = database.db.transaction((tx) => insertNewRows(tx, 'strict', COLUMNS, [row('a', null), row('bb', null)]));
+    await expect(failing).rejects.toThrow(/check constraint/);
+    expect(await contents(database.db, 'strict')).toEqual([]);
+  });
+
+  it('on the embedded engine: the same rows', async () => {
+    const db = await openPglite('memory://');
+    try {
+      await check(db);
+    } finally {
+      await db.close();
+    }
+  });
+});

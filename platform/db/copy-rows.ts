@@ -20,7 +20,7 @@ function copyValue(value: unknown): string {
 
 /**
  * The rows as COPY text (one line per row, columns separated by tabs), each value taken as
- * insertRowsTogether takes it: the column's value function, or the row's property of its name.
+ * insertRowsSkippingTaken takes it: the column's value function, or the row's property of its name.
  * Pure.
  */
 export function copyText<R>(columns: readonly InsertColumn<R>[], rows: readonly R[]): string {
@@ -35,6 +35,16 @@ export function copyText<R>(columns: readonly InsertColumn<R>[], rows: readonly 
   return `${lines.join('\n')}\n`;
 }
 
+/** Inserts the rows by COPY, inside the caller's transaction; fails as a plain INSERT of them would. */
+export async function copyRows<R>(tx: Sql, table: string, columns: readonly InsertColumn<R>[], rows: readonly R[]): Promise<void> {
+  if (rows.length === 0) return;
+  await tx.copyFrom(
+    table,
+    columns.map(([name]) => name),
+    copyText(columns, rows),
+  );
+}
+
 /**
  * Inserts the rows that take no unique key already taken, as INSERT … ON CONFLICT DO NOTHING
  * does (the first row of a key wins), inside the caller's transaction. The rows go by COPY,
@@ -47,11 +57,7 @@ export async function insertNewRows<R>(tx: Sql, table: string, columns: readonly
   if (rows.length === 0) return;
   await tx.exec('SAVEPOINT insert_new_rows');
   try {
-    await tx.copyFrom(
-      table,
-      columns.map(([name]) => name),
-      copyText(columns, rows),
-    );
+    await copyRows(tx, table, columns, rows);
   } catch (error) {
     if ((error as { code?: string }).code !== UNIQUE_VIOLATION) throw error;
     await tx.exec('ROLLBACK TO SAVEPOINT insert_new_rows');

@@ -1,6 +1,7 @@
 import type { Sql } from '../../platform/db/db.js';
 import type { LoggedEvent } from '../../platform/events/event-log.js';
-import { insertRowsTogether, type InsertColumn } from '../../platform/db/unnest-insert.js';
+import { copyRows } from '../../platform/db/copy-rows.js';
+import type { InsertColumn } from '../../platform/db/unnest-insert.js';
 import type { Projection } from '../../platform/projection/projection.js';
 import { GENESIS_HASH } from './chain.js';
 import { decideBatch, identityOf, type PostbackLogRow, type RecordedIdentity } from './decide.js';
@@ -60,7 +61,7 @@ async function ledgerBefore(
  * (`acrossPartitions`): the topic is keyed by partner + identity, so every copy of an identity is
  * in one partition and partitions never share a conversion, and each partition has its own chain.
  * Decides each partition in log order (decide.ts), then writes the decision log and the new
- * conversions in one statement, in the transaction that advances the offsets.
+ * conversions by COPY (one per table), in the transaction that advances the offsets.
  */
 export const ledgerProjection: Projection = {
   name: 'ledger',
@@ -84,9 +85,7 @@ export const ledgerProjection: Projection = {
       for (const row of decided.log) log.push(row);
       for (const row of decided.conversions) conversions.push(row);
     }
-    await insertRowsTogether(tx, [
-      { table: 'postback_log', columns: LOG_COLUMNS, rows: log },
-      { table: 'conversions', columns: CONVERSION_COLUMNS, rows: conversions },
-    ]);
+    await copyRows(tx, 'postback_log', LOG_COLUMNS, log);
+    await copyRows(tx, 'conversions', CONVERSION_COLUMNS, conversions);
   },
 };

@@ -46,15 +46,24 @@ export async function copyRows<R>(tx: Sql, table: string, columns: readonly Inse
 }
 
 /**
+ * Fewer rows than this go by the insert: below it the round trips COPY adds cost more than it
+ * saves (a live projector's batches are small; a rebuild's are thousands).
+ */
+export const COPY_FROM_ROWS = 200;
+
+/**
  * Inserts the rows that take no unique key already taken, as INSERT … ON CONFLICT DO NOTHING
  * does (the first row of a key wins), inside the caller's transaction. The rows go by COPY,
  * which costs Postgres about half as much per row and skips encoding array parameters here; a
  * taken key makes COPY fail as a whole, so it runs under a savepoint and, only then, the rows
- * go again by the conflict-skipping insert. A projection's keys are minted once per event, so
- * that happens only when the log carries an event twice.
+ * go again by the conflict-skipping insert (a projection's keys are minted once per event, so
+ * that happens only when the log carries an event twice). Batches of fewer than COPY_FROM_ROWS
+ * rows go by that insert at once.
  */
 export async function insertNewRows<R>(tx: Sql, table: string, columns: readonly InsertColumn<R>[], rows: readonly R[]): Promise<void> {
   if (rows.length === 0) return;
+  // The savepoint and COPY's own exchange cost three round trips against the insert's one.
+  if (rows.length < COPY_FROM_ROWS) return insertRowsSkippingTaken(tx, table, columns, rows);
   await tx.exec('SAVEPOINT insert_new_rows');
   try {
     await copyRows(tx, table, columns, rows);

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { insertNewRows } from '../../platform/db/copy-rows.js';
+import { COPY_FROM_ROWS, insertNewRows } from '../../platform/db/copy-rows.js';
 import type { Db } from '../../platform/db/db.js';
 import { openPglite } from '../../platform/db/pglite.js';
 import { insertRowsSkippingTaken, type InsertColumn } from '../../platform/db/unnest-insert.js';
@@ -30,7 +30,10 @@ const table = (name: string) => `CREATE TABLE ${name} (id text PRIMARY KEY, code
 
 const row = (id: string, code: string | null, note: string | null = null): Row => ({ id, code, note, at: new Date('2026-06-01T12:00:00.123Z'), flag: id.length % 2 === 0 });
 
-const BATCHES: Row[][] = [
+/** Enough rows of their own to make a batch go by COPY (small batches go by the insert). */
+const filler = (prefix: string) => Array.from({ length: COPY_FROM_ROWS }, (_, index) => row(`${prefix}${index}`, `${prefix}code${index}`, `filler ${index}`));
+
+const SMALL_BATCHES: Row[][] = [
   // Every character COPY's text format gives a meaning of its own, unicode, and a literal \N.
   [row('a', 'c1', 'tab\there'), row('b', null, 'line\nbreak\r\\N back\\slash'), row('c', 'c3', 'é 😀 \\t')],
   // A taken id, a taken code, a repeat inside the batch (the first wins) and new rows.
@@ -38,22 +41,26 @@ const BATCHES: Row[][] = [
   // Nothing taken again: COPY after a fallback in the same transaction.
   [row('g', 'c7', 'after')],
 ];
+/** The same batches, each large enough to go by COPY. */
+const LARGE_BATCHES = SMALL_BATCHES.map((batch, index) => [...batch, ...filler(`x${index}-`)]);
 
 async function contents(db: Db, name: string) {
   return (await db.query(`SELECT id, code, note, at, flag FROM ${name} ORDER BY id`)).rows;
 }
 
-async function check(db: Db) {
+async function check(db: Db, batches: Row[][]) {
+  await db.exec('DROP TABLE IF EXISTS by_copy, by_insert');
   await db.exec(`${table('by_copy')} ${table('by_insert')}`);
   await db.transaction(async (tx) => {
-    for (const batch of BATCHES) await insertNewRows(tx, 'by_copy', COLUMNS, batch);
+    for (const batch of batches) await insertNewRows(tx, 'by_copy', COLUMNS, batch);
   });
   await db.transaction(async (tx) => {
-    for (const batch of BATCHES) await insertRowsSkippingTaken(tx, 'by_insert', COLUMNS, batch);
+    for (const batch of batches) await insertRowsSkippingTaken(tx, 'by_insert', COLUMNS, batch);
   });
   const copied = await contents(db, 'by_copy');
   expect(copied).toEqual(await contents(db, 'by_insert'));
-  expect(copied.map((r) => r.id)).toEqual(['a', 'b', 'c', 'e', 'f', 'g']);
+  expect(copied.map((r) => r.id as string).filter((id) => !id.startsWith('x'))).toEqual(['a', 'b', 'c', 'e', 'f', 'g']);
+  expect(copied).toHaveLength(6 + batches.flat().filter((r) => r.id.startsWith('x')).length);
   expect(copied.find((r) => r.id === 'b')!.note).toBe('line\nbreak\r\\N back\\slash');
   expect(copied.find((r) => r.id === 'e')!.note).toBe('first');
 }
@@ -67,13 +74,14 @@ describe('insertNewRows', () => {
     await database?.drop();
   });
 
-  it('on Postgres: the rows ON CONFLICT DO NOTHING keeps, values exact', async () => {
-    await check(database.db);
+  it('on Postgres: the rows ON CONFLICT DO NOTHING keeps, values exact, by COPY and by the insert', async () => {
+    await check(database.db, LARGE_BATCHES);
+    await check(database.db, SMALL_BATCHES);
   });
 
   it('on Postgres: a failure other than a taken key fails the transaction and writes nothing', async () => {
     await database.db.exec('CREATE TABLE strict (id text PRIMARY KEY, code text, note text, at timestamptz NOT NULL, flag boolean NOT NULL CHECK (flag))');
-    const failing = database.db.transaction((tx) => insertNewRows(tx, 'strict', COLUMNS, [row('a', null), row('bb', null)]));
+    const failing = database.db.transaction((tx) => insertNewRows(tx, 'strict', COLUMNS, [row('a', null), row('bb', null), ...filler('x')]));
     await expect(failing).rejects.toThrow(/check constraint/);
     expect(await contents(database.db, 'strict')).toEqual([]);
   });
@@ -81,7 +89,8 @@ describe('insertNewRows', () => {
   it('on the embedded engine: the same rows', async () => {
     const db = await openPglite('memory://');
     try {
-      await check(db);
+      await check(db, LARGE_BATCHES);
+      await check(db, SMALL_BATCHES);
     } finally {
       await db.close();
     }

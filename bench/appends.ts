@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Kafka, Partitioners, logLevel, type Message } from 'kafkajs';
-import { v7 as uuidv7 } from 'uuid';
+import { uuidV7 } from '../platform/ids/uuid-v7.js';
 import type { Db } from '../platform/db/db.js';
 import { migrate } from '../platform/db/migrate.js';
 import { openPglite } from '../platform/db/pglite.js';
@@ -41,7 +41,7 @@ interface Measured {
 }
 
 function served(): NewEvent {
-  const serve = offerServed('http://127.0.0.1:8080/l', { offer_id: uuidv7(), application_id: uuidv7() });
+  const serve = offerServed('http://127.0.0.1:8080/l', { offer_id: uuidV7(), application_id: uuidV7() });
   return { key: serve.offer_instance_id, type: EventType.OfferServed, value: { ...serve } };
 }
 

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
-import { v7 as uuidv7 } from 'uuid';
+import { uuidV7 } from '../platform/ids/uuid-v7.js';
 import { appendEvents, newEvent } from '../commands/append.js';
 import { postbackReceivedEvent } from '../commands/postbacks/receive.js';
 import { loadConfig } from '../platform/config/config.js';
@@ -218,7 +218,7 @@ async function rawProducer(stack: StackEndpoints, prefix: string, world: World):
     Array.from({ length: 20_000 }, async (_, n) => {
       const instance = world.instances[n % world.instances.length]!;
       const event = postbackReceivedEvent(
-        { partner_id: world.partner, source_ip: '127.0.0.1', channel: 'current', fields: { event_name: 'purchase', event_id: `raw-${n}`, offer_instance_id: instance }, correlation_id: uuidv7() },
+        { partner_id: world.partner, source_ip: '127.0.0.1', channel: 'current', fields: { event_name: 'purchase', event_id: `raw-${n}`, offer_instance_id: instance }, correlation_id: uuidV7() },
         { matched_by: 'offer_instance_id', offer_id: world.offer, offer_instance_id: instance, svc_click_id: null, application_id: world.application, environment: 'live' },
         { goal_event: 'install', payout_amount: '12.50', payout_currency: 'USD' },
         new Date(),

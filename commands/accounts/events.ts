@@ -1,4 +1,4 @@
-import { v7 as uuidv7 } from 'uuid';
+import { uuidV7 } from '../../platform/ids/uuid-v7.js';
 import type { NewEvent } from '../../platform/events/event-log.js';
 import { displayPrefix, hashApiKey, newApiKey } from '../../projections/accounts/api-keys.js';
 import { EventType, type ApiKeyIssued, type EventValues } from '../../schemas/generated/events.js';
@@ -35,7 +35,7 @@ export function accountEvent<T extends AccountEventType>(type: T, value: EventVa
 }
 
 /** New canonical lowercase UUIDv7 (entity ids and event ids alike). */
-export const newId = (): string => uuidv7();
+export const newId = (): string => uuidV7();
 
 /**
  * A new live or test key and its ApiKeyIssued event. The clear key is returned to the caller

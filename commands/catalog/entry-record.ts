@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { v7 as uuidv7 } from 'uuid';
+import { uuidV7 } from '../../platform/ids/uuid-v7.js';
 import { EventType, type CatalogEntryRecorded } from '../../schemas/generated/events.js';
 import { appendEvents, newEvent } from '../append.js';
 import { defineCommand } from '../command.js';
@@ -22,7 +22,7 @@ export const recordCatalogEntry = defineCommand({
   ),
   async execute(input, { runtime, now }) {
     const value: CatalogEntryRecorded = {
-      event_id: uuidv7(),
+      event_id: uuidV7(),
       entry_id: input.entry_id,
       name: input.name,
       amount: input.amount,

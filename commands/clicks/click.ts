@@ -1,4 +1,4 @@
-import { v7 as uuidv7 } from 'uuid';
+import { uuidV7 } from '../../platform/ids/uuid-v7.js';
 import type { AppendedEvent } from '../../platform/events/event-log.js';
 import type { Runtime } from '../../platform/runtime.js';
 import type { TrackedLinkRef } from '../../projections/offers/links/parse-link.js';
@@ -94,7 +94,7 @@ export type ClickResult = Exclude<LinkState, { status: 'open' }> | { status: 'cl
 export async function clickLink(runtime: Runtime, input: { link: TrackedLinkRef; sub_ids: SubIds }, now: Date): Promise<ClickResult> {
   const state = await openLink(runtime, input.link);
   if (state.status !== 'open') return state;
-  const event = linkClickedEvent(state.target, { svc_click_id: uuidv7(), clicked_at: now, sub_ids: input.sub_ids });
+  const event = linkClickedEvent(state.target, { svc_click_id: uuidV7(), clicked_at: now, sub_ids: input.sub_ids });
   const [appended] = await appendEvents(runtime, 'clicks', [newEvent(EventType.LinkClicked, event.svc_click_id, event)]);
   return { status: 'clicked', event, appended: appended! };
 }

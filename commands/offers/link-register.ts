@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { randomInt } from 'node:crypto';
-import { v7 as uuidv7 } from 'uuid';
+import { uuidV7 } from '../../platform/ids/uuid-v7.js';
 import type { Sql } from '../../platform/db/db.js';
 import { linkUrl, shapeOfCode, type TrackedLinkShape } from '../../projections/offers/links/parse-link.js';
 import { findTrackedLinkByCode } from '../../projections/offers/links/queries.js';
@@ -36,7 +36,7 @@ const ALPHANUMERIC = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz012345
 export function mintCode(shape: TrackedLinkShape, random: (n: number) => number = randomInt): string {
   const chars = (length: number) => Array.from({ length }, () => ALPHANUMERIC[random(ALPHANUMERIC.length)]).join('');
   if (shape === 'short_code') return chars(8);
-  if (shape === 'instance_uuid') return uuidv7();
+  if (shape === 'instance_uuid') return uuidV7();
   return `st_${chars(12)}`;
 }
 
@@ -52,7 +52,7 @@ export function linkRegisteredEvent(input: LinkInput, now: Date): TrackedLinkReg
     throw new CommandInputError('offer_instance_id', 'must equal code for an instance_uuid link (the code is the instance id)');
   }
   return {
-    event_id: uuidv7(),
+    event_id: uuidV7(),
     offer_id: input.offer_id,
     shape,
     code,

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { v7 as uuidv7 } from 'uuid';
+import { uuidV7 } from '../../platform/ids/uuid-v7.js';
 import type { Sql } from '../../platform/db/db.js';
 import { findOffer, snapshotOwner } from '../../projections/offers/queries.js';
 import { offerDetailsDocument, pricingProblem } from '../../schemas/documents/offer.js';
@@ -36,9 +36,9 @@ export function snapshotPublishedEvent(input: SnapshotInput, now: Date): RemoteS
   const updatedAt = input.updated_at === undefined ? now : new Date(input.updated_at);
   if (Number.isNaN(updatedAt.getTime())) throw new CommandInputError('updated_at', 'is not a valid date-time');
   return {
-    event_id: uuidv7(),
+    event_id: uuidV7(),
     offer_id: input.offer_id,
-    snapshot_id: input.snapshot_id ?? uuidv7(),
+    snapshot_id: input.snapshot_id ?? uuidV7(),
     language: input.language ?? null,
     active: input.active ?? true,
     updated_at: updatedAt.getTime(),

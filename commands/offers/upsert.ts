@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { v7 as uuidv7 } from 'uuid';
+import { uuidV7 } from '../../platform/ids/uuid-v7.js';
 import type { Sql } from '../../platform/db/db.js';
 import { findPartner } from '../../projections/partners/queries.js';
 import { offerDetailsDocument, pricingProblem, type OfferDetailsDocument } from '../../schemas/documents/offer.js';
@@ -85,8 +85,8 @@ export function detailsForEvent(document: OfferDetailsDocument): OfferDetails {
 export function offerUpsertedEvent(input: OfferUpsertInput, targeting: OfferTargetingRule[], now: Date): OfferUpserted {
   const internal = input.internal;
   return {
-    event_id: uuidv7(),
-    offer_id: input.offer_id ?? uuidv7(),
+    event_id: uuidV7(),
+    offer_id: input.offer_id ?? uuidV7(),
     partner_id: input.partner_id,
     upstream_offer_id: input.upstream_offer_id ?? null,
     kind: input.kind as OfferUpserted['kind'],

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { v7 as uuidv7 } from 'uuid';
+import { uuidV7 } from '../../platform/ids/uuid-v7.js';
 import type { NewEvent } from '../../platform/events/event-log.js';
 import { EventType, type PartnerConfigured } from '../../schemas/generated/events.js';
 import { appendEvents, newEvent } from '../append.js';
@@ -51,8 +51,8 @@ export function partnerConfiguredEvent(input: PartnerConfigureInput, now: Date):
   const repeatedName = names.findIndex((name, index) => names.indexOf(name) !== index);
   if (repeatedName >= 0) throw new CommandInputError(`goal_mappings[${repeatedName}].event_name`, `repeats "${names[repeatedName]}"; map each event_name once`);
   return {
-    event_id: uuidv7(),
-    partner_id: input.partner_id ?? uuidv7(),
+    event_id: uuidV7(),
+    partner_id: input.partner_id ?? uuidV7(),
     name: input.name,
     enabled: input.enabled ?? true,
     source_ip_allowlist: networks,

@@ -1,4 +1,4 @@
-import { v7 as uuidv7 } from 'uuid';
+import { uuidV7 } from '../../platform/ids/uuid-v7.js';
 import type { AppendedEvent } from '../../platform/events/event-log.js';
 import type { Runtime } from '../../platform/runtime.js';
 import { linkUrl } from '../../projections/offers/links/parse-link.js';
@@ -40,7 +40,7 @@ export class LinkCodeExhaustedError extends Error {
 /** The events of one request; `codes` holds one minted code per offer (ignored for offers without a destination). Pure. */
 export function servedEvents(request: ServeRequest, options: { now: Date; linkBase: string; codes: string[]; mintId?: () => string }): OfferServed[] {
   const servedAt = Math.floor(options.now.getTime() / 1000) * 1000;
-  const mintId = options.mintId ?? uuidv7;
+  const mintId = options.mintId ?? uuidV7;
   return request.offers.map((offer, index) => {
     // A card without a destination has nowhere to send a click: it gets no link at all.
     const code = offer.destination_url === null ? null : options.codes[index]!;

@@ -1,4 +1,4 @@
-import { v7 as uuidv7 } from 'uuid';
+import { uuidV7 } from '../../../platform/ids/uuid-v7.js';
 import type { NewEvent } from '../../../platform/events/event-log.js';
 import { newEvent } from '../../../commands/append.js';
 import type { PostbackFields } from '../../../commands/postbacks/fields.js';
@@ -37,7 +37,7 @@ export function seededPostbacks(click: LinkClicked, offer: SeededOffer, partner:
   };
   const report = (reported: PostbackFields, when: Date) => {
     const event = postbackReceivedEvent(
-      { partner_id: partner.partner_id, source_ip: partner.networks[0]!.split('/')[0]!, channel: 'current', fields: reported, correlation_id: uuidv7() },
+      { partner_id: partner.partner_id, source_ip: partner.networks[0]!.split('/')[0]!, channel: 'current', fields: reported, correlation_id: uuidV7() },
       attribution,
       priceConversion(partner.goal_mappings, offer.offer_id, offer.goals, reported),
       when,

@@ -1,4 +1,4 @@
-import { v7 as uuidv7 } from 'uuid';
+import { uuidV7 } from '../../../platform/ids/uuid-v7.js';
 import type { NewEvent } from '../../../platform/events/event-log.js';
 import { EventType, type ServeEnvironment } from '../../../schemas/generated/events.js';
 import { appendEvents, newEvent } from '../../../commands/append.js';
@@ -73,7 +73,7 @@ export async function seedServing(context: SeedContext, serves: number): Promise
             shape: 'short_code', code: event.link_code, offer_id: event.offer_id, offer_instance_id: event.offer_instance_id,
             application_id: event.application_id, environment: event.environment, destination: event.destination_url,
           },
-          { svc_click_id: uuidv7(), clicked_at: new Date(event.served_at + Math.floor(random() * 3_600_000)), sub_ids: random() < 0.5 ? { sub_id1: `s${Math.floor(random() * 1000)}` } : {} },
+          { svc_click_id: uuidV7(), clicked_at: new Date(event.served_at + Math.floor(random() * 3_600_000)), sub_ids: random() < 0.5 ? { sub_id1: `s${Math.floor(random() * 1000)}` } : {} },
         );
         clicks.push(newEvent(EventType.LinkClicked, click.svc_click_id, click));
         const offer = offersById.get(click.offer_id)!;

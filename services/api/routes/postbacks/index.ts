@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { v7 as uuidv7 } from 'uuid';
+import { uuidV7 } from '../../../../platform/ids/uuid-v7.js';
 import { parseCompatParams, parseCurrentBody, type FieldsResult } from '../../../../commands/postbacks/fields.js';
 import { receivePostback, type PostbackChannel, type PostbackReads } from '../../../../commands/postbacks/receive.js';
 import { PostbackRejection } from '../../../../commands/postbacks/rejections.js';
@@ -55,7 +55,7 @@ export async function postbackRoutes(app: FastifyInstance, { runtime, refusals }
   const states = new WeakMap<FastifyRequest, PostbackState>();
   const stateOf = (request: FastifyRequest): PostbackState => {
     let state = states.get(request);
-    if (!state) states.set(request, (state = { channel: request.method === 'GET' ? 'compat_get' : postChannel(request), correlation_id: uuidv7() }));
+    if (!state) states.set(request, (state = { channel: request.method === 'GET' ? 'compat_get' : postChannel(request), correlation_id: uuidV7() }));
     return state;
   };
 

@@ -86,21 +86,23 @@ export function sqlEventLog(db: Db, codec: EventCodec, options: SqlLogOptions): 
        ORDER BY "offset" LIMIT $4`,
       [physical(topic), PARTITION, from.toString(), BATCH_SIZE, below === undefined ? null : below.toString()],
     );
-    return Promise.all(
-      rows.map(async (row) => {
-        const decoded = await codec.decode(Buffer.from(row.value));
-        return {
-          topic,
-          partition: PARTITION,
-          offset: row.offset,
-          key: row.key,
-          type: decoded.type,
-          value: decoded.value,
-          schemaId: decoded.schemaId,
-          timestamp: row.appended_at,
-        };
-      }),
-    );
+    const events: LoggedEvent[] = [];
+    for (const row of rows) {
+      const value = Buffer.from(row.value);
+      // Only the first event of a schema waits for it.
+      const decoded = codec.decodeKnown(value) ?? (await codec.decode(value));
+      events.push({
+        topic,
+        partition: PARTITION,
+        offset: row.offset,
+        key: row.key,
+        type: decoded.type,
+        value: decoded.value,
+        schemaId: decoded.schemaId,
+        timestamp: row.appended_at,
+      });
+    }
+    return events;
   }
 
   return {

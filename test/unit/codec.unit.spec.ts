@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { promiseCache, schemaOfSubject, subjectFor } from '../../platform/events/codec.js';
-import { loadSchemaCatalog } from '../../platform/events/schema-catalog.js';
+import type avro from 'avsc';
+import { promiseCache, schemaOfSubject, subjectFor, wireCodec } from '../../platform/events/codec.js';
+import { loadSchemaCatalog, type KnownSchema } from '../../platform/events/schema-catalog.js';
 import { sqlCodec } from '../../platform/events/sql-codec.js';
 import { migrate } from '../../platform/db/migrate.js';
 import { openPglite } from '../../platform/db/pglite.js';
@@ -51,5 +52,55 @@ describe('embedded codec', () => {
     } finally {
       await db.close();
     }
+  });
+});
+
+describe('decoding without waiting', () => {
+  /** A registry stand-in: one id per subject, schemas by id. */
+  function memoryCodec() {
+    const ids = new Map<string, number>();
+    const byId = new Map<number, avro.Type>();
+    let lookups = 0;
+    const codec = wireCodec(loadSchemaCatalog(), {
+      async idForSubject(subject: string, schema: KnownSchema) {
+        if (!ids.has(subject)) {
+          ids.set(subject, ids.size + 1);
+          byId.set(ids.size, schema.avroType);
+        }
+        return ids.get(subject)!;
+      },
+      async schemaById(schemaId: number) {
+        lookups += 1;
+        return byId.get(schemaId)!;
+      },
+    });
+    return { codec, lookups: () => lookups };
+  }
+
+  it('decodes a message at once once its schema is known, with the same result as decode', async () => {
+    const { codec, lookups } = memoryCodec();
+    const events = catalogEvents(6);
+    const encoded = await Promise.all(events.map((event) => codec.encode('catalog', event.type, event.value)));
+    expect(codec.decodeKnown(encoded[0]!)).toBeUndefined();
+    const first = await codec.decode(encoded[0]!);
+    expect(first.value).toEqual(events[0]!.value);
+    const known = encoded.map((bytes) => codec.decodeKnown(bytes));
+    // The batch has two types: the other type's schema is not known until it is decoded once.
+    const sameType = events.map((event) => event.type === events[0]!.type);
+    expect(known.map((decoded) => decoded !== undefined)).toEqual(sameType);
+    for (const [index, decoded] of known.entries()) if (decoded) expect(decoded).toEqual(await codec.decode(encoded[index]!));
+    await Promise.all(encoded.map((bytes) => codec.decode(bytes)));
+    expect(encoded.every((bytes) => codec.decodeKnown(bytes) !== undefined)).toBe(true);
+    expect(lookups()).toBe(2);
+  });
+
+  it('refuses a body with bytes left over or cut short, and bytes not in the wire format', async () => {
+    const { codec } = memoryCodec();
+    const [event] = catalogEvents(1);
+    const bytes = await codec.encode('catalog', event!.type, event!.value);
+    await codec.decode(bytes);
+    expect(() => codec.decodeKnown(Buffer.concat([bytes, Buffer.from([0])]))).toThrow(/trailing bytes/);
+    expect(() => codec.decodeKnown(bytes.subarray(0, bytes.length - 1))).toThrow(/truncated/);
+    expect(() => codec.decodeKnown(Buffer.from([1, 0, 0, 0, 1]))).toThrow(/wire format/);
   });
 });

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { listSchemaFiles } from '../../schemas/files.js';
 import { isGeneratedCurrent } from '../../schemas/codegen/generate.js';
 import { encodeChecked, loadSchemaCatalog } from '../../platform/events/schema-catalog.js';
-import { fromWireFormat, toWireFormat } from '../../platform/events/wire-format.js';
+import { toWireFormat, WIRE_HEADER_LENGTH, wireSchemaId } from '../../platform/events/wire-format.js';
 import { EventType, eventTopic } from '../../schemas/generated/events.js';
 
 describe('event schemas', () => {
@@ -36,15 +36,15 @@ describe('Confluent wire format', () => {
   it('round-trips any schema id and body', () => {
     fc.assert(
       fc.property(fc.integer({ min: 0, max: 2 ** 32 - 1 }), fc.uint8Array(), (schemaId, body) => {
-        const decoded = fromWireFormat(toWireFormat(schemaId, Buffer.from(body)));
-        expect(decoded.schemaId).toBe(schemaId);
-        expect([...decoded.body]).toEqual([...body]);
+        const message = toWireFormat(schemaId, Buffer.from(body));
+        expect(wireSchemaId(message)).toBe(schemaId);
+        expect([...message.subarray(WIRE_HEADER_LENGTH)]).toEqual([...body]);
       }),
     );
   });
 
   it('rejects bytes without the magic byte', () => {
-    expect(() => fromWireFormat(Buffer.from([1, 0, 0, 0, 1]))).toThrow(/wire format/);
-    expect(() => fromWireFormat(Buffer.from([0, 0]))).toThrow(/wire format/);
+    expect(() => wireSchemaId(Buffer.from([1, 0, 0, 0, 1]))).toThrow(/wire format/);
+    expect(() => wireSchemaId(Buffer.from([0, 0]))).toThrow(/wire format/);
   });
 });

@@ -14,9 +14,10 @@ export interface Sql {
   exec(text: string): Promise<void>;
   /**
    * Loads rows given in COPY's text format (copy-rows.ts writes it) into these columns of a
-   * table. Names come from code, never from input; they are written into the statement as given.
+   * table, setting `savepoint` first when given (in the same round trip where the engine allows).
+   * Names come from code, never from input; they are written into the statement as given.
    */
-  copyFrom(table: string, columns: readonly string[], text: string): Promise<void>;
+  copyFrom(table: string, columns: readonly string[], text: string, options?: { savepoint?: string }): Promise<void>;
 }
 
 /**

@@ -13,7 +13,8 @@ function wrap(target: PGlite | Transaction): Sql {
     async exec(text: string) {
       await target.exec(text);
     },
-    async copyFrom(table, columns, text) {
+    async copyFrom(table, columns, text, options = {}) {
+      if (options.savepoint) await target.exec(`SAVEPOINT ${options.savepoint}`);
       // PGlite reads COPY's input from a blob handed over with the statement.
       await target.query(`COPY ${table} (${columns.join(', ')}) FROM '/dev/blob'`, [], { blob: new Blob([text]) });
     },

@@ -29,11 +29,13 @@ function wrap(client: pg.Pool | pg.PoolClient): Sql {
     async exec(text: string) {
       await client.query(text);
     },
-    async copyFrom(table, columns, text) {
+    async copyFrom(table, columns, text, options = {}) {
       // COPY needs one session: a pool lends one for the statement.
       const session = client instanceof pg.Pool ? await client.connect() : client;
+      // The simple protocol takes the savepoint and the COPY in one message: one round trip fewer.
+      const savepoint = options.savepoint ? `SAVEPOINT ${options.savepoint}; ` : '';
       try {
-        const stream = session.query(copyFromStdin(`COPY ${table} (${columns.join(', ')}) FROM STDIN`));
+        const stream = session.query(copyFromStdin(`${savepoint}COPY ${table} (${columns.join(', ')}) FROM STDIN`));
         const finished = once(stream, 'finish');
         stream.end(text);
         await finished;

@@ -34,13 +34,18 @@ function wrap(client: pg.Pool | pg.PoolClient): Sql {
       const session = client instanceof pg.Pool ? await client.connect() : client;
       // The simple protocol takes the savepoint and the COPY in one message: one round trip fewer.
       const savepoint = options.savepoint ? `SAVEPOINT ${options.savepoint}; ` : '';
+      let failure: Error | undefined;
       try {
         const stream = session.query(copyFromStdin(`${savepoint}COPY ${table} (${columns.join(', ')}) FROM STDIN`));
         const finished = once(stream, 'finish');
         stream.end(text);
         await finished;
+      } catch (error) {
+        failure = error as Error;
+        throw error;
       } finally {
-        if (session !== client) (session as pg.PoolClient).release();
+        // A lent session that failed is discarded rather than handed to the next caller.
+        if (session !== client) (session as pg.PoolClient).release(failure);
       }
     },
   };

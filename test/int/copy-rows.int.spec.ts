@@ -86,6 +86,14 @@ describe('insertNewRows', () => {
     expect(await contents(database.db, 'strict')).toEqual([]);
   });
 
+  it('on Postgres outside a transaction: the pool lends a session for the COPY and takes it back', async () => {
+    await database.db.exec('CREATE TABLE pooled (id text PRIMARY KEY)');
+    await database.db.copyFrom('pooled', ['id'], 'x\ny\n');
+    await expect(database.db.copyFrom('pooled', ['id'], 'z\nx\n')).rejects.toMatchObject({ code: '23505' });
+    const { rows } = await database.db.query<{ id: string }>('SELECT id FROM pooled ORDER BY id');
+    expect(rows.map((row) => row.id)).toEqual(['x', 'y']);
+  });
+
   it('on the embedded engine: the same rows', async () => {
     const db = await openPglite('memory://');
     try {

@@ -59,26 +59,40 @@ export interface PostbackAnswer {
 }
 
 /** Per partner state (partners come from a cache that hands out a new object when one changes). */
-const allowlists = new WeakMap<Partner, BlockList>();
+interface Allowlist {
+  networks: BlockList;
+  /** Answers by source address: a partner posts from a few, and each check builds a SocketAddress. */
+  decided: Map<string, boolean>;
+}
+const allowlists = new WeakMap<Partner, Allowlist>();
+/** Addresses remembered per partner before the answers start over. */
+const MAX_DECIDED_ADDRESSES = 1_024;
 
-function allowlistOf(partner: Partner): BlockList {
-  let list = allowlists.get(partner);
-  if (!list) {
-    list = new BlockList();
+function allowlistOf(partner: Partner): Allowlist {
+  let allowlist = allowlists.get(partner);
+  if (!allowlist) {
+    const networks = new BlockList();
     for (const network of partner.source_ip_allowlist) {
       const [base, prefix] = network.split('/');
       const type = isIP(base!) === 6 ? 'ipv6' : 'ipv4';
-      list.addSubnet(base!, Number(prefix ?? (type === 'ipv6' ? 128 : 32)), type);
+      networks.addSubnet(base!, Number(prefix ?? (type === 'ipv6' ? 128 : 32)), type);
     }
-    allowlists.set(partner, list);
+    allowlist = { networks, decided: new Map() };
+    allowlists.set(partner, allowlist);
   }
-  return list;
+  return allowlist;
 }
 
 function allows(partner: Partner, address: string): boolean {
-  const family = isIP(address);
-  if (family === 0) return false;
-  return allowlistOf(partner).check(address, family === 6 ? 'ipv6' : 'ipv4');
+  const { networks, decided } = allowlistOf(partner);
+  let allowed = decided.get(address);
+  if (allowed === undefined) {
+    const family = isIP(address);
+    allowed = family !== 0 && networks.check(address, family === 6 ? 'ipv6' : 'ipv4');
+    if (decided.size >= MAX_DECIDED_ADDRESSES) decided.clear();
+    decided.set(address, allowed);
+  }
+  return allowed;
 }
 
 /** The partner, enabled, called from an allowed address; throws the matching rejection otherwise. */

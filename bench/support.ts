@@ -6,6 +6,7 @@ import type { Db } from '../platform/db/db.js';
 import { migrate } from '../platform/db/migrate.js';
 import { connectPostgres } from '../platform/db/postgres.js';
 import { loadConfig } from '../platform/config/config.js';
+import { decodeInOrder } from '../platform/events/codec.js';
 import { registryCodec } from '../platform/events/registry-codec.js';
 import { loadSchemaCatalog } from '../platform/events/schema-catalog.js';
 import { openRuntime, type Runtime } from '../platform/runtime.js';
@@ -120,7 +121,10 @@ export async function rawDecode(stack: StackEndpoints, topics: string[], events:
       autoCommit: false,
       eachBatch: async ({ batch }) => {
         // Decoded as the service decodes: at once, waiting only for a schema not met before.
-        for (const message of batch.messages) codec.decodeKnown(message.value!) ?? (await codec.decode(message.value!));
+        await decodeInOrder(
+          codec,
+          batch.messages.map((message) => message.value!),
+        );
         decoded += batch.messages.length;
         if (decoded >= events) finish();
       },

@@ -40,32 +40,41 @@ export interface SchemaStore {
   schemaById(schemaId: number): Promise<avro.Type>;
 }
 
+/** Reads the events of one writer schema, as this build's type of that name. */
+interface SchemaReader {
+  type: string;
+  read(message: Buffer): Record<string, unknown>;
+}
+
 export function wireCodec(schemas: Map<string, KnownSchema>, store: SchemaStore): EventCodec {
   const schemaIdFor = promiseCache((subject: string) => store.idForSubject(subject, schemaOfSubject(schemas, subject)));
   // Events are read in the shape of this build's schema of the same name: an event written with an
   // older version gets the defaults of fields added since (schema resolution), so readers never
   // see a field missing. A type this build does not know is read as it was written.
-  const known = new Map<number, { type: string; read(message: Buffer): Record<string, unknown> }>();
+  const known = new Map<number, SchemaReader>();
   const readerFor = promiseCache(async (schemaId: number) => {
     const writer = await store.schemaById(schemaId);
     const type = writer.name ?? 'unknown';
     const current = schemas.get(type)?.avroType;
     // Read from past the header in place (no sub-buffer per message); a body with bytes left over is not this schema's.
-    const readBody = (reader: avro.Type, message: Buffer, resolver?: ReturnType<avro.Type["createResolver"]>) => {
-      const { value, offset } = reader.decode(message, WIRE_HEADER_LENGTH, resolver);
-      if (offset !== message.length) throw new Error(`an event of schema ${schemaId} does not match its schema (${offset < 0 ? 'truncated' : 'trailing bytes'})`);
-      return value as Record<string, unknown>;
-    };
+    const shape = current ?? writer;
     const resolver = current?.createResolver(writer);
-    const reader = current ? { type, read: (message: Buffer) => readBody(current, message, resolver) } : { type, read: (message: Buffer) => readBody(writer, message) };
+    const reader: SchemaReader = {
+      type,
+      read(message: Buffer) {
+        const { value, offset } = shape.decode(message, WIRE_HEADER_LENGTH, resolver);
+        if (offset !== message.length) throw new Error(`an event of schema ${schemaId} does not match its schema (${offset < 0 ? 'truncated' : 'trailing bytes'})`);
+        return value as Record<string, unknown>;
+      },
+    };
     known.set(schemaId, reader);
     return reader;
   });
-  const decodeKnown = (message: Buffer): DecodedEvent | undefined => {
-    const schemaId = wireSchemaId(message);
-    const reader = known.get(schemaId);
-    return reader && { type: reader.type, value: reader.read(message), schemaId };
-  };
+  const decodeWith = (reader: SchemaReader, message: Buffer, schemaId: number): DecodedEvent => ({
+    type: reader.type,
+    value: reader.read(message),
+    schemaId,
+  });
   return {
     async encode(physicalTopic, type, value) {
       const schema = schemas.get(type);
@@ -73,14 +82,29 @@ export function wireCodec(schemas: Map<string, KnownSchema>, store: SchemaStore)
       const body = encodeChecked(schema, value);
       return toWireFormat(await schemaIdFor(subjectFor(physicalTopic, type)), body);
     },
-    decodeKnown,
+    decodeKnown(message) {
+      const schemaId = wireSchemaId(message);
+      const reader = known.get(schemaId);
+      return reader && decodeWith(reader, message, schemaId);
+    },
     async decode(message) {
-      const decoded = decodeKnown(message);
-      if (decoded) return decoded;
-      const reader = await readerFor(wireSchemaId(message));
-      return { type: reader.type, value: reader.read(message), schemaId: wireSchemaId(message) };
+      const schemaId = wireSchemaId(message);
+      return decodeWith(known.get(schemaId) ?? (await readerFor(schemaId)), message, schemaId);
     },
   };
+}
+
+/**
+ * Decodes messages in order; only the first message of a schema not met before waits (for its
+ * writer schema), the rest decode at once, with no promise each.
+ */
+export async function decodeInOrder(codec: EventCodec, messages: readonly Buffer[]): Promise<DecodedEvent[]> {
+  const decoded = new Array<DecodedEvent>(messages.length);
+  for (let index = 0; index < messages.length; index += 1) {
+    const message = messages[index]!;
+    decoded[index] = codec.decodeKnown(message) ?? (await codec.decode(message));
+  }
+  return decoded;
 }
 
 /**

@@ -3,7 +3,7 @@ import type { Db } from '../db/db.js';
 import type { Metrics } from '../metrics/metrics.js';
 import { forEachPage, openBoundedRead } from './bounded-read.js';
 import { appendBatcher, type AppendBatcherOptions, type PartitionBase, type PartitionedMessage, type TopicMessages } from './append-batcher.js';
-import type { EventCodec } from './codec.js';
+import { decodeInOrder, type EventCodec } from './codec.js';
 import { LogBoundError, type AppendedEvent, type EventLog, type LoggedEvent, type NewEvent, type SubscribeOptions, type TopicPartitionOffset } from './event-log.js';
 
 /**
@@ -86,23 +86,20 @@ export function sqlEventLog(db: Db, codec: EventCodec, options: SqlLogOptions): 
        ORDER BY "offset" LIMIT $4`,
       [physical(topic), PARTITION, from.toString(), BATCH_SIZE, below === undefined ? null : below.toString()],
     );
-    const events: LoggedEvent[] = [];
-    for (const row of rows) {
-      const value = Buffer.from(row.value);
-      // Only the first event of a schema waits for it.
-      const decoded = codec.decodeKnown(value) ?? (await codec.decode(value));
-      events.push({
-        topic,
-        partition: PARTITION,
-        offset: row.offset,
-        key: row.key,
-        type: decoded.type,
-        value: decoded.value,
-        schemaId: decoded.schemaId,
-        timestamp: row.appended_at,
-      });
-    }
-    return events;
+    const decoded = await decodeInOrder(
+      codec,
+      rows.map((row) => Buffer.from(row.value)),
+    );
+    return rows.map((row, index) => ({
+      topic,
+      partition: PARTITION,
+      offset: row.offset,
+      key: row.key,
+      type: decoded[index]!.type,
+      value: decoded[index]!.value,
+      schemaId: decoded[index]!.schemaId,
+      timestamp: row.appended_at,
+    }));
   }
 
   return {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type avro from 'avsc';
-import { promiseCache, schemaOfSubject, subjectFor, wireCodec } from '../../platform/events/codec.js';
+import { decodeInOrder, promiseCache, schemaOfSubject, subjectFor, wireCodec } from '../../platform/events/codec.js';
 import { loadSchemaCatalog, type KnownSchema } from '../../platform/events/schema-catalog.js';
 import { sqlCodec } from '../../platform/events/sql-codec.js';
 import { migrate } from '../../platform/db/migrate.js';
@@ -91,6 +91,15 @@ describe('decoding without waiting', () => {
     for (const [index, decoded] of known.entries()) if (decoded) expect(decoded).toEqual(await codec.decode(encoded[index]!));
     await Promise.all(encoded.map((bytes) => codec.decode(bytes)));
     expect(encoded.every((bytes) => codec.decodeKnown(bytes) !== undefined)).toBe(true);
+    expect(lookups()).toBe(2);
+  });
+
+  it('decodes a batch in order, waiting only for the schemas it meets first', async () => {
+    const { codec, lookups } = memoryCodec();
+    const events = catalogEvents(8);
+    const encoded = await Promise.all(events.map((event) => codec.encode('catalog', event.type, event.value)));
+    const decoded = await decodeInOrder(codec, encoded);
+    expect(decoded.map(({ type, value }) => ({ type, value }))).toEqual(events.map(({ type, value }) => ({ type, value })));
     expect(lookups()).toBe(2);
   });
 

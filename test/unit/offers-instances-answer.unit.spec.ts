@@ -99,18 +99,36 @@ describe('the instance answer from cut pieces', () => {
         }
         for (const id of unknown) writer.notFound(id);
         const expected = serialize(success({ instances: [...items, ...unknown.map((id) => ({ offer_instance_id: id, status: 'not_found' as const }))] }));
-        expect(writer.finish()).toBe(expected);
+        // Bytes, not text: an ASCII answer is copied out byte for byte, any other is encoded as UTF-8.
+        expect(writer.finish().equals(Buffer.from(expected, 'utf8'))).toBe(true);
       }),
       { numRuns: 500 },
     );
   });
 
   it('is the empty list for no items, and parses back to the items', () => {
-    expect(answer.start().finish()).toBe(serialize(success({ instances: [] })));
+    expect(answer.start().finish().toString('utf8')).toBe(serialize(success({ instances: [] })));
     const id = '0192f3a0-0000-7000-8000-0000000000b1';
     const writer = answer.start();
     writer.notFound(id);
-    expect(JSON.parse(writer.finish())).toEqual({ code: 'SUCCESS', message: '', data: { instances: [{ offer_instance_id: id, status: 'not_found' }] }, extra: {} });
+    expect(JSON.parse(writer.finish().toString('utf8'))).toEqual({ code: 'SUCCESS', message: '', data: { instances: [{ offer_instance_id: id, status: 'not_found' }] }, extra: {} });
+  });
+
+  it('writes non-ASCII text of an offer or a card as UTF-8, and an ASCII answer as the same bytes', () => {
+    const offer = (title: string): StoredOffer => ({
+      offer_id: '0192f3a0-0000-7000-8000-0000000000d1', partner_id: 'p', kind: 'local', status: 'active', deleted: false, delisted: false, test_only: false,
+      updated_at: new Date(0), details: { offer_info: { title, category: { id: 'c' }, description: 'd' }, entity: { id: 'e', name: 'E', type: 't' }, goals: [] },
+    });
+    const card = (link: string): ServedCard => ({
+      offer_instance_id: '0192f3a0-0000-7000-8000-0000000000d2', application_id: APP, placement_id: null, offer_id: offer('').offer_id,
+      served_at: new Date('2026-11-27T03:04:05Z'), environment: 'live', link_url: link, destination_url: 'https://shop.example/',
+    });
+    for (const [title, link] of [['Café 😀', 'https://l.example/a'], ['Plain', 'https://l.example/é'], ['Plain', 'https://l.example/a']] as const) {
+      const writer = answer.start();
+      writer.found(keptCard(card(link)), offer(title), true);
+      const expected = serialize(success({ instances: [instanceItem(card(link).offer_instance_id, APP, card(link), offer(title), null)] }));
+      expect(writer.finish().equals(Buffer.from(expected, 'utf8'))).toBe(true);
+    }
   });
 
   it('renders an offer once per stored state: a new state object gets its own pieces', () => {
@@ -125,7 +143,7 @@ describe('the instance answer from cut pieces', () => {
     const render = (state: StoredOffer, withAction: boolean) => {
       const writer = answer.start();
       writer.found(keptCard(card), state, withAction);
-      return JSON.parse(writer.finish()).data.instances[0];
+      return JSON.parse(writer.finish().toString('utf8')).data.instances[0];
     };
     expect(render(offer, true).offer.offer_info.title).toBe('Before');
     const paused: StoredOffer = { ...offer, status: 'paused', details: { ...offer.details!, offer_info: { ...offer.details!.offer_info, title: 'After' } } };

@@ -62,20 +62,28 @@ export interface KeptCard {
   readonly linkText: string;
   /** The card's own half of rule 7: it has a link and its frozen destination opens in a browser. */
   readonly opensLink: boolean;
+  /** Its id and texts above are ASCII (the answer can then skip UTF-8 encoding). */
+  readonly textIsAscii: boolean;
 }
+
+const ASCII = /^[\x00-\x7f]*$/;
 
 /** The kept form of a card; `share` may swap its repeated strings for one shared copy each. */
 export function keptCard(card: ServedCard, share: (text: string) => string = (text) => text): KeptCard {
+  const servedAtText = share(formatServedAt(card.served_at));
+  const placementText = share(JSON.stringify(card.placement_id));
+  const linkText = card.link_url === null ? '' : JSON.stringify(card.link_url).slice(1, -1);
   return {
     offer_instance_id: card.offer_instance_id,
     application_id: share(card.application_id),
     environment: card.environment,
     offer_id: share(card.offer_id),
     placement_id: card.placement_id === null ? null : share(card.placement_id),
-    servedAtText: share(formatServedAt(card.served_at)),
-    placementText: share(JSON.stringify(card.placement_id)),
-    linkText: card.link_url === null ? '' : JSON.stringify(card.link_url).slice(1, -1),
+    servedAtText,
+    placementText,
+    linkText,
     opensLink: opensLink(card),
+    textIsAscii: ASCII.test(card.offer_instance_id) && ASCII.test(servedAtText) && ASCII.test(placementText) && ASCII.test(linkText),
   };
 }
 

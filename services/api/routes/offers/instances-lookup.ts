@@ -27,7 +27,7 @@ export async function lookupInstances(
   answer: InstancesAnswer,
   applicationId: string,
   ids: string[],
-): Promise<string> {
+): Promise<Buffer> {
   const kept = writeAnswer(answer, applicationId, ids, { card: served.cardIfKept, offer: caches.offerIfKept, placement: caches.placementIfKept });
   if (kept !== undefined) return kept;
   const cards = await served.cards(sql, ids);
@@ -45,7 +45,7 @@ export async function lookupInstances(
 }
 
 /** The answer from `rows`, or undefined as soon as one it needs is not at hand. */
-function writeAnswer(answer: InstancesAnswer, applicationId: string, ids: string[], rows: Rows): string | undefined {
+function writeAnswer(answer: InstancesAnswer, applicationId: string, ids: string[], rows: Rows): Buffer | undefined {
   const writer = answer.start();
   for (const id of ids) {
     const card = rows.card(id);

@@ -103,7 +103,7 @@ export async function instancesRoute(app: FastifyInstance, { runtime }: { runtim
       const ids = request.body.offer_instance_ids;
       answer ??= instancesAnswer(serializerOf(reply.getSerializationFunction('200')));
       const body = await unavailableOnFailure(request, () => lookupInstances(runtime.db, caches, served, answer!, caller.application_id, ids));
-      // Already the serializer's bytes (instances-answer.ts): a string goes out as it is.
+      // Already the serializer's bytes (instances-answer.ts), as UTF-8: they go out as they are.
       return reply.type(JSON_CONTENT_TYPE).send(body as never);
     },
   );

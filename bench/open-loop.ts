@@ -6,7 +6,7 @@ export interface OpenLoopResult {
   ok: number;
   non2xx: number;
   errors: number;
-  /** Answers a second, from the first scheduled start to the last answer. */
+  /** Answers a second, from the first scheduled start (after the warm-up) to the last answer. */
   perSecond: number;
   p50: number;
   p99: number;
@@ -20,12 +20,14 @@ const percentile = (sorted: number[], p: number) => (sorted.length === 0 ? 0 : N
  * shows in the figures instead of slowing the load. (autocannon's overallRate sends each
  * connection's quota for the second back to back and then idles, which measures a burst at full
  * concurrency rather than a steady rate.) Returns once every request sent has its answer, so the
- * counts are exact.
+ * counts are exact. With `warmupS`, the load runs that much longer first, at the same rate, and
+ * those requests are not counted: the agent opens its sockets and the code warms up then.
  */
 export async function openLoop(options: {
   url: string;
   rate: number;
   durationS: number;
+  warmupS?: number;
   headers: Record<string, string>;
   body: () => string;
   /** Each answer with the body that was sent, e.g. to retry refusals afterwards. */
@@ -34,14 +36,15 @@ export async function openLoop(options: {
 }): Promise<OpenLoopResult> {
   const target = new URL(options.url);
   const agent = new Agent({ keepAlive: true, maxSockets: options.maxSockets ?? 256 });
-  const total = Math.round(options.rate * options.durationS);
+  const warmup = Math.round(options.rate * (options.warmupS ?? 0));
+  const total = warmup + Math.round(options.rate * options.durationS);
   const spacing = 1000 / options.rate;
   const latencies: number[] = [];
   const answers: Promise<void>[] = [];
   const counts = { ok: 0, non2xx: 0, errors: 0 };
   let lastAnswerAt = 0;
 
-  const send = (scheduledAt: number) =>
+  const send = (scheduledAt: number, counted: boolean) =>
     new Promise<void>((resolve) => {
       const body = options.body();
       const outgoing = request(
@@ -51,6 +54,7 @@ export async function openLoop(options: {
           response.on('data', (chunk: Buffer) => options.onAnswer && chunks.push(chunk));
           response.on('end', () => {
             options.onAnswer?.(response.statusCode!, Buffer.concat(chunks).toString('utf8'), body);
+            if (!counted) return resolve();
             lastAnswerAt = performance.now();
             latencies.push(lastAnswerAt - scheduledAt);
             if (response.statusCode! >= 200 && response.statusCode! < 300) counts.ok += 1;
@@ -60,7 +64,7 @@ export async function openLoop(options: {
         },
       );
       outgoing.on('error', () => {
-        counts.errors += 1;
+        if (counted) counts.errors += 1;
         resolve();
       });
       outgoing.end(body);
@@ -70,7 +74,7 @@ export async function openLoop(options: {
   await new Promise<void>((done) => {
     const tick = () => {
       const due = Math.min(total, Math.floor((performance.now() - start) / spacing) + 1);
-      while (answers.length < due) answers.push(send(start + answers.length * spacing));
+      while (answers.length < due) answers.push(send(start + answers.length * spacing, answers.length >= warmup));
       if (answers.length < total) setTimeout(tick, 1);
       else done();
     };
@@ -79,10 +83,11 @@ export async function openLoop(options: {
   await Promise.all(answers);
   agent.destroy();
   latencies.sort((a, b) => a - b);
+  const measuredFrom = start + warmup * spacing;
   return {
-    sent: total,
+    sent: total - warmup,
     ...counts,
-    perSecond: Math.round((counts.ok * 1000) / Math.max(1, lastAnswerAt - start)),
+    perSecond: Math.round((counts.ok * 1000) / Math.max(1, lastAnswerAt - measuredFrom)),
     p50: percentile(latencies, 50),
     p99: percentile(latencies, 99),
   };

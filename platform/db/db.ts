@@ -39,6 +39,12 @@ export interface Db extends Sql {
   /** One transaction as `transaction`, with its first and last statements sent along with BEGIN and COMMIT. */
   transactionWithEdges<T>(edges: TransactionEdges<T>): Promise<T>;
   /**
+   * Several parameter-free statements (no BEGIN or COMMIT of their own) as one transaction: all
+   * or none take effect. On a server they travel in one round trip, which a multi-statement
+   * query runs as one transaction. Build them with escapeLiteral/escapeIdentifier.
+   */
+  execAtomically(text: string): Promise<void>;
+  /**
    * Receives NOTIFY payloads of a channel (sent by any process on this database) until the
    * returned function is called. A notification sent inside a transaction arrives at its commit.
    * An empty payload says notifications may have been missed (the listening session dropped, or

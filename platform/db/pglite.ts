@@ -37,6 +37,8 @@ export async function openPglite(dataDir: string): Promise<Db> {
         if (closing !== '') await tx.exec(closing);
         return value;
       }),
+    // In process: one transaction, so no other caller's statement runs between these.
+    execAtomically: (text: string) => db.transaction((tx) => tx.exec(text)).then(() => undefined),
     async listen(channel, onPayload) {
       const unlisten = await db.listen(channel, onPayload);
       return () => unlisten();

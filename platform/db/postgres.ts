@@ -73,6 +73,10 @@ export function connectPostgres(connectionString: string, options: { max?: numbe
         return result;
       });
     },
+    async execAtomically(text: string) {
+      // The simple protocol runs a query of several statements as one implicit transaction.
+      await pool.query(text);
+    },
     async transactionWithEdges<T>({ opening, body }: TransactionEdges<T>): Promise<T> {
       return inTransaction(pool, async (client) => {
         // Parameter-free text goes by the simple protocol, which takes several statements at once.

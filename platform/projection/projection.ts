@@ -20,6 +20,13 @@ export interface Projection {
    * partition's in log order.
    */
   acrossPartitions?: boolean;
+  /**
+   * For a read model whose apply only inserts rows that are not there yet, so that applying an
+   * event again changes nothing (with acrossPartitions): the apply of a small batch as one
+   * parameter-free statement, '' when it writes nothing. The runner then sends it with the move of
+   * the offsets and its notification in one round trip, without reading the offsets first.
+   */
+  applyStatement?(events: LoggedEvent[]): string;
   /** Tables it owns, emptied (in this order) when the read model is rebuilt from the log. */
   tables: string[];
 }

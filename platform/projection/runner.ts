@@ -1,3 +1,4 @@
+import { COPY_FROM_ROWS } from '../db/copy-rows.js';
 import type { Db } from '../db/db.js';
 import { escapeIdentifier, escapeLiteral } from '../db/identifier.js';
 import type { EventBatch, EventLog, Subscription, TopicPartitionOffset } from '../events/event-log.js';
@@ -51,7 +52,7 @@ export async function applyBatch(db: Db, projection: Projection, batch: EventBat
 export async function applyBatches(db: Db, projection: Projection, batches: EventBatch[], options: ApplyOptions = {}): Promise<number[]> {
   const name = escapeLiteral(projection.name);
   const where = (batch: EventBatch) => `projection = ${name} AND topic = ${escapeLiteral(batch.topic)} AND partition = ${batch.partition}`;
-  const locking = [...batches].sort((x, y) => (x.topic === y.topic ? x.partition - y.partition : x.topic < y.topic ? -1 : 1));
+  const locking = [...batches].sort(byTopicPartition);
   // A rebuild beside the live read model applies into that schema (set before anything is named).
   const searchPath = options.schema ? `SELECT set_config('search_path', ${escapeLiteral(escapeIdentifier(options.schema))}, true);\n` : '';
   return db.transactionWithEdges({
@@ -87,6 +88,36 @@ export async function applyBatches(db: Db, projection: Projection, batches: Even
   });
 }
 
+const byTopicPartition = (x: EventBatch, y: EventBatch) => (x.topic === y.topic ? x.partition - y.partition : x.topic < y.topic ? -1 : 1);
+
+/**
+ * applyBatches for a projection with `applyStatement` (it only inserts rows not there yet): one
+ * round trip and one transaction. The offset rows are moved first, to the later of where they
+ * are and past the batch, in one order: that takes their locks, so two runners of the
+ * projection still take turns. Events applied before (a redelivery) insert nothing again, so
+ * they need not be dropped first. The notifications travel in the same transaction. Resolves
+ * with the events handed over per batch.
+ */
+export async function applyInOneStatement(db: Db, projection: Projection, batches: EventBatch[]): Promise<number[]> {
+  const positions: AppliedPosition[] = [...batches].sort(byTopicPartition).map((batch) => ({
+    projection: projection.name,
+    topic: batch.topic,
+    partition: batch.partition,
+    next: (BigInt(batch.events[batch.events.length - 1]!.offset) + 1n).toString(),
+  }));
+  const name = escapeLiteral(projection.name);
+  const statements = [
+    `INSERT INTO projection_offsets (projection, topic, partition, next_offset)
+     VALUES ${positions.map((position) => `(${name}, ${escapeLiteral(position.topic)}, ${position.partition}, ${position.next})`).join(', ')}
+     ON CONFLICT (projection, topic, partition)
+     DO UPDATE SET next_offset = GREATEST(projection_offsets.next_offset, EXCLUDED.next_offset), updated_at = now()`,
+    projection.applyStatement!(batches.flatMap((batch) => batch.events)),
+    `SELECT ${positions.map((position) => `pg_notify(${escapeLiteral(APPLIED_CHANNEL)}, ${escapeLiteral(JSON.stringify(position))})`).join(', ')}`,
+  ];
+  await db.execAtomically(statements.filter((statement) => statement !== '').join(';\n'));
+  return batches.map((batch) => batch.events.length);
+}
+
 /**
  * Batches handed over together (the log's reader starts the partitions of one fetch in the same
  * turn of the event loop) are applied in one transaction: each caller's promise settles with the
@@ -116,9 +147,12 @@ export async function startProjection(projection: Projection, options: RunnerOpt
   // The topics exist: every process creates them when it opens the log (platform/runtime.ts).
   const { db, eventLog, metrics } = options;
   // Projections whose partitions never share rows take a fetch's batches in one transaction;
-  // the others apply each partition in its own, side by side.
+  // the others apply each partition in its own, side by side. A small fetch of a projection that
+  // only inserts new rows goes in one round trip; a large one by COPY (copy-rows.ts).
+  const inOneStatement = (batches: EventBatch[]) =>
+    projection.applyStatement !== undefined && batches.reduce((sum, batch) => sum + batch.events.length, 0) < COPY_FROM_ROWS;
   const applyTogether = projection.acrossPartitions
-    ? coalescing((batches) => applyBatches(db, projection, batches))
+    ? coalescing((batches) => (inOneStatement(batches) ? applyInOneStatement(db, projection, batches) : applyBatches(db, projection, batches)))
     : (batch: EventBatch) => applyBatch(db, projection, batch);
   const subscription: Subscription = await eventLog.subscribe({
     group: `projection.${projection.name}`,

@@ -1,5 +1,5 @@
 import { insertNewRows } from '../../platform/db/copy-rows.js';
-import type { InsertColumn } from '../../platform/db/unnest-insert.js';
+import { newRowsStatement, type InsertColumn } from '../../platform/db/unnest-insert.js';
 import type { Projection } from '../../platform/projection/projection.js';
 import { evolveClicks, type ClickRow } from './evolve.js';
 
@@ -30,4 +30,5 @@ export const clicksProjection: Projection = {
   async apply(tx, events) {
     await insertNewRows(tx, 'clicks', COLUMNS, evolveClicks(events));
   },
+  applyStatement: (events) => newRowsStatement('clicks', COLUMNS, evolveClicks(events)),
 };

@@ -1,5 +1,5 @@
 import { insertNewRows } from '../../platform/db/copy-rows.js';
-import type { InsertColumn } from '../../platform/db/unnest-insert.js';
+import { newRowsStatement, type InsertColumn } from '../../platform/db/unnest-insert.js';
 import type { Projection } from '../../platform/projection/projection.js';
 import { evolveServedInstances, type ServedInstanceRow } from './evolve.js';
 
@@ -27,4 +27,5 @@ export const servesProjection: Projection = {
   async apply(tx, events) {
     await insertNewRows(tx, 'served_instances', COLUMNS, evolveServedInstances(events));
   },
+  applyStatement: (events) => newRowsStatement('served_instances', COLUMNS, evolveServedInstances(events)),
 };

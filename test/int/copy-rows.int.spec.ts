@@ -2,12 +2,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COPY_FROM_ROWS, insertNewRows } from '../../platform/db/copy-rows.js';
 import type { Db } from '../../platform/db/db.js';
 import { openPglite } from '../../platform/db/pglite.js';
-import { insertRowsSkippingTaken, type InsertColumn } from '../../platform/db/unnest-insert.js';
+import { insertRowsSkippingTaken, newRowsStatement, type InsertColumn } from '../../platform/db/unnest-insert.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 
 /**
- * insertNewRows (COPY under a savepoint, the conflict-skipping insert when a key is taken) must
- * leave exactly what INSERT … ON CONFLICT DO NOTHING leaves, on both engines.
+ * insertNewRows (COPY under a savepoint, the conflict-skipping insert when a key is taken) and
+ * newRowsStatement (the same insert with the values as literals) must leave exactly what
+ * INSERT … ON CONFLICT DO NOTHING leaves, on both engines.
  */
 interface Row {
   id: string;
@@ -49,16 +50,18 @@ async function contents(db: Db, name: string) {
 }
 
 async function check(db: Db, batches: Row[][]) {
-  await db.exec('DROP TABLE IF EXISTS by_copy, by_insert');
-  await db.exec(`${table('by_copy')} ${table('by_insert')}`);
+  await db.exec('DROP TABLE IF EXISTS by_copy, by_insert, by_statement');
+  await db.exec(`${table('by_copy')} ${table('by_insert')} ${table('by_statement')}`);
   await db.transaction(async (tx) => {
     for (const batch of batches) await insertNewRows(tx, 'by_copy', COLUMNS, batch);
   });
   await db.transaction(async (tx) => {
     for (const batch of batches) await insertRowsSkippingTaken(tx, 'by_insert', COLUMNS, batch);
   });
+  await db.execAtomically([...batches, []].map((batch) => newRowsStatement('by_statement', COLUMNS, batch)).filter(Boolean).join(';\n'));
   const copied = await contents(db, 'by_copy');
   expect(copied).toEqual(await contents(db, 'by_insert'));
+  expect(await contents(db, 'by_statement')).toEqual(copied);
   expect(copied.map((r) => r.id as string).filter((id) => !id.startsWith('x'))).toEqual(['a', 'b', 'c', 'e', 'f', 'g']);
   expect(copied).toHaveLength(6 + batches.flat().filter((r) => r.id.startsWith('x')).length);
   expect(copied.find((r) => r.id === 'b')!.note).toBe('line\nbreak\r\\N back\\slash');
@@ -84,6 +87,14 @@ describe('insertNewRows', () => {
     const failing = database.db.transaction((tx) => insertNewRows(tx, 'strict', COLUMNS, [row('a', null), row('bb', null), ...filler('x')]));
     await expect(failing).rejects.toThrow(/check constraint/);
     expect(await contents(database.db, 'strict')).toEqual([]);
+  });
+
+  it('on Postgres: statements run atomically write nothing when one fails', async () => {
+    await database.db.exec('CREATE TABLE strict_statement (id text PRIMARY KEY, code text, note text, at timestamptz NOT NULL, flag boolean NOT NULL CHECK (flag))');
+    const statements = [newRowsStatement('strict_statement', COLUMNS, [row('aa', null)]), newRowsStatement('strict_statement', COLUMNS, [row('b', null)])];
+    await expect(database.db.execAtomically(statements.join(';\n'))).rejects.toThrow(/check constraint/);
+    expect(await contents(database.db, 'strict_statement')).toEqual([]);
+    expect(newRowsStatement('strict_statement', COLUMNS, [])).toBe('');
   });
 
   it('on Postgres outside a transaction: the pool lends a session for the COPY and takes it back', async () => {

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LoggedEvent } from '../../platform/events/event-log.js';
 import { storedOffsets } from '../../platform/projection/offsets.js';
-import { applyBatch, applyBatches } from '../../platform/projection/runner.js';
+import { APPLIED_CHANNEL, type AppliedPosition } from '../../platform/projection/offsets.js';
+import { applyBatch, applyBatches, applyInOneStatement } from '../../platform/projection/runner.js';
 import { servesProjection } from '../../projections/serves/projection.js';
 import { findServedInstances } from '../../projections/serves/queries.js';
 import { EventType } from '../../schemas/generated/events.js';
@@ -60,6 +61,62 @@ describe('applyBatch on Postgres', () => {
       const applied = await Promise.all([applyBatches(database.db, servesProjection, [a, b]), applyBatches(database.db, servesProjection, [b, a])]);
       expect(applied.map((counts) => counts.reduce((sum, n) => sum + n, 0)).sort((x, y) => x - y)).toEqual([0, 15]);
       expect(await positions()).toMatchObject({ 'serves:1': '6', 'serves:2': '9' });
+    });
+
+    describe('in one statement (a projection that only inserts new rows)', () => {
+      it('writes every partition\'s rows, moves each offset and announces it; a redelivery writes nothing again and never moves an offset back', async () => {
+        const heard: AppliedPosition[] = [];
+        // An empty payload only says "re-read" (the listening session opened).
+        const unlisten = await database.db.listen(APPLIED_CHANNEL, (payload) => payload !== '' && heard.push(JSON.parse(payload) as AppliedPosition));
+        try {
+          const [a, b] = [serves(10, 0, 5), serves(11, 0, 7)];
+          expect(await applyInOneStatement(database.db, servesProjection, [b, a])).toEqual([7, 5]);
+          expect(await positions()).toMatchObject({ 'serves:10': '5', 'serves:11': '7' });
+          const ids = [a, b].flatMap((batch) => batch.events.map((event) => event.key));
+          const stored = await findServedInstances(database.db, ids);
+          expect(stored.length).toBe(12);
+          // Redelivered: the fetch above again with newer events of partition 11, then an old batch alone.
+          const more = serves(11, 7, 4);
+          await applyInOneStatement(database.db, servesProjection, [a, { ...more, events: [...b.events, ...more.events] }]);
+          await applyInOneStatement(database.db, servesProjection, [{ ...a, events: a.events.slice(0, 2) }]);
+          expect(await positions()).toMatchObject({ 'serves:10': '5', 'serves:11': '11' });
+          expect(await findServedInstances(database.db, ids)).toEqual(stored);
+          expect((await findServedInstances(database.db, more.events.map((event) => event.key))).length).toBe(4);
+          await expect.poll(() => heard.length).toBeGreaterThanOrEqual(5);
+          expect(heard.slice(0, 2)).toEqual([
+            { projection: 'serves', topic: 'serves', partition: 10, next: '5' },
+            { projection: 'serves', topic: 'serves', partition: 11, next: '7' },
+          ]);
+        } finally {
+          await unlisten();
+        }
+      });
+
+      it('applies a fetch once when two runners get it at the same moment, whatever order they name the partitions in', async () => {
+        const [a, b] = [serves(12, 0, 6), serves(13, 0, 9)];
+        await Promise.all([applyInOneStatement(database.db, servesProjection, [a, b]), applyInOneStatement(database.db, servesProjection, [b, a])]);
+        expect(await positions()).toMatchObject({ 'serves:12': '6', 'serves:13': '9' });
+        expect((await findServedInstances(database.db, [a, b].flatMap((batch) => batch.events.map((event) => event.key)))).length).toBe(15);
+      });
+
+      it('writes nothing, moves no offset and announces nothing when one partition\'s rows fail', async () => {
+        const heard: string[] = [];
+        const unlisten = await database.db.listen(APPLIED_CHANNEL, (payload) => payload !== '' && heard.push(payload));
+        try {
+          const good = serves(14, 0, 3);
+          const bad = serves(15, 0, 1);
+          (bad.events[0]!.value as { environment: string }).environment = 'not-an-environment';
+          await expect(applyInOneStatement(database.db, servesProjection, [good, bad])).rejects.toThrow();
+          // A later commit's announcement arrives after any of the failed one's would have.
+          await applyInOneStatement(database.db, servesProjection, [serves(16, 0, 1)]);
+          await expect.poll(() => heard.length).toBe(1);
+          expect(JSON.parse(heard[0]!)).toMatchObject({ partition: 16 });
+          expect(await positions()).not.toHaveProperty('serves:14');
+          expect(await findServedInstances(database.db, good.events.map((event) => event.key))).toEqual([]);
+        } finally {
+          await unlisten();
+        }
+      });
     });
 
     it('writes nothing and moves no offset when one partition\'s rows fail', async () => {

@@ -30,10 +30,19 @@ export function encodeValue(value: string): string {
   return encodeURIComponent(value.replace(LONE_SURROGATE, '\uFFFD'));
 }
 
-/** Whether a click may be redirected there: it has a scheme, and not one that runs code or reads local data. */
+/** Schemes whose URLs have a host: without `//host` a browser reads one relative to the link (`https:shop.example` → the link's own origin). */
+const WEB_SCHEMES = new Set(['http', 'https']);
+
+/**
+ * Whether a click may be redirected there: it has a scheme, not one that runs code or reads local
+ * data, and an http(s) one has `//` and a host.
+ */
 export function isRedirectable(destination: string | null | undefined): destination is string {
-  const scheme = destination ? SCHEME_AND_AUTHORITY.exec(destination)?.[1] : undefined;
-  return scheme !== undefined && !UNSAFE_SCHEMES.has(scheme.toLowerCase());
+  const parts = destination ? SCHEME_AND_AUTHORITY.exec(destination) : null;
+  if (!parts) return false;
+  const scheme = parts[1]!.toLowerCase();
+  if (WEB_SCHEMES.has(scheme)) return parts[2] !== undefined && parts[2].length > 2;
+  return !UNSAFE_SCHEMES.has(scheme);
 }
 
 /** `name=value` added to the query of `url`, before its fragment, after any existing parameters. */

@@ -2,7 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { uuidV7 } from '../../platform/ids/uuid-v7.js';
 import type { Sql } from '../../platform/db/db.js';
 import { findOffer, snapshotOwner } from '../../projections/offers/queries.js';
-import { offerDetailsDocument, pricingProblem } from '../../schemas/documents/offer.js';
+import { offerDetailsDocument, newPricingProblem } from '../../schemas/documents/offer.js';
 import { EventType, type RemoteSnapshotPublished } from '../../schemas/generated/events.js';
 import { appendEvents } from '../append.js';
 import { CommandInputError, CommandNotFoundError, defineCommand } from '../command.js';
@@ -31,7 +31,7 @@ export type SnapshotInput = Static<typeof snapshotInput>;
 
 /** The event for an input whose shape was checked; throws CommandInputError for what the schema cannot say. Pure. */
 export function snapshotPublishedEvent(input: SnapshotInput, now: Date): RemoteSnapshotPublished {
-  const problem = pricingProblem(input.content);
+  const problem = newPricingProblem(input.content);
   if (problem) throw new CommandInputError(`content.${problem.field}`, problem.message);
   const updatedAt = input.updated_at === undefined ? now : new Date(input.updated_at);
   if (Number.isNaN(updatedAt.getTime())) throw new CommandInputError('updated_at', 'is not a valid date-time');

@@ -2,7 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { uuidV7 } from '../../platform/ids/uuid-v7.js';
 import type { Sql } from '../../platform/db/db.js';
 import { findPartner } from '../../projections/partners/queries.js';
-import { offerDetailsDocument, pricingProblem, type OfferDetailsDocument } from '../../schemas/documents/offer.js';
+import { offerDetailsDocument, newPricingProblem, type OfferDetailsDocument } from '../../schemas/documents/offer.js';
 import { EventType, type OfferDetails, type OfferTargetingRule, type OfferUpserted } from '../../schemas/generated/events.js';
 import { appendEvents } from '../append.js';
 import { CommandInputError, CommandNotFoundError, defineCommand } from '../command.js';
@@ -31,8 +31,9 @@ export const offerUpsertInput = Type.Object(
       Type.String({
         minLength: 1,
         maxLength: 2000,
-        // A scheme, then no white space: https URLs and app deep links (myapp://…) alike.
-        pattern: '^[A-Za-z][A-Za-z0-9+.-]*:[^\\s]+$',
+        // A scheme, then no white space: https URLs and app deep links (myapp://…) alike; an
+        // http(s) URL with // and a host (`https:shop.example` would open relative to the link).
+        pattern: '^(?![Hh][Tt][Tt][Pp][Ss]?:(?!//[^/?#\\s]))[A-Za-z][A-Za-z0-9+.-]*:[^\\s]+$',
         description: 'where a click on a served card goes, frozen into each serve: an absolute URL or an app deep link; {svc_click_id}, {offer_instance_id} and {sub_id1}…{sub_id5} macros are filled in at the click',
       }),
     ),
@@ -57,7 +58,7 @@ export function checkOfferShape(input: OfferUpsertInput) {
   if (input.details && input.kind === 'remote') {
     throw new CommandInputError('details', 'is only for local offers; a remote offer publishes its content as snapshots (offer:publish-snapshot)');
   }
-  const problem = input.details && pricingProblem(input.details);
+  const problem = input.details && newPricingProblem(input.details);
   if (problem) throw new CommandInputError(`details.${problem.field}`, problem.message);
 }
 

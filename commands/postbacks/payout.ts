@@ -20,14 +20,9 @@ export function canonicalDecimal(text: string): string | undefined {
   return `${match[1]}${fraction}`;
 }
 
-const KNOWN_CURRENCIES = new Set(Intl.supportedValuesOf('currency'));
-/** The shape of an ISO 4217 code; only the codes this runtime knows are accepted. */
-export const CURRENCY_CODE = /^[A-Z]{3}$/;
+import { isKnownCurrency } from '../../schemas/documents/currency.js';
 
-/** An uppercase ISO 4217 code this runtime knows. */
-export function isKnownCurrency(code: string): boolean {
-  return CURRENCY_CODE.test(code) && KNOWN_CURRENCIES.has(code);
-}
+export { CURRENCY_CODE, isKnownCurrency } from '../../schemas/documents/currency.js';
 
 /**
  * ISO 4217 minor units of the codes that have other than 2. ICU's digits are not used: they are

@@ -129,10 +129,14 @@ export function priceConversion(goalMappings: Record<string, string>, offerId: s
   );
   if (!payout.ok) {
     if (payout.reason === 'missing_amount') throw new PostbackRejection('missing_amount', `goal "${goal.event}" pays a share of the sale: send amount and currency`);
-    throw new Error(`offer ${offerId} goal "${goal.event}": ${payout.message}`);
+    throw new PostbackRejection('invalid_goal_pricing', `offer ${offerId} goal "${goal.event}": ${payout.message}`);
   }
   return { goal_event: goal.event, payout_amount: payout.amount, payout_currency: payout.currency };
 }
+
+/** Errors of the code itself rather than of a backend it could not reach. */
+const isProgrammingError = (error: unknown) =>
+  error instanceof TypeError || error instanceof RangeError || error instanceof ReferenceError || error instanceof SyntaxError;
 
 /** The event of a postback that passed intake. Pure. */
 export function postbackReceivedEvent(request: PostbackRequest, attribution: Attribution, pricing: ConversionPricing, now: Date): PostbackReceived {
@@ -188,7 +192,8 @@ export async function receivePostback(
     if (offer.partner_id !== request.partner_id) throw new PostbackRejection('foreign_attribution', 'the attributed offer belongs to another partner');
     event = postbackReceivedEvent(request, attribution, priceConversion(partner.goal_mappings, offer.offer_id, offer.details?.goals ?? [], request.fields), options.now);
   } catch (error) {
-    if (error instanceof PostbackRejection) throw error;
+    // A refusal, or a bug (500 internal_error: nothing was logged, and no retry can help it).
+    if (error instanceof PostbackRejection || isProgrammingError(error)) throw error;
     // The read models could not be read: nothing was logged, a retry can succeed.
     throw Object.assign(new PostbackRejection('postback_v10_unavailable', 'postback intake cannot read its reference data right now; retry with backoff'), { cause: error });
   }
@@ -200,8 +205,12 @@ export async function receivePostback(
     throw Object.assign(new PostbackRejection('postback_v10_unavailable', 'the postback could not be logged; retry with backoff'), { cause: error });
   }
   const deferred = () => new PostbackRejection('postback_intake_unavailable', 'the postback is logged but not decided yet; retry with the same identity to get its decision', true);
-  const watermarks = await runtime.watermarks();
-  if (!(await watermarks.awaitApplied(ledgerProjection.name, [appended!], options.decisionTimeoutMs))) throw deferred();
+  // From here on the postback is in the log: whatever fails, the answer says so (the retry gets its decision).
+  const applied = await runtime
+    .watermarks()
+    .then((watermarks) => watermarks.awaitApplied(ledgerProjection.name, [appended!], options.decisionTimeoutMs))
+    .catch(() => false);
+  if (!applied) throw deferred();
   runtime.metrics.readAfterWrite.observe({ projection: ledgerProjection.name }, (performance.now() - appendStarted) / 1000);
   const decision = await reads.decision(runtime.db, request.correlation_id).catch(() => undefined);
   if (!decision) throw deferred();

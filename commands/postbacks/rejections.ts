@@ -17,6 +17,7 @@ export const POSTBACK_REASONS = {
   attribution_conflict: { status: 409, code: 'ATTRIBUTION_CONFLICT', retryable: false, when: 'the attribution ids sent resolve to different cards or offers' },
   foreign_attribution: { status: 403, code: 'FOREIGN_ATTRIBUTION', retryable: false, when: "the attributed offer belongs to another partner" },
   missing_amount: { status: 422, code: 'MISSING_AMOUNT', retryable: false, when: 'the mapped goal is priced per sale (cps) and no amount and currency were sent' },
+  invalid_goal_pricing: { status: 422, code: 'INVALID_GOAL_PRICING', retryable: false, when: "the mapped goal's own pricing cannot price a conversion (e.g. a currency unknown to ISO 4217); fix the offer, then send again" },
   identity_conflict: { status: 409, code: 'IDENTITY_CONFLICT', retryable: false, when: 'the ledger already holds this identity with a different payload (logged, not counted)' },
   unsupported_media_type: { status: 415, code: 'UNSUPPORTED_MEDIA_TYPE', retryable: false, when: 'current route: Content-Type not application/json; compatibility POST: not a form' },
   payload_too_large: { status: 413, code: 'PAYLOAD_TOO_LARGE', retryable: false, when: 'body over 16 KiB (a postback is a few fields)' },

@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { isKnownCurrency } from './currency.js';
 
 const text = (description: string, maxLength = 500) => Type.String({ minLength: 1, maxLength, description });
 const closed = { additionalProperties: false } as const;
@@ -87,5 +88,18 @@ export function pricingProblem(document: OfferDetailsDocument): { field: string;
   const events = document.goals.map((goal) => goal.event);
   const repeated = events.findIndex((event, index) => events.indexOf(event) !== index);
   if (repeated >= 0) return { field: `goals[${repeated}].event`, message: `repeats the goal event "${events[repeated]}"` };
+  return undefined;
+}
+
+/**
+ * pricingProblem, and also what new documents must meet beyond it: a cpa goal's currency is an
+ * ISO 4217 code this runtime knows (its payout could not be computed otherwise). Commands check
+ * this; documents already in the log are read with pricingProblem alone, as they always were.
+ */
+export function newPricingProblem(document: OfferDetailsDocument): { field: string; message: string } | undefined {
+  const problem = pricingProblem(document);
+  if (problem) return problem;
+  const unknown = document.goals.findIndex((goal) => goal.pricing.currency !== undefined && !isKnownCurrency(goal.pricing.currency));
+  if (unknown >= 0) return { field: `goals[${unknown}].pricing.currency`, message: `is not an ISO 4217 currency code (${JSON.stringify(document.goals[unknown]!.pricing.currency)})` };
   return undefined;
 }

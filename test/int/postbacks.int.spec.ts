@@ -335,6 +335,27 @@ describe.each([['kafka'], ['sql']] as const)('postbacks on the %s log', (eventLo
     });
   });
 
+  describe('when waiting for the decision fails after the append', () => {
+    it('answers 503 postback_intake_unavailable with event_logged true (never 500 "nothing logged"); the retry gets already_recorded', async () => {
+      const card = await world.serve(world.cpaOffer);
+      const body = { event_name: 'purchase', offer_instance_id: card.offer_instance_id, event_id: id('wait-fails') };
+      const watermarks = await t.runtime.watermarks();
+      // The database drops between the append and the decision: the wait itself fails.
+      const failing = { ...watermarks, awaitApplied: async () => Promise.reject(new Error('Connection terminated unexpectedly')) };
+      const cut = await buildApp({ runtime: { ...t.runtime, watermarks: async () => failing } });
+      let answer;
+      try {
+        answer = await postPostback(cut, world.partner, body);
+      } finally {
+        await cut.close();
+      }
+      expectRejection(answer, 'postback_intake_unavailable', true);
+      const retry = await post(body);
+      expect(retry.statusCode, retry.body).toBe(200);
+      expect(retry.json().data).toMatchObject({ result: 'already_recorded', correlation_id: answer.json().extra.correlation_id });
+    });
+  });
+
   describe('a partner whose allowlist changes', () => {
     it('answers from the allowlist the partner has now: an address is allowed once added and refused once removed', async () => {
       const configure = async (allowlist: string[], partnerId?: string) =>

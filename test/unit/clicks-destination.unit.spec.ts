@@ -65,6 +65,10 @@ describe('isRedirectable', () => {
     ['file:///etc/passwd', false],
     ['blob:https://shop.example/1', false],
     ['shop.example/p', false],
+    ['https:shop.example/p', false],
+    ['https:/shop.example/p', false],
+    ['HTTPS:///p', false],
+    ['HTTPS://SHOP.EXAMPLE/p', true],
     ['', false],
     [null, false],
   ])('%s → %s', (destination, expected) => {

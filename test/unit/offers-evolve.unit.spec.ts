@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { linkRegisteredEvent, mintCode } from '../../commands/offers/link-register.js';
 import { snapshotPublishedEvent } from '../../commands/offers/publish-snapshot.js';
-import { checkOfferShape, detailsForEvent, offerUpsertedEvent } from '../../commands/offers/upsert.js';
+import { checkOfferShape, detailsForEvent, offerUpsertInput, offerUpsertedEvent } from '../../commands/offers/upsert.js';
+import { validateInput } from '../../commands/validate.js';
 import type { LoggedEvent } from '../../platform/events/event-log.js';
 import { readSnapshotContent } from '../../projections/offers/details.js';
 import { evolveOffers } from '../../projections/offers/evolve.js';
@@ -125,6 +126,27 @@ describe('command event builders', () => {
     expect(() => checkOfferShape(input)).toThrow(expect.objectContaining({ field: 'details' }));
     const bad = { ...input, kind: 'local', details: details({ goals: [{ event: 'a', pricing: { model: 'cps' } }] }) };
     expect(() => checkOfferShape(bad)).toThrow(expect.objectContaining({ field: 'details.goals[0].pricing.rate' }));
+  });
+
+  it('refuses a cpa goal priced in a code that is not an ISO 4217 currency, in offers and snapshots; documents already logged are still read', () => {
+    const goals = (code: string) => [{ event: 'a', pricing: { model: 'cps' as const, rate: '5' } }, { event: 'b', pricing: { model: 'cpa' as const, amount: '1', currency: code } }];
+    const input = { partner_id: PARTNER, kind: 'local', status: 'active', details: details({ goals: goals('ABC') }) };
+    expect(() => checkOfferShape(input)).toThrow(expect.objectContaining({ field: 'details.goals[1].pricing.currency' }));
+    expect(() => checkOfferShape({ ...input, details: details({ goals: goals('EUR') }) })).not.toThrow();
+    expect(() => snapshotPublishedEvent({ offer_id: OFFER, content: details({ goals: goals('XYZ') }) }, now)).toThrow(
+      expect.objectContaining({ field: 'content.goals[1].pricing.currency' }),
+    );
+    expect(readSnapshotContent(JSON.stringify(details({ goals: goals('ABC') })))).toMatchObject({ ok: true });
+  });
+
+  it('takes a destination with a scheme (web URLs need // and a host: `https:shop.example` would open relative to the link)', () => {
+    const input = (destination_url: string) => ({ partner_id: PARTNER, kind: 'local', status: 'active', destination_url });
+    for (const good of ['https://shop.example/p?x={svc_click_id}', 'HTTP://SHOP.EXAMPLE', 'myapp://offer/1', 'myapp:offer', 'intent://scan/#Intent;end']) {
+      expect(() => validateInput(offerUpsertInput, input(good)), good).not.toThrow();
+    }
+    for (const bad of ['https:shop.example/p', 'https:/shop.example/p', 'http:///p', 'Https:shop.example', 'shop.example/p', 'https://shop.example/a b']) {
+      expect(() => validateInput(offerUpsertInput, input(bad)), bad).toThrow(expect.objectContaining({ field: 'destination_url' }));
+    }
   });
 
   it('mints codes of every shape that parse back as that shape', () => {

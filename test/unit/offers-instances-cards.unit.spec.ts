@@ -89,6 +89,9 @@ describe('helpers', () => {
     ['ftp://a.example/', false],
     ['javascript:alert(1)', false],
     ['//a.example/x', false],
+    ['https:a.example/x', false],
+    ['https:/a.example/x', false],
+    ['http:\\\\a.example\\x', false],
     ['not a url', false],
     ['', false],
   ])('%s openable: %s', (url, expected) => {

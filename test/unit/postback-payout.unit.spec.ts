@@ -1,6 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { canonicalDecimal, minorUnits, payoutFor, type GoalPricing } from '../../commands/postbacks/payout.js';
+import { priceConversion } from '../../commands/postbacks/receive.js';
+import { PostbackRejection } from '../../commands/postbacks/rejections.js';
 import { currency, decimalText, withoutTrailingZeros } from '../support/postback-arbitraries.js';
 
 const cpa = (amount: string | null, code: string | null): GoalPricing => ({ model: 'cpa', amount, currency: code, rate: null });
@@ -153,6 +155,20 @@ describe('payoutFor: cps', () => {
     expect(payoutFor(cps('7.5'), { amount: '100' })).toMatchObject({ ok: false, reason: 'missing_amount' });
     expect(payoutFor(cps(null), { amount: '100', currency: 'USD' })).toMatchObject({ ok: false, reason: 'invalid_goal_pricing' });
     expect(payoutFor(cps('7,5'), { amount: '100', currency: 'USD' })).toMatchObject({ ok: false, reason: 'invalid_goal_pricing' });
+  });
+
+  it('priceConversion refuses a mapped goal that cannot be priced (terminal invalid_goal_pricing), and leaves an unmapped event unpriced', () => {
+    const goals = [{ event: 'install', pricing: { model: 'cpa' as const, amount: '2', currency: 'ABC' } }];
+    const refusal = (() => {
+      try {
+        priceConversion({ purchase: 'install' }, 'offer', goals, { event_name: 'purchase', event_id: 'e' });
+      } catch (error) {
+        return error;
+      }
+    })();
+    expect(refusal).toBeInstanceOf(PostbackRejection);
+    expect(refusal).toMatchObject({ reason: 'invalid_goal_pricing', eventLogged: false });
+    expect(priceConversion({}, 'offer', goals, { event_name: 'purchase', event_id: 'e' })).toEqual({ goal_event: null, payout_amount: null, payout_currency: null });
   });
 
   it('equals an integer-only computation for any amount, rate and currency', () => {

@@ -38,6 +38,7 @@ const SHOWN: Partial<Record<PostbackReason, string>> = {
   payload_too_large: 'a body over 16 KiB',
   unsupported_media_type: 'a body that is not application/json',
   missing_amount: 'a goal priced per sale (cps) without amount and currency',
+  invalid_goal_pricing: "the mapped goal's pricing cannot price a conversion",
   internal_error: 'an unexpected failure before intake; nothing was logged',
   postback_v10_unavailable: 'the log or the read models cannot be reached; nothing was logged',
   postback_intake_unavailable: 'logged, but the ledger did not decide in time; the retry gets already_recorded',

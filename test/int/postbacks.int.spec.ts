@@ -335,6 +335,28 @@ describe.each([['kafka'], ['sql']] as const)('postbacks on the %s log', (eventLo
     });
   });
 
+  describe('a failure of the code itself before intake', () => {
+    it('answers 500 internal_error, retryable, event_logged false, and logs nothing', async () => {
+      const card = await world.serve(world.cpaOffer);
+      const logEnd = async () => (await t.runtime.eventLog.endOffsets('postbacks')).map((end) => `${end.partition}:${end.offset}`).sort();
+      const before = await logEnd();
+      const { db } = t.runtime;
+      // The offer read fails the way a bug does (not the way an unreachable database does).
+      const query = ((text: string, params?: unknown[]) =>
+        /FROM offers o WHERE/.test(text) ? Promise.reject(new TypeError("Cannot read properties of undefined (reading 'goals')")) : db.query(text, params)) as typeof db.query;
+      const buggy = await buildApp({ runtime: { ...t.runtime, db: { ...db, query } } });
+      let answer;
+      try {
+        answer = await postPostback(buggy, world.partner, { event_name: 'purchase', offer_instance_id: card.offer_instance_id, event_id: id('bug') });
+      } finally {
+        await buggy.close();
+      }
+      expectRejection(answer, 'internal_error');
+      expect(answer.json().extra.retryable).toBe(true);
+      expect(await logEnd()).toEqual(before);
+    });
+  });
+
   describe('when waiting for the decision fails after the append', () => {
     it('answers 503 postback_intake_unavailable with event_logged true (never 500 "nothing logged"); the retry gets already_recorded', async () => {
       const card = await world.serve(world.cpaOffer);

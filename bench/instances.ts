@@ -9,7 +9,7 @@ import { projections, startProjectors } from '../services/projector/projectors.j
 import { DETAILS } from '../test/support/instance-world.js';
 import { resolveStack } from '../test/support/stack.js';
 import { openLoop } from './open-loop.js';
-import { halfRate, listenForBench, saturationColumns, startBenchServer, staticAnswerRoute, summarize, type LoadRun } from './server.js';
+import { halfRate, listenForBench, medianRun, saturationColumns, startBenchServer, staticAnswerRoute, summarize, type LoadRun } from './server.js';
 import { benchDatabase, printTable, writeResults, type BenchRow } from './support.js';
 
 /**
@@ -146,16 +146,15 @@ export async function instanceLookupBench(): Promise<BenchRow[]> {
       process.stderr.write(`bench instances: saturated, round ${round} of ${ROUNDS} (static, then the lookup)\n`);
       for (const side of [measured.static, measured.lookup]) side.runs.push(await cannon(base, side.path, key, bodies));
     }
-    const median = (runs: LoadRun[]) => [...runs].sort((a, b) => a.perSecond - b.perSecond)[Math.floor(runs.length / 2)]!;
-    const staticPerSecond = median(measured.static.runs).perSecond;
-    const lookupHalfRate = halfRate(median(measured.lookup.runs));
+    const staticPerSecond = medianRun(measured.static.runs).perSecond;
+    const lookupHalfRate = halfRate(medianRun(measured.lookup.runs));
     const steady = (path: string, rate: number) => {
       let next = 0;
       return openLoop({ url: `${base}${path}`, rate, durationS: DURATION_S, warmupS: 1, headers, body: () => bodies[next++ % bodies.length]! });
     };
     for (const side of [measured.static, measured.lookup]) {
       process.stderr.write(`bench instances: ${side.scenario}, at half of saturation\n`);
-      const saturated = median(side.runs);
+      const saturated = medianRun(side.runs);
       const half = await steady(side.path, halfRate(saturated));
       const burst = await cannon(base, side.path, key, bodies, { overallRate: halfRate(saturated) });
       rows.push({

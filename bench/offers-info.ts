@@ -6,7 +6,7 @@ import { buildApp } from '../services/api/app.js';
 import { startProjectors } from '../services/projector/projectors.js';
 import { commandRunner, DETAILS } from '../test/support/instance-world.js';
 import { resolveStack } from '../test/support/stack.js';
-import { halfRate, listenForBench, saturationColumns, startBenchServer, staticAnswerRoute, summarize, type LoadRun } from './server.js';
+import { halfRate, listenForBench, medianRun, saturationColumns, startBenchServer, staticAnswerRoute, summarize, type LoadRun } from './server.js';
 import { benchDatabase, type BenchRow } from './support.js';
 
 /**
@@ -86,7 +86,6 @@ export async function run(): Promise<BenchRow[]> {
       baseline_per_second: baseline,
       target,
     });
-    const medianRun = (runs: LoadRun[]) => [...runs].sort((a, b) => a.perSecond - b.perSecond)[Math.floor(runs.length / 2)]!;
 
     // Each read is compared with the static route asked with the same request targets (so the
     // request bytes, the client's work and the framework's query parsing are the same). The two

@@ -11,7 +11,7 @@ import { partitionsOf } from '../schemas/topics.js';
 import { details, servingAdmin } from '../test/support/serving-fixtures.js';
 import { freePort, resolveStack, type StackEndpoints } from '../test/support/stack.js';
 import { startApi, stopService } from './server.js';
-import { benchDatabase, rate, rawKafkaProducer, type BenchRow } from './support.js';
+import { benchDatabase, median, rate, rawKafkaProducer, type BenchRow } from './support.js';
 
 /**
  * Query on Kafka: served cards per second through `POST /v1/offers/query` (an API process with
@@ -120,7 +120,6 @@ export async function queryBench(): Promise<BenchRow[]> {
       await raw.close();
     }
     const metrics = await fetch(`${base}/metrics`).then((response) => response.text());
-    const median = <T>(list: T[], by: (item: T) => number) => [...list].sort((a, b) => by(a) - by(b))[Math.floor(list.length / 2)]!;
     const query = median(runs, (run) => run.served);
     const afterWriteP99 = histogramQuantile(metrics, 'read_after_write_seconds', 0.99);
     return [

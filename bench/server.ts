@@ -5,6 +5,7 @@ import type autocannon from 'autocannon';
 import type { FastifyInstance } from 'fastify';
 import { settings } from '../platform/config/config.js';
 import type { Runtime } from '../platform/runtime.js';
+import { median } from './support.js';
 
 export const API_MAIN = fileURLToPath(new URL('../services/api/main.ts', import.meta.url));
 export const PROJECTOR_MAIN = fileURLToPath(new URL('../services/projector/main.ts', import.meta.url));
@@ -92,6 +93,9 @@ export function summarize(result: autocannon.Result) {
 }
 
 export type LoadRun = ReturnType<typeof summarize>;
+
+/** The run of the median rate. */
+export const medianRun = (runs: readonly LoadRun[]) => median(runs, (run) => run.perSecond);
 
 /** Half of a saturated rate, the load latency is measured at. */
 export const halfRate = (saturated: LoadRun) => Math.max(1, Math.floor(saturated.perSecond / 2));

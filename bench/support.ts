@@ -25,6 +25,9 @@ export async function timed(fn: () => Promise<unknown>): Promise<number> {
 
 export const rate = (count: number, milliseconds: number) => Math.round((count * 1000) / milliseconds);
 
+/** The middle item of `list` ordered by `by` (the upper middle of an even count). */
+export const median = <T>(list: readonly T[], by: (item: T) => number): T => [...list].sort((a, b) => by(a) - by(b))[Math.floor(list.length / 2)]!;
+
 /** Adds the ratio column: the figure we track, since absolute rates vary between machines. */
 export function withRatio(row: BenchRow): BenchRow {
   const value = Number(row.per_second);

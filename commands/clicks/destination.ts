@@ -30,19 +30,25 @@ export function encodeValue(value: string): string {
   return encodeURIComponent(value.replace(LONE_SURROGATE, '\uFFFD'));
 }
 
-/** Schemes whose URLs have a host: without `//host` a browser reads one relative to the link (`https:shop.example` → the link's own origin). */
-const WEB_SCHEMES = new Set(['http', 'https']);
+const isWebScheme = (scheme: string) => scheme === 'http' || scheme === 'https';
+
+/**
+ * An http(s) URL written absolute, with `//` and a host. The URL parser also takes
+ * `https:shop.example/p`, but a browser reads that relative to the page it is on (the link).
+ */
+export function isAbsoluteWebUrl(destination: string): boolean {
+  const parts = SCHEME_AND_AUTHORITY.exec(destination);
+  return parts !== null && isWebScheme(parts[1]!.toLowerCase()) && (parts[2]?.length ?? 0) > 2;
+}
 
 /**
  * Whether a click may be redirected there: it has a scheme, not one that runs code or reads local
- * data, and an http(s) one has `//` and a host.
+ * data, and an http(s) one is absolute (isAbsoluteWebUrl).
  */
 export function isRedirectable(destination: string | null | undefined): destination is string {
-  const parts = destination ? SCHEME_AND_AUTHORITY.exec(destination) : null;
-  if (!parts) return false;
-  const scheme = parts[1]!.toLowerCase();
-  if (WEB_SCHEMES.has(scheme)) return parts[2] !== undefined && parts[2].length > 2;
-  return !UNSAFE_SCHEMES.has(scheme);
+  const scheme = destination ? SCHEME_AND_AUTHORITY.exec(destination)?.[1]?.toLowerCase() : undefined;
+  if (scheme === undefined) return false;
+  return isWebScheme(scheme) ? isAbsoluteWebUrl(destination!) : !UNSAFE_SCHEMES.has(scheme);
 }
 
 /** `name=value` added to the query of `url`, before its fragment, after any existing parameters. */

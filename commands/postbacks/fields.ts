@@ -1,5 +1,6 @@
 import { CANONICAL_UUID, SHORT_CODE, STATIC_TOKEN, shapeOfCode } from '../../projections/offers/links/parse-link.js';
-import { CURRENCY_CODE, DECIMAL, canonicalDecimal, isKnownCurrency } from './payout.js';
+import { CURRENCY_CODE, isKnownCurrency } from '../../schemas/documents/currency.js';
+import { DECIMAL, canonicalDecimal } from './payout.js';
 
 /**
  * The fields of a partner's postback, read from the current contract's JSON body or from the

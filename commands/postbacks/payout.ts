@@ -1,4 +1,5 @@
 import { Decimal } from 'decimal.js';
+import { isKnownCurrency } from '../../schemas/documents/currency.js';
 
 /**
  * Money of a postback: canonical decimal strings and the payout of a goal. Exact decimal
@@ -19,10 +20,6 @@ export function canonicalDecimal(text: string): string | undefined {
   const fraction = (match[2] ?? '').replace(/\.?0+$/, '');
   return `${match[1]}${fraction}`;
 }
-
-import { isKnownCurrency } from '../../schemas/documents/currency.js';
-
-export { CURRENCY_CODE, isKnownCurrency } from '../../schemas/documents/currency.js';
 
 /**
  * ISO 4217 minor units of the codes that have other than 2. ICU's digits are not used: they are

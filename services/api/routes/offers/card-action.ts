@@ -1,3 +1,4 @@
+import { isAbsoluteWebUrl } from '../../../../commands/clicks/destination.js';
 /** `action.type` of a card whose tracked short link opens in a browser: the only action a card has. */
 export const URL_ACTION_TYPE = 'url';
 
@@ -25,11 +26,8 @@ export function isOpenableDestination(destination: string | null): boolean {
   return known;
 }
 
-/** Written out absolute: the URL parser would also take `https:host/p`, which a browser reads relative to the link. */
-const ABSOLUTE_WEB_URL = /^https?:\/\//i;
-
 function parsesAsWebUrl(destination: string): boolean {
-  if (!ABSOLUTE_WEB_URL.test(destination)) return false;
+  if (!isAbsoluteWebUrl(destination)) return false;
   try {
     const url = new URL(destination);
     return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';

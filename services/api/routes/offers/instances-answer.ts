@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { success } from '../../../../platform/http/envelope.js';
 import type { StoredOffer } from '../../../../projections/offers/queries.js';
-import { instanceItem, type KeptCard, type ServedCard } from './instances-cards.js';
+import { ASCII, instanceItem, type KeptCard, type ServedCard } from './instances-cards.js';
 import type { InstanceItem } from './instances-schema.js';
 
 /**
@@ -42,7 +42,6 @@ interface Template {
   ascii: boolean;
 }
 
-const ASCII = /^[\x00-\x7f]*$/;
 
 function valueOf(card: KeptCard, slot: number): string {
   switch (slot) {

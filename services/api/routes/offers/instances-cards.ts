@@ -66,7 +66,8 @@ export interface KeptCard {
   readonly textIsAscii: boolean;
 }
 
-const ASCII = /^[\x00-\x7f]*$/;
+/** Text that is its own UTF-8 when written as Latin-1. */
+export const ASCII = /^[\x00-\x7f]*$/;
 
 /** The kept form of a card; `share` may swap its repeated strings for one shared copy each. */
 export function keptCard(card: ServedCard, share: (text: string) => string = (text) => text): KeptCard {

@@ -15,7 +15,7 @@ import { benchDatabase, median, rate, rawKafkaProducer, type BenchRow } from './
 
 /**
  * Query on Kafka: served cards per second through `POST /v1/offers/query` (an API process with
- * inline projectors, each answer waiting until its serves are applied) next to a raw idempotent
+ * inline projectors; each answer goes out once its serves are logged) next to a raw idempotent
  * kafkajs producer appending the same OfferServed events (acks=all, three per send, as many sends
  * in flight as Query has connections), alternating over ROUNDS, and the server's
  * read_after_write_seconds p99. Both are measured warm (a service runs warm): Query after

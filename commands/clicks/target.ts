@@ -50,14 +50,22 @@ export async function findLinkTarget(sql: Sql, link: TrackedLinkRef): Promise<Cl
 }
 
 /**
- * The target of a link, or undefined when no link has this code. Read models are asynchronous:
- * a card served a moment ago may not be projected yet, so a miss waits (up to `waitMs`) for the
- * projections that hold links to reach the log's current end and looks again. Throws
- * ReadModelsBehindError when they do not get there in time: "retry", never a wrong 404.
+ * Waits (up to `waitMs`) for the projections that hold links of this shape to reach the log's
+ * current end: a card served a moment ago may not be projected yet. Throws ReadModelsBehindError
+ * when they do not get there in time.
+ */
+export function awaitLinkHolders(runtime: Runtime, link: TrackedLinkRef, waitMs: number): Promise<void> {
+  return awaitCaughtUp(runtime, link.shape === 'short_code' ? [servesProjection, offersProjection] : [offersProjection], waitMs);
+}
+
+/**
+ * The target of a link, or undefined when no link has this code; a miss waits for the link
+ * holders (awaitLinkHolders) and looks again. Throws ReadModelsBehindError when they do not catch
+ * up in time: "retry", never a wrong 404.
  */
 export async function resolveClickTarget(runtime: Runtime, link: TrackedLinkRef, waitMs: number): Promise<ClickTarget | undefined> {
   const found = await findLinkTarget(runtime.db, link);
   if (found) return found;
-  await awaitCaughtUp(runtime, link.shape === 'short_code' ? [servesProjection, offersProjection] : [offersProjection], waitMs);
+  await awaitLinkHolders(runtime, link, waitMs);
   return findLinkTarget(runtime.db, link);
 }

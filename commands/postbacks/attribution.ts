@@ -1,4 +1,5 @@
 import { ReadModelsBehindError, awaitCaughtUp } from '../../platform/projection/catch-up.js';
+import { isRecentlyMinted } from '../../platform/ids/recently-minted.js';
 import type { Runtime } from '../../platform/runtime.js';
 import { clicksProjection } from '../../projections/clicks/projection.js';
 import type { ClickRow } from '../../projections/clicks/evolve.js';
@@ -32,18 +33,8 @@ export interface AttributionReads {
   servedInstance(sql: Sql, instanceId: string): Promise<ServedInstanceRow | undefined>;
 }
 
-/** An id we mint (click and instance ids are UUIDv7) this recently may simply not be projected yet. */
-export const RECENT_ID_WINDOW_MS = 30_000;
 /** How long a just-minted unknown id waits for its read model to reach the log's end. */
 const CATCH_UP_WAIT_MS = 2_000;
-const UUID_V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
-
-/** Whether `id` is a UUIDv7 whose embedded time is within the recent window of `now` (either side: clocks differ). */
-export function isRecentlyMinted(id: string, now: Date): boolean {
-  if (!UUID_V7.test(id)) return false;
-  const mintedAt = parseInt(id.slice(0, 8) + id.slice(9, 13), 16);
-  return Math.abs(now.getTime() - mintedAt) <= RECENT_ID_WINDOW_MS;
-}
 
 async function lookUp(runtime: Runtime, reads: AttributionReads, field: AttributionField, id: string): Promise<Found | undefined> {
   if (field === 'svc_click_id') {

@@ -2,12 +2,11 @@ import type { Runtime } from '../../platform/runtime.js';
 import { mintLinkCodes } from './serve.js';
 
 /**
- * Link codes minted and checked ahead, so a request that serves cards takes its codes from memory
- * instead of asking both read models first. A code is checked when it enters the reserve, as
- * mintLinkCodes checks it for one request; codes older than `maxAgeMs` are dropped unused, so the
- * window in which someone else could take a reserved code stays as short as a request's. A serve
- * that still loses its code to a concurrent one is caught where it always was: the Query route
- * reads its cards back before answering.
+ * Link codes minted, checked and claimed ahead, so a request that serves cards takes its codes
+ * from memory instead of asking the database first. A code is claimed when it enters the reserve
+ * (mintLinkCodes), so no other process hands it out; codes older than `maxAgeMs` are dropped
+ * unused, well within a claim's lifetime (CLAIM_TTL_SECONDS), and so that an operator's freshly
+ * registered short code is seen within as short a window as one request's.
  */
 export interface LinkCodeReserve {
   /** `count` fresh codes, each handed out once. */

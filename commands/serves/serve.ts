@@ -7,6 +7,7 @@ import { servedLinkCodes } from '../../projections/serves/queries.js';
 import { EventType, type OfferServed, type ServeEnvironment } from '../../schemas/generated/events.js';
 import { appendEvents, newEvent } from '../append.js';
 import { mintCode } from '../offers/link-register.js';
+import { claimLinkCodes } from './link-code-claims.js';
 
 /**
  * Serving: one `OfferServed` per card, all cards of one request in one append. The caller (the
@@ -61,22 +62,27 @@ export function servedEvents(request: ServeRequest, options: { now: Date; linkBa
 }
 
 /**
- * `count` fresh 8-character codes that no served card and no registered link holds (crypto
- * random, checked against both read models in one round). Codes minted at the same moment by
- * another process are not seen; the served-instances unique index keeps the first of such a
- * pair, which is why the Query route confirms its cards in the read model before answering.
+ * `count` fresh 8-character codes (crypto random) that no served card and no registered link
+ * holds, each claimed for this caller in link_code_claims: Query hands its cards out once they are
+ * logged, before the read model has them, so a code minted at the same moment by another process
+ * must lose there, not in the read model. The two checks and the claim go out together, one
+ * round trip per round; a code taken anywhere is replaced in the next round.
  */
-export async function mintLinkCodes(runtime: Pick<Runtime, 'db'>, count: number): Promise<string[]> {
-  let codes = Array.from({ length: count }, () => mintCode('short_code'));
-  for (let attempt = 0; attempt < MINT_ATTEMPTS; attempt += 1) {
-    const [served, registered] = await Promise.all([servedLinkCodes(runtime.db, codes), registeredLinkCodes(runtime.db, codes)]);
+export async function mintLinkCodes(runtime: Pick<Runtime, 'db'>, count: number, generate: () => string = () => mintCode('short_code')): Promise<string[]> {
+  const minted = new Set<string>();
+  for (let attempt = 0; attempt < MINT_ATTEMPTS && minted.size < count; attempt += 1) {
+    const candidates = new Set<string>();
+    while (candidates.size < count - minted.size) {
+      const code = generate();
+      if (!minted.has(code)) candidates.add(code);
+    }
+    const codes = [...candidates];
+    const [served, registered, claimed] = await Promise.all([servedLinkCodes(runtime.db, codes), registeredLinkCodes(runtime.db, codes), claimLinkCodes(runtime.db, codes)]);
     const taken = new Set([...served, ...registered]);
-    const seen = new Set<string>();
-    const kept = codes.map((code) => (taken.has(code) || seen.has(code) ? undefined : (seen.add(code), code)));
-    if (kept.every((code) => code !== undefined)) return codes;
-    codes = kept.map((code) => code ?? mintCode('short_code'));
+    for (const code of codes) if (claimed.has(code) && !taken.has(code)) minted.add(code);
   }
-  throw new LinkCodeExhaustedError();
+  if (minted.size < count) throw new LinkCodeExhaustedError();
+  return [...minted];
 }
 
 /**

@@ -6,7 +6,7 @@ import type { Db, Sql } from './db.js';
 
 const projectRoot = fileURLToPath(new URL('../../', import.meta.url));
 /** Folders whose `migrations/*.sql` files make up the schema; ordered by file name (timestamp prefix). */
-const migrationRoots = ['platform', 'projections', 'reference'];
+const migrationRoots = ['platform', 'commands', 'projections', 'reference'];
 /** Any constant shared by every process that migrates; serializes concurrent start-ups. */
 const MIGRATION_LOCK_KEY = 7_311_992;
 

@@ -35,7 +35,7 @@ export function createMetrics() {
     }),
     readAfterWrite: new Histogram({
       name: 'read_after_write_seconds',
-      help: 'From the start of an append until a projection has applied it, for writers that answer from the read model (Query: serves)',
+      help: 'From the start of an append until a projection has applied it (serves: sampled from Query answers; the postback ledger: each decision waited for)',
       labelNames: ['projection'] as const,
       buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.25, 0.5, 1, 2.5, 5],
       registers: [registry],

@@ -5,9 +5,9 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../platform/config/config.js';
 import { openRuntime, type Runtime } from '../../platform/runtime.js';
-import { findServedInstances } from '../../projections/serves/queries.js';
 import { buildApp } from '../../services/api/app.js';
 import { startProjectors, type RunningProjectors } from '../../services/projector/projectors.js';
+import { projectedServes } from '../support/serves.js';
 import { details, servingAdmin } from '../support/serving-fixtures.js';
 
 // Query on the embedded default (PGlite log and read models in DATA_DIR, owned by this process):
@@ -53,16 +53,19 @@ describe('Query on the embedded default', () => {
     await admin.run('default-placement:designate', { placement_id: house.placement });
     const after = await query({ limit: 1 });
     expect(after.status).toBe(200);
-    const [row] = await findServedInstances(runtime.db, after.body.data.cards!.map((card) => card.offer_instance_id));
+    const [row] = await projectedServes(runtime, after.body.data.cards!.map((card) => card.offer_instance_id));
     expect(row).toMatchObject({ application_id: house.application, placement_id: house.placement, environment: 'live', anonymous: true });
   });
 
-  it('finds every card in served_instances the moment the answer arrives, 100 times in a row', async () => {
+  it('a card from Query is found by the instance route at once, 100 times in a row', async () => {
+    const { key } = await admin.key(house.application);
     for (let i = 0; i < 100; i += 1) {
-      const { status, body } = await query({ limit: 2 });
+      const { status, body } = await query({ limit: 2 }, { authorization: `Bearer ${key}` });
       expect(status).toBe(200);
       const ids = body.data.cards!.map((card) => card.offer_instance_id);
-      expect(await findServedInstances(runtime.db, ids), `query ${i}`).toHaveLength(ids.length);
+      const looked = await app.inject({ method: 'POST', url: '/v1/offers/instances', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, payload: JSON.stringify({ offer_instance_ids: ids }) });
+      expect(looked.statusCode, `query ${i}`).toBe(200);
+      expect((looked.json() as { data: { instances: { status: string }[] } }).data.instances.map((item) => item.status), `query ${i}`).toEqual(ids.map(() => 'found'));
     }
   });
 
@@ -71,7 +74,7 @@ describe('Query on the embedded default', () => {
     expect((await query({}, { authorization: `Bearer ${key}` })).body.code).toBe('ENV_MISMATCH');
     const { status, body } = await query({ limit: 1 }, { authorization: `Bearer ${key}`, 'x-svc-test': 'true' });
     expect(status).toBe(200);
-    const [row] = await findServedInstances(runtime.db, [body.data.cards![0]!.offer_instance_id]);
+    const [row] = await projectedServes(runtime, [body.data.cards![0]!.offer_instance_id]);
     expect(row).toMatchObject({ environment: 'test', anonymous: false, placement_id: null });
   });
 

@@ -1,14 +1,16 @@
 import fc from 'fast-check';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findServedInstances } from '../../projections/serves/queries.js';
 import { servesProjection } from '../../projections/serves/projection.js';
 import { buildApp } from '../../services/api/app.js';
 import { startProjectors, type RunningProjectors } from '../../services/projector/projectors.js';
 import { createTestApp, type TestRuntime } from '../support/app.js';
 import { replayProjection } from '../support/replay.js';
+import { projectedServes } from '../support/serves.js';
 import { details, servingAdmin } from '../support/serving-fixtures.js';
 import { tableChecksum } from '../../platform/projection/checksum.js';
+import { awaitCaughtUp } from '../../platform/projection/catch-up.js';
+import { uuidV7 } from '../../platform/ids/uuid-v7.js';
 import { withoutTable } from '../support/database.js';
 
 // POST /v1/offers/query on Kafka, the registry, Postgres and Redis: credentials, the closed body,
@@ -35,6 +37,12 @@ async function query(app: FastifyInstance, body: unknown, headers: Record<string
 const bearer = (key: string, extra: Record<string, string> = {}) => ({ authorization: `Bearer ${key}`, ...extra });
 const cardsOf = (body: Body) => body.data.cards ?? [];
 const inCategory = (cards: Card[], category: string) => cards.filter((card) => card.offer_info.category?.id === category);
+
+/** POST /v1/offers/instances with a Live key. */
+async function lookup(ids: string[], key: string) {
+  const response = await t.app.inject({ method: 'POST', url: '/v1/offers/instances', headers: { 'content-type': 'application/json', ...bearer(key) }, payload: JSON.stringify({ offer_instance_ids: ids }) });
+  return { status: response.statusCode, body: response.json() as { code: string; data: { instances: { offer_instance_id: string; status: string }[] } } };
+}
 
 async function servesEnd(): Promise<string> {
   return (await t.runtime.eventLog.endOffsets('serves')).map((end) => `${end.partition}:${end.offset}`).sort().join(',');
@@ -82,7 +90,7 @@ afterAll(async () => {
 });
 
 describe('serving a card', () => {
-  it('a Live key serves live cards: each is an OfferServed in served_instances as soon as the answer arrives', async () => {
+  it('a Live key serves live cards: each is an OfferServed, projected into served_instances', async () => {
     const { status, body, raw } = await query(t.app, { placement_id: id.placement, limit: 5, context: { categories: ['plain'], intent: 'shoes', locale: 'en-US' } }, bearer(k.live));
     expect(status).toBe(200);
     expect(body).toMatchObject({ code: 'SUCCESS', message: '', extra: {} });
@@ -96,7 +104,7 @@ describe('serving a card', () => {
     // The paused offer pays more but is never a candidate.
     expect(cards.map((card) => card.offer_id)).not.toContain(offer.paused);
 
-    const rows = await findServedInstances(t.runtime.db, cards.map((card) => card.offer_instance_id));
+    const rows = await projectedServes(t.runtime, cards.map((card) => card.offer_instance_id));
     expect(rows).toHaveLength(cards.length);
     const row = rows.find((r) => r.offer_instance_id === first!.offer_instance_id)!;
     expect(row).toMatchObject({
@@ -115,19 +123,23 @@ describe('serving a card', () => {
     const bare = inCategory(cardsOf(body), 'no-destination')[0]!;
     expect(deep).not.toHaveProperty('action');
     expect(bare).not.toHaveProperty('action');
-    const rows = await findServedInstances(t.runtime.db, [deep.offer_instance_id, bare.offer_instance_id]);
+    const rows = await projectedServes(t.runtime, [deep.offer_instance_id, bare.offer_instance_id]);
     const byOffer = new Map(rows.map((row) => [row.offer_id, row]));
     expect(byOffer.get(offer.deep)).toMatchObject({ destination_url: 'myapp://offer/1', link_code: expect.stringMatching(/^[A-Za-z0-9]{8}$/) });
     expect(byOffer.get(offer.noDestination)).toMatchObject({ destination_url: null, link_code: null, link_url: null });
   });
 
   it('serves `limit` cards (default 3), one event each, no two with one link code', async () => {
-    const before = Number(await t.runtime.db.query<{ n: string }>('SELECT count(*) AS n FROM served_instances').then((r) => r.rows[0]!.n));
+    const servedCount = async () => {
+      await awaitCaughtUp(t.runtime, [servesProjection], 30_000);
+      return Number(await t.runtime.db.query<{ n: string }>('SELECT count(*) AS n FROM served_instances').then((r) => r.rows[0]!.n));
+    };
+    const before = await servedCount();
     const three = cardsOf((await query(t.app, {}, bearer(k.live))).body);
     const one = cardsOf((await query(t.app, { limit: 1 }, bearer(k.live))).body);
     expect(three).toHaveLength(3);
     expect(one).toHaveLength(1);
-    const after = Number(await t.runtime.db.query<{ n: string }>('SELECT count(*) AS n FROM served_instances').then((r) => r.rows[0]!.n));
+    const after = await servedCount();
     expect(after - before).toBe(4);
     const urls = three.map((card) => card.action?.payload.url).filter(Boolean);
     expect(new Set(urls).size).toBe(urls.length);
@@ -138,7 +150,7 @@ describe('serving a card', () => {
     expect(test.status).toBe(200);
     const card = inCategory(cardsOf(test.body), 'test-only')[0]!;
     expect(card.offer_id).toBe(offer.testOnly);
-    const [row] = await findServedInstances(t.runtime.db, [card.offer_instance_id]);
+    const [row] = await projectedServes(t.runtime, [card.offer_instance_id]);
     expect(row).toMatchObject({ environment: 'test', application_id: id.app, anonymous: false, placement_id: null });
 
     for (const headers of [bearer(k.live), bearer(k.sandbox), {}]) {
@@ -151,7 +163,7 @@ describe('serving a card', () => {
   it('the shared sandbox key serves sandbox cards for the default application', async () => {
     const { status, body } = await query(t.app, { limit: 2 }, bearer(k.sandbox));
     expect(status).toBe(200);
-    const rows = await findServedInstances(t.runtime.db, cardsOf(body).map((card) => card.offer_instance_id));
+    const rows = await projectedServes(t.runtime, cardsOf(body).map((card) => card.offer_instance_id));
     expect(rows).toHaveLength(2);
     for (const row of rows) expect(row).toMatchObject({ environment: 'sandbox', application_id: id.houseApp, placement_id: null, anonymous: false });
   });
@@ -159,7 +171,7 @@ describe('serving a card', () => {
   it('without a key and without placement_id the Query is anonymous: the default placement and application, live', async () => {
     const { status, body } = await query(t.app, {});
     expect(status).toBe(200);
-    const rows = await findServedInstances(t.runtime.db, cardsOf(body).map((card) => card.offer_instance_id));
+    const rows = await projectedServes(t.runtime, cardsOf(body).map((card) => card.offer_instance_id));
     expect(rows).toHaveLength(3);
     for (const row of rows) expect(row).toMatchObject({ environment: 'live', application_id: id.houseApp, placement_id: id.housePlacement, anonymous: true });
   });
@@ -168,7 +180,7 @@ describe('serving a card', () => {
     for (const headers of [{}, { 'content-length': '0' }]) {
       const response = await t.app.inject({ method: 'POST', url: '/v1/offers/query', headers });
       expect(response.statusCode, response.body).toBe(200);
-      const rows = await findServedInstances(t.runtime.db, cardsOf(response.json() as Body).map((card) => card.offer_instance_id));
+      const rows = await projectedServes(t.runtime, cardsOf(response.json() as Body).map((card) => card.offer_instance_id));
       expect(rows).toHaveLength(3);
       for (const row of rows) expect(row).toMatchObject({ application_id: id.houseApp, placement_id: id.housePlacement, anonymous: true });
     }
@@ -192,14 +204,16 @@ describe('serving a card', () => {
     }
   });
 
-  it('a card from Query is in served_instances the moment the answer arrives, 200 times in a row', async () => {
+  it('a card from Query is found by the instance route at once, 200 times in a row, and the projection latency is measured', async () => {
+    const misses: string[] = [];
     for (let i = 0; i < 200; i += 1) {
       const { status, body } = await query(t.app, { limit: 1 }, bearer(k.live));
       expect(status).toBe(200);
       const [card] = cardsOf(body);
-      const rows = await findServedInstances(t.runtime.db, [card!.offer_instance_id]);
-      expect(rows, `query ${i}`).toHaveLength(1);
+      const found = await lookup([card!.offer_instance_id], k.live);
+      if (found.status !== 200 || found.body.data.instances[0]?.status !== 'found') misses.push(`${i}: ${found.status} ${found.body.data.instances?.[0]?.status}`);
     }
+    expect(misses).toEqual([]);
     const metrics = await t.runtime.metrics.registry.getSingleMetricAsString('read_after_write_seconds');
     expect(metrics).toMatch(/read_after_write_seconds_count\{projection="serves"\} [1-9]\d{2,}/);
   });
@@ -321,18 +335,52 @@ describe('when serving is unavailable (503 QUERY_UNAVAILABLE, no card handed out
     }
   });
 
-  it('when the serves are not applied within the wait: 503, and the unapplied cards are never returned', async () => {
-    const before = await servesEnd();
-    const answer = await t.runtime.db.transaction(async (tx) => {
+  it('when link codes cannot be claimed: 503, never a 401, 404 or 500, and nothing appended', async () => {
+    const fresh = await buildApp({ runtime: t.runtime });
+    try {
+      await unavailableWithout('link_code_claims', (app) => query(app, { placement_id: id.placement, limit: 1 }, bearer(k.live)), fresh);
+    } finally {
+      await fresh.close();
+    }
+  });
+});
+
+describe('when the serves projection is behind (Query answers once its cards are logged; readers wait)', () => {
+  it('the card is handed out; looked up before it is projected it is a 503 after the wait, never not_found, and found once applied', async () => {
+    const offerInfo = (url: string) => t.app.inject({ method: 'GET', url: `/v1/offers/info?offerurl=${encodeURIComponent(url)}`, headers: bearer(k.live) });
+    // A UUIDv7 minted in 2023: unknown and old, so no reader waits for it.
+    const oldUnknown = '01890000-0000-7000-8000-000000000000';
+    const card = await t.runtime.db.transaction(async (tx) => {
       // The projector cannot write served_instances while this lock is held; reads still work.
       await tx.query('LOCK TABLE served_instances IN EXCLUSIVE MODE');
-      return query(t.app, { limit: 2 }, bearer(k.live));
+      const served = await query(t.app, { limit: 1, context: { categories: ['plain'] } }, bearer(k.live));
+      expect(served.status, served.raw).toBe(200);
+      const [fresh] = cardsOf(served.body);
+      const early = await lookup([fresh!.offer_instance_id], k.live);
+      expect(early.status).toBe(503);
+      expect(early.body).toMatchObject({ code: 'OFFER_INSTANCE_UNAVAILABLE', data: {} });
+      const info = await offerInfo(fresh!.action!.payload.url);
+      expect(info.statusCode, info.body).toBe(503);
+      expect(info.json()).toMatchObject({ code: 'OFFER_INFO_UNAVAILABLE', data: {} });
+      // An id nobody minted lately is answered from what is applied, without waiting.
+      const old = await lookup([oldUnknown], k.live);
+      expect(old.status).toBe(200);
+      expect(old.body.data.instances).toEqual([{ offer_instance_id: oldUnknown, status: 'not_found' }]);
+      return fresh!;
     });
-    expectUnavailable(answer);
-    expect(answer.raw).not.toContain('offer_instance_id');
-    // The serves are durable in the log (a retry gets fresh cards), just never handed out.
-    expect(await servesEnd()).not.toBe(before);
-    expect((await query(t.app, { limit: 1 }, bearer(k.live))).status).toBe(200);
+    const late = await lookup([card.offer_instance_id], k.live);
+    expect(late.status).toBe(200);
+    expect(late.body.data.instances[0]).toMatchObject({ offer_instance_id: card.offer_instance_id, status: 'found' });
+    const info = await offerInfo(card.action!.payload.url);
+    expect(info.statusCode, info.body).toBe(200);
+    expect(info.json()).toMatchObject({ data: { offer_id: card.offer_id } });
+  });
+
+  it('an id minted moments ago that no card has is not_found once the projection has caught up', async () => {
+    const unknown = uuidV7();
+    const answer = await lookup([unknown], k.live);
+    expect(answer.status).toBe(200);
+    expect(answer.body.data.instances).toEqual([{ offer_instance_id: unknown, status: 'not_found' }]);
   });
 });
 

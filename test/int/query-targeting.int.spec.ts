@@ -1,13 +1,13 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Config } from '../../platform/config/config.js';
-import { findServedInstances } from '../../projections/serves/queries.js';
 import { loadFullCatalog } from '../../reference/locations/full/loader.js';
 import { buildApp } from '../../services/api/app.js';
 import type { GeoFamily } from '../../services/api/routes/offers/query-geo.js';
 import { startProjectors, type RunningProjectors } from '../../services/projector/projectors.js';
 import { createTestApp, type TestRuntime } from '../support/app.js';
 import { GEO_EXCERPT_FILE } from '../support/geo-excerpt.js';
+import { projectedServes } from '../support/serves.js';
 import { details, servingAdmin } from '../support/serving-fixtures.js';
 
 // Targeting, ranking and content of Query cards on the real stack and the real geo excerpt:
@@ -60,7 +60,7 @@ const FAMILIES: Record<GeoFamily, (country: string, region?: string, city?: stri
 /** The geo offers a Query with these headers gets, and the location its serves recorded. */
 async function servedGeo(app: FastifyInstance, headers: Record<string, string>) {
   const got = (await cards(app, { limit: 10, context: { categories: ['geo'] } }, headers)).filter((card) => card.offer_info.category.id === 'geo');
-  const [row] = await findServedInstances(t.runtime.db, [got[0]!.offer_instance_id]);
+  const [row] = await projectedServes(t.runtime, [got[0]!.offer_instance_id]);
   const names = Object.entries(geo).filter(([, offerId]) => got.some((card) => card.offer_id === offerId)).map(([name]) => name);
   return { names: names.sort(), location: row!.location_id };
 }

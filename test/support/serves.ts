@@ -2,7 +2,10 @@ import { v7 as uuidv7 } from 'uuid';
 import { appendEvents, newEvent } from '../../commands/append.js';
 import { mintCode } from '../../commands/offers/link-register.js';
 import type { AppendedEvent } from '../../platform/events/event-log.js';
+import { awaitCaughtUp } from '../../platform/projection/catch-up.js';
 import type { Runtime } from '../../platform/runtime.js';
+import { servesProjection } from '../../projections/serves/projection.js';
+import { findServedInstances } from '../../projections/serves/queries.js';
 import { linkUrl } from '../../projections/offers/links/parse-link.js';
 import { EventType, type OfferServed } from '../../schemas/generated/events.js';
 
@@ -45,4 +48,13 @@ export async function appendServes(runtime: Runtime, inputs: ServeInput[], optio
 
 export async function appendServe(runtime: Runtime, input: ServeInput, options: { applied?: boolean } = {}): Promise<OfferServed> {
   return (await appendServes(runtime, [input], options))[0]!;
+}
+
+/**
+ * The served_instances rows of `ids` once the serves projection has applied everything the log
+ * holds now: Query answers once its serves are logged, before they are projected.
+ */
+export async function projectedServes(runtime: Runtime, ids: string[]) {
+  await awaitCaughtUp(runtime, [servesProjection], 30_000);
+  return findServedInstances(runtime.db, ids);
 }

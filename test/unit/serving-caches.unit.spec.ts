@@ -5,13 +5,16 @@ import type { AppliedPosition } from '../../platform/projection/watermarks.js';
 import type { ServedInstanceRow } from '../../projections/serves/evolve.js';
 import { openServedCardCache } from '../../services/api/routes/offers/served-card-cache.js';
 
-/** A database that records each statement and answers it with `answer`. */
-function recordingDb(answer: (text: string, params: unknown[]) => object[] | Error) {
+/**
+ * A database that records each statement and answers it with `answer`; a claim of link codes
+ * gets the codes `claim` grants (all of them, as an empty link_code_claims table does).
+ */
+function recordingDb(answer: (text: string, params: unknown[]) => object[] | Error, claim: (codes: string[]) => string[] = (codes) => codes) {
   const statements: { text: string; params: unknown[] }[] = [];
   const db = {
     async query<R>(text: string, params: unknown[] = []): Promise<QueryResult<R>> {
       statements.push({ text, params });
-      const rows = answer(text, params);
+      const rows = text.includes('link_code_claims') ? claim(params[0] as string[]).map((code) => ({ code })) : answer(text, params);
       if (rows instanceof Error) throw rows;
       return { rows: rows as R[], rowCount: rows.length };
     },
@@ -33,24 +36,40 @@ function fakeWatermarks() {
 }
 
 describe('the link code reserve', () => {
-  it('checks codes in batches against both read models and never hands one out twice', async () => {
+  it('checks and claims codes in batches and never hands one out twice', async () => {
     const { db, statements } = recordingDb(() => []);
     const reserve = linkCodeReserve({ db }, { batch: 10 });
     const taken = [...(await reserve.take(3)), ...(await reserve.take(3)), ...(await reserve.take(3))];
-    // One refill (served cards and registered links, one statement each) covered three requests.
-    expect(statements).toHaveLength(2);
-    expect(statements.map((s) => s.text).join('\n')).toMatch(/served_instances[\s\S]*tracked_links|tracked_links[\s\S]*served_instances/);
+    // One refill (served cards, registered links and the claim, one statement each) covered three requests.
+    expect(statements.map((s) => s.text.match(/served_instances|tracked_links|link_code_claims/)?.[0]).sort()).toEqual(['link_code_claims', 'served_instances', 'tracked_links']);
     expect(new Set(taken).size).toBe(9);
     for (const code of taken) expect(code).toMatch(/^[A-Za-z0-9]{8}$/);
     await reserve.take(3);
-    expect(statements).toHaveLength(4);
+    expect(statements).toHaveLength(6);
+  });
+
+  it('does not hand out a code another process has claimed', async () => {
+    let first: string[] | undefined;
+    const { db } = recordingDb(
+      () => [],
+      (codes) => {
+        // The first claim gets every code but the first, which another process holds.
+        if (first) return codes;
+        first = codes;
+        return codes.slice(1);
+      },
+    );
+    const codes = await linkCodeReserve({ db }, { batch: 4 }).take(4);
+    expect(codes).toHaveLength(4);
+    expect(codes).not.toContain(first![0]);
+    expect(codes).toEqual(expect.arrayContaining(first!.slice(1)));
   });
 
   it('lets concurrent takers share one refill', async () => {
     const { db, statements } = recordingDb(() => []);
     const reserve = linkCodeReserve({ db }, { batch: 30 });
     const all = (await Promise.all(Array.from({ length: 10 }, () => reserve.take(3)))).flat();
-    expect(statements).toHaveLength(2);
+    expect(statements).toHaveLength(3);
     expect(new Set(all).size).toBe(30);
   });
 
@@ -61,10 +80,10 @@ describe('the link code reserve', () => {
     await reserve.take(1);
     now = 999;
     await reserve.take(1);
-    expect(statements).toHaveLength(2);
+    expect(statements).toHaveLength(3);
     now = 1_001;
     await reserve.take(1);
-    expect(statements).toHaveLength(4);
+    expect(statements).toHaveLength(6);
   });
 
   it('does not hand out a code a read model already holds', async () => {

@@ -1,10 +1,13 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { keyHashSecretOf } from '../../../../platform/config/key-hash-secret.js';
+import { awaitLinkHolders } from '../../../../commands/clicks/target.js';
 import type { Sql } from '../../../../platform/db/db.js';
 import { success } from '../../../../platform/http/envelope.js';
 import { documentOnlyValidation } from '../../../../platform/http/envelope-schema.js';
 import { ApiError, notFound, serviceUnavailable } from '../../../../platform/http/errors.js';
+import { ReadModelsBehindError } from '../../../../platform/projection/catch-up.js';
 import type { Runtime } from '../../../../platform/runtime.js';
+import type { TrackedLinkRef } from '../../../../projections/offers/links/parse-link.js';
 import type { PublicOffer } from '../../../../projections/offers/public-offer.js';
 import { authenticateOfferRequest } from '../../auth/offer-route-access.js';
 import { TAG } from '../../openapi/tags.js';
@@ -16,6 +19,8 @@ import { infoQuerystring, infoResponses, type InfoOffer } from './info-schema.js
 
 const UNAVAILABLE = 'OFFER_INFO_UNAVAILABLE';
 const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
+/** How long a link no read model knows waits for them to reach the log's end (as on the link origin). */
+const UNKNOWN_LINK_WAIT_MS = 2_000;
 
 /** The answer's offer object: no instance id ever; `action` only for a link, which it echoes exactly. */
 export function infoOffer(offer: PublicOffer, submittedLink: string | undefined): InfoOffer {
@@ -27,12 +32,18 @@ export function infoOffer(offer: PublicOffer, submittedLink: string | undefined)
 /**
  * Which offer the request names and what may be shown of it: 404 for a link without mapping,
  * 409 when offer_id and the link name different offers, 404 for nothing public, 503 for stored
- * content that cannot be read. Reads only (through the caches); throws whatever the read models throw.
+ * content that cannot be read. A link not known yet is looked up again once `awaitLinks` says the
+ * read models holding links have reached the log's end (a card served a moment ago). Reads only
+ * (through the caches); throws whatever the read models and `awaitLinks` throw.
  */
-async function readOfferInfo(sql: Sql, cache: OfferInfoCache, request: InfoRequest, log: FastifyRequest['log']): Promise<InfoOffer> {
+async function readOfferInfo(sql: Sql, cache: OfferInfoCache, request: InfoRequest, log: FastifyRequest['log'], awaitLinks: (link: TrackedLinkRef) => Promise<void>): Promise<InfoOffer> {
   let offerId = request.offer_id;
   if (request.link) {
-    const linked = await cache.linkedOffer(sql, request.link.ref);
+    let linked = await cache.linkedOffer(sql, request.link.ref);
+    if (linked === undefined) {
+      await awaitLinks(request.link.ref);
+      linked = await cache.linkedOffer(sql, request.link.ref);
+    }
     if (linked === undefined) throw notFound('no tracked link has this address');
     if (offerId !== undefined && offerId !== linked) {
       throw new ApiError(409, 'OFFER_INFO_IDENTITY_CONFLICT', 'offer_id and offerurl identify different offers');
@@ -68,6 +79,16 @@ export async function infoRoute(app: FastifyInstance, { runtime }: { runtime: Ru
   const secret = keyHashSecretOf(runtime.config);
   const linkBase = runtime.config.linkBase;
 
+  /** The read models holding links at the log's end, for a link not known yet; 503 when they are not there in time. */
+  async function awaitLinks(link: TrackedLinkRef) {
+    try {
+      await awaitLinkHolders(runtime, link, UNKNOWN_LINK_WAIT_MS);
+    } catch (error) {
+      if (!(error instanceof ReadModelsBehindError)) throw error;
+      throw serviceUnavailable(UNAVAILABLE, 'the read models are behind the log, so this link may be one served moments ago; retry shortly');
+    }
+  }
+
   /** Our refusals pass through; a read model that fails to answer is a 503, never a partial or wrong answer. */
   async function unavailableOnFailure<T>(request: FastifyRequest, read: () => Promise<T>): Promise<T> {
     try {
@@ -93,7 +114,7 @@ export async function infoRoute(app: FastifyInstance, { runtime }: { runtime: Ru
       const rawQuery = rawQueryOf(request.url);
       const body = await cache.answer(rawQuery, async () => {
         const parameters = parseInfoQuery(rawQuery, linkBase);
-        const offer = await unavailableOnFailure(request, () => readOfferInfo(runtime.db, cache, parameters, request.log));
+        const offer = await unavailableOnFailure(request, () => readOfferInfo(runtime.db, cache, parameters, request.log, awaitLinks));
         // The route's own response serializer, so the kept bytes are exactly what it would send.
         return reply.serialize(success(offer)) as string;
       });

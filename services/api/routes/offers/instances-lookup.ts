@@ -1,4 +1,5 @@
 import type { Sql } from '../../../../platform/db/db.js';
+import { isRecentlyMinted } from '../../../../platform/ids/recently-minted.js';
 import type { Placement } from '../../../../projections/accounts/queries.js';
 import type { StoredOffer } from '../../../../projections/offers/queries.js';
 import type { ReadCaches } from '../../read-cache.js';
@@ -17,8 +18,11 @@ interface Rows {
  * The whole 200 answer, one item per id, in order: the served cards (kept once read: a serve never
  * changes), then the offers and placements of the caller's cards only, from the caches. When
  * every row is already in process (the usual case for cards looked up again) the answer is
- * written in one pass without waiting on anything; otherwise the missing rows are read first.
- * Throws whatever the read models throw; the route answers 503 for it (no partial success).
+ * written in one pass without waiting on anything; otherwise the missing rows are read first. An
+ * unknown id minted moments ago (a card Query has just handed out, not projected yet) is read
+ * again once `awaitServes` resolves (the serves projection has reached the log's end).
+ * Throws whatever the read models and `awaitServes` throw; the route answers 503 for it (no
+ * partial success).
  */
 export async function lookupInstances(
   sql: Sql,
@@ -27,10 +31,17 @@ export async function lookupInstances(
   answer: InstancesAnswer,
   applicationId: string,
   ids: string[],
+  awaitServes: () => Promise<void>,
+  now = new Date(),
 ): Promise<Buffer> {
   const kept = writeAnswer(answer, applicationId, ids, { card: served.cardIfKept, offer: caches.offerIfKept, placement: caches.placementIfKept });
   if (kept !== undefined) return kept;
-  const cards = await served.cards(sql, ids);
+  const cards = new Map(await served.cards(sql, ids));
+  const fresh = ids.filter((id) => cards.get(id) === null && isRecentlyMinted(id, now));
+  if (fresh.length > 0) {
+    await awaitServes();
+    for (const [id, card] of await served.cards(sql, fresh)) cards.set(id, card);
+  }
   const offerIds = new Set<string>();
   const placementIds = new Set<string>();
   for (const card of cards.values()) {

@@ -4,7 +4,9 @@ import { keyHashSecretOf } from '../../../../platform/config/key-hash-secret.js'
 import { renderError } from '../../../../platform/http/error-handler.js';
 import { ApiError, badRequest, serviceUnavailable } from '../../../../platform/http/errors.js';
 import { fromFramework } from '../../../../platform/http/framework-errors.js';
+import { awaitCaughtUp, ReadModelsBehindError } from '../../../../platform/projection/catch-up.js';
 import type { Runtime } from '../../../../platform/runtime.js';
+import { servesProjection } from '../../../../projections/serves/projection.js';
 import { authenticateOfferRequest, type OfferRouteCaller } from '../../auth/offer-route-access.js';
 import { TAG } from '../../openapi/tags.js';
 import { openReadCaches } from '../../read-cache.js';
@@ -15,6 +17,8 @@ import { instancesHeaders, instancesResponses } from './instances-schema.js';
 import { openServedCardCache } from './served-card-cache.js';
 
 const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
+/** How long an unknown id minted moments ago waits for the serves projection (README, "Read your own writes"). */
+const FRESH_CARD_WAIT_MS = 2_000;
 
 function serializerOf(serialize: ((payload: { [key: string]: unknown }) => string) | undefined) {
   if (!serialize) throw new Error('the instances route has no serializer for its 200 answer');
@@ -24,8 +28,9 @@ function serializerOf(serialize: ((payload: { [key: string]: unknown }) => strin
 /**
  * `POST /v1/offers/instances`: served cards by offer_instance_id (reference: Endpoints). Checked
  * in this order: the key (401, 403: onRequest, before the body is read), the body (400), then
- * one read of the read models, which answers 503 OFFER_INSTANCE_UNAVAILABLE as a whole when any
- * part cannot be read. Other methods get 405 from the app's not-found handler.
+ * one read of the read models (and, for an unknown id minted moments ago, a wait for the serves
+ * projection), which answers 503 OFFER_INSTANCE_UNAVAILABLE as a whole when any part cannot be
+ * read in time. Other methods get 405 from the app's not-found handler.
  */
 export async function instancesRoute(app: FastifyInstance, { runtime }: { runtime: Runtime }) {
   const watermarks = await runtime.watermarks();
@@ -39,6 +44,16 @@ export async function instancesRoute(app: FastifyInstance, { runtime }: { runtim
   let answer: InstancesAnswer | undefined;
   const secret = keyHashSecretOf(runtime.config);
   const callers = new WeakMap<FastifyRequest, OfferRouteCaller>();
+
+  /** The serves projection at the log's end, for a card minted moments ago; 503 when it is not there in time. */
+  async function awaitServes() {
+    try {
+      await awaitCaughtUp(runtime, [servesProjection], FRESH_CARD_WAIT_MS);
+    } catch (error) {
+      if (!(error instanceof ReadModelsBehindError)) throw error;
+      throw serviceUnavailable('OFFER_INSTANCE_UNAVAILABLE', 'a card served moments ago is not readable yet; retry shortly');
+    }
+  }
 
   /** Our refusals pass through; a read model that fails to answer is a 503 for the whole request. */
   async function unavailableOnFailure<T>(request: FastifyRequest, read: () => Promise<T>): Promise<T> {
@@ -102,7 +117,7 @@ export async function instancesRoute(app: FastifyInstance, { runtime }: { runtim
       const caller = callers.get(request)!;
       const ids = request.body.offer_instance_ids;
       answer ??= instancesAnswer(serializerOf(reply.getSerializationFunction('200')));
-      const body = await unavailableOnFailure(request, () => lookupInstances(runtime.db, caches, served, answer!, caller.application_id, ids));
+      const body = await unavailableOnFailure(request, () => lookupInstances(runtime.db, caches, served, answer!, caller.application_id, ids, awaitServes));
       // Already the serializer's bytes (instances-answer.ts), as UTF-8: they go out as they are.
       return reply.type(JSON_CONTENT_TYPE).send(body as never);
     },

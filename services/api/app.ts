@@ -22,6 +22,7 @@ import { queryRoutes } from './routes/offers/query.js';
 import { instancesRoute } from './routes/offers/instances.js';
 import { infoRoute } from './routes/offers/info.js';
 import { postbackRoutes } from './routes/postbacks/index.js';
+import { POSTBACK_PATH_PREFIX, refuseUndecodablePath } from './routes/postbacks/undecodable-path.js';
 
 const SERVICE_VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
@@ -38,6 +39,7 @@ export interface AppOptions {
 
 /** Wires the API: shared plugins first, then the route plugins (folder name = URL prefix). */
 export async function buildApp({ runtime, logger = false, commands, replays, postbackRefusals }: AppOptions): Promise<FastifyInstance> {
+  const refusals = postbackRefusals ?? openPostbackRefusals(runtime);
   const app = Fastify({
     logger,
     // Client addresses come from the socket, unless it is a proxy listed in TRUSTED_PROXIES: then
@@ -46,7 +48,9 @@ export async function buildApp({ runtime, logger = false, commands, replays, pos
     trustProxy: runtime.config.trustedProxies.length > 0 ? runtime.config.trustedProxies : false,
     // URLs the router cannot even parse (bad percent-encoding, an overlong path segment) answer
     // in the envelope too, not in Fastify's own error shape.
-    frameworkErrors: (error, request, reply) => renderError(error, request, reply),
+    // A postback path is refused in the postback envelope, as its routes refuse.
+    frameworkErrors: (error, request, reply) =>
+      error.code === 'FST_ERR_BAD_URL' && request.url.startsWith(POSTBACK_PATH_PREFIX) ? refuseUndecodablePath(request, reply, refusals) : renderError(error, request, reply),
     // Requests the HTTP parser refuses (headers too large, malformed) answer in the envelope too.
     clientErrorHandler: answerClientError,
     // A missing Host header and requests arriving during shutdown are answered by requestGuards,
@@ -71,7 +75,6 @@ export async function buildApp({ runtime, logger = false, commands, replays, pos
   await app.register(queryRoutes, { runtime, prefix: '/v1/offers' });
   await app.register(instancesRoute, { runtime, prefix: '/v1/offers' });
   await app.register(infoRoute, { runtime, prefix: '/v1/offers' });
-  const refusals = postbackRefusals ?? openPostbackRefusals(runtime);
   app.addHook('onClose', () => refusals.close());
   await app.register(postbackRoutes, { runtime, refusals, prefix: '/v1/postback' });
   const adminToken = runtime.config.adminToken;

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { POSTBACK_REASONS, type PostbackReason } from '../../commands/postbacks/rejections.js';
 import { buildApp } from '../../services/api/app.js';
 import { openPostbackRefusals, type PostbackRefusals } from '../../services/api/postback-refusals.js';
 import { EXCERPT_BYTES } from '../../services/api/routes/postbacks/refusal-record.js';
@@ -57,6 +58,33 @@ describe('the diagnostics store of refused postbacks, in Redis', () => {
     expect(Buffer.byteLength(newest!.value.excerpt)).toBeLessThanOrEqual(EXCERPT_BYTES);
     const [, fields] = (await control.xrevrange(key(), '+', '-', 'COUNT', 1))[0]!;
     expect(Buffer.byteLength(fields.join(''))).toBeLessThan(600);
+  });
+
+  it('a partner id the router cannot decode is refused in the postback envelope, as the route would, and kept', async () => {
+    const send = (method: 'POST' | 'GET' | 'PUT', headers: Record<string, string>) =>
+      app.inject({ method, url: '/v1/postback/%zz', headers, ...(method === 'POST' ? { payload: '{"event_name":"purchase"}' } : {}) });
+    const current = { 'content-type': 'application/json', 'svc-protocol-version': '1.0' };
+    const cases = [
+      { method: 'POST' as const, headers: current, status: 404, reason: 'partner_not_found', protocolHeader: '1.0' },
+      { method: 'POST' as const, headers: { 'content-type': 'application/json', 'svc-protocol-version': '2.0' }, status: 400, reason: 'unsupported_protocol_version', protocolHeader: '1.0' },
+      { method: 'POST' as const, headers: { 'content-type': 'application/x-www-form-urlencoded' }, status: 404, reason: 'partner_not_found', protocolHeader: undefined },
+      { method: 'GET' as const, headers: {}, status: 404, reason: 'partner_not_found', protocolHeader: undefined },
+      { method: 'PUT' as const, headers: {}, status: 405, reason: 'method_not_allowed', protocolHeader: undefined },
+    ];
+    for (const { method, headers, status, reason, protocolHeader } of cases) {
+      const response = await send(method, headers);
+      const what = `${method} ${JSON.stringify(headers)}`;
+      expect(response.statusCode, what).toBe(status);
+      expect(response.headers['svc-protocol-version'], what).toBe(protocolHeader);
+      expect(response.json(), what).toEqual({
+        code: POSTBACK_REASONS[reason as PostbackReason].code, message: reason, data: {},
+        extra: { result: 'rejected', reason, correlation_id: expect.stringMatching(/^[0-9a-f-]{36}$/), retryable: false, event_logged: false },
+      });
+    }
+    const last = (await send('POST', current)).json().extra.correlation_id as string;
+    await refusals.flush();
+    const [newest] = await refusals.older(undefined, 1);
+    expect(newest!.value).toMatchObject({ correlation_id: last, reason: 'partner_not_found', status: 404, method: 'POST' });
   });
 
   it('answers while Redis takes no writes, and stores the refusal once it does', async () => {

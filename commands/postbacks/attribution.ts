@@ -57,7 +57,9 @@ const holders = { svc_click_id: [clicksProjection], offer_instance_id: [servesPr
  * Resolves every attribution id sent to its card. They must all name the same card (the same
  * offer, and the same instance where both know one), else attribution_conflict. An unknown id
  * that was minted seconds ago waits for its read model to catch up; still unknown, it is a
- * retryable 503 (recent) or attribution_not_found (not ours, or old).
+ * retryable 503 (recent) or attribution_not_found (not ours, or old). An unknown link code (a
+ * card's short link carries no time) waits the same way, and is attribution_not_found once the
+ * read models have caught up, a retryable 503 when they could not.
  */
 export async function resolveAttribution(runtime: Runtime, fields: PostbackFields, now: Date, reads: AttributionReads): Promise<Attribution> {
   const sent = ATTRIBUTION_FIELDS.filter((field) => fields[field] !== undefined).map((field) => ({ field, id: fields[field]! }));
@@ -65,9 +67,13 @@ export async function resolveAttribution(runtime: Runtime, fields: PostbackField
   const missing = () => sent.filter((_, index) => !found[index]);
   if (missing().length > 0) {
     const recent = missing().filter(({ field, id }) => (field === 'svc_tracking_id' ? shapeOfCode(id) === 'instance_uuid' : true) && isRecentlyMinted(id, now));
-    if (recent.length > 0) {
+    const codes = missing().filter(({ field, id }) => field === 'svc_tracking_id' && (shapeOfCode(id) === 'short_code' || shapeOfCode(id) === 'static_path'));
+    const waiting = [...recent, ...codes];
+    let caughtUp = false;
+    if (waiting.length > 0) {
       try {
-        await awaitCaughtUp(runtime, [...new Set(recent.flatMap(({ field }) => holders[field]))], CATCH_UP_WAIT_MS);
+        await awaitCaughtUp(runtime, [...new Set(waiting.flatMap(({ field }) => holders[field]))], CATCH_UP_WAIT_MS);
+        caughtUp = true;
       } catch (error) {
         if (!(error instanceof ReadModelsBehindError)) throw error;
       }
@@ -78,6 +84,9 @@ export async function resolveAttribution(runtime: Runtime, fields: PostbackField
       const { field, id } = unknown[0]!;
       if (unknown.some((entry) => recent.includes(entry))) {
         throw new PostbackRejection('postback_v10_unavailable', `${field} ${id} was minted moments ago and is not readable yet; retry shortly`);
+      }
+      if (!caughtUp && unknown.some((entry) => codes.includes(entry))) {
+        throw new PostbackRejection('postback_v10_unavailable', `the read models are behind the log, so ${field} ${id} may name a card served moments ago; retry shortly`);
       }
       throw new PostbackRejection('attribution_not_found', `${field}: no ${field === 'svc_tracking_id' ? 'tracked link' : field === 'svc_click_id' ? 'click' : 'served card'} has this id`);
     }

@@ -64,12 +64,12 @@ describe('the diagnostics store of refused postbacks, in Redis', () => {
     const send = (method: 'POST' | 'GET' | 'PUT', headers: Record<string, string>) =>
       app.inject({ method, url: '/v1/postback/%zz', headers, ...(method === 'POST' ? { payload: '{"event_name":"purchase"}' } : {}) });
     const current = { 'content-type': 'application/json', 'svc-protocol-version': '1.0' };
-    const cases = [
-      { method: 'POST' as const, headers: current, status: 404, reason: 'partner_not_found', protocolHeader: '1.0' },
-      { method: 'POST' as const, headers: { 'content-type': 'application/json', 'svc-protocol-version': '2.0' }, status: 400, reason: 'unsupported_protocol_version', protocolHeader: '1.0' },
-      { method: 'POST' as const, headers: { 'content-type': 'application/x-www-form-urlencoded' }, status: 404, reason: 'partner_not_found', protocolHeader: undefined },
-      { method: 'GET' as const, headers: {}, status: 404, reason: 'partner_not_found', protocolHeader: undefined },
-      { method: 'PUT' as const, headers: {}, status: 405, reason: 'method_not_allowed', protocolHeader: undefined },
+    const cases: { method: 'POST' | 'GET' | 'PUT'; headers: Record<string, string>; status: number; reason: string; protocolHeader: string | undefined }[] = [
+      { method: 'POST', headers: current, status: 404, reason: 'partner_not_found', protocolHeader: '1.0' },
+      { method: 'POST', headers: { 'content-type': 'application/json', 'svc-protocol-version': '2.0' }, status: 400, reason: 'unsupported_protocol_version', protocolHeader: '1.0' },
+      { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, status: 404, reason: 'partner_not_found', protocolHeader: undefined },
+      { method: 'GET', headers: {}, status: 404, reason: 'partner_not_found', protocolHeader: undefined },
+      { method: 'PUT', headers: {}, status: 405, reason: 'method_not_allowed', protocolHeader: undefined },
     ];
     for (const { method, headers, status, reason, protocolHeader } of cases) {
       const response = await send(method, headers);

@@ -10,6 +10,7 @@ import { createTestApp, type TestRuntime } from '../support/app.js';
 import { PROTOCOL, postbackWorld, postPostback } from '../support/postback-world.js';
 import { replayProjection } from '../support/replay.js';
 import { runCli } from '../support/cli.js';
+import { appendServes } from '../support/serves.js';
 import { tableChecksum } from '../../platform/projection/checksum.js';
 
 const UUID_V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -65,6 +66,21 @@ describe.each([['kafka'], ['sql']] as const)('postbacks on the %s log', (eventLo
   });
 
   describe('accepted, already recorded, unmapped', () => {
+    it("waits for a card's link code that is not projected yet: retry while the projection is held back, accepted once it is applied", async () => {
+      const identity = id();
+      const served = await t.runtime.db.transaction(async (tx) => {
+        // The projector cannot write served_instances while this lock is held; reads still work.
+        await tx.query('LOCK TABLE served_instances IN EXCLUSIVE MODE');
+        const [card] = await appendServes(t.runtime, [{ offer_id: world.cpaOffer, application_id: world.application }], { applied: false });
+        const early = await post({ event_name: 'purchase', svc_tracking_id: card!.link_code, event_id: identity });
+        expectRejection(early, 'postback_v10_unavailable');
+        return card!;
+      });
+      const late = await post({ event_name: 'purchase', svc_tracking_id: served.link_code, event_id: identity });
+      expect(late.statusCode, late.body).toBe(200);
+      expect(late.json().data).toMatchObject({ result: 'accepted', attribution: { matched_by: 'svc_tracking_id', offer_instance_id: served.offer_instance_id } });
+    });
+
     it('accepts a conversion by click id, pays the CPA goal, answers the decision with the protocol header', async () => {
       const card = await world.serve(world.cpaOffer);
       const clickId = await world.click(card);

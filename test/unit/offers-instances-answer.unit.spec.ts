@@ -114,6 +114,16 @@ describe('the instance answer from cut pieces', () => {
     expect(JSON.parse(writer.finish().toString('utf8'))).toEqual({ code: 'SUCCESS', message: '', data: { instances: [{ offer_instance_id: id, status: 'not_found' }] }, extra: {} });
   });
 
+  it('writes into the buffer it is given (larger and holding old bytes) and answers exactly the answer\'s bytes', () => {
+    const id = '0192f3a0-0000-7000-8000-0000000000b2';
+    const given = Buffer.alloc(4096, 'x');
+    const writer = answer.start();
+    writer.notFound(id);
+    const bytes = writer.finish(() => given);
+    expect(bytes.buffer).toBe(given.buffer);
+    expect(bytes.toString('utf8')).toBe(serialize(success({ instances: [{ offer_instance_id: id, status: 'not_found' }] })));
+  });
+
   it('writes non-ASCII text of an offer or a card as UTF-8, and an ASCII answer as the same bytes', () => {
     const offer = (title: string): StoredOffer => ({
       offer_id: '0192f3a0-0000-7000-8000-0000000000d1', partner_id: 'p', kind: 'local', status: 'active', deleted: false, delisted: false, test_only: false,

@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { linkCodeReserve } from '../../commands/serves/link-code-reserve.js';
+import { reusableBuffers } from '../../platform/http/reusable-buffers.js';
 import type { Db, QueryResult } from '../../platform/db/db.js';
 import type { AppliedPosition } from '../../platform/projection/watermarks.js';
 import type { ServedInstanceRow } from '../../projections/serves/evolve.js';
-import { openServedCardCache } from '../../services/api/routes/offers/served-card-cache.js';
+import { openServedCardCache, shortKeyOf } from '../../services/api/routes/offers/served-card-cache.js';
 
 /**
  * A database that records each statement and answers it with `answer`; a claim of link codes
@@ -156,6 +157,7 @@ describe('the served card cache', () => {
     expect(statements).toHaveLength(1);
     watermarks.gap();
     expect(cache.size).toBe(0);
+    expect(cache.cardIfKept('a')).toBeUndefined();
     await cache.cards(db, ['a']);
     expect(statements).toHaveLength(2);
   });
@@ -174,10 +176,42 @@ describe('the served card cache', () => {
     expect(statements).toHaveLength(3);
   });
 
+  it('finds kept cards by the short key of their id, and tells apart ids that share one', async () => {
+    // Same last eight hex digits: the same short key.
+    const [first, second, third] = ['01a20000-0000-7000-8000-0000deadbeef', '01a20001-0000-7000-8000-1111deadbeef', '01a20002-0000-7000-8000-2222deadbeef'];
+    expect(shortKeyOf(first!)).toBe(shortKeyOf(second!));
+    expect(shortKeyOf(first!)).not.toBe(shortKeyOf('01a20000-0000-7000-8000-0000deadbeee'));
+    const { db } = recordingDb((_text, params) => (params[0] as string[]).filter((id) => id !== third).map((id) => row(id)));
+    const cache = openServedCardCache(fakeWatermarks(), { maxEntries: 10 });
+    const cards = await cache.cards(db, [first!, second!, third!]);
+    expect(cache.cardIfKept(first!)).toBe(cards.get(first!));
+    expect(cache.cardIfKept(second!)).toBe(cards.get(second!));
+    expect(cache.cardIfKept(second!)?.offer_instance_id).toBe(second);
+    expect(cache.cardIfKept(third!)).toBeUndefined();
+  });
+
   it('fails a lookup the read model cannot answer, and keeps nothing from it', async () => {
     const { db } = recordingDb(() => new Error('connection terminated'));
     const cache = openServedCardCache(fakeWatermarks(), { maxEntries: 10 });
     await expect(cache.cards(db, ['a'])).rejects.toThrow(/terminated/);
     expect(cache.size).toBe(0);
+  });
+});
+
+describe('reusable answer buffers', () => {
+  it('hands a released buffer out again, allocates when none is big enough, and keeps at most `keep`', () => {
+    const buffers = reusableBuffers({ keep: 1, minBytes: 64 });
+    const first = buffers.acquire(10);
+    expect(first.length).toBe(64);
+    const larger = buffers.acquire(100);
+    expect(larger.length).toBe(100);
+    buffers.release(first);
+    buffers.release(larger); // over `keep`: dropped
+    expect(buffers.acquire(32)).toBe(first);
+    buffers.release(first);
+    const fresh = buffers.acquire(65);
+    expect(fresh).not.toBe(first);
+    expect(fresh.length).toBe(65);
+    expect(buffers.acquire(64)).toBe(first);
   });
 });

@@ -22,8 +22,8 @@ export interface AnswerWriter {
   notFound(id: string): void;
   /** The caller's own live card of `offer`; `withAction` as keptCardHasAction decides for this card. */
   found(card: KeptCard, offer: StoredOffer, withAction: boolean): void;
-  /** The whole answer as UTF-8 bytes. */
-  finish(): Buffer;
+  /** The whole answer as UTF-8 bytes, written into a buffer of `allocate` (a fresh one by default). */
+  finish(allocate?: (bytes: number) => Buffer): Buffer;
 }
 
 /** Serializes a whole 200 answer, as the route's reply does. */
@@ -143,10 +143,14 @@ export function instancesAnswer(serialize: SerializeAnswer): InstancesAnswer {
           const templates = templatesOf(offer);
           write(withAction ? templates.withAction : templates.withoutAction, card.offer_instance_id, card);
         },
-        finish() {
+        finish(allocate = Buffer.allocUnsafe) {
           pieces.push(tail);
           const text = pieces.join('');
-          return Buffer.from(text, ascii ? 'latin1' : 'utf8');
+          const encoding = ascii ? 'latin1' : 'utf8';
+          const bytes = ascii ? text.length : Buffer.byteLength(text, 'utf8');
+          const buffer = allocate(bytes);
+          buffer.write(text, 0, bytes, encoding);
+          return buffer.subarray(0, bytes);
         },
       };
     },

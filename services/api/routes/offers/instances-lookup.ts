@@ -32,9 +32,10 @@ export async function lookupInstances(
   applicationId: string,
   ids: string[],
   awaitServes: () => Promise<void>,
+  allocate?: (bytes: number) => Buffer,
   now = new Date(),
 ): Promise<Buffer> {
-  const kept = writeAnswer(answer, applicationId, ids, { card: served.cardIfKept, offer: caches.offerIfKept, placement: caches.placementIfKept });
+  const kept = writeAnswer(answer, applicationId, ids, { card: served.cardIfKept, offer: caches.offerIfKept, placement: caches.placementIfKept }, allocate);
   if (kept !== undefined) return kept;
   const cards = new Map(await served.cards(sql, ids));
   const fresh = ids.filter((id) => cards.get(id) === null && isRecentlyMinted(id, now));
@@ -50,13 +51,13 @@ export async function lookupInstances(
     if (card.placement_id !== null) placementIds.add(card.placement_id);
   }
   const [offers, placements] = await Promise.all([caches.offers(sql, [...offerIds]), caches.placements(sql, [...placementIds])]);
-  const read = writeAnswer(answer, applicationId, ids, { card: (id) => cards.get(id), offer: (id) => offers.get(id), placement: (id) => placements.get(id) });
+  const read = writeAnswer(answer, applicationId, ids, { card: (id) => cards.get(id), offer: (id) => offers.get(id), placement: (id) => placements.get(id) }, allocate);
   if (read === undefined) throw new Error('a row read for the instance answer is missing');
   return read;
 }
 
 /** The answer from `rows`, or undefined as soon as one it needs is not at hand. */
-function writeAnswer(answer: InstancesAnswer, applicationId: string, ids: string[], rows: Rows): Buffer | undefined {
+function writeAnswer(answer: InstancesAnswer, applicationId: string, ids: string[], rows: Rows, allocate?: (bytes: number) => Buffer): Buffer | undefined {
   const writer = answer.start();
   for (const id of ids) {
     const card = rows.card(id);
@@ -75,5 +76,5 @@ function writeAnswer(answer: InstancesAnswer, applicationId: string, ids: string
     if (placement === undefined) return undefined;
     writer.found(card, offer, keptCardHasAction(card, offer, placement, applicationId));
   }
-  return writer.finish();
+  return writer.finish(allocate);
 }

@@ -4,6 +4,7 @@ import { keyHashSecretOf } from '../../../../platform/config/key-hash-secret.js'
 import { renderError } from '../../../../platform/http/error-handler.js';
 import { ApiError, badRequest, serviceUnavailable } from '../../../../platform/http/errors.js';
 import { fromFramework } from '../../../../platform/http/framework-errors.js';
+import { reusableBuffers } from '../../../../platform/http/reusable-buffers.js';
 import { awaitCaughtUp, ReadModelsBehindError } from '../../../../platform/projection/catch-up.js';
 import type { Runtime } from '../../../../platform/runtime.js';
 import { servesProjection } from '../../../../projections/serves/projection.js';
@@ -17,6 +18,9 @@ import { instancesHeaders, instancesResponses } from './instances-schema.js';
 import { openServedCardCache } from './served-card-cache.js';
 
 const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
+/** Answer buffers kept for reuse, and their least size (100 cards are about 70 kB). */
+const ANSWER_BUFFERS_KEPT = 64;
+const ANSWER_BUFFER_BYTES = 128 * 1024;
 /** How long an unknown id minted moments ago waits for the serves projection (README, "Read your own writes"). */
 const FRESH_CARD_WAIT_MS = 2_000;
 
@@ -43,6 +47,7 @@ export async function instancesRoute(app: FastifyInstance, { runtime }: { runtim
   /** Cut from the route's own serializer at the first answer (it exists only once the route is registered). */
   let answer: InstancesAnswer | undefined;
   const secret = keyHashSecretOf(runtime.config);
+  const answerBuffers = reusableBuffers({ keep: ANSWER_BUFFERS_KEPT, minBytes: ANSWER_BUFFER_BYTES });
   const callers = new WeakMap<FastifyRequest, OfferRouteCaller>();
 
   /** The serves projection at the log's end, for a card minted moments ago; 503 when it is not there in time. */
@@ -117,7 +122,13 @@ export async function instancesRoute(app: FastifyInstance, { runtime }: { runtim
       const caller = callers.get(request)!;
       const ids = request.body.offer_instance_ids;
       answer ??= instancesAnswer(serializerOf(reply.getSerializationFunction('200')));
-      const body = await unavailableOnFailure(request, () => lookupInstances(runtime.db, caches, served, answer!, caller.application_id, ids, awaitServes));
+      // The answer goes into a buffer used again once this response has been handed to the socket.
+      const allocate = (bytes: number) => {
+        const buffer = answerBuffers.acquire(bytes);
+        reply.raw.once('finish', () => answerBuffers.release(buffer));
+        return buffer;
+      };
+      const body = await unavailableOnFailure(request, () => lookupInstances(runtime.db, caches, served, answer!, caller.application_id, ids, awaitServes, allocate));
       // Already the serializer's bytes (instances-answer.ts), as UTF-8: they go out as they are.
       return reply.type(JSON_CONTENT_TYPE).send(body as never);
     },

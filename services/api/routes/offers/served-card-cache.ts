@@ -21,8 +21,33 @@ export interface ServedCardCache {
   close(): void;
 }
 
+/**
+ * The last eight hex digits of a canonical UUID as a number below 2^30. A kept card is found by
+ * this number first: a lookup by a string key reads the key strings of the entries it passes
+ * (cold memory with hundreds of thousands of cards kept), one by a small integer reads none.
+ */
+export function shortKeyOf(id: string): number {
+  let key = 0;
+  for (let index = id.length - 8; index < id.length; index += 1) {
+    const code = id.charCodeAt(index);
+    key = (key << 4) | ((code <= 57 ? code - 48 : code - 87) & 15);
+  }
+  return key & 0x3fffffff;
+}
+
 export function openServedCardCache(watermarks: Pick<Watermarks, 'onApplied'>, options: { maxEntries: number }): ServedCardCache {
   const cache = invalidatedCache<string, KeptCard | null>({ maxEntries: options.maxEntries });
+  /**
+   * Kept cards by shortKeyOf: the first card of a number holds it (another one with the same
+   * number is still found in `cache`); bounded like the cache, emptied with it.
+   */
+  const byShortKey = new Map<number, KeptCard>();
+  const index = (card: KeptCard) => {
+    const key = shortKeyOf(card.offer_instance_id);
+    if (byShortKey.has(key)) return;
+    if (byShortKey.size >= options.maxEntries) byShortKey.delete(byShortKey.keys().next().value as number);
+    byShortKey.set(key, card);
+  };
   // Ids, offers, placements and serve times repeat across millions of cards: one string each.
   const shared = new Map<string, string>();
   const intern = (value: string) => {
@@ -35,6 +60,7 @@ export function openServedCardCache(watermarks: Pick<Watermarks, 'onApplied'>, o
   const unsubscribe = watermarks.onApplied((position) => {
     if (!position) {
       cache.invalidate();
+      byShortKey.clear();
       shared.clear();
     }
   });
@@ -46,8 +72,17 @@ export function openServedCardCache(watermarks: Pick<Watermarks, 'onApplied'>, o
   }
 
   return {
-    cards: (sql, ids) => cache.getMany(ids, (missing) => load(sql, missing), (card) => card !== null),
-    cardIfKept: (id) => cache.peek(id) ?? undefined,
+    async cards(sql, ids) {
+      const cards = await cache.getMany(ids, (missing) => load(sql, missing), (card) => card !== null);
+      // Only what the cache kept (a load that overlapped an invalidation is answered, not kept).
+      for (const card of cards.values()) if (card && cache.peek(card.offer_instance_id) === card) index(card);
+      return cards;
+    },
+    cardIfKept(id) {
+      const card = byShortKey.get(shortKeyOf(id));
+      if (card !== undefined && card.offer_instance_id === id) return card;
+      return cache.peek(id) ?? undefined;
+    },
     get size() {
       return cache.size;
     },

@@ -325,20 +325,14 @@ describe('when serving is unavailable (503 QUERY_UNAVAILABLE, no card handed out
     await unavailableWithout('account_placements', (app) => query(app, { placement_id: fresh, limit: 1 }, bearer(k.live)));
   });
 
-  it('when the served link codes cannot be read: 503, never a 401, 404 or 500, and nothing appended', async () => {
-    // A process that has checked no link codes ahead yet.
+  it.each([
+    ['the served link codes cannot be read', 'served_instances'],
+    ['link codes cannot be claimed', 'link_code_claims'],
+  ])('when %s: 503, never a 401, 404 or 500, and nothing appended', async (_what, table) => {
+    // A process that has minted no link codes ahead yet.
     const fresh = await buildApp({ runtime: t.runtime });
     try {
-      await unavailableWithout('served_instances', (app) => query(app, { placement_id: id.placement, limit: 1 }, bearer(k.live)), fresh);
-    } finally {
-      await fresh.close();
-    }
-  });
-
-  it('when link codes cannot be claimed: 503, never a 401, 404 or 500, and nothing appended', async () => {
-    const fresh = await buildApp({ runtime: t.runtime });
-    try {
-      await unavailableWithout('link_code_claims', (app) => query(app, { placement_id: id.placement, limit: 1 }, bearer(k.live)), fresh);
+      await unavailableWithout(table, (app) => query(app, { placement_id: id.placement, limit: 1 }, bearer(k.live)), fresh);
     } finally {
       await fresh.close();
     }

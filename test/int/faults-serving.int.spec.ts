@@ -12,8 +12,9 @@ import { running, type ApiProcess, type Restartable } from '../support/service-p
  * Serving under faults: the API and a separate projector on a private Kafka broker and a private
  * Redis, a steady Query load whose clients retry, and during it a broker restart, a projector
  * SIGKILL, every Postgres session dropped, a Redis outage and an API SIGKILL. Afterwards every
- * card a client was given (a 2xx) is in served_instances, the log holds each instance id once,
- * and the read model holds exactly what the log holds.
+ * card a client was given (a 2xx) is in served_instances and found by the instance route, the
+ * log holds each instance id once, and the read model holds exactly what the log holds. While the
+ * projector is down, Query still serves and a fresh card's lookup is a retryable 503.
  *
  * Every wait below is on a condition: a process that answers or logs it is ready, the load having
  * completed more operations (the service serves again), a readiness answer naming Redis. None is
@@ -24,6 +25,13 @@ const isQueryUnavailable = (body: unknown) => {
   return envelope?.code === 'QUERY_UNAVAILABLE' && typeof envelope.message === 'string' && JSON.stringify(envelope.data) === '{}' && JSON.stringify(envelope.extra) === '{}';
 };
 let stack: FaultStack | undefined;
+
+async function postJson(url: string, body: unknown) {
+  const response = await fetch(url, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  return { status: response.status, body: (await response.json()) as unknown };
+}
+/** POST /v1/offers/instances with the load's key. */
+const lookUp = (base: string, ids: string[]) => postJson(`${base}/v1/offers/instances`, { offer_instance_ids: ids });
 let api: Restartable<ApiProcess> | undefined;
 let key: string;
 let placement: string;
@@ -87,7 +95,18 @@ describe('serving under faults', () => {
     });
     await fault('projector SIGKILL', async () => {
       await projector.kill('SIGKILL');
+      // Query still serves (its cards are logged); the instance route cannot find a card it has
+      // not seen applied, and says "retry", never not_found.
+      const served = await postJson(`${url}/v1/offers/query`, { placement_id: placement, limit: 1 });
+      expect(served.status).toBe(200);
+      const card = (served.body as { data: { cards: { offer_instance_id: string }[] } }).data.cards[0]!;
+      const early = await lookUp(url, [card.offer_instance_id]);
+      expect(early.status).toBe(503);
+      expect(early.body).toMatchObject({ code: 'OFFER_INSTANCE_UNAVAILABLE' });
       await projector.start();
+      const late = await lookUp(url, [card.offer_instance_id]);
+      expect(late.status).toBe(200);
+      expect(late.body).toMatchObject({ data: { instances: [{ offer_instance_id: card.offer_instance_id, status: 'found' }] } });
     });
     await fault('postgres sessions dropped', async () => {
       expect(await database.dropConnections()).toBeGreaterThan(0);
@@ -131,6 +150,18 @@ describe('serving under faults', () => {
       expect(stored.sort()).toEqual([...seen].sort());
       expect([...served].filter((id) => !seen.has(id))).toEqual([]);
     });
+    // Every card handed out is found by the instance route once the faults are over.
+    const apiUrl = api!.current.url;
+    const missing: string[] = [];
+    const handedOut = [...served];
+    for (let from = 0; from < handedOut.length; from += 100) {
+      const batch = handedOut.slice(from, from + 100);
+      const answer = await lookUp(apiUrl, batch);
+      expect(answer.status).toBe(200);
+      const items = (answer.body as { data: { instances: { offer_instance_id: string; status: string }[] } }).data.instances;
+      missing.push(...items.filter((item) => item.status !== 'found').map((item) => item.offer_instance_id));
+    }
+    expect(missing).toEqual([]);
     process.stderr.write(`[faults-serving] ${operations.length} operations, ${served.size} cards; per fault until recovered: ${JSON.stringify(felt)}\n`);
   }, 300_000);
 });

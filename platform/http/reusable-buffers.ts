@@ -9,7 +9,8 @@ export interface ReusableBuffers {
   release(buffer: Buffer): void;
 }
 
-export function reusableBuffers(options: { keep: number; minBytes: number }): ReusableBuffers {
+/** `keep` buffers at most, each at least `minBytes`; a buffer over `maxBytes` (a rare large answer) is not kept. */
+export function reusableBuffers(options: { keep: number; minBytes: number; maxBytes: number }): ReusableBuffers {
   const free: Buffer[] = [];
   return {
     acquire(bytes) {
@@ -18,7 +19,7 @@ export function reusableBuffers(options: { keep: number; minBytes: number }): Re
       return Buffer.allocUnsafeSlow(Math.max(bytes, options.minBytes));
     },
     release(buffer) {
-      if (free.length < options.keep) free.push(buffer);
+      if (free.length < options.keep && buffer.length <= options.maxBytes) free.push(buffer);
     },
   };
 }

@@ -199,8 +199,12 @@ describe('the served card cache', () => {
 });
 
 describe('reusable answer buffers', () => {
-  it('hands a released buffer out again, allocates when none is big enough, and keeps at most `keep`', () => {
-    const buffers = reusableBuffers({ keep: 1, minBytes: 64 });
+  it('hands a released buffer out again, allocates when none is big enough, and keeps at most `keep`, none over maxBytes', () => {
+    const huge = reusableBuffers({ keep: 1, minBytes: 64, maxBytes: 128 });
+    const big = huge.acquire(129);
+    huge.release(big);
+    expect(huge.acquire(129)).not.toBe(big);
+    const buffers = reusableBuffers({ keep: 1, minBytes: 64, maxBytes: 1024 });
     const first = buffers.acquire(10);
     expect(first.length).toBe(64);
     const larger = buffers.acquire(100);

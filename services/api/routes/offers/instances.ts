@@ -47,7 +47,7 @@ export async function instancesRoute(app: FastifyInstance, { runtime }: { runtim
   /** Cut from the route's own serializer at the first answer (it exists only once the route is registered). */
   let answer: InstancesAnswer | undefined;
   const secret = keyHashSecretOf(runtime.config);
-  const answerBuffers = reusableBuffers({ keep: ANSWER_BUFFERS_KEPT, minBytes: ANSWER_BUFFER_BYTES });
+  const answerBuffers = reusableBuffers({ keep: ANSWER_BUFFERS_KEPT, minBytes: ANSWER_BUFFER_BYTES, maxBytes: 4 * ANSWER_BUFFER_BYTES });
   const callers = new WeakMap<FastifyRequest, OfferRouteCaller>();
 
   /** The serves projection at the log's end, for a card minted moments ago; 503 when it is not there in time. */

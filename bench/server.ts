@@ -14,6 +14,15 @@ export const PROJECTOR_MAIN = fileURLToPath(new URL('../services/projector/main.
 const SERVICE_SETTINGS = new Set(Object.values(settings).map((setting) => setting.name));
 
 /**
+ * Node's flags for a service process: those `npm start` and `npm run projector` use (a larger
+ * young generation), then BENCH_SERVICE_NODE_ARGS (e.g. --cpu-prof), so a bench measures the
+ * services as they run.
+ */
+function serviceNodeArgs(): string[] {
+  return ['--max-semi-space-size=64', ...(process.env.BENCH_SERVICE_NODE_ARGS?.split(' ').filter(Boolean) ?? [])];
+}
+
+/**
  * A service entry point (the API or the projector) in a process of its own, configured by `env`
  * only (a stack exported in the bench's shell does not leak into an embedded run). Its stdout
  * goes to the bench's stderr, so the table on stdout stays clean. BENCH_SERVICE_NODE_ARGS adds
@@ -21,8 +30,7 @@ const SERVICE_SETTINGS = new Set(Object.values(settings).map((setting) => settin
  */
 export function spawnService(entry: string, env: Record<string, string>): ChildProcess {
   const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !SERVICE_SETTINGS.has(name)));
-  const nodeArgs = process.env.BENCH_SERVICE_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
-  return spawn(process.execPath, [...nodeArgs, '--import', 'tsx', entry], { env: { ...inherited, ...env }, stdio: ['ignore', 2, 'inherit'] });
+  return spawn(process.execPath, [...serviceNodeArgs(), '--import', 'tsx', entry], { env: { ...inherited, ...env }, stdio: ['ignore', 2, 'inherit'] });
 }
 
 /** The API (services/api/main.ts) on `base`, resolved once /readyz answers. */
@@ -53,8 +61,7 @@ export async function stopService(child: ChildProcess | undefined): Promise<void
  * BENCH_SERVICE_NODE_ARGS applies here too.
  */
 export function startBenchServer(moduleUrl: string, role: string, env: Record<string, string>): Promise<{ child: ChildProcess; base: string }> {
-  const nodeArgs = process.env.BENCH_SERVICE_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
-  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', fileURLToPath(moduleUrl)], {
+  const child = spawn(process.execPath, [...serviceNodeArgs(), '--import', 'tsx', fileURLToPath(moduleUrl)], {
     env: { ...process.env, ...env, BENCH_ROLE: role },
     stdio: ['ignore', 'pipe', 'inherit'],
   });

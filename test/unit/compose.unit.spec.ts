@@ -18,7 +18,7 @@ const ci = readFileSync('.ci/run', 'utf8');
 
 describe('docker-compose.yml and the image', () => {
   it('runs the API without projectors beside a projector service', () => {
-    expect(compose.services.projector?.command).toEqual(['npx', 'tsx', 'services/projector/main.ts']);
+    expect(compose.services.projector?.command).toEqual(['npm', 'run', 'projector']);
     expect(compose.services.api?.environment?.PROJECTORS).toBe('separate');
     expect(settings.projectors.parse('separate')).toBe('separate');
   });

@@ -7,6 +7,7 @@ import { startLoad, type Load } from '../support/load.js';
 import { readTopic } from '../support/read-topic.js';
 import { details, servingAdmin } from '../support/serving-fixtures.js';
 import { running, type ApiProcess, type Restartable } from '../support/service-processes.js';
+import { waitFor } from '../support/wait-for.js';
 
 /**
  * Serving under faults: the API and a separate projector on a private Kafka broker and a private
@@ -29,6 +30,22 @@ let stack: FaultStack | undefined;
 async function postJson(url: string, body: unknown) {
   const response = await fetch(url, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
   return { status: response.status, body: (await response.json()) as unknown };
+}
+/**
+ * `send` again while it answers the retryable 503 `isRetryable` recognises, as a client would;
+ * any other refusal fails at once.
+ */
+async function retriedUntilOk(send: () => Promise<{ status: number; body: unknown }>, isRetryable: (body: unknown) => boolean, what: string) {
+  let refused: Error | undefined;
+  return waitFor(
+    async () => {
+      const answer = await send();
+      if (answer.status === 200) return answer;
+      if (answer.status !== 503 || !isRetryable(answer.body)) refused = new Error(`${what}: answered ${answer.status} ${JSON.stringify(answer.body)}`);
+      return undefined;
+    },
+    { timeoutMs: 30_000, what, abandon: () => refused },
+  );
 }
 /** POST /v1/offers/instances with the load's key. */
 const lookUp = (base: string, ids: string[]) => postJson(`${base}/v1/offers/instances`, { offer_instance_ids: ids });
@@ -97,15 +114,16 @@ describe('serving under faults', () => {
       await projector.kill('SIGKILL');
       // Query still serves (its cards are logged); the instance route cannot find a card it has
       // not seen applied, and says "retry", never not_found.
-      const served = await postJson(`${url}/v1/offers/query`, { placement_id: placement, limit: 1 });
-      expect(served.status).toBe(200);
+      // Retried like a client: an append may still fail for a moment after the broker restart.
+      const served = await retriedUntilOk(() => postJson(`${url}/v1/offers/query`, { placement_id: placement, limit: 1 }), isQueryUnavailable, 'Query to serve with the projector down');
       const card = (served.body as { data: { cards: { offer_instance_id: string }[] } }).data.cards[0]!;
       const early = await lookUp(url, [card.offer_instance_id]);
       expect(early.status).toBe(503);
       expect(early.body).toMatchObject({ code: 'OFFER_INSTANCE_UNAVAILABLE' });
       await projector.start();
-      const late = await lookUp(url, [card.offer_instance_id]);
-      expect(late.status).toBe(200);
+      // The new projector may take a moment to be given the partitions: retried like a client.
+      const isLookupUnavailable = (body: unknown) => (body as { code?: unknown } | undefined)?.code === 'OFFER_INSTANCE_UNAVAILABLE';
+      const late = await retriedUntilOk(() => lookUp(url, [card.offer_instance_id]), isLookupUnavailable, 'the card to be found once a projector is back');
       expect(late.body).toMatchObject({ data: { instances: [{ offer_instance_id: card.offer_instance_id, status: 'found' }] } });
     });
     await fault('postgres sessions dropped', async () => {

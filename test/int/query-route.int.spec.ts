@@ -409,6 +409,8 @@ describe('what Query keeps in process follows the projectors (next request after
 
 describe('replay', () => {
   it('rebuilds identical served_instances from the serves topic', async () => {
+    // Query answers before its serves are applied: the live read model first takes in all the log holds.
+    await awaitCaughtUp(t.runtime, [servesProjection], 30_000);
     await projectors!.stop();
     projectors = undefined;
     const before = await tableChecksum(t.runtime.db, 'served_instances');

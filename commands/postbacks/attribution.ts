@@ -67,7 +67,11 @@ export async function resolveAttribution(runtime: Runtime, fields: PostbackField
   const missing = () => sent.filter((_, index) => !found[index]);
   if (missing().length > 0) {
     const recent = missing().filter(({ field, id }) => (field === 'svc_tracking_id' ? shapeOfCode(id) === 'instance_uuid' : true) && isRecentlyMinted(id, now));
-    const codes = missing().filter(({ field, id }) => field === 'svc_tracking_id' && (shapeOfCode(id) === 'short_code' || shapeOfCode(id) === 'static_path'));
+    // Link codes other than an instance's UUID carry no time.
+    const codes = missing().filter(({ field, id }) => {
+      const shape = field === 'svc_tracking_id' ? shapeOfCode(id) : undefined;
+      return shape !== undefined && shape !== 'instance_uuid';
+    });
     const waiting = [...recent, ...codes];
     let caughtUp = false;
     if (waiting.length > 0) {

@@ -10,6 +10,16 @@ export class ReadModelsBehindError extends Error {
   }
 }
 
+/**
+ * For `.catch()` after a wait for the read models: ReadModelsBehindError becomes the caller's own
+ * answer (a route's retryable 503), anything else is rethrown as it is.
+ */
+export function behindAs(answer: () => Error): (error: unknown) => never {
+  return (error) => {
+    throw error instanceof ReadModelsBehindError ? answer() : error;
+  };
+}
+
 /** The last event of every partition of the projection's topics, as it is now. */
 async function lastEvents(runtime: Runtime, projection: Projection): Promise<TopicPartitionOffset[]> {
   const ends = (await Promise.all(projection.topics.map((topic) => runtime.eventLog.endOffsets(topic)))).flat();

@@ -5,7 +5,7 @@ import type { Sql } from '../../../../platform/db/db.js';
 import { success } from '../../../../platform/http/envelope.js';
 import { documentOnlyValidation } from '../../../../platform/http/envelope-schema.js';
 import { ApiError, notFound, serviceUnavailable } from '../../../../platform/http/errors.js';
-import { ReadModelsBehindError } from '../../../../platform/projection/catch-up.js';
+import { behindAs } from '../../../../platform/projection/catch-up.js';
 import type { Runtime } from '../../../../platform/runtime.js';
 import type { TrackedLinkRef } from '../../../../projections/offers/links/parse-link.js';
 import type { PublicOffer } from '../../../../projections/offers/public-offer.js';
@@ -80,14 +80,10 @@ export async function infoRoute(app: FastifyInstance, { runtime }: { runtime: Ru
   const linkBase = runtime.config.linkBase;
 
   /** The read models holding links at the log's end, for a link not known yet; 503 when they are not there in time. */
-  async function awaitLinks(link: TrackedLinkRef) {
-    try {
-      await awaitLinkHolders(runtime, link, UNKNOWN_LINK_WAIT_MS);
-    } catch (error) {
-      if (!(error instanceof ReadModelsBehindError)) throw error;
-      throw serviceUnavailable(UNAVAILABLE, 'the read models are behind the log, so this link may be one served moments ago; retry shortly');
-    }
-  }
+  const awaitLinks = (link: TrackedLinkRef) =>
+    awaitLinkHolders(runtime, link, UNKNOWN_LINK_WAIT_MS).catch(
+      behindAs(() => serviceUnavailable(UNAVAILABLE, 'the read models are behind the log, so this link may be one served moments ago; retry shortly')),
+    );
 
   /** Our refusals pass through; a read model that fails to answer is a 503, never a partial or wrong answer. */
   async function unavailableOnFailure<T>(request: FastifyRequest, read: () => Promise<T>): Promise<T> {

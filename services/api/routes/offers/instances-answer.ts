@@ -42,7 +42,6 @@ interface Template {
   ascii: boolean;
 }
 
-
 function valueOf(card: KeptCard, slot: number): string {
   switch (slot) {
     case SERVED_AT:

@@ -37,7 +37,7 @@ export async function lookupInstances(
 ): Promise<Buffer> {
   const kept = writeAnswer(answer, applicationId, ids, { card: served.cardIfKept, offer: caches.offerIfKept, placement: caches.placementIfKept }, allocate);
   if (kept !== undefined) return kept;
-  const cards = new Map(await served.cards(sql, ids));
+  const cards = await served.cards(sql, ids);
   const fresh = ids.filter((id) => cards.get(id) === null && isRecentlyMinted(id, now));
   if (fresh.length > 0) {
     await awaitServes();

@@ -5,7 +5,7 @@ import { renderError } from '../../../../platform/http/error-handler.js';
 import { ApiError, badRequest, serviceUnavailable } from '../../../../platform/http/errors.js';
 import { fromFramework } from '../../../../platform/http/framework-errors.js';
 import { reusableBuffers } from '../../../../platform/http/reusable-buffers.js';
-import { awaitCaughtUp, ReadModelsBehindError } from '../../../../platform/projection/catch-up.js';
+import { awaitCaughtUp, behindAs } from '../../../../platform/projection/catch-up.js';
 import type { Runtime } from '../../../../platform/runtime.js';
 import { servesProjection } from '../../../../projections/serves/projection.js';
 import { authenticateOfferRequest, type OfferRouteCaller } from '../../auth/offer-route-access.js';
@@ -51,14 +51,10 @@ export async function instancesRoute(app: FastifyInstance, { runtime }: { runtim
   const callers = new WeakMap<FastifyRequest, OfferRouteCaller>();
 
   /** The serves projection at the log's end, for a card minted moments ago; 503 when it is not there in time. */
-  async function awaitServes() {
-    try {
-      await awaitCaughtUp(runtime, [servesProjection], FRESH_CARD_WAIT_MS);
-    } catch (error) {
-      if (!(error instanceof ReadModelsBehindError)) throw error;
-      throw serviceUnavailable('OFFER_INSTANCE_UNAVAILABLE', 'a card served moments ago is not readable yet; retry shortly');
-    }
-  }
+  const awaitServes = () =>
+    awaitCaughtUp(runtime, [servesProjection], FRESH_CARD_WAIT_MS).catch(
+      behindAs(() => serviceUnavailable('OFFER_INSTANCE_UNAVAILABLE', 'a card served moments ago is not readable yet; retry shortly')),
+    );
 
   /** Our refusals pass through; a read model that fails to answer is a 503 for the whole request. */
   async function unavailableOnFailure<T>(request: FastifyRequest, read: () => Promise<T>): Promise<T> {

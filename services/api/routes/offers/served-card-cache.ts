@@ -13,7 +13,7 @@ import { keptCard, type KeptCard } from './instances-cards.js';
  * cached success. The oldest cards go first past `maxEntries`; 0 keeps none.
  */
 export interface ServedCardCache {
-  /** The cards of `ids` (canonical lowercase UUIDs); null for an unknown id. Throws what the read model throws. */
+  /** The cards of `ids` (canonical lowercase UUIDs) in a new map; null for an unknown id. Throws what the read model throws. */
   cards(sql: Sql, ids: readonly string[]): Promise<Map<string, KeptCard | null>>;
   /** The kept card of `id`, undefined when it is not in process (unknown, or not read yet); nothing is read. */
   cardIfKept(id: string): KeptCard | undefined;

@@ -39,6 +39,15 @@ export function checkFormRequest(request: FastifyRequest): void {
   if (!FORM.test(request.headers['content-type'] ?? '')) throw new PostbackRejection('unsupported_media_type', 'send a form body (application/x-www-form-urlencoded)');
 }
 
+/** A POST's checks before its body is read: the current contract's, or the form shape's. Throws PostbackRejection. */
+export function checkPostRequest(request: FastifyRequest, channel: PostbackChannel): void {
+  if (channel === 'current') checkCurrentRequest(request);
+  else checkFormRequest(request);
+}
+
+/** Any method but POST and GET on a postback path. */
+export const methodNotAllowed = () => new PostbackRejection('method_not_allowed', 'use POST (or GET for the compatibility route)');
+
 /** A form body or query string as name → value, a repeated name as its list of values. */
 export function paramsOf(text: string): Record<string, string | string[]> {
   const params: Record<string, string | string[]> = Object.create(null);

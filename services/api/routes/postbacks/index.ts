@@ -11,7 +11,7 @@ import { findDecisions } from '../../../../projections/ledger/queries.js';
 import { findServedInstances } from '../../../../projections/serves/queries.js';
 import type { PostbackRefusals } from '../../postback-refusals.js';
 import { openReadCaches } from '../../read-cache.js';
-import { checkCurrentRequest, checkFormRequest, paramsOf, postChannel, sourceAddress } from './channel.js';
+import { checkPostRequest, methodNotAllowed, paramsOf, postChannel, sourceAddress } from './channel.js';
 import { openPartnerCache } from './partner-cache.js';
 import { refusalOf } from './refusal-record.js';
 import { PROTOCOL_HEADER, PROTOCOL_VERSION, rejectionOf, sendAnswer, sendRejection } from './respond.js';
@@ -91,8 +91,7 @@ export async function postbackRoutes(app: FastifyInstance, { runtime, refusals }
       schema: postSchema,
       ...documentOnlyValidation,
       preParsing: async (request, _reply, payload) => {
-        if (stateOf(request).channel === 'current') checkCurrentRequest(request);
-        else checkFormRequest(request);
+        checkPostRequest(request, stateOf(request).channel);
         return payload;
       },
     },
@@ -123,7 +122,7 @@ export async function postbackRoutes(app: FastifyInstance, { runtime, refusals }
     url: '/:partner_id',
     schema: otherMethodsSchema,
     handler: async () => {
-      throw new PostbackRejection('method_not_allowed', 'use POST (or GET for the compatibility route)');
+      throw methodNotAllowed();
     },
   });
 }

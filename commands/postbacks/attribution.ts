@@ -1,5 +1,5 @@
-import { ReadModelsBehindError, awaitCaughtUp } from '../../platform/projection/catch-up.js';
-import { isRecentlyMinted } from '../../platform/ids/recently-minted.js';
+import { ReadModelsBehindError, awaitCaughtUp, lastSeenAtEnd } from '../../platform/projection/catch-up.js';
+import { mayBeUnapplied } from '../../platform/ids/recently-minted.js';
 import type { Runtime } from '../../platform/runtime.js';
 import { clicksProjection } from '../../projections/clicks/projection.js';
 import type { ClickRow } from '../../projections/clicks/evolve.js';
@@ -56,8 +56,9 @@ const holders = { svc_click_id: [clicksProjection], offer_instance_id: [servesPr
 /**
  * Resolves every attribution id sent to its card. They must all name the same card (the same
  * offer, and the same instance where both know one), else attribution_conflict. An unknown id
- * that was minted seconds ago waits for its read model to catch up; still unknown, it is a
- * retryable 503 (recent) or attribution_not_found (not ours, or old). An unknown link code (a
+ * that may not be applied yet (minted shortly before its read model was last seen at the log's
+ * end, or after) waits for the read model to catch up; still unknown, it is a retryable 503, and
+ * any other unknown id is attribution_not_found (not ours, or well before the read model's end). An unknown link code (a
  * card's short link carries no time) waits the same way, and is attribution_not_found once the
  * read models have caught up, a retryable 503 when they could not.
  */
@@ -66,7 +67,9 @@ export async function resolveAttribution(runtime: Runtime, fields: PostbackField
   let found = await Promise.all(sent.map(({ field, id }) => lookUp(runtime, reads, field, id)));
   const missing = () => sent.filter((_, index) => !found[index]);
   if (missing().length > 0) {
-    const recent = missing().filter(({ field, id }) => (field === 'svc_tracking_id' ? shapeOfCode(id) === 'instance_uuid' : true) && isRecentlyMinted(id, now));
+    const mayBeUnappliedYet = ({ field, id }: (typeof sent)[number]) =>
+      (field === 'svc_tracking_id' ? shapeOfCode(id) === 'instance_uuid' : true) && mayBeUnapplied(id, lastSeenAtEnd(runtime, holders[field]), now.getTime());
+    const recent = missing().filter(mayBeUnappliedYet);
     // Link codes other than an instance's UUID carry no time.
     const codes = missing().filter(({ field, id }) => {
       const shape = field === 'svc_tracking_id' ? shapeOfCode(id) : undefined;
@@ -86,8 +89,9 @@ export async function resolveAttribution(runtime: Runtime, fields: PostbackField
     const unknown = missing();
     if (unknown.length > 0) {
       const { field, id } = unknown[0]!;
-      if (unknown.some((entry) => recent.includes(entry))) {
-        throw new PostbackRejection('postback_v10_unavailable', `${field} ${id} was minted moments ago and is not readable yet; retry shortly`);
+      // Judged again: a wait that reached the log's end settles every id minted well before it.
+      if (unknown.some((entry) => recent.includes(entry) && mayBeUnappliedYet(entry))) {
+        throw new PostbackRejection('postback_v10_unavailable', `${field} ${id} was minted recently and is not readable yet; retry shortly`);
       }
       if (!caughtUp && unknown.some((entry) => codes.includes(entry))) {
         throw new PostbackRejection('postback_v10_unavailable', `the read models are behind the log, so ${field} ${id} may name a card served moments ago; retry shortly`);

@@ -26,6 +26,25 @@ async function lastEvents(runtime: Runtime, projection: Projection): Promise<Top
   return ends.filter((end) => BigInt(end.offset) > 0n).map((end) => ({ ...end, offset: (BigInt(end.offset) - 1n).toString() }));
 }
 
+/** Per runtime and projection: when a wait last began that ended with it at the log's end. */
+const seenAtEnd = new WeakMap<Runtime, Map<string, number>>();
+
+/**
+ * The latest time (ms since the epoch, this process's clock) by which all the projections had
+ * applied everything the log then held, as far as this process knows from its own waits;
+ * undefined when it never saw one of them there. Everything appended before it is readable.
+ */
+export function lastSeenAtEnd(runtime: Runtime, projections: Projection[]): number | undefined {
+  const seen = seenAtEnd.get(runtime);
+  let earliest: number | undefined;
+  for (const projection of projections) {
+    const at = seen?.get(projection.name);
+    if (at === undefined) return undefined;
+    earliest = earliest === undefined ? at : Math.min(earliest, at);
+  }
+  return earliest;
+}
+
 /**
  * Resolves once every projection has applied everything the log held when it was called, so a
  * command that checks references sees every record written before it. Throws
@@ -33,11 +52,15 @@ async function lastEvents(runtime: Runtime, projection: Projection): Promise<Top
  */
 export async function awaitCaughtUp(runtime: Runtime, projections: Projection[], timeoutMs: number): Promise<void> {
   const watermarks = await runtime.watermarks();
-  const deadline = Date.now() + timeoutMs;
+  const startedAt = Date.now();
+  const deadline = startedAt + timeoutMs;
   for (const projection of projections) {
     const events = await lastEvents(runtime, projection);
     if (!(await watermarks.awaitApplied(projection.name, events, Math.max(0, deadline - Date.now())))) {
       throw new ReadModelsBehindError(projection.name, timeoutMs);
     }
   }
+  let seen = seenAtEnd.get(runtime);
+  if (!seen) seenAtEnd.set(runtime, (seen = new Map()));
+  for (const projection of projections) seen.set(projection.name, Math.max(seen.get(projection.name) ?? 0, startedAt));
 }

@@ -9,7 +9,7 @@ import { replayProjection } from '../support/replay.js';
 import { projectedServes } from '../support/serves.js';
 import { details, servingAdmin } from '../support/serving-fixtures.js';
 import { tableChecksum } from '../../platform/projection/checksum.js';
-import { awaitCaughtUp } from '../../platform/projection/catch-up.js';
+import { ReadModelsBehindError, awaitCaughtUp, lastSeenAtEnd } from '../../platform/projection/catch-up.js';
 import { uuidV7 } from '../../platform/ids/uuid-v7.js';
 import { withoutTable } from '../support/database.js';
 
@@ -368,6 +368,19 @@ describe('when the serves projection is behind (Query answers once its cards are
     const info = await offerInfo(card.action!.payload.url);
     expect(info.statusCode, info.body).toBe(200);
     expect(info.json()).toMatchObject({ data: { offer_id: card.offer_id } });
+  });
+
+  it('a wait that reaches the log\'s end is remembered as the time the readers judge unknown ids by; one that does not is not', async () => {
+    const before = Date.now();
+    await awaitCaughtUp(t.runtime, [servesProjection], 10_000);
+    const seen = lastSeenAtEnd(t.runtime, [servesProjection])!;
+    expect(seen).toBeGreaterThanOrEqual(before);
+    await t.runtime.db.transaction(async (tx) => {
+      await tx.query('LOCK TABLE served_instances IN EXCLUSIVE MODE');
+      expect((await query(t.app, { limit: 1, context: { categories: ['plain'] } }, bearer(k.live))).status).toBe(200);
+      await expect(awaitCaughtUp(t.runtime, [servesProjection], 300)).rejects.toBeInstanceOf(ReadModelsBehindError);
+      expect(lastSeenAtEnd(t.runtime, [servesProjection])).toBe(seen);
+    });
   });
 
   it('an id minted moments ago that no card has is not_found once the projection has caught up', async () => {

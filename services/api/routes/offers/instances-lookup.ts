@@ -1,5 +1,5 @@
 import type { Sql } from '../../../../platform/db/db.js';
-import { isRecentlyMinted } from '../../../../platform/ids/recently-minted.js';
+import { mayBeUnapplied } from '../../../../platform/ids/recently-minted.js';
 import type { Placement } from '../../../../projections/accounts/queries.js';
 import type { StoredOffer } from '../../../../projections/offers/queries.js';
 import type { ReadCaches } from '../../read-cache.js';
@@ -19,10 +19,10 @@ interface Rows {
  * changes), then the offers and placements of the caller's cards only, from the caches. When
  * every row is already in process (the usual case for cards looked up again) the answer is
  * written in one pass without waiting on anything; otherwise the missing rows are read first. An
- * unknown id minted moments ago (a card Query has just handed out, not projected yet) is read
- * again once `awaitServes` resolves (the serves projection has reached the log's end).
- * Throws whatever the read models and `awaitServes` throw; the route answers 503 for it (no
- * partial success).
+ * unknown id that may be a card not projected yet (minted shortly before the serves projection
+ * was last seen at the log's end, or after) is read again once `servesAtEnd.await` resolves (the
+ * projection has reached the log's end). Throws whatever the read models and that wait throw; the
+ * route answers 503 for it (no partial success).
  */
 export async function lookupInstances(
   sql: Sql,
@@ -31,16 +31,17 @@ export async function lookupInstances(
   answer: InstancesAnswer,
   applicationId: string,
   ids: string[],
-  awaitServes: () => Promise<void>,
+  servesAtEnd: { lastSeen(): number | undefined; await(): Promise<void> },
   allocate?: (bytes: number) => Buffer,
-  now = new Date(),
+  now = Date.now(),
 ): Promise<Buffer> {
   const kept = writeAnswer(answer, applicationId, ids, { card: served.cardIfKept, offer: caches.offerIfKept, placement: caches.placementIfKept }, allocate);
   if (kept !== undefined) return kept;
   const cards = await served.cards(sql, ids);
-  const fresh = ids.filter((id) => cards.get(id) === null && isRecentlyMinted(id, now));
+  const seenAtEnd = servesAtEnd.lastSeen();
+  const fresh = ids.filter((id) => cards.get(id) === null && mayBeUnapplied(id, seenAtEnd, now));
   if (fresh.length > 0) {
-    await awaitServes();
+    await servesAtEnd.await();
     for (const [id, card] of await served.cards(sql, fresh)) cards.set(id, card);
   }
   const offerIds = new Set<string>();

@@ -5,7 +5,7 @@ import { renderError } from '../../../../platform/http/error-handler.js';
 import { ApiError, badRequest, serviceUnavailable } from '../../../../platform/http/errors.js';
 import { fromFramework } from '../../../../platform/http/framework-errors.js';
 import { reusableBuffers } from '../../../../platform/http/reusable-buffers.js';
-import { awaitCaughtUp, behindAs } from '../../../../platform/projection/catch-up.js';
+import { awaitCaughtUp, behindAs, lastSeenAtEnd } from '../../../../platform/projection/catch-up.js';
 import type { Runtime } from '../../../../platform/runtime.js';
 import { servesProjection } from '../../../../projections/serves/projection.js';
 import { authenticateOfferRequest, type OfferRouteCaller } from '../../auth/offer-route-access.js';
@@ -50,11 +50,14 @@ export async function instancesRoute(app: FastifyInstance, { runtime }: { runtim
   const answerBuffers = reusableBuffers({ keep: ANSWER_BUFFERS_KEPT, minBytes: ANSWER_BUFFER_BYTES, maxBytes: 4 * ANSWER_BUFFER_BYTES });
   const callers = new WeakMap<FastifyRequest, OfferRouteCaller>();
 
-  /** The serves projection at the log's end, for a card minted moments ago; 503 when it is not there in time. */
-  const awaitServes = () =>
-    awaitCaughtUp(runtime, [servesProjection], FRESH_CARD_WAIT_MS).catch(
-      behindAs(() => serviceUnavailable('OFFER_INSTANCE_UNAVAILABLE', 'a card served moments ago is not readable yet; retry shortly')),
-    );
+  /** The serves projection at the log's end, for a card that may not be applied yet; 503 when it is not there in time. */
+  const servesAtEnd = {
+    lastSeen: () => lastSeenAtEnd(runtime, [servesProjection]),
+    await: () =>
+      awaitCaughtUp(runtime, [servesProjection], FRESH_CARD_WAIT_MS).catch(
+        behindAs(() => serviceUnavailable('OFFER_INSTANCE_UNAVAILABLE', 'a card served recently is not readable yet; retry shortly')),
+      ),
+  };
 
   /** Our refusals pass through; a read model that fails to answer is a 503 for the whole request. */
   async function unavailableOnFailure<T>(request: FastifyRequest, read: () => Promise<T>): Promise<T> {
@@ -124,7 +127,7 @@ export async function instancesRoute(app: FastifyInstance, { runtime }: { runtim
         reply.raw.once('finish', () => answerBuffers.release(buffer));
         return buffer;
       };
-      const body = await unavailableOnFailure(request, () => lookupInstances(runtime.db, caches, served, answer!, caller.application_id, ids, awaitServes, allocate));
+      const body = await unavailableOnFailure(request, () => lookupInstances(runtime.db, caches, served, answer!, caller.application_id, ids, servesAtEnd, allocate));
       // Already the serializer's bytes (instances-answer.ts), as UTF-8: they go out as they are.
       return reply.type(JSON_CONTENT_TYPE).send(body as never);
     },

@@ -1,4 +1,4 @@
-import { Kafka, Partitioners, logLevel, type Admin, type Consumer, type EachBatchHandler, type Producer } from 'kafkajs';
+import { Kafka, Partitioners, logLevel, type Admin, type Consumer, type EachBatchHandler, type ISocketFactory } from 'kafkajs';
 import type { Metrics } from '../metrics/metrics.js';
 import { appendBatcher, type PartitionedMessage } from './append-batcher.js';
 import type { EventCodec } from './codec.js';
@@ -6,6 +6,7 @@ import { keepConsumerRunning, type ConsumerKeeper } from './consumer-keeper.js';
 import { kafkaBoundedSource } from './kafka-bounded-read.js';
 import { decodeMessages } from './kafka-messages.js';
 import { retryRetriable } from './kafka-retry.js';
+import { restartingProducer } from './restarting-producer.js';
 import { openBoundedRead } from './bounded-read.js';
 import type {
   AppendedEvent,
@@ -37,10 +38,13 @@ export interface KafkaLogOptions {
   metrics?: Metrics;
   /** How long an append waits for concurrent ones to share its produce request (KAFKA_APPEND_LINGER_MS). */
   appendLingerMs?: number;
+  /** How the client opens its connections (kafkajs' own by default; tests route them through a proxy that fails on cue). */
+  socketFactory?: ISocketFactory;
 }
 
 /**
- * The production event log. Appends go through one idempotent producer with acks=all; we pick
+ * The production event log. Appends go through one idempotent producer with acks=all (a new one
+ * after a failed send: restarting-producer.ts); we pick
  * each message's partition ourselves (Kafka's own murmur2 key partitioner) so an append can
  * report the offset of every event it wrote. Concurrent appends share produce requests (see
  * append-batcher.ts).
@@ -56,21 +60,23 @@ export async function kafkaEventLog(codec: EventCodec, options: KafkaLogOptions)
     // Connections and metadata retry within the same few seconds as appends: kafkajs nests the
     // client's retries inside the producer's, so 8 here made an unreachable broker a minute-long wait.
     retry: APPEND_RETRY,
+    ...(options.socketFactory ? { socketFactory: options.socketFactory } : {}),
   });
   const physical = (topic: string) => `${options.topicPrefix}${topic}`;
   const admin: Admin = kafka.admin();
   await admin.connect();
-  const producer: Producer = kafka.producer({
-    idempotent: true,
-    maxInFlightRequests: 1,
-    allowAutoTopicCreation: false,
-    // An append that cannot reach the log fails within seconds: a retryable 503 for the caller.
-    retry: APPEND_RETRY,
-  });
-  await producer.connect();
+  const producer = await restartingProducer(() =>
+    kafka.producer({
+      idempotent: true,
+      maxInFlightRequests: 1,
+      allowAutoTopicCreation: false,
+      // An append that cannot reach the log fails within seconds: a retryable 503 for the caller.
+      retry: APPEND_RETRY,
+    }),
+  );
   const batcher = appendBatcher<PartitionedMessage>({
     lingerMs: options.appendLingerMs ?? 1,
-    write: (topicMessages) => producer.sendBatch({ acks: -1, topicMessages }),
+    write: (topicMessages) => producer.sendBatch(topicMessages),
   });
   const partitionFor = Partitioners.DefaultPartitioner();
   const partitionCounts = new Map<string, Promise<number>>();

@@ -94,6 +94,14 @@ describe('serving under faults', () => {
     await load.moreSucceeded(10);
     const firstProjector = projector.current.child.pid;
     const firstApi = api!.current.child.pid;
+    const firstApiProcess = api!.current;
+    /** What the API processes logged at error level, to say why a client gave up. */
+    const apiErrors = () =>
+      [firstApiProcess, api!.current]
+        .flatMap((process) => process.output().split('\n'))
+        .filter((line) => line.includes('"level":50'))
+        .slice(-10)
+        .join('\n');
 
     await fault('kafka restart', async () => {
       await kafka.stop();
@@ -143,7 +151,7 @@ describe('serving under faults', () => {
 
     const operations = await load.stop();
     // Every operation ended in a 2xx: no client gave up and nothing was refused.
-    expect(operations.filter((op) => op.gaveUp || op.status !== 200).map((op) => ({ index: op.index, attempts: op.attempts }))).toEqual([]);
+    expect(operations.filter((op) => op.gaveUp || op.status !== 200).map((op) => ({ index: op.index, attempts: op.attempts })), apiErrors()).toEqual([]);
     // Every refusal a client was given during the faults was the retryable 503 of the Query route in
     // the envelope, never a 500 or another code (an attempt without status got no answer at all).
     const refusals = operations.flatMap((op) => op.attempts).filter((attempt) => attempt.status !== undefined && attempt.status !== 200);

@@ -73,6 +73,7 @@ export async function kafkaEventLog(codec: EventCodec, options: KafkaLogOptions)
       // An append that cannot reach the log fails within seconds: a retryable 503 for the caller.
       retry: APPEND_RETRY,
     }),
+    () => options.metrics?.appendProducersReplaced.inc(),
   );
   const batcher = appendBatcher<PartitionedMessage>({
     lingerMs: options.appendLingerMs ?? 1,

@@ -21,10 +21,11 @@ export interface RestartingProducer {
 
 /**
  * `create` makes an unconnected producer; the first is connected before this resolves (so start-up
- * fails loudly when the log is unreachable), a replacement on the next send. One send at a time is
+ * fails loudly when the log is unreachable), a replacement on the next send. `onReplace` is told
+ * each time a failed send retires its producer. One send at a time is
  * expected (the append batcher's contract); a failure replaces the producer that failed only once.
  */
-export async function restartingProducer(create: () => Producer): Promise<RestartingProducer> {
+export async function restartingProducer(create: () => Producer, onReplace?: () => void): Promise<RestartingProducer> {
   let generation = 0;
   const start = async () => {
     generation += 1;
@@ -63,6 +64,7 @@ export async function restartingProducer(create: () => Producer): Promise<Restar
         if (current === using) {
           current = undefined;
           retire(producer);
+          onReplace?.();
         }
         throw error;
       }

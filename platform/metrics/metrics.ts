@@ -21,6 +21,11 @@ export function createMetrics() {
       labelNames: ['topic', 'type'] as const,
       registers: [registry],
     }),
+    appendProducersReplaced: new Counter({
+      name: 'event_log_producers_replaced_total',
+      help: 'Kafka producers replaced after a failed send (the broker may have written it; see restarting-producer.ts)',
+      registers: [registry],
+    }),
     eventsConsumed: new Counter({
       name: 'events_consumed_total',
       help: 'Events applied by projectors, by projection and topic',

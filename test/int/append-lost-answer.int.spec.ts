@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { newEvent } from '../../commands/append.js';
 import type { EventLog } from '../../platform/events/event-log.js';
 import { kafkaEventLog } from '../../platform/events/kafka-event-log.js';
+import { createMetrics, type Metrics } from '../../platform/metrics/metrics.js';
 import { registryCodec } from '../../platform/events/registry-codec.js';
 import { loadSchemaCatalog } from '../../platform/events/schema-catalog.js';
 import { EventType } from '../../schemas/generated/events.js';
@@ -21,14 +22,17 @@ import { offerServed } from '../support/serves.js';
 describe('an append whose answer is lost', () => {
   let proxy: CuttingProxy;
   let eventLog: EventLog;
+  let metrics: Metrics;
 
   beforeAll(async () => {
     const stack = inject('stack');
     const [host, port] = stack.kafkaBrokers[0]!.split(':');
     proxy = await cuttingProxy({ host: host!, port: Number(port) });
+    metrics = createMetrics();
     eventLog = await kafkaEventLog(registryCodec(stack.schemaRegistryUrl, loadSchemaCatalog()), {
       brokers: stack.kafkaBrokers,
       topicPrefix: `lost-answer-${randomBytes(4).toString('hex')}.`,
+      metrics,
       // Every connection, whatever broker address the metadata names, goes through the proxy.
       socketFactory: ({ onConnect }) => connect({ host: '127.0.0.1', port: proxy.port }, onConnect),
     });
@@ -58,6 +62,7 @@ describe('an append whose answer is lost', () => {
     );
     await cut;
     expect(await failed).toBe('failed');
+    expect((await metrics.appendProducersReplaced.get()).values[0]?.value).toBe(1);
     proxy.heal();
 
     const after = twoServes(key);

@@ -36,8 +36,10 @@ describe('restartingProducer', () => {
 
   it('after a failed send, disconnects that producer and sends the next batch through a new one', async () => {
     const { made, create } = fakeProducers({ send: (n) => n === 1 });
-    const producer = await restartingProducer(create);
+    let replaced = 0;
+    const producer = await restartingProducer(create, () => (replaced += 1));
     await expect(producer.sendBatch([])).rejects.toThrow('producer 1 send failed');
+    expect(replaced).toBe(1);
     expect(await producer.sendBatch([])).toEqual([expect.objectContaining({ baseOffset: '2' })]);
     expect(made.map(({ sends, disconnected }) => ({ sends, disconnected }))).toEqual([
       { sends: 1, disconnected: true },

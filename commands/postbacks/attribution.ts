@@ -58,9 +58,9 @@ const holders = { svc_click_id: [clicksProjection], offer_instance_id: [servesPr
  * offer, and the same instance where both know one), else attribution_conflict. An unknown id
  * that may not be applied yet (minted shortly before its read model was last seen at the log's
  * end, or after) waits for the read model to catch up; still unknown, it is a retryable 503, and
- * any other unknown id is attribution_not_found (not ours, or well before the read model's end). An unknown link code (a
- * card's short link carries no time) waits the same way, and is attribution_not_found once the
- * read models have caught up, a retryable 503 when they could not.
+ * any other unknown id is attribution_not_found (not ours, or minted well before that end). An
+ * unknown link code (a card's short link carries no time) waits the same way, and is
+ * attribution_not_found once the read models have caught up, a retryable 503 when they could not.
  */
 export async function resolveAttribution(runtime: Runtime, fields: PostbackFields, now: Date, reads: AttributionReads): Promise<Attribution> {
   const sent = ATTRIBUTION_FIELDS.filter((field) => fields[field] !== undefined).map((field) => ({ field, id: fields[field]! }));

@@ -44,10 +44,9 @@ export interface KafkaLogOptions {
 
 /**
  * The production event log. Appends go through one idempotent producer with acks=all (a new one
- * after a failed send: restarting-producer.ts); we pick
- * each message's partition ourselves (Kafka's own murmur2 key partitioner) so an append can
- * report the offset of every event it wrote. Concurrent appends share produce requests (see
- * append-batcher.ts).
+ * after a failed send: restarting-producer.ts); we pick each message's partition ourselves
+ * (Kafka's own murmur2 key partitioner) so an append can report the offset of every event it
+ * wrote. Concurrent appends share produce requests (see append-batcher.ts).
  */
 /** About 3 s of backoff in all: a leader election fits in it, an unreachable broker does not. */
 const APPEND_RETRY = { retries: 5, initialRetryTime: 100, maxRetryTime: 1_000 };

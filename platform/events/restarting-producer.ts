@@ -15,20 +15,16 @@ export interface RestartingProducer {
   sendBatch(topicMessages: TopicMessages[]): Promise<RecordMetadata[]>;
   /** Disconnects the producer in use (and any still being replaced). */
   disconnect(): Promise<void>;
-  /** How many producers were started (1 until a send fails). */
-  readonly generation: number;
 }
 
 /**
  * `create` makes an unconnected producer; the first is connected before this resolves (so start-up
  * fails loudly when the log is unreachable), a replacement on the next send. `onReplace` is told
- * each time a failed send retires its producer. One send at a time is
- * expected (the append batcher's contract); a failure replaces the producer that failed only once.
+ * each time a failed send retires its producer. One send at a time is expected (the append
+ * batcher's contract); a failure replaces the producer that failed only once.
  */
 export async function restartingProducer(create: () => Producer, onReplace?: () => void): Promise<RestartingProducer> {
-  let generation = 0;
   const start = async () => {
-    generation += 1;
     const producer = create();
     try {
       await producer.connect();
@@ -74,9 +70,6 @@ export async function restartingProducer(create: () => Producer, onReplace?: () 
       current = undefined;
       const producer = await last?.catch(() => undefined);
       await Promise.all([producer?.disconnect(), ...retired]);
-    },
-    get generation() {
-      return generation;
     },
   };
 }

@@ -27,5 +27,5 @@ const PROCESS_STARTED_AT = Date.now();
 export function mayBeUnapplied(id: string, seenAtEnd: number | undefined, now: number): boolean {
   const mintedAt = mintTimeOf(id);
   if (mintedAt === undefined || mintedAt > now + RECENT_ID_WINDOW_MS) return false;
-  return mintedAt >= (seenAtEnd ?? Math.min(PROCESS_STARTED_AT, now)) - RECENT_ID_WINDOW_MS;
+  return mintedAt >= (seenAtEnd ?? PROCESS_STARTED_AT) - RECENT_ID_WINDOW_MS;
 }

@@ -21,7 +21,7 @@ const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 /** Answer buffers kept for reuse, and their least size (100 cards are about 70 kB). */
 const ANSWER_BUFFERS_KEPT = 64;
 const ANSWER_BUFFER_BYTES = 128 * 1024;
-/** How long an unknown id minted moments ago waits for the serves projection (README, "Read your own writes"). */
+/** How long an unknown id that may not be applied yet waits for the serves projection (README, "Read your own writes"). */
 const FRESH_CARD_WAIT_MS = 2_000;
 
 function serializerOf(serialize: ((payload: { [key: string]: unknown }) => string) | undefined) {

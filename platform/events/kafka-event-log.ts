@@ -6,6 +6,7 @@ import { keepConsumerRunning, type ConsumerKeeper } from './consumer-keeper.js';
 import { kafkaBoundedSource } from './kafka-bounded-read.js';
 import { decodeMessages } from './kafka-messages.js';
 import { retryRetriable } from './kafka-retry.js';
+import { heartbeatWhile } from './heartbeat-while.js';
 import { restartingProducer } from './restarting-producer.js';
 import { openBoundedRead } from './bounded-read.js';
 import type {
@@ -28,6 +29,14 @@ export { retryRetriable };
 const CONCURRENT_PARTITIONS = 6;
 /** How often a consumer group's offsets are committed (they only speed up a restart; see subscribe). */
 const GROUP_COMMIT_INTERVAL_MS = 1_000;
+/** A consumer's session: the broker's least (group.min.session.timeout.ms, 6 s by default). */
+const SESSION_TIMEOUT_MS = 6_000;
+const HEARTBEAT_MS = 1_000;
+/**
+ * Events a partition's group offset may trail its projection's before the group is reset on
+ * start-up: re-reading them (each skipped or inserted as nothing new) costs less than a reset.
+ */
+const REREAD_RATHER_THAN_RESET = 5_000n;
 /** How long a consumer kafkajs will not restart waits before a new one joins its group. */
 const CONSUMER_REPLACE_MS = 1_000;
 
@@ -142,10 +151,11 @@ export async function kafkaEventLog(codec: EventCodec, options: KafkaLogOptions)
   }
 
   /**
-   * Points the group at the projection's own offsets (or the start) before it joins. Usually the
-   * group's committed offsets already agree (we commit them after every batch), and resetting
-   * them costs a group round of several seconds, so only a disagreement is reset: read models
-   * dropped for a replay, or a crash between the database commit and the group commit.
+   * Points the group at the projection's own offsets (or the start) before it joins. Resetting
+   * them costs a group round of several seconds (kafkajs joins a consumer to do it, which also
+   * waits out a crashed member's session), so a group at most REREAD_RATHER_THAN_RESET events
+   * behind on each partition is left as it is; one ahead (read models dropped for a replay), or
+   * far behind, is reset.
    */
   async function seedGroupOffsets(groupId: string, subscription: SubscribeOptions) {
     const stored = new Map((await subscription.resumeFrom()).map((o) => [`${o.topic}:${o.partition}`, o.offset]));
@@ -161,8 +171,13 @@ export async function kafkaEventLog(codec: EventCodec, options: KafkaLogOptions)
         low: mark.low,
       }));
       const agrees = partitions.every(({ partition, offset, low }) => {
-        const groupOffset = committedByPartition.get(partition) ?? '-1';
-        return groupOffset === '-1' ? offset === low : groupOffset === offset;
+        // Without a committed offset (or below the log's start) the group starts at the log's start.
+        const committed = BigInt(committedByPartition.get(partition) ?? '-1');
+        const start = committed < BigInt(low) ? BigInt(low) : committed;
+        // A group a little behind re-reads what the projection applied since the group's last
+        // commit (at most about a second: commits are on a timer) and the runner skips it again;
+        // a group ahead would skip events, so it is always reset.
+        return start <= BigInt(offset) && BigInt(offset) - start <= REREAD_RATHER_THAN_RESET;
       });
       if (agrees) continue;
       try {
@@ -228,7 +243,7 @@ export async function kafkaEventLog(codec: EventCodec, options: KafkaLogOptions)
       if (messages.length === 0) return;
       const events = await decodeMessages(codec, topic, batch.partition, messages);
       try {
-        await subscription.onBatch({ topic, partition: batch.partition, events });
+        await heartbeatWhile(heartbeat, HEARTBEAT_MS, () => subscription.onBatch({ topic, partition: batch.partition, events }));
       } catch (error) {
         subscription.onError?.(error as Error);
         throw error;
@@ -239,9 +254,11 @@ export async function kafkaEventLog(codec: EventCodec, options: KafkaLogOptions)
       await heartbeat();
     };
     const keeper: ConsumerKeeper<Consumer> = await keepConsumerRunning({
-      // A killed member holds its partitions until its session times out: 10 s (not kafkajs' 30 s)
-      // bounds how long a crashed projector stalls its read models; batches heartbeat well within it.
-      build: () => kafka.consumer({ groupId, allowAutoTopicCreation: false, maxWaitTimeInMs: 250, sessionTimeout: 10_000, heartbeatInterval: 1_000 }),
+      // A killed member holds its partitions until its session times out: the broker's least
+      // (not kafkajs' 30 s) bounds how long a crashed projector stalls its read models; a batch
+      // heartbeats while it is applied, however long that takes.
+      build: () =>
+        kafka.consumer({ groupId, allowAutoTopicCreation: false, maxWaitTimeInMs: 250, sessionTimeout: SESSION_TIMEOUT_MS, heartbeatInterval: HEARTBEAT_MS }),
       async run(consumer) {
         active = consumer;
         // A replacement starts from the group's offsets: partitions held by the old one are not held.

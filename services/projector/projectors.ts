@@ -24,10 +24,11 @@ export interface RunningProjectors {
 }
 
 export async function startProjectors(runtime: Runtime, hooks: ProjectorHooks = {}): Promise<RunningProjectors> {
-  const running: RunningProjection[] = [];
-  for (const projection of projections) {
-    running.push(
-      await startProjection(projection, {
+  // Side by side: on Kafka each joins its own consumer group, and after a crash every join waits
+  // out the dead member's session; one after another, those waits would add up.
+  const starts = await Promise.allSettled(
+    projections.map((projection) =>
+      startProjection(projection, {
         db: runtime.db,
         eventLog: runtime.eventLog,
         metrics: runtime.metrics,
@@ -35,7 +36,13 @@ export async function startProjectors(runtime: Runtime, hooks: ProjectorHooks = 
           hooks.onBatchApplied?.(name, batch.topic, batch.partition, batch.events[batch.events.length - 1]!.offset, applied),
         onError: hooks.onError,
       }),
-    );
+    ),
+  );
+  const running = starts.flatMap((start) => (start.status === 'fulfilled' ? [start.value] : []));
+  const failed = starts.find((start): start is PromiseRejectedResult => start.status === 'rejected');
+  if (failed) {
+    await Promise.allSettled(running.map((projection) => projection.stop()));
+    throw failed.reason;
   }
   const refreshLag = async () => {
     await Promise.all(running.map((projection) => projection.lag()));

@@ -6,7 +6,6 @@ import { withKeyHashSecret } from './config/key-hash-secret.js';
 import { acquireDataDir, type DataDirOwnership, type OwnerRole } from './data-dir/ownership.js';
 import type { Db } from './db/db.js';
 import { migrate } from './db/migrate.js';
-import { openPglite } from './db/pglite.js';
 import { connectPostgres } from './db/postgres.js';
 import type { EventLog } from './events/event-log.js';
 import { checkEventLogEndpoints, openEventLog } from './events/open-event-log.js';
@@ -59,6 +58,9 @@ export async function openDatabase(config: Config, options: OpenOptions = {}): P
   }
   const owner = await acquireDataDir(config.dataDir, options.role ?? 'tool', options.description ?? process.argv.slice(2).join(' '));
   try {
+    // Loaded here only: the embedded engine takes about half a second to load, which every
+    // process on Postgres would otherwise pay at start-up (a crashed one's restart included).
+    const { openPglite } = await import('./db/pglite.js');
     const embedded = await openPglite(join(config.dataDir, 'pg'));
     return {
       owner,

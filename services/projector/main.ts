@@ -2,8 +2,6 @@ import pino from 'pino';
 import { loadConfigOrExit } from '../../platform/config/config.js';
 import { openRuntime } from '../../platform/runtime.js';
 import { exitOnStartupFailure } from '../../platform/startup.js';
-import { commandExecutor } from '../admin/command-executor.js';
-import { serveCommandsOnOwnerSocket } from '../admin/owner-commands.js';
 import { caughtUpReport } from './caught-up-report.js';
 import { projections, startProjectors, type RunningProjectors } from './projectors.js';
 
@@ -51,7 +49,12 @@ projectors = await startProjectors(runtime, {
   },
 });
 // On the embedded default this process owns DATA_DIR, so the admin CLI's commands come here.
-stopOwnerCommands = await serveCommandsOnOwnerSocket(runtime, commandExecutor(runtime, { projections }));
+// Loaded only then: the commands take about a second to load, which would lengthen every
+// restart of a projector on Kafka and Postgres.
+if (runtime.owner) {
+  const [{ commandExecutor }, { serveCommandsOnOwnerSocket }] = await Promise.all([import('../admin/command-executor.js'), import('../admin/owner-commands.js')]);
+  stopOwnerCommands = await serveCommandsOnOwnerSocket(runtime, commandExecutor(runtime, { projections }));
+}
 logger.info({ event: 'started', backend: runtime.eventLog.kind }, 'projector started');
 void reportIfCaughtUp();
 

@@ -6,6 +6,8 @@
  */
 export async function heartbeatWhile<T>(heartbeat: () => Promise<void>, intervalMs: number, work: () => Promise<T>): Promise<T> {
   const timer = setInterval(() => void heartbeat().catch(() => {}), intervalMs);
+  // The batch's own work keeps the process up while it runs; the timer never does.
+  timer.unref();
   try {
     return await work();
   } finally {

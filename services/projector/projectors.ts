@@ -4,6 +4,7 @@ import { clicksProjection } from '../../projections/clicks/projection.js';
 import { ledgerProjection } from '../../projections/ledger/projection.js';
 import { servesProjection } from '../../projections/serves/projection.js';
 import { offerProjections } from '../../projections/offers/projections.js';
+import { startAll } from '../../platform/async/start-all.js';
 import type { Projection } from '../../platform/projection/projection.js';
 import { startProjection, type RunningProjection } from '../../platform/projection/runner.js';
 import type { Runtime } from '../../platform/runtime.js';
@@ -26,8 +27,8 @@ export interface RunningProjectors {
 export async function startProjectors(runtime: Runtime, hooks: ProjectorHooks = {}): Promise<RunningProjectors> {
   // Side by side: on Kafka each joins its own consumer group, and after a crash every join waits
   // out the dead member's session; one after another, those waits would add up.
-  const starts = await Promise.allSettled(
-    projections.map((projection) =>
+  const running = await startAll(
+    projections.map((projection) => () =>
       startProjection(projection, {
         db: runtime.db,
         eventLog: runtime.eventLog,
@@ -38,12 +39,6 @@ export async function startProjectors(runtime: Runtime, hooks: ProjectorHooks = 
       }),
     ),
   );
-  const running = starts.flatMap((start) => (start.status === 'fulfilled' ? [start.value] : []));
-  const failed = starts.find((start): start is PromiseRejectedResult => start.status === 'rejected');
-  if (failed) {
-    await Promise.allSettled(running.map((projection) => projection.stop()));
-    throw failed.reason;
-  }
   const refreshLag = async () => {
     await Promise.all(running.map((projection) => projection.lag()));
   };

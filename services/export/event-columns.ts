@@ -1,7 +1,7 @@
 import type avro from 'avsc';
 import type { LoggedEvent } from '../../platform/events/event-log.js';
 import type { KnownSchema } from '../../platform/events/schema-catalog.js';
-import { isoTime, type Cell, type ColumnKind, type ExportColumn } from './columns.js';
+import { isoTimeFormatter, type Cell, type ColumnKind, type ExportColumn } from './columns.js';
 
 /** Where each row comes from in the log; named apart from event fields, which never start with `log_`. */
 export const LOG_COLUMNS: readonly ExportColumn[] = [
@@ -67,6 +67,7 @@ export function eventTable(types: KnownSchema[]): EventTable {
   // A column made json by a disagreement keeps each type's values as they are.
   for (const fields of readers.values()) for (const field of fields) if (columns[field.position]!.kind === 'json') field.convert = same;
 
+  const logTime = isoTimeFormatter();
   return {
     columns,
     types,
@@ -77,7 +78,7 @@ export function eventTable(types: KnownSchema[]): EventTable {
       cells[0] = event.topic;
       cells[1] = event.partition;
       cells[2] = event.offset;
-      cells[3] = isoTime(event.timestamp);
+      cells[3] = logTime(event.timestamp.getTime());
       cells[4] = event.key;
       cells[5] = event.type.slice(event.type.lastIndexOf('.') + 1);
       cells[6] = event.schemaId;
@@ -112,7 +113,7 @@ function fieldShape(type: avro.Type, declared: unknown): FieldShape {
       return { kind: 'integer', nullable: false, convert: same };
     case 'long':
       return isTimestampMillis(declared)
-        ? { kind: 'timestamp', nullable: false, convert: (value) => isoTime(new Date(Number(value))) }
+        ? { kind: 'timestamp', nullable: false, convert: timestampCells() }
         : { kind: 'bigint', nullable: false, convert: (value) => String(value) };
     case 'float':
     case 'double':
@@ -124,6 +125,12 @@ function fieldShape(type: avro.Type, declared: unknown): FieldShape {
       // Records, arrays and maps: nested in ndjson, JSON text elsewhere.
       return { kind: 'json', nullable: type.typeName === 'null', convert: same };
   }
+}
+
+/** Cells of one timestamp-millis column (a formatter of its own keeps that column's day). */
+function timestampCells(): (value: unknown) => Cell {
+  const time = isoTimeFormatter();
+  return (value) => time(Number(value));
 }
 
 function isTimestampMillis(declared: unknown): boolean {

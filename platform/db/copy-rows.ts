@@ -1,3 +1,4 @@
+import { isoTimeFormatter } from '../time/iso-time.js';
 import type { Sql } from './db.js';
 import { insertRowsSkippingTaken, type InsertColumn } from './unnest-insert.js';
 
@@ -9,13 +10,16 @@ const SPECIAL = /[\\\n\r\t]/;
 const SPECIAL_ALL = /[\\\n\r\t]/g;
 const ESCAPES: Record<string, string> = { '\\': '\\\\', '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 
-/** One value in COPY text format: `\N` for null, `t`/`f`, ISO text for dates, the rest as text. */
-function copyValue(value: unknown): string {
+/**
+ * One value in COPY text format: `\N` for null, `t`/`f`, ISO text for dates (written by the
+ * column's own `isoTime`), the rest as text.
+ */
+function copyValue(value: unknown, isoTime: (ms: number) => string): string {
   if (value === null || value === undefined) return '\\N';
   if (typeof value === 'string') return SPECIAL.test(value) ? value.replace(SPECIAL_ALL, (character) => ESCAPES[character]!) : value;
   if (typeof value === 'boolean') return value ? 't' : 'f';
-  if (value instanceof Date) return value.toISOString();
-  return copyValue(String(value));
+  if (value instanceof Date) return isoTime(value.getTime());
+  return copyValue(String(value), isoTime);
 }
 
 /**
@@ -26,10 +30,11 @@ function copyValue(value: unknown): string {
 export function copyText<R>(columns: readonly InsertColumn<R>[], rows: readonly R[]): string {
   const lines = new Array<string>(rows.length);
   const getters = columns.map(([name, , valueOf]) => valueOf ?? ((row: R) => (row as Record<string, unknown>)[name]));
+  const isoTimes = columns.map(() => isoTimeFormatter());
   for (let index = 0; index < rows.length; index += 1) {
     const row = rows[index]!;
-    let line = copyValue(getters[0]!(row));
-    for (let column = 1; column < getters.length; column += 1) line += `\t${copyValue(getters[column]!(row))}`;
+    let line = copyValue(getters[0]!(row), isoTimes[0]!);
+    for (let column = 1; column < getters.length; column += 1) line += `\t${copyValue(getters[column]!(row), isoTimes[column]!)}`;
     lines[index] = line;
   }
   return `${lines.join('\n')}\n`;

@@ -1,3 +1,4 @@
+import { isoTimeFormatter } from '../time/iso-time.js';
 import type { Sql } from './db.js';
 import { escapeLiteral } from './identifier.js';
 
@@ -16,7 +17,8 @@ export async function insertRowsSkippingTaken<R>(tx: Sql, table: string, columns
   if (rows.length === 0) return;
   const values = columns.map(([name, , valueOf]) => {
     const taken = valueOf ? rows.map(valueOf) : rows.map((row) => (row as Record<string, unknown>)[name]);
-    return taken.map((value) => (value instanceof Date ? value.toISOString() : value));
+    const isoTime = isoTimeFormatter();
+    return taken.map((value) => (value instanceof Date ? isoTime(value.getTime()) : value));
   });
   const arrays = columns.map(([, type], index) => `$${index + 1}::${type}[]`);
   await tx.query(
@@ -26,9 +28,9 @@ export async function insertRowsSkippingTaken<R>(tx: Sql, table: string, columns
 }
 
 /** A value as a typed SQL literal: null, or its text (ISO for a Date, JSON for an object) cast to the column's type. */
-function literal(value: unknown, type: string): string {
+function literal(value: unknown, type: string, isoTime: (ms: number) => string): string {
   if (value === null || value === undefined) return 'NULL';
-  const text = value instanceof Date ? value.toISOString() : typeof value === 'object' ? JSON.stringify(value) : String(value);
+  const text = value instanceof Date ? isoTime(value.getTime()) : typeof value === 'object' ? JSON.stringify(value) : String(value);
   return `${escapeLiteral(text)}::${type}`;
 }
 
@@ -39,8 +41,9 @@ function literal(value: unknown, type: string): string {
  */
 export function newRowsStatement<R>(table: string, columns: readonly InsertColumn<R>[], rows: readonly R[]): string {
   if (rows.length === 0) return '';
+  const isoTimes = columns.map(() => isoTimeFormatter());
   const tuples = rows.map((row) => {
-    const values = columns.map(([name, type, valueOf]) => literal(valueOf ? valueOf(row) : (row as Record<string, unknown>)[name], type));
+    const values = columns.map(([name, type, valueOf], index) => literal(valueOf ? valueOf(row) : (row as Record<string, unknown>)[name], type, isoTimes[index]!));
     return `(${values.join(', ')})`;
   });
   return `INSERT INTO ${table} (${columns.map(([name]) => name).join(', ')}) VALUES ${tuples.join(',\n')} ON CONFLICT DO NOTHING`;

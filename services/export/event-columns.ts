@@ -1,7 +1,8 @@
 import type avro from 'avsc';
 import type { LoggedEvent } from '../../platform/events/event-log.js';
 import type { KnownSchema } from '../../platform/events/schema-catalog.js';
-import { isoTimeFormatter, type Cell, type ColumnKind, type ExportColumn } from './columns.js';
+import { isoTimeFormatter } from '../../platform/time/iso-time.js';
+import type { Cell, ColumnKind, ExportColumn } from './columns.js';
 
 /** Where each row comes from in the log; named apart from event fields, which never start with `log_`. */
 export const LOG_COLUMNS: readonly ExportColumn[] = [

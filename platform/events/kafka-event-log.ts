@@ -177,7 +177,8 @@ export async function kafkaEventLog(codec: EventCodec, options: KafkaLogOptions)
         // A group a little behind re-reads what the projection applied since the group's last
         // commit (at most about a second: commits are on a timer) and the runner skips it again;
         // a group ahead would skip events, so it is always reset.
-        return start <= BigInt(offset) && BigInt(offset) - start <= REREAD_RATHER_THAN_RESET;
+        const behind = BigInt(offset) - start;
+        return behind >= 0n && behind <= REREAD_RATHER_THAN_RESET;
       });
       if (agrees) continue;
       try {

@@ -6,6 +6,7 @@ import { startProjectors, type RunningProjectors } from '../../services/projecto
 import { createTestApp, type TestRuntime } from '../support/app.js';
 import { buildInstanceWorld, commandRunner, DETAILS, type InstanceWorld, type RunCommand } from '../support/instance-world.js';
 import { appendServes, offerServed as servedCard } from '../support/serves.js';
+import { nextNotificationGap } from '../support/notification-gap.js';
 import { withoutTable as withoutTableIn } from '../support/database.js';
 
 /** 503 OFFER_INSTANCE_UNAVAILABLE: whatever part of the read models cannot be read, the whole request fails. */
@@ -39,18 +40,7 @@ describe('POST /v1/offers/instances when the read models cannot be read', () => 
     expect(response.statusCode, response.body).toBe(503);
     expect(response.json()).toEqual({ code: 'OFFER_INSTANCE_UNAVAILABLE', message: expect.stringMatching(/retry later/), data: {}, extra: {} });
   };
-  /** Resolves when this process hears that it may have missed projector commits. */
-  const nextGap = async () => {
-    const watermarks = await t.runtime.watermarks();
-    return new Promise<void>((resolve) => {
-      const stop = watermarks.onApplied((position) => {
-        if (position === undefined) {
-          stop();
-          resolve();
-        }
-      });
-    });
-  };
+  const nextGap = () => nextNotificationGap(t.runtime);
   /** Runs `during` while `table` is renamed away, then puts it back. */
   const withoutTable = (table: string, during: () => Promise<void>) => withoutTableIn(t.database.db, table, during);
 

@@ -1,6 +1,7 @@
 import { CANONICAL_UUID, SHORT_CODE, STATIC_TOKEN, shapeOfCode } from '../../projections/offers/links/parse-link.js';
 import { CURRENCY_CODE, isKnownCurrency } from '../../schemas/documents/currency.js';
 import { DECIMAL, canonicalDecimal } from './payout.js';
+import { atMostCharacters } from '../../platform/text/character-count.js';
 
 /**
  * The fields of a partner's postback, read from the current contract's JSON body or from the
@@ -55,7 +56,7 @@ const PRINTABLE = /^[^\p{Cc}\p{Cs}]*$/u;
 const text = (max: number): FieldRule => ({
   expected: `a string of 1 to ${max} characters without control characters`,
   schema: { minLength: 1, maxLength: max, pattern: PRINTABLE.source },
-  read: (value) => (value.length >= 1 && value.length <= max && PRINTABLE.test(value) ? value : undefined),
+  read: (value) => (value.length >= 1 && atMostCharacters(value, max) && PRINTABLE.test(value) ? value : undefined),
 });
 const uuid: FieldRule = {
   expected: 'a canonical lowercase UUID such as "0190f5a2-7b3c-7d4e-8f60-1a2b3c4d5e6f"',

@@ -3,6 +3,7 @@ import { maxHeaderSize } from 'node:http';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { answerClientError } from '../../platform/http/client-errors.js';
+import { answerConnectRequests } from '../../platform/http/connect-requests.js';
 import { jsonBodies } from '../../platform/http/json-body.js';
 import { errorHandling, renderError } from '../../platform/http/error-handler.js';
 import { httpMetrics } from '../../platform/http/metrics-plugin.js';
@@ -62,6 +63,7 @@ export async function buildApp({ runtime, logger = false, commands, replays, pos
     routerOptions: { maxParamLength: maxHeaderSize },
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', allErrors: false } },
   }).withTypeProvider<TypeBoxTypeProvider>();
+  answerConnectRequests(app);
 
   await app.register(errorHandling);
   await app.register(jsonBodies);

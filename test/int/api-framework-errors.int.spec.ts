@@ -102,6 +102,21 @@ describe('routes and methods', () => {
     }
   });
 
+  it('answers CONNECT like any method no route takes, then closes the connection (Node alone would close it silently)', async () => {
+    const instances = await rawHttp(port, 'CONNECT /v1/offers/instances HTTP/1.1\r\nHost: x\r\n\r\n');
+    expect(instances.status).toBe(405);
+    expect(instances.headers.allow).toBe('POST');
+    expect(instances.headers.connection).toBe('close');
+    expectEnvelope(instances, '405', /use POST/);
+    const nowhere = await rawHttp(port, 'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n');
+    expect(nowhere.status).toBe(404);
+    expectEnvelope(nowhere, 'NOT_FOUND', /no route for CONNECT/);
+    const postback = await rawHttp(port, `CONNECT /v1/postback/${'0'.repeat(8)}-0000-7000-8000-${'0'.repeat(12)} HTTP/1.1\r\nHost: x\r\nSVC-Protocol-Version: 1.0\r\n\r\n`);
+    expect(postback.status).toBe(405);
+    expect(postback.headers.allow).toBe('GET, POST');
+    expect(JSON.parse(postback.body)).toMatchObject({ code: '405', message: 'method_not_allowed', data: {}, extra: { reason: 'method_not_allowed', event_logged: false } });
+  });
+
   it('answers 404 and 405 before reading the body: a body that would be refused does not change them', async () => {
     for (const [url, status, code] of [['/v1/nothing-here', 404, 'NOT_FOUND'], ['/v1/locations/2840', 405, '405']] as const) {
       for (const [contentType, payload] of [['application/json', ''], ['application/json', '{"a":'], ['application/xml', '<a/>'], ['application/json', `"${'x'.repeat(ONE_MIB)}"`]]) {

@@ -202,6 +202,21 @@ describe.each([['kafka'], ['sql']] as const)('postbacks on the %s log', (eventLo
       expectRejection(await t.app.inject({ method: 'PUT', url: `/v1/postback/${world.partner}`, headers: PROTOCOL, payload: '{}' }), 'method_not_allowed');
     });
 
+    it('refuses every other method and every longer path in the postback envelope, with the protocol header', async () => {
+      for (const method of ['PUT', 'TRACE', 'QUERY', 'PROPFIND', 'MKCOL'] as const) {
+        const response = await t.app.inject({ method, url: `/v1/postback/${world.partner}`, headers: PROTOCOL, payload: JSON.stringify(valid()) });
+        expectRejection(response, 'method_not_allowed');
+        expect(response.headers.allow).toBe('GET, POST');
+        expect(response.headers['svc-protocol-version']).toBe('1.0');
+      }
+      for (const path of [`${world.partner}/`, `${world.partner}/more`, `${world.partner}/more/and/more`]) {
+        const response = await post(valid(), {}, path);
+        expectRejection(response, 'partner_not_found');
+        expect(response.headers['svc-protocol-version']).toBe('1.0');
+      }
+      expectRejection(await t.app.inject({ method: 'GET', url: `/v1/postback/${world.partner}/more?event_name=purchase` }), 'partner_not_found');
+    });
+
     it('requires an identity and an attribution', async () => {
       expectRejection(await post({ event_name: 'purchase', offer_instance_id: instance }), 'missing_identity');
       expectRejection(await post({ event_name: 'purchase', event_id: id() }), 'missing_attribution');

@@ -61,6 +61,12 @@ describe('parseCurrentBody: rejections', () => {
     return result;
   };
 
+  it('counts characters as the published schema does, not UTF-16 units: 100 emoji fit event_name, 101 do not', () => {
+    expect(body({ ...BASE, event_name: '😀'.repeat(100), order_id: '𝄞'.repeat(200) }).ok).toBe(true);
+    expect(rejected(body({ ...BASE, event_name: '😀'.repeat(101) })).field).toBe('event_name');
+    expect(rejected(body({ ...BASE, order_id: '𝄞'.repeat(201) })).field).toBe('order_id');
+  });
+
   it('names an unknown field and lists the fields the body takes', () => {
     expect(rejected(body({ ...BASE, click_id: CLICK }))).toEqual({
       ok: false,

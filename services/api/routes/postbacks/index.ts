@@ -11,7 +11,7 @@ import { findDecisions } from '../../../../projections/ledger/queries.js';
 import { findServedInstances } from '../../../../projections/serves/queries.js';
 import type { PostbackRefusals } from '../../postback-refusals.js';
 import { openReadCaches } from '../../read-cache.js';
-import { checkPostRequest, methodNotAllowed, paramsOf, postChannel, sourceAddress } from './channel.js';
+import { checkPostRequest, methodNotAllowed, noPartnerPath, paramsOf, postChannel, sourceAddress } from './channel.js';
 import { openPartnerCache } from './partner-cache.js';
 import { refusalOf } from './refusal-record.js';
 import { PROTOCOL_HEADER, PROTOCOL_VERSION, rejectionOf, sendAnswer, sendRejection } from './respond.js';
@@ -124,6 +124,13 @@ export async function postbackRoutes(app: FastifyInstance, { runtime, refusals }
     handler: async () => {
       throw methodNotAllowed();
     },
+  });
+  // Whatever no route above takes under the prefix (TRACE, QUERY, WebDAV methods, a path with
+  // more segments) is refused here, in the postback envelope, rather than by the app's handler:
+  // the app's checks reach this plugin's error handler first (405 → method_not_allowed, 404 →
+  // partner_not_found); the handler is the last word for what they let through.
+  app.setNotFoundHandler(async (request) => {
+    throw /^\/v1\/postback\/[^/?]*(\?|$)/.test(request.url) ? methodNotAllowed() : noPartnerPath();
   });
 }
 

@@ -44,7 +44,9 @@ export function rejectionOf(error: unknown, request: FastifyRequest): { reason: 
   if (known) {
     if (known.statusCode === 413) return { reason: 'payload_too_large', eventLogged: false, detail: known.message };
     if (known.statusCode === 415) return { reason: 'unsupported_media_type', eventLogged: false, detail: known.message };
-    if (known.statusCode === 405) return { reason: 'method_not_allowed', eventLogged: false, detail: known.message };
+    if (known.statusCode === 405) return { reason: 'method_not_allowed', eventLogged: false, detail: 'use POST (or GET for the compatibility route)' };
+    // Only a path no postback route takes is a 404 here (/v1/postback/{id}/more): it names no partner.
+    if (known.statusCode === 404) return { reason: 'partner_not_found', eventLogged: false, detail: 'the path names no partner: post to /v1/postback/{partner_id}' };
     if (known.statusCode < 500) return { reason: 'invalid_payload', eventLogged: false, detail: known.message };
     // SHUTTING_DOWN: this instance takes nothing more; nothing was logged, a retry goes elsewhere.
     if (known.statusCode === 503) return { reason: 'postback_v10_unavailable', eventLogged: false, detail: known.message };

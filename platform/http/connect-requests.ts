@@ -1,0 +1,24 @@
+import { ServerResponse, type IncomingMessage } from 'node:http';
+import type { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
+import type { FastifyInstance } from 'fastify';
+
+/**
+ * Node hands a CONNECT request to the server's 'connect' listeners, not to its request handler,
+ * and with none it closes the connection without a word. This service tunnels nothing, so such a
+ * request is routed like any other method no route takes (405 naming the path's methods, or
+ * 404, each in its route's envelope), and the connection is closed after the answer: what the
+ * client sent after the headers is not an HTTP request.
+ */
+export function answerConnectRequests(app: FastifyInstance): void {
+  app.server.on('connect', (request: IncomingMessage, socket: Duplex) => {
+    const response = new ServerResponse(request);
+    response.shouldKeepAlive = false;
+    response.assignSocket(socket as Socket);
+    response.on('finish', () => {
+      response.detachSocket(socket as Socket);
+      socket.end();
+    });
+    app.routing(request, response);
+  });
+}

@@ -21,6 +21,7 @@ export type Catalog = 'LEGACY' | 'FULL';
 export function parseCatalog(query: LocationQuery): Catalog {
   const value = query.catalog;
   if (value === undefined) return 'LEGACY';
+  if (Array.isArray(value)) throw badRequest('catalog is given more than once; give it once');
   if (value === 'LEGACY' || value === 'FULL') return value;
   throw badRequest(`catalog must be LEGACY or FULL, got ${JSON.stringify(value)}`);
 }

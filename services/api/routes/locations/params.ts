@@ -32,10 +32,14 @@ export function single(query: LocationQuery, name: string): string | undefined {
   return value;
 }
 
-/** Like single(), but an empty value counts as absent. */
+/**
+ * Like single(), but an empty value is a 400: `cursor=` is a lost cursor, not a first page (a
+ * client restarting silently would see every result twice), and `q=` is no search text.
+ */
 export function nonEmpty(query: LocationQuery, name: string): string | undefined {
   const value = single(query, name);
-  return value === undefined || value === '' ? undefined : value;
+  if (value === '') throw badRequest(`${name} must not be empty; leave it out instead`);
+  return value;
 }
 
 /** A value that must match `pattern` when present; `shape` is how the message describes it. */

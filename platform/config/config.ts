@@ -11,7 +11,6 @@ import {
   optionalUrl,
   subsetOf,
   text,
-  url,
 } from './settings.js';
 
 export const settings = {
@@ -24,7 +23,7 @@ export const settings = {
   kafkaAppendLingerMs: integer('KAFKA_APPEND_LINGER_MS', 'Milliseconds an append to Kafka waits for concurrent appends to share its produce request when none is in flight (appends arriving during a request always share the next one). 0: no wait.', 1, 0, 1_000),
   redisUrl: optionalUrl('REDIS_URL', 'Redis for caches and rate limits. Unset: in-process limits.', ['redis:', 'rediss:']),
   topicPrefix: text('TOPIC_PREFIX', 'Prefix of every topic name (lets several environments share a cluster).', '', /^[A-Za-z0-9._-]*$/, 'letters, digits, ".", "_" or "-"'),
-  linkBase: url('LINK_BASE', 'Origin of tracked links, {link_base}.', 'http://127.0.0.1:8080/l', ['http:', 'https:']),
+  linkBase: { ...optionalUrl('LINK_BASE', 'Origin of tracked links, {link_base}. Unset: this API\'s own address (127.0.0.1 for a wildcard HOST), so a card\'s link opens where it was served; set it when clients reach the API under another name (a proxy, a public host).', ['http:', 'https:']), defaultText: 'http://{HOST}:{PORT}/l' },
   geoCatalogFile: optionalFile('GEO_CATALOG_FILE', 'Geo-target catalog release (CSV or zip) loaded before the location routes serve.'),
   geoCatalogSha256: optionalHex('GEO_CATALOG_SHA256', 'Expected sha256 of GEO_CATALOG_FILE; the loader refuses a file that differs.', 64),
   geoIndexCacheDir: optionalText('GEO_INDEX_CACHE_DIR', 'Folder where the built location indexes are kept, so a restart loads them instead of building them again (one folder per database). Unset: DATA_DIR/geo-index on the embedded default, none with DATABASE_URL; `off`: none.'),
@@ -43,7 +42,13 @@ export const settings = {
 } as const;
 
 type Parsed<S> = { -readonly [K in keyof S]: S[K] extends { parse(raw: string | undefined): infer T } ? T : never };
-export type Config = Parsed<typeof settings> & { embedded: { database: boolean; eventLog: boolean } };
+export type Config = Omit<Parsed<typeof settings>, 'linkBase'> & { linkBase: string; embedded: { database: boolean; eventLog: boolean } };
+
+/** LINK_BASE when unset: the API's own address, a wildcard one (all interfaces) as the loopback. */
+function ownLinkBase(host: string, port: number): string {
+  const reachable = host === '0.0.0.0' || host === '::' || host === '' ? '127.0.0.1' : host;
+  return `http://${reachable.includes(':') ? `[${reachable}]` : reachable}:${port}/l`;
+}
 
 /** Parses the environment; throws SettingError naming the first variable that is wrong. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -65,6 +70,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   return {
     ...values,
+    linkBase: values.linkBase ?? ownLinkBase(values.host, values.port),
     embedded: { database: !values.databaseUrl, eventLog: !values.kafkaBrokers },
   };
 }

@@ -75,11 +75,6 @@ export function optionalUrl(name: string, doc: string, protocols: string[]): Set
   };
 }
 
-export function url(name: string, doc: string, fallback: string, protocols: string[]): Setting<string> {
-  const inner = optionalUrl(name, doc, protocols);
-  return { name, doc, defaultText: fallback, parse: (raw) => inner.parse(raw) ?? fallback };
-}
-
 export function brokerList(name: string, doc: string): Setting<string[] | undefined> {
   return {
     name,

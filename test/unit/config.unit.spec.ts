@@ -15,6 +15,15 @@ describe('configuration', () => {
     expect(config.dataDir).toBe('.data');
   });
 
+  it('puts tracked links on the API itself unless LINK_BASE says otherwise, so a card served on another PORT can be opened', () => {
+    expect(loadConfig({}).linkBase).toBe('http://127.0.0.1:8080/l');
+    expect(loadConfig({ PORT: '18081' }).linkBase).toBe('http://127.0.0.1:18081/l');
+    expect(loadConfig({ HOST: '0.0.0.0', PORT: '9000' }).linkBase).toBe('http://127.0.0.1:9000/l');
+    expect(loadConfig({ HOST: '::1', PORT: '9000' }).linkBase).toBe('http://[::1]:9000/l');
+    expect(loadConfig({ HOST: 'api.internal', PORT: '9000' }).linkBase).toBe('http://api.internal:9000/l');
+    expect(loadConfig({ PORT: '9000', LINK_BASE: 'https://go.example/l' }).linkBase).toBe('https://go.example/l');
+  });
+
   it('uses Kafka and Postgres when they are set', () => {
     const config = loadConfig({ ...valid, KAFKA_BROKERS: 'a:9092,b:9093', SCHEMA_REGISTRY_URL: 'http://r:8081/apis/ccompat/v7' });
     expect(config.embedded).toEqual({ database: false, eventLog: false });

@@ -19,7 +19,7 @@ export const POSTBACK_REASONS = {
   missing_amount: { status: 422, code: 'MISSING_AMOUNT', retryable: false, when: 'the mapped goal is priced per sale (cps) and no amount and currency were sent' },
   invalid_goal_pricing: { status: 422, code: 'INVALID_GOAL_PRICING', retryable: false, when: "the mapped goal's own pricing cannot price a conversion (e.g. a currency unknown to ISO 4217); fix the offer, then send again" },
   identity_conflict: { status: 409, code: 'IDENTITY_CONFLICT', retryable: false, when: 'the ledger already holds this identity with a different payload (logged, not counted)' },
-  unsupported_media_type: { status: 415, code: 'UNSUPPORTED_MEDIA_TYPE', retryable: false, when: 'current route: Content-Type not application/json; compatibility POST: not a form' },
+  unsupported_media_type: { status: 415, code: 'UNSUPPORTED_MEDIA_TYPE', retryable: false, when: 'current route: Content-Type not application/json (a POST is the compatibility route only when it is a form without SVC-Protocol-Version)' },
   payload_too_large: { status: 413, code: 'PAYLOAD_TOO_LARGE', retryable: false, when: 'body over 16 KiB (a postback is a few fields)' },
   method_not_allowed: { status: 405, code: '405', retryable: false, when: "a method other than POST (current) or GET/POST (compatibility), whatever the method (TRACE, CONNECT, WebDAV's included); `Allow: GET, POST`" },
   internal_error: { status: 500, code: 'INTERNAL_ERROR', retryable: true, when: 'an unexpected failure before intake; nothing was logged' },

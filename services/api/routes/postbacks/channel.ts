@@ -34,15 +34,12 @@ export function checkCurrentRequest(request: FastifyRequest): void {
   if (signed) throw new PostbackRejection('signature_headers_not_allowed', `${signed}: postbacks are not signed; the partner's source address is its credential`);
 }
 
-/** The compatibility form route takes form bodies only. */
-export function checkFormRequest(request: FastifyRequest): void {
-  if (!FORM.test(request.headers['content-type'] ?? '')) throw new PostbackRejection('unsupported_media_type', 'send a form body (application/x-www-form-urlencoded)');
-}
-
-/** A POST's checks before its body is read: the current contract's, or the form shape's. Throws PostbackRejection. */
+/**
+ * A POST's checks before its body is read: the current contract's. A form POST needs none here,
+ * since only a form body makes a POST the compatibility route (postChannel). Throws PostbackRejection.
+ */
 export function checkPostRequest(request: FastifyRequest, channel: PostbackChannel): void {
   if (channel === 'current') checkCurrentRequest(request);
-  else checkFormRequest(request);
 }
 
 /** Any method but POST and GET on a postback path. */

@@ -153,6 +153,17 @@ describe('GET /v1/locations/resolve (LEGACY)', () => {
     expect(singapore.data.location_ids).toEqual(['2702']);
   });
 
+  it('warns when the city it picked shares its name with other candidates, and only then', async () => {
+    const heraklion = await ok('/v1/locations/resolve?country=GR&city=heraklion');
+    const namesakes = heraklion.data.candidates.filter((candidate: { name: string }) => candidate.name === 'Heraklion');
+    expect(namesakes.length).toBeGreaterThan(1);
+    expect(heraklion.data.location).toEqual(namesakes[0]);
+    expect(heraklion.extra.warnings).toEqual([expect.stringMatching(/^city "heraklion" matches \d+ locations named "Heraklion" in Greece; location is the first of candidates/)]);
+    const withLocale = await ok('/v1/locations/resolve?country=GR&city=heraklion&locale=el');
+    expect(withLocale.extra.warnings).toHaveLength(2);
+    expect((await ok('/v1/locations/resolve?country=AU&city=sydn')).extra).toEqual({ has_more: false });
+  });
+
   it('limits candidates, best first', async () => {
     const body = await ok('/v1/locations/resolve?country=AT&city=a&limit=3');
     expect(body.data.candidates).toHaveLength(3);

@@ -26,9 +26,21 @@ const LOOKUP_PARAMS = ['catalog', 'locale'];
 
 const COUNTRY_LEVEL: ReadonlySet<Level> = new Set<Level>(['COUNTRY']);
 
-/** `extra.warnings` when `locale` is given. */
-function localeWarnings(query: LocationQuery): { warnings?: string[] } {
-  return single(query, 'locale') === undefined ? {} : { warnings: [LOCALE_WARNING] };
+/** `extra.warnings` when `locale` is given, plus any of the route's own. */
+function localeWarnings(query: LocationQuery, own: string[] = []): { warnings?: string[] } {
+  const warnings = single(query, 'locale') === undefined ? own : [LOCALE_WARNING, ...own];
+  return warnings.length === 0 ? {} : { warnings };
+}
+
+/**
+ * When the best city shares its name with other candidates (two Heraklions in Greece), which one
+ * `location` holds is the ranking's choice, not the caller's: say so rather than choose silently.
+ */
+function sameNameWarnings(city: string, candidates: readonly IndexedLocation[], scope: IndexedLocation): string[] {
+  const best = candidates[0]!;
+  const namesakes = candidates.filter((candidate) => candidate.folded === best.folded).length;
+  if (namesakes < 2) return [];
+  return [`city ${JSON.stringify(city)} matches ${namesakes} locations named ${JSON.stringify(best.name)} in ${scope.name}; location is the first of candidates, which lists each with its path`];
 }
 
 /**
@@ -164,7 +176,7 @@ export async function resolve(context: LocationContext, query: LocationQuery): P
   const extra = {
     ...(subdivision ? { subdivision_code_type: subdivision.matchedAs } : {}),
     ...(city !== undefined ? { has_more: hasMore } : {}),
-    ...localeWarnings(query),
+    ...localeWarnings(query, city !== undefined ? sameNameWarnings(city, candidates, scope) : []),
   };
   return joinBytes([
     `{"code":"SUCCESS","message":"","data":{${catalogFields(index)},`,

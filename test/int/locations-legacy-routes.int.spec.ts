@@ -131,6 +131,18 @@ describe('GET /v1/locations/resolve (LEGACY)', () => {
     expect((await ok('/v1/locations/resolve?subdivision_code=TG&country=IN')).data.location.name).toBe('Telangana');
   });
 
+  it('resolves the ISO 3166-2 code of a territory the catalog lists as a country to that country', async () => {
+    for (const [code, id, name] of [['US-AS', '2016', 'American Samoa'], ['USGU', '2316', 'Guam'], ['FR-PF', '2258', 'French Polynesia'], ['NL-BQ2', '2535', 'Caribbean Netherlands']]) {
+      const body = await ok(`/v1/locations/resolve?subdivision_code=${code}`);
+      expect(body.data.location).toMatchObject({ location_id: id, name, level: 'COUNTRY' });
+      expect(body.data.location_ids).toEqual([id]);
+    }
+    // The catalog does not place the territory in the country whose code it carries.
+    await fails('/v1/locations/resolve?subdivision_code=US-AS&country=US', 404, 'NOT_FOUND', 'US-AS');
+    // Not the provider short form: "AS" under US is no code the provider uses.
+    await fails('/v1/locations/resolve?subdivision_code=AS&country=US', 404, 'NOT_FOUND', 'AS');
+  });
+
   it('gives Moroccan and Taiwanese regions only codes whose current ISO name is theirs', async () => {
     // MA-06 is Casablanca-Settat now; the provider's Meknes-Tafilalet (a pre-2015 region) has no current code.
     await fails('/v1/locations/resolve?subdivision_code=MA-06', 404, 'NOT_FOUND', 'MA-06');

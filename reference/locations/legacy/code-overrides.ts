@@ -34,3 +34,18 @@ export const SUPERSEDED_CODES: Readonly<Record<string, SupersededCode>> = {
   'IN-TG': { current: 'IN-TS', reason: 'Telangana: ISO replaced TG with TS' },
   'IN-UT': { current: 'IN-UK', reason: 'Uttarakhand: ISO replaced UT with UK' },
 };
+
+/**
+ * ISO 3166-2 codes of territories that ISO lists as subdivisions of one country and the provider
+ * (like ISO 3166-1) lists as countries of their own: Hong Kong is CN-HK in ISO 3166-2 and the
+ * country HK in the catalog. Such a code resolves, in its ISO and CLDR forms, to that country's
+ * entry, unless a region carries it. Each entry is the code → the country code of its entry.
+ */
+export const TERRITORY_CODES: Readonly<Record<string, string>> = {
+  'CN-HK': 'HK', 'CN-MO': 'MO', 'CN-TW': 'TW',
+  'US-AS': 'AS', 'US-GU': 'GU', 'US-MP': 'MP', 'US-PR': 'PR', 'US-UM': 'UM', 'US-VI': 'VI',
+  'FR-971': 'GP', 'FR-972': 'MQ', 'FR-973': 'GF', 'FR-974': 'RE', 'FR-976': 'YT',
+  'FR-BL': 'BL', 'FR-MF': 'MF', 'FR-PM': 'PM', 'FR-WF': 'WF', 'FR-PF': 'PF', 'FR-NC': 'NC', 'FR-TF': 'TF',
+  'NL-AW': 'AW', 'NL-CW': 'CW', 'NL-SX': 'SX', 'NL-BQ1': 'BQ', 'NL-BQ2': 'BQ', 'NL-BQ3': 'BQ',
+  'NO-21': 'SJ', 'NO-22': 'SJ', 'FI-01': 'AX',
+};

@@ -1,5 +1,5 @@
 import { FIELD_SEPARATOR, TextIndex, type TextIndexOptions, type TextIndexState } from '../text-index.js';
-import { SUPERSEDED_CODES } from './code-overrides.js';
+import { SUPERSEDED_CODES, TERRITORY_CODES } from './code-overrides.js';
 import { foldText } from './normalize.js';
 import { LEVEL_WEIGHT, LEVELS, type ExternalCodes, type Level, type RegistryEntry } from './source-row.js';
 
@@ -136,6 +136,7 @@ export class RegistryIndex {
       for (const alias of location.aliases) this.byAlias.set(alias, [...(this.byAlias.get(alias) ?? []), location]);
     }
     this.addSupersededCodes();
+    this.addTerritoryCodes();
     const groups = new Uint16Array(this.ordered.length);
     const segmentStarts = new Int32Array(LEVELS.length + 1).fill(this.ordered.length);
     for (let i = this.ordered.length - 1; i >= 0; i--) {
@@ -185,6 +186,16 @@ export class RegistryIndex {
         [this.byIso, old], [this.byCldr, old.replace('-', '')], [this.byShort, `${location.countryCode}:${short}`],
       ];
       for (const [map, key] of aliases) if (!map.has(key)) map.set(key, location);
+    }
+  }
+
+  /** A territory's ISO 3166-2 code (code-overrides.ts) resolves to its country entry, unless a region carries it. */
+  private addTerritoryCodes() {
+    for (const [code, countryCode] of Object.entries(TERRITORY_CODES)) {
+      const country = this.countryByCode.get(countryCode);
+      if (!country) continue;
+      if (!this.byIso.has(code)) this.byIso.set(code, country);
+      if (!this.byCldr.has(code.replace('-', ''))) this.byCldr.set(code.replace('-', ''), country);
     }
   }
 

@@ -2,6 +2,8 @@ import type { AppendedEvent, NewEvent } from '../platform/events/event-log.js';
 import type { Runtime } from '../platform/runtime.js';
 import { eventTopic, type EventTypeName, type EventValues } from '../schemas/generated/events.js';
 import type { TopicName } from '../schemas/topics.js';
+import { NUL } from '../platform/db/storable-text.js';
+import { CommandInputError } from './command.js';
 
 /** The event types a topic carries, e.g. `EventOf<'offers'>`. */
 export type EventOf<T extends TopicName> = { [K in EventTypeName]: (typeof eventTopic)[K] extends T ? K : never }[EventTypeName];
@@ -20,5 +22,24 @@ export async function appendEvents(runtime: Pick<Runtime, 'eventLog'>, topic: To
   // A projection only reads the topics it subscribes to: an event on another topic would be lost.
   const stray = events.find((event) => eventTopic[event.type as EventTypeName] !== topic);
   if (stray) throw new Error(`${stray.type} is not an event of topic ${topic}`);
+  for (const event of events) {
+    const field = fieldWithNul(event.value);
+    if (field !== undefined) throw new CommandInputError(field, 'contains a NUL character (U+0000), which no read model can store; remove it');
+  }
   return runtime.eventLog.append(topic, events);
+}
+
+/**
+ * The path of the first string holding U+0000 in an event's value, if any. Inputs are checked
+ * where they are read; this is the one place every event passes, so a value no check caught
+ * never reaches the log (storable-text.ts says what happens to one that did).
+ */
+function fieldWithNul(value: unknown, path = ''): string | undefined {
+  if (typeof value === 'string') return value.includes(NUL) ? path || 'value' : undefined;
+  if (value === null || typeof value !== 'object' || value instanceof Date || ArrayBuffer.isView(value)) return undefined;
+  for (const [key, inner] of Object.entries(value)) {
+    const found = fieldWithNul(inner, Array.isArray(value) ? `${path}[${key}]` : path ? `${path}.${key}` : key);
+    if (found !== undefined) return found;
+  }
+  return undefined;
 }

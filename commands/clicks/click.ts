@@ -9,6 +9,7 @@ import { CommandInputError } from '../command.js';
 import { clickRedirectUrl, isRedirectable } from './destination.js';
 import { resolveClickTarget, type ClickTarget } from './target.js';
 import { atMostCharacters } from '../../platform/text/character-count.js';
+import { NUL } from '../../platform/db/storable-text.js';
 
 export const SUB_ID_NAMES = ['sub_id1', 'sub_id2', 'sub_id3', 'sub_id4', 'sub_id5'] as const;
 export type SubIdName = (typeof SUB_ID_NAMES)[number];
@@ -29,6 +30,7 @@ export function subIdsFromQuery(query: Record<string, unknown>): SubIds {
     const value = query[name];
     if (value === undefined || value === '') continue;
     if (typeof value !== 'string') throw new CommandInputError(name, 'is given more than once; give each sub id at most once');
+    if (value.includes(NUL)) throw new CommandInputError(name, 'contains a NUL character (%00), which cannot be recorded; remove it');
     if (!atMostCharacters(value, SUB_ID_MAX_LENGTH)) throw new CommandInputError(name, `is longer than ${SUB_ID_MAX_LENGTH} characters`);
     subIds[name] = value;
   }

@@ -1,14 +1,18 @@
 import { isoTimeFormatter } from '../time/iso-time.js';
 import type { Sql } from './db.js';
+import { NUL, NUL_STAND_IN } from './storable-text.js';
 import { insertRowsSkippingTaken, type InsertColumn } from './unnest-insert.js';
 
 /** Postgres' unique_violation. */
 const UNIQUE_VIOLATION = '23505';
 
-/** Characters COPY's text format gives a meaning of their own; escaped with a backslash. */
-const SPECIAL = /[\\\n\r\t]/;
-const SPECIAL_ALL = /[\\\n\r\t]/g;
-const ESCAPES: Record<string, string> = { '\\': '\\\\', '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+/**
+ * Characters COPY's text format gives a meaning of their own, escaped with a backslash; and NUL,
+ * which no text column holds, stored as U+FFFD (storable-text.ts).
+ */
+const SPECIAL = /[\\\n\r\t\u0000]/;
+const SPECIAL_ALL = /[\\\n\r\t\u0000]/g;
+const ESCAPES: Record<string, string> = { '\\': '\\\\', '\n': '\\n', '\r': '\\r', '\t': '\\t', [NUL]: NUL_STAND_IN };
 
 /**
  * One value in COPY text format: `\N` for null, `t`/`f`, ISO text for dates (written by the

@@ -1,6 +1,7 @@
 import { isoTimeFormatter } from '../time/iso-time.js';
 import type { Sql } from './db.js';
 import { escapeLiteral } from './identifier.js';
+import { storableText } from './storable-text.js';
 
 /**
  * A column of a set-based insert: its name, the Postgres array element type it is sent as, and
@@ -18,7 +19,7 @@ export async function insertRowsSkippingTaken<R>(tx: Sql, table: string, columns
   const values = columns.map(([name, , valueOf]) => {
     const taken = valueOf ? rows.map(valueOf) : rows.map((row) => (row as Record<string, unknown>)[name]);
     const isoTime = isoTimeFormatter();
-    return taken.map((value) => (value instanceof Date ? isoTime(value.getTime()) : value));
+    return taken.map((value) => (value instanceof Date ? isoTime(value.getTime()) : typeof value === 'string' ? storableText(value) : value));
   });
   const arrays = columns.map(([, type], index) => `$${index + 1}::${type}[]`);
   await tx.query(
@@ -30,7 +31,7 @@ export async function insertRowsSkippingTaken<R>(tx: Sql, table: string, columns
 /** A value as a typed SQL literal: null, or its text (ISO for a Date, JSON for an object) cast to the column's type. */
 function literal(value: unknown, type: string, isoTime: (ms: number) => string): string {
   if (value === null || value === undefined) return 'NULL';
-  const text = value instanceof Date ? isoTime(value.getTime()) : typeof value === 'object' ? JSON.stringify(value) : String(value);
+  const text = value instanceof Date ? isoTime(value.getTime()) : typeof value === 'object' ? JSON.stringify(value) : storableText(String(value));
   return `${escapeLiteral(text)}::${type}`;
 }
 

@@ -240,7 +240,23 @@ describe('links that do not open', () => {
     const before = await clicksEnd();
     expectError(await get(`${serve.link_code}?sub_id2=a&sub_id2=b`), 400, 'BAD_REQUEST', /^sub_id2: is given more than once/);
     expectError(await get(`${serve.link_code}?sub_id1=${'x'.repeat(256)}`), 400, 'BAD_REQUEST', /^sub_id1: is longer than 255 characters/);
+    expectError(await get(`${serve.link_code}?sub_id3=a%00b`), 400, 'BAD_REQUEST', /^sub_id3: contains a NUL character/);
     expect(await clicksEnd()).toEqual(before);
+  });
+
+  it('a click logged with a NUL (before the write side refused one) is stored with U+FFFD and never stalls the clicks read model', async () => {
+    const serve = await appendServe(t.runtime, { offer_id: activeOffer, application_id: APP, destination_url: 'https://shop.example/n' });
+    const poisoned: LinkClicked = {
+      svc_click_id: uuidv7(), link_shape: 'short_code', link_code: serve.link_code!, offer_instance_id: serve.offer_instance_id, application_id: APP,
+      offer_id: activeOffer, environment: 'live', clicked_at: Date.now(), sub_id1: 'a\u0000b', sub_id2: null, sub_id3: null, sub_id4: null, sub_id5: null,
+      redirect_url: 'https://shop.example/n',
+    };
+    // Straight into the log, as an older version of the service could have written it.
+    await t.runtime.eventLog.append('clicks', [{ key: poisoned.svc_click_id, type: EventType.LinkClicked, value: { ...poisoned } }]);
+    const after = await get(serve.link_code!);
+    const clickId = /svc_click_id=([0-9a-f-]{36})/.exec(after.headers.location as string)![1]!;
+    expect(await clickRow(after, clickId)).toMatchObject({ svc_click_id: clickId });
+    expect(await findClick(t.runtime.db, poisoned.svc_click_id)).toMatchObject({ sub_id1: 'a\ufffdb' });
   });
 });
 

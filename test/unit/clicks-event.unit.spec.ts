@@ -15,6 +15,11 @@ describe('subIdsFromQuery', () => {
       expect.objectContaining({ field: 'sub_id4', message: `sub_id4: is longer than ${SUB_ID_MAX_LENGTH} characters` }),
     );
     expect(subIdsFromQuery({ sub_id4: 'x'.repeat(SUB_ID_MAX_LENGTH) }).sub_id4).toHaveLength(SUB_ID_MAX_LENGTH);
+    expect(subIdsFromQuery({ sub_id4: '😀'.repeat(SUB_ID_MAX_LENGTH) }).sub_id4).toBe('😀'.repeat(SUB_ID_MAX_LENGTH));
+  });
+
+  it('refuses a NUL character, which no read model can store', () => {
+    expect(() => subIdsFromQuery({ sub_id1: 'a\u0000b' })).toThrow(expect.objectContaining({ field: 'sub_id1', message: expect.stringContaining('NUL') }));
   });
 });
 

@@ -65,6 +65,15 @@ describe('the write side appends through one helper', () => {
     await expect(appendEvents(runtime, 'offers', [entry])).rejects.toThrow(`${EventType.CatalogEntryRemoved} is not an event of topic offers`);
     expect(calls).toEqual([]);
   });
+
+  it('refuses an event holding a NUL anywhere, naming the field, before anything is appended', async () => {
+    const { calls, runtime } = recordingRuntime();
+    const entry = newEvent(EventType.CatalogEntryRemoved, 'entry-1', { event_id: 'e1', entry_id: 'entry-1', reason: 'gone\u0000', removed_at: 0 });
+    await expect(appendEvents(runtime, 'catalog', [entry])).rejects.toThrow(expect.objectContaining({ name: 'CommandInputError', field: 'reason' }));
+    const nested = { key: 'k', type: EventType.CatalogEntryRemoved, value: { event_id: 'e1', details: { goals: [{ event: 'ok' }, { event: 'x\u0000' }] } } };
+    await expect(appendEvents(runtime, 'catalog', [nested])).rejects.toThrow(expect.objectContaining({ field: 'details.goals[1].event' }));
+    expect(calls).toEqual([]);
+  });
 });
 
 describe('the topic list', () => {

@@ -20,7 +20,11 @@ const runtime = await openRuntime(config, { log, role: 'service', description: '
 await prepareReferenceData(runtime, log);
 // With PROJECTORS=separate the projector processes build the read models; commands and readers
 // here still wait for them through the applied watermarks.
-const projectors = config.projectors === 'inline' ? await startProjectors(runtime) : undefined;
+const projectors = config.projectors === 'inline'
+  ? await startProjectors(runtime, {
+    onError: (projection, error) => log(`projection ${projection}: reading or applying the log failed (${error.message}); it will be retried`),
+  })
+  : undefined;
 const commands = commandExecutor(runtime, { projections, onLateProjection: (error) => log(`admin command: ${error.message}`) });
 const replays = replayJobs(runtime);
 const app = await buildApp({ runtime, logger: { level: config.logLevel }, commands, replays });

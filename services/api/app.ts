@@ -17,7 +17,7 @@ import { openPostbackRefusals, type PostbackRefusals } from './postback-refusals
 import { adminRoutes } from './routes/admin/index.js';
 import { adminPages } from './routes/admin/pages.js';
 import { healthRoutes } from './routes/health/index.js';
-import { linkRoutePrefix, linkRoutes } from './routes/links/index.js';
+import { LINK_HEADERS, linkRoutePrefix, linkRoutes } from './routes/links/index.js';
 import { locationRoutes } from './routes/locations/index.js';
 import { queryRoutes } from './routes/offers/query.js';
 import { instancesRoute } from './routes/offers/instances.js';
@@ -41,6 +41,7 @@ export interface AppOptions {
 /** Wires the API: shared plugins first, then the route plugins (folder name = URL prefix). */
 export async function buildApp({ runtime, logger = false, commands, replays, postbackRefusals }: AppOptions): Promise<FastifyInstance> {
   const refusals = postbackRefusals ?? openPostbackRefusals(runtime);
+  const linkPrefix = linkRoutePrefix(runtime.config.linkBase);
   const app = Fastify({
     logger,
     // Client addresses come from the socket, unless it is a proxy listed in TRUSTED_PROXIES: then
@@ -50,8 +51,12 @@ export async function buildApp({ runtime, logger = false, commands, replays, pos
     // URLs the router cannot even parse (bad percent-encoding, an overlong path segment) answer
     // in the envelope too, not in Fastify's own error shape.
     // A postback path is refused in the postback envelope, as its routes refuse.
-    frameworkErrors: (error, request, reply) =>
-      error.code === 'FST_ERR_BAD_URL' && request.url.startsWith(POSTBACK_PATH_PREFIX) ? refuseUndecodablePath(request, reply, refusals) : renderError(error, request, reply),
+    // A link path is answered with the link origin's headers (never cached), as its routes answer.
+    frameworkErrors: (error, request, reply) => {
+      if (error.code === 'FST_ERR_BAD_URL' && request.url.startsWith(POSTBACK_PATH_PREFIX)) return refuseUndecodablePath(request, reply, refusals);
+      if (linkPrefix !== '' && request.url.startsWith(`${linkPrefix}/`)) reply.headers(LINK_HEADERS);
+      return renderError(error, request, reply);
+    },
     // Requests the HTTP parser refuses (headers too large, malformed) answer in the envelope too.
     clientErrorHandler: answerClientError,
     // A missing Host header and requests arriving during shutdown are answered by requestGuards,
@@ -73,7 +78,7 @@ export async function buildApp({ runtime, logger = false, commands, replays, pos
   await app.register(httpMetrics, { metrics: runtime.metrics, tags: [TAG.health] });
   await app.register(healthRoutes, { runtime });
   await app.register(locationRoutes, { runtime, prefix: '/v1/locations' });
-  await app.register(linkRoutes, { runtime, prefix: linkRoutePrefix(runtime.config.linkBase) });
+  await app.register(linkRoutes, { runtime, prefix: linkPrefix });
   await app.register(queryRoutes, { runtime, prefix: '/v1/offers' });
   await app.register(instancesRoute, { runtime, prefix: '/v1/offers' });
   await app.register(infoRoute, { runtime, prefix: '/v1/offers' });

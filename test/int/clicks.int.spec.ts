@@ -278,6 +278,23 @@ describe('methods', () => {
     expect(response.headers.allow).toBe('GET, HEAD');
     expect(response.json()).toMatchObject({ code: '405', data: {} });
   });
+
+  it('every answer under the link path is never cached, the ones no link route writes included', async () => {
+    const answers = [
+      [await t.app.inject({ method: 'POST', url: '/c/Ab3dE6gH', payload: {} }), 405],
+      [await t.app.inject({ method: 'TRACE', url: '/c/Ab3dE6gH' }), 405],
+      [await get('Ab3dE6gH/'), 404],
+      [await get('Ab3dE6gH/more'), 404],
+      [await t.app.inject({ method: 'GET', url: '/c' }), 404],
+      [await get('%zz'), 400],
+    ] as const;
+    for (const [response, status] of answers) {
+      expect(response.statusCode, response.body).toBe(status);
+      expectLinkHeaders(response);
+    }
+    // Elsewhere the link origin's headers are not sent.
+    expect((await t.app.inject({ method: 'GET', url: '/v1/nothing-here' })).headers['cache-control']).toBeUndefined();
+  });
 });
 
 describe('read your own writes', () => {

@@ -18,7 +18,7 @@ export function linkRoutePrefix(linkBase: string): string {
 // Every answer of the link origin is per click: never cached (a cached 302 would reuse a click id,
 // a cached 410 would outlive a reactivated offer). The page that showed the link is the app's, and
 // the destination learns what it needs from the click id, not from the Referer.
-const LINK_HEADERS = { 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' };
+export const LINK_HEADERS = { 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' };
 
 // Declared for the document only: the handler reads the code and sub ids itself (an unusable code
 // is a 404, a bad sub id the click command's 400), so Fastify does not validate them.
@@ -70,7 +70,19 @@ function staticLink(token: string): TrackedLinkRef | undefined {
  * Location). Errors, in the envelope: 400 a bad sub id, 404 no such link (or a path no link can
  * have) or a link without a destination, 410 OFFER_NOT_ACTIVE, 503 LINK_UNAVAILABLE (retry).
  */
-export async function linkRoutes(app: FastifyInstance, { runtime }: { runtime: Runtime }) {
+export async function linkRoutes(app: FastifyInstance, { runtime, prefix }: { runtime: Runtime; prefix: string }) {
+  // Every answer under the link path, the 404s and 405s no handler here writes included.
+  app.addHook('onSend', async (_request, reply) => {
+    reply.headers(LINK_HEADERS);
+  });
+  // Those answers belong to this context (and so get the hook) only with a handler of its own;
+  // at the root (LINK_BASE without a path) the app's own handler answers, without the headers.
+  if (prefix !== '') {
+    app.setNotFoundHandler(async () => {
+      throw notFound('no tracked link at this address');
+    });
+  }
+
   async function follow(request: FastifyRequest, reply: FastifyReply, link: TrackedLinkRef | undefined) {
     reply.headers(LINK_HEADERS);
     if (!link) throw notFound('no tracked link at this address');

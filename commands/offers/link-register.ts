@@ -5,6 +5,8 @@ import type { Sql } from '../../platform/db/db.js';
 import { linkUrl, shapeOfCode, type TrackedLinkShape } from '../../projections/offers/links/parse-link.js';
 import { findTrackedLinkByCode } from '../../projections/offers/links/queries.js';
 import { findOffer } from '../../projections/offers/queries.js';
+import { servedLinkCodes } from '../../projections/serves/queries.js';
+import { isLinkCodeClaimed } from '../serves/link-code-claims.js';
 import { EventType, type TrackedLinkRegistered } from '../../schemas/generated/events.js';
 import { appendEvents } from '../append.js';
 import { CommandInputError, CommandNotFoundError, defineCommand } from '../command.js';
@@ -67,6 +69,10 @@ async function checkReferences(sql: Sql, value: TrackedLinkRegistered) {
   if (!(await findOffer(sql, value.offer_id))) throw new CommandNotFoundError('offer_id', `no offer ${value.offer_id}`);
   const registered = await findTrackedLinkByCode(sql, value.code);
   if (registered) throw new CommandInputError('code', `"${value.code}" is already registered (offer ${registered.offer_id}); a link never changes its mapping`);
+  // A served card's short link opens its card, so a registration of its code could never open.
+  if (value.shape === 'short_code' && ((await servedLinkCodes(sql, [value.code])).length > 0 || (await isLinkCodeClaimed(sql, value.code)))) {
+    throw new CommandInputError('code', `"${value.code}" is a served card's tracked link; choose another code or leave code out`);
+  }
 }
 
 /** Maps a tracked link (short code, root instance UUID or static path) on LINK_BASE to its offer. */

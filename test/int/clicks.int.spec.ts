@@ -3,6 +3,7 @@ import { v7 as uuidv7 } from 'uuid';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Command } from '../../commands/command.js';
 import { registerLink } from '../../commands/offers/link-register.js';
+import { claimLinkCodes } from '../../commands/serves/link-code-claims.js';
 import { upsertOffer } from '../../commands/offers/upsert.js';
 import { configurePartner } from '../../commands/partners/configure.js';
 import { runCommand } from '../../commands/run.js';
@@ -158,6 +159,18 @@ describe("a card's short link", () => {
 });
 
 describe('registered links', () => {
+  it("refuses to register a served card's code, or one just handed out for a card, since it could never open", async () => {
+    const serve = await appendServe(t.runtime, { offer_id: activeOffer, application_id: APP, destination_url: 'https://shop.example/card' });
+    await caughtUp();
+    const refusal = { name: 'CommandInputError', field: 'code', message: expect.stringMatching(/served card's tracked link/) };
+    await expect(run(registerLink, { offer_id: activeOffer, shape: 'short_code', code: serve.link_code, target_url: 'https://reg.example/x' })).rejects.toMatchObject(refusal);
+    const [claimed] = [...(await claimLinkCodes(t.runtime.db, ['Cl4imed1']))];
+    expect(claimed).toBe('Cl4imed1');
+    await expect(run(registerLink, { offer_id: activeOffer, shape: 'short_code', code: claimed, target_url: 'https://reg.example/x' })).rejects.toMatchObject(refusal);
+    // The card's link still opens the card.
+    expect((await get(serve.link_code!)).headers.location).toMatch(/^https:\/\/shop\.example\/card\?svc_click_id=/);
+  });
+
   it('opens each shape at its registered target_url, environment live', async () => {
     const instance = uuidv7();
     const links = [

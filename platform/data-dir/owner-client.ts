@@ -34,6 +34,8 @@ export function requestOwner<T>(
     const outgoing = request(
       {
         socketPath: ownerAddress(dataDir),
+        // A fresh connection each time: a kept-alive one the owner has just timed out resets the request.
+        agent: false,
         method,
         path,
         headers: {

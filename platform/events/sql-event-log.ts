@@ -185,6 +185,9 @@ export function sqlEventLog(db: Db, codec: EventCodec, options: SqlLogOptions): 
             continue;
           }
           if (!progressed && running) await idle(IDLE_POLL_MS);
+          // The embedded engine answers on this thread without ever giving way to I/O: a catch-up
+          // or a replay of many batches would keep the API from reading a single request.
+          else await new Promise<void>((resolve) => setImmediate(resolve));
         }
       })();
 

@@ -85,7 +85,7 @@ export function buildReplayCli(): Program {
     .description(
       'Rebuilds read models from the log into a fresh Postgres schema beside the live ones and compares them table by table; ' +
         '--swap makes the rebuilt ones live; --as-of / --until rebuild them as they were then, kept for queries. ' +
-        'Exit codes: 0 done (identical), 2 invalid input, 4 a backend or DATA_DIR unavailable, 5 the rebuilt read models differ, 1 other failures.',
+        'Exit codes: 0 done (identical, or swapped in), 2 invalid input, 4 a backend or DATA_DIR unavailable, 5 the rebuilt read models differ (without --swap), 1 other failures.',
     )
     .addOption(new Option('--projection <names>', 'read models to rebuild, comma-separated (repeatable): see services/projector/projectors.ts').argParser((value: string, previous: string[] = []) => [...previous, value]))
     .addOption(new Option('--all', 'every read model (the default)'))

@@ -33,12 +33,15 @@ export function replayProgressBar(stream: NodeJS.WriteStream = process.stderr) {
     cliProgress.Presets.shades_classic,
   );
   let startedAt: number | undefined;
-  const payload = (progress: RebuildProgress) => {
+  const payload = (progress: RebuildProgress & Partial<ReplayPace>) => {
+    // A replay the owner of DATA_DIR runs reports its own pace: this bar first sees it already
+    // under way (or done), so a rate from the bar's own clock would be far too high.
+    if (progress.events_per_second !== undefined) return { rate: progress.events_per_second, lag: Math.max(0, progress.target - progress.applied) };
     const pace = replayPace(progress, (performance.now() - startedAt!) / 1000);
     return { rate: pace.events_per_second, lag: pace.lag };
   };
   return {
-    update(progress: RebuildProgress) {
+    update(progress: RebuildProgress & Partial<ReplayPace>) {
       if (progress.target === 0) return;
       if (startedAt === undefined) {
         startedAt = performance.now();

@@ -242,8 +242,10 @@ export async function kafkaEventLog(codec: EventCodec, options: KafkaLogOptions)
         if (raised !== undefined && raised > BigInt(batch.messages[messages.length]!.offset)) resume();
       }
       if (messages.length === 0) return;
-      const events = await decodeMessages(codec, topic, batch.partition, messages);
       try {
+        // An event that cannot be decoded fails its batch like one that cannot be applied: the
+        // subscriber hears of it (a replay stops and says so) instead of kafkajs retrying unheard.
+        const events = await decodeMessages(codec, topic, batch.partition, messages);
         await heartbeatWhile(heartbeat, HEARTBEAT_MS, () => subscription.onBatch({ topic, partition: batch.partition, events }));
       } catch (error) {
         subscription.onError?.(error as Error);

@@ -89,8 +89,31 @@ export async function startRebuild(options: RebuildOptions): Promise<Rebuild> {
     throw error;
   }
 
+  /**
+   * A bound past the log's end can never be reached: the read models were built from another log
+   * (another TOPIC_PREFIX, broker or DATA_DIR). Said at once rather than waited on forever.
+   */
+  const checkWithinLog = async (target: Positions) => {
+    const ends = new Map<string, bigint>();
+    for (const topic of new Set(options.projections.flatMap((projection) => projection.topics))) {
+      for (const end of await eventLog.endOffsets(topic)) ends.set(`${topic}/${end.partition}`, BigInt(end.offset));
+    }
+    for (const projection of options.projections) {
+      for (const [key, end] of ends) {
+        const bound = target.get(`${projection.name}/${key}`);
+        if (bound !== undefined && bound > end) {
+          throw new Error(
+            `the ${projection.name} read model has applied ${key} up to offset ${bound}, but that partition of the log ends at ${end}: ` +
+              'it was built from another log; check KAFKA_BROKERS, TOPIC_PREFIX or DATA_DIR',
+          );
+        }
+      }
+    }
+  };
+
   return {
-    reach(target, timeoutMs = 0) {
+    async reach(target, timeoutMs = 0) {
+      await checkWithinLog(target);
       for (const [key, bound] of target) if (bound > (bounds.get(key) ?? 0n)) bounds.set(key, bound);
       for (const subscription of subscriptions) subscription.resume();
       options.onProgress?.(progress());

@@ -1,5 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { TopicPartitionOffset } from '../../platform/events/event-log.js';
+import { Kafka, logLevel } from 'kafkajs';
 import { tableChecksum, type TableChecksum } from '../../platform/projection/checksum.js';
 import { replay } from '../../platform/projection/replay.js';
 import { positionsIn, samePositions, type Positions } from '../../platform/projection/positions.js';
@@ -201,5 +202,42 @@ describe.each([['kafka'], ['sql']] as const)('replay on the %s log', (eventLog) 
     await postbacks(1);
     expect((await replay(t.runtime.db, t.runtime.eventLog, { projections: [ledgerProjection] })).identical).toBe(true);
     await dropSchemas(t.runtime.db, [schema, `${schema}_retired`]);
+  });
+
+  it('refuses at once to reach positions past the end of the log (read models built from another log), instead of waiting forever', async () => {
+    const schema = `past_end_${eventLog}`;
+    await createReplaySchema(t.runtime.db, 'public', schema, ledgerProjection.tables);
+    const rebuild = await startRebuild({ db: t.runtime.db, eventLog: t.runtime.eventLog, schema, projections: [ledgerProjection] });
+    try {
+      const [end] = await t.runtime.eventLog.endOffsets('postbacks');
+      const beyond: Positions = new Map([[`ledger/postbacks/${end!.partition}`, BigInt(end!.offset) + 5n]]);
+      await expect(rebuild.reach(beyond)).rejects.toThrow(/ends at \d+: it was built from another log; check KAFKA_BROKERS, TOPIC_PREFIX or DATA_DIR/);
+    } finally {
+      await rebuild.stop();
+      await dropSchemas(t.runtime.db, [schema]);
+    }
+  });
+
+  // Last of the file: the undecodable message stays in this log.
+  // Defined for Kafka only (the embedded log stores what its own codec wrote).
+  if (eventLog === 'kafka') it('stops with an error when an event cannot be decoded, instead of retrying it unheard', async () => {
+    const kafka = new Kafka({ brokers: inject('stack').kafkaBrokers, logLevel: logLevel.NOTHING });
+    const producer = kafka.producer();
+    await producer.connect();
+    try {
+      await producer.send({ topic: `${t.runtime.config.topicPrefix}postbacks`, messages: [{ key: 'not-avro', value: 'not in the wire format' }] });
+    } finally {
+      await producer.disconnect();
+    }
+    const schema = 'undecodable_kafka';
+    await createReplaySchema(t.runtime.db, 'public', schema, ledgerProjection.tables);
+    const rebuild = await startRebuild({ db: t.runtime.db, eventLog: t.runtime.eventLog, schema, projections: [ledgerProjection] });
+    try {
+      const ends: Positions = new Map((await t.runtime.eventLog.endOffsets('postbacks')).map((end) => [`ledger/postbacks/${end.partition}`, BigInt(end.offset)]));
+      await expect(rebuild.reach(ends, 60_000)).rejects.toThrow(/rebuilding the ledger read model failed: .*wire format/);
+    } finally {
+      await rebuild.stop();
+      await dropSchemas(t.runtime.db, [schema]);
+    }
   });
 });

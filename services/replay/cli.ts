@@ -38,6 +38,8 @@ function keysOf(text: string): number {
 function requestFrom(flags: Flags): ReplayRequest {
   if (flags.projection && flags.all) throw new ReplayInputError('projections', 'give --projection or --all, not both');
   const projections = flags.projection?.flatMap((names) => names.split(',')).map((name) => name.trim()).filter((name) => name !== '');
+  // An empty --projection names nothing; taking it as --all would rebuild every read model unasked.
+  if (projections?.length === 0) throw new ReplayInputError('projections', 'names no read model; give names (comma-separated) or --all');
   return {
     ...(projections ? { projections } : {}),
     ...(flags.asOf !== undefined ? { as_of: flags.asOf } : {}),

@@ -32,6 +32,15 @@ describe('replay input that names no point in the log', () => {
     expect(await replaySchemas()).toEqual([]);
   });
 
+  it('an empty --projection exits 2 instead of rebuilding every read model', async () => {
+    for (const value of ['', ' , ']) {
+      const result = await runCli('services/replay/cli.ts', ['--projection', value], env);
+      expect(result.status, result.stderr).toBe(2);
+      expect(ownLines(result.stderr)).toEqual(['error: --projection: names no read model; give names (comma-separated) or --all']);
+      expect(await replaySchemas()).toEqual([]);
+    }
+  });
+
   it('--keys out of range says which numbers it takes', async () => {
     for (const keys of ['-1', '1001', 'ten']) {
       const result = await runCli('services/replay/cli.ts', ['--projection', 'ledger', '--keys', keys], env);

@@ -84,7 +84,6 @@ export async function linkRoutes(app: FastifyInstance, { runtime, prefix }: { ru
   }
 
   async function follow(request: FastifyRequest, reply: FastifyReply, link: TrackedLinkRef | undefined) {
-    reply.headers(LINK_HEADERS);
     if (!link) throw notFound('no tracked link at this address');
     let subIds;
     try {

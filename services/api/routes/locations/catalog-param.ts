@@ -1,4 +1,5 @@
 import { badRequest } from '../../../../platform/http/errors.js';
+import { single } from './params.js';
 
 /** Raw query string values; a repeated parameter arrives as an array and is rejected by the handlers. */
 export type LocationQuery = Record<string, string | string[] | undefined>;
@@ -19,9 +20,8 @@ export function joinBytes(parts: readonly (string | Buffer)[]): Buffer {
 export type Catalog = 'LEGACY' | 'FULL';
 
 export function parseCatalog(query: LocationQuery): Catalog {
-  const value = query.catalog;
+  const value = single(query, 'catalog');
   if (value === undefined) return 'LEGACY';
-  if (Array.isArray(value)) throw badRequest('catalog is given more than once; give it once');
   if (value === 'LEGACY' || value === 'FULL') return value;
   throw badRequest(`catalog must be LEGACY or FULL, got ${JSON.stringify(value)}`);
 }

@@ -42,9 +42,6 @@ export function checkPostRequest(request: FastifyRequest, channel: PostbackChann
   if (channel === 'current') checkCurrentRequest(request);
 }
 
-/** Any method but POST and GET on a postback path. */
-export const methodNotAllowed = () => new PostbackRejection('method_not_allowed', 'use POST (or GET for the compatibility route)');
-export const noPartnerPath = () => new PostbackRejection('partner_not_found', 'the path names no partner: post to /v1/postback/{partner_id}');
 
 /** A form body or query string as name → value, a repeated name as its list of values. */
 export function paramsOf(text: string): Record<string, string | string[]> {

@@ -11,10 +11,10 @@ import { findDecisions } from '../../../../projections/ledger/queries.js';
 import { findServedInstances } from '../../../../projections/serves/queries.js';
 import type { PostbackRefusals } from '../../postback-refusals.js';
 import { openReadCaches } from '../../read-cache.js';
-import { checkPostRequest, methodNotAllowed, noPartnerPath, paramsOf, postChannel, sourceAddress } from './channel.js';
+import { checkPostRequest, paramsOf, postChannel, sourceAddress } from './channel.js';
 import { openPartnerCache } from './partner-cache.js';
 import { refusalOf } from './refusal-record.js';
-import { PROTOCOL_HEADER, PROTOCOL_VERSION, rejectionOf, sendAnswer, sendRejection } from './respond.js';
+import { methodNotAllowed, noPartnerPath, PROTOCOL_HEADER, PROTOCOL_VERSION, rejectionOf, sendAnswer, sendRejection } from './respond.js';
 import { getSchema, otherMethodsSchema, postSchema } from './schema.js';
 
 /** Postbacks are a few fields; anything larger is not one. */
@@ -126,11 +126,11 @@ export async function postbackRoutes(app: FastifyInstance, { runtime, refusals }
     },
   });
   // Whatever no route above takes under the prefix (TRACE, QUERY, WebDAV methods, a path with
-  // more segments) is refused here, in the postback envelope, rather than by the app's handler:
-  // the app's checks reach this plugin's error handler first (405 → method_not_allowed, 404 →
-  // partner_not_found); the handler is the last word for what they let through.
-  app.setNotFoundHandler(async (request) => {
-    throw /^\/v1\/postback\/[^/?]*(\?|$)/.test(request.url) ? methodNotAllowed() : noPartnerPath();
+  // more segments) belongs to this plugin only with a not-found handler of its own: the app's
+  // check before the body (405 naming the methods, else 404) then reaches this plugin's error
+  // handler, which answers in the postback envelope (rejectionOf), not the app's.
+  app.setNotFoundHandler(async () => {
+    throw noPartnerPath();
   });
 }
 

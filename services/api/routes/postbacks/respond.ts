@@ -37,6 +37,11 @@ export function sendRejection(reply: FastifyReply, reason: PostbackReason, corre
   );
 }
 
+/** Any method but POST and GET on a postback path. */
+export const methodNotAllowed = () => new PostbackRejection('method_not_allowed', 'use POST (or GET for the compatibility route)');
+/** A path under the postback prefix that is not `/{partner_id}` (a trailing slash, more segments). */
+export const noPartnerPath = () => new PostbackRejection('partner_not_found', 'the path names no partner: post to /v1/postback/{partner_id}');
+
 /** Maps anything a postback handler or Fastify throws to a postback refusal; nothing escapes as a bare 500. */
 export function rejectionOf(error: unknown, request: FastifyRequest): { reason: PostbackReason; eventLogged: boolean; detail: string } {
   if (error instanceof PostbackRejection) return { reason: error.reason, eventLogged: error.eventLogged, detail: error.message };
@@ -44,9 +49,9 @@ export function rejectionOf(error: unknown, request: FastifyRequest): { reason: 
   if (known) {
     if (known.statusCode === 413) return { reason: 'payload_too_large', eventLogged: false, detail: known.message };
     if (known.statusCode === 415) return { reason: 'unsupported_media_type', eventLogged: false, detail: known.message };
-    if (known.statusCode === 405) return { reason: 'method_not_allowed', eventLogged: false, detail: 'use POST (or GET for the compatibility route)' };
-    // Only a path no postback route takes is a 404 here (/v1/postback/{id}/more): it names no partner.
-    if (known.statusCode === 404) return { reason: 'partner_not_found', eventLogged: false, detail: 'the path names no partner: post to /v1/postback/{partner_id}' };
+    // The app's answer to what no postback route takes: another method, or (a 404) a longer path.
+    const refusal = known.statusCode === 405 ? methodNotAllowed() : known.statusCode === 404 ? noPartnerPath() : undefined;
+    if (refusal) return { reason: refusal.reason, eventLogged: false, detail: refusal.message };
     if (known.statusCode < 500) return { reason: 'invalid_payload', eventLogged: false, detail: known.message };
     // SHUTTING_DOWN: this instance takes nothing more; nothing was logged, a retry goes elsewhere.
     if (known.statusCode === 503) return { reason: 'postback_v10_unavailable', eventLogged: false, detail: known.message };

@@ -2,9 +2,9 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { PostbackRejection, type PostbackReason } from '../../../../commands/postbacks/rejections.js';
 import { uuidV7 } from '../../../../platform/ids/uuid-v7.js';
 import type { PostbackRefusals } from '../../postback-refusals.js';
-import { checkPostRequest, methodNotAllowed, postChannel } from './channel.js';
+import { checkPostRequest, postChannel } from './channel.js';
 import { refusalOf } from './refusal-record.js';
-import { PROTOCOL_HEADER, PROTOCOL_VERSION, sendRejection } from './respond.js';
+import { methodNotAllowed, PROTOCOL_HEADER, PROTOCOL_VERSION, sendRejection } from './respond.js';
 
 export const POSTBACK_PATH_PREFIX = '/v1/postback/';
 

@@ -1,3 +1,4 @@
+import { rmSync } from 'node:fs';
 import { Command as Program, Option } from 'commander';
 import { loadConfig } from '../../platform/config/config.js';
 import { SettingError } from '../../platform/config/settings.js';
@@ -9,6 +10,7 @@ import { exportEvents } from './export-events.js';
 import { exportReadModel } from './export-read-model.js';
 import { ExportInputError, parseExportFlags, type ExportFlags } from './options.js';
 import { barProgress } from './progress.js';
+import { partialPath } from './writers/file.js';
 
 const EXAMPLES = `
 Examples:
@@ -23,7 +25,8 @@ Examples:
 beginning (--from) or end where the log ended when the export started (--to).
 Without --type the columns are the union of the topic's event types (event_type tells them apart).
 CSV and ndjson files get their schema beside them in FILE.schema.json; Parquet files carry it in
-their key-value metadata. Exit codes: 0 done, 2 invalid flag (named), 4 backend unavailable, 1 failure.
+their key-value metadata. Exit codes: 0 done, 2 invalid flag (named), 4 backend unavailable, 1 failure;
+Ctrl-C removes the unfinished file (FILE.partial) and exits 130.
 `;
 
 /** The message of a failure of the flags (exit 2, naming the flag); undefined for any other failure. */
@@ -33,8 +36,23 @@ function inputFailure(error: unknown): string | undefined {
   return undefined;
 }
 
+/**
+ * Ctrl-C (or a stop) removes the unfinished file before the process ends, so an interrupted
+ * export leaves nothing behind; the exit code is the shell's for the signal.
+ */
+function removePartialOnInterrupt(out: string) {
+  for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
+    process.once(signal, () => {
+      rmSync(partialPath(out), { force: true });
+      process.stderr.write(`\nexport interrupted (${signal}); nothing was written at ${out}\n`);
+      process.exit(code);
+    });
+  }
+}
+
 async function run(flags: ExportFlags) {
   const parsed = parseExportFlags(flags);
+  removePartialOnInterrupt(parsed.request.out);
   // Exports need the database and the log; Redis only serves the API.
   const config = { ...loadConfig(), redisUrl: undefined };
   const runtime = await openRuntime(config, { description: 'npm run export' });

@@ -80,6 +80,7 @@ function outPath(out: string | undefined): string {
   if (out === undefined || out === '') throw new ExportInputError('--out', 'missing: the file to write, e.g. --out postbacks.parquet');
   if (existsSync(out) && statSync(out).isDirectory()) throw new ExportInputError('--out', `${out} is a folder; name the file to write`);
   if (!existsSync(dirname(out))) throw new ExportInputError('--out', `folder ${dirname(out)} does not exist; create it first`);
+  if (!statSync(dirname(out)).isDirectory()) throw new ExportInputError('--out', `${dirname(out)} is a file, not a folder; name a file in a folder`);
   return out;
 }
 

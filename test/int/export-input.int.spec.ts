@@ -1,7 +1,10 @@
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { createReadStream, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { once } from 'node:events';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startServiceProcess } from '../support/child-process.js';
 import { createTestRuntime, testEnvironment, type TestRuntime } from '../support/app.js';
 import { ownLines, runCli } from '../support/cli.js';
 import { postbackEvents } from '../support/postback-events.js';
@@ -42,5 +45,29 @@ describe('export bounds that name no range of the log', () => {
     expect(JSON.parse(result.stdout)).toMatchObject({ rows: 0 });
     rmSync(out, { force: true });
     rmSync(`${out}.schema.json`, { force: true });
+  });
+
+  it('Ctrl-C removes the unfinished file and exits 130', async () => {
+    // Far more rows than a pipe holds: the export cannot finish while nobody reads the pipe.
+    await t.runtime.eventLog.append('postbacks', postbackEvents(2_000));
+    const out = join(dir, 'interrupted.csv');
+    // The unfinished file is a named pipe: the test sees the export's first bytes, then holds it mid-file.
+    execFileSync('mkfifo', [`${out}.partial`]);
+    const exporter = startServiceProcess('services/export/cli.ts', env, ['--topic', 'postbacks', '--out', out]);
+    const pipe = createReadStream(`${out}.partial`);
+    try {
+      await once(pipe, 'data');
+      pipe.pause();
+      exporter.child.kill('SIGINT');
+      await exporter.waitForLine((line) => /^export interrupted \(SIGINT\); nothing was written at .*interrupted\.csv$/.test(line));
+      // The process cannot end while its last write to the pipe waits for a reader.
+      pipe.resume();
+      expect(await exporter.exited, exporter.output()).toBe(130);
+    } finally {
+      pipe.destroy();
+    }
+    expect(existsSync(`${out}.partial`)).toBe(false);
+    expect(existsSync(out)).toBe(false);
+    expect(readdirSync(dir)).toEqual([]);
   });
 });

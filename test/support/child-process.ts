@@ -120,9 +120,9 @@ export function startProgram(command: string, args: string[], options: { cwd?: s
   return follow(spawn(command, args, { cwd: options.cwd, stdio: ['ignore', 'pipe', 'pipe'] }), command);
 }
 
-/** Starts one of the service's processes (e.g. the projector) with tsx and follows its JSON logs. */
-export function startServiceProcess(entry: string, env: Record<string, string>): ServiceProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', entry], {
+/** Starts one of the service's processes (e.g. the projector, a CLI) with tsx and follows its JSON logs. */
+export function startServiceProcess(entry: string, env: Record<string, string>, args: string[] = []): ServiceProcess {
+  const child = spawn(process.execPath, ['--import', 'tsx', entry, ...args], {
     env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

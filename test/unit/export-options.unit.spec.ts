@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -8,6 +8,7 @@ import { ExportInputError, parseExportFlags, type ExportFlags } from '../../serv
 const dir = mkdtempSync(join(tmpdir(), 'export-options-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const out = (name: string) => join(dir, name);
+writeFileSync(out('plain.csv'), '');
 
 function failure(flags: ExportFlags): ExportInputError {
   try {
@@ -51,6 +52,7 @@ describe('export flags', () => {
     [{ topic: 'postbacks' }, '--out', /missing/],
     [{ topic: 'postbacks', out: join(dir, 'missing', 'x.csv') }, '--out', /does not exist/],
     [{ topic: 'postbacks', out: dir }, '--out', /is a folder/],
+    [{ topic: 'postbacks', out: join(out('plain.csv'), 'x.csv') }, '--out', /plain\.csv is a file, not a folder/],
     [{ topic: 'postbacks', out: out('x.txt') }, '--format', /--format ndjson\|csv\|parquet/],
     [{ topic: 'postbacks', format: 'xlsx', out: out('x.csv') }, '--format', /unknown format "xlsx"/],
     [{ topic: 'postbacks', from: 'yesterday', out: out('x.csv') }, '--from', /neither an RFC 3339 time .* nor a log position \(postbacks:0:1500/],

@@ -6,7 +6,7 @@ import { linkUrl, shapeOfCode, type TrackedLinkShape } from '../../projections/o
 import { findTrackedLinkByCode } from '../../projections/offers/links/queries.js';
 import { findOffer } from '../../projections/offers/queries.js';
 import { servedLinkCodes } from '../../projections/serves/queries.js';
-import { isLinkCodeClaimed } from '../serves/link-code-claims.js';
+import { claimLinkCodes, releaseLinkCodes } from '../serves/link-code-claims.js';
 import { EventType, type TrackedLinkRegistered } from '../../schemas/generated/events.js';
 import { appendEvents } from '../append.js';
 import { CommandInputError, CommandNotFoundError, defineCommand } from '../command.js';
@@ -70,9 +70,19 @@ async function checkReferences(sql: Sql, value: TrackedLinkRegistered) {
   const registered = await findTrackedLinkByCode(sql, value.code);
   if (registered) throw new CommandInputError('code', `"${value.code}" is already registered (offer ${registered.offer_id}); a link never changes its mapping`);
   // A served card's short link opens its card, so a registration of its code could never open.
-  if (value.shape === 'short_code' && ((await servedLinkCodes(sql, [value.code])).length > 0 || (await isLinkCodeClaimed(sql, value.code)))) {
+  if (value.shape === 'short_code' && (await servedLinkCodes(sql, [value.code])).length > 0) {
     throw new CommandInputError('code', `"${value.code}" is a served card's tracked link; choose another code or leave code out`);
   }
+}
+
+/**
+ * Claims the code for this registration (link_code_claims, shared with the codes Query mints): of
+ * two registrations of one code at the same moment, or a registration and a card minted then, only
+ * one gets it; the read model keeps a code's first mapping, so the other would be lost unheard.
+ */
+async function claimCode(sql: Sql, code: string) {
+  if ((await claimLinkCodes(sql, [code])).has(code)) return;
+  throw new CommandInputError('code', `"${code}" was just taken (by a card being served or another registration of it); choose another code or leave code out`);
 }
 
 /** Maps a tracked link (short code, root instance UUID or static path) on LINK_BASE to its offer. */
@@ -83,7 +93,15 @@ export const registerLink = defineCommand({
   async execute(input, { runtime, now }) {
     const value = linkRegisteredEvent(input, now());
     await checkReferences(runtime.db, value);
-    const [appended] = await appendEvents(runtime, 'offers', [offerEvent(EventType.TrackedLinkRegistered, value)]);
+    await claimCode(runtime.db, value.code);
+    let appended;
+    try {
+      [appended] = await appendEvents(runtime, 'offers', [offerEvent(EventType.TrackedLinkRegistered, value)]);
+    } catch (error) {
+      // Not logged: the code is free again for a retry.
+      await releaseLinkCodes(runtime.db, [value.code]).catch(() => {});
+      throw error;
+    }
     return { offer_id: value.offer_id, code: value.code, url: linkUrl(runtime.config.linkBase, value), event_id: value.event_id, ...appended };
   },
 });

@@ -35,3 +35,9 @@ export async function isLinkCodeClaimed(sql: Sql, code: string): Promise<boolean
   );
   return rows.length > 0;
 }
+
+/** Gives back codes claimed for something that was then not logged, so a retry can claim them again. */
+export async function releaseLinkCodes(sql: Sql, codes: string[]): Promise<void> {
+  if (codes.length === 0) return;
+  await sql.query('DELETE FROM link_code_claims WHERE code = ANY($1::text[])', [codes]);
+}

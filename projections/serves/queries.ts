@@ -11,9 +11,15 @@ export async function findServedInstances(sql: Sql, ids: string[]): Promise<Serv
   return rows;
 }
 
-/** The card whose tracked short link has this code, if any. */
+/**
+ * The card whose tracked short link has this code, if any: the first served (then the least id)
+ * should two cards ever hold one code (see the link code index's migration).
+ */
 export async function findServeByLinkCode(sql: Sql, code: string): Promise<ServedInstanceRow | undefined> {
-  const { rows } = await sql.query<ServedInstanceRow>(`SELECT ${COLUMNS} FROM served_instances WHERE link_code = $1`, [code]);
+  const { rows } = await sql.query<ServedInstanceRow>(
+    `SELECT ${COLUMNS} FROM served_instances WHERE link_code = $1 ORDER BY served_at, offer_instance_id LIMIT 1`,
+    [code],
+  );
   return rows[0];
 }
 

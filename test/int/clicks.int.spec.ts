@@ -11,6 +11,7 @@ import { awaitCaughtUp } from '../../platform/projection/catch-up.js';
 import { startProjection, type RunningProjection } from '../../platform/projection/runner.js';
 import { clicksProjection } from '../../projections/clicks/projection.js';
 import { findClick } from '../../projections/clicks/queries.js';
+import { findServedInstances } from '../../projections/serves/queries.js';
 import { offersProjection } from '../../projections/offers/projection.js';
 import { partnersProjection } from '../../projections/partners/projection.js';
 import { servesProjection } from '../../projections/serves/projection.js';
@@ -19,7 +20,7 @@ import { buildApp } from '../../services/api/app.js';
 import { createTestApp, type TestRuntime } from '../support/app.js';
 import { readTopic } from '../support/read-topic.js';
 import { replayProjection } from '../support/replay.js';
-import { appendServe } from '../support/serves.js';
+import { appendServe, appendServes } from '../support/serves.js';
 import { tableChecksum } from '../../platform/projection/checksum.js';
 import { waitFor } from '../support/wait-for.js';
 
@@ -151,6 +152,17 @@ describe("a card's short link", () => {
     expect(await clickRow(response, clickId)).toMatchObject({ environment, offer_instance_id: serve.offer_instance_id, application_id: APP });
   });
 
+  it('two cards logged with one link code (a claim that expired while the projector stalled) are both kept; the code opens the first served', async () => {
+    const servedAt = Math.floor(Date.now() / 1000) * 1000;
+    const [later, first] = await appendServes(t.runtime, [
+      { offer_id: activeOffer, application_id: APP, link_code: 'Tw1nCard', served_at: servedAt, destination_url: 'https://shop.example/later' },
+      { offer_id: activeOffer, application_id: APP, link_code: 'Tw1nCard', served_at: servedAt - 60_000, destination_url: 'https://shop.example/first' },
+    ]);
+    const rows = await findServedInstances(t.runtime.db, [later!.offer_instance_id, first!.offer_instance_id]);
+    expect(rows.map((row) => row.offer_instance_id).sort()).toEqual([later!.offer_instance_id, first!.offer_instance_id].sort());
+    expect((await get('Tw1nCard')).headers.location).toMatch(/^https:\/\/shop\.example\/first\?svc_click_id=/);
+  });
+
   it('each click mints its own id', async () => {
     const serve = await appendServe(t.runtime, { offer_id: activeOffer, application_id: APP });
     const [first, second] = [await get(serve.link_code!), await get(serve.link_code!)];
@@ -166,9 +178,31 @@ describe('registered links', () => {
     await expect(run(registerLink, { offer_id: activeOffer, shape: 'short_code', code: serve.link_code, target_url: 'https://reg.example/x' })).rejects.toMatchObject(refusal);
     const [claimed] = [...(await claimLinkCodes(t.runtime.db, ['Cl4imed1']))];
     expect(claimed).toBe('Cl4imed1');
-    await expect(run(registerLink, { offer_id: activeOffer, shape: 'short_code', code: claimed, target_url: 'https://reg.example/x' })).rejects.toMatchObject(refusal);
+    await expect(run(registerLink, { offer_id: activeOffer, shape: 'short_code', code: claimed, target_url: 'https://reg.example/x' })).rejects.toMatchObject({
+      ...refusal,
+      message: expect.stringMatching(/was just taken \(by a card being served or another registration of it\)/),
+    });
     // The card's link still opens the card.
     expect((await get(serve.link_code!)).headers.location).toMatch(/^https:\/\/shop\.example\/card\?svc_click_id=/);
+  });
+
+  it.each([
+    ['short_code', 'Tw1nReg1'],
+    ['static_path', 'st_twin-registration'],
+  ])('of two registrations of one %s at the same moment exactly one is logged; the other is refused', async (shape, code) => {
+    const register = (target: string) => run(registerLink, { offer_id: activeOffer, shape, code, target_url: `https://reg.example/${target}` });
+    const outcomes = await Promise.allSettled([register('first'), register('second')]);
+    expect(outcomes.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(1);
+    const refused = outcomes.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
+    expect(refused?.reason).toMatchObject({ name: 'CommandInputError', field: 'code' });
+    expect(refused?.reason.message).toMatch(/was just taken|is already registered/);
+  });
+
+  it('a registration whose event is not logged leaves its code free for the retry', async () => {
+    const unavailableLog = Object.assign(Object.create(t.runtime.eventLog) as typeof t.runtime.eventLog, { append: () => Promise.reject(new Error('log unavailable')) });
+    const input = { offer_id: activeOffer, shape: 'short_code', code: 'R3tryReg', target_url: 'https://reg.example/retry' };
+    await expect(runCommand(registerLink, input, { runtime: { ...t.runtime, eventLog: unavailableLog }, now: () => new Date() })).rejects.toThrow('log unavailable');
+    await expect(run(registerLink, input)).resolves.toMatchObject({ code: 'R3tryReg' });
   });
 
   it('opens each shape at its registered target_url, environment live', async () => {

@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { uuidV7 } from '../../platform/ids/uuid-v7.js';
+import { parseRfc3339 } from '../../platform/time/rfc3339.js';
 import type { Sql } from '../../platform/db/db.js';
 import { findOffer, snapshotOwner } from '../../projections/offers/queries.js';
 import { offerDetailsDocument, newPricingProblem } from '../../schemas/documents/offer.js';
@@ -33,8 +34,9 @@ export type SnapshotInput = Static<typeof snapshotInput>;
 export function snapshotPublishedEvent(input: SnapshotInput, now: Date): RemoteSnapshotPublished {
   const problem = newPricingProblem(input.content);
   if (problem) throw new CommandInputError(`content.${problem.field}`, problem.message);
-  const updatedAt = input.updated_at === undefined ? now : new Date(input.updated_at);
-  if (Number.isNaN(updatedAt.getTime())) throw new CommandInputError('updated_at', 'is not a valid date-time');
+  // Strict: Date would read 2026-02-30 as 2 March, and this time picks the snapshot shown.
+  const updatedAt = input.updated_at === undefined ? now : parseRfc3339(input.updated_at);
+  if (updatedAt === undefined) throw new CommandInputError('updated_at', 'is not a valid date-time (a day the calendar has, hours 00-23)');
   return {
     event_id: uuidV7(),
     offer_id: input.offer_id,

@@ -168,4 +168,8 @@ describe('command event builders', () => {
       Date.parse('2025-12-31T22:00:00Z'),
     );
   });
+
+  it.each(['2026-02-30T00:00:00Z', '2026-11-01T24:00:00Z', '2026-11-01T10:60:00Z'])('refuses a snapshot updated_at the calendar does not have (%s), never rolling it over', (updatedAt) => {
+    expect(() => snapshotPublishedEvent({ offer_id: OFFER, content: details(), updated_at: updatedAt }, now)).toThrow(expect.objectContaining({ field: 'updated_at' }));
+  });
 });

@@ -1,9 +1,13 @@
+import { Decimal } from 'decimal.js';
 import { describe, expect, it } from 'vitest';
 import { comparePayout, rankCandidates, type Candidate } from '../../services/api/routes/offers/query-ranking.js';
 
-const candidate = (offer_id: string, options: Partial<Candidate> = {}): Candidate => ({
-  offer_id, test_only: false, category: 'c', cpa: null, cps: null, rules: [], destination_url: null,
+type Amounts = { cpa?: number | string; cps?: number | string };
+const candidate = (offer_id: string, { cpa, cps, ...options }: Omit<Partial<Candidate>, 'cpa' | 'cps'> & Amounts = {}): Candidate => ({
+  offer_id, test_only: false, category: 'c', rules: [], destination_url: null,
   offer: { offer_id, offer_info: { status: 'active' } }, ...options,
+  cpa: cpa === undefined ? null : new Decimal(cpa),
+  cps: cps === undefined ? null : new Decimal(cps),
 });
 
 const ids = (list: Candidate[]) => list.map((c) => c.offer_id);
@@ -16,6 +20,12 @@ describe('Query ranking', () => {
       candidate('b', { cpa: 12.5 }), candidate('a'), candidate('f', { cps: 7.5 }), candidate('g', { cpa: 1, cps: 50 }),
     ].sort(comparePayout);
     expect(ids(list)).toEqual(['b', 'c', 'g', 'd', 'e', 'f', 'a']);
+  });
+
+  it('compares amounts exactly, beyond the digits a JS number holds', () => {
+    // As numbers both are 123456789012.12345679: equal, and the offer id would decide.
+    const list = [candidate('a', { cpa: '123456789012.12345678' }), candidate('b', { cpa: '123456789012.12345679' })].sort(comparePayout);
+    expect(ids(list)).toEqual(['b', 'a']);
   });
 
   it('puts offers of a wanted category first, each group in payout order, up to the limit', () => {

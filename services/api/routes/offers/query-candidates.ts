@@ -1,3 +1,4 @@
+import { Decimal } from 'decimal.js';
 import type { Db } from '../../../../platform/db/db.js';
 import type { Watermarks } from '../../../../platform/projection/watermarks.js';
 import { readSnapshotContent } from '../../../../projections/offers/details.js';
@@ -21,9 +22,10 @@ export interface ServingCandidates {
   close(): void;
 }
 
+/** Exact: the offer document allows more digits than a JS number holds. */
 const highest = (values: (string | undefined)[]) => {
-  const numbers = values.filter((value): value is string => value !== undefined).map(Number);
-  return numbers.length === 0 ? null : Math.max(...numbers);
+  const decimals = values.filter((value): value is string => value !== undefined).map((value) => new Decimal(value));
+  return decimals.length === 0 ? null : Decimal.max(...decimals);
 };
 
 /** A candidate from its row; undefined when its content cannot be shown (a malformed snapshot is never served). */

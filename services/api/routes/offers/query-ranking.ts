@@ -1,3 +1,4 @@
+import type { Decimal } from 'decimal.js';
 import { evaluateTargeting, type GeoRule } from '../../../../commands/serves/targeting.js';
 import type { PublicOffer } from '../../../../projections/offers/public-offer.js';
 import type { ServeEnvironment } from '../../../../schemas/generated/events.js';
@@ -7,21 +8,21 @@ export interface Candidate {
   offer_id: string;
   test_only: boolean;
   category: string;
-  /** Highest CPA amount of its goals (any currency), null without a CPA goal. */
-  cpa: number | null;
-  /** Highest CPS rate of its goals (percent), null without a CPS goal. */
-  cps: number | null;
+  /** Highest CPA amount of its goals (any currency), exact, null without a CPA goal. */
+  cpa: Decimal | null;
+  /** Highest CPS rate of its goals (percent), exact, null without a CPS goal. */
+  cps: Decimal | null;
   rules: GeoRule[];
   destination_url: string | null;
   /** The card's offer object without offer_instance_id and action. */
   offer: PublicOffer;
 }
 
-const descendingNullsLast = (a: number | null, b: number | null) => (a === b ? 0 : a === null ? 1 : b === null ? -1 : b - a);
+const descendingNullsLast = (a: Decimal | null, b: Decimal | null) => (a === null ? (b === null ? 0 : 1) : b === null ? -1 : b.comparedTo(a));
 
 /**
- * Payout order, the ranking after category match: highest CPA amount first (amounts compared as
- * numbers whatever their currency: no conversion), offers without CPA after those with; then
+ * Payout order, the ranking after category match: highest CPA amount first (amounts compared
+ * exactly as decimals whatever their currency: no conversion), offers without CPA after those with; then
  * highest CPS rate; then offer id ascending, so the order is total and stable.
  */
 export function comparePayout(a: Candidate, b: Candidate): number {

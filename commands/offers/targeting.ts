@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { Sql } from '../../platform/db/db.js';
-import { currentRelease, fitsBigint } from '../../reference/locations/full/queries.js';
+import { currentRelease, existingLocationIds } from '../../reference/locations/full/queries.js';
 import { GEO_LOAD_COMMAND } from '../../reference/locations/how-to-load.js';
 import type { OfferTargetingRule } from '../../schemas/generated/events.js';
 import { CommandInputError } from '../command.js';
@@ -63,20 +63,6 @@ function collectIds(rules: TargetingInput): IdRef[] {
 }
 
 /**
- * Which of the ids are locations of the release, in one query: the FULL catalog's own queries
- * (reference/locations/full/queries.ts) look up one id at a time, too slow for a thousand ids.
- */
-async function knownLocationIds(sql: Sql, releaseId: number, ids: string[]): Promise<Set<string>> {
-  // Ids beyond bigint cannot be in the table; leave them out of the cast.
-  const candidates = [...new Set(ids)].filter(fitsBigint);
-  const { rows } = await sql.query<{ location_id: string }>(
-    'SELECT location_id::text FROM geo_full_locations WHERE release_id = $1 AND location_id = ANY($2::bigint[])',
-    [releaseId, candidates],
-  );
-  return new Set(rows.map((row) => row.location_id));
-}
-
-/**
  * Checks every id against the current FULL release (syntax alone is not enough) and returns the
  * rules as the event stores them. Throws CommandInputError naming the rule and the first missing id.
  */
@@ -85,7 +71,7 @@ export async function checkTargeting(sql: Sql, rules: TargetingInput): Promise<O
   if (refs.length > 0) {
     const release = await currentRelease(sql);
     if (!release) throw new Error(`the FULL location catalog is not loaded (load one with \`${GEO_LOAD_COMMAND}\`); targeting cannot be checked`);
-    const known = await knownLocationIds(sql, release.releaseId, refs.map((ref) => ref.id));
+    const known = await existingLocationIds(sql, release.releaseId, refs.map((ref) => ref.id));
     const missing = refs.filter((ref) => !known.has(ref.id));
     const first = missing[0];
     if (first) {

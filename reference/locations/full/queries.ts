@@ -117,3 +117,52 @@ export async function findLocation(sql: Sql, releaseId: number, locationId: stri
   );
   return rows[0] && toLocation(rows[0]);
 }
+
+/** Which of `ids` are locations of the release, in one query (an offer's targeting names up to a thousand). */
+export async function existingLocationIds(sql: Sql, releaseId: number, ids: string[]): Promise<Set<string>> {
+  // Ids beyond bigint cannot be in the table; leave them out of the cast.
+  const candidates = [...new Set(ids)].filter(fitsBigint);
+  const { rows } = await sql.query<{ location_id: string }>(
+    'SELECT location_id::text FROM geo_full_locations WHERE release_id = $1 AND location_id = ANY($2::bigint[])',
+    [releaseId, candidates],
+  );
+  return new Set(rows.map((row) => row.location_id));
+}
+
+/** The first `limit` location ids of the current release, in id order (the seed's targeting draws from them). */
+export async function currentLocationIds(sql: Sql, limit: number): Promise<string[]> {
+  const { rows } = await sql.query<{ location_id: string }>(
+    `SELECT l.location_id::text FROM geo_full_releases r JOIN geo_full_locations l ON l.release_id = r.release_id
+     WHERE r.is_current ORDER BY l.location_id LIMIT $1`,
+    [limit],
+  );
+  return rows.map((row) => row.location_id);
+}
+
+/** The current release and the sha256 of its file (what the LEGACY registry is derived from); undefined when none is loaded. */
+export async function currentReleaseSource(sql: Sql): Promise<{ releaseId: number; sourceFileDate: string; fileSha256: string } | undefined> {
+  const { rows } = await sql.query<{ release_id: number; source_file_date: string; file_sha256: string }>(
+    'SELECT release_id, source_file_date, file_sha256 FROM geo_full_releases WHERE is_current',
+  );
+  const row = rows[0];
+  return row && { releaseId: row.release_id, sourceFileDate: row.source_file_date, fileSha256: row.file_sha256 };
+}
+
+/** A release's records as loaded (source parents, not the verified ones): the LEGACY registry is derived from them. */
+export interface ReleaseRecord {
+  id: string;
+  name: string;
+  canonical_name: string;
+  parent: string | null;
+  country_code: string;
+  target_type: string;
+}
+
+export async function releaseRecords(sql: Sql, releaseId: number): Promise<ReleaseRecord[]> {
+  const { rows } = await sql.query<ReleaseRecord>(
+    `SELECT location_id AS id, name, canonical_name, source_parent_location_id AS parent, country_code, target_type
+       FROM geo_full_locations WHERE release_id = $1`,
+    [releaseId],
+  );
+  return rows;
+}

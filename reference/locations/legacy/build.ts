@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Db, Sql } from '../../../platform/db/db.js';
+import { currentRelease, currentReleaseSource, releaseRecords } from '../full/queries.js';
 import { deriveRegistry } from './derive.js';
 import { CODE_NAME_OVERRIDES } from './code-overrides.js';
 import { matchRegions, type RegionMatch } from './match.js';
@@ -48,27 +49,15 @@ export function registryRows(rows: Iterable<SourceRow>, subdivisions: Subdivisio
   });
 }
 
-interface CurrentRelease {
-  source_file_date: string;
-  file_sha256: string;
-  release_id: number;
-}
-
 /** The current FULL release's date and active rows, or undefined when none is loaded. */
 export async function readCurrentRelease(sql: Sql): Promise<{ sourceFileDate: string; rows: SourceRow[] } | undefined> {
-  const { rows } = await sql.query<CurrentRelease>('SELECT release_id, source_file_date, file_sha256 FROM geo_full_releases WHERE is_current');
-  const release = rows[0];
-  return release && { sourceFileDate: release.source_file_date, rows: await readSourceRows(sql, release.release_id) };
+  const release = await currentRelease(sql);
+  return release && { sourceFileDate: release.sourceFileDate, rows: await readSourceRows(sql, release.releaseId) };
 }
 
 async function readSourceRows(sql: Sql, releaseId: number): Promise<SourceRow[]> {
-  const { rows } = await sql.query<{ id: string; name: string; canonical_name: string; parent: string | null; country_code: string; target_type: string }>(
-    `SELECT location_id AS id, name, canonical_name, source_parent_location_id AS parent, country_code, target_type
-       FROM geo_full_locations WHERE release_id = $1`,
-    [releaseId],
-  );
   // The FULL tables hold active records only.
-  return rows.map((row) => ({
+  return (await releaseRecords(sql, releaseId)).map((row) => ({
     id: row.id, name: row.name, canonicalName: row.canonical_name, parentId: row.parent,
     countryCode: row.country_code, targetType: row.target_type, status: 'Active',
   }));
@@ -110,16 +99,13 @@ export async function buildLegacyRegistry(db: Db, sourceFileDate: string, option
   const subdivisions = options.subdivisions ?? loadSubdivisions();
   return db.transaction(async (tx) => {
     if (db.engine === 'postgres') await tx.query('SELECT pg_advisory_xact_lock($1)', [BUILD_LOCK_KEY]);
-    const { rows: releases } = await tx.query<CurrentRelease>(
-      'SELECT release_id, source_file_date, file_sha256 FROM geo_full_releases WHERE is_current',
-    );
-    const release = releases[0];
+    const release = await currentReleaseSource(tx);
     if (!release) throw new Error('no FULL catalog release is loaded; load one before building the LEGACY registry');
-    if (release.source_file_date !== sourceFileDate) {
-      throw new Error(`the current FULL release is ${release.source_file_date}, not ${sourceFileDate}`);
+    if (release.sourceFileDate !== sourceFileDate) {
+      throw new Error(`the current FULL release is ${release.sourceFileDate}, not ${sourceFileDate}`);
     }
     const fingerprint = createHash('sha256')
-      .update(JSON.stringify([release.file_sha256, subdivisions.version, DERIVATION_VERSION, PROVIDER_NAME_ALIASES, CODE_NAME_OVERRIDES]))
+      .update(JSON.stringify([release.fileSha256, subdivisions.version, DERIVATION_VERSION, PROVIDER_NAME_ALIASES, CODE_NAME_OVERRIDES]))
       .digest('hex');
     const { rows: builds } = await tx.query<BuildSummary & { fingerprint: string; regions_with_codes: number }>(
       'SELECT fingerprint, source_file_date AS "sourceFileDate", countries, regions, cities, regions_with_codes FROM legacy_registry_build',
@@ -130,7 +116,7 @@ export async function buildLegacyRegistry(db: Db, sourceFileDate: string, option
       return { status: 'up-to-date', sourceFileDate, countries: stored.countries, regions: stored.regions, cities: stored.cities, regionsWithCodes: stored.regions_with_codes };
     }
 
-    const rows = registryRows(await readSourceRows(tx, release.release_id), subdivisions);
+    const rows = registryRows(await readSourceRows(tx, release.releaseId), subdivisions);
     const count = (level: RegistryRow['level']) => rows.filter((row) => row.level === level).length;
     const summary: BuildSummary = {
       status: 'built', sourceFileDate, countries: count('COUNTRY'), regions: count('REGION'), cities: count('CITY'),

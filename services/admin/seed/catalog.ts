@@ -7,6 +7,7 @@ import { offerUpsertedEvent, offerUpsertInput, type OfferUpsertInput } from '../
 import { partnerConfiguredEvent, partnerEvent } from '../../../commands/partners/configure.js';
 import { validateInput } from '../../../commands/validate.js';
 import type { NewEvent } from '../../../platform/events/event-log.js';
+import { currentLocationIds } from '../../../reference/locations/full/queries.js';
 import { GEO_LOAD_COMMAND } from '../../../reference/locations/how-to-load.js';
 import type { OfferDetailsDocument } from '../../../schemas/documents/offer.js';
 import { EventType } from '../../../schemas/generated/events.js';
@@ -158,12 +159,9 @@ function targeting(pick: <T>(items: readonly T[]) => T, random: () => number, id
 
 /** Real ids of the current FULL release (targeting must name existing locations); none when no catalog is loaded. */
 async function catalogLocationIds(context: SeedContext): Promise<string[]> {
-  const { rows } = await context.runtime.db.query<{ location_id: string }>(
-    `SELECT l.location_id::text FROM geo_full_releases r JOIN geo_full_locations l ON l.release_id = r.release_id
-     WHERE r.is_current ORDER BY l.location_id LIMIT 2000`,
-  );
-  if (rows.length === 0) process.stderr.write(`seed: no FULL catalog loaded (load one with \`${GEO_LOAD_COMMAND}\`); offers get no targeting\n`);
-  return rows.map((row) => row.location_id);
+  const ids = await currentLocationIds(context.runtime.db, 2000);
+  if (ids.length === 0) process.stderr.write(`seed: no FULL catalog loaded (load one with \`${GEO_LOAD_COMMAND}\`); offers get no targeting\n`);
+  return ids;
 }
 
 async function append(context: SeedContext, topic: 'partners' | 'offers', events: NewEvent[]) {

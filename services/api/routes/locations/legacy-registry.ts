@@ -1,7 +1,7 @@
 import type { Db } from '../../../../platform/db/db.js';
 import { indexSnapshotsOf } from '../../../../reference/locations/index-snapshots.js';
 import { externalCodes, indexLocation, RegistryIndex, type IndexedLocation, type RegistryIndexState } from '../../../../reference/locations/legacy/registry-index.js';
-import type { Level } from '../../../../reference/locations/legacy/source-row.js';
+import { registryBuild, registryLocationsPage, type RegistryBuild, type RegistryLocationRow } from '../../../../reference/locations/legacy/queries.js';
 import { stringInterner } from '../../../../reference/locations/interner.js';
 import { catalogNotLoaded } from './catalog-not-loaded.js';
 
@@ -21,37 +21,16 @@ interface Cached {
 const cache = new WeakMap<Db, Cached>();
 const loading = new WeakMap<Db, Promise<Cached>>();
 
-interface Row {
-  location_id: string;
-  name: string;
-  canonical_name: string;
-  country_code: string;
-  target_type: string;
-  level: Level;
-  parent_location_id: string | null;
-  iso_3166_2: string | null;
-  cldr_subdivision: string | null;
-  provider_short: string | null;
-}
-
 /** Rows per query: small batches of driver objects can die young instead of growing the old space. */
 const BATCH = 10_000;
 
-const buildQuery = 'SELECT fingerprint, built_at, countries + regions + cities AS size FROM legacy_registry_build';
-
-interface BuildRow {
-  fingerprint: string;
-  built_at: Date;
-  size: number;
-}
-
 /** What a registry index is made from: the stored build, folded by this runtime's Unicode data. */
-const snapshotKey = (build: BuildRow) => [build.fingerprint, build.built_at.toISOString(), process.versions.unicode];
+const snapshotKey = (build: RegistryBuild) => [build.fingerprint, build.built_at.toISOString(), process.versions.unicode];
 
 async function load(db: Db, fingerprint: string, sourceFileDate: string): Promise<Cached> {
   const snapshots = indexSnapshotsOf(db);
   if (snapshots) {
-    const { rows: [build] } = await db.query<BuildRow>(buildQuery);
+    const build = await registryBuild(db);
     if (build?.fingerprint === fingerprint) {
       const index = await snapshots.restore('LEGACY', snapshotKey(build), (stored) => {
         const restored = RegistryIndex.restore(stored as RegistryIndexState);
@@ -63,7 +42,7 @@ async function load(db: Db, fingerprint: string, sourceFileDate: string): Promis
   }
   // Values that repeat on many rows (codes, types, statuses) are kept once, not once per row.
   const hold = stringInterner();
-  const toLocation = (row: Row) =>
+  const toLocation = (row: RegistryLocationRow) =>
     indexLocation({
       id: row.location_id, name: row.name, canonicalName: row.canonical_name, countryCode: hold(row.country_code),
       targetType: hold(row.target_type), level: hold(row.level), parentId: row.parent_location_id,
@@ -71,15 +50,10 @@ async function load(db: Db, fingerprint: string, sourceFileDate: string): Promis
   // One snapshot across the batches.
   const { locations, build } = await db.transaction(async (tx) => {
     await tx.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ');
-    const { rows: [build] } = await tx.query<BuildRow>(buildQuery);
+    const build = await registryBuild(tx);
     const found: IndexedLocation[] = [];
     for (let after = '-1'; ; ) {
-      const { rows } = await tx.query<Row>(
-        `SELECT location_id, name, canonical_name, country_code, target_type, level, parent_location_id,
-                iso_3166_2, cldr_subdivision, provider_short
-           FROM legacy_registry_locations WHERE location_id > $1 ORDER BY location_id LIMIT ${BATCH}`,
-        [after],
-      );
+      const rows = await registryLocationsPage(tx, after, BATCH);
       for (const row of rows) found.push(toLocation(row));
       if (rows.length < BATCH) break;
       after = rows[rows.length - 1]!.location_id;
@@ -96,10 +70,7 @@ async function load(db: Db, fingerprint: string, sourceFileDate: string): Promis
 export async function currentRegistry(db: Db): Promise<RegistryIndex> {
   const held = cache.get(db);
   if (held && held.checkedUntil > Date.now()) return held.index;
-  const { rows } = await db.query<{ fingerprint: string; source_file_date: string }>(
-    'SELECT fingerprint, source_file_date FROM legacy_registry_build',
-  );
-  const build = rows[0];
+  const build = await registryBuild(db);
   if (!build) throw catalogNotLoaded('LEGACY');
   if (held?.fingerprint === build.fingerprint) {
     held.checkedUntil = Date.now() + CHECK_TTL_MS;

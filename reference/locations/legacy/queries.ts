@@ -1,0 +1,46 @@
+import type { Sql } from '../../../platform/db/db.js';
+import type { Level } from './source-row.js';
+
+/** The LEGACY registry's reads, for the processes that answer from it. */
+
+/** The stored registry build: one row once a release has been loaded. */
+export interface RegistryBuild {
+  fingerprint: string;
+  built_at: Date;
+  source_file_date: string;
+  /** Countries, regions and cities together. */
+  size: number;
+}
+
+/** One registry entry as stored. */
+export interface RegistryLocationRow {
+  location_id: string;
+  name: string;
+  canonical_name: string;
+  country_code: string;
+  target_type: string;
+  level: Level;
+  parent_location_id: string | null;
+  iso_3166_2: string | null;
+  cldr_subdivision: string | null;
+  provider_short: string | null;
+}
+
+/** The current build, undefined when no registry has been built. */
+export async function registryBuild(sql: Sql): Promise<RegistryBuild | undefined> {
+  const { rows } = await sql.query<RegistryBuild>(
+    'SELECT fingerprint, built_at, source_file_date, countries + regions + cities AS size FROM legacy_registry_build',
+  );
+  return rows[0];
+}
+
+/** Up to `limit` entries after `afterId` in id order (keyset pages: read them in one snapshot). */
+export async function registryLocationsPage(sql: Sql, afterId: string, limit: number): Promise<RegistryLocationRow[]> {
+  const { rows } = await sql.query<RegistryLocationRow>(
+    `SELECT location_id, name, canonical_name, country_code, target_type, level, parent_location_id,
+            iso_3166_2, cldr_subdivision, provider_short
+       FROM legacy_registry_locations WHERE location_id > $1 ORDER BY location_id LIMIT $2`,
+    [afterId, limit],
+  );
+  return rows;
+}

@@ -28,7 +28,9 @@ async function replaceChildren(tx: Sql, rows: PartnerRow[]) {
   if (networks.length > 0) {
     await tx.query(
       `INSERT INTO partner_source_networks (partner_id, network)
-       SELECT partner_id, network::cidr FROM unnest($1::text[], $2::text[]) AS batch(partner_id, network)`,
+       SELECT partner_id, network::cidr FROM unnest($1::text[], $2::text[]) AS batch(partner_id, network)
+       -- Two spellings of one network in an event logged before the command wrote them canonically.
+       ON CONFLICT DO NOTHING`,
       [networks.map((n) => n[0]), networks.map((n) => n[1])],
     );
   }

@@ -1,4 +1,3 @@
-import { isIP } from 'node:net';
 import type { Sql } from '../../platform/db/db.js';
 
 export interface Partner {
@@ -22,30 +21,4 @@ export async function findPartner(sql: Sql, partnerId: string): Promise<Partner 
     [partnerId],
   );
   return rows[0];
-}
-
-/**
- * Whether a postback from `address` is allowed for the partner: the partner exists, is enabled
- * and one of its networks contains the address. A malformed address is simply not allowed.
- */
-export async function partnerAcceptsSource(sql: Sql, partnerId: string, address: string): Promise<boolean> {
-  // Checked here, not by the cast: a failed cast would abort a caller's transaction.
-  if (isIP(address) === 0) return false;
-  const { rows } = await sql.query<{ allowed: boolean }>(
-    `SELECT EXISTS (
-       SELECT 1 FROM partners p JOIN partner_source_networks n ON n.partner_id = p.partner_id
-       WHERE p.partner_id = $1 AND p.enabled AND $2::inet <<= n.network
-     ) AS allowed`,
-    [partnerId, address],
-  );
-  return rows[0]!.allowed;
-}
-
-/** The goal a partner's event_name maps to, or undefined (the postback is then unmapped). */
-export async function goalForEvent(sql: Sql, partnerId: string, eventName: string): Promise<string | undefined> {
-  const { rows } = await sql.query<{ goal_event: string }>(
-    'SELECT goal_event FROM partner_goal_mappings WHERE partner_id = $1 AND event_name = $2',
-    [partnerId, eventName],
-  );
-  return rows[0]?.goal_event;
 }

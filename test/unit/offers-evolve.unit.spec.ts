@@ -169,7 +169,7 @@ describe('command event builders', () => {
     );
   });
 
-  it.each(['2026-02-30T00:00:00Z', '2026-11-01T24:00:00Z', '2026-11-01T10:60:00Z'])('refuses a snapshot updated_at the calendar does not have (%s), never rolling it over', (updatedAt) => {
+  it.each(['2026-02-30T00:00:00Z', '2026-11-01T24:00:00Z', '2026-11-01T10:60:00Z', '0000-01-01T00:00:00Z'])('refuses a snapshot updated_at the calendar does not have (%s), never rolling it over', (updatedAt) => {
     expect(() => snapshotPublishedEvent({ offer_id: OFFER, content: details(), updated_at: updatedAt }, now)).toThrow(expect.objectContaining({ field: 'updated_at' }));
   });
 });

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { checkCidr } from '../../commands/partners/cidr.js';
 import { partnerConfiguredEvent } from '../../commands/partners/configure.js';
@@ -14,13 +15,20 @@ describe('checkCidr', () => {
     ['2001:db8::1', '2001:db8::1/128'],
     ['::/0', '::/0'],
     ['::ffff:192.0.2.0/120', '::ffff:192.0.2.0/120'],
+    ['0:0:0:0:0:0:0:1', '::1/128'],
+    ['2001:0DB8:0000::/32', '2001:db8::/32'],
+    ['::ffff:102:304', '::ffff:1.2.3.4/128'],
+    ['2001:db8:0:0:1:0:0:1', '2001:db8::1:0:0:1/128'],
+    ['2001:0:0:1:0:0:0:1', '2001:0:0:1::1/128'],
+    ['1:2:3:4:5:6:7:8', '1:2:3:4:5:6:7:8/128'],
+    ['1:0:3:4:5:6:7:8', '1:0:3:4:5:6:7:8/128'],
   ])('accepts %s as %s', (entry, cidr) => {
     expect(checkCidr(entry)).toEqual({ ok: true, cidr });
   });
 
   it.each([
     ['10.0.0.1/8', /host bits set; the network is 10\.0\.0\.0\/8/],
-    ['2001:db8::1/32', /host bits set; the network is 2001:db8:0:0:0:0:0:0\/32/],
+    ['2001:db8::1/32', /host bits set; the network is 2001:db8::\/32/],
     ['10.0.0.0/33', /longer than 32 bits/],
     ['2001:db8::/129', /longer than 128 bits/],
     ['10.0.0.0/', /invalid prefix/],
@@ -52,6 +60,34 @@ describe('partnerConfiguredEvent', () => {
     [{ name: 'A', goal_mappings: [{ event_name: 'buy', goal_event: 'sale' }, { event_name: 'buy', goal_event: 'install' }] }, 'goal_mappings[1].event_name'],
   ])('names the field of a bad input', (input, field) => {
     expect(() => partnerConfiguredEvent(input, now)).toThrow(expect.objectContaining({ name: 'CommandInputError', field }));
+  });
+
+  it.each([
+    ['::1', '0:0:0:0:0:0:0:1'],
+    ['2001:db8::/32', '2001:0db8::/32'],
+    ['::ffff:1.2.3.4', '::ffff:102:304'],
+  ])('refuses %s and %s together: two spellings of one network', (first, second) => {
+    expect(() => partnerConfiguredEvent({ name: 'A', source_ip_allowlist: [first, second] }, now)).toThrow(
+      expect.objectContaining({ name: 'CommandInputError', field: 'source_ip_allowlist[1]' }),
+    );
+  });
+});
+
+describe('checkCidr canonical text', () => {
+  const group = fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 0xffff }));
+  it('every spelling of an IPv6 address gives one text, which reads back as itself', () => {
+    fc.assert(
+      fc.property(fc.array(group, { minLength: 8, maxLength: 8 }), (groups) => {
+        const full = groups.map((value) => value.toString(16).padStart(4, '0')).join(':');
+        const short = groups.map((value) => value.toString(16).toUpperCase()).join(':');
+        const canonical = checkCidr(full);
+        expect(canonical.ok).toBe(true);
+        if (!canonical.ok) return;
+        expect(checkCidr(short)).toEqual(canonical);
+        expect(checkCidr(canonical.cidr)).toEqual(canonical);
+        expect(canonical.cidr).not.toMatch(/:::|(^|:)0[0-9a-f]/);
+      }),
+    );
   });
 });
 

@@ -38,6 +38,14 @@ export class CommandNotFoundError extends Error {
   }
 }
 
+/** Something the command needs is not there yet, e.g. the location catalog (HTTP 503 with `code`, exit code 4). */
+export class CommandUnavailableError extends Error {
+  constructor(readonly code: string, message: string) {
+    super(message);
+    this.name = 'CommandUnavailableError';
+  }
+}
+
 /** Keeps the input typed inside the definition and erases it for the command list. */
 export function defineCommand<S extends TObject>(command: Command<S>): Command {
   return command as unknown as Command;

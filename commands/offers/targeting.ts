@@ -3,7 +3,7 @@ import type { Sql } from '../../platform/db/db.js';
 import { currentRelease, existingLocationIds } from '../../reference/locations/full/queries.js';
 import { GEO_LOAD_COMMAND } from '../../reference/locations/how-to-load.js';
 import type { OfferTargetingRule } from '../../schemas/generated/events.js';
-import { CommandInputError } from '../command.js';
+import { CommandInputError, CommandUnavailableError } from '../command.js';
 
 const closed = { additionalProperties: false } as const;
 export const MAX_TARGETING_RULES = 10;
@@ -70,7 +70,9 @@ export async function checkTargeting(sql: Sql, rules: TargetingInput): Promise<O
   const refs = collectIds(rules);
   if (refs.length > 0) {
     const release = await currentRelease(sql);
-    if (!release) throw new Error(`the FULL location catalog is not loaded (load one with \`${GEO_LOAD_COMMAND}\`); targeting cannot be checked`);
+    if (!release) {
+      throw new CommandUnavailableError('CATALOG_NOT_LOADED', `the FULL location catalog is not loaded (load one with \`${GEO_LOAD_COMMAND}\`); targeting cannot be checked`);
+    }
     const known = await existingLocationIds(sql, release.releaseId, refs.map((ref) => ref.id));
     const missing = refs.filter((ref) => !known.has(ref.id));
     const first = missing[0];

@@ -28,7 +28,7 @@ export const settings = {
   geoCatalogSha256: optionalHex('GEO_CATALOG_SHA256', 'Expected sha256 of GEO_CATALOG_FILE; the loader refuses a file that differs.', 64),
   geoIndexCacheDir: optionalText('GEO_INDEX_CACHE_DIR', 'Folder where the built location indexes are kept, so a restart loads them instead of building them again (one folder per database). Unset: DATA_DIR/geo-index on the embedded default, none with DATABASE_URL; `off`: none.'),
   keyHashSecret: optionalSecret('KEY_HASH_SECRET', 'Server-side secret that keys API-key hashes. Required with DATABASE_URL; the embedded default keeps one in DATA_DIR.', 32),
-  adminToken: optionalSecret('ADMIN_TOKEN', 'Bearer token of the internal admin API. Unset: the admin API is off.', 24),
+  adminToken: optionalSecret('ADMIN_TOKEN', 'Bearer token of the internal admin API, at least 24 characters (e.g. openssl rand -hex 24). Unset: the admin API is off.', 24),
   locationRateLimit: integer('LOCATION_RATE_LIMIT', 'Requests per client address per minute on the public location routes.', 600, 1, 1_000_000),
   trustedProxies: networkList('TRUSTED_PROXIES', 'Proxies (IP addresses or CIDRs, comma-separated) whose X-Forwarded-For is believed: the client address is the last one they did not add. Used by the postback allowlist and the rate limits; a header from anyone else is ignored. Empty: the socket address is the client.'),
   postbackDecisionTimeoutMs: integer('POSTBACK_DECISION_TIMEOUT_MS', 'How long a postback waits for the ledger\'s decision before answering 503 postback_intake_unavailable (it is logged; the retry gets already_recorded).', 5000, 10, 60_000),

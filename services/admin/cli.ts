@@ -1,6 +1,6 @@
 import { Command as Program, Option } from 'commander';
 import { readFileSync } from 'node:fs';
-import { CommandInputError, CommandNotFoundError, type Command } from '../../commands/command.js';
+import { CommandInputError, CommandNotFoundError, CommandUnavailableError, type Command } from '../../commands/command.js';
 import { adminCommands } from '../../commands/index.js';
 import { validateInput } from '../../commands/validate.js';
 import { loadConfig } from '../../platform/config/config.js';
@@ -18,7 +18,7 @@ function exitCodeFor(error: unknown): number {
   if (error instanceof CommandInputError || error instanceof SyntaxError || error instanceof SettingError) return ExitCode.invalidInput;
   if (error instanceof CommandNotFoundError) return ExitCode.notFound;
   if (error instanceof CommandFailedError) return error.exitCode;
-  if (error instanceof DataDirBusyError || error instanceof BackendUnavailableError || error instanceof ReadModelsBehindError) return ExitCode.unavailable;
+  if (error instanceof DataDirBusyError || error instanceof BackendUnavailableError || error instanceof ReadModelsBehindError || error instanceof CommandUnavailableError) return ExitCode.unavailable;
   return ExitCode.failure;
 }
 

@@ -5,6 +5,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { answerClientError } from '../../platform/http/client-errors.js';
 import { answerConnectRequests } from '../../platform/http/connect-requests.js';
 import { jsonBodies } from '../../platform/http/json-body.js';
+import { requestForLog } from '../../platform/http/loggable-url.js';
 import { errorHandling, renderError } from '../../platform/http/error-handler.js';
 import { httpMetrics } from '../../platform/http/metrics-plugin.js';
 import { requestGuards } from '../../platform/http/request-guards.js';
@@ -43,7 +44,8 @@ export async function buildApp({ runtime, logger = false, commands, replays, pos
   const refusals = postbackRefusals ?? openPostbackRefusals(runtime);
   const linkPrefix = linkRoutePrefix(runtime.config.linkBase);
   const app = Fastify({
-    logger,
+    // A credential put in a query string by mistake never reaches the access log.
+    logger: typeof logger === 'object' ? { ...logger, serializers: { req: requestForLog } } : logger,
     // Client addresses come from the socket, unless it is a proxy listed in TRUSTED_PROXIES: then
     // from its X-Forwarded-For (Fastify walks it with proxy-addr, stopping at the first address
     // no trusted proxy added, so a header forged by anyone else is never believed).

@@ -97,6 +97,16 @@ describe('accounts admin commands reject bad input', () => {
     expect(await t.runtime.eventLog.endOffsets('accounts')).toEqual(before);
   });
 
+  it('targeting checked before any FULL catalog is loaded: 503 CATALOG_NOT_LOADED saying how to load one, nothing logged', async () => {
+    const headers = { authorization: `Bearer ${ADMIN_TOKEN}` };
+    const before = await t.runtime.eventLog.endOffsets('offers');
+    const payload = { partner_id: UNKNOWN, kind: 'local', status: 'active', targeting: [{ geo: { include: [{ location_id: '2840' }] } }] };
+    const answer = await t.app.inject({ method: 'POST', url: '/admin/commands/offer:upsert', headers, payload });
+    expect(answer.statusCode, answer.body).toBe(503);
+    expect(answer.json()).toMatchObject({ code: 'CATALOG_NOT_LOADED', message: expect.stringMatching(/FULL location catalog is not loaded \(load one with `npm run geo:load/), data: {} });
+    expect(await t.runtime.eventLog.endOffsets('offers')).toEqual(before);
+  });
+
   it('the admin HTTP API answers 400 or 404 naming the field, and returns an issued key once', async () => {
     const headers = { authorization: `Bearer ${ADMIN_TOKEN}` };
     const before = await t.runtime.eventLog.endOffsets('accounts');

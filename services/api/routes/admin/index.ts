@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { CommandInputError, CommandNotFoundError } from '../../../../commands/command.js';
+import { CommandInputError, CommandNotFoundError, CommandUnavailableError } from '../../../../commands/command.js';
 import { adminCommands } from '../../../../commands/index.js';
 import { success } from '../../../../platform/http/envelope.js';
 import { ApiError, badRequest, notFound, serviceUnavailable, unauthorized } from '../../../../platform/http/errors.js';
@@ -45,6 +45,7 @@ export async function adminRoutes(app: FastifyInstance, options: AdminRouteOptio
       if (error instanceof ReadModelsBehindError) throw serviceUnavailable('READ_MODELS_BEHIND', error.message);
       if (error instanceof CommandInputError) throw badRequest(error.message, { field: error.field });
       if (error instanceof CommandNotFoundError) throw new ApiError(404, 'NOT_FOUND', error.message, { field: error.field });
+      if (error instanceof CommandUnavailableError) throw serviceUnavailable(error.code, error.message);
       throw error;
     }
   });

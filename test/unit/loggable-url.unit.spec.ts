@@ -1,0 +1,32 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { loggableUrl } from '../../platform/http/loggable-url.js';
+
+describe('loggableUrl', () => {
+  it.each([
+    ['/admin/commands?token=adm-secret', '/admin/commands?token=[redacted]'],
+    ['/admin/postbacks?partner_id=p1&access_token=s3cr3t&decision=accepted', '/admin/postbacks?partner_id=p1&access_token=[redacted]&decision=accepted'],
+    ['/v1/offers/info?offer_id=x&api_key=svc_live_abc', '/v1/offers/info?offer_id=x&api_key=[redacted]'],
+    ['/x?API%5FKEY=abc', '/x?API%5FKEY=[redacted]'],
+    ['/x?Authorization=Bearer%20abc', '/x?Authorization=[redacted]'],
+  ])('%s is logged as %s', (url, logged) => {
+    expect(loggableUrl(url)).toBe(logged);
+  });
+
+  it.each(['/v1/locations/search?q=bava&limit=2', '/v1/postback/p?click_id={click_id}&amount=1.5', '/l/Ab12Cd34?sub_id1=x&', '/plain', '/x?%zz=1&token'])(
+    'leaves %s as sent',
+    (url) => {
+      expect(loggableUrl(url)).toBe(url);
+    },
+  );
+
+  it('never lets a secret-named parameter value through, and keeps every other byte', () => {
+    fc.assert(
+      fc.property(fc.webPath(), fc.string({ minLength: 1 }).filter((value) => !/[&#]/.test(value)), (path, secret) => {
+        const url = `${path}?a=1&admin_token=${encodeURIComponent(secret)}&b=2`;
+        const logged = loggableUrl(url);
+        expect(logged).toBe(`${path}?a=1&admin_token=[redacted]&b=2`);
+      }),
+    );
+  });
+});

@@ -23,22 +23,34 @@ export async function appendEvents(runtime: Pick<Runtime, 'eventLog'>, topic: To
   const stray = events.find((event) => eventTopic[event.type as EventTypeName] !== topic);
   if (stray) throw new Error(`${stray.type} is not an event of topic ${topic}`);
   for (const event of events) {
-    const field = fieldWithNul(event.value);
-    if (field !== undefined) throw new CommandInputError(field, 'contains a NUL character (U+0000), which no read model can store; remove it');
+    const found = unstorableText(event.value);
+    if (found) throw new CommandInputError(found.path, `contains ${UNSTORABLE[found.kind]}; remove it`);
   }
   return runtime.eventLog.append(topic, events);
 }
 
+const UNSTORABLE = {
+  nul: 'a NUL character (U+0000), which no read model can store',
+  surrogate: 'a lone UTF-16 surrogate (half of a character), which UTF-8 cannot carry: it would be stored as U+FFFD',
+} as const;
+
+/** An unpaired surrogate; a pair is one code point here (the u flag), so it is not matched. */
+const LONE_SURROGATE = /\p{Cs}/u;
+
 /**
- * The path of the first string holding U+0000 in an event's value, if any. Inputs are checked
- * where they are read; this is the one place every event passes, so a value no check caught
- * never reaches the log (storable-text.ts says what happens to one that did).
+ * The path of the first string an event's value holds that the log or the read models would not
+ * keep as given, if any. Inputs are checked where they are read; this is the one place every
+ * event passes, so a value no check caught never reaches the log (storable-text.ts says what
+ * happens to one that did).
  */
-function fieldWithNul(value: unknown, path = ''): string | undefined {
-  if (typeof value === 'string') return value.includes(NUL) ? path || 'value' : undefined;
+function unstorableText(value: unknown, path = ''): { path: string; kind: keyof typeof UNSTORABLE } | undefined {
+  if (typeof value === 'string') {
+    if (value.includes(NUL)) return { path: path || 'value', kind: 'nul' };
+    return LONE_SURROGATE.test(value) ? { path: path || 'value', kind: 'surrogate' } : undefined;
+  }
   if (value === null || typeof value !== 'object' || value instanceof Date || ArrayBuffer.isView(value)) return undefined;
   for (const [key, inner] of Object.entries(value)) {
-    const found = fieldWithNul(inner, Array.isArray(value) ? `${path}[${key}]` : path ? `${path}.${key}` : key);
+    const found = unstorableText(inner, Array.isArray(value) ? `${path}[${key}]` : path ? `${path}.${key}` : key);
     if (found !== undefined) return found;
   }
   return undefined;

@@ -74,6 +74,21 @@ describe('the write side appends through one helper', () => {
     await expect(appendEvents(runtime, 'catalog', [nested])).rejects.toThrow(expect.objectContaining({ field: 'details.goals[1].event' }));
     expect(calls).toEqual([]);
   });
+
+  it.each([
+    ['a lone high surrogate', 'A\ud800B'],
+    ['a lone low surrogate', 'A\udc00'],
+    ['two high surrogates', '\ud800\ud800\udc00'],
+  ])('refuses %s (UTF-8 cannot carry it), naming the field; a paired one passes', async (_, text) => {
+    const { calls, runtime } = recordingRuntime();
+    const entry = (reason: string) => newEvent(EventType.CatalogEntryRemoved, 'entry-1', { event_id: 'e1', entry_id: 'entry-1', reason, removed_at: 0 });
+    await expect(appendEvents(runtime, 'catalog', [entry(text)])).rejects.toThrow(
+      expect.objectContaining({ name: 'CommandInputError', field: 'reason', message: expect.stringMatching(/lone UTF-16 surrogate/) }),
+    );
+    expect(calls).toEqual([]);
+    await appendEvents(runtime, 'catalog', [entry('emoji \ud83d\ude00 fine')]);
+    expect(calls).toHaveLength(1);
+  });
 });
 
 describe('the topic list', () => {

@@ -5,7 +5,8 @@ import type { Sql } from '../../platform/db/db.js';
 import { linkUrl, shapeOfCode, type TrackedLinkShape } from '../../projections/offers/links/parse-link.js';
 import { findTrackedLinkByCode } from '../../projections/offers/links/queries.js';
 import { findOffer } from '../../projections/offers/queries.js';
-import { servedLinkCodes } from '../../projections/serves/queries.js';
+import { findServedInstances, servedLinkCodes } from '../../projections/serves/queries.js';
+import { findApplication } from '../../projections/accounts/queries.js';
 import { claimLinkCodes, releaseLinkCodes } from '../serves/link-code-claims.js';
 import { EventType, type TrackedLinkRegistered } from '../../schemas/generated/events.js';
 import { appendEvents } from '../append.js';
@@ -72,6 +73,20 @@ async function checkReferences(sql: Sql, value: TrackedLinkRegistered) {
   // A served card's short link opens its card, so a registration of its code could never open.
   if (value.shape === 'short_code' && (await servedLinkCodes(sql, [value.code])).length > 0) {
     throw new CommandInputError('code', `"${value.code}" is a served card's tracked link; choose another code or leave code out`);
+  }
+  if (value.application_id !== null && !(await findApplication(sql, value.application_id))) {
+    throw new CommandNotFoundError('application_id', `no application ${value.application_id}`);
+  }
+  // A card served here is one offer's for good: a link naming it must name that offer (and application).
+  if (value.offer_instance_id !== null) {
+    const [card] = await findServedInstances(sql, [value.offer_instance_id]);
+    const field = value.shape === 'instance_uuid' ? 'code' : 'offer_instance_id';
+    if (card && card.offer_id !== value.offer_id) {
+      throw new CommandInputError(field, `card ${card.offer_instance_id} was served for offer ${card.offer_id}, not ${value.offer_id}`);
+    }
+    if (card && value.application_id !== null && card.application_id !== value.application_id) {
+      throw new CommandInputError('application_id', `card ${card.offer_instance_id} was served to application ${card.application_id}, not ${value.application_id}`);
+    }
   }
 }
 

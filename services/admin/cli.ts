@@ -8,7 +8,7 @@ import { SettingError } from '../../platform/config/settings.js';
 import { DataDirBusyError } from '../../platform/data-dir/ownership.js';
 import { ReadModelsBehindError } from '../../platform/projection/catch-up.js';
 import { BackendUnavailableError, ExitCode } from '../../platform/startup.js';
-import { inputFromFlags, flagSyntax } from './cli-options.js';
+import { flagName, flagSyntax, inputFromFlags } from './cli-options.js';
 import { CommandFailedError, runAdminCommandAnywhere } from './command-gateway.js';
 
 /** Exit codes: 0 done, 1 unexpected failure, 2 invalid input, 3 a referenced record is missing, 4 a backend is unavailable. */
@@ -28,6 +28,33 @@ function describe(error: unknown, command: string): string {
   return (error as Error).message;
 }
 
+/** JSON text given by `flag`, parsed; a CommandInputError naming the flag when it is not JSON. */
+function parseJson(flag: string, text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new CommandInputError(flag, `is not JSON: ${(error as Error).message}`);
+  }
+}
+
+/** The command's input from exactly one of --input-file, --input or the field flags. */
+function inputOf(command: Command, options: Record<string, string | undefined>, flags: Record<string, string | undefined>): unknown {
+  const given = Object.entries(flags).filter(([, value]) => value !== undefined).map(([key]) => flagName(key));
+  const ways = [options.inputFile !== undefined && '--input-file', options.input !== undefined && '--input', given.length > 0 && given.join(', ')].filter(Boolean);
+  if (ways.length > 1) throw new CommandInputError('input', `given more than one way (${ways.join('; ')}): use --input-file, --input or the field flags`);
+  if (options.inputFile !== undefined) {
+    let text: string;
+    try {
+      text = readFileSync(options.inputFile, 'utf8');
+    } catch (error) {
+      throw new CommandInputError('--input-file', `cannot read ${options.inputFile} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+    }
+    return parseJson('--input-file', text);
+  }
+  if (options.input !== undefined) return parseJson('--input', options.input);
+  return inputFromFlags(command.input, flags);
+}
+
 function addCommand(program: Program, command: Command) {
   const sub = program.command(command.name).description(command.summary);
   for (const [property, schema] of Object.entries(command.input.properties)) {
@@ -39,11 +66,7 @@ function addCommand(program: Program, command: Command) {
   sub.action(async (options: Record<string, string | undefined>) => {
     try {
       const flags = Object.fromEntries(Object.keys(command.input.properties).map((key) => [key, options[key.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase())]]));
-      const input = options.inputFile
-        ? JSON.parse(readFileSync(options.inputFile, 'utf8'))
-        : options.input
-          ? JSON.parse(options.input)
-          : inputFromFlags(command.input, flags);
+      const input = inputOf(command, options, flags);
       // Invalid input fails before any backend is opened.
       const valid = validateInput(command.input, input);
       const result = await runAdminCommandAnywhere(loadConfig(), command, valid);

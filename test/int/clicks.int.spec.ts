@@ -2,6 +2,8 @@ import type { LightMyRequestResponse } from 'fastify';
 import { v7 as uuidv7 } from 'uuid';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Command } from '../../commands/command.js';
+import { registerApplication } from '../../commands/accounts/application-register.js';
+import { registerDeveloper } from '../../commands/accounts/developer-register.js';
 import { registerLink } from '../../commands/offers/link-register.js';
 import { claimLinkCodes } from '../../commands/serves/link-code-claims.js';
 import { upsertOffer } from '../../commands/offers/upsert.js';
@@ -9,6 +11,7 @@ import { configurePartner } from '../../commands/partners/configure.js';
 import { runCommand } from '../../commands/run.js';
 import { awaitCaughtUp } from '../../platform/projection/catch-up.js';
 import { startProjection, type RunningProjection } from '../../platform/projection/runner.js';
+import { accountsProjection } from '../../projections/accounts/projection.js';
 import { clicksProjection } from '../../projections/clicks/projection.js';
 import { findClick } from '../../projections/clicks/queries.js';
 import { findServedInstances } from '../../projections/serves/queries.js';
@@ -31,9 +34,10 @@ const UUID_V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f
 
 let t: TestRuntime & { app: Awaited<ReturnType<typeof createTestApp>>['app'] };
 // Only the read models clicks use, started together: each joins its consumer group on Kafka.
-const projections = [partnersProjection, offersProjection, servesProjection, clicksProjection];
+const projections = [accountsProjection, partnersProjection, offersProjection, servesProjection, clicksProjection];
 const running = new Map<string, RunningProjection>();
-const APP = uuidv7();
+/** The application the cards are served to (registered: links naming it are checked). */
+let APP: string;
 let partnerId: string;
 let activeOffer: string;
 let pausedOffer: string;
@@ -72,6 +76,9 @@ beforeAll(async () => {
   t = await createTestApp({ eventLog: 'kafka', env: { LINK_BASE } });
   const started = await Promise.all(projections.map((projection) => startProjection(projection, { db: t.runtime.db, eventLog: t.runtime.eventLog })));
   for (const projection of started) running.set(projection.name, projection);
+  const developer = String((await run(registerDeveloper, { name: 'Dev', email: 'dev@clicks.example' })).developer_id);
+  await caughtUp();
+  APP = String((await run(registerApplication, { developer_id: developer, name: 'App' })).application_id);
   partnerId = String((await run(configurePartner, { name: 'Acme' })).partner_id);
   await caughtUp();
   // The offer's current destination is not where a card's link goes: the serve froze its own.
@@ -196,6 +203,25 @@ describe('registered links', () => {
     const refused = outcomes.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
     expect(refused?.reason).toMatchObject({ name: 'CommandInputError', field: 'code' });
     expect(refused?.reason.message).toMatch(/was just taken|is already registered/);
+  });
+
+  it('refuses a link naming an unknown application, or a card of another offer or application', async () => {
+    const card = await appendServe(t.runtime, { offer_id: pausedOffer, application_id: APP });
+    const other = uuidv7();
+    await expect(run(registerLink, { offer_id: activeOffer, shape: 'short_code', application_id: other, target_url: 'https://reg.example/x' })).rejects.toMatchObject({
+      name: 'CommandNotFoundError',
+      field: 'application_id',
+    });
+    await expect(run(registerLink, { offer_id: activeOffer, shape: 'instance_uuid', code: card.offer_instance_id, target_url: 'https://reg.example/x' })).rejects.toMatchObject({
+      name: 'CommandInputError',
+      field: 'code',
+      message: expect.stringMatching(new RegExp(`was served for offer ${pausedOffer}, not ${activeOffer}`)),
+    });
+    await expect(run(registerLink, { offer_id: activeOffer, shape: 'short_code', offer_instance_id: card.offer_instance_id, target_url: 'https://reg.example/x' })).rejects.toMatchObject({
+      field: 'offer_instance_id',
+    });
+    // The card's own offer: the link is registered.
+    await expect(run(registerLink, { offer_id: pausedOffer, shape: 'instance_uuid', code: card.offer_instance_id, application_id: APP, target_url: 'https://reg.example/x' })).resolves.toMatchObject({ code: card.offer_instance_id });
   });
 
   it('a registration whose event is not logged leaves its code free for the retry', async () => {

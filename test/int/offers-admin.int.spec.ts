@@ -213,4 +213,14 @@ describe('the admin CLI', () => {
     expect(missing.code).toBe(3);
     expect(missing.stderr).toMatch(/partner_id/);
   });
+
+  it.each([
+    [['--input-file', '/nonexistent/offer.json'], /^error: --input-file: cannot read \/nonexistent\/offer\.json \(ENOENT\)$/m],
+    [['--input', '{"kind":'], /^error: --input: is not JSON: /m],
+    [['--input', '{}', '--kind', 'local'], /^error: input: given more than one way \(--input; --kind\): use --input-file, --input or the field flags$/m],
+  ])('%j exits 2 naming how the input was given', async (args, message) => {
+    const { code, stderr } = await cli(['offer:upsert', ...args]);
+    expect(code).toBe(2);
+    expect(stderr).toMatch(message);
+  });
 });

@@ -43,6 +43,12 @@ describe('admin input validation', () => {
     expect(fieldOf({ name: 'x', rules: [{ location_id: '1', extra: 1 }] })).toBe('rules[0].extra');
   });
 
+  it("quotes a pattern as written: its case is its meaning", () => {
+    const currency = Type.Object({ currency: Type.String({ pattern: '^[A-Z]{3}$' }) });
+    expect(() => validateInput(currency, { currency: 'eur' })).toThrow("currency: expected string to match '^[A-Z]{3}$'");
+    expect(() => validateInput(schema, null)).toThrow(/^\(input\): expected object/);
+  });
+
   it('turns command-line flags into typed input', () => {
     expect(inputFromFlags(schema, { name: 'n', count: '3', enabled: 'false', tags: 'a, b', rules: '[{"location_id":"2840"}]' })).toEqual({
       name: 'n', count: 3, enabled: false, tags: ['a', 'b'], rules: [{ location_id: '2840' }],

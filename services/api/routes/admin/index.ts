@@ -40,7 +40,8 @@ export async function adminRoutes(app: FastifyInstance, options: AdminRouteOptio
     const command = commands.get(name);
     if (!command) throw notFound(`no admin command named ${name}`);
     try {
-      return success(await options.commands.run(command, request.body ?? {}));
+      // No body is an empty input; a JSON null is an input that is not an object (400).
+      return success(await options.commands.run(command, request.body === undefined ? {} : request.body));
     } catch (error) {
       if (error instanceof ReadModelsBehindError) throw serviceUnavailable('READ_MODELS_BEHIND', error.message);
       if (error instanceof CommandInputError) throw badRequest(error.message, { field: error.field });

@@ -99,7 +99,7 @@ export function planAccounts(context: Pick<SeedContext, 'size' | 'random' | 'now
     let t = nowMs - (400 - Math.floor(random() * 100)) * DAY;
     const developerId = newId();
     add(accountEvent(EventType.DeveloperRegistered, {
-      event_id: newId(), developer_id: developerId, name, email: `dev${d}@${house ? 'house' : name.toLowerCase().replace(/[^a-z]+/g, '-')}.example`, registered_at: t,
+      event_id: newId(), developer_id: developerId, name, email: house ? HOUSE_EMAIL : `dev${d}@${name.toLowerCase().replace(/[^a-z]+/g, '-')}.example`, registered_at: t,
     }));
     plan.developers.push({ developer_id: developerId, name, status });
 
@@ -180,6 +180,9 @@ const CHUNK = 500;
  * shared sandbox key, all through accounts events. Later phases read the ids from
  * `context.shared` (see ACCOUNTS_SHARED), never from the read model, so nothing waits on projection.
  */
+/** The house developer's email: its presence means the database was seeded already. */
+export const HOUSE_EMAIL = 'dev0@house.example';
+
 export async function seedAccounts(context: SeedContext): Promise<void> {
   const secret = keyHashSecretOf(context.runtime.config);
   const plan = planAccounts(context, secret);

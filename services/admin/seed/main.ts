@@ -2,8 +2,10 @@ import { Command } from 'commander';
 import { loadConfigOrExit } from '../../../platform/config/config.js';
 import { openRuntime } from '../../../platform/runtime.js';
 import { ExitCode, exitOnStartupFailure } from '../../../platform/startup.js';
-import { startProjectors } from '../../projector/projectors.js';
-import { seedAccounts } from './accounts.js';
+import { awaitCaughtUp } from '../../../platform/projection/catch-up.js';
+import { findDeveloperByEmail } from '../../../projections/accounts/queries.js';
+import { projections, startProjectors } from '../../projector/projectors.js';
+import { HOUSE_EMAIL, seedAccounts } from './accounts.js';
 import { seedCatalog } from './catalog.js';
 import { seedServing } from './serving.js';
 import { progressBars, seededRandom, seedSize, type SeedContext } from './seed-context.js';
@@ -47,8 +49,24 @@ const context: SeedContext = {
   progress: progressBars(options.progress && process.stderr.isTTY !== false),
   shared: new Map(),
 };
+/** How long the read models may take to reach the end of what was appended (a million serves take minutes). */
+const PROJECT_TIMEOUT_MS = 60 * 60_000;
+
 const started = performance.now();
 try {
+  // The seed appends its events without the commands' checks (a bulk load): a second run into the
+  // same database would register every developer's email again.
+  if (await findDeveloperByEmail(runtime.db, HOUSE_EMAIL)) {
+    process.stderr.write(`error: this database already holds a seeded data set (developer ${HOUSE_EMAIL}); seed a fresh DATA_DIR or database\n`);
+    process.exitCode = ExitCode.invalidInput;
+  } else {
+    await seedDataSet();
+  }
+} finally {
+  await runtime.close();
+}
+
+async function seedDataSet() {
   await seedAccounts(context);
   await seedCatalog(context);
   await seedServing(context, serves);
@@ -57,10 +75,11 @@ try {
   if (options.project) {
     // Build the read models here too, so the data set is ready to query when seed returns.
     const projectors = await startProjectors(runtime);
-    while ((await projectors.totalLag()) > 0) await new Promise((resolve) => setTimeout(resolve, 100));
-    await projectors.stop();
+    try {
+      await awaitCaughtUp(runtime, projections, PROJECT_TIMEOUT_MS);
+    } finally {
+      await projectors.stop();
+    }
     process.stderr.write(`read models caught up ${((performance.now() - appended) / 1000).toFixed(1)} s later\n`);
   }
-} finally {
-  await runtime.close();
 }

@@ -1,0 +1,32 @@
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { testEnvironment } from '../support/app.js';
+import { ownLines, runCli } from '../support/cli.js';
+import { createTestDatabase, type TestDatabase } from '../support/database.js';
+
+/** `npm run seed` as an operator runs it: once per database (it appends without the commands' checks). */
+let database: TestDatabase;
+let env: Record<string, string>;
+beforeAll(async () => {
+  database = await createTestDatabase();
+  env = testEnvironment(database, `t${randomBytes(4).toString('hex')}.`, { eventLog: 'sql' });
+});
+afterAll(async () => database?.drop());
+
+const developerEmails = async () =>
+  (await database.db.query<{ email: string; copies: number }>('SELECT email, count(*)::int AS copies FROM account_developers GROUP BY email ORDER BY email')).rows;
+
+describe('npm run seed', () => {
+  it('seeds a database once and projects it; a second run exits 2 and registers no email twice', async () => {
+    const first = await runCli('services/admin/seed/main.ts', ['--offers', '3', '--serves', '5', '--no-progress'], env, 180_000);
+    expect(first.status, first.stderr).toBe(0);
+    const seeded = await developerEmails();
+    expect(seeded.map((row) => row.email)).toContain('dev0@house.example');
+    expect(seeded.every((row) => row.copies === 1)).toBe(true);
+
+    const second = await runCli('services/admin/seed/main.ts', ['--offers', '3', '--no-progress'], env, 180_000);
+    expect(second.status).toBe(2);
+    expect(ownLines(second.stderr)).toEqual(['error: this database already holds a seeded data set (developer dev0@house.example); seed a fresh DATA_DIR or database']);
+    expect(await developerEmails()).toEqual(seeded);
+  }, 400_000);
+});

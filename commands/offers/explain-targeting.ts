@@ -17,7 +17,7 @@ export const explainTargeting = defineCommand({
   input: Type.Object(
     {
       offer_id: canonicalUuid('the offer'),
-      location_id: Type.String({ pattern: '^[0-9]{1,19}$', description: 'a location id of the current FULL catalog' }),
+      location_id: Type.String({ pattern: '^[1-9][0-9]{0,18}$', description: 'a location id of the current FULL catalog, as the catalog writes it (no leading zero)' }),
     },
     { additionalProperties: false },
   ),

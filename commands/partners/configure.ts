@@ -12,7 +12,7 @@ const closed = { additionalProperties: false } as const;
 export const partnerConfigureInput = Type.Object(
   {
     partner_id: Type.Optional(canonicalUuid('partner to configure; minted (UUIDv7) when absent')),
-    name: Type.String({ minLength: 1, maxLength: 200, description: 'display name of the partner' }),
+    name: Type.String({ minLength: 1, maxLength: 200, pattern: '\\S', description: 'display name of the partner (not blank)' }),
     enabled: Type.Optional(Type.Boolean({ description: 'whether its postback route accepts requests (default true)' })),
     source_ip_allowlist: Type.Optional(
       Type.Array(Type.String({ minLength: 1, maxLength: 64 }), {

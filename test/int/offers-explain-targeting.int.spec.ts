@@ -57,5 +57,7 @@ describe('offer:explain-targeting', () => {
     await expect(run('offer:explain-targeting', { offer_id: '01939c5e-7b1a-7c3e-9f00-00000000dead', location_id: '2840' })).rejects.toMatchObject({ field: 'offer_id' });
     await expect(run('offer:explain-targeting', { offer_id: offers.usNotCa, location_id: '999999999' })).rejects.toMatchObject({ field: 'location_id' });
     await expect(run('offer:explain-targeting', { offer_id: offers.usNotCa, location_id: 'x' })).rejects.toMatchObject({ field: 'location_id' });
+    // 02840 is not how the catalog writes 2840 (the location routes answer 404 for it too).
+    await expect(run('offer:explain-targeting', { offer_id: offers.usNotCa, location_id: '02840' })).rejects.toMatchObject({ field: 'location_id' });
   });
 });

@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { checkCidr } from '../../commands/partners/cidr.js';
-import { partnerConfiguredEvent } from '../../commands/partners/configure.js';
+import { configurePartner, partnerConfiguredEvent } from '../../commands/partners/configure.js';
+import { validateInput } from '../../commands/validate.js';
 import type { LoggedEvent } from '../../platform/events/event-log.js';
 import { evolvePartners } from '../../projections/partners/evolve.js';
 import { EventType } from '../../schemas/generated/events.js';
@@ -60,6 +61,10 @@ describe('partnerConfiguredEvent', () => {
     [{ name: 'A', goal_mappings: [{ event_name: 'buy', goal_event: 'sale' }, { event_name: 'buy', goal_event: 'install' }] }, 'goal_mappings[1].event_name'],
   ])('names the field of a bad input', (input, field) => {
     expect(() => partnerConfiguredEvent(input, now)).toThrow(expect.objectContaining({ name: 'CommandInputError', field }));
+  });
+
+  it('refuses a blank name (the schema: every other name in the admin commands is not blank either)', () => {
+    expect(() => validateInput(configurePartner.input, { name: '   ' })).toThrow(expect.objectContaining({ name: 'CommandInputError', field: 'name' }));
   });
 
   it.each([

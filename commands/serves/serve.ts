@@ -107,9 +107,3 @@ export async function appendServes(runtime: Pick<Runtime, 'eventLog'>, events: O
   if (events.length === 0) return [];
   return appendEvents(runtime, 'serves', events.map((event) => newEvent(EventType.OfferServed, event.offer_instance_id, event)));
 }
-
-/** Prepares and appends the serves of one request (the seed's way; the Query route times the append itself). */
-export async function serveOffers(runtime: Pick<Runtime, 'db' | 'eventLog' | 'config'>, request: ServeRequest, now: Date) {
-  const events = await prepareServes(runtime, request, now);
-  return { events, appended: await appendServes(runtime, events) };
-}

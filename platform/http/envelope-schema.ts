@@ -17,8 +17,6 @@ export const failureEnvelope = ({
 }: { code?: TSchema; message?: TSchema; extra?: TObject; description?: string } = {}) =>
   Type.Object({ code, message, data: Type.Object({}, { additionalProperties: false }), extra }, { additionalProperties: false, description });
 
-export const errorEnvelope = failureEnvelope();
-
 /** A success whose `data` is the given schema; the description is the response's in the document. */
 export const successEnvelope = <D extends TSchema>(data: D, extra: TObject = Type.Object({}, { additionalProperties: false }), description = 'success') =>
   Type.Object(

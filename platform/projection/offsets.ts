@@ -20,18 +20,3 @@ export async function storedOffsets(db: Sql, projection: string): Promise<TopicP
   );
   return rows.map((row) => ({ topic: row.topic, partition: row.partition, offset: row.next_offset }));
 }
-
-/**
- * The applied positions of several projections as one text, which changes with every commit of
- * any of them, and when a replay swaps rebuilt tables in at the same positions (updated_at): a
- * cache of what they project is current while this stays the same.
- */
-export async function appliedPositionsKey(sql: Sql, projections: string[]): Promise<string> {
-  const { rows } = await sql.query<{ key: string | null }>(
-    `SELECT string_agg(projection || '/' || topic || '/' || partition || '@' || next_offset || '#' || extract(epoch FROM updated_at), ','
-       ORDER BY projection, topic, partition) AS key
-     FROM projection_offsets WHERE projection = ANY($1::text[])`,
-    [projections],
-  );
-  return rows[0]?.key ?? '';
-}

@@ -85,14 +85,6 @@ export async function findPlacements(sql: Sql, placementIds: readonly string[]):
   return new Map(rows.map((row) => [row.placement_id, row]));
 }
 
-/** The current sandbox key (if any) and how many generations were issued, revoked ones included. */
-export async function sandboxKeys(sql: Sql): Promise<{ issued: number; active?: { key_id: string } }> {
-  const { rows } = await sql.query<{ key_id: string; revoked: boolean }>(
-    `SELECT key_id, revoked_at IS NOT NULL AS revoked FROM account_api_keys WHERE kind = 'sandbox' ORDER BY issued_at, key_id`,
-  );
-  const active = rows.find((row) => !row.revoked);
-  return { issued: rows.length, active: active && { key_id: active.key_id } };
-}
 
 /** Every sandbox key issued so far, oldest first, with its hash and whether it is revoked. */
 export async function sandboxKeyHistory(sql: Sql): Promise<{ key_id: string; key_hash: string; revoked: boolean }[]> {

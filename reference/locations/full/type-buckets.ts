@@ -13,7 +13,6 @@ const buckets: Record<number, readonly string[]> = {
   4: ['Neighborhood', 'Airport', 'University', 'National Park'],
   5: ['Postal Code'],
 };
-export const COUNTRY_BUCKET = 0;
 export const OTHER_BUCKET = 6;
 export const ALL_BUCKETS: readonly number[] = [0, 1, 2, 3, 4, 5, OTHER_BUCKET];
 

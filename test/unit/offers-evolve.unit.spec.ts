@@ -147,6 +147,10 @@ describe('command event builders', () => {
     for (const bad of ['https:shop.example/p', 'https:/shop.example/p', 'http:///p', 'Https:shop.example', 'shop.example/p', 'https://shop.example/a b']) {
       expect(() => validateInput(offerUpsertInput, input(bad)), bad).toThrow(expect.objectContaining({ field: 'destination_url' }));
     }
+    // Well-formed, but a click is never sent there: refused when the offer is written, not at every click.
+    for (const unsafe of ['javascript:alert(1)', 'JavaScript:void(0)', 'data:text/html,x', 'file:///etc/passwd', 'vbscript:x', 'blob:https://a/b']) {
+      expect(() => checkOfferShape(validateInput(offerUpsertInput, input(unsafe))), unsafe).toThrow(expect.objectContaining({ field: 'destination_url', message: expect.stringMatching(/never sent to/) }));
+    }
   });
 
   it('mints codes of every shape that parse back as that shape', () => {

@@ -85,6 +85,9 @@ async function connectRedis(url: string): Promise<Redis> {
     maxRetriesPerRequest: 1,
     enableOfflineQueue: false,
     connectTimeout: 3_000,
+    // A Redis that stops answering (paused, a dropped network) fails a command instead of holding
+    // the request: limits fall back to this process and diagnostics go without.
+    commandTimeout: 500,
     // Reconnect after a drop, but fail the first connection at once: an unreachable Redis at
     // start is a configuration problem to report, not something to wait on.
     retryStrategy: (attempt) => (connected ? Math.min(attempt * 200, 2_000) : null),

@@ -7,6 +7,8 @@ import { fromFramework } from './framework-errors.js';
 export function renderError(error: FastifyError | ApiError | Error, request: FastifyRequest, reply: FastifyReply) {
   const known = error instanceof ApiError ? error : fromFramework(error as FastifyError, request);
   if (known) {
+    // A 5xx of ours that says why (a backend's failure) leaves that reason in the log.
+    if (known.statusCode >= 500 && known.cause !== undefined) request.log.warn({ err: known.cause }, `${known.code}: ${known.message}`);
     reply.headers(known.headers);
     return reply.status(known.statusCode).send(failure(known.code, known.message, known.extra));
   }

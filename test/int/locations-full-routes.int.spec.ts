@@ -110,6 +110,10 @@ describe('with the real excerpt loaded', () => {
       }
       await expectBadRequest('/v1/locations/2840?catalog=FULL&foo=1', /^unknown parameter foo/);
       await expectBadRequest('/v1/locations/2840?catalog=FULL&catalog=FULL', /catalog/);
+      // Names of every JavaScript object's members are unknown parameters like any other.
+      for (const name of ['constructor', 'toString', 'hasOwnProperty', '__proto__']) {
+        await expectBadRequest(`/v1/locations/search?catalog=FULL&q=a&${name}=x`, new RegExp(`^unknown parameter ${name}; allowed: `));
+      }
     });
   });
 

@@ -14,6 +14,11 @@ export interface TestDatabase {
    * admin connection, so other databases are untouched); resolves with how many were ended.
    */
   dropConnections(): Promise<number>;
+  /**
+   * Runs `during` while this database takes no connection (ALLOW_CONNECTIONS false, every session
+   * ended), as a Postgres that is down would be for this test alone; then lets connections in again.
+   */
+  whileRefusing(during: () => Promise<void>): Promise<void>;
   drop(): Promise<void>;
 }
 
@@ -56,6 +61,15 @@ export async function createTestDatabase(options: { migrate?: boolean } = {}): P
     url,
     name,
     dropConnections: () => terminateSessions(adminUrl, name),
+    async whileRefusing(during) {
+      await admin(adminUrl, (client) => client.query(`ALTER DATABASE ${name} ALLOW_CONNECTIONS false`));
+      try {
+        await terminateSessions(adminUrl, name);
+        await during();
+      } finally {
+        await admin(adminUrl, (client) => client.query(`ALTER DATABASE ${name} ALLOW_CONNECTIONS true`));
+      }
+    },
     async drop() {
       await db.close();
       await admin(adminUrl, (client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));

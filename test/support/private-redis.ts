@@ -13,6 +13,10 @@ export interface PrivateRedis {
   url: string;
   /** SIGTERM, resolves once it has exited. */
   stop(): Promise<void>;
+  /** SIGSTOP: it keeps its connections but answers nothing (a hung server, a black-holed network) until resumed. */
+  pause(): void;
+  /** SIGCONT after pause(). */
+  resume(): void;
   /** Starts it again on the same port; resolves once it accepts connections. */
   start(): Promise<void>;
   close(): Promise<void>;
@@ -46,7 +50,10 @@ export async function startPrivateRedis(): Promise<PrivateRedis> {
     url: `redis://127.0.0.1:${port}`,
     stop,
     start,
+    pause: () => void server?.child.kill('SIGSTOP'),
+    resume: () => void server?.child.kill('SIGCONT'),
     async close() {
+      server?.child.kill('SIGCONT');
       await stop();
       rmSync(dir, { recursive: true, force: true });
     },

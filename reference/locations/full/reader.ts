@@ -1,4 +1,5 @@
 import type { Db } from '../../../platform/db/db.js';
+import { PAST_DEADLINE, withinDeadline } from '../../../platform/async/deadline.js';
 import { indexSnapshotsOf, type IndexSnapshots } from '../index-snapshots.js';
 import { FullIndex, type FullIndexColumns, type FullIndexState } from './memory-index.js';
 import type { CurrentRelease, StoredLocationRow } from './queries.js';
@@ -14,6 +15,8 @@ import { stringInterner } from '../interner.js';
  * the routes serve as soon as a load commits.
  */
 const RELEASE_TTL_MS = 1_000;
+/** How long that look may take before the held index is served without an answer. */
+const CHECK_DEADLINE_MS = 1_000;
 /**
  * Rows per query. A batch's driver objects (a row object and a string per field) live until the
  * batch is copied into columns; a batch of a few MB can die in the young generation, where one of
@@ -174,10 +177,27 @@ export function createFullReader(db: Db, { log = (_line: string) => {} } = {}): 
       return built;
     })().finally(() => (building = undefined)));
 
+  /**
+   * The stored state, or `index` itself when one is held and the database cannot say in time: a
+   * release is only replaced by a load, so the held one is served while Postgres is down or slow.
+   */
+  const checkOrKeep = async (): Promise<State | undefined | FullIndex> => {
+    if (!index) return check();
+    const held = index;
+    const state = await withinDeadline(check(), CHECK_DEADLINE_MS).catch((error: unknown) => error as Error);
+    if (state !== PAST_DEADLINE && !(state instanceof Error)) return state;
+    log(`geo catalog: cannot tell whether the FULL release changed (${state === PAST_DEADLINE ? 'no answer in time' : state.message}); serving the one held`);
+    return held;
+  };
+
   return {
     async current({ fresh = false } = {}) {
       if (!fresh && index && checkedUntil > Date.now()) return index;
-      const state = await check();
+      const state = fresh ? await check() : await checkOrKeep();
+      if (state instanceof FullIndex) {
+        checkedUntil = Date.now() + RELEASE_TTL_MS;
+        return state;
+      }
       if (!state) {
         index = undefined;
         return undefined;

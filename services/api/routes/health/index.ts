@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { PAST_DEADLINE, withinDeadline } from '../../../../platform/async/deadline.js';
 import type { FastifyInstance } from 'fastify';
 import { errorStatuses, successEnvelope } from '../../../../platform/http/envelope-schema.js';
 import { failure, success } from '../../../../platform/http/envelope.js';
@@ -31,6 +32,9 @@ const readyzSchema = {
   }, readyzExamples),
 };
 
+/** How long a backend may take to answer a readiness check: one that hangs is as unready as one that refuses. */
+const READINESS_CHECK_MS = 2_000;
+
 /** Liveness (the process answers) and readiness (every backend this process uses answers). */
 export async function healthRoutes(app: FastifyInstance, { runtime }: { runtime: Runtime }) {
   app.get('/healthz', { logLevel: 'warn', schema: healthzSchema }, async () => success({ status: 'ok' }));
@@ -44,7 +48,7 @@ export async function healthRoutes(app: FastifyInstance, { runtime }: { runtime:
     const results = await Promise.all(
       Object.entries(checks).map(async ([name, check]) => {
         try {
-          await check();
+          if ((await withinDeadline(check(), READINESS_CHECK_MS)) === PAST_DEADLINE) return [name, `unavailable: no answer within ${READINESS_CHECK_MS} ms`] as const;
           return [name, 'ok'] as const;
         } catch (error) {
           return [name, `unavailable: ${(error as Error).message}`] as const;

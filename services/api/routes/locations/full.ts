@@ -6,7 +6,7 @@ import { fullReaderFor } from '../../../../reference/locations/full/reader.js';
 import { locationBytes, locationIdsJson, pathBytes } from '../../../../reference/locations/full/render.js';
 import type { SearchConstraints } from '../../../../reference/locations/full/search.js';
 import { normalizeSearchText } from '../../../../reference/locations/full/search-text.js';
-import { catalogNotLoaded } from './catalog-not-loaded.js';
+import { catalogNotLoaded, catalogUnavailable } from './catalog-not-loaded.js';
 import { joinBytes, type LocationContext, type LocationQuery } from './catalog-param.js';
 import { pageCacheOf } from './page-cache.js';
 import {
@@ -30,7 +30,7 @@ const RESOLVE_LEGACY_ONLY = { country: legacyOnly, subdivision_code: legacyOnly,
 const LOOKUP_PARAMETERS = ['catalog', 'locale'];
 
 async function catalog(context: LocationContext, options?: { fresh?: boolean }): Promise<FullIndex> {
-  const current = await fullReaderFor(context.db).current(options);
+  const current = await fullReaderFor(context.db).current(options).catch((error: unknown) => Promise.reject(catalogUnavailable(error)));
   if (!current) throw catalogNotLoaded('FULL');
   return current;
 }

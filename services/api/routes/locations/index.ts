@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import rateLimit from '@fastify/rate-limit';
 import { tooManyRequests } from '../../../../platform/http/errors.js';
+import { redisWithLocalFallback } from '../../../../platform/http/rate-limit-store.js';
 import type { Runtime } from '../../../../platform/runtime.js';
 import { documentOnlyValidation } from '../../../../platform/http/envelope-schema.js';
 import { lookupSchema, resolveSchema, searchSchema } from './schema.js';
@@ -14,11 +15,10 @@ export function locationRateLimit(runtime: Runtime) {
   return {
     max: runtime.config.locationRateLimit,
     timeWindow: 60_000,
-    // Shared across API processes when Redis is configured; in-process otherwise. Keys carry the
-    // environment's prefix (TOPIC_PREFIX), so environments sharing one Redis keep separate counts.
-    redis: runtime.redis,
-    nameSpace: `${runtime.config.topicPrefix}ratelimit:locations:`,
-    skipOnError: true,
+    // Shared across API processes when Redis is configured (counted in this process while Redis
+    // cannot answer); in-process otherwise. Keys carry the environment's prefix (TOPIC_PREFIX),
+    // so environments sharing one Redis keep separate counts.
+    ...(runtime.redis && { store: redisWithLocalFallback(runtime.redis, `${runtime.config.topicPrefix}ratelimit:locations:`) }),
     errorResponseBuilder: (_request: unknown, context: { ttl: number }) => tooManyRequests(Math.max(1, Math.ceil(context.ttl / 1000))),
   };
 }

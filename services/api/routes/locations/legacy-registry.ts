@@ -3,7 +3,8 @@ import { indexSnapshotsOf } from '../../../../reference/locations/index-snapshot
 import { externalCodes, indexLocation, RegistryIndex, type IndexedLocation, type RegistryIndexState } from '../../../../reference/locations/legacy/registry-index.js';
 import { registryBuild, registryLocationsPage, type RegistryBuild, type RegistryLocationRow } from '../../../../reference/locations/legacy/queries.js';
 import { stringInterner } from '../../../../reference/locations/interner.js';
-import { catalogNotLoaded } from './catalog-not-loaded.js';
+import { catalogNotLoaded, catalogUnavailable } from './catalog-not-loaded.js';
+import { PAST_DEADLINE, withinDeadline } from '../../../../platform/async/deadline.js';
 
 /**
  * The registry is small (countries, first-level regions, cities) and rebuilt only when a release
@@ -66,11 +67,30 @@ async function load(db: Db, fingerprint: string, sourceFileDate: string): Promis
   return { fingerprint, index, checkedUntil: 0 };
 }
 
+/** How long the look at the stored build may take before a held registry is served without an answer. */
+const CHECK_DEADLINE_MS = 1_000;
+
+/**
+ * The stored build, or the held registry when the database cannot say in time: a registry is only
+ * replaced by a load, so the held one is served while Postgres is down or slow. With none held,
+ * a failure is the route's 503.
+ */
+async function buildOrKeep(db: Db, held: Cached | undefined): Promise<Awaited<ReturnType<typeof registryBuild>> | Cached> {
+  if (!held) return registryBuild(db).catch((error: unknown) => Promise.reject(catalogUnavailable(error)));
+  const build = await withinDeadline(registryBuild(db), CHECK_DEADLINE_MS).catch((error: unknown) => error as Error);
+  return build === PAST_DEADLINE || build instanceof Error ? held : build;
+}
+
 /** The current registry; 503 CATALOG_NOT_LOADED when none has been built. */
 export async function currentRegistry(db: Db): Promise<RegistryIndex> {
   const held = cache.get(db);
   if (held && held.checkedUntil > Date.now()) return held.index;
-  const build = await registryBuild(db);
+  const found = await buildOrKeep(db, held);
+  if (found && 'index' in found) {
+    found.checkedUntil = Date.now() + CHECK_TTL_MS;
+    return found.index;
+  }
+  const build = found;
   if (!build) throw catalogNotLoaded('LEGACY');
   if (held?.fingerprint === build.fingerprint) {
     held.checkedUntil = Date.now() + CHECK_TTL_MS;

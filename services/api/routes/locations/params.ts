@@ -14,7 +14,7 @@ export function assertAllowedParameters(query: LocationQuery, allowed: readonly 
   const unknown: string[] = [];
   for (const name of Object.keys(query)) {
     if (allowed.includes(name)) continue;
-    const reason = explain[name];
+    const reason = Object.hasOwn(explain, name) ? explain[name] : undefined;
     if (reason !== undefined) throw badRequest(`${name}: ${reason}`);
     unknown.push(name);
   }

@@ -1,0 +1,92 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { loadFullCatalog } from '../../reference/locations/full/loader.js';
+import { createTestApp } from '../support/app.js';
+import { GEO_EXCERPT_FILE } from '../support/geo-excerpt.js';
+import { startPrivateRedis, type PrivateRedis } from '../support/private-redis.js';
+import { waitFor } from '../support/wait-for.js';
+
+/**
+ * The public location routes while a backend fails: they answer from the catalogs held in memory,
+ * and the rate limit holds in this process while Redis cannot count (Redis never holds the only
+ * copy of a limit). A Redis of this file's own, so it can be stopped and paused.
+ */
+const LIMIT = 3;
+let redis: PrivateRedis;
+let t: Awaited<ReturnType<typeof createTestApp>>;
+let client = 0;
+
+beforeAll(async () => {
+  redis = await startPrivateRedis();
+  t = await createTestApp({ env: { REDIS_URL: redis.url, LOCATION_RATE_LIMIT: String(LIMIT) } });
+  await loadFullCatalog(t.runtime.db, { file: GEO_EXCERPT_FILE });
+});
+afterAll(async () => {
+  await t?.close();
+  await redis?.close();
+});
+
+/** A client address of its own per test, so counts never carry over. */
+const nextClient = () => `203.0.113.${(client += 1)}`;
+const get = (url: string, remoteAddress: string) => t.app.inject({ method: 'GET', url, remoteAddress });
+const ready = async () => (await t.app.inject({ method: 'GET', url: '/readyz' })).json() as { code: string; extra: { backends?: Record<string, string> } };
+
+/** LIMIT answers, then 429, for one client. */
+async function expectLimitedAfter(remoteAddress: string) {
+  const urls = ['/v1/locations/2250', '/v1/locations/search?q=bav&catalog=FULL', '/v1/locations/resolve?subdivision_code=US-CA'];
+  for (let i = 0; i < LIMIT; i += 1) {
+    const response = await get(urls[i % urls.length]!, remoteAddress);
+    expect(response.statusCode, response.body).toBe(200);
+  }
+  const limited = await get('/v1/locations/2250', remoteAddress);
+  expect(limited.statusCode).toBe(429);
+  expect(limited.json()).toMatchObject({ code: 'RATE_LIMITED', data: {}, extra: { retry_after_seconds: expect.any(Number) } });
+}
+
+describe('location routes when Redis fails', () => {
+  it('Redis stopped: every route answers, the limit is counted in this process, /readyz names redis; back once it is', async () => {
+    await redis.stop();
+    try {
+      await expectLimitedAfter(nextClient());
+      expect(await ready()).toMatchObject({ code: 'NOT_READY', extra: { backends: { redis: expect.stringMatching(/^unavailable: /), database: 'ok' } } });
+    } finally {
+      await redis.start();
+    }
+    await waitFor(async () => (await ready()).code === 'SUCCESS', { what: 'readiness once Redis is back' });
+    await expectLimitedAfter(nextClient());
+  });
+
+  it('Redis paused (connected, answering nothing): routes still answer and limit, /readyz is 503 instead of hanging', async () => {
+    redis.pause();
+    try {
+      await expectLimitedAfter(nextClient());
+      expect(await ready()).toMatchObject({ code: 'NOT_READY', extra: { backends: { redis: expect.stringMatching(/^unavailable: /) } } });
+    } finally {
+      redis.resume();
+    }
+    await waitFor(async () => (await ready()).code === 'SUCCESS', { what: 'readiness once Redis answers again' });
+  });
+});
+
+describe('location routes when Postgres refuses connections', () => {
+  it('answer from the catalogs this process holds (both catalogs, every route), while /readyz names the database', async () => {
+    const remoteAddress = nextClient();
+    // Both catalogs held in memory first.
+    expect((await get('/v1/locations/2250?catalog=FULL', remoteAddress)).statusCode).toBe(200);
+    expect((await get('/v1/locations/2250', remoteAddress)).statusCode).toBe(200);
+    await t.database.whileRefusing(async () => {
+      // Past the once-a-second look at which release is current, without waiting for it.
+      vi.useFakeTimers({ toFake: ['Date'] });
+      try {
+        vi.setSystemTime(Date.now() + 10_000);
+        for (const url of ['/v1/locations/2250?catalog=FULL', '/v1/locations/search?catalog=FULL&q=fra', '/v1/locations/2250', '/v1/locations/resolve?subdivision_code=US-CA']) {
+          const response = await get(url, nextClient());
+          expect(response.statusCode, `${url}: ${response.body}`).toBe(200);
+        }
+      } finally {
+        vi.useRealTimers();
+      }
+      expect(await ready()).toMatchObject({ code: 'NOT_READY', extra: { backends: { database: expect.stringMatching(/^unavailable: /) } } });
+    });
+    await waitFor(async () => (await ready()).code === 'SUCCESS', { what: 'readiness once Postgres takes connections again' });
+  });
+});

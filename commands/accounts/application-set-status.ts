@@ -4,7 +4,7 @@ import { appendEvents } from '../append.js';
 import { defineCommand } from '../command.js';
 import { accountEvent, newId } from './events.js';
 import { requireApplication, requireNewStatus } from './guards.js';
-import { applicationStatus, id, name, reason } from './schema.js';
+import { applicationStatus, id, reason } from './schema.js';
 
 export const setApplicationStatus = defineCommand({
   name: 'application:set-status',

@@ -5,7 +5,7 @@ import { appendEvents } from '../append.js';
 import { CommandInputError, defineCommand } from '../command.js';
 import { accountEvent, newId } from './events.js';
 import { requireApplication, requirePlacement } from './guards.js';
-import { id, name } from './schema.js';
+import { id } from './schema.js';
 
 export const designateDefaultPlacement = defineCommand({
   name: 'default-placement:designate',

@@ -4,7 +4,7 @@ import { appendEvents } from '../append.js';
 import { defineCommand } from '../command.js';
 import { accountEvent, newId } from './events.js';
 import { requireDeveloper, requireNewStatus } from './guards.js';
-import { developerStatus, id, name, reason } from './schema.js';
+import { developerStatus, id, reason } from './schema.js';
 
 export const setDeveloperStatus = defineCommand({
   name: 'developer:set-status',

@@ -5,7 +5,7 @@ import { appendEvents } from '../append.js';
 import { CommandInputError, defineCommand } from '../command.js';
 import { accountEvent, newId } from './events.js';
 import { requireNewStatus, requirePlacement } from './guards.js';
-import { id, name, placementStatus } from './schema.js';
+import { id, placementStatus } from './schema.js';
 
 export const setPlacementStatus = defineCommand({
   name: 'placement:set-status',

@@ -58,6 +58,10 @@ export function connectPostgres(connectionString: string, options: { max?: numbe
     max: options.max ?? 10,
     options: '-c TimeZone=UTC',
     connectionTimeoutMillis: options.connectTimeoutMs ?? 0,
+    // TCP keepalive: an idle pooled connection to a server that went away is found dead and
+    // replaced instead of handed to the next query.
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
   });
   // A dropped idle connection must not crash the process; the next query reconnects.
   pool.on('error', () => {});

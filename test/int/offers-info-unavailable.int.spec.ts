@@ -43,6 +43,15 @@ describe('GET /v1/offers/info when a backend is unavailable', () => {
     expectOffer(await client.byId(world.keys.main, offer_id));
   });
 
+  it('when a read does not answer (the table locked by another session): 503 after the read deadline, never a hang', async () => {
+    const offer_id = await freshOffer();
+    await t.database.db.transaction(async (tx) => {
+      await tx.query('LOCK TABLE offers IN ACCESS EXCLUSIVE MODE');
+      expectUnavailable(await client.byId(world.keys.main, offer_id));
+    });
+    expectOffer(await client.byId(world.keys.main, offer_id));
+  });
+
   it('when a remote offer\'s snapshots cannot be read', async () => {
     const { offer_id } = await run('offer:upsert', { partner_id: world.partner_id, kind: 'remote', status: 'active' });
     await run('offer:publish-snapshot', { offer_id, language: 'en', content: DETAILS });

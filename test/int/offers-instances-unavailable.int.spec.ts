@@ -51,6 +51,16 @@ describe('POST /v1/offers/instances when the read models cannot be read', () => 
     expect((await post(world.keys.main, [c.offer_instance_id])).statusCode).toBe(200);
   });
 
+  it('when a read does not answer (the table locked by another session): 503 after the read deadline, never a hang', async () => {
+    const c = card();
+    await appendServes(t.runtime, [c]);
+    await t.database.db.transaction(async (tx) => {
+      await tx.query('LOCK TABLE served_instances IN ACCESS EXCLUSIVE MODE');
+      expectUnavailable(await post(world.keys.main, [c.offer_instance_id]));
+    });
+    expect((await post(world.keys.main, [c.offer_instance_id])).json().data.instances[0].status).toBe('found');
+  });
+
   it('a card once read is answered from the process (a serve never changes) until the process may have missed a commit', async () => {
     const c = card();
     await appendServes(t.runtime, [c]);

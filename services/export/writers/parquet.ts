@@ -1,7 +1,6 @@
 import { rename, rm } from 'node:fs/promises';
 import { DuckDBInstance, timestampTZValue, type DuckDBAppender } from '@duckdb/node-api';
 import { PARQUET_TYPES, isoToMicros, type Cell, type ColumnKind, type ExportColumn } from '../columns.js';
-import type { SchemaDocument } from '../schema-document.js';
 import { partialPath } from './file.js';
 import type { RowWriter } from './writer.js';
 

@@ -13,6 +13,7 @@ import { authenticateOfferRequest } from '../../auth/offer-route-access.js';
 import { TAG } from '../../openapi/tags.js';
 import { openReadCaches } from '../../read-cache.js';
 import { URL_ACTION_TYPE } from './card-action.js';
+import { unavailableOnFailure as readOrUnavailable } from './read-or-unavailable.js';
 import { openOfferInfoCache, type OfferInfoCache } from './info-cache.js';
 import { parseInfoQuery, rawQueryOf, type InfoRequest } from './info-request.js';
 import { infoQuerystring, infoResponses, type InfoOffer } from './info-schema.js';
@@ -85,16 +86,8 @@ export async function infoRoute(app: FastifyInstance, { runtime }: { runtime: Ru
       behindAs(() => serviceUnavailable(UNAVAILABLE, 'the read models are behind the log, so this link may be one served moments ago; retry shortly')),
     );
 
-  /** Our refusals pass through; a read model that fails to answer is a 503, never a partial or wrong answer. */
-  async function unavailableOnFailure<T>(request: FastifyRequest, read: () => Promise<T>): Promise<T> {
-    try {
-      return await read();
-    } catch (error) {
-      if (error instanceof ApiError) throw error;
-      request.log.error({ err: error }, 'offer info read failed');
-      throw serviceUnavailable(UNAVAILABLE, 'offer details cannot be read right now; retry later');
-    }
-  }
+  /** Our refusals pass through; a read model that fails or does not answer in time is a 503, never a partial or wrong answer. */
+  const unavailableOnFailure = readOrUnavailable(UNAVAILABLE, 'offer details cannot be read right now; retry later', 'offer info read failed');
 
   app.get(
     '/info',

@@ -12,6 +12,7 @@ import { authenticateOfferRequest, type OfferRouteCaller } from '../../auth/offe
 import { TAG } from '../../openapi/tags.js';
 import { openReadCaches } from '../../read-cache.js';
 import { instancesAnswer, type InstancesAnswer } from './instances-answer.js';
+import { unavailableOnFailure as readOrUnavailable } from './read-or-unavailable.js';
 import { lookupInstances } from './instances-lookup.js';
 import { ID_LIST_RULE, instancesRequestBody, isJsonContentType, parseInstancesBody } from './instances-request.js';
 import { instancesHeaders, instancesResponses } from './instances-schema.js';
@@ -59,16 +60,8 @@ export async function instancesRoute(app: FastifyInstance, { runtime }: { runtim
       ),
   };
 
-  /** Our refusals pass through; a read model that fails to answer is a 503 for the whole request. */
-  async function unavailableOnFailure<T>(request: FastifyRequest, read: () => Promise<T>): Promise<T> {
-    try {
-      return await read();
-    } catch (error) {
-      if (error instanceof ApiError) throw error;
-      request.log.error({ err: error }, 'offer instance read failed');
-      throw serviceUnavailable('OFFER_INSTANCE_UNAVAILABLE', 'served cards cannot be read right now; retry later');
-    }
-  }
+  /** Our refusals pass through; a read model that fails or does not answer in time is a 503 for the whole request. */
+  const unavailableOnFailure = readOrUnavailable('OFFER_INSTANCE_UNAVAILABLE', 'served cards cannot be read right now; retry later', 'offer instance read failed');
 
   app.withTypeProvider<TypeBoxTypeProvider>().post(
     '/instances',

@@ -1,5 +1,5 @@
 import { keyHashSecretOf } from '../../../../platform/config/key-hash-secret.js';
-import { ApiError, forbidden, notFound, unauthorized } from '../../../../platform/http/errors.js';
+import { ApiError, forbidden, unauthorized } from '../../../../platform/http/errors.js';
 import type { Runtime } from '../../../../platform/runtime.js';
 import type { ApplicationStatus, DeveloperStatus, ServeEnvironment } from '../../../../schemas/generated/events.js';
 import { bearerKey } from '../../auth/offer-route-access.js';

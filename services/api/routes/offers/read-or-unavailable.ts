@@ -1,0 +1,33 @@
+import type { FastifyRequest } from 'fastify';
+import { PAST_DEADLINE, withinDeadline } from '../../../../platform/async/deadline.js';
+import { ApiError, serviceUnavailable } from '../../../../platform/http/errors.js';
+
+/**
+ * How long one request's reads may take in all. Longer than the waits for a card or link minted a
+ * moment ago (2 s), far shorter than a connection to a Postgres that stopped answering takes to
+ * fail (TCP gives up after minutes).
+ */
+export const READ_DEADLINE_MS = 5_000;
+
+/**
+ * Runs a route's reads: our refusals (ApiError) pass through; a read model that fails, or does not
+ * answer within READ_DEADLINE_MS, is a 503 `code` for the whole request (no partial success), with
+ * the failure in the log.
+ */
+export function unavailableOnFailure(code: string, message: string, logLine: string) {
+  return async <T>(request: FastifyRequest, read: () => Promise<T>): Promise<T> => {
+    let result: T | typeof PAST_DEADLINE;
+    try {
+      result = await withinDeadline(read(), READ_DEADLINE_MS);
+    } catch (error) {
+      if (error instanceof ApiError) throw error;
+      request.log.error({ err: error }, logLine);
+      throw serviceUnavailable(code, message);
+    }
+    if (result === PAST_DEADLINE) {
+      request.log.error(`${logLine}: no answer within ${READ_DEADLINE_MS} ms`);
+      throw serviceUnavailable(code, message);
+    }
+    return result;
+  };
+}

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../platform/http/errors.js';
 import type { KeyLookup } from '../../projections/accounts/key-lookup.js';
-import { authorizeOfferRoute, bearerKey } from '../../services/api/auth/offer-route-access.js';
+import { authorizeOfferRoute, bearerKey, saysTest } from '../../services/api/auth/offer-route-access.js';
 
 const live = (overrides: Partial<Extract<KeyLookup, { application_id: string }>> = {}): KeyLookup => ({
   kind: 'live',
@@ -77,5 +77,20 @@ describe('bearer key from the Authorization header', () => {
     ['Bearersvc_live_abc', undefined],
   ])('%j → %j', (header, expected) => {
     expect(bearerKey(header)).toBe(expected);
+  });
+});
+
+describe('X-SVC-Test', () => {
+  it.each([
+    [{ 'x-svc-test': 'true' }, true],
+    [{ 'x-svc-test': ' TRUE ' }, true],
+    [{ 'x-svc-test': 'false, true' }, true],
+    [{ 'x-svc-test': ['false', 'true'] }, true],
+    [{ 'x-svc-test': 'false' }, false],
+    [{ 'x-svc-test': '1' }, false],
+    [{ 'x-svc-test': '' }, false],
+    [{}, false],
+  ] as [Record<string, string | string[]>, boolean][])('%j says test: %s', (headers, expected) => {
+    expect(saysTest(headers)).toBe(expected);
   });
 });

@@ -53,6 +53,17 @@ export function authorizeOfferRoute(
 }
 
 /**
+ * Whether a request says `X-SVC-Test: true` (any case, spaces around). A header sent twice arrives
+ * as one comma-joined value ("false, true"): one `true` among them counts, so an ambiguous request
+ * is treated as the test request it may be (a Live key with it is then refused, never served live).
+ */
+export function saysTest(headers: Record<string, string | string[] | undefined>): boolean {
+  const value = headers['x-svc-test'];
+  const values = (Array.isArray(value) ? value : value === undefined ? [] : [value]).flatMap((text) => text.split(','));
+  return values.some((text) => text.trim().toLowerCase() === 'true');
+}
+
+/**
  * The whole check the offer routes call: reads the bearer key and `X-SVC-Test`, looks the key up
  * (with `lookup`, e.g. a cached lookupApiKey) and maps the result. Throws the ApiError to answer
  * with; returns the caller otherwise.
@@ -70,5 +81,5 @@ export async function authenticateOfferRequest(
   };
   const key = bearerKey(header('authorization'));
   const found = key === undefined ? undefined : await lookup(sql, secret, key);
-  return authorizeOfferRoute(found, { route, testHeader: header('x-svc-test')?.trim().toLowerCase() === 'true' });
+  return authorizeOfferRoute(found, { route, testHeader: saysTest(headers) });
 }

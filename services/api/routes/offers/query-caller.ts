@@ -2,7 +2,7 @@ import { keyHashSecretOf } from '../../../../platform/config/key-hash-secret.js'
 import { ApiError, forbidden, unauthorized } from '../../../../platform/http/errors.js';
 import type { Runtime } from '../../../../platform/runtime.js';
 import type { ApplicationStatus, DeveloperStatus, ServeEnvironment } from '../../../../schemas/generated/events.js';
-import { bearerKey } from '../../auth/offer-route-access.js';
+import { bearerKey, saysTest } from '../../auth/offer-route-access.js';
 import type { ReadCaches } from '../../read-cache.js';
 
 /** Who a Query serves: the cards belong to `application_id`. */
@@ -69,7 +69,7 @@ async function checkPlacement(runtime: Runtime, caches: ReadCaches, applicationI
  */
 export async function resolveQueryCaller(runtime: Runtime, caches: ReadCaches, headers: Headers, placementId: string | undefined): Promise<QueryCaller> {
   const authorization = header(headers, 'authorization');
-  const testHeader = header(headers, 'x-svc-test')?.trim().toLowerCase() === 'true';
+  const testHeader = saysTest(headers);
 
   if (authorization === undefined) {
     if (placementId !== undefined) throw unauthorized('API key missing: a Query with placement_id needs its application\'s API key');

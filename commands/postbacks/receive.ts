@@ -1,5 +1,6 @@
 import { BlockList, isIP } from 'node:net';
 import type { Sql } from '../../platform/db/db.js';
+import { PAST_DEADLINE, withinDeadline } from '../../platform/async/deadline.js';
 import type { Runtime } from '../../platform/runtime.js';
 import { ledgerProjection } from '../../projections/ledger/projection.js';
 import { findClick } from '../../projections/clicks/queries.js';
@@ -171,6 +172,13 @@ export function postbackReceivedEvent(request: PostbackRequest, attribution: Att
 }
 
 /**
+ * How long the reads before the append (partner, attribution, offer) may take in all: more than the
+ * 2 s an unknown fresh click or card waits for its projection, far less than a connection to a
+ * Postgres that stopped answering takes to fail.
+ */
+const INTAKE_READS_DEADLINE_MS = 5_000;
+
+/**
  * The intake of one postback whose fields are already valid: partner, source address,
  * attribution (the offer must be this partner's), goal and payout; then PostbackReceived is
  * appended to `postbacks` (keyed by partner + identity, so one partition's single writer sees
@@ -184,13 +192,19 @@ export async function receivePostback(
 ): Promise<PostbackAnswer> {
   const reads = options.reads ?? directReads;
   let event: PostbackReceived;
-  try {
+  const intake = async () => {
     const partner = await checkPartner(runtime, reads, request);
     const attribution = await resolveAttribution(runtime, request.fields, options.now, reads);
     const offer = await reads.offer(runtime.db, attribution.offer_id);
     if (!offer) throw new PostbackRejection('attribution_not_found', `the attributed offer ${attribution.offer_id} is unknown`);
     if (offer.partner_id !== request.partner_id) throw new PostbackRejection('foreign_attribution', 'the attributed offer belongs to another partner');
-    event = postbackReceivedEvent(request, attribution, priceConversion(partner.goal_mappings, offer.offer_id, offer.details?.goals ?? [], request.fields), options.now);
+    return postbackReceivedEvent(request, attribution, priceConversion(partner.goal_mappings, offer.offer_id, offer.details?.goals ?? [], request.fields), options.now);
+  };
+  try {
+    const checked = await withinDeadline(intake(), INTAKE_READS_DEADLINE_MS);
+    // Reference data that does not answer (a Postgres that stopped answering): nothing was logged, a retry can succeed.
+    if (checked === PAST_DEADLINE) throw new Error(`the reference data did not answer within ${INTAKE_READS_DEADLINE_MS} ms`);
+    event = checked;
   } catch (error) {
     // A refusal, or a bug (500 internal_error: nothing was logged, and no retry can help it).
     if (error instanceof PostbackRejection || isProgrammingError(error)) throw error;
@@ -212,7 +226,8 @@ export async function receivePostback(
     .catch(() => false);
   if (!applied) throw deferred();
   runtime.metrics.readAfterWrite.observe({ projection: ledgerProjection.name }, (performance.now() - appendStarted) / 1000);
-  const decision = await reads.decision(runtime.db, request.correlation_id).catch(() => undefined);
+  const read = await withinDeadline(reads.decision(runtime.db, request.correlation_id), INTAKE_READS_DEADLINE_MS).catch(() => undefined);
+  const decision = read === PAST_DEADLINE ? undefined : read;
   if (!decision) throw deferred();
   if (decision.decision === 'identity_conflict') {
     throw new PostbackRejection('identity_conflict', `this identity is recorded (correlation id ${decision.original_correlation_id}) with a different payload`, true);

@@ -81,6 +81,21 @@ describe.each([['kafka'], ['sql']] as const)('postbacks on the %s log', (eventLo
       expect(late.json().data).toMatchObject({ result: 'accepted', attribution: { matched_by: 'svc_tracking_id', offer_instance_id: served.offer_instance_id } });
     });
 
+    it('reference data that does not answer (a table locked by another session): 503 postback_v10_unavailable, nothing logged, then accepted', async () => {
+      const card = await world.serve(world.cpaOffer);
+      const clickId = await world.click(card);
+      const identity = id();
+      const before = await t.runtime.eventLog.endOffsets('postbacks');
+      await t.runtime.db.transaction(async (tx) => {
+        await tx.query('LOCK TABLE clicks IN ACCESS EXCLUSIVE MODE');
+        expectRejection(await post({ event_name: 'purchase', svc_click_id: clickId, event_id: identity }), 'postback_v10_unavailable');
+      });
+      expect(await t.runtime.eventLog.endOffsets('postbacks')).toEqual(before);
+      const retried = await post({ event_name: 'purchase', svc_click_id: clickId, event_id: identity });
+      expect(retried.statusCode, retried.body).toBe(200);
+      expect(retried.json().data.result).toBe('accepted');
+    });
+
     it('accepts a conversion by click id, pays the CPA goal, answers the decision with the protocol header', async () => {
       const card = await world.serve(world.cpaOffer);
       const clickId = await world.click(card);

@@ -320,6 +320,17 @@ describe('when serving is unavailable (503 QUERY_UNAVAILABLE, no card handed out
     await unavailableWithout('account_api_keys', (app) => query(app, { placement_id: id.placement, limit: 1 }, bearer(fresh)));
   });
 
+  it('when the key lookup does not answer (its table locked by another session): 503 after the read deadline, not a hang', async () => {
+    const fresh = (await servingAdmin(t.runtime).key(id.app)).key;
+    const before = await servesEnd();
+    await t.runtime.db.transaction(async (tx) => {
+      await tx.query('LOCK TABLE account_api_keys IN ACCESS EXCLUSIVE MODE');
+      expectUnavailable(await query(t.app, { placement_id: id.placement, limit: 1 }, bearer(fresh)));
+    });
+    expect(await servesEnd()).toBe(before);
+    expect((await query(t.app, { placement_id: id.placement, limit: 1 }, bearer(fresh))).status).toBe(200);
+  });
+
   it('when the placement cannot be read: 503, never a 401, 404 or 500, and nothing appended', async () => {
     const fresh = await servingAdmin(t.runtime).placement(id.app);
     await unavailableWithout('account_placements', (app) => query(app, { placement_id: fresh, limit: 1 }, bearer(k.live)));

@@ -24,6 +24,8 @@ import { rankCandidates } from './query-ranking.js';
  * once the log holds it (acks from every in-sync replica), never before.
  */
 export const APPEND_TIMEOUT_MS = 3_000;
+/** How long the reads before the append (key, placement, location, candidates, link codes) may take in all. */
+const READS_TIMEOUT_MS = 5_000;
 
 /** The credential and placement refusals of resolveQueryCaller, the body's of parseQueryBody. */
 const queryErrors = errorStatuses({
@@ -81,21 +83,28 @@ export async function queryRoutes(app: FastifyInstance, { runtime }: { runtime: 
     // JSON null (which needs the header) stays a 400.
     const body = parseQueryBody(request.headers['content-type'] === undefined ? undefined : request.body);
     try {
-      const caller = await resolveQueryCaller(runtime, caches, request.headers, body.placement_id);
-      const location = await callerLocation(runtime.db, request.headers, runtime.config.trustedGeoHeaders);
-      const chosen = rankCandidates(await candidates.current(), {
-        environment: caller.environment,
-        chain: location?.chain,
-        categories: body.context.categories ?? [],
-        limit: body.limit,
-      });
+      const choose = async () => {
+        const caller = await resolveQueryCaller(runtime, caches, request.headers, body.placement_id);
+        const location = await callerLocation(runtime.db, request.headers, runtime.config.trustedGeoHeaders);
+        const chosen = rankCandidates(await candidates.current(), {
+          environment: caller.environment,
+          chain: location?.chain,
+          categories: body.context.categories ?? [],
+          limit: body.limit,
+        });
+        if (chosen.length === 0) return { chosen, events: [] };
+        const events = await prepareServes(runtime, {
+          ...caller,
+          location_id: location?.location_id ?? null,
+          offers: chosen.map((candidate) => ({ offer_id: candidate.offer_id, destination_url: candidate.destination_url })),
+        }, new Date(), (count) => linkCodes.take(count));
+        return { chosen, events };
+      };
+      // Reads that do not answer (a Postgres that stopped answering) are a 503 in bounded time too.
+      const prepared = await withinDeadline(choose(), READS_TIMEOUT_MS);
+      if (prepared === PAST_DEADLINE) throw unavailable(`the read models did not answer within ${READS_TIMEOUT_MS / 1000} s`);
+      const { chosen, events } = prepared;
       if (chosen.length === 0) return success({ cards: [] });
-
-      const events = await prepareServes(runtime, {
-        ...caller,
-        location_id: location?.location_id ?? null,
-        offers: chosen.map((candidate) => ({ offer_id: candidate.offer_id, destination_url: candidate.destination_url })),
-      }, new Date(), (count) => linkCodes.take(count));
       const appendStarted = performance.now();
       // With the log unreachable the client hears 503 within this budget, not after the Kafka
       // client's retries. Serves logged after the answer are cards nobody was given (README, "Query").

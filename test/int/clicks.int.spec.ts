@@ -391,6 +391,17 @@ describe('read your own writes', () => {
     expect((await click!).statusCode).toBe(302);
   });
 
+  it('a link whose reads do not answer (the table locked by another session) is 503 LINK_UNAVAILABLE after the deadline, not a hang', async () => {
+    const serve = await appendServe(t.runtime, { offer_id: activeOffer, application_id: APP });
+    const before = await clicksEnd();
+    await t.runtime.db.transaction(async (tx) => {
+      await tx.query('LOCK TABLE served_instances IN ACCESS EXCLUSIVE MODE');
+      expectError(await get(serve.link_code!), 503, 'LINK_UNAVAILABLE', /retry/);
+    });
+    expect(await clicksEnd()).toEqual(before);
+    expect((await get(serve.link_code!)).statusCode).toBe(302);
+  });
+
   it('while the read models cannot catch up, an unknown code is 503 LINK_UNAVAILABLE (retry), never a wrong 404', async () => {
     await withServesBlocked(async () => {
       await appendServe(t.runtime, { offer_id: activeOffer, application_id: APP }, { applied: false });

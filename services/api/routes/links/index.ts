@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { clickLink, openLink, SUB_ID_MAX_LENGTH, SUB_ID_NAMES, subIdsFromQuery, type ClickResult, type LinkState } from '../../../../commands/clicks/click.js';
 import { documentOnlyValidation, errorStatuses } from '../../../../platform/http/envelope-schema.js';
 import { CommandInputError } from '../../../../commands/command.js';
+import { PAST_DEADLINE, withinDeadline } from '../../../../platform/async/deadline.js';
 import { ApiError, badRequest, notFound, serviceUnavailable } from '../../../../platform/http/errors.js';
 import { withExamples } from '../../../../platform/http/response-examples.js';
 import type { Runtime } from '../../../../platform/runtime.js';
@@ -64,6 +65,13 @@ function staticLink(token: string): TrackedLinkRef | undefined {
 }
 
 /**
+ * How long opening a link may take in all (reads, the wait for a code minted a moment ago, the
+ * click's append): past it the answer is a 503 rather than a browser left waiting on a backend
+ * that stopped answering. A click logged after that answer is one nobody was redirected for.
+ */
+const OPEN_DEADLINE_MS = 8_000;
+
+/**
  * The link origin: GET {LINK_BASE}/{code}, /{instance UUID} and /static/st_… record a click
  * (LinkClicked, durable before the answer) and redirect (302) to the link's destination with the
  * click id; HEAD answers the same status without recording a click or minting an id (so no
@@ -94,7 +102,10 @@ export async function linkRoutes(app: FastifyInstance, { runtime, prefix }: { ru
     }
     let result: LinkState | ClickResult;
     try {
-      result = request.method === 'HEAD' ? await openLink(runtime, link) : await clickLink(runtime, { link, sub_ids: subIds }, new Date());
+      const opening: Promise<LinkState | ClickResult> = request.method === 'HEAD' ? openLink(runtime, link) : clickLink(runtime, { link, sub_ids: subIds }, new Date());
+      const opened = await withinDeadline(opening, OPEN_DEADLINE_MS);
+      if (opened === PAST_DEADLINE) throw new Error(`no answer from the read models or the log within ${OPEN_DEADLINE_MS} ms`);
+      result = opened;
     } catch (error) {
       // A read model or the log is unavailable (or too far behind): never a redirect without a
       // durable click, never a 404 for a link that may exist.

@@ -41,19 +41,44 @@ export async function findDecisions(sql: Sql, correlationIds: readonly string[])
 export interface StoredDecision extends ChainedDecision {
   prev_hash: string;
   hash: string;
+  /** What the postback reported, which its fingerprint (chained) covers. */
+  reported: {
+    event_name: string;
+    amount: string | null;
+    currency: string | null;
+    svc_click_id: string | null;
+    svc_tracking_id: string | null;
+    offer_instance_id: string | null;
+    event_id: string | null;
+    order_id: string | null;
+    partner_txn_id: string | null;
+  };
+  /** received_at holds nothing below the millisecond the hash covers. */
+  received_at_whole_ms: boolean;
 }
 
 /** A page of one partition's decisions in log order, after `afterOffset` (keyset pagination). */
 export async function decisionsAfter(sql: Sql, partition: number, afterOffset: string, limit: number): Promise<StoredDecision[]> {
-  const { rows } = await sql.query<StoredDecision & { received_at_ms: string }>(
+  type Row = Omit<StoredDecision, 'reported' | 'received_at_ms'> & StoredDecision['reported'] & { received_at_ms: string; reported_click_id: string | null; reported_tracking_id: string | null; reported_instance_id: string | null };
+  const { rows } = await sql.query<Row>(
     `SELECT log_partition, log_offset::text AS log_offset, correlation_id, decision, original_correlation_id, partner_id,
        identity_key, fingerprint, offer_id, offer_instance_id, svc_click_id, environment, goal_event,
        payout_amount::text AS payout_amount, payout_currency,
-       (extract(epoch FROM received_at) * 1000)::bigint::text AS received_at_ms, prev_hash, hash
+       (extract(epoch FROM received_at) * 1000)::bigint::text AS received_at_ms,
+       received_at = date_trunc('milliseconds', received_at) AS received_at_whole_ms, prev_hash, hash,
+       event_name, amount::text AS amount, currency, reported_click_id, reported_tracking_id, reported_instance_id,
+       event_id, order_id, partner_txn_id
      FROM postback_log l WHERE l.log_partition = $1 AND l.log_offset > $2::bigint ORDER BY l.log_offset LIMIT $3`,
     [partition, afterOffset, limit],
   );
-  return rows.map((row) => ({ ...row, received_at_ms: Number(row.received_at_ms) }));
+  return rows.map(({ event_name, amount, currency, reported_click_id, reported_tracking_id, reported_instance_id, event_id, order_id, partner_txn_id, ...row }) => ({
+    ...row,
+    received_at_ms: Number(row.received_at_ms),
+    reported: {
+      event_name, amount, currency, svc_click_id: reported_click_id, svc_tracking_id: reported_tracking_id, offer_instance_id: reported_instance_id,
+      event_id, order_id, partner_txn_id,
+    },
+  }));
 }
 
 /** The partitions that hold decisions. */
@@ -62,15 +87,25 @@ export async function decisionPartitions(sql: Sql): Promise<number[]> {
   return rows.map((row) => row.log_partition);
 }
 
-/** Conversions whose hash is not the hash of the decision that recorded them (tampered rows). */
+/**
+ * Ledger rows that do not agree with the decision that recorded them: a conversion whose columns
+ * differ from that postback_log row's (its hash included, its status and counted flag from the
+ * decision), a conversion no accepted or unmapped decision recorded, and an accepted or unmapped
+ * decision whose conversion is gone.
+ */
 export async function conversionsOffChain(sql: Sql, limit: number): Promise<{ partner_id: string; identity_key: string; correlation_id: string }[]> {
+  const shared = `partner_id, identity_kind, identity_key, fingerprint, received_at, event_name, event_id, order_id, partner_txn_id,
+    amount, currency, matched_by, offer_id, offer_instance_id, svc_click_id, application_id, environment, goal_event,
+    payout_amount, payout_currency, log_partition, log_offset, hash`;
   const { rows } = await sql.query<{ partner_id: string; identity_key: string; correlation_id: string }>(
-    `SELECT c.partner_id, c.identity_key, c.correlation_id FROM conversions c
-     LEFT JOIN postback_log l ON l.correlation_id = c.correlation_id
-     WHERE l.correlation_id IS NULL OR l.hash <> c.hash OR l.payout_amount IS DISTINCT FROM c.payout_amount
-       OR l.payout_currency IS DISTINCT FROM c.payout_currency OR l.offer_id <> c.offer_id OR l.fingerprint <> c.fingerprint
-       OR l.goal_event IS DISTINCT FROM c.goal_event
-     ORDER BY c.correlation_id LIMIT $1`,
+    `SELECT coalesce(c.partner_id, l.partner_id) AS partner_id, coalesce(c.identity_key, l.identity_key) AS identity_key,
+            coalesce(c.correlation_id, l.correlation_id) AS correlation_id
+     FROM conversions c
+     FULL JOIN (SELECT * FROM postback_log WHERE decision IN ('accepted', 'unmapped')) l ON l.correlation_id = c.correlation_id
+     WHERE c.correlation_id IS NULL OR l.correlation_id IS NULL
+       OR ROW(${shared.split(',').map((column) => `c.${column.trim()}`).join(', ')}, c.status, c.counted)
+          IS DISTINCT FROM ROW(${shared.split(',').map((column) => `l.${column.trim()}`).join(', ')}, l.decision, l.decision = 'accepted')
+     ORDER BY 3 LIMIT $1`,
     [limit],
   );
   return rows;

@@ -1,6 +1,8 @@
 import type { Sql } from '../../platform/db/db.js';
 import { GENESIS_HASH, chainHash } from './chain.js';
-import { conversionsOffChain, decisionPartitions, decisionsAfter } from './queries.js';
+import { postbackFingerprint } from '../../commands/postbacks/identity.js';
+import type { PostbackFields } from '../../commands/postbacks/fields.js';
+import { conversionsOffChain, decisionPartitions, decisionsAfter, type StoredDecision } from './queries.js';
 
 export interface ChainBreak {
   partition: number;
@@ -20,6 +22,27 @@ export interface VerifyReport {
 const PAGE = 5_000;
 
 /**
+ * The fingerprint of what a stored decision says was reported. The fingerprint is in the chained
+ * hash, so a reported field changed in the table shows here, though the hash does not cover it.
+ */
+function reportedFingerprint(row: StoredDecision): string {
+  const present = Object.entries(row.reported).filter(([, value]) => value !== null);
+  return postbackFingerprint(Object.fromEntries(present) as unknown as PostbackFields);
+}
+
+/** What is wrong with a stored decision that follows `previous` in its partition, if anything. */
+function problemOf(row: StoredDecision, previous: string): string | undefined {
+  if (row.prev_hash !== previous) {
+    return `prev_hash ${row.prev_hash.slice(0, 12)}… does not follow the previous decision (${previous.slice(0, 12)}…): a decision before it was removed, inserted or changed`;
+  }
+  if (chainHash(previous, row) !== row.hash || !row.received_at_whole_ms) return 'its hash does not match its fields: the decision was changed after it was written';
+  if (reportedFingerprint(row) !== row.fingerprint) {
+    return 'what it says the partner reported (event, amount, currency, identity, attribution ids) does not match its fingerprint: changed after it was written';
+  }
+  return undefined;
+}
+
+/**
  * Recomputes every partition's hash chain from the stored decisions, in log order, and names the
  * first row of each partition that breaks it (a changed field, a removed or inserted row); then
  * checks that every ledger row still agrees with the decision that recorded it.
@@ -35,14 +58,11 @@ export async function verifyLedger(sql: Sql, progress: (partition: number, decis
       const page = await decisionsAfter(sql, partition, after, PAGE);
       for (const row of page) {
         count += 1;
-        if (broken) continue;
-        const problem =
-          row.prev_hash !== previous
-            ? `prev_hash ${row.prev_hash.slice(0, 12)}… does not follow the previous decision (${previous.slice(0, 12)}…): a decision before it was removed, inserted or changed`
-            : chainHash(previous, row) !== row.hash
-              ? 'its hash does not match its fields: the decision was changed after it was written'
-              : undefined;
-        if (problem) broken = { partition, offset: row.log_offset, correlation_id: row.correlation_id, problem };
+        if (!broken) {
+          const problem = problemOf(row, previous);
+          if (problem) broken = { partition, offset: row.log_offset, correlation_id: row.correlation_id, problem };
+        }
+        // Followed past a break too, so the head printed is where the partition ends.
         previous = row.hash;
       }
       progress(partition, count);

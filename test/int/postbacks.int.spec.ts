@@ -328,6 +328,35 @@ describe.each([['kafka'], ['sql']] as const)('postbacks on the %s log', (eventLo
       expect(await Promise.all(ledgerProjection.tables.map((table) => tableChecksum(t.runtime.db, table)))).toEqual(before);
     });
 
+    it.each([
+      ['a reported field of a decision (amount, order id)', "UPDATE postback_log SET amount = coalesce(amount, 0) + 1000, order_id = 'EVIL' WHERE correlation_id = $1", 'break', /does not match its fingerprint/],
+      ['its time, below the millisecond', "UPDATE postback_log SET received_at = received_at + interval '1 microsecond' WHERE correlation_id = $1", 'break', /hash does not match/],
+      ['whether a conversion counts', 'UPDATE conversions SET counted = NOT counted WHERE correlation_id = $1', 'conversion', undefined],
+      ['a conversion column no hash covers', "UPDATE conversions SET order_id = 'EVIL', application_id = NULL WHERE correlation_id = $1", 'conversion', undefined],
+      ['a conversion removed', 'DELETE FROM conversions WHERE correlation_id = $1', 'conversion', undefined],
+    ] as const)('ledger verification finds %s changed', async (_what, tamper, found, problem) => {
+      const { rows } = await t.runtime.db.query<{ correlation_id: string }>(
+        "SELECT correlation_id FROM postback_log WHERE decision = 'accepted' ORDER BY log_partition, log_offset LIMIT 1",
+      );
+      const target = rows[0]!.correlation_id;
+      // Tampered inside a transaction that is rolled back: the ledger itself is never left changed.
+      const rollback = new Error('rollback');
+      let report: Awaited<ReturnType<typeof verifyLedger>> | undefined;
+      await t.runtime.db
+        .transaction(async (tx) => {
+          await tx.query(tamper, [target]);
+          report = await verifyLedger(tx);
+          throw rollback;
+        })
+        .catch((error: unknown) => {
+          if (error !== rollback) throw error;
+        });
+      if (found === 'break') expect(report!.breaks).toContainEqual(expect.objectContaining({ correlation_id: target, problem: expect.stringMatching(problem!) }));
+      else expect(report!.conversionsOffChain.map((row) => row.correlation_id)).toContain(target);
+      const clean = await verifyLedger(t.runtime.db);
+      expect([clean.breaks, clean.conversionsOffChain]).toEqual([[], []]);
+    });
+
     it('ledger verification names the first changed decision', async () => {
       const report = await verifyLedger(t.runtime.db);
       expect(report.breaks).toEqual([]);

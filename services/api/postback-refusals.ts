@@ -45,9 +45,12 @@ export function openPostbackRefusals(runtime: Runtime): PostbackRefusals {
 /** Whether a refusal matches the page's filter; ids sent in the body are looked for in the excerpt. */
 function matches(refusal: PostbackRefusal, filter: PostbackLogFilter): boolean {
   if (filter.correlation_id !== undefined && refusal.correlation_id !== filter.correlation_id) return false;
-  if (filter.partner_id !== undefined && refusal.partner_id !== filter.partner_id) return false;
-  if (filter.from !== undefined && Date.parse(refusal.at) < Date.parse(filter.from)) return false;
-  if (filter.to !== undefined && Date.parse(refusal.at) >= Date.parse(filter.to)) return false;
+  // The partner as the path named it (any case); the filter's id is lowercase.
+  if (filter.partner_id !== undefined && refusal.partner_id.toLowerCase() !== filter.partner_id) return false;
+  // Both are UTC ISO texts; the bounds carry microseconds (search-params.ts), the refusal's time milliseconds.
+  const at = refusal.at.replace(/Z$/, '000Z');
+  if (filter.from !== undefined && at < filter.from) return false;
+  if (filter.to !== undefined && at >= filter.to) return false;
   return [filter.identity, filter.click_id, filter.instance_id].every((value) => value === undefined || refusal.excerpt.includes(value));
 }
 

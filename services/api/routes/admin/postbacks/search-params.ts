@@ -36,7 +36,10 @@ export function parseInstant(text: string): string | undefined {
   const [year, month, day, hour, minute, second] = match.slice(1, 7).map((field) => Number(field ?? 0)) as [number, number, number, number, number, number];
   const offsetMinutes = offsetMinutesOf(match[8] ?? 'Z');
   if (offsetMinutes === undefined) return undefined;
-  return instantOf({ year, month, day, hour, minute, second, millisecond: millisecondsOf(match[7]), offsetMinutes })?.toISOString();
+  const instant = instantOf({ year, month, day, hour, minute, second, millisecond: millisecondsOf(match[7]), offsetMinutes });
+  // To the microsecond, as rows are stored (a Date holds milliseconds): .749 and .7491 differ.
+  const microseconds = (match[7] ?? '').slice(3, 6).padEnd(3, '0');
+  return instant?.toISOString().replace(/Z$/, `${microseconds}Z`);
 }
 
 export function parseLogCursor(text: string): LogCursor | undefined {

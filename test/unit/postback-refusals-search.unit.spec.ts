@@ -1,0 +1,32 @@
+import { describe, expect, it } from 'vitest';
+import { ringBufferLog } from '../../platform/diagnostics/ring-buffer-log.js';
+import { searchRefusals, type PostbackRefusal } from '../../services/api/postback-refusals.js';
+
+const PARTNER = '0193b2c4-5d6e-7f80-9a1b-2c3d4e5f6a7b';
+
+function refusal(overrides: Partial<PostbackRefusal>): PostbackRefusal {
+  return {
+    correlation_id: '0193b2c4-0000-7000-8000-000000000001', partner_id: PARTNER, source_ip: '127.0.0.1', method: 'POST',
+    content_type: 'application/json', reason: 'partner_not_found', status: 404, at: '2026-11-01T00:00:00.749Z', excerpt: '{"event_id":"A-1"}',
+    ...overrides,
+  } as PostbackRefusal;
+}
+
+async function found(stored: PostbackRefusal[], filter: Parameters<typeof searchRefusals>[1]) {
+  const log = ringBufferLog<PostbackRefusal>(10);
+  for (const entry of stored) log.append(entry);
+  return (await searchRefusals(log, filter, { limit: 10 })).rows.map((row) => row.value.correlation_id);
+}
+
+describe('searching refusals kept before the log', () => {
+  it('finds a partner id sent in any case by the lowercase id the page searches for', async () => {
+    expect(await found([refusal({ partner_id: PARTNER.toUpperCase() })], { partner_id: PARTNER })).toHaveLength(1);
+  });
+
+  it('compares times to the microsecond, as the search bounds are given', async () => {
+    const stored = [refusal({})];
+    expect(await found(stored, { from: '2026-11-01T00:00:00.749000Z', to: '2026-11-01T00:00:00.749100Z' })).toHaveLength(1);
+    expect(await found(stored, { from: '2026-11-01T00:00:00.749001Z' })).toHaveLength(0);
+    expect(await found(stored, { to: '2026-11-01T00:00:00.749000Z' })).toHaveLength(0);
+  });
+});

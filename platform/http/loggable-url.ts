@@ -14,7 +14,14 @@ function decodedName(name: string): string {
  * (`?token=…` to the admin API, `?api_key=…`) is replaced by `[redacted]`; the rest is kept as
  * sent, so a log still shows what was asked.
  */
-export function loggableUrl(url: string): string {
+export function loggableUrl(url: string, secrets: readonly string[] = []): string {
+  let text = url;
+  // A known secret anywhere (a path segment, a nested parameter) goes too, as sent or percent-encoded.
+  for (const secret of secrets) for (const form of new Set([secret, encodeURIComponent(secret)])) text = text.split(form).join('[redacted]');
+  return redactParameters(text);
+}
+
+function redactParameters(url: string): string {
   const mark = url.indexOf('?');
   if (mark < 0) return url;
   const query = url
@@ -29,7 +36,10 @@ export function loggableUrl(url: string): string {
   return `${url.slice(0, mark)}?${query}`;
 }
 
-/** What an access log line says of a request (Fastify's own fields), its URL made loggable. */
-export function requestForLog(request: { method: string; url: string; host?: string; ip?: string; socket?: { remotePort?: number } }) {
-  return { method: request.method, url: loggableUrl(request.url), host: request.host, remoteAddress: request.ip, remotePort: request.socket?.remotePort };
+/** What an access log line says of a request (Fastify's own fields), its URL made loggable; `secrets` (e.g. ADMIN_TOKEN) never appear. */
+export function requestForLog(secrets: readonly (string | undefined)[] = []) {
+  const known = secrets.filter((secret): secret is string => secret !== undefined && secret.length > 0);
+  return (request: { method: string; url: string; host?: string; ip?: string; socket?: { remotePort?: number } }) => ({
+    method: request.method, url: loggableUrl(request.url, known), host: request.host, remoteAddress: request.ip, remotePort: request.socket?.remotePort,
+  });
 }

@@ -68,8 +68,33 @@ describe('the postback log page (inject)', () => {
       expect(offsite.headers.location).toBe('/admin/postbacks');
     });
 
-    it('takes the bearer token too (scripts), and signs out by clearing the cookie', async () => {
+    it('never carries a token pasted into the URL back into the form or the redirect', async () => {
+      const response = await get(`/admin/postbacks?decision=accepted&token=${ADMIN_TOKEN}&api_key=x`, {});
+      expect(response.statusCode).toBe(401);
+      expect(response.body).toContain('name="next" value="/admin/postbacks?decision=accepted"');
+      expect(response.body).not.toContain(ADMIN_TOKEN);
+      const signIn = await app.inject({
+        method: 'POST', url: '/admin/login', payload: new URLSearchParams({ token: ADMIN_TOKEN, next: `/admin/postbacks?admin_token=${ADMIN_TOKEN}` }).toString(),
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      });
+      expect(signIn.headers.location).toBe('/admin/postbacks');
+    });
+
+    it('refuses a sign-in or sign-out posted from another site (a form elsewhere aimed at this one)', async () => {
+      const form = { 'content-type': 'application/x-www-form-urlencoded' };
+      const fromElsewhere = await app.inject({ method: 'POST', url: '/admin/logout', headers: { cookie, 'sec-fetch-site': 'cross-site' } });
+      expect(fromElsewhere.statusCode).toBe(403);
+      expect(fromElsewhere.headers['set-cookie']).toBeUndefined();
+      const foreignOrigin = await app.inject({ method: 'POST', url: '/admin/login', payload: `token=${encodeURIComponent(ADMIN_TOKEN)}`, headers: { ...form, origin: 'http://evil.example' } });
+      expect(foreignOrigin.statusCode).toBe(403);
+      expect(foreignOrigin.headers['set-cookie']).toBeUndefined();
+      const sameOrigin = await app.inject({ method: 'POST', url: '/admin/login', payload: `token=${encodeURIComponent(ADMIN_TOKEN)}`, headers: { ...form, origin: 'http://localhost:80', host: 'localhost:80', 'sec-fetch-site': 'same-origin' } });
+      expect(sameOrigin.statusCode).toBe(303);
+    });
+
+    it('takes the bearer token too (scripts, any case of the scheme), and signs out by clearing the cookie', async () => {
       expect((await get('/admin/postbacks', { authorization: `Bearer ${ADMIN_TOKEN}` })).statusCode).toBe(200);
+      expect((await get('/admin/postbacks', { authorization: `bearer ${ADMIN_TOKEN}` })).statusCode).toBe(200);
       const out = await app.inject({ method: 'POST', url: '/admin/logout', headers: { cookie } });
       expect(out.statusCode).toBe(303);
       expect(out.headers['set-cookie']).toMatch(/^admin_session=; Max-Age=0; Path=\/admin; HttpOnly; SameSite=Strict$/);

@@ -20,6 +20,12 @@ describe('loggableUrl', () => {
     },
   );
 
+  it('drops a known secret wherever it is in the URL, as sent or percent-encoded', () => {
+    const secret = 'adm/secret+token value';
+    expect(loggableUrl(`/admin/postbacks/${secret}`, [secret])).toBe('/admin/postbacks/[redacted]');
+    expect(loggableUrl(`/admin/login?next=/admin/postbacks?q=${encodeURIComponent(secret)}`, [secret])).toBe('/admin/login?next=/admin/postbacks?q=[redacted]');
+  });
+
   it('never lets a secret-named parameter value through, and keeps every other byte', () => {
     fc.assert(
       fc.property(fc.webPath(), fc.string({ minLength: 1 }).filter((value) => !/[&#]/.test(value)), (path, secret) => {

@@ -69,6 +69,9 @@ describe('parseSearch', () => {
 
   it('refuses a range that ends before it starts, repeated fields, and two cursors', () => {
     expect(parseSearch({ from: '2026-11-02T00:00', to: '2026-11-01T00:00' }).errors).toEqual([{ field: 'to', message: 'must be later than from' }]);
+    // Characters, as the postback route counts them: 200 emoji are 400 UTF-16 units.
+    expect(parseSearch({ identity: '😀'.repeat(200) }).errors).toEqual([]);
+    expect(parseSearch({ identity: '😀'.repeat(201) }).errors.map((error) => error.field)).toEqual(['identity']);
     // Rows are kept to the microsecond: so are the bounds.
     expect(parseSearch({ from: '2026-11-01T00:00:00.749Z', to: '2026-11-01T00:00:00.7491Z' }).errors).toEqual([]);
     expect(parseSearch({ partner_id: [ID, ID] }).errors[0]).toMatchObject({ field: 'partner_id', message: 'given more than once' });

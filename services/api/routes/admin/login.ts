@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { html } from '../../../../platform/http/html.js';
 import { layout, sendPage } from './layout.js';
 import type { AdminSessions } from './session.js';
@@ -7,7 +7,34 @@ const HOME = '/admin/postbacks';
 /** Where a sign-in may return to: an admin page of this origin only (never another host). */
 const RETURN_TO = /^\/admin\/postbacks(?:[/?][^\s\\]*)?$/;
 
-export const returnPath = (next: unknown) => (typeof next === 'string' && next.length <= 2_000 && RETURN_TO.test(next) ? next : HOME);
+/** Query parameters never carried back into a URL: a token pasted into one by mistake goes no further. */
+const SECRET_PARAMETER = /token|key|secret|passw|auth/i;
+
+function withoutSecrets(path: string): string {
+  const [route, query] = path.split(/\?(.*)/s, 2) as [string, string | undefined];
+  if (query === undefined) return path;
+  const kept = query.split('&').filter((pair) => !SECRET_PARAMETER.test(pair.split('=')[0]!));
+  return kept.length === 0 ? route : `${route}?${kept.join('&')}`;
+}
+
+export const returnPath = (next: unknown) => (typeof next === 'string' && next.length <= 2_000 && RETURN_TO.test(next) ? withoutSecrets(next) : HOME);
+
+/**
+ * A sign-in or sign-out posted from another site (a form there aimed at this one): refused, so a
+ * page elsewhere cannot sign an operator out or into a session of its choosing. Browsers say where
+ * a form came from in Sec-Fetch-Site and Origin; clients that send neither (curl) are let through.
+ */
+function crossSite(request: FastifyRequest): boolean {
+  const site = request.headers['sec-fetch-site'];
+  if (site !== undefined) return site === 'cross-site';
+  const origin = request.headers.origin;
+  if (origin === undefined || origin === 'null') return origin === 'null';
+  try {
+    return new URL(origin).host !== request.headers.host;
+  } catch {
+    return true;
+  }
+}
 
 /** The sign-in form; it posts the token in the body, so the token is never in a URL or a log line. */
 export function sendLogin(reply: FastifyReply, status: number, next: string, problem?: string) {
@@ -29,11 +56,13 @@ export async function loginRoutes(app: FastifyInstance, { sessions, isAdminToken
   app.post('/login', { schema: { hide: true } }, async (request, reply) => {
     const form = (request.body ?? {}) as { token?: unknown; next?: unknown };
     const next = returnPath(form.next);
+    if (crossSite(request)) return sendLogin(reply, 403, next, 'Sign in from this page, not from another site.');
     if (typeof form.token !== 'string' || !isAdminToken(form.token)) return sendLogin(reply, 401, next, 'That token was not accepted.');
     return reply.status(303).header('set-cookie', sessions.open(request)).header('location', next).send();
   });
 
-  app.post('/logout', { schema: { hide: true } }, async (request, reply) =>
-    reply.status(303).header('set-cookie', sessions.close(request)).header('location', '/admin/login').send(),
-  );
+  app.post('/logout', { schema: { hide: true } }, async (request, reply) => {
+    if (crossSite(request)) return sendLogin(reply, 403, HOME, 'Sign out from this page, not from another site.');
+    return reply.status(303).header('set-cookie', sessions.close(request)).header('location', '/admin/login').send();
+  });
 }

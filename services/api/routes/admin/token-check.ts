@@ -1,3 +1,4 @@
+import { bearerKey } from '../../auth/offer-route-access.js';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 
@@ -11,6 +12,6 @@ export function tokenCheck(token: string): (presented: string) => boolean {
 
 /** The token of an `Authorization: Bearer …` header, or ''. */
 export function bearerOf(request: FastifyRequest): string {
-  const header = request.headers.authorization ?? '';
-  return header.startsWith('Bearer ') ? header.slice('Bearer '.length) : '';
+  // The scheme in any case (RFC 7235), as the offer routes read it.
+  return bearerKey(request.headers.authorization) ?? '';
 }

@@ -1,3 +1,4 @@
+import { characterCount } from '../../../../../platform/text/character-count.js';
 import { ENTRY_ID } from '../../../../../platform/diagnostics/bounded-log.js';
 import { instantOf, millisecondsOf, offsetMinutesOf } from '../../../../../platform/time/rfc3339.js';
 import { CANONICAL_UUID } from '../../../../../projections/offers/links/parse-link.js';
@@ -73,7 +74,7 @@ export function parseSearch(query: Record<string, unknown>): { form: SearchForm;
     else fail(field, 'expected a UUID such as 0193b2c4-5d6e-7f80-9a1b-2c3d4e5f6a7b');
   }
   if (form.identity !== '') {
-    if (form.identity.length > 200 || CONTROL.test(form.identity)) fail('identity', 'expected 1 to 200 characters without control characters, as partners send event_id, order_id and partner_txn_id');
+    if (characterCount(form.identity) > 200 || CONTROL.test(form.identity)) fail('identity', 'expected 1 to 200 characters without control characters, as partners send event_id, order_id and partner_txn_id');
     else filter.identity = form.identity;
   }
   if (present('identity_kind')) {

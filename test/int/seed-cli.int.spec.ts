@@ -18,8 +18,14 @@ const developerEmails = async () =>
 
 describe('npm run seed', () => {
   it('seeds a database once and projects it; a second run exits 2 and registers no email twice', async () => {
-    const first = await runCli('services/admin/seed/main.ts', ['--offers', '3', '--serves', '5', '--no-progress'], env, 180_000);
+    const first = await runCli('services/admin/seed/main.ts', ['--offers', '20', '--serves', '400', '--no-progress'], env, 180_000);
     expect(first.status, first.stderr).toBe(0);
+    // Nothing seeded lies in the future (postbacks come up to a day after their click).
+    const { rows: [times] } = await database.db.query<{ all: number; future: number }>(
+      'SELECT count(*)::int AS all, (count(*) FILTER (WHERE received_at > now()))::int AS future FROM postback_log',
+    );
+    expect(times!.all).toBeGreaterThan(0);
+    expect(times!.future).toBe(0);
     const seeded = await developerEmails();
     expect(seeded.map((row) => row.email)).toContain('dev0@house.example');
     expect(seeded.every((row) => row.copies === 1)).toBe(true);

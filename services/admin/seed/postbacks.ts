@@ -10,6 +10,8 @@ import type { SeededOffer, SeededPartner } from './catalog.js';
 export const CONVERSION_RATE = 0.4;
 const RESEND_RATE = 0.05;
 const CHANGED_RESEND_RATE = 0.02;
+/** How long after a postback a partner's resend of it comes. */
+export const RESEND_AFTER_MS = 60_000;
 
 /**
  * The postbacks a partner reports for one click: usually one, attributed by the click id, built
@@ -45,7 +47,7 @@ export function seededPostbacks(click: LinkClicked, offer: SeededOffer, partner:
     return newEvent(EventType.PostbackReceived, `${event.partner_id}:${event.identity_key}`, event);
   };
   const events = [report(fields, at)];
-  const later = new Date(at.getTime() + 60_000);
+  const later = new Date(at.getTime() + RESEND_AFTER_MS);
   if (random() < RESEND_RATE) events.push(report(fields, later));
   if (random() < CHANGED_RESEND_RATE) events.push(report({ ...fields, amount: '999.99', currency: 'USD' }, later));
   return events;

@@ -6,7 +6,7 @@ import { linkClickedEvent } from '../../../commands/clicks/click.js';
 import { mintLinkCodes, servedEvents, type ServeRequest } from '../../../commands/serves/serve.js';
 import { ACCOUNTS_SHARED, type SeededApplication } from './accounts.js';
 import { CATALOG_SHARED, type SeededOffer, type SeededPartner } from './catalog.js';
-import { CONVERSION_RATE, seededPostbacks } from './postbacks.js';
+import { CONVERSION_RATE, RESEND_AFTER_MS, seededPostbacks } from './postbacks.js';
 import type { SeedContext } from './seed-context.js';
 
 /** Serves per append (and per round of link codes checked against the read models). */
@@ -73,14 +73,15 @@ export async function seedServing(context: SeedContext, serves: number): Promise
             shape: 'short_code', code: event.link_code, offer_id: event.offer_id, offer_instance_id: event.offer_instance_id,
             application_id: event.application_id, environment: event.environment, destination: event.destination_url,
           },
-          { svc_click_id: uuidV7(), clicked_at: new Date(event.served_at + Math.floor(random() * 3_600_000)), sub_ids: random() < 0.5 ? { sub_id1: `s${Math.floor(random() * 1000)}` } : {} },
+          { svc_click_id: uuidV7(), clicked_at: new Date(Math.min(now, event.served_at + Math.floor(random() * 3_600_000))), sub_ids: random() < 0.5 ? { sub_id1: `s${Math.floor(random() * 1000)}` } : {} },
         );
         clicks.push(newEvent(EventType.LinkClicked, click.svc_click_id, click));
         const offer = offersById.get(click.offer_id)!;
         const partner = partners.get(offer.partner_id);
         // Only enabled partners with an allowlist can get a postback through the intake.
         if (partner?.enabled && partner.networks.length > 0 && random() < CONVERSION_RATE) {
-          postbacks.push(...seededPostbacks(click, offer, partner, random, new Date(click.clicked_at + Math.floor(random() * 86_400_000))));
+          // Never after now (a resend comes a minute later): a seeded data set has no postbacks from the future.
+          postbacks.push(...seededPostbacks(click, offer, partner, random, new Date(Math.max(click.clicked_at, Math.min(now - RESEND_AFTER_MS, click.clicked_at + Math.floor(random() * 86_400_000))))));
         }
       }
       used += request.offers.length;

@@ -1,4 +1,3 @@
-import { bearerKey } from '../../auth/offer-route-access.js';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 
@@ -12,6 +11,6 @@ export function tokenCheck(token: string): (presented: string) => boolean {
 
 /** The token of an `Authorization: Bearer …` header, or ''. */
 export function bearerOf(request: FastifyRequest): string {
-  // The scheme in any case (RFC 7235), as the offer routes read it.
-  return bearerKey(request.headers.authorization) ?? '';
+  // The scheme in any case (RFC 7235); the token as configured (it may hold spaces).
+  return /^bearer +(.+)$/i.exec((request.headers.authorization ?? '').trim())?.[1] ?? '';
 }

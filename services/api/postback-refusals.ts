@@ -51,8 +51,22 @@ function matches(refusal: PostbackRefusal, filter: PostbackLogFilter): boolean {
   const at = refusal.at.replace(/Z$/, '000Z');
   if (filter.from !== undefined && at < filter.from) return false;
   if (filter.to !== undefined && at >= filter.to) return false;
-  return [filter.identity, filter.click_id, filter.instance_id].every((value) => value === undefined || refusal.excerpt.includes(value));
+  if (filter.identity !== undefined && !holdsIdentity(refusal.excerpt, filter.identity, filter.identity_kind)) return false;
+  return [filter.click_id, filter.instance_id].every((value) => value === undefined || refusal.excerpt.includes(value));
 }
+
+/**
+ * Whether an excerpt holds the identity value: anywhere, or with `kind` as that field, written as
+ * a JSON body writes it (`"order_id":"A-1"`) or a query string or form does (`order_id=A-1`).
+ */
+function holdsIdentity(excerpt: string, value: string, kind: string | undefined): boolean {
+  if (kind === undefined) return excerpt.includes(value);
+  if (new RegExp(`"${kind}"\\s*:\\s*${escapeRegExp(JSON.stringify(value))}`).test(excerpt)) return true;
+  // The query string and a form body are parameter lists (the excerpt joins them with a space).
+  return excerpt.split(/\s+/).some((part) => part.includes('=') && new URLSearchParams(part.replace(/^\?/, '')).getAll(kind).includes(value));
+}
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 const SCAN_BATCH = 256;
 

@@ -30,3 +30,20 @@ describe('searching refusals kept before the log', () => {
     expect(await found(stored, { to: '2026-11-01T00:00:00.749000Z' })).toHaveLength(0);
   });
 });
+
+describe('identity searches of refusals with a kind', () => {
+  it('match the value only as that field, in a JSON body, a query string or a form body', async () => {
+    const stored = [
+      refusal({ correlation_id: 'json-order', excerpt: '{"event_name":"x","order_id":"R-1"}' }),
+      refusal({ correlation_id: 'json-event', excerpt: '{"event_id":"R-1"}' }),
+      refusal({ correlation_id: 'query-order', excerpt: '?order_id=R-1&event_name=x' }),
+      refusal({ correlation_id: 'form-order', excerpt: '?a=1 order_id=R%2D1+two&event_name=x' }),
+      refusal({ correlation_id: 'longer', excerpt: '{"order_id":"UPPER-R-1"}' }),
+    ];
+    expect((await found(stored, { identity: 'R-1', identity_kind: 'order_id' })).sort()).toEqual(['json-order', 'query-order']);
+    expect(await found(stored, { identity: 'R-1 two', identity_kind: 'order_id' })).toEqual(['form-order']);
+    expect(await found(stored, { identity: 'R-1', identity_kind: 'event_id' })).toEqual(['json-event']);
+    // Without a kind, anywhere in what was sent.
+    expect(await found(stored, { identity: 'R-1' })).toHaveLength(4);
+  });
+});

@@ -101,6 +101,22 @@ describe('the postback log page (inject)', () => {
     });
   });
 
+  describe('addresses no page has', () => {
+    it('are answered as pages after the sign-in check: 404 for a path, 405 for another method', async () => {
+      for (const path of ['/admin/postbacks/a/b', '/admin/postbacks//']) {
+        const response = await get(path);
+        expect(response.statusCode, path).toBe(404);
+        expect(response.headers['content-type']).toBe('text/html; charset=utf-8');
+        expect(response.body, path).toContain('<div class="errors" role="alert">no route for GET /admin/postbacks/');
+        expect((await get(path, {})).statusCode).toBe(401);
+      }
+      const posted = await app.inject({ method: 'POST', url: '/admin/postbacks', headers: { cookie } });
+      expect(posted.statusCode).toBe(405);
+      expect(posted.headers.allow).toBe('GET, HEAD');
+      expect(posted.headers['content-type']).toBe('text/html; charset=utf-8');
+    });
+  });
+
   describe('search', () => {
     it('lists the whole log newest first, with decision, reason, attribution path, payout and log position', async () => {
       const response = await search({});

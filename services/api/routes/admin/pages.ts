@@ -29,6 +29,7 @@ export async function adminPages(app: FastifyInstance, options: { runtime: Runti
     const known = error instanceof ApiError ? error : fromFramework(error as FastifyError, request);
     const status = known && known.statusCode < 500 ? known.statusCode : 500;
     if (status === 500) request.log.error({ err: error }, 'admin page failed');
+    else reply.headers(known!.headers);
     const message = status === 500 ? 'The page could not be built (the database may be unavailable); try again.' : known!.message;
     return sendPage(reply, status, layout('Operator pages', html`<div class="errors" role="alert">${message}</div><p><a href="/admin/postbacks">← Search</a></p>`, { signedIn: false }));
   });

@@ -4,6 +4,7 @@ import { findConversion, findPostbackLogEntry, postbacksOfIdentity, searchPostba
 import { findServedInstances } from '../../../../../projections/serves/queries.js';
 import { CANONICAL_UUID } from '../../../../../projections/offers/links/parse-link.js';
 import type { Runtime } from '../../../../../platform/runtime.js';
+import { notFound } from '../../../../../platform/http/errors.js';
 import { html } from '../../../../../platform/http/html.js';
 import { searchRefusals, type PostbackRefusals } from '../../../postback-refusals.js';
 import { layout, sendPage } from '../layout.js';
@@ -68,5 +69,12 @@ export async function postbackPages(app: FastifyInstance, { runtime, refusals }:
     if (refused) return sendPage(reply, 200, layout(TITLE, refusalDetailPage(refused.value), { signedIn: true }));
     const missing = html`<p>No postback with correlation id <span class="id">${correlationId}</span> is in the log, nor among the refusals kept.</p><p><a href="/admin/postbacks">← Search</a></p>`;
     return sendPage(reply, 404, layout(TITLE, missing, { signedIn: true }));
+  });
+
+  // Paths and methods no page has belong to this context, so the pages' error handler answers them
+  // as pages (after the sign-in check): the app's own preParsing hook refuses them first, 404 or
+  // 405 naming the methods, before this handler would run.
+  app.setNotFoundHandler(async (request) => {
+    throw notFound(`no page for ${request.method} ${request.url.split('?')[0]}`);
   });
 }

@@ -1,6 +1,6 @@
 import { BlockList, isIP } from 'node:net';
 import type { Sql } from '../../platform/db/db.js';
-import { PAST_DEADLINE, withinDeadline } from '../../platform/async/deadline.js';
+import { resultWithin } from '../../platform/async/deadline.js';
 import type { Runtime } from '../../platform/runtime.js';
 import { ledgerProjection } from '../../projections/ledger/projection.js';
 import { findClick } from '../../projections/clicks/queries.js';
@@ -201,10 +201,8 @@ export async function receivePostback(
     return postbackReceivedEvent(request, attribution, priceConversion(partner.goal_mappings, offer.offer_id, offer.details?.goals ?? [], request.fields), options.now);
   };
   try {
-    const checked = await withinDeadline(intake(), INTAKE_READS_DEADLINE_MS);
     // Reference data that does not answer (a Postgres that stopped answering): nothing was logged, a retry can succeed.
-    if (checked === PAST_DEADLINE) throw new Error(`the reference data did not answer within ${INTAKE_READS_DEADLINE_MS} ms`);
-    event = checked;
+    event = await resultWithin(intake(), INTAKE_READS_DEADLINE_MS, () => new Error(`the reference data did not answer within ${INTAKE_READS_DEADLINE_MS} ms`));
   } catch (error) {
     // A refusal, or a bug (500 internal_error: nothing was logged, and no retry can help it).
     if (error instanceof PostbackRejection || isProgrammingError(error)) throw error;
@@ -226,8 +224,7 @@ export async function receivePostback(
     .catch(() => false);
   if (!applied) throw deferred();
   runtime.metrics.readAfterWrite.observe({ projection: ledgerProjection.name }, (performance.now() - appendStarted) / 1000);
-  const read = await withinDeadline(reads.decision(runtime.db, request.correlation_id), INTAKE_READS_DEADLINE_MS).catch(() => undefined);
-  const decision = read === PAST_DEADLINE ? undefined : read;
+  const decision = await resultWithin(reads.decision(runtime.db, request.correlation_id), INTAKE_READS_DEADLINE_MS, () => new Error('no decision read in time')).catch(() => undefined);
   if (!decision) throw deferred();
   if (decision.decision === 'identity_conflict') {
     throw new PostbackRejection('identity_conflict', `this identity is recorded (correlation id ${decision.original_correlation_id}) with a different payload`, true);

@@ -19,3 +19,19 @@ export async function withinDeadline<T>(work: Promise<T>, ms: number): Promise<T
     clearTimeout(timer);
   }
 }
+
+/** The work's result; rejects with `late()` once `ms` have passed without it settling (see withinDeadline). */
+export async function resultWithin<T>(work: Promise<T>, ms: number, late: () => Error): Promise<T> {
+  const result = await withinDeadline(work, ms);
+  if (result === PAST_DEADLINE) throw late();
+  return result;
+}
+
+/** The work's value, or why there is none within `ms` (it failed, or did not settle in time). Never rejects. */
+export async function settledWithin<T>(work: Promise<T>, ms: number): Promise<{ ok: true; value: T } | { ok: false; why: string }> {
+  try {
+    return { ok: true, value: await resultWithin(work, ms, () => new Error(`no answer within ${ms} ms`)) };
+  } catch (error) {
+    return { ok: false, why: (error as Error).message };
+  }
+}

@@ -9,6 +9,12 @@ function decodedName(name: string): string {
   }
 }
 
+/** Whether a query string's `name=value` pair carries a credential by its name (token, api_key, …). */
+export function isSecretParameter(pair: string): boolean {
+  const equals = pair.indexOf('=');
+  return SECRET_PARAMETER.test(decodedName(equals < 0 ? pair : pair.slice(0, equals)));
+}
+
 /**
  * The request URL as access logs write it: a credential sent in the query string by mistake
  * (`?token=…` to the admin API, `?api_key=…`) is replaced by `[redacted]`; the rest is kept as
@@ -27,11 +33,7 @@ function redactParameters(url: string): string {
   const query = url
     .slice(mark + 1)
     .split('&')
-    .map((pair) => {
-      const equals = pair.indexOf('=');
-      const name = equals < 0 ? pair : pair.slice(0, equals);
-      return equals >= 0 && SECRET_PARAMETER.test(decodedName(name)) ? `${name}=[redacted]` : pair;
-    })
+    .map((pair) => (pair.includes('=') && isSecretParameter(pair) ? `${pair.slice(0, pair.indexOf('='))}=[redacted]` : pair))
     .join('&');
   return `${url.slice(0, mark)}?${query}`;
 }

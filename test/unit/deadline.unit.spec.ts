@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { PAST_DEADLINE, withinDeadline } from '../../platform/async/deadline.js';
+import { PAST_DEADLINE, resultWithin, settledWithin, withinDeadline } from '../../platform/async/deadline.js';
 
 describe('withinDeadline', () => {
   beforeEach(() => {
@@ -34,5 +34,31 @@ describe('withinDeadline', () => {
     await vi.advanceTimersByTimeAsync(0);
     process.off('unhandledRejection', unhandled);
     expect(unhandled).not.toHaveBeenCalled();
+  });
+});
+
+describe('resultWithin and settledWithin', () => {
+  beforeEach(() => {
+    vi.useFakeTimers();
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('resultWithin: the result in time, the work\'s failure, or late() once the time is up', async () => {
+    await expect(resultWithin(Promise.resolve(7), 1_000, () => new Error('late'))).resolves.toBe(7);
+    await expect(resultWithin(Promise.reject(new Error('broken')), 1_000, () => new Error('late'))).rejects.toThrow('broken');
+    const late = resultWithin(new Promise(() => {}), 1_000, () => new Error('late'));
+    const settled = expect(late).rejects.toThrow('late');
+    await vi.advanceTimersByTimeAsync(1_000);
+    await settled;
+  });
+
+  it('settledWithin never rejects: the value, or why there is none', async () => {
+    await expect(settledWithin(Promise.resolve(7), 1_000)).resolves.toEqual({ ok: true, value: 7 });
+    await expect(settledWithin(Promise.reject(new Error('refused')), 1_000)).resolves.toEqual({ ok: false, why: 'refused' });
+    const hung = settledWithin(new Promise(() => {}), 1_000);
+    await vi.advanceTimersByTimeAsync(1_000);
+    await expect(hung).resolves.toEqual({ ok: false, why: 'no answer within 1000 ms' });
   });
 });

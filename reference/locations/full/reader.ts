@@ -1,5 +1,5 @@
 import type { Db } from '../../../platform/db/db.js';
-import { PAST_DEADLINE, withinDeadline } from '../../../platform/async/deadline.js';
+import { settledWithin } from '../../../platform/async/deadline.js';
 import { indexSnapshotsOf, type IndexSnapshots } from '../index-snapshots.js';
 import { FullIndex, type FullIndexColumns, type FullIndexState } from './memory-index.js';
 import type { CurrentRelease, StoredLocationRow } from './queries.js';
@@ -177,26 +177,22 @@ export function createFullReader(db: Db, { log = (_line: string) => {} } = {}): 
       return built;
     })().finally(() => (building = undefined)));
 
-  /**
-   * The stored state, or `index` itself when one is held and the database cannot say in time: a
-   * release is only replaced by a load, so the held one is served while Postgres is down or slow.
-   */
-  const checkOrKeep = async (): Promise<State | undefined | FullIndex> => {
-    if (!index) return check();
-    const held = index;
-    const state = await withinDeadline(check(), CHECK_DEADLINE_MS).catch((error: unknown) => error as Error);
-    if (state !== PAST_DEADLINE && !(state instanceof Error)) return state;
-    log(`geo catalog: cannot tell whether the FULL release changed (${state === PAST_DEADLINE ? 'no answer in time' : state.message}); serving the one held`);
-    return held;
-  };
-
   return {
     async current({ fresh = false } = {}) {
       if (!fresh && index && checkedUntil > Date.now()) return index;
-      const state = fresh ? await check() : await checkOrKeep();
-      if (state instanceof FullIndex) {
-        checkedUntil = Date.now() + RELEASE_TTL_MS;
-        return state;
+      let state: State | undefined;
+      if (!fresh && index) {
+        // A release is only replaced by a load: while the database cannot say in time (down or
+        // slow), the held one is served.
+        const looked = await settledWithin(check(), CHECK_DEADLINE_MS);
+        if (!looked.ok) {
+          log(`geo catalog: cannot tell whether the FULL release changed (${looked.why}); serving the one held`);
+          checkedUntil = Date.now() + RELEASE_TTL_MS;
+          return index;
+        }
+        state = looked.value;
+      } else {
+        state = await check();
       }
       if (!state) {
         index = undefined;

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { html } from '../../../../platform/http/html.js';
+import { isSecretParameter } from '../../../../platform/http/loggable-url.js';
 import { layout, sendPage } from './layout.js';
 import type { AdminSessions } from './session.js';
 
@@ -7,13 +8,11 @@ const HOME = '/admin/postbacks';
 /** Where a sign-in may return to: an admin page of this origin only (never another host). */
 const RETURN_TO = /^\/admin\/postbacks(?:[/?][^\s\\]*)?$/;
 
-/** Query parameters never carried back into a URL: a token pasted into one by mistake goes no further. */
-const SECRET_PARAMETER = /token|key|secret|passw|auth/i;
-
+/** The path without credential parameters: a token pasted into a URL by mistake goes no further. */
 function withoutSecrets(path: string): string {
   const [route, query] = path.split(/\?(.*)/s, 2) as [string, string | undefined];
   if (query === undefined) return path;
-  const kept = query.split('&').filter((pair) => !SECRET_PARAMETER.test(pair.split('=')[0]!));
+  const kept = query.split('&').filter((pair) => !isSecretParameter(pair));
   return kept.length === 0 ? route : `${route}?${kept.join('&')}`;
 }
 
@@ -28,7 +27,8 @@ function crossSite(request: FastifyRequest): boolean {
   const site = request.headers['sec-fetch-site'];
   if (site !== undefined) return site === 'cross-site';
   const origin = request.headers.origin;
-  if (origin === undefined || origin === 'null') return origin === 'null';
+  if (origin === undefined) return false;
+  if (origin === 'null') return true;
   try {
     return new URL(origin).host !== request.headers.host;
   } catch {

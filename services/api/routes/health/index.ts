@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { PAST_DEADLINE, withinDeadline } from '../../../../platform/async/deadline.js';
+import { settledWithin } from '../../../../platform/async/deadline.js';
 import type { FastifyInstance } from 'fastify';
 import { errorStatuses, successEnvelope } from '../../../../platform/http/envelope-schema.js';
 import { failure, success } from '../../../../platform/http/envelope.js';
@@ -47,12 +47,8 @@ export async function healthRoutes(app: FastifyInstance, { runtime }: { runtime:
     if (runtime.redis) checks.redis = () => runtime.redis!.ping();
     const results = await Promise.all(
       Object.entries(checks).map(async ([name, check]) => {
-        try {
-          if ((await withinDeadline(check(), READINESS_CHECK_MS)) === PAST_DEADLINE) return [name, `unavailable: no answer within ${READINESS_CHECK_MS} ms`] as const;
-          return [name, 'ok'] as const;
-        } catch (error) {
-          return [name, `unavailable: ${(error as Error).message}`] as const;
-        }
+        const answer = await settledWithin(check(), READINESS_CHECK_MS);
+        return [name, answer.ok ? 'ok' : `unavailable: ${answer.why}`] as const;
       }),
     );
     const backends = Object.fromEntries(results);

@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { clickLink, openLink, SUB_ID_MAX_LENGTH, SUB_ID_NAMES, subIdsFromQuery, type ClickResult, type LinkState } from '../../../../commands/clicks/click.js';
 import { documentOnlyValidation, errorStatuses } from '../../../../platform/http/envelope-schema.js';
 import { CommandInputError } from '../../../../commands/command.js';
-import { PAST_DEADLINE, withinDeadline } from '../../../../platform/async/deadline.js';
+import { resultWithin } from '../../../../platform/async/deadline.js';
 import { ApiError, badRequest, notFound, serviceUnavailable } from '../../../../platform/http/errors.js';
 import { withExamples } from '../../../../platform/http/response-examples.js';
 import type { Runtime } from '../../../../platform/runtime.js';
@@ -103,9 +103,7 @@ export async function linkRoutes(app: FastifyInstance, { runtime, prefix }: { ru
     let result: LinkState | ClickResult;
     try {
       const opening: Promise<LinkState | ClickResult> = request.method === 'HEAD' ? openLink(runtime, link) : clickLink(runtime, { link, sub_ids: subIds }, new Date());
-      const opened = await withinDeadline(opening, OPEN_DEADLINE_MS);
-      if (opened === PAST_DEADLINE) throw new Error(`no answer from the read models or the log within ${OPEN_DEADLINE_MS} ms`);
-      result = opened;
+      result = await resultWithin(opening, OPEN_DEADLINE_MS, () => new Error(`no answer from the read models or the log within ${OPEN_DEADLINE_MS} ms`));
     } catch (error) {
       // A read model or the log is unavailable (or too far behind): never a redirect without a
       // durable click, never a 404 for a link that may exist.

@@ -4,7 +4,7 @@ import { externalCodes, indexLocation, RegistryIndex, type IndexedLocation, type
 import { registryBuild, registryLocationsPage, type RegistryBuild, type RegistryLocationRow } from '../../../../reference/locations/legacy/queries.js';
 import { stringInterner } from '../../../../reference/locations/interner.js';
 import { catalogNotLoaded, catalogUnavailable } from './catalog-not-loaded.js';
-import { PAST_DEADLINE, withinDeadline } from '../../../../platform/async/deadline.js';
+import { settledWithin } from '../../../../platform/async/deadline.js';
 
 /**
  * The registry is small (countries, first-level regions, cities) and rebuilt only when a release
@@ -70,27 +70,23 @@ async function load(db: Db, fingerprint: string, sourceFileDate: string): Promis
 /** How long the look at the stored build may take before a held registry is served without an answer. */
 const CHECK_DEADLINE_MS = 1_000;
 
-/**
- * The stored build, or the held registry when the database cannot say in time: a registry is only
- * replaced by a load, so the held one is served while Postgres is down or slow. With none held,
- * a failure is the route's 503.
- */
-async function buildOrKeep(db: Db, held: Cached | undefined): Promise<Awaited<ReturnType<typeof registryBuild>> | Cached> {
-  if (!held) return registryBuild(db).catch((error: unknown) => Promise.reject(catalogUnavailable(error)));
-  const build = await withinDeadline(registryBuild(db), CHECK_DEADLINE_MS).catch((error: unknown) => error as Error);
-  return build === PAST_DEADLINE || build instanceof Error ? held : build;
-}
-
-/** The current registry; 503 CATALOG_NOT_LOADED when none has been built. */
+/** The current registry; 503 CATALOG_NOT_LOADED when none has been built, CATALOG_UNAVAILABLE when none is held and it cannot be read. */
 export async function currentRegistry(db: Db): Promise<RegistryIndex> {
   const held = cache.get(db);
   if (held && held.checkedUntil > Date.now()) return held.index;
-  const found = await buildOrKeep(db, held);
-  if (found && 'index' in found) {
-    found.checkedUntil = Date.now() + CHECK_TTL_MS;
-    return found.index;
+  let build: RegistryBuild | undefined;
+  if (held) {
+    // A registry is only replaced by a load: while the database cannot say in time (down or
+    // slow), the held one is served.
+    const looked = await settledWithin(registryBuild(db), CHECK_DEADLINE_MS);
+    if (!looked.ok) {
+      held.checkedUntil = Date.now() + CHECK_TTL_MS;
+      return held.index;
+    }
+    build = looked.value;
+  } else {
+    build = await registryBuild(db).catch((error: unknown) => Promise.reject(catalogUnavailable(error)));
   }
-  const build = found;
   if (!build) throw catalogNotLoaded('LEGACY');
   if (held?.fingerprint === build.fingerprint) {
     held.checkedUntil = Date.now() + CHECK_TTL_MS;

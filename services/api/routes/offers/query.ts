@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { linkCodeReserve } from '../../../../commands/serves/link-code-reserve.js';
 import { appendServes, prepareServes } from '../../../../commands/serves/serve.js';
-import { PAST_DEADLINE, withinDeadline } from '../../../../platform/async/deadline.js';
+import { resultWithin } from '../../../../platform/async/deadline.js';
 import { success } from '../../../../platform/http/envelope.js';
 import { documentOnlyValidation, errorStatuses } from '../../../../platform/http/envelope-schema.js';
 import { ApiError, serviceUnavailable } from '../../../../platform/http/errors.js';
@@ -101,15 +101,12 @@ export async function queryRoutes(app: FastifyInstance, { runtime }: { runtime: 
         return { chosen, events };
       };
       // Reads that do not answer (a Postgres that stopped answering) are a 503 in bounded time too.
-      const prepared = await withinDeadline(choose(), READS_TIMEOUT_MS);
-      if (prepared === PAST_DEADLINE) throw unavailable(`the read models did not answer within ${READS_TIMEOUT_MS / 1000} s`);
-      const { chosen, events } = prepared;
+      const { chosen, events } = await resultWithin(choose(), READS_TIMEOUT_MS, () => unavailable(`the read models did not answer within ${READS_TIMEOUT_MS / 1000} s`));
       if (chosen.length === 0) return success({ cards: [] });
       const appendStarted = performance.now();
       // With the log unreachable the client hears 503 within this budget, not after the Kafka
       // client's retries. Serves logged after the answer are cards nobody was given (README, "Query").
-      const appended = await withinDeadline(appendServes(runtime, events), APPEND_TIMEOUT_MS);
-      if (appended === PAST_DEADLINE) throw unavailable(`the served cards could not be logged within ${APPEND_TIMEOUT_MS / 1000} s`);
+      const appended = await resultWithin(appendServes(runtime, events), APPEND_TIMEOUT_MS, () => unavailable(`the served cards could not be logged within ${APPEND_TIMEOUT_MS / 1000} s`));
       // The projection's latency (append to applied) is measured, not waited for.
       sampleApplied('serves', appended, appendStarted);
       return success({ cards: events.map((event, index) => renderCard(chosen[index]!.offer, event)) });

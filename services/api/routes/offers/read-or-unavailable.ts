@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import { PAST_DEADLINE, withinDeadline } from '../../../../platform/async/deadline.js';
+import { resultWithin } from '../../../../platform/async/deadline.js';
 import { ApiError, serviceUnavailable } from '../../../../platform/http/errors.js';
 
 /**
@@ -16,18 +16,12 @@ export const READ_DEADLINE_MS = 5_000;
  */
 export function unavailableOnFailure(code: string, message: string, logLine: string) {
   return async <T>(request: FastifyRequest, read: () => Promise<T>): Promise<T> => {
-    let result: T | typeof PAST_DEADLINE;
     try {
-      result = await withinDeadline(read(), READ_DEADLINE_MS);
+      return await resultWithin(read(), READ_DEADLINE_MS, () => new Error(`no answer within ${READ_DEADLINE_MS} ms`));
     } catch (error) {
       if (error instanceof ApiError) throw error;
       request.log.error({ err: error }, logLine);
       throw serviceUnavailable(code, message);
     }
-    if (result === PAST_DEADLINE) {
-      request.log.error(`${logLine}: no answer within ${READ_DEADLINE_MS} ms`);
-      throw serviceUnavailable(code, message);
-    }
-    return result;
   };
 }

@@ -1,14 +1,14 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { PAST_DEADLINE, resultWithin, settledWithin, withinDeadline } from '../../platform/async/deadline.js';
 
-describe('withinDeadline', () => {
-  beforeEach(() => {
-    vi.useFakeTimers();
-  });
-  afterEach(() => {
-    vi.useRealTimers();
-  });
+beforeEach(() => {
+  vi.useFakeTimers();
+});
+afterEach(() => {
+  vi.useRealTimers();
+});
 
+describe('withinDeadline', () => {
   it("answers the work's result when it settles in time", async () => {
     await expect(withinDeadline(Promise.resolve(7), 1_000)).resolves.toBe(7);
   });
@@ -38,13 +38,6 @@ describe('withinDeadline', () => {
 });
 
 describe('resultWithin and settledWithin', () => {
-  beforeEach(() => {
-    vi.useFakeTimers();
-  });
-  afterEach(() => {
-    vi.useRealTimers();
-  });
-
   it('resultWithin: the result in time, the work\'s failure, or late() once the time is up', async () => {
     await expect(resultWithin(Promise.resolve(7), 1_000, () => new Error('late'))).resolves.toBe(7);
     await expect(resultWithin(Promise.reject(new Error('broken')), 1_000, () => new Error('late'))).rejects.toThrow('broken');

@@ -5,7 +5,8 @@ import { success } from '../../platform/http/envelope.js';
 import type { Placement } from '../../projections/accounts/queries.js';
 import type { StoredOffer } from '../../projections/offers/queries.js';
 import { instancesAnswer, type InstancesAnswer } from '../../services/api/routes/offers/instances-answer.js';
-import { instanceItem, keptCard, keptCardHasAction, type ServedCard } from '../../services/api/routes/offers/instances-cards.js';
+import { CardTable } from '../../services/api/routes/offers/card-table.js';
+import { hasAction, instanceItem, type ServedCard } from '../../services/api/routes/offers/instances-cards.js';
 import { instancesResponses } from '../../services/api/routes/offers/instances-schema.js';
 
 // The instance route's answer assembled from cut pieces must be the bytes its serializer writes
@@ -26,6 +27,12 @@ beforeAll(async () => {
 afterAll(() => app.close());
 
 const APP = '0192f3a0-0000-7000-8000-00000000a001';
+
+/** A card as the route keeps it: its table and slot. */
+function kept(card: ServedCard): [CardTable, number] {
+  const table = new CardTable(1);
+  return [table, table.add(card)];
+}
 const uuid = fc.uuid().map((id) => id.toLowerCase());
 // Text with quotes, backslashes, control characters, non-ASCII and the placeholders' look-alikes.
 const text = fc.string({ unit: fc.oneof(fc.constantFrom('"', '\\', '\n', '\u2028', 'é', '😀', '-', 'https://', '.invalid/'), fc.string({ minLength: 1, maxLength: 1, unit: 'grapheme' })), maxLength: 20 });
@@ -94,8 +101,8 @@ describe('the instance answer from cut pieces', () => {
         // The kept card's own rule 7 decides the action, so this also checks it against cardAction.
         const writer = answer.start();
         for (const [card, placement] of cards) {
-          const kept = keptCard(card);
-          writer.found(kept, offer, keptCardHasAction(kept, offer, placement, APP));
+          const [table, slot] = kept(card);
+          writer.found(table, slot, offer, hasAction(table.opensLink(slot), table.placementId(slot), offer, placement, APP));
         }
         for (const id of unknown) writer.notFound(id);
         const expected = serialize(success({ instances: [...items, ...unknown.map((id) => ({ offer_instance_id: id, status: 'not_found' as const }))] }));
@@ -135,7 +142,7 @@ describe('the instance answer from cut pieces', () => {
     });
     for (const [title, link] of [['Café 😀', 'https://l.example/a'], ['Plain', 'https://l.example/é'], ['Plain', 'https://l.example/a']] as const) {
       const writer = answer.start();
-      writer.found(keptCard(card(link)), offer(title), true);
+      writer.found(...kept(card(link)), offer(title), true);
       const expected = serialize(success({ instances: [instanceItem(card(link).offer_instance_id, APP, card(link), offer(title), null)] }));
       expect(writer.finish().equals(Buffer.from(expected, 'utf8'))).toBe(true);
     }
@@ -152,7 +159,7 @@ describe('the instance answer from cut pieces', () => {
     };
     const render = (state: StoredOffer, withAction: boolean) => {
       const writer = answer.start();
-      writer.found(keptCard(card), state, withAction);
+      writer.found(...kept(card), state, withAction);
       return JSON.parse(writer.finish().toString('utf8')).data.instances[0];
     };
     expect(render(offer, true).offer.offer_info.title).toBe('Before');

@@ -4,7 +4,7 @@ import { reusableBuffers } from '../../platform/http/reusable-buffers.js';
 import type { Db, QueryResult } from '../../platform/db/db.js';
 import type { AppliedPosition } from '../../platform/projection/watermarks.js';
 import type { ServedInstanceRow } from '../../projections/serves/evolve.js';
-import { openServedCardCache, shortKeyOf } from '../../services/api/routes/offers/served-card-cache.js';
+import { openServedCardCache } from '../../services/api/routes/offers/served-card-cache.js';
 
 /**
  * A database that records each statement and answers it with `answer`; a claim of link codes
@@ -128,72 +128,101 @@ const row = (id: string, overrides: Partial<ServedInstanceRow> = {}): ServedInst
   ...overrides,
 });
 
+/** Ids as requests hold them: canonical UUIDs, numbered. */
+const uuid = (n: number) => `0192f3a0-0000-7000-8000-${n.toString(16).padStart(12, '0')}`;
+const [A, B, C, X] = [uuid(1), uuid(2), uuid(3), uuid(99)];
+
 describe('the served card cache', () => {
   it('reads each card once and answers it from memory after that; unknown ids are read every time', async () => {
-    const known = new Set(['a', 'b']);
+    const known = new Set([A, B]);
     const { db, statements } = recordingDb((_text, params) => (params[0] as string[]).filter((id) => known.has(id)).map((id) => row(id)));
     const cache = openServedCardCache(fakeWatermarks(), { maxEntries: 10 });
-    const first = await cache.cards(db, ['a', 'b', 'x']);
-    expect(first.get('a')).toMatchObject({ offer_instance_id: 'a', servedAtText: '2026-11-27T01:02:03Z', placementText: 'null', opensLink: true });
-    expect(cache.cardIfKept('a')).toBe(first.get('a'));
-    expect(cache.cardIfKept('x')).toBeUndefined();
-    expect(first.get('x')).toBeNull();
-    await cache.cards(db, ['a', 'b', 'x']);
-    expect(statements.map((s) => s.params[0])).toEqual([['a', 'b', 'x'], ['x']]);
+    const first = await cache.load(db, [A, B, X]);
+    const slot = first.find(A);
+    expect(slot).toBeGreaterThanOrEqual(0);
+    expect(first.find(X)).toBe(-1);
+    const texts = [0, 1, 2, 3].map((text) => {
+      const target = Buffer.alloc(first.textBytes(slot, text as 0 | 1 | 2 | 3));
+      first.copyText(slot, text as 0 | 1 | 2 | 3, target, 0);
+      return target.toString('utf8');
+    });
+    expect(texts).toEqual([A, '2026-11-27T01:02:03Z', 'null', 'https://l.example/AbCd1234']);
+    expect([first.applicationId(slot), first.offerId(slot), first.placementId(slot), first.isLive(slot), first.opensLink(slot)]).toEqual(['app', 'offer', null, true, true]);
+    expect(cache.find(A)).toBeGreaterThanOrEqual(0);
+    expect(cache.find(X)).toBe(-1);
+    const again = await cache.load(db, [A, B, X]);
+    expect(again.find(B)).toBeGreaterThanOrEqual(0);
+    expect(statements.map((s) => s.params[0])).toEqual([[A, B, X], [X]]);
     // A serve applied later is found on the next request.
-    known.add('x');
-    expect((await cache.cards(db, ['x'])).get('x')).toMatchObject({ offer_instance_id: 'x' });
+    known.add(X);
+    expect((await cache.load(db, [X])).find(X)).toBeGreaterThanOrEqual(0);
   });
 
   it('keeps cards across projector commits (a serve never changes) and drops them all on a notification gap', async () => {
     const { db, statements } = recordingDb((_text, params) => (params[0] as string[]).map((id) => row(id)));
     const watermarks = fakeWatermarks();
     const cache = openServedCardCache(watermarks, { maxEntries: 10 });
-    await cache.cards(db, ['a']);
+    await cache.load(db, [A]);
     watermarks.commit('serves');
     watermarks.commit('offers');
     watermarks.commit('accounts');
-    await cache.cards(db, ['a']);
+    await cache.load(db, [A]);
     expect(statements).toHaveLength(1);
     watermarks.gap();
     expect(cache.size).toBe(0);
-    expect(cache.cardIfKept('a')).toBeUndefined();
-    await cache.cards(db, ['a']);
+    expect(cache.find(A)).toBe(-1);
+    await cache.load(db, [A]);
     expect(statements).toHaveLength(2);
+  });
+
+  it('answers but does not keep a card read while a gap dropped everything', async () => {
+    const watermarks = fakeWatermarks();
+    const { db } = recordingDb((_text, params) => {
+      watermarks.gap();
+      return (params[0] as string[]).map((id) => row(id));
+    });
+    const cache = openServedCardCache(watermarks, { maxEntries: 10 });
+    expect((await cache.load(db, [A])).find(A)).toBeGreaterThanOrEqual(0);
+    expect(cache.find(A)).toBe(-1);
   });
 
   it('keeps at most maxEntries cards, the oldest going first, and none with 0', async () => {
     const { db, statements } = recordingDb((_text, params) => (params[0] as string[]).map((id) => row(id)));
     const bounded = openServedCardCache(fakeWatermarks(), { maxEntries: 2 });
-    await bounded.cards(db, ['a', 'b', 'c']);
+    await bounded.load(db, [A, B, C]);
     expect(bounded.size).toBe(2);
-    await bounded.cards(db, ['b', 'c']);
+    expect(bounded.find(A)).toBe(-1);
+    // B in the older table, C in the newer one: both found, each in its own table.
+    const [placeOfB, placeOfC] = [bounded.find(B), bounded.find(C)];
+    expect([placeOfB, placeOfC].map((place) => bounded.table(place).offerId(bounded.slotOf(place)))).toEqual(['offer', 'offer']);
+    expect(bounded.table(placeOfB)).not.toBe(bounded.table(placeOfC));
+    await bounded.load(db, [B, C]);
     expect(statements).toHaveLength(1);
     const none = openServedCardCache(fakeWatermarks(), { maxEntries: 0 });
-    await none.cards(db, ['a']);
-    await none.cards(db, ['a']);
+    expect((await none.load(db, [A])).find(A)).toBeGreaterThanOrEqual(0);
+    await none.load(db, [A]);
     expect(none.size).toBe(0);
     expect(statements).toHaveLength(3);
   });
 
-  it('finds kept cards by the short key of their id, and tells apart ids that share one', async () => {
-    // Same last eight hex digits: the same short key.
-    const [first, second, third] = ['01a20000-0000-7000-8000-0000deadbeef', '01a20001-0000-7000-8000-1111deadbeef', '01a20002-0000-7000-8000-2222deadbeef'];
-    expect(shortKeyOf(first!)).toBe(shortKeyOf(second!));
-    expect(shortKeyOf(first!)).not.toBe(shortKeyOf('01a20000-0000-7000-8000-0000deadbeee'));
-    const { db } = recordingDb((_text, params) => (params[0] as string[]).filter((id) => id !== third).map((id) => row(id)));
-    const cache = openServedCardCache(fakeWatermarks(), { maxEntries: 10 });
-    const cards = await cache.cards(db, [first!, second!, third!]);
-    expect(cache.cardIfKept(first!)).toBe(cards.get(first!));
-    expect(cache.cardIfKept(second!)).toBe(cards.get(second!));
-    expect(cache.cardIfKept(second!)?.offer_instance_id).toBe(second);
-    expect(cache.cardIfKept(third!)).toBeUndefined();
+  it('holds many cards whose ids share their last digits, each found by its own id', async () => {
+    // The same last eight hex digits: the same hash, so every one is told apart by its whole id.
+    const ids = Array.from({ length: 300 }, (_, n) => `${n.toString(16).padStart(8, '0')}-0000-7000-8000-0000deadbeef`);
+    const { db } = recordingDb((_text, params) => (params[0] as string[]).filter((id) => id !== ids[299]).map((id) => row(id, { offer_id: `offer-${id.slice(0, 8)}` })));
+    const cache = openServedCardCache(fakeWatermarks(), { maxEntries: 1000 });
+    await cache.load(db, ids);
+    for (const id of ids.slice(0, 299)) {
+      const place = cache.find(id);
+      expect(cache.table(place).offerId(cache.slotOf(place))).toBe(`offer-${id.slice(0, 8)}`);
+    }
+    expect(cache.find(ids[299]!)).toBe(-1);
+    expect(cache.find(ids[0]!.toUpperCase())).toBe(-1);
   });
 
   it('fails a lookup the read model cannot answer, and keeps nothing from it', async () => {
     const { db } = recordingDb(() => new Error('connection terminated'));
     const cache = openServedCardCache(fakeWatermarks(), { maxEntries: 10 });
-    await expect(cache.cards(db, ['a'])).rejects.toThrow(/terminated/);
+    await expect(cache.load(db, [A])).rejects.toThrow(/terminated/);
     expect(cache.size).toBe(0);
   });
 });

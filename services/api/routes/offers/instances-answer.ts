@@ -1,16 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import { success } from '../../../../platform/http/envelope.js';
 import type { StoredOffer } from '../../../../projections/offers/queries.js';
-import { ASCII, instanceItem, type KeptCard, type ServedCard } from './instances-cards.js';
+import type { CardTable, CardText } from './card-table.js';
+import { instanceItem, type ServedCard } from './instances-cards.js';
 import type { InstanceItem } from './instances-schema.js';
 
 /**
  * The 200 answer of `POST /v1/offers/instances`, assembled from pieces cut out of what the route's
- * own serializer writes, so an answer of 100 cards costs one join instead of serializing 100
- * offer objects. Every piece comes from the real serializer and the real item rules
- * (instances-cards.ts): a card is rendered once per offer state with placeholder values, and
- * each card then fills in its own id, time, placement and link. The bytes are the same as
- * serializing the items (tested).
+ * own serializer writes, so an answer of 100 cards costs copies of bytes instead of serializing
+ * 100 offer objects. Every piece comes from the real serializer and the real item rules
+ * (instances-cards.ts): a card is rendered once per offer state with placeholder values, kept as
+ * UTF-8, and each card then fills in its own id, time, placement and link from the card table
+ * (card-table.ts), already UTF-8 too. The bytes are the same as serializing the items (tested).
  */
 export interface InstancesAnswer {
   /** A new answer; its items are written in request order. */
@@ -18,10 +19,10 @@ export interface InstancesAnswer {
 }
 
 export interface AnswerWriter {
-  /** `id` is a canonical UUID, as the request's ids are once parsed. */
+  /** `id` is a canonical UUID, as the request's ids are once parsed (ASCII). */
   notFound(id: string): void;
-  /** The caller's own live card of `offer`; `withAction` as keptCardHasAction decides for this card. */
-  found(card: KeptCard, offer: StoredOffer, withAction: boolean): void;
+  /** The caller's own live card of `offer`, kept in `table` at `slot`; `withAction` as rule 7 decides for this card. */
+  found(table: CardTable, slot: number, offer: StoredOffer, withAction: boolean): void;
   /** The whole answer as UTF-8 bytes, written into a buffer of `allocate` (a fresh one by default). */
   finish(allocate?: (bytes: number) => Buffer): Buffer;
 }
@@ -31,40 +32,30 @@ export type SerializeAnswer = (payload: unknown) => string;
 
 const SLOTS = ['id', 'servedAt', 'placement', 'url'] as const;
 type Slot = (typeof SLOTS)[number];
-const [ID, SERVED_AT, PLACEMENT] = [0, 1, 2] as const;
+/** A slot is the card's text of the same index in the card table (CARD_TEXTS). */
+const ID = 0;
 
-/** Literal text and a card's values in turn: parts[0] value(slots[0]) parts[1] … parts[n]. */
+/** Literal bytes and a card's texts in turn: parts[0] text(slots[0]) parts[1] … parts[n]. */
 interface Template {
-  parts: string[];
+  parts: Buffer[];
+  /** The literal bytes in all. */
+  partBytes: number;
   /** Indexes into SLOTS. */
-  slots: number[];
-  /** Every part is ASCII. */
-  ascii: boolean;
-}
-
-function valueOf(card: KeptCard, slot: number): string {
-  switch (slot) {
-    case SERVED_AT:
-      return card.servedAtText;
-    case PLACEMENT:
-      return card.placementText;
-    default:
-      return card.linkText;
-  }
+  slots: CardText[];
 }
 
 export function instancesAnswer(serialize: SerializeAnswer): InstancesAnswer {
   const empty = serialize(success({ instances: [] }));
   const cut = empty.indexOf('[]');
   if (cut < 0) throw new Error('the instances answer has no list to fill');
-  const [head, tail] = [empty.slice(0, cut + 1), empty.slice(cut + 1)];
-  const headAndTailAscii = ASCII.test(empty);
+  const [headText, tailText] = [empty.slice(0, cut + 1), empty.slice(cut + 1)];
+  const [head, tail] = [Buffer.from(headText, 'utf8'), Buffer.from(tailText, 'utf8')];
 
   /** One item as the serializer writes it inside the list. */
   const serializeItem = (item: InstanceItem) => {
     const whole = serialize(success({ instances: [item] }));
-    if (!whole.startsWith(head) || !whole.endsWith(tail)) throw new Error('the instances answer changed shape around its items');
-    return whole.slice(head.length, whole.length - tail.length);
+    if (!whole.startsWith(headText) || !whole.endsWith(tailText)) throw new Error('the instances answer changed shape around its items');
+    return whole.slice(headText.length, whole.length - tailText.length);
   };
 
   // Placeholders no stored text can contain by chance (fresh random UUIDs per process).
@@ -75,8 +66,8 @@ export function instancesAnswer(serialize: SerializeAnswer): InstancesAnswer {
     url: `https://${randomUUID()}.invalid/`,
   };
   const template = (text: string): Template => {
-    const parts: string[] = [];
-    const slots: number[] = [];
+    const parts: Buffer[] = [];
+    const slots: CardText[] = [];
     let from = 0;
     for (;;) {
       let next: { at: number; slot: number } | undefined;
@@ -85,15 +76,16 @@ export function instancesAnswer(serialize: SerializeAnswer): InstancesAnswer {
         if (at >= 0 && (!next || at < next.at)) next = { at, slot: index };
       });
       if (!next) break;
-      parts.push(text.slice(from, next.at));
-      slots.push(next.slot);
+      parts.push(Buffer.from(text.slice(from, next.at), 'utf8'));
+      slots.push(next.slot as CardText);
       from = next.at + marks[SLOTS[next.slot]!].length;
     }
-    parts.push(text.slice(from));
-    return { parts, slots, ascii: ASCII.test(text) };
+    parts.push(Buffer.from(text.slice(from), 'utf8'));
+    return { parts, slots, partBytes: parts.reduce((sum, part) => sum + part.length, 0) };
   };
 
   const notFound = template(serializeItem({ offer_instance_id: marks.id, status: 'not_found' }));
+  if (notFound.slots.some((slot) => slot !== ID)) throw new Error('a not_found item holds more than its id');
   /** Per stored offer object: the offers cache hands out a new object whenever the offer may have changed. */
   const byOffer = new WeakMap<StoredOffer, { withAction: Template; withoutAction: Template }>();
   const templatesOf = (offer: StoredOffer) => {
@@ -121,37 +113,53 @@ export function instancesAnswer(serialize: SerializeAnswer): InstancesAnswer {
 
   return {
     start() {
-      // Every piece of the answer in order, joined once at the end: one copy of the text.
-      const pieces: string[] = [head];
-      let separator = '';
-      // An ASCII answer (the usual one) is its own UTF-8: copied out byte for byte, which costs far
-      // less than the UTF-8 encoding of the same text on its way to the socket.
-      let ascii = headAndTailAscii;
-      const write = ({ parts, slots, ascii: partsAscii }: Template, id: string, card: KeptCard | undefined) => {
-        ascii &&= partsAscii && (card?.textIsAscii ?? true);
-        pieces.push(separator, parts[0]!);
-        separator = ',';
-        for (let index = 0; index < slots.length; index += 1) {
-          const slot = slots[index]!;
-          pieces.push(slot === ID ? id : card ? valueOf(card, slot) : '', parts[index + 1]!);
-        }
-      };
+      // The items are noted first and copied once the size of the whole is known: one buffer, no
+      // intermediate text, nothing encoded (every part is UTF-8 already).
+      const templates: Template[] = [];
+      /** Per item: the card table, or the requested id of a not_found item. */
+      const sources: (CardTable | string)[] = [];
+      const slotsInTable: number[] = [];
+      let bytes = head.length + tail.length;
       return {
-        notFound: (id) => write(notFound, id, undefined),
-        found(card, offer, withAction) {
-          const templates = templatesOf(offer);
-          write(withAction ? templates.withAction : templates.withoutAction, card.offer_instance_id, card);
+        notFound(id) {
+          templates.push(notFound);
+          sources.push(id);
+          slotsInTable.push(-1);
+          bytes += notFound.partBytes + notFound.slots.length * id.length;
+        },
+        found(table, slot, offer, withAction) {
+          const chosen = withAction ? templatesOf(offer).withAction : templatesOf(offer).withoutAction;
+          templates.push(chosen);
+          sources.push(table);
+          slotsInTable.push(slot);
+          bytes += chosen.partBytes;
+          for (const text of chosen.slots) bytes += table.textBytes(slot, text);
         },
         finish(allocate = Buffer.allocUnsafe) {
-          pieces.push(tail);
-          const text = pieces.join('');
-          const encoding = ascii ? 'latin1' : 'utf8';
-          const bytes = ascii ? text.length : Buffer.byteLength(text, 'utf8');
-          const buffer = allocate(bytes);
-          buffer.write(text, 0, bytes, encoding);
-          return buffer.subarray(0, bytes);
+          const total = bytes + Math.max(templates.length - 1, 0);
+          const target = allocate(total);
+          target.set(head, 0);
+          let at = head.length;
+          for (let item = 0; item < templates.length; item += 1) {
+            if (item > 0) target[at++] = COMMA;
+            const { parts, slots } = templates[item]!;
+            const source = sources[item]!;
+            target.set(parts[0]!, at);
+            at += parts[0]!.length;
+            for (let index = 0; index < slots.length; index += 1) {
+              if (typeof source === 'string') at += target.write(source, at, 'latin1');
+              else at = source.copyText(slotsInTable[item]!, slots[index]!, target, at);
+              const part = parts[index + 1]!;
+              target.set(part, at);
+              at += part.length;
+            }
+          }
+          target.set(tail, at);
+          return target.subarray(0, total);
         },
       };
     },
   };
 }
+
+const COMMA = 0x2c;

@@ -26,7 +26,7 @@ export function isCallersCard(card: Pick<ServedCard, 'application_id' | 'environ
 }
 
 /** The card's own half of rule 7, fixed at serve time: it has a link and its frozen destination opens in a browser. */
-const opensLink = (card: Pick<ServedCard, 'link_url' | 'destination_url'>) => Boolean(card.link_url) && isOpenableDestination(card.destination_url);
+export const opensLink = (card: Pick<ServedCard, 'link_url' | 'destination_url'>) => Boolean(card.link_url) && isOpenableDestination(card.destination_url);
 
 /**
  * Rule 7: a card has its tracked short link as action only when all hold: the offer is active
@@ -34,7 +34,7 @@ const opensLink = (card: Pick<ServedCard, 'link_url' | 'destination_url'>) => Bo
  * still active and belongs to the calling application, or the card had none; the card has a
  * link; the frozen destination is an absolute http(s) URL (`cardOpensLink`).
  */
-function hasAction(cardOpensLink: boolean, placementId: string | null, offer: StoredOffer, placement: Placement | null, applicationId: string): boolean {
+export function hasAction(cardOpensLink: boolean, placementId: string | null, offer: StoredOffer, placement: Placement | null, applicationId: string): boolean {
   if (!cardOpensLink || publicStatus(offer) !== 'active' || !isPubliclyVisible(offer)) return false;
   return placementId === null || (placement?.status === 'active' && placement.application_id === applicationId);
 }
@@ -42,55 +42,6 @@ function hasAction(cardOpensLink: boolean, placementId: string | null, offer: St
 /** Rule 7 for a card as read: its action, or undefined. */
 export function cardAction(card: ServedCard, offer: StoredOffer, placement: Placement | null, applicationId: string): InstanceOffer['action'] {
   return hasAction(opensLink(card), card.placement_id, offer, placement, applicationId) ? linkAction(card.link_url!) : undefined;
-}
-
-/**
- * What the route keeps of a served card once read (a serve never changes): who and what it was
- * served for, plus its own parts of every later answer as JSON text, worked out once.
- */
-export interface KeptCard {
-  readonly offer_instance_id: string;
-  readonly application_id: string;
-  readonly environment: ServedCard['environment'];
-  readonly offer_id: string;
-  readonly placement_id: string | null;
-  /** `served_at` as the answer writes it (a JSON string's content: RFC 3339, no escapes needed). */
-  readonly servedAtText: string;
-  /** `placement_id` as JSON: a quoted id or `null`. */
-  readonly placementText: string;
-  /** The tracked short link as the content of a JSON string; '' when the card has none. */
-  readonly linkText: string;
-  /** The card's own half of rule 7: it has a link and its frozen destination opens in a browser. */
-  readonly opensLink: boolean;
-  /** Its id and texts above are ASCII (the answer can then skip UTF-8 encoding). */
-  readonly textIsAscii: boolean;
-}
-
-/** Text that is its own UTF-8 when written as Latin-1. */
-export const ASCII = /^[\x00-\x7f]*$/;
-
-/** The kept form of a card; `share` may swap its repeated strings for one shared copy each. */
-export function keptCard(card: ServedCard, share: (text: string) => string = (text) => text): KeptCard {
-  const servedAtText = share(formatServedAt(card.served_at));
-  const placementText = share(JSON.stringify(card.placement_id));
-  const linkText = card.link_url === null ? '' : JSON.stringify(card.link_url).slice(1, -1);
-  return {
-    offer_instance_id: card.offer_instance_id,
-    application_id: share(card.application_id),
-    environment: card.environment,
-    offer_id: share(card.offer_id),
-    placement_id: card.placement_id === null ? null : share(card.placement_id),
-    servedAtText,
-    placementText,
-    linkText,
-    opensLink: opensLink(card),
-    textIsAscii: ASCII.test(card.offer_instance_id) && ASCII.test(servedAtText) && ASCII.test(placementText) && ASCII.test(linkText),
-  };
-}
-
-/** Rule 7 for a kept card: the same answer as cardAction(...) !== undefined for the card it was kept from. */
-export function keptCardHasAction(card: KeptCard, offer: StoredOffer, placement: Placement | null, applicationId: string): boolean {
-  return hasAction(card.opensLink, card.placement_id, offer, placement, applicationId);
 }
 
 /**

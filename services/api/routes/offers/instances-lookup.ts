@@ -4,15 +4,22 @@ import type { Placement } from '../../../../projections/accounts/queries.js';
 import type { StoredOffer } from '../../../../projections/offers/queries.js';
 import type { ReadCaches } from '../../read-cache.js';
 import type { InstancesAnswer } from './instances-answer.js';
-import { isCallersCard, keptCardHasAction, type KeptCard } from './instances-cards.js';
+import type { CardTable } from './card-table.js';
+import { hasAction } from './instances-cards.js';
 import type { ServedCardCache } from './served-card-cache.js';
 
 /** Where an answer's rows come from; undefined means "not at hand" (null: known not to exist). */
 interface Rows {
-  card(id: string): KeptCard | null | undefined;
+  /** Per requested id, in order: the card's place (see `table`), -1 when not at hand, -2 when known not to exist. */
+  places: Int32Array;
+  table(place: number): CardTable;
+  slotOf(place: number): number;
   offer(id: string): StoredOffer | null | undefined;
   placement(id: string): Placement | null | undefined;
 }
+
+const NOT_AT_HAND = -1;
+const UNKNOWN = -2;
 
 /**
  * The whole 200 answer, one item per id, in order: the served cards (kept once read: a serve never
@@ -35,47 +42,66 @@ export async function lookupInstances(
   allocate?: (bytes: number) => Buffer,
   now = Date.now(),
 ): Promise<Buffer> {
-  const kept = writeAnswer(answer, applicationId, ids, { card: served.cardIfKept, offer: caches.offerIfKept, placement: caches.placementIfKept }, allocate);
+  const kept = writeAnswer(answer, applicationId, ids, { places: Int32Array.from(ids, served.find), table: served.table, slotOf: served.slotOf, offer: caches.offerIfKept, placement: caches.placementIfKept }, allocate);
   if (kept !== undefined) return kept;
-  const cards = await served.cards(sql, ids);
+  let cards = await served.load(sql, ids);
   const seenAtEnd = servesAtEnd.lastSeen();
-  const fresh = ids.filter((id) => cards.get(id) === null && mayBeUnapplied(id, seenAtEnd, now));
+  const fresh = ids.filter((id) => cards.find(id) < 0 && mayBeUnapplied(id, seenAtEnd, now));
   if (fresh.length > 0) {
     await servesAtEnd.await();
-    for (const [id, card] of await served.cards(sql, fresh)) cards.set(id, card);
+    cards = await served.load(sql, ids);
   }
   const offerIds = new Set<string>();
   const placementIds = new Set<string>();
-  for (const card of cards.values()) {
-    if (!card || !isCallersCard(card, applicationId)) continue;
-    offerIds.add(card.offer_id);
-    if (card.placement_id !== null) placementIds.add(card.placement_id);
+  for (const id of ids) {
+    const slot = cards.find(id);
+    if (slot < 0 || !isCallersCard(cards, slot, applicationId)) continue;
+    offerIds.add(cards.offerId(slot));
+    const placementId = cards.placementId(slot);
+    if (placementId !== null) placementIds.add(placementId);
   }
   const [offers, placements] = await Promise.all([caches.offers(sql, [...offerIds]), caches.placements(sql, [...placementIds])]);
-  const read = writeAnswer(answer, applicationId, ids, { card: (id) => cards.get(id), offer: (id) => offers.get(id), placement: (id) => placements.get(id) }, allocate);
+  const rows: Rows = {
+    places: Int32Array.from(ids, (id) => {
+      const slot = cards.find(id);
+      return slot < 0 ? UNKNOWN : slot;
+    }),
+    table: () => cards,
+    slotOf: (slot) => slot,
+    offer: (id) => offers.get(id),
+    placement: (id) => placements.get(id),
+  };
+  const read = writeAnswer(answer, applicationId, ids, rows, allocate);
   if (read === undefined) throw new Error('a row read for the instance answer is missing');
   return read;
 }
 
+/** A card belongs to the application whose identity served it, and only live serves are ever found (rule 2). */
+const isCallersCard = (table: CardTable, slot: number, applicationId: string) => table.isLive(slot) && table.applicationId(slot) === applicationId;
+
 /** The answer from `rows`, or undefined as soon as one it needs is not at hand. */
 function writeAnswer(answer: InstancesAnswer, applicationId: string, ids: string[], rows: Rows, allocate?: (bytes: number) => Buffer): Buffer | undefined {
   const writer = answer.start();
-  for (const id of ids) {
-    const card = rows.card(id);
-    if (card === undefined) return undefined;
-    if (card === null || !isCallersCard(card, applicationId)) {
+  for (let index = 0; index < ids.length; index += 1) {
+    const id = ids[index]!;
+    const place = rows.places[index]!;
+    if (place === NOT_AT_HAND) return undefined;
+    const table = place === UNKNOWN ? undefined : rows.table(place);
+    const slot = rows.slotOf(place);
+    if (table === undefined || !isCallersCard(table, slot, applicationId)) {
       writer.notFound(id);
       continue;
     }
-    const offer = rows.offer(card.offer_id);
+    const offer = rows.offer(table.offerId(slot));
     if (offer === undefined) return undefined;
     if (offer === null) {
       writer.notFound(id);
       continue;
     }
-    const placement = card.placement_id === null ? null : rows.placement(card.placement_id);
+    const placementId = table.placementId(slot);
+    const placement = placementId === null ? null : rows.placement(placementId);
     if (placement === undefined) return undefined;
-    writer.found(card, offer, keptCardHasAction(card, offer, placement, applicationId));
+    writer.found(table, slot, offer, hasAction(table.opensLink(slot), placementId, offer, placement, applicationId));
   }
   return writer.finish(allocate);
 }

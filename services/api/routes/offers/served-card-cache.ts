@@ -1,8 +1,8 @@
-import { invalidatedCache } from '../../../../platform/cache/invalidated-cache.js';
 import type { Sql } from '../../../../platform/db/db.js';
 import type { Watermarks } from '../../../../platform/projection/watermarks.js';
 import { findServedInstances } from '../../../../projections/serves/queries.js';
-import { keptCard, type KeptCard } from './instances-cards.js';
+import { CardTable } from './card-table.js';
+import type { ServedCard } from './instances-cards.js';
 
 /**
  * Served cards by offer_instance_id, kept in process: a serve is written once and never changes,
@@ -10,81 +10,76 @@ import { keptCard, type KeptCard } from './instances-cards.js';
  * never kept (their serve may be applied a moment later). Everything is dropped when the process
  * may have stopped hearing the projectors (a notification gap: the listening session dropped,
  * Postgres restarted or was replaced), so a read model that cannot be read is still a 503, not a
- * cached success. The oldest cards go first past `maxEntries`; 0 keeps none.
+ * cached success. At most `maxEntries` cards are kept (rounded up to an even number), in two tables of half that each: new cards
+ * go into the newer; when it is full the older is emptied and takes its place, so the oldest
+ * half goes first. 0 keeps none.
  */
 export interface ServedCardCache {
-  /** The cards of `ids` (canonical lowercase UUIDs) in a new map; null for an unknown id. Throws what the read model throws. */
-  cards(sql: Sql, ids: readonly string[]): Promise<Map<string, KeptCard | null>>;
-  /** The kept card of `id`, undefined when it is not in process (unknown, or not read yet); nothing is read. */
-  cardIfKept(id: string): KeptCard | undefined;
+  /** Where the kept card of `id` is (see `table`), or -1 when it is not in process (unknown, or not read yet); nothing is read. */
+  find(id: string): number;
+  /** The table a place found by `find` is in; `slotOf` gives its slot there. */
+  table(place: number): CardTable;
+  slotOf(place: number): number;
+  /**
+   * The cards of `ids` (canonical lowercase UUIDs) in a table of this request's own (it stays
+   * whole whatever the cache drops meanwhile): those kept, and the others read from the read
+   * model and kept from then on; an id missing from it is unknown. Throws what the read model throws.
+   */
+  load(sql: Sql, ids: readonly string[]): Promise<CardTable>;
   readonly size: number;
   close(): void;
 }
 
-/**
- * The last eight hex digits of a canonical UUID as a number below 2^30. A kept card is found by
- * this number first: a lookup by a string key reads the key strings of the entries it passes
- * (cold memory with hundreds of thousands of cards kept), one by a small integer reads none.
- */
-export function shortKeyOf(id: string): number {
-  let key = 0;
-  for (let index = id.length - 8; index < id.length; index += 1) {
-    const code = id.charCodeAt(index);
-    key = (key << 4) | ((code <= 57 ? code - 48 : code - 87) & 15);
-  }
-  return key & 0x3fffffff;
-}
-
 export function openServedCardCache(watermarks: Pick<Watermarks, 'onApplied'>, options: { maxEntries: number }): ServedCardCache {
-  const cache = invalidatedCache<string, KeptCard | null>({ maxEntries: options.maxEntries });
-  /**
-   * Kept cards by shortKeyOf: the first card of a number holds it (another one with the same
-   * number is still found in `cache`); bounded like the cache, emptied with it.
-   */
-  const byShortKey = new Map<number, KeptCard>();
-  const index = (card: KeptCard) => {
-    const key = shortKeyOf(card.offer_instance_id);
-    if (byShortKey.has(key)) return;
-    if (byShortKey.size >= options.maxEntries) byShortKey.delete(byShortKey.keys().next().value as number);
-    byShortKey.set(key, card);
-  };
-  // Ids, offers, placements and serve times repeat across millions of cards: one string each.
-  const shared = new Map<string, string>();
-  const intern = (value: string) => {
-    const known = shared.get(value);
-    if (known !== undefined) return known;
-    if (shared.size >= 100_000) shared.clear();
-    shared.set(value, value);
-    return value;
-  };
+  const half = Math.ceil(options.maxEntries / 2);
+  /** [newer, older]. */
+  const tables = [new CardTable(half), new CardTable(half)];
+  /** Bumped by every drop: a load that started before one answers its request but keeps nothing. */
+  let generation = 0;
   const unsubscribe = watermarks.onApplied((position) => {
-    if (!position) {
-      cache.invalidate();
-      byShortKey.clear();
-      shared.clear();
-    }
+    if (position) return;
+    generation += 1;
+    for (const table of tables) table.clear();
   });
 
-  async function load(sql: Sql, missing: string[]): Promise<Map<string, KeptCard | null>> {
-    const found = new Map<string, KeptCard | null>(missing.map((id) => [id, null]));
-    for (const row of await findServedInstances(sql, missing)) found.set(row.offer_instance_id, keptCard(row, intern));
-    return found;
-  }
+  const keep = (card: ServedCard) => {
+    if (tables[0]!.capacity === 0 || tables[0]!.find(card.offer_instance_id) >= 0 || tables[1]!.find(card.offer_instance_id) >= 0) return;
+    if (tables[0]!.isFull) {
+      const emptied = tables[1]!;
+      emptied.clear();
+      tables[1] = tables[0]!;
+      tables[0] = emptied;
+    }
+    tables[0]!.add(card);
+  };
 
   return {
-    async cards(sql, ids) {
-      const cards = await cache.getMany(ids, (missing) => load(sql, missing), (card) => card !== null);
-      // Only what the cache kept (a load that overlapped an invalidation is answered, not kept).
-      for (const card of cards.values()) if (card && cache.peek(card.offer_instance_id) === card) index(card);
-      return cards;
+    find(id) {
+      const newer = tables[0]!.find(id);
+      if (newer >= 0) return newer * 2;
+      const older = tables[1]!.find(id);
+      return older >= 0 ? older * 2 + 1 : -1;
     },
-    cardIfKept(id) {
-      const card = byShortKey.get(shortKeyOf(id));
-      if (card !== undefined && card.offer_instance_id === id) return card;
-      return cache.peek(id) ?? undefined;
+    table: (place) => tables[place & 1]!,
+    slotOf: (place) => place >> 1,
+    async load(sql, ids) {
+      const answered = new CardTable(ids.length);
+      const missing: string[] = [];
+      for (const id of ids) {
+        const place = this.find(id);
+        if (place >= 0) answered.addFrom(tables[place & 1]!, place >> 1);
+        else missing.push(id);
+      }
+      if (missing.length === 0) return answered;
+      const startedIn = generation;
+      for (const row of await findServedInstances(sql, missing)) {
+        answered.add(row);
+        if (startedIn === generation) keep(row);
+      }
+      return answered;
     },
     get size() {
-      return cache.size;
+      return tables[0]!.size + tables[1]!.size;
     },
     close: unsubscribe,
   };

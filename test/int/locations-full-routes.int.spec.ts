@@ -181,6 +181,10 @@ describe('with the real excerpt loaded', () => {
       expect(ids((await search('q=fenway%20kenmore')).body)).toEqual(['9061331']);
     });
 
+    it('folds letters decomposition leaves alone as LEGACY does: "Łódź" finds "Lodz Voivodeship"', async () => {
+      for (const q of ['lodz', encodeURIComponent('Łódź'), encodeURIComponent('ŁÓDŹ')]) expect(ids((await search(`q=${q}`)).body)).toEqual(['20850']);
+    });
+
     it('finds a city-state and a city whose parent is missing', async () => {
       expect(ids((await search('q=singapore')).body)).toEqual(['2702']);
       expect(ids((await search('q=kabul')).body)).toEqual(['1000002']);

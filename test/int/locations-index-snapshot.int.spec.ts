@@ -167,6 +167,9 @@ describe('location index snapshots', () => {
       1: { full: '3886fccb72795671754cf5581e8cb6a4ec689187da3f3116551ab84ed7cc4a4a', legacy: '64abcce2ea9a6b88d2e5fe99363b06a8e714ff9c5de9f1da87e4014682b919c9' },
       // LEGACY codes agree with current ISO names (derivation 2): the registry holds other codes.
       2: { full: '3886fccb72795671754cf5581e8cb6a4ec689187da3f3116551ab84ed7cc4a4a', legacy: 'ef7e5da9ff191d687ca821f1e08e16a0869e26e7a92de324c605de07dc85bb2a' },
+      // FULL keys fold ß, ł, ø... as LEGACY does (a migration refolds stored keys); the excerpt holds
+      // none of those letters, so its digests are format 2's.
+      3: { full: '3886fccb72795671754cf5581e8cb6a4ec689187da3f3116551ab84ed7cc4a4a', legacy: 'ef7e5da9ff191d687ca821f1e08e16a0869e26e7a92de324c605de07dc85bb2a' },
     };
     expect({ full: digest(built.state), legacy: digest(builtRegistry.state) }).toEqual(digests[SNAPSHOT_FORMAT]);
   });

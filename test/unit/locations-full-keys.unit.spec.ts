@@ -2,15 +2,31 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { constraintsKey, CursorError, decodeCursor, encodeCursor } from '../../reference/locations/full/cursor.js';
 import { normalizeSearchText, prefixUpperBound, searchHaystack } from '../../reference/locations/full/search-text.js';
+import { foldText } from '../../reference/locations/legacy/normalize.js';
+import { foldSpecialLetters, SPECIAL_LETTERS } from '../../reference/locations/special-letters.js';
 import { bucketsForTypes, typeBucket } from '../../reference/locations/full/type-buckets.js';
 
 describe('search text', () => {
+  it('folds the special letters as LEGACY does, and a key folded without them is refolded by mapping them alone (the migration)', () => {
+    const withoutSpecialLetters = (text: string) => text.normalize('NFD').replace(/\p{M}+/gu, '').toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
+    const special = fc.constantFrom(...Object.keys(SPECIAL_LETTERS), ...Object.keys(SPECIAL_LETTERS).map((letter) => letter.toUpperCase()), 'ẞ', 'İ');
+    fc.assert(
+      fc.property(fc.string({ unit: fc.oneof(special, fc.string({ minLength: 1, maxLength: 1, unit: 'grapheme' })) }), (text) => {
+        expect(normalizeSearchText(text)).toBe(foldSpecialLetters(withoutSpecialLetters(text)));
+        for (const letter of Object.keys(SPECIAL_LETTERS)) expect(normalizeSearchText(text)).not.toContain(letter);
+      }),
+      { numRuns: 500 },
+    );
+    for (const letter of Object.keys(SPECIAL_LETTERS)) expect(normalizeSearchText(letter)).toBe(foldText(letter));
+  });
+
   it('folds case, accents and punctuation', () => {
     expect(normalizeSearchText('São Paulo, SP')).toBe('sao paulo sp');
     expect(normalizeSearchText('Fenway–Kenmore')).toBe('fenway kenmore');
     expect(normalizeSearchText('  Baden-Württemberg  ')).toBe('baden wurttemberg');
     expect(normalizeSearchText("Saint Helena, Ascension and Tristan da Cunha")).toBe('saint helena ascension and tristan da cunha');
     expect(normalizeSearchText('!!')).toBe('');
+    expect(['Łódź', 'Gießen', 'GIEẞEN', 'Ærø', 'Þórshöfn', 'Đakovo', 'Œuvre', 'Ħamrun'].map(normalizeSearchText)).toEqual(['lodz', 'giessen', 'giessen', 'aero', 'thorshofn', 'dakovo', 'oeuvre', 'hamrun']);
     expect(searchHaystack('Alicante', 'Province of Alicante,Valencia,Spain')).toBe(' alicante | province of alicante valencia spain ');
   });
 

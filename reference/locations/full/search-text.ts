@@ -1,15 +1,15 @@
+import { foldSpecialLetters } from '../special-letters.js';
 import { FIELD_SEPARATOR } from '../text-index.js';
 
 /**
  * Search keys shared by the loader and the queries, so both sides fold text the same way:
- * lower case, accents removed (NFD, combining marks dropped), every run of characters that is not
- * a letter or digit becomes one space, trimmed. "São Paulo, SP" → "sao paulo sp".
+ * lower case, accents removed (NFD, combining marks dropped), the letters decomposition leaves
+ * alone folded as LEGACY folds them (special-letters.ts: "Łódź" → "lodz"), every run of
+ * characters that is not a letter or digit becomes one space, trimmed. "São Paulo, SP" →
+ * "sao paulo sp".
  */
 export function normalizeSearchText(text: string): string {
-  return text
-    .normalize('NFD')
-    .replace(/\p{M}+/gu, '')
-    .toLowerCase()
+  return foldSpecialLetters(text.normalize('NFD').replace(/\p{M}+/gu, '').toLowerCase())
     .replace(/[^\p{L}\p{N}]+/gu, ' ')
     .trim();
 }

@@ -3,21 +3,12 @@
  * punctuation reduced to single spaces so "Baden-Württemberg" and "baden wurttemberg" agree.
  */
 
-// Letters that NFKD does not decompose into a base letter plus marks.
-const SPECIAL_LETTERS: Record<string, string> = {
-  ß: 'ss', ς: 'σ', ø: 'o', æ: 'ae', œ: 'oe', đ: 'd', ð: 'd', ł: 'l', ı: 'i', þ: 'th', ħ: 'h',
-};
-const SPECIAL_PATTERN = new RegExp(`[${Object.keys(SPECIAL_LETTERS).join('')}]`, 'gu');
+import { foldSpecialLetters } from '../special-letters.js';
 
 /** Lower case, no accents, apostrophes dropped, any other non-alphanumeric run → one space. */
 export function foldText(value: string): string {
   // Lower-casing after NFKD also folds compatibility letters such as mathematical bold "𝐀".
-  return value
-    .toLowerCase()
-    .normalize('NFKD')
-    .replace(/\p{M}+/gu, '')
-    .toLowerCase()
-    .replace(SPECIAL_PATTERN, (letter) => SPECIAL_LETTERS[letter] ?? letter)
+  return foldSpecialLetters(value.toLowerCase().normalize('NFKD').replace(/\p{M}+/gu, '').toLowerCase())
     .replace(/['’ʼ‘`´]/gu, '')
     .replace(/[^\p{L}\p{N}]+/gu, ' ')
     .trim();

@@ -138,6 +138,15 @@ const requests = () => fc.record({
   eventId: fc.uuid(),
 });
 
+/** The 503 codes each route documents, by path prefix. */
+const UNAVAILABLE: Record<string, string[]> = {
+  '/v1/offers/info': ['OFFER_INFO_UNAVAILABLE'],
+  '/v1/offers/instances': ['OFFER_INSTANCE_UNAVAILABLE'],
+  '/v1/offers/query': ['QUERY_UNAVAILABLE'],
+  '/v1/postback/': ['POSTBACK_V10_UNAVAILABLE', 'POSTBACK_INTAKE_UNAVAILABLE'],
+  '/v1/locations/': ['CATALOG_UNAVAILABLE'],
+};
+
 async function eventCount(): Promise<number> {
   const { rows } = await t.runtime.db.query<{ count: string }>('SELECT count(*)::text AS count FROM event_log');
   return Number(rows[0]!.count);
@@ -209,5 +218,34 @@ describe('any request to any route', () => {
     for (const route of ['/v1/locations/search', '/v1/offers/instances', '/v1/offers/info', '/v1/offers/query']) {
       expect([...seen].some(([key]) => key === `${route} 200`), `${route} answered 200 at least once: ${JSON.stringify([...seen])}`).toBe(true);
     }
+  }, 600_000);
+
+  it('with its Postgres sessions ended under it now and then: a 503 envelope at worst, never a 500', async () => {
+    const unavailable = new Map<string, number>();
+    await fc.assert(
+      fc.asyncProperty(requests(), fc.nat(9), async (input, dice) => {
+        const { template, method, url, headers, payload } = build(input);
+        // Every tenth request or so loses every session of the pool while it runs, as in a Postgres restart.
+        let response: LightMyRequestResponse;
+        try {
+          const answer = t.app.inject({ method: method as 'GET', url, headers, ...(payload === undefined ? {} : { payload }), remoteAddress: '127.0.0.1' });
+          [response] = await Promise.all([answer, dice === 0 ? t.database.dropConnections() : undefined]);
+        } catch (error) {
+          if (error instanceof TypeError || /Invalid URI|invalid/i.test(String(error))) return;
+          throw error;
+        }
+        const label = `${method} ${url.slice(0, 200)} → ${response.statusCode} ${response.body.slice(0, 300)}`;
+        expect(response.statusCode === 503 || response.statusCode < 500, label).toBe(true);
+        if (response.statusCode === 503 && url.startsWith('/v1/') && method !== 'HEAD') {
+          const { code } = JSON.parse(response.body) as { code: string };
+          // Each route's own documented code (reference: Errors; README: the postback reasons).
+          const documented = Object.entries(UNAVAILABLE).find(([prefix]) => template.startsWith(prefix))?.[1] ?? [];
+          expect(documented, label).toContain(code);
+          unavailable.set(`${template} ${code}`, (unavailable.get(`${template} ${code}`) ?? 0) + 1);
+        }
+      }),
+      { numRuns: Number(process.env.FUZZ_RUNS ?? 1_000) },
+    );
+    if (process.env.FUZZ_RUNS) console.log([...unavailable].sort().join('\n'));
   }, 600_000);
 });

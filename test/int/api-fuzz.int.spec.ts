@@ -11,9 +11,10 @@ import { postbackWorld } from '../support/postback-world.js';
 /**
  * Every public and operator route at once, with requests made of the values real callers send
  * (real keys, ids, link codes) mixed with damaged ones: wrong methods, doubled and unknown
- * parameters, broken percent-encoding, odd headers and bodies. Whatever arrives: never a 5xx, a
+ * parameters, broken percent-encoding, odd headers and bodies. Whatever arrives: never a 500, a
  * JSON envelope on every /v1 answer that is not a redirect, and a refusal appends no event
- * (postbacks excepted: some refusals are logged by design, see the reasons table).
+ * (postbacks excepted: some refusals are logged by design, see the reasons table). The only 5xx
+ * allowed is a 503 with the route's documented code.
  * `FUZZ_RUNS=15000 npx vitest run test/int/api-fuzz.int.spec.ts` searches longer and prints how
  * often each route gave each status.
  */
@@ -147,6 +148,19 @@ const UNAVAILABLE: Record<string, string[]> = {
   '/v1/locations/': ['CATALOG_UNAVAILABLE'],
 };
 
+/**
+ * Below 500, or a 503 in the envelope with a code the route documents (reference: Errors; README:
+ * the postback reasons); answers that code.
+ */
+function expectNoServerError(template: string, url: string, method: string, response: LightMyRequestResponse, label: string): string | undefined {
+  expect(response.statusCode === 503 || response.statusCode < 500, label).toBe(true);
+  if (response.statusCode !== 503 || !url.startsWith('/v1/') || method === 'HEAD') return undefined;
+  const { code } = JSON.parse(response.body) as { code: string };
+  const documented = Object.entries(UNAVAILABLE).find(([prefix]) => template.startsWith(prefix))?.[1] ?? [];
+  expect(documented, label).toContain(code);
+  return code;
+}
+
 async function eventCount(): Promise<number> {
   const { rows } = await t.runtime.db.query<{ count: string }>('SELECT count(*)::text AS count FROM event_log');
   return Number(rows[0]!.count);
@@ -187,7 +201,7 @@ function build(input: FuzzRequest) {
 }
 
 describe('any request to any route', () => {
-  it('never gets a 5xx; /v1 answers are envelopes; a refusal appends nothing', async () => {
+  it('never gets a 500 (a 503 only with its documented code); /v1 answers are envelopes; a refusal appends nothing', async () => {
     const seen = new Map<string, number>();
     await fc.assert(
       fc.asyncProperty(requests(), async (input) => {
@@ -203,7 +217,9 @@ describe('any request to any route', () => {
         }
         const label = `${method} ${url.slice(0, 200)} ${JSON.stringify(headers).slice(0, 300)} ${String(payload).slice(0, 200)} → ${response.statusCode} ${response.body.slice(0, 300)}`;
         seen.set(`${template} ${response.statusCode}`, (seen.get(`${template} ${response.statusCode}`) ?? 0) + 1);
-        expect(response.statusCode, label).toBeLessThan(500);
+        // A 503 is an answer only with the route's documented code (an attribution id minted moments
+        // ago, as the world's ids are, may name a card not readable yet: README, postback reasons).
+        expectNoServerError(template, url, method, response, label);
         const isJson = String(response.headers['content-type'] ?? '').startsWith('application/json');
         if (url.startsWith('/v1/') && response.statusCode !== 302 && method !== 'HEAD') {
           expect(isJson, label).toBe(true);
@@ -235,12 +251,8 @@ describe('any request to any route', () => {
           throw error;
         }
         const label = `${method} ${url.slice(0, 200)} → ${response.statusCode} ${response.body.slice(0, 300)}`;
-        expect(response.statusCode === 503 || response.statusCode < 500, label).toBe(true);
-        if (response.statusCode === 503 && url.startsWith('/v1/') && method !== 'HEAD') {
-          const { code } = JSON.parse(response.body) as { code: string };
-          // Each route's own documented code (reference: Errors; README: the postback reasons).
-          const documented = Object.entries(UNAVAILABLE).find(([prefix]) => template.startsWith(prefix))?.[1] ?? [];
-          expect(documented, label).toContain(code);
+        const code = expectNoServerError(template, url, method, response, label);
+        if (code !== undefined) {
           unavailable.set(`${template} ${code}`, (unavailable.get(`${template} ${code}`) ?? 0) + 1);
         }
       }),

@@ -23,14 +23,14 @@ function serviceNodeArgs(): string[] {
 }
 
 /**
- * A service entry point (the API or the projector) in a process of its own, configured by `env`
+ * A service entry point (the API, the projector or a CLI, with `args`) in a process of its own, configured by `env`
  * only (a stack exported in the bench's shell does not leak into an embedded run). Its stdout
  * goes to the bench's stderr, so the table on stdout stays clean. BENCH_SERVICE_NODE_ARGS adds
  * node options (e.g. `--cpu-prof --cpu-prof-dir=prof`, which NODE_OPTIONS does not accept).
  */
-export function spawnService(entry: string, env: Record<string, string>): ChildProcess {
+export function spawnService(entry: string, env: Record<string, string>, args: string[] = []): ChildProcess {
   const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !SERVICE_SETTINGS.has(name)));
-  return spawn(process.execPath, [...serviceNodeArgs(), '--import', 'tsx', entry], { env: { ...inherited, ...env }, stdio: ['ignore', 2, 'inherit'] });
+  return spawn(process.execPath, [...serviceNodeArgs(), '--import', 'tsx', entry, ...args], { env: { ...inherited, ...env }, stdio: ['ignore', 2, 'inherit'] });
 }
 
 /** The API (services/api/main.ts) on `base`, resolved once /readyz answers. */

@@ -4,16 +4,28 @@ import { DATE_OID, INT8_OID, type Db, type QueryResult, type Sql, type Transacti
 
 const identity = (value: string) => value;
 
+/** Resolves once the event loop has polled for I/O. */
+const giveWay = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
+ * The engine runs each statement on this thread, and statements queued one behind another run
+ * back to back without the event loop polling for I/O in between: while a replay or a catch-up
+ * queues statements, a request could not even be read. So each statement first lets the loop
+ * poll once (`giveWay`): a request then waits for at most the statement running, not the queue.
+ */
 function wrap(target: PGlite | Transaction): Sql {
   return {
     async query<R>(text: string, params?: unknown[]): Promise<QueryResult<R>> {
+      await giveWay();
       const result = await target.query<R>(text, params);
       return { rows: result.rows, rowCount: result.affectedRows ?? result.rows.length };
     },
     async exec(text: string) {
+      await giveWay();
       await target.exec(text);
     },
     async copyFrom(table, columns, text, options = {}) {
+      await giveWay();
       if (options.savepoint) await target.exec(`SAVEPOINT ${options.savepoint}`);
       // PGlite reads COPY's input from a blob handed over with the statement.
       await target.query(`COPY ${table} (${columns.join(', ')}) FROM '/dev/blob'`, [], { blob: new Blob([text]) });

@@ -13,7 +13,12 @@ import { LogBoundError, type AppendedEvent, type EventLog, type LoggedEvent, typ
  * before offset n.
  */
 const PARTITION = 0;
-const BATCH_SIZE = 5_000;
+/**
+ * Events read at once. The embedded engine runs each statement on this thread and the API polls
+ * for I/O only between statements, so it reads fewer at a time: a request then waits behind
+ * shorter statements while a replay or a catch-up reads the log.
+ */
+const BATCH_SIZE = { postgres: 5_000, pglite: 1_000 } as const;
 /** Another process may append to the same database; without a notification we look again this often. */
 const IDLE_POLL_MS = 200;
 const RETRY_AFTER_FAILURE_MS = 1_000;
@@ -84,7 +89,7 @@ export function sqlEventLog(db: Db, codec: EventCodec, options: SqlLogOptions): 
       `SELECT "offset", key, value, appended_at FROM event_log
        WHERE topic = $1 AND partition = $2 AND "offset" >= $3 AND ($5::bigint IS NULL OR "offset" < $5)
        ORDER BY "offset" LIMIT $4`,
-      [physical(topic), PARTITION, from.toString(), BATCH_SIZE, below === undefined ? null : below.toString()],
+      [physical(topic), PARTITION, from.toString(), BATCH_SIZE[db.engine], below === undefined ? null : below.toString()],
     );
     const decoded = await decodeInOrder(
       codec,

@@ -1,5 +1,6 @@
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TestDatabase } from '../support/database.js';
 import { ADMIN_TOKEN, HOSTILE_EVENT, HOSTILE_TXN, UNKNOWN_PARTNER, startPostbackPageApp, type PostbackPageWorld } from '../support/postback-page-world.js';
 
 /** The correlation ids of the log rows a page lists, in order. */
@@ -11,6 +12,7 @@ describe('the postback log page (inject)', () => {
   let app: FastifyInstance;
   let close: () => Promise<void>;
   let w: PostbackPageWorld;
+  let database: TestDatabase;
   let cookie: string;
   const responses: LightMyRequestResponse[] = [];
 
@@ -22,7 +24,7 @@ describe('the postback log page (inject)', () => {
   const search = (query: Record<string, string>) => get(`/admin/postbacks?${new URLSearchParams(query)}`);
 
   beforeAll(async () => {
-    ({ app, world: w, close } = await startPostbackPageApp());
+    ({ app, world: w, close, database } = await startPostbackPageApp());
     const login = await app.inject({ method: 'POST', url: '/admin/login', payload: `token=${encodeURIComponent(ADMIN_TOKEN)}`, headers: { 'content-type': 'application/x-www-form-urlencoded' } });
     cookie = login.headers['set-cookie']!.toString().split(';')[0]!;
   });
@@ -306,6 +308,21 @@ describe('the postback log page (inject)', () => {
       for (const id of [w.posted.accepted, w.posted.duplicate]) expect(response.body).toContain(`<a class="id" href="/admin/postbacks/${id}">`);
       expect(response.body).toContain('(this one)');
     });
+  });
+
+  describe('when the database does not answer (the log locked by another session)', () => {
+    it('answers the search and a detail page 503 with a page saying so after the read deadline, not a 500 or a hang', async () => {
+      await database.db.transaction(async (tx) => {
+        await tx.query('LOCK TABLE postback_log IN ACCESS EXCLUSIVE MODE');
+        for (const url of ['/admin/postbacks?decision=accepted', `/admin/postbacks/${w.posted.accepted}`]) {
+          const response = await app.inject({ method: 'GET', url, headers: { cookie } });
+          expect(response.statusCode, url).toBe(503);
+          expect(response.headers['content-type']).toMatch(/^text\/html/);
+          expect(response.body).toContain('The postback log cannot be read right now');
+        }
+      });
+      expect((await get(`/admin/postbacks/${w.posted.accepted}`)).statusCode).toBe(200);
+    }, 30_000);
   });
 
   it('never answered 5xx and never showed the token', () => {

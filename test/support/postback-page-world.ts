@@ -68,7 +68,7 @@ export async function startPostbackPageApp() {
   try {
     const world = await postbackPageWorld(t.runtime, app);
     await refusals.flush();
-    return { app, world, close };
+    return { app, world, close, database: t.database };
   } catch (error) {
     await close();
     throw error;

@@ -27,10 +27,11 @@ export async function adminPages(app: FastifyInstance, options: { runtime: Runti
   });
   app.setErrorHandler((error, request, reply) => {
     const known = error instanceof ApiError ? error : fromFramework(error as FastifyError, request);
-    const status = known && known.statusCode < 500 ? known.statusCode : 500;
+    // Our own answers keep their status (a 503 when the database cannot be read); anything else is a fault of ours.
+    const status = known?.statusCode ?? 500;
     if (status === 500) request.log.error({ err: error }, 'admin page failed');
     else reply.headers(known!.headers);
-    const message = status === 500 ? 'The page could not be built (the database may be unavailable); try again.' : known!.message;
+    const message = status === 500 ? 'The page could not be built; try again, and look at the service log if it happens again.' : known!.message;
     return sendPage(reply, status, layout('Operator pages', html`<div class="errors" role="alert">${message}</div><p><a href="/admin/postbacks">← Search</a></p>`, { signedIn: false }));
   });
 

@@ -13,7 +13,7 @@ import { authenticateOfferRequest } from '../../auth/offer-route-access.js';
 import { TAG } from '../../openapi/tags.js';
 import { openReadCaches } from '../../read-cache.js';
 import { URL_ACTION_TYPE } from './card-action.js';
-import { unavailableOnFailure as readOrUnavailable } from './read-or-unavailable.js';
+import { unavailableOnFailure as readOrUnavailable } from '../../../../platform/http/read-or-unavailable.js';
 import { openOfferInfoCache, type OfferInfoCache } from './info-cache.js';
 import { parseInfoQuery, rawQueryOf, type InfoRequest } from './info-request.js';
 import { infoQuerystring, infoResponses, type InfoOffer } from './info-schema.js';

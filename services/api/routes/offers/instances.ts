@@ -12,7 +12,7 @@ import { authenticateOfferRequest, type OfferRouteCaller } from '../../auth/offe
 import { TAG } from '../../openapi/tags.js';
 import { openReadCaches } from '../../read-cache.js';
 import { instancesAnswer, type InstancesAnswer } from './instances-answer.js';
-import { unavailableOnFailure as readOrUnavailable } from './read-or-unavailable.js';
+import { unavailableOnFailure as readOrUnavailable } from '../../../../platform/http/read-or-unavailable.js';
 import { lookupInstances } from './instances-lookup.js';
 import { ID_LIST_RULE, instancesRequestBody, isJsonContentType, parseInstancesBody } from './instances-request.js';
 import { instancesHeaders, instancesResponses } from './instances-schema.js';

@@ -5,6 +5,7 @@ import { findServedInstances } from '../../../../../projections/serves/queries.j
 import { CANONICAL_UUID } from '../../../../../projections/offers/links/parse-link.js';
 import type { Runtime } from '../../../../../platform/runtime.js';
 import { notFound } from '../../../../../platform/http/errors.js';
+import { unavailableOnFailure } from '../../../../../platform/http/read-or-unavailable.js';
 import { html } from '../../../../../platform/http/html.js';
 import { searchRefusals, type PostbackRefusals } from '../../../postback-refusals.js';
 import { layout, sendPage } from '../layout.js';
@@ -23,6 +24,13 @@ const SIBLINGS_SHOWN = 50;
  * card. Sign-in is checked by the parent plugin. Bad input is a 400 page naming the field.
  */
 export async function postbackPages(app: FastifyInstance, { runtime, refusals }: { runtime: Runtime; refusals: PostbackRefusals }) {
+  /** A read that fails or does not answer in time is a 503 page, as the API's routes answer 503. */
+  const readOrUnavailable = unavailableOnFailure(
+    'POSTBACK_LOG_UNAVAILABLE',
+    'The postback log cannot be read right now (the database is unavailable or did not answer in time); try again shortly.',
+    'postback log page read failed',
+  );
+
   async function listing({ filter, refused, page }: Search): Promise<Listing> {
     if (refused) {
       const { rows, more } = await searchRefusals(refusals, filter, page);
@@ -42,18 +50,8 @@ export async function postbackPages(app: FastifyInstance, { runtime, refusals }:
     return { kind: 'log', rows, newer, older, refusals: preview && { rows: preview.rows.map((row) => row.value), more: preview.more } };
   }
 
-  app.get('/', { schema: { hide: true } }, async (request, reply) => {
-    const { form, search, errors } = parseSearch(request.query as Record<string, unknown>);
-    if (!search) return sendPage(reply, 400, layout(TITLE, searchPage(form, errors), { signedIn: true }));
-    return sendPage(reply, 200, layout(TITLE, searchPage(form, [], await listing(search)), { signedIn: true }));
-  });
-
-  app.get('/:correlation_id', { schema: { hide: true } }, async (request, reply) => {
-    const raw = (request.params as { correlation_id: string }).correlation_id;
-    const correlationId = raw.trim().toLowerCase();
-    if (!CANONICAL_UUID.test(correlationId)) {
-      return sendPage(reply, 400, layout(TITLE, html`<div class="errors" role="alert"><b>correlation_id</b>: expected a UUID such as 0193b2c4-5d6e-7f80-9a1b-2c3d4e5f6a7b</div><p><a href="/admin/postbacks">← Search</a></p>`, { signedIn: true }));
-    }
+  /** The detail page of a logged or refused postback, or undefined when neither has the id. */
+  async function detailOf(correlationId: string) {
     const entry = await findPostbackLogEntry(runtime.db, correlationId);
     if (entry) {
       const [conversion, siblings, cards, click] = await Promise.all([
@@ -62,11 +60,27 @@ export async function postbackPages(app: FastifyInstance, { runtime, refusals }:
         entry.offer_instance_id === null ? [] : findServedInstances(runtime.db, [entry.offer_instance_id]),
         entry.svc_click_id === null ? undefined : findClick(runtime.db, entry.svc_click_id),
       ]);
-      const page = loggedDetailPage({ entry, conversion, siblings, card: cards[0], clickedAt: click?.clicked_at });
-      return sendPage(reply, 200, layout(TITLE, page, { signedIn: true }));
+      return loggedDetailPage({ entry, conversion, siblings, card: cards[0], clickedAt: click?.clicked_at });
     }
     const refused = (await searchRefusals(refusals, { correlation_id: correlationId }, { limit: 1 })).rows[0];
-    if (refused) return sendPage(reply, 200, layout(TITLE, refusalDetailPage(refused.value), { signedIn: true }));
+    return refused && refusalDetailPage(refused.value);
+  }
+
+  app.get('/', { schema: { hide: true } }, async (request, reply) => {
+    const { form, search, errors } = parseSearch(request.query as Record<string, unknown>);
+    if (!search) return sendPage(reply, 400, layout(TITLE, searchPage(form, errors), { signedIn: true }));
+    const found = await readOrUnavailable(request, () => listing(search));
+    return sendPage(reply, 200, layout(TITLE, searchPage(form, [], found), { signedIn: true }));
+  });
+
+  app.get('/:correlation_id', { schema: { hide: true } }, async (request, reply) => {
+    const raw = (request.params as { correlation_id: string }).correlation_id;
+    const correlationId = raw.trim().toLowerCase();
+    if (!CANONICAL_UUID.test(correlationId)) {
+      return sendPage(reply, 400, layout(TITLE, html`<div class="errors" role="alert"><b>correlation_id</b>: expected a UUID such as 0193b2c4-5d6e-7f80-9a1b-2c3d4e5f6a7b</div><p><a href="/admin/postbacks">← Search</a></p>`, { signedIn: true }));
+    }
+    const page = await readOrUnavailable(request, () => detailOf(correlationId));
+    if (page) return sendPage(reply, 200, layout(TITLE, page, { signedIn: true }));
     const missing = html`<p>No postback with correlation id <span class="id">${correlationId}</span> is in the log, nor among the refusals kept.</p><p><a href="/admin/postbacks">← Search</a></p>`;
     return sendPage(reply, 404, layout(TITLE, missing, { signedIn: true }));
   });

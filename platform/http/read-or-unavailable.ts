@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
-import { resultWithin } from '../../../../platform/async/deadline.js';
-import { ApiError, serviceUnavailable } from '../../../../platform/http/errors.js';
+import { resultWithin } from '../async/deadline.js';
+import { ApiError, serviceUnavailable } from './errors.js';
 
 /**
  * How long one request's reads may take in all. Longer than the waits for a card or link minted a

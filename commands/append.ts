@@ -2,8 +2,8 @@ import type { AppendedEvent, NewEvent } from '../platform/events/event-log.js';
 import type { Runtime } from '../platform/runtime.js';
 import { eventTopic, type EventTypeName, type EventValues } from '../schemas/generated/events.js';
 import type { TopicName } from '../schemas/topics.js';
-import { NUL } from '../platform/db/storable-text.js';
 import { CommandInputError } from './command.js';
+import { UNSTORABLE, unstorableText } from './unstorable-text.js';
 
 /** The event types a topic carries, e.g. `EventOf<'offers'>`. */
 export type EventOf<T extends TopicName> = { [K in EventTypeName]: (typeof eventTopic)[K] extends T ? K : never }[EventTypeName];
@@ -27,31 +27,4 @@ export async function appendEvents(runtime: Pick<Runtime, 'eventLog'>, topic: To
     if (found) throw new CommandInputError(found.path, `contains ${UNSTORABLE[found.kind]}; remove it`);
   }
   return runtime.eventLog.append(topic, events);
-}
-
-const UNSTORABLE = {
-  nul: 'a NUL character (U+0000), which no read model can store',
-  surrogate: 'a lone UTF-16 surrogate (half of a character), which UTF-8 cannot carry: it would be stored as U+FFFD',
-} as const;
-
-/** An unpaired surrogate; a pair is one code point here (the u flag), so it is not matched. */
-const LONE_SURROGATE = /\p{Cs}/u;
-
-/**
- * The path of the first string an event's value holds that the log or the read models would not
- * keep as given, if any. Inputs are checked where they are read; this is the one place every
- * event passes, so a value no check caught never reaches the log (storable-text.ts says what
- * happens to one that did).
- */
-function unstorableText(value: unknown, path = ''): { path: string; kind: keyof typeof UNSTORABLE } | undefined {
-  if (typeof value === 'string') {
-    if (value.includes(NUL)) return { path: path || 'value', kind: 'nul' };
-    return LONE_SURROGATE.test(value) ? { path: path || 'value', kind: 'surrogate' } : undefined;
-  }
-  if (value === null || typeof value !== 'object' || value instanceof Date || ArrayBuffer.isView(value)) return undefined;
-  for (const [key, inner] of Object.entries(value)) {
-    const found = unstorableText(inner, Array.isArray(value) ? `${path}[${key}]` : path ? `${path}.${key}` : key);
-    if (found !== undefined) return found;
-  }
-  return undefined;
 }

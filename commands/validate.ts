@@ -2,6 +2,7 @@ import type { Static, TObject } from '@sinclair/typebox';
 import { ValueErrorType } from '@sinclair/typebox/errors';
 import { Value } from '@sinclair/typebox/value';
 import { CommandInputError } from './command.js';
+import { UNSTORABLE, unstorableText } from './unstorable-text.js';
 
 /** JSON pointer `/targeting/0/geo` → `targeting[0].geo`, the form users read in messages. */
 export function fieldPath(pointer: string): string {
@@ -13,7 +14,11 @@ export function fieldPath(pointer: string): string {
 /** Checks input against a closed schema; throws CommandInputError naming the first bad field. */
 export function validateInput<S extends TObject>(schema: S, input: unknown): Static<S> {
   const first = Value.Errors(schema, input).First();
-  if (!first) return input as Static<S>;
+  if (!first) {
+    const unstorable = unstorableText(input);
+    if (unstorable) throw new CommandInputError(unstorable.path, `contains ${UNSTORABLE[unstorable.kind]}; remove it`);
+    return input as Static<S>;
+  }
   if (first.type === ValueErrorType.ObjectAdditionalProperties) {
     throw new CommandInputError(fieldPath(first.path), 'is not a known field');
   }

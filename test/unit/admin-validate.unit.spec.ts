@@ -34,6 +34,13 @@ describe('admin input validation', () => {
     expect(fieldPath('/targeting/0/geo/include/1/location_id')).toBe('targeting[0].geo.include[1].location_id');
   });
 
+  it('refuses text no read model can store (a NUL, a lone surrogate) before the command reads anything, naming the field', () => {
+    expect(fieldOf({ name: 'a\u0000b' })).toBe('name');
+    expect(fieldOf({ name: 'ok', tags: ['fine', '\ud800'] })).toBe('tags[1]');
+    expect(fieldOf({ name: 'ok 😀', tags: ['é'] })).toBeUndefined();
+    expect(() => validateInput(schema, { name: '\u0000' })).toThrow(/contains a NUL character/);
+  });
+
   it('names the field of the first problem', () => {
     expect(fieldOf({ name: 'ok' })).toBeUndefined();
     expect(fieldOf({})).toBe('name');

@@ -76,6 +76,9 @@ const network = fc.oneof(
   fc.ipV6(),
 );
 
+/** Ids of the excerpt's catalog (countries, states, cities), ids it lacks, and ids at the edges. */
+const locationId = fc.constantFrom('2840', '21136', '20850', '2076', '1014221', '9061331', '0', '1', '9223372036854775807', '99999999999999999999', '00002840');
+
 const details = fc.record({
   title: hostile(500),
   category: hostile(200),
@@ -112,18 +115,38 @@ const commandInput = fc.oneof(
       internal: { credentials, settlement_contract: 'contract' },
     })),
   }),
+  fc.record({
+    name: fc.constant('offer:upsert'),
+    input: fc.array(fc.record({ include: fc.array(locationId, { maxLength: 4 }), exclude: fc.array(locationId, { maxLength: 4 }) }), { maxLength: 3 }).map((rules) => ({
+      partner_id: partnerId, kind: 'local', status: 'active',
+      details: { offer_info: { title: 't', category: { id: 'c' }, description: '' }, entity: { id: 'e', name: 'E', type: 'x' }, goals: [{ event: 'install', pricing: { model: 'cpa', amount: '1', currency: 'USD' } }] },
+      targeting: rules.map(({ include, exclude }) => ({ geo: { include: include.map((id) => ({ location_id: id })), exclude: exclude.map((id) => ({ location_id: id })) } })),
+    })),
+  }),
+  fc.record({
+    name: fc.constant('link:register'),
+    input: fc.record({ shape: fc.constantFrom('short_code', 'instance_uuid', 'static_path'), code: fc.option(fc.oneof(hostile(100), fc.stringMatching(/^[A-Za-z0-9]{8}$/), fc.stringMatching(/^st_[A-Za-z0-9_-]{1,40}$/), fc.uuid()), { nil: undefined }), target: fc.option(hostile(100).map((path) => `https://shop.example/${encodeURIComponent(path.replace(/\p{Cs}/gu, 'x'))}`), { nil: undefined }) }),
+  }),
   fc.record({ name: fc.constant('offer:publish-snapshot'), input: fc.record({ content: details, updatedAt: time, language: fc.constantFrom('en', 'pt-BR', 'zh-Hant-TW', 'x-klingon', 'EN') }) }),
 );
+
+/** The command input a drawn one stands for (the offers they name exist). */
+function sentInput(name: string, input: Record<string, unknown>, offers: { remoteOffer: string; localOffer: string }): Record<string, unknown> {
+  if (name === 'offer:publish-snapshot') return { offer_id: offers.remoteOffer, content: input.content, updated_at: input.updatedAt, language: input.language };
+  if (name === 'link:register') {
+    return { offer_id: offers.localOffer, shape: input.shape, ...(input.code === undefined ? {} : { code: input.code }), ...(input.target === undefined ? {} : { target_url: input.target }) };
+  }
+  return input;
+}
 
 describe('inputs the write side accepts', () => {
   it('are applied by every read model: no accepted command stops a projection', async () => {
     const { offer_id: remoteOffer } = (await execute('offer:upsert', { partner_id: partnerId, kind: 'remote', status: 'active' })) as Record<string, string>;
+    const { offer_id: localOffer } = (await execute('offer:upsert', { partner_id: partnerId, kind: 'local', status: 'active', destination_url: 'https://shop.example/' })) as Record<string, string>;
     let accepted = 0;
     await fc.assert(
       fc.asyncProperty(commandInput, async ({ name, input }) => {
-        const sent = name === 'offer:publish-snapshot'
-          ? { offer_id: remoteOffer, content: (input as { content: unknown }).content, updated_at: (input as { updatedAt: string }).updatedAt, language: (input as { language: string }).language }
-          : input;
+        const sent = sentInput(name, input, { remoteOffer: remoteOffer!, localOffer: localOffer! });
         const result = await execute(name, sent);
         if (result === 'refused') return;
         accepted += 1;

@@ -70,7 +70,7 @@ const encode = (value: string, raw: boolean) =>
 const PARAMETERS = [
   'catalog', 'q', 'limit', 'cursor', 'country', 'parent_location_id', 'target_types', 'subdivision_code', 'subdivision_code_type', 'levels', 'locale',
   'location_id', 'city', 'offer_id', 'offerurl', 'event_name', 'svc_click_id', 'svc_tracking_id', 'offer_instance_id', 'event_id', 'amount', 'currency',
-  'order_id', 'partner_txn_id', 'from', 'to', 'partner', 'reason', 'page', 'constructor', '__proto__', 'token',
+  'order_id', 'partner_txn_id', 'from', 'to', 'partner', 'reason', 'page', 'constructor', '__proto__', 'token', 'sub_id1', 'sub_id5', 'svc_click_id',
 ];
 
 /** Per route: a well-formed request of a real caller, which the fuzz then damages or replaces. */

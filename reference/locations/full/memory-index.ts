@@ -6,6 +6,7 @@ import type { CursorPosition } from './cursor.js';
 import { fitsBigint, type CurrentRelease } from './queries.js';
 import type { SearchConstraints } from './search.js';
 import { ALL_BUCKETS, bucketsForTypes, OTHER_BUCKET } from './type-buckets.js';
+import { StringTable } from '../../../platform/text/string-table.js';
 
 /**
  * The current FULL release in memory, built once per release (and LEGACY build, which labels
@@ -105,29 +106,6 @@ function hashId(id: string): number {
   return hash ^ (hash >>> 15);
 }
 
-class Table {
-  readonly values: string[] = [];
-  private readonly ids = new Map<string, number>();
-  /** The table whose ids are the positions of `values`. */
-  static of(values: readonly string[]): Table {
-    const table = new Table();
-    for (const value of values) table.idOf(value);
-    return table;
-  }
-  idOf(value: string): number {
-    let id = this.ids.get(value);
-    if (id === undefined) {
-      id = this.values.length;
-      this.values.push(value);
-      this.ids.set(value, id);
-    }
-    return id;
-  }
-  find(value: string): number | undefined {
-    return this.ids.get(value);
-  }
-}
-
 /** Indexes a release's rows (any order; the columns are reordered in place). */
 function buildFullIndex(columns: FullIndexColumns, options: TextIndexOptions): FullIndexState {
   const { typeBucket: buckets, nameNorm: nameNorms, locationId: ids } = columns;
@@ -142,8 +120,8 @@ function buildFullIndex(columns: FullIndexColumns, options: TextIndexOptions): F
   const idColumn = StringColumn.of(ids);
   const rowById = new IdTable(idColumn, IdTable.slotsFor(ids));
 
-  const countries = new Table();
-  const types = new Table();
+  const countries = new StringTable();
+  const types = new StringTable();
   const countryOf = new Uint16Array(n);
   const typeOf = new Uint16Array(n);
   const bucketOf = new Uint8Array(n);
@@ -276,8 +254,8 @@ export class FullIndex {
   readonly ids: StringColumn;
   readonly names: StringColumn;
   readonly canonicalNames: StringColumn;
-  readonly countries: Table;
-  readonly types: Table;
+  readonly countries: StringTable;
+  readonly types: StringTable;
   readonly countryOf: Uint16Array;
   readonly typeOf: Uint16Array;
   readonly bucketOf: Uint8Array;
@@ -309,8 +287,8 @@ export class FullIndex {
     this.size = this.ids.length;
     this.names = new StringColumn(state.names);
     this.canonicalNames = new StringColumn(state.canonicalNames);
-    this.countries = Table.of(state.countries);
-    this.types = Table.of(state.types);
+    this.countries = StringTable.of(state.countries);
+    this.types = StringTable.of(state.types);
     this.countryOf = state.countryOf;
     this.typeOf = state.typeOf;
     this.bucketOf = state.bucketOf;

@@ -1,3 +1,4 @@
+import { StringTable } from '../../../../platform/text/string-table.js';
 import { formatServedAt, opensLink, type ServedCard } from './instances-cards.js';
 
 /**
@@ -43,27 +44,13 @@ export function idHash(id: string): number {
   return (Math.imul(key, 0x9e3779b1) >>> 2) & 0x3fffffff;
 }
 
-/** Strings that repeat across cards (applications, offers, placements), one index each. */
-class Interned {
-  private readonly indexes = new Map<string, number>();
-  readonly values: string[] = [];
-  indexOf(value: string): number {
-    let index = this.indexes.get(value);
-    if (index === undefined) {
-      index = this.values.length;
-      this.values.push(value);
-      this.indexes.set(value, index);
-    }
-    return index;
-  }
-}
-
 export class CardTable {
   private slots: Int32Array;
   private mask: number;
   private arena: Buffer;
   private arenaUsed = 0;
-  private strings = new Interned();
+  /** Applications, offers and placements, which repeat across cards: one string each. */
+  private strings = new StringTable();
   private count = 0;
 
   constructor(readonly capacity: number) {
@@ -86,7 +73,7 @@ export class CardTable {
   clear(): void {
     this.slots.fill(0);
     this.arenaUsed = 0;
-    this.strings = new Interned();
+    this.strings = new StringTable();
     this.count = 0;
   }
 
@@ -132,9 +119,9 @@ export class CardTable {
       this.arenaUsed += this.arena.write(text, this.arenaUsed, 'utf8');
       this.slots[at + ID_END + index] = this.arenaUsed;
     });
-    this.slots[at + APPLICATION] = this.strings.indexOf(card.application_id);
-    this.slots[at + OFFER] = this.strings.indexOf(card.offer_id);
-    this.slots[at + PLACEMENT] = card.placement_id === null ? -1 : this.strings.indexOf(card.placement_id);
+    this.slots[at + APPLICATION] = this.strings.idOf(card.application_id);
+    this.slots[at + OFFER] = this.strings.idOf(card.offer_id);
+    this.slots[at + PLACEMENT] = card.placement_id === null ? -1 : this.strings.idOf(card.placement_id);
     this.slots[at + FLAGS] = (card.environment === 'live' ? LIVE : 0) | (opensLink(card) ? OPENS_LINK : 0);
     this.count += 1;
     return at / STRIDE;
@@ -154,10 +141,10 @@ export class CardTable {
     this.arenaUsed += end - start;
     this.slots[at + START] = start + shift;
     for (let text = 0; text < 4; text += 1) this.slots[at + ID_END + text] = other.slots[from + ID_END + text]! + shift;
-    this.slots[at + APPLICATION] = this.strings.indexOf(other.applicationId(slot));
-    this.slots[at + OFFER] = this.strings.indexOf(other.offerId(slot));
+    this.slots[at + APPLICATION] = this.strings.idOf(other.applicationId(slot));
+    this.slots[at + OFFER] = this.strings.idOf(other.offerId(slot));
     const placementId = other.placementId(slot);
-    this.slots[at + PLACEMENT] = placementId === null ? -1 : this.strings.indexOf(placementId);
+    this.slots[at + PLACEMENT] = placementId === null ? -1 : this.strings.idOf(placementId);
     this.slots[at + FLAGS] = other.slots[from + FLAGS]!;
     this.count += 1;
     return at / STRIDE;

@@ -8,6 +8,7 @@ import { runCommand } from '../../commands/run.js';
 import { startProjection, type RunningProjection } from '../../platform/projection/runner.js';
 import { accountsProjection } from '../../projections/accounts/projection.js';
 import { createTestApp, testEnvironment, type TestRuntime } from '../support/app.js';
+import { withoutTable } from '../support/database.js';
 import { waitFor } from '../support/wait-for.js';
 
 const ADMIN_TOKEN = 'admin-token-for-accounts-tests-0123456789';
@@ -121,6 +122,19 @@ describe('accounts admin commands reject bad input', () => {
     const good = await t.app.inject({ method: 'POST', url: '/admin/commands/api-key:issue', headers, payload: { application_id: ids.app, label: 'api' } });
     expect(good.statusCode).toBe(200);
     expect(good.json().data).toMatchObject({ kind: 'live', key: expect.stringMatching(/^svc_live_/), application_id: ids.app });
+  });
+
+  it('the admin HTTP API answers 503 COMMAND_UNAVAILABLE, not a 500, when a read model fails while a command runs; nothing is appended', async () => {
+    const headers = { authorization: `Bearer ${ADMIN_TOKEN}` };
+    const before = await t.runtime.eventLog.endOffsets('accounts');
+    await withoutTable(t.runtime.db, 'account_developers', async () => {
+      const answer = await t.app.inject({ method: 'POST', url: '/admin/commands/developer:register', headers, payload: { name: 'Later', email: 'later@example.test' } });
+      expect(answer.statusCode).toBe(503);
+      expect(answer.json()).toMatchObject({ code: 'COMMAND_UNAVAILABLE', message: expect.stringMatching(/^the command could not complete: .*account_developers.*; retry shortly$/), data: {} });
+    });
+    expect(await t.runtime.eventLog.endOffsets('accounts')).toEqual(before);
+    const retried = await t.app.inject({ method: 'POST', url: '/admin/commands/developer:register', headers, payload: { name: 'Later', email: 'later@example.test' } });
+    expect(retried.statusCode).toBe(200);
   });
 
   it('the CLI exits 2 for invalid input, 3 for a missing record, and names the field', async () => {

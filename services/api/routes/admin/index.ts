@@ -47,7 +47,13 @@ export async function adminRoutes(app: FastifyInstance, options: AdminRouteOptio
       if (error instanceof CommandInputError) throw badRequest(error.message, { field: error.field });
       if (error instanceof CommandNotFoundError) throw new ApiError(404, 'NOT_FOUND', error.message, { field: error.field });
       if (error instanceof CommandUnavailableError) throw serviceUnavailable(error.code, error.message);
-      throw error;
+      if (error instanceof ApiError) throw error;
+      // The log or a read model failed while the command ran (a dropped session, a broker that went
+      // away): a retry is the answer, as on every route. A command appends last, so a failure before
+      // that appended nothing; one in the append itself may have been logged, and the retry is then
+      // refused as a repeat (or repeats an idempotent change).
+      request.log.error({ err: error }, `admin command ${name} failed`);
+      throw serviceUnavailable('COMMAND_UNAVAILABLE', `the command could not complete: a backend failed or did not answer (${(error as Error).message}); retry shortly`);
     }
   });
 

@@ -96,7 +96,7 @@ function wellFormed(template: string): { segment: string; parameters: [string, s
     case '/admin/postbacks':
       return { segment: '', parameters: [['partner', partner]], body: null, authorization: `Bearer ${ADMIN_TOKEN}` };
     case '/admin/commands/{name}':
-      return { segment: 'developer:register', parameters: [], body: JSON.stringify({ name: 'Fuzz', email: 'not-an-email' }), authorization: `Bearer ${ADMIN_TOKEN}` };
+      return { segment: 'developer:register', parameters: [], body: JSON.stringify({ name: 'Fuzz', email: 'fuzz-event@example.test' }), authorization: `Bearer ${ADMIN_TOKEN}` };
     default:
       return { segment: 'x', parameters: [], body: null, authorization: `Bearer ${ADMIN_TOKEN}` };
   }

@@ -176,7 +176,7 @@ function build(input: FuzzRequest) {
   const safe = (value: string) => value.replace(/[^\t\x20-\x7e\x80-\xff]/g, '');
   const segment = input.segment ?? (input.random ? 'x' : base.segment);
   const parameters = input.random ? input.parameters : [...base.parameters.slice(input.dropParameter ? 1 : 0), ...input.parameters.slice(0, 1)];
-  // A well-formed postback gets a new event id each time, or every one after the first is a repeat.
+  // A well-formed postback (or registration) gets a new id each time, or every one after the first is a repeat.
   const body = input.body ?? (input.random ? null : base.body?.replace('fuzz-event', input.eventId) ?? null);
   const path = template.replace(/\{(partner|id|code|name)\}/, () => encode(segment, input.raw));
   const query = parameters.map(([name, value]) => `${name}=${encode(name === 'event_id' && value === 'fuzz-event' ? input.eventId : value, input.raw)}`).join('&');

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { success } from '../../../../platform/http/envelope.js';
 import type { StoredOffer } from '../../../../projections/offers/queries.js';
-import type { CardTable, CardText } from './card-table.js';
+import { CARD_TEXTS, type CardTable, type CardText } from './card-table.js';
 import { instanceItem, type ServedCard } from './instances-cards.js';
 import type { InstanceItem } from './instances-schema.js';
 
@@ -30,17 +30,16 @@ export interface AnswerWriter {
 /** Serializes a whole 200 answer, as the route's reply does. */
 export type SerializeAnswer = (payload: unknown) => string;
 
-const SLOTS = ['id', 'servedAt', 'placement', 'url'] as const;
-type Slot = (typeof SLOTS)[number];
-/** A slot is the card's text of the same index in the card table (CARD_TEXTS). */
-const ID = 0;
+/** A template's slots are the card's texts, by their index in CARD_TEXTS. */
+type Slot = (typeof CARD_TEXTS)[number];
+const ID = CARD_TEXTS.indexOf('id');
 
 /** Literal bytes and a card's texts in turn: parts[0] text(slots[0]) parts[1] … parts[n]. */
 interface Template {
   parts: Buffer[];
   /** The literal bytes in all. */
   partBytes: number;
-  /** Indexes into SLOTS. */
+  /** Indexes into CARD_TEXTS. */
   slots: CardText[];
 }
 
@@ -63,7 +62,7 @@ export function instancesAnswer(serialize: SerializeAnswer): InstancesAnswer {
     id: randomUUID(),
     servedAt: `served-${randomUUID()}`,
     placement: JSON.stringify(`placement-${randomUUID()}`),
-    url: `https://${randomUUID()}.invalid/`,
+    link: `https://${randomUUID()}.invalid/`,
   };
   const template = (text: string): Template => {
     const parts: Buffer[] = [];
@@ -71,14 +70,14 @@ export function instancesAnswer(serialize: SerializeAnswer): InstancesAnswer {
     let from = 0;
     for (;;) {
       let next: { at: number; slot: number } | undefined;
-      SLOTS.forEach((slot, index) => {
+      CARD_TEXTS.forEach((slot, index) => {
         const at = text.indexOf(marks[slot], from);
         if (at >= 0 && (!next || at < next.at)) next = { at, slot: index };
       });
       if (!next) break;
       parts.push(Buffer.from(text.slice(from, next.at), 'utf8'));
       slots.push(next.slot as CardText);
-      from = next.at + marks[SLOTS[next.slot]!].length;
+      from = next.at + marks[CARD_TEXTS[next.slot]!].length;
     }
     parts.push(Buffer.from(text.slice(from), 'utf8'));
     return { parts, slots, partBytes: parts.reduce((sum, part) => sum + part.length, 0) };
@@ -105,7 +104,7 @@ export function instancesAnswer(serialize: SerializeAnswer): InstancesAnswer {
         const item = instanceItem(marks.id, 'owner', card, offer, null);
         return template(serializeItem({ ...item, served_at: marks.servedAt, placement_id: JSON.parse(marks.placement) as string }));
       };
-      found = { withAction: render(marks.url), withoutAction: render(null) };
+      found = { withAction: render(marks.link), withoutAction: render(null) };
       byOffer.set(offer, found);
     }
     return found;

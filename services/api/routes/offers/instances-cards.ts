@@ -22,8 +22,11 @@ export function formatServedAt(servedAt: Date): string {
 
 /** A card belongs to the application whose identity served it, and only live serves are ever found (rule 2). */
 export function isCallersCard(card: Pick<ServedCard, 'application_id' | 'environment'>, applicationId: string): boolean {
-  return card.application_id === applicationId && card.environment === 'live';
+  return isServedTo(card.application_id, card.environment === 'live', applicationId);
 }
+
+/** isCallersCard for a card kept as its application and whether it was a live serve (card-table.ts). */
+export const isServedTo = (cardApplicationId: string, live: boolean, applicationId: string) => live && cardApplicationId === applicationId;
 
 /** The card's own half of rule 7, fixed at serve time: it has a link and its frozen destination opens in a browser. */
 export const opensLink = (card: Pick<ServedCard, 'link_url' | 'destination_url'>) => Boolean(card.link_url) && isOpenableDestination(card.destination_url);

@@ -5,7 +5,7 @@ import type { StoredOffer } from '../../../../projections/offers/queries.js';
 import type { ReadCaches } from '../../read-cache.js';
 import type { InstancesAnswer } from './instances-answer.js';
 import type { CardTable } from './card-table.js';
-import { hasAction } from './instances-cards.js';
+import { hasAction, isServedTo } from './instances-cards.js';
 import type { ServedCardCache } from './served-card-cache.js';
 
 /** Where an answer's rows come from; undefined means "not at hand" (null: known not to exist). */
@@ -76,8 +76,8 @@ export async function lookupInstances(
   return read;
 }
 
-/** A card belongs to the application whose identity served it, and only live serves are ever found (rule 2). */
-const isCallersCard = (table: CardTable, slot: number, applicationId: string) => table.isLive(slot) && table.applicationId(slot) === applicationId;
+/** Rule 2 (instances-cards.ts) for a kept card. */
+const isCallersCard = (table: CardTable, slot: number, applicationId: string) => isServedTo(table.applicationId(slot), table.isLive(slot), applicationId);
 
 /** The answer from `rows`, or undefined as soon as one it needs is not at hand. */
 function writeAnswer(answer: InstancesAnswer, applicationId: string, ids: string[], rows: Rows, allocate?: (bytes: number) => Buffer): Buffer | undefined {

@@ -67,7 +67,7 @@ export function openServedCardCache(watermarks: Pick<Watermarks, 'onApplied'>, o
       const missing: string[] = [];
       for (const id of ids) {
         const place = this.find(id);
-        if (place >= 0) answered.addFrom(tables[place & 1]!, place >> 1);
+        if (place >= 0) answered.addFrom(this.table(place), this.slotOf(place));
         else missing.push(id);
       }
       if (missing.length === 0) return answered;

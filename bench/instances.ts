@@ -9,7 +9,7 @@ import { projections, startProjectors } from '../services/projector/projectors.j
 import { DETAILS } from '../test/support/instance-world.js';
 import { resolveStack } from '../test/support/stack.js';
 import { openLoop } from './open-loop.js';
-import { halfRate, listenForBench, medianRun, saturationColumns, startBenchServer, staticAnswerRoute, summarize, type LoadRun } from './server.js';
+import { halfRate, listenForBench, medianRun, saturationColumns, serviceMemory, startBenchServer, staticAnswerRoute, summarize, type LoadRun, type ServiceMemory } from './server.js';
 import { benchDatabase, printTable, writeResults, type BenchRow } from './support.js';
 
 /**
@@ -90,6 +90,27 @@ export async function seed(databaseUrl: string) {
   }
 }
 
+const MB = 1024 * 1024;
+
+/**
+ * What the kept cards cost: the cache's own bytes per card (its tables and text, room reserved
+ * included), against the process's resident memory before any was kept (the baseline) and
+ * after; the resident growth per card also counts the garbage the first pass left behind.
+ */
+function memoryRow(before: ServiceMemory, after: ServiceMemory): BenchRow {
+  const cards = after.cachedCards - before.cachedCards;
+  return {
+    scenario: `memory: ${cards} served cards kept by the first pass`,
+    kept_cards: after.cachedCards,
+    cache_mb: Number((after.cacheBytes / MB).toFixed(1)),
+    cache_bytes_per_card: cards > 0 ? Math.round((after.cacheBytes - before.cacheBytes) / cards) : 0,
+    rss_before_mb: Math.round(before.residentBytes / MB),
+    rss_after_mb: Math.round(after.residentBytes / MB),
+    rss_growth_ratio: Number((after.residentBytes / before.residentBytes).toFixed(2)),
+    rss_bytes_per_card: cards > 0 ? Math.round((after.residentBytes - before.residentBytes) / cards) : 0,
+  };
+}
+
 async function cannon(base: string, path: string, key: string, bodies: string[], load: { overallRate?: number; amount?: number } = {}) {
   let next = 0;
   const started = performance.now();
@@ -135,9 +156,12 @@ export async function instanceLookupBench(): Promise<BenchRow[]> {
     rows.push({ scenario: 'answer size (bytes) of 100 ids, 90 found', bytes: real.length });
     // The first lookup of a card reads Postgres, later ones are answered from the process
     // (served-card-cache.ts): one pass over every body first, then the steady state.
+    const beforeFirstPass = await serviceMemory(base);
     process.stderr.write(`bench instances: first pass over ${BODIES * 100} ids\n`);
     const firstPass = await cannon(base, '/v1/offers/instances', key, bodies.slice(5), { amount: bodies.length - 5 });
     rows.push({ scenario: `instance lookup, first pass over ${(BODIES - 5) * 100} ids (cards read from Postgres)`, served_instances: SERVED, per_second: firstPass.perSecond, p50_ms: firstPass.p50, p99_ms: firstPass.p99, non_2xx: firstPass.non2xx, errors: firstPass.errors });
+    const afterFirstPass = await serviceMemory(base);
+    rows.push(memoryRow(beforeFirstPass, afterFirstPass));
     const measured = {
       static: { scenario: `static envelope of the same size (same bodies, median of ${ROUNDS})`, path: '/bench/static-instances', target: '', runs: [] as LoadRun[] },
       lookup: { scenario: `instance lookup, 100 ids per call, cards seen before (median of ${ROUNDS})`, path: '/v1/offers/instances', target: '>= 0.6, p99 <= 10 ms at half', runs: [] as LoadRun[] },

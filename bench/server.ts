@@ -119,3 +119,23 @@ export function saturationColumns(saturated: LoadRun, half: LoadRun) {
     errors: saturated.errors + half.errors,
   };
 }
+
+/** Memory figures a service reports on /metrics (prom-client's process and heap series, and the instance cache's). */
+export interface ServiceMemory {
+  residentBytes: number;
+  heapUsedBytes: number;
+  cachedCards: number;
+  cacheBytes: number;
+}
+
+/** Reads a service's /metrics; a series it does not report reads 0. */
+export async function serviceMemory(base: string): Promise<ServiceMemory> {
+  const text = await (await fetch(`${base}/metrics`)).text();
+  const value = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? 0);
+  return {
+    residentBytes: value('process_resident_memory_bytes'),
+    heapUsedBytes: value('nodejs_heap_size_used_bytes'),
+    cachedCards: value('instance_cache_cards'),
+    cacheBytes: value('instance_cache_bytes'),
+  };
+}

@@ -38,6 +38,16 @@ export function createMetrics() {
       labelNames: ['projection', 'topic', 'partition'] as const,
       registers: [registry],
     }),
+    instanceCacheCards: new Gauge({
+      name: 'instance_cache_cards',
+      help: 'Served cards this API process keeps for POST /v1/offers/instances (INSTANCE_CACHE_ENTRIES bounds it)',
+      registers: [registry],
+    }),
+    instanceCacheBytes: new Gauge({
+      name: 'instance_cache_bytes',
+      help: 'Bytes the kept served cards hold (their tables and text, room reserved for more included)',
+      registers: [registry],
+    }),
     readAfterWrite: new Histogram({
       name: 'read_after_write_seconds',
       help: 'From the start of an append until a projection has applied it (serves: sampled from Query answers; the postback ledger: each decision waited for)',

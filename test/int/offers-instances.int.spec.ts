@@ -250,6 +250,19 @@ describe('not_found', () => {
   });
 });
 
+describe('the cards kept in process', () => {
+  const gauge = async (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec((await t.app.inject('/metrics')).body)?.[1]);
+
+  it('reports on /metrics how many it keeps and the bytes they hold; unknown ids are not kept', async () => {
+    const [cardsBefore, bytesBefore] = [await gauge('instance_cache_cards'), await gauge('instance_cache_bytes')];
+    const cards = await serve(...Array.from({ length: 30 }, () => card()));
+    await lookup(world.keys.main, [...cards.map((c) => c.offer_instance_id), uuidv7(), uuidv7()]);
+    expect(await gauge('instance_cache_cards')).toBe(cardsBefore + 30);
+    expect(await gauge('instance_cache_bytes')).toBeGreaterThanOrEqual(bytesBefore);
+    expect(await gauge('instance_cache_bytes')).toBeGreaterThan(0);
+  });
+});
+
 describe('authentication, in the reference\'s order', () => {
   const body = () => ({ offer_instance_ids: [uuidv7()] });
 

@@ -65,6 +65,11 @@ export class CardTable {
     return this.count;
   }
 
+  /** Bytes the table holds, room reserved for more cards included (the interned ids, a few per thousand cards, aside). */
+  get bytes(): number {
+    return this.slots.byteLength + this.arena.length;
+  }
+
   get isFull(): boolean {
     return this.count >= this.capacity;
   }

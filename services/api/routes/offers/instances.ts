@@ -41,7 +41,13 @@ export async function instancesRoute(app: FastifyInstance, { runtime }: { runtim
   const watermarks = await runtime.watermarks();
   const caches = openReadCaches(watermarks);
   const served = openServedCardCache(watermarks, { maxEntries: runtime.config.instanceCacheEntries });
+  const reportCache = async () => {
+    runtime.metrics.instanceCacheCards.set(served.size);
+    runtime.metrics.instanceCacheBytes.set(served.bytes);
+  };
+  runtime.metrics.beforeScrape.push(reportCache);
   app.addHook('onClose', async () => {
+    runtime.metrics.beforeScrape.splice(runtime.metrics.beforeScrape.indexOf(reportCache), 1);
     caches.close();
     served.close();
   });

@@ -27,6 +27,8 @@ export interface ServedCardCache {
    */
   load(sql: Sql, ids: readonly string[]): Promise<CardTable>;
   readonly size: number;
+  /** Bytes the kept cards hold (CardTable.bytes of both tables). */
+  readonly bytes: number;
   close(): void;
 }
 
@@ -80,6 +82,9 @@ export function openServedCardCache(watermarks: Pick<Watermarks, 'onApplied'>, o
     },
     get size() {
       return tables[0]!.size + tables[1]!.size;
+    },
+    get bytes() {
+      return tables[0]!.bytes + tables[1]!.bytes;
     },
     close: unsubscribe,
   };

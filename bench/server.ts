@@ -139,3 +139,30 @@ export async function serviceMemory(base: string): Promise<ServiceMemory> {
     cacheBytes: value('instance_cache_bytes'),
   };
 }
+
+/** Cumulative counts of a route's answers by duration bound (seconds, as its le label), from the service's own histogram. */
+export type DurationBuckets = Map<string, number>;
+
+export async function routeDurations(base: string, route: string): Promise<DurationBuckets> {
+  const text = await (await fetch(`${base}/metrics`)).text();
+  const buckets: DurationBuckets = new Map();
+  for (const [, labels, count] of text.matchAll(/^http_request_duration_seconds_bucket\{([^}]*)\} (\d+)$/gm)) {
+    if (!labels!.includes(`route="${route}"`)) continue;
+    const bound = /le="([^"]+)"/.exec(labels!)![1]!;
+    buckets.set(bound, (buckets.get(bound) ?? 0) + Number(count));
+  }
+  return buckets;
+}
+
+/**
+ * The service's own p99 for the answers between two readings of its histogram, as the bucket
+ * bound it is within (ms; Infinity past the last bound). It runs from the request's arrival in the
+ * process to its answer: what it leaves out of a load generator's p99 is time in queues and
+ * sockets, and the load generator's own.
+ */
+export function serviceP99Ms(before: DurationBuckets, after: DurationBuckets): number {
+  const counts = [...after].map(([bound, count]) => [Number(bound === '+Inf' ? Infinity : bound), count - (before.get(bound) ?? 0)] as const).sort((a, b) => a[0] - b[0]);
+  const total = counts.at(-1)?.[1] ?? 0;
+  const within = counts.find(([, count]) => count >= 0.99 * total);
+  return within ? within[0] * 1000 : Infinity;
+}

@@ -25,7 +25,7 @@ export interface OwnerReply<T> {
 /** One HTTP request to the owner of DATA_DIR over its socket; rejects when nobody listens. */
 export function requestOwner<T>(
   dataDir: string,
-  method: 'GET' | 'POST',
+  method: 'GET' | 'POST' | 'DELETE',
   path: string,
   options: { body?: unknown; token?: string; timeoutMs?: number } = {},
 ): Promise<OwnerReply<T>> {

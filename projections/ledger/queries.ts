@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { ChainedDecision } from './chain.js';
 import type { Sql } from '../../platform/db/db.js';
 import type { Decision } from './decide.js';
@@ -347,19 +348,42 @@ const BEFORE_FIRST: Record<LedgerTable['name'], readonly unknown[]> = { conversi
  * `after` (undefined: from the first row). Run the pages in one REPEATABLE READ transaction for
  * a consistent table.
  */
-export async function ledgerTablePage(sql: Sql, name: LedgerTable['name'], after: readonly unknown[] | undefined, limit: number): Promise<Record<string, unknown>[]> {
+/**
+ * A page of a ledger table in its key order; `copy` reads a copy made by copyLedgerTable instead
+ * of the table itself.
+ */
+export async function ledgerTablePage(sql: Sql, name: LedgerTable['name'], after: readonly unknown[] | undefined, limit: number, copy?: string): Promise<Record<string, unknown>[]> {
   const table = LEDGER_TABLES[name];
   // Qualified: a bare name in ORDER BY would be the text output column of the same name.
   const key = table.orderBy.map((column) => `t.${column}`).join(', ');
   const { rows } = await sql.query(
-    `SELECT ${table.columns.map(exportedColumn).join(', ')} FROM ${table.name} t
+    `SELECT ${table.columns.map(exportedColumn).join(', ')} FROM ${copy ?? table.name} t
      WHERE (${key}) > ($1, $2) ORDER BY ${key} LIMIT $3`,
     [...(after ?? BEFORE_FIRST[name]), limit],
   );
   return rows;
 }
 
-export async function ledgerTableCount(sql: Sql, name: LedgerTable['name']): Promise<number> {
-  const { rows } = await sql.query<{ count: string }>(`SELECT count(*)::text AS count FROM ${LEDGER_TABLES[name].name}`);
+export async function ledgerTableCount(sql: Sql, name: LedgerTable['name'], copy?: string): Promise<number> {
+  const { rows } = await sql.query<{ count: string }>(`SELECT count(*)::text AS count FROM ${copy ?? LEDGER_TABLES[name].name}`);
   return Number(rows[0]!.count);
+}
+
+const COPY_NAME = /^ledger_copy_[0-9a-f]{12}$/;
+
+/**
+ * A copy of a ledger table as it stands, to page through without holding a transaction open
+ * (the embedded database runs one transaction at a time: a long one would stop every other
+ * statement of the process). A temporary table of this session; answers its name for
+ * ledgerTablePage and ledgerTableCount, dropped by dropLedgerTableCopy.
+ */
+export async function copyLedgerTable(sql: Sql, name: LedgerTable['name']): Promise<string> {
+  const copy = `ledger_copy_${randomBytes(6).toString('hex')}`;
+  await sql.query(`CREATE TEMPORARY TABLE ${copy} AS TABLE ${LEDGER_TABLES[name].name}`);
+  return copy;
+}
+
+export async function dropLedgerTableCopy(sql: Sql, copy: string): Promise<void> {
+  if (!COPY_NAME.test(copy)) throw new Error(`${copy} is not a copy of a ledger table`);
+  await sql.query(`DROP TABLE IF EXISTS ${copy}`);
 }

@@ -1,4 +1,5 @@
 import { rmSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { Command as Program, Option } from 'commander';
 import { loadConfig } from '../../platform/config/config.js';
 import { SettingError } from '../../platform/config/settings.js';
@@ -10,6 +11,7 @@ import { exportEvents } from './export-events.js';
 import { exportReadModel } from './export-read-model.js';
 import { ExportInputError, parseExportFlags, type ExportFlags } from './options.js';
 import { barProgress } from './progress.js';
+import { ExportThroughOwnerError, exportThroughOwner } from './through-owner.js';
 import { partialPath } from './writers/file.js';
 
 const EXAMPLES = `
@@ -25,7 +27,8 @@ Examples:
 beginning (--from) or end where the log ended when the export started (--to).
 Without --type the columns are the union of the topic's event types (event_type tells them apart).
 CSV and ndjson files get their schema beside them in FILE.schema.json; Parquet files carry it in
-their key-value metadata. Exit codes: 0 done, 2 invalid flag (named), 4 backend unavailable, 1 failure;
+their key-value metadata. On the embedded default, while the service holds DATA_DIR, the export
+runs inside the service (it goes on answering). Exit codes: 0 done, 2 invalid flag (named), 4 backend unavailable, 1 failure;
 Ctrl-C removes the unfinished file (FILE.partial) and exits 130.
 `;
 
@@ -40,22 +43,38 @@ function inputFailure(error: unknown): string | undefined {
  * Ctrl-C (or a stop) removes the unfinished file before the process ends, so an interrupted
  * export leaves nothing behind; the exit code is the shell's for the signal.
  */
-function removePartialOnInterrupt(out: string) {
+function removePartialOnInterrupt(out: string, cancelInService: () => Promise<void>) {
   for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
     process.once(signal, () => {
-      rmSync(partialPath(out), { force: true });
-      process.stderr.write(`\nexport interrupted (${signal}); nothing was written at ${out}\n`);
-      process.exit(code);
+      void cancelInService()
+        .catch(() => {})
+        .finally(() => {
+          rmSync(partialPath(out), { force: true });
+          process.stderr.write(`\nexport interrupted (${signal}); nothing was written at ${out}\n`);
+          process.exit(code);
+        });
     });
   }
 }
 
 async function run(flags: ExportFlags) {
   const parsed = parseExportFlags(flags);
-  removePartialOnInterrupt(parsed.request.out);
+  /** Cancels the export the service runs for this command, once it runs one. */
+  let cancelInService = async () => {};
+  removePartialOnInterrupt(parsed.request.out, () => cancelInService());
   // Exports need the database and the log; Redis only serves the API.
   const config = { ...loadConfig(), redisUrl: undefined };
-  const runtime = await openRuntime(config, { description: 'npm run export' });
+  let runtime;
+  try {
+    runtime = await openRuntime(config, { description: 'npm run export' });
+  } catch (error) {
+    if (!(error instanceof DataDirBusyError && error.owner?.role === 'service')) throw error;
+    // On the embedded default only the service may open DATA_DIR: it runs the export and goes on answering.
+    process.stderr.write(`exporting inside the service that owns DATA_DIR (pid ${error.owner.pid}); it goes on answering meanwhile\n`);
+    const result = await exportThroughOwner(config, { ...flags, out: resolve(parsed.request.out) }, barProgress(), (cancel) => (cancelInService = cancel));
+    process.stdout.write(`${JSON.stringify(result)}\n`);
+    return;
+  }
   try {
     const result =
       parsed.kind === 'events'
@@ -92,6 +111,9 @@ export function buildExportCli(): Program {
         } else if (error instanceof DataDirBusyError) {
           process.stderr.write(`error: ${busyAdvice(error, 'npm run export')}\n`);
           process.exitCode = ExitCode.unavailable;
+        } else if (error instanceof ExportThroughOwnerError) {
+          process.stderr.write(`error: ${error.message}\n`);
+          process.exitCode = error.unavailable ? ExitCode.unavailable : ExitCode.failure;
         } else if (error instanceof BackendUnavailableError) {
           process.stderr.write(`error: cannot export: ${error.message}\n`);
           process.exitCode = ExitCode.unavailable;

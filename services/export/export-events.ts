@@ -30,7 +30,7 @@ const isoOrNull = (time: number | undefined) => (time === undefined ? null : new
  * bounds given as times are looked up as offsets and, since a producer's clock may step back, the
  * rows are also cut exactly by their timestamps: from inclusive, to exclusive.
  */
-export async function exportEvents(eventLog: EventLog, request: EventExportRequest, progress: ExportProgress = silentProgress): Promise<ExportResult> {
+export async function exportEvents(eventLog: EventLog, request: EventExportRequest, progress: ExportProgress = silentProgress, signal?: AbortSignal): Promise<ExportResult> {
   const types = [...loadSchemaCatalog().values()].filter((schema) => schema.topic === request.topic && (!request.type || schema.fullName === request.type));
   const table = eventTable(types);
   const read = await eventLog.read(request.topic, { from: request.from, to: request.to });
@@ -47,6 +47,7 @@ export async function exportEvents(eventLog: EventLog, request: EventExportReque
     progress,
     what: `${request.topic} → ${request.format}`,
     total: read.spans.reduce((sum, span) => sum + Number(BigInt(span.to) - BigInt(span.from)), 0),
+    signal,
   };
   return writeExportFile(
     file,

@@ -20,6 +20,8 @@ export interface ExportFile {
   /** For the progress line: what is exported, and how many items there are to go through. */
   what: string;
   total: number;
+  /** Stops the export before its next batch (the file is removed, the abort's reason thrown). */
+  signal?: AbortSignal;
 }
 
 /**
@@ -42,6 +44,7 @@ export async function writeExportFile(
   try {
     file.progress.start(file.what, file.total);
     await fill(async (batch, items) => {
+      file.signal?.throwIfAborted();
       queued += 1;
       writing = writing.then(async () => {
         await writer.write(batch);
@@ -54,6 +57,7 @@ export async function writeExportFile(
       if (queued > WRITE_BEHIND_BATCHES) await writing;
     });
     await writing;
+    file.signal?.throwIfAborted();
     file.progress.stop();
     const files = await writer.finish({
       about: 'offer-ledger export, version 1',

@@ -1,8 +1,8 @@
-import type { Db } from '../../platform/db/db.js';
+import type { Db, Sql } from '../../platform/db/db.js';
 import type { TopicPartitionOffset } from '../../platform/events/event-log.js';
 import { storedOffsets } from '../../platform/projection/offsets.js';
 import { ledgerProjection } from '../../projections/ledger/projection.js';
-import { LEDGER_TABLES, ledgerTableCount, ledgerTablePage, type LedgerColumnType, type LedgerTable } from '../../projections/ledger/queries.js';
+import { LEDGER_TABLES, copyLedgerTable, dropLedgerTableCopy, ledgerTableCount, ledgerTablePage, type LedgerColumnType, type LedgerTable } from '../../projections/ledger/queries.js';
 import type { Cell, ColumnKind, ExportColumn } from './columns.js';
 import { writeExportFile, type ExportResult } from './export-file.js';
 import { silentProgress, type ExportProgress } from './progress.js';
@@ -34,38 +34,64 @@ export function readModelColumns(table: LedgerTable): ExportColumn[] {
 }
 
 /**
- * Every row of a read model table into one file, read in pages in one REPEATABLE READ snapshot
- * together with its projection's applied positions: the file is the table exactly as it stood
- * at those log positions, however busy the projector is meanwhile.
+ * Every row of a read model table into one file, the table exactly as it stood at its
+ * projection's applied positions (written beside the rows), however busy the projector is
+ * meanwhile. On Postgres the pages are read in one REPEATABLE READ snapshot; the embedded
+ * database runs one transaction at a time, so there the table is copied in one short
+ * transaction with the positions, and the copy is paged through (the service, when it runs the
+ * export, goes on answering).
  */
-export async function exportReadModel(db: Db, request: ReadModelExportRequest, progress: ExportProgress = silentProgress): Promise<ExportResult> {
+export async function exportReadModel(db: Db, request: ReadModelExportRequest, progress: ExportProgress = silentProgress, signal?: AbortSignal): Promise<ExportResult> {
   const table = LEDGER_TABLES[request.readModel];
-  const columns = readModelColumns(table);
-  return db.transaction(async (tx) => {
-    await tx.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY');
-    const [total, positions] = await Promise.all([ledgerTableCount(tx, table.name), storedOffsets(tx, ledgerProjection.name)]);
-    const sorted: TopicPartitionOffset[] = positions.sort((a, b) => a.topic.localeCompare(b.topic) || a.partition - b.partition);
-    return writeExportFile(
-      { format: request.format, out: request.out, columns, progress, what: `${table.name} → ${request.format}`, total },
-      async (write) => {
-        let after: unknown[] | undefined;
-        for (;;) {
-          const page = await ledgerTablePage(tx, table.name, after, PAGE);
-          if (page.length === 0) break;
-          await write(page.map((row): Cell[] => columns.map((column) => row[column.name] ?? null)), page.length);
-          if (page.length < PAGE) break;
-          const last = page[page.length - 1]!;
-          after = table.orderBy.map((name) => last[name]);
-        }
-      },
-      () => ({
-        kind: 'read_model',
-        read_model: table.name,
-        description: table.description,
-        projection: ledgerProjection.name,
-        positions: sorted,
-        order_by: [...table.orderBy],
-      }),
-    );
+  if (db.engine === 'postgres') {
+    return db.transaction(async (tx) => {
+      await tx.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY');
+      const [total, positions] = await Promise.all([ledgerTableCount(tx, table.name), storedOffsets(tx, ledgerProjection.name)]);
+      return writeTable(tx, table, { total, positions }, request, progress, signal);
+    });
+  }
+  const { copy, total, positions } = await db.transaction(async (tx) => {
+    const made = await copyLedgerTable(tx, table.name);
+    return { copy: made, total: await ledgerTableCount(tx, table.name, made), positions: await storedOffsets(tx, ledgerProjection.name) };
   });
+  try {
+    return await writeTable(db, table, { total, positions, copy }, request, progress, signal);
+  } finally {
+    await dropLedgerTableCopy(db, copy);
+  }
+}
+
+/** The file of `table` (or of its `copy`) with `total` rows as of `positions`. */
+async function writeTable(
+  sql: Sql,
+  table: LedgerTable,
+  at: { total: number; positions: TopicPartitionOffset[]; copy?: string },
+  request: ReadModelExportRequest,
+  progress: ExportProgress,
+  signal: AbortSignal | undefined,
+): Promise<ExportResult> {
+  const columns = readModelColumns(table);
+  const sorted = [...at.positions].sort((a, b) => a.topic.localeCompare(b.topic) || a.partition - b.partition);
+  return writeExportFile(
+    { format: request.format, out: request.out, columns, progress, what: `${table.name} → ${request.format}`, total: at.total, signal },
+    async (write) => {
+      let after: unknown[] | undefined;
+      for (;;) {
+        const page = await ledgerTablePage(sql, table.name, after, PAGE, at.copy);
+        if (page.length === 0) break;
+        await write(page.map((row): Cell[] => columns.map((column) => row[column.name] ?? null)), page.length);
+        if (page.length < PAGE) break;
+        const last = page[page.length - 1]!;
+        after = table.orderBy.map((name) => last[name]);
+      }
+    },
+    () => ({
+      kind: 'read_model',
+      read_model: table.name,
+      description: table.description,
+      projection: ledgerProjection.name,
+      positions: sorted,
+      order_by: [...table.orderBy],
+    }),
+  );
 }

@@ -5,7 +5,9 @@ import { success } from '../../../../platform/http/envelope.js';
 import { ApiError, badRequest, notFound, serviceUnavailable, unauthorized } from '../../../../platform/http/errors.js';
 import { ReadModelsBehindError } from '../../../../platform/projection/catch-up.js';
 import type { CommandExecutor } from '../../../admin/command-executor.js';
+import type { ExportJobs } from '../../../export/jobs.js';
 import type { ReplayJobs } from '../../../replay/jobs.js';
+import { exportRoutes } from './exports.js';
 import { replayRoutes } from './replays.js';
 import { bearerOf, tokenCheck } from './token-check.js';
 
@@ -15,6 +17,8 @@ export interface AdminRouteOptions {
   commands: CommandExecutor;
   /** Replays of read models run by this process (`/replays`). */
   replays?: ReplayJobs;
+  /** Exports run by this process (`/exports`; the owner socket only). */
+  exports?: ExportJobs;
 }
 
 /**
@@ -58,4 +62,5 @@ export async function adminRoutes(app: FastifyInstance, options: AdminRouteOptio
   });
 
   if (options.replays) await app.register(replayRoutes, { replays: options.replays });
+  if (options.exports) await app.register(exportRoutes, { exports: options.exports });
 }

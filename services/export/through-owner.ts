@@ -1,0 +1,88 @@
+import type { Config } from '../../platform/config/config.js';
+import { readOwnerToken, requestOwner } from '../../platform/data-dir/owner-client.js';
+import type { ExportJob } from './jobs.js';
+import { ExportInputError, type ExportFlags } from './options.js';
+import type { ExportProgress } from './progress.js';
+
+interface Envelope {
+  code: string;
+  message: string;
+  data: { job?: ExportJob };
+  extra: { field?: string };
+}
+
+/** The service could not run the export, or lost it; `unavailable` when a retry may succeed. */
+export class ExportThroughOwnerError extends Error {
+  constructor(message: string, readonly unavailable: boolean) {
+    super(message);
+    this.name = 'ExportThroughOwnerError';
+  }
+}
+
+/** How long to wait for a service that is still opening its database. */
+const WAIT_FOR_OWNER_MS = 60_000;
+/** How often the job is asked how far it is (for the bar; the export does not wait on it). */
+const POLL_MS = 250;
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The message of an ExportInputError without its flag (the error puts it back in front). */
+const detailOf = (message: string, flag: string) => (message.startsWith(`${flag}: `) ? message.slice(flag.length + 2) : message);
+
+/**
+ * Runs the export in the service that owns the embedded DATA_DIR (only it may open the database)
+ * through its owner socket: starts the job with the CLI's flags (`out` absolute), then follows
+ * it to its result. `onCancel` is handed a function that cancels the job (for Ctrl-C). A refusal
+ * of a flag is an ExportInputError, as when the CLI checks it itself.
+ */
+export async function exportThroughOwner(
+  config: Config,
+  flags: ExportFlags,
+  progress: ExportProgress,
+  onCancel: (cancel: () => Promise<void>) => void,
+): Promise<{ rows: number; format: string; files: string[] }> {
+  const call = (method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown) =>
+    requestOwner<Envelope>(config.dataDir, method, path, { body, token: readOwnerToken(config.dataDir), timeoutMs: 30_000 });
+  const deadline = Date.now() + WAIT_FOR_OWNER_MS;
+  let job: ExportJob;
+  for (;;) {
+    const reply = await call('POST', '/exports', flags);
+    if (reply.status === 202) {
+      job = reply.body.data.job!;
+      break;
+    }
+    if (reply.body.code === 'OWNER_NOT_READY' && Date.now() < deadline) {
+      await pause(200);
+      continue;
+    }
+    const flag = reply.body.extra?.field;
+    if (reply.status === 400 && flag) throw new ExportInputError(flag, detailOf(reply.body.message, flag));
+    throw new ExportThroughOwnerError(`the service answered ${reply.status} ${reply.body.code}: ${reply.body.message}`, reply.status === 409 || reply.status === 503);
+  }
+  const id = job.id;
+  onCancel(async () => {
+    await call('DELETE', `/exports/${id}`);
+  });
+  let started = false;
+  while (job.state === 'running') {
+    if (!started && job.progress.what !== '') {
+      progress.start(job.progress.what, job.progress.total);
+      started = true;
+    }
+    if (started) progress.update(job.progress.done);
+    await pause(POLL_MS);
+    const reply = await call('GET', `/exports/${id}`);
+    if (reply.status !== 200) throw new ExportThroughOwnerError(`the service lost the export (${reply.status} ${reply.body.code}); FILE.partial may be left behind`, true);
+    job = reply.body.data.job!;
+  }
+  if (started) {
+    progress.update(job.progress.done);
+    progress.stop();
+  }
+  if (job.state !== 'done') {
+    const { message = job.state, flag } = job.error ?? {};
+    if (flag) throw new ExportInputError(flag, detailOf(message, flag));
+    throw new ExportThroughOwnerError(`the export failed in the service: ${message}`, false);
+  }
+  return job.result!;
+}

@@ -1,0 +1,113 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { appendEvents } from '../../commands/append.js';
+import { loadConfig } from '../../platform/config/config.js';
+import { awaitCaughtUp } from '../../platform/projection/catch-up.js';
+import { openRuntime } from '../../platform/runtime.js';
+import { ledgerProjection } from '../../projections/ledger/projection.js';
+import { exportReadModel } from '../../services/export/export-read-model.js';
+import { ExportBusyError, exportJobs } from '../../services/export/jobs.js';
+import { ExportInputError } from '../../services/export/options.js';
+import { partialPath } from '../../services/export/writers/file.js';
+import { startProjectors } from '../../services/projector/projectors.js';
+import { startServiceProcess, type ServiceProcess } from '../support/child-process.js';
+import { ownLines, printed, runAdmin, runCli } from '../support/cli.js';
+import { readExport } from '../support/export-files.js';
+import { postbackEvents } from '../support/postback-events.js';
+import { freePort } from '../support/stack.js';
+
+const isListening = (entry: Record<string, unknown>) => typeof entry.msg === 'string' && entry.msg.startsWith('Server listening');
+
+const dataDirs: string[] = [];
+const services: ServiceProcess[] = [];
+afterEach(async () => {
+  await Promise.all(services.splice(0).map((service) => service.stop('SIGKILL')));
+});
+afterAll(() => {
+  for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true });
+});
+const freshDir = () => {
+  const dir = mkdtempSync(join(tmpdir(), 'offer-ledger-export-'));
+  dataDirs.push(dir);
+  return dir;
+};
+
+// Every step starts a process (tsx, then an embedded Postgres): seconds each on a busy 2-core machine.
+const PROCESS_TESTS_MS = 300_000;
+const POSTBACKS = 300;
+
+describe('export on the embedded default (one process owns DATA_DIR)', () => {
+  it('runs inside the service that owns DATA_DIR, which goes on answering; flags are checked as the CLI checks them', async () => {
+    const dir = freshDir();
+    const port = await freePort();
+    const env = { DATA_DIR: dir, LOG_LEVEL: 'info' };
+    const service = startServiceProcess('services/api/main.ts', { ...env, PORT: String(port) });
+    services.push(service);
+    await service.waitForLog(isListening, 90_000);
+    for (const email of ['a@example.test', 'b@example.test']) printed(await runAdmin(env, 'developer:register', { name: email.split('@')[0]!, email }));
+
+    const out = join(dir, 'accounts.ndjson');
+    const exported = await runCli('services/export/cli.ts', ['--topic', 'accounts', '--out', out], env, 120_000);
+    expect(exported.status, exported.stderr).toBe(0);
+    expect(ownLines(exported.stderr)).toContainEqual(expect.stringMatching(new RegExp(`^exporting inside the service that owns DATA_DIR \\(pid ${service.child.pid}\\)`)));
+    expect(JSON.parse(exported.stdout)).toEqual({ rows: 2, format: 'ndjson', files: [out, `${out}.schema.json`] });
+    const { rows } = await readExport(out, 'ndjson');
+    expect(rows.map((row) => row.email).sort()).toEqual(['a@example.test', 'b@example.test']);
+    expect((await fetch(`http://127.0.0.1:${port}/readyz`)).status).toBe(200);
+
+    // A relative --out is the caller's folder, not the service's.
+    const fromHere = await runCli('services/export/cli.ts', ['--read-model', 'postback_log', '--out', relative(process.cwd(), join(dir, 'log.csv'))], env, 120_000);
+    expect(fromHere.status, fromHere.stderr).toBe(0);
+    expect(JSON.parse(fromHere.stdout)).toMatchObject({ rows: 0, format: 'csv', files: [join(dir, 'log.csv'), join(dir, 'log.csv.schema.json')] });
+
+    // Checked by the service against its log, reported as the CLI's own input error (exit 2, the flag named).
+    const bad = await runCli('services/export/cli.ts', ['--topic', 'accounts', '--from', 'accounts:7:0', '--out', join(dir, 'bad.csv')], env, 120_000);
+    expect(bad.status).toBe(2);
+    expect(ownLines(bad.stderr)).toContainEqual(expect.stringMatching(/^error: --from: topic accounts has no partition 7/));
+    expect(existsSync(join(dir, 'bad.csv'))).toBe(false);
+    expect(existsSync(partialPath(join(dir, 'bad.csv')))).toBe(false);
+  }, PROCESS_TESTS_MS);
+
+  it('a read model is copied in one short transaction and the copy paged through, rows as the table holds them; a job can be cancelled, leaving no file', async () => {
+    const dir = freshDir();
+    const runtime = await openRuntime(loadConfig({ DATA_DIR: dir }));
+    const projectors = await startProjectors(runtime);
+    try {
+      expect(runtime.db.engine).toBe('pglite');
+      await appendEvents(runtime, 'postbacks', postbackEvents(POSTBACKS));
+      await awaitCaughtUp(runtime, [ledgerProjection], 60_000);
+      const { rows: table } = await runtime.db.query<{ correlation_id: string; hash: string; amount: string | null }>('SELECT correlation_id, hash, amount::text AS amount FROM conversions');
+      expect(table.length).toBeGreaterThan(POSTBACKS / 2);
+
+      const out = join(dir, 'conversions.csv');
+      expect(await exportReadModel(runtime.db, { readModel: 'conversions', format: 'csv', out })).toMatchObject({ rows: table.length });
+      const { rows, document } = await readExport(out, 'csv');
+      expect(new Map(rows.map((row) => [row.correlation_id, [row.hash, row.amount]]))).toEqual(new Map(table.map((row) => [row.correlation_id, [row.hash, row.amount]])));
+      expect(document.source).toMatchObject({ kind: 'read_model', read_model: 'conversions', positions: [expect.objectContaining({ topic: 'postbacks' })] });
+      // The copy is gone once written.
+      const copies = await runtime.db.query(`SELECT relname FROM pg_class WHERE relname LIKE 'ledger_copy_%'`);
+      expect(copies.rows).toEqual([]);
+
+      const jobs = exportJobs(runtime);
+      expect(() => jobs.start({ topic: 'postbacks', out: 'relative.csv' })).toThrow(ExportInputError);
+      const cancelled = join(dir, 'cancelled.parquet');
+      const job = jobs.start({ topic: 'postbacks', out: cancelled });
+      expect(() => jobs.start({ topic: 'postbacks', out: join(dir, 'second.csv') })).toThrow(ExportBusyError);
+      expect(jobs.cancel(job.id)?.id).toBe(job.id);
+      expect(await jobs.settled(job.id)).toMatchObject({ state: 'cancelled' });
+      expect(existsSync(cancelled)).toBe(false);
+      expect(existsSync(partialPath(cancelled))).toBe(false);
+
+      const finished = jobs.start({ topic: 'postbacks', out: join(dir, 'postbacks.ndjson') });
+      expect(await jobs.settled(finished.id)).toMatchObject({ state: 'done', result: { rows: POSTBACKS, format: 'ndjson' }, progress: { done: POSTBACKS, total: POSTBACKS } });
+      expect(readFileSync(join(dir, 'postbacks.ndjson'), 'utf8').trim().split('\n')).toHaveLength(POSTBACKS);
+      // Cancelling a finished job changes nothing.
+      expect(jobs.cancel(finished.id)).toMatchObject({ state: 'done' });
+    } finally {
+      await projectors.stop();
+      await runtime.close();
+    }
+  }, PROCESS_TESTS_MS);
+});

@@ -6,10 +6,11 @@ import { spawnService, startApi, stopService } from './server.js';
 import { printTable, writeResults, type BenchRow } from './support.js';
 
 /**
- * The embedded default goes on answering while a replay runs in it: a DATA_DIR seeded with
+ * The embedded default goes on answering while a replay or an export runs in it: a DATA_DIR seeded with
  * SERVES served cards (and their clicks and postbacks: `npm run seed`), the API started on it,
  * then `npm run replay -- --all` (which runs in the API, the owner of DATA_DIR) while a client
- * asks GET /healthz every PROBE_EVERY_MS, each probe timed from its start. The baseline is the
+ * asks GET /healthz every PROBE_EVERY_MS, each probe timed from its start; then the same during
+ * `npm run export` of the postbacks topic (Parquet) and of the postback_log read model (CSV). The baseline is the
  * same probing for as long with nothing else running. The embedded engine runs every statement on
  * the API's thread, so a probe waits for whatever statement is running: the longest probe is the
  * longest time the service could not answer anything.
@@ -19,6 +20,7 @@ const OFFERS = 500;
 const PROBE_EVERY_MS = 20;
 const SEED_MAIN = fileURLToPath(new URL('../services/admin/seed/main.ts', import.meta.url));
 const REPLAY_MAIN = fileURLToPath(new URL('../services/replay/cli.ts', import.meta.url));
+const EXPORT_MAIN = fileURLToPath(new URL('../services/export/cli.ts', import.meta.url));
 
 function progress(line: string) {
   process.stderr.write(`bench replay-embedded: ${line}\n`);
@@ -72,12 +74,23 @@ export async function run(): Promise<BenchRow[]> {
     const replayed = runCli(REPLAY_MAIN, ['--all'], env);
     const during = await probeWhile(`${base}/healthz`, replayed);
     const replaySeconds = (performance.now() - replayStarted) / 1000;
+    const exports: BenchRow[] = [];
+    for (const [what, args] of [
+      ['npm run export -- --topic postbacks (Parquet)', ['--topic', 'postbacks', '--out', join(folder, 'postbacks.parquet')]],
+      ['npm run export -- --read-model postback_log (CSV)', ['--read-model', 'postback_log', '--out', join(folder, 'postback_log.csv')]],
+    ] as const) {
+      progress(`${what} while probing /healthz`);
+      const started = performance.now();
+      const took = await probeWhile(`${base}/healthz`, runCli(EXPORT_MAIN, [...args], env));
+      exports.push(probeRow(`GET /healthz during ${what}`, took, (performance.now() - started) / 1000));
+    }
     progress('the same probing with nothing running');
     const idleStarted = performance.now();
     const idle = await probeWhile(`${base}/healthz`, new Promise((resolve) => setTimeout(resolve, replaySeconds * 1000)));
     return [
       probeRow('GET /healthz, nothing else running (baseline)', idle, (performance.now() - idleStarted) / 1000),
       probeRow(`GET /healthz during npm run replay -- --all (${SERVES} served cards seeded)`, during, replaySeconds),
+      ...exports,
     ];
   } finally {
     await stopService(api);

@@ -1,15 +1,8 @@
 import type { Config } from '../../platform/config/config.js';
-import { readOwnerToken, requestOwner } from '../../platform/data-dir/owner-client.js';
+import { ownerJobCalls, startOwnerJob } from '../../platform/data-dir/owner-jobs.js';
 import type { ExportJob } from './jobs.js';
 import { ExportInputError, type ExportFlags } from './options.js';
 import type { ExportProgress } from './progress.js';
-
-interface Envelope {
-  code: string;
-  message: string;
-  data: { job?: ExportJob };
-  extra: { field?: string };
-}
 
 /** The service could not run the export, or lost it; `unavailable` when a retry may succeed. */
 export class ExportThroughOwnerError extends Error {
@@ -19,8 +12,6 @@ export class ExportThroughOwnerError extends Error {
   }
 }
 
-/** How long to wait for a service that is still opening its database. */
-const WAIT_FOR_OWNER_MS = 60_000;
 /** How often the job is asked how far it is (for the bar; the export does not wait on it). */
 const POLL_MS = 250;
 
@@ -41,41 +32,32 @@ export async function exportThroughOwner(
   progress: ExportProgress,
   onCancel: (cancel: () => Promise<void>) => void,
 ): Promise<{ rows: number; format: string; files: string[] }> {
-  const call = (method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown) =>
-    requestOwner<Envelope>(config.dataDir, method, path, { body, token: readOwnerToken(config.dataDir), timeoutMs: 30_000 });
-  const deadline = Date.now() + WAIT_FOR_OWNER_MS;
-  let job: ExportJob;
-  for (;;) {
-    const reply = await call('POST', '/exports', flags);
-    if (reply.status === 202) {
-      job = reply.body.data.job!;
-      break;
-    }
-    if (reply.body.code === 'OWNER_NOT_READY' && Date.now() < deadline) {
-      await pause(200);
-      continue;
-    }
+  const call = ownerJobCalls<ExportJob>(config.dataDir);
+  const started = await startOwnerJob<ExportJob>(config.dataDir, '/exports', flags);
+  if ('refusal' in started) {
+    const reply = started.refusal;
     const flag = reply.body.extra?.field;
     if (reply.status === 400 && flag) throw new ExportInputError(flag, detailOf(reply.body.message, flag));
     throw new ExportThroughOwnerError(`the service answered ${reply.status} ${reply.body.code}: ${reply.body.message}`, reply.status === 409 || reply.status === 503);
   }
+  let { job } = started;
   const id = job.id;
   onCancel(async () => {
     await call('DELETE', `/exports/${id}`);
   });
-  let started = false;
+  let barShown = false;
   while (job.state === 'running') {
-    if (!started && job.progress.what !== '') {
+    if (!barShown && job.progress.what !== '') {
       progress.start(job.progress.what, job.progress.total);
-      started = true;
+      barShown = true;
     }
-    if (started) progress.update(job.progress.done);
+    if (barShown) progress.update(job.progress.done);
     await pause(POLL_MS);
     const reply = await call('GET', `/exports/${id}`);
     if (reply.status !== 200) throw new ExportThroughOwnerError(`the service lost the export (${reply.status} ${reply.body.code}); FILE.partial may be left behind`, true);
     job = reply.body.data.job!;
   }
-  if (started) {
+  if (barShown) {
     progress.update(job.progress.done);
     progress.stop();
   }

@@ -1,5 +1,5 @@
 import type { Config } from '../../platform/config/config.js';
-import { readOwnerToken, requestOwner } from '../../platform/data-dir/owner-client.js';
+import { ownerJobCalls, startOwnerJob } from '../../platform/data-dir/owner-jobs.js';
 import { ReplayInputError } from '../../platform/projection/point-in-time.js';
 import type { RebuildProgress } from '../../platform/projection/rebuild.js';
 import type { ReplayReport } from '../../platform/projection/replay.js';
@@ -8,15 +8,6 @@ import { CommandFailedError } from '../admin/command-gateway.js';
 import type { ReplayJob } from './jobs.js';
 import type { ReplayRequest } from './request.js';
 
-interface Envelope {
-  code: string;
-  message: string;
-  data: { job?: ReplayJob };
-  extra: { field?: string };
-}
-
-/** How long to wait for a service that is still opening its database. */
-const WAIT_FOR_OWNER_MS = 60_000;
 /** How often the job is asked for its progress (for the bar; the replay itself does not wait on it). */
 const POLL_MS = 250;
 
@@ -28,25 +19,16 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * CommandFailedError carrying the exit code.
  */
 export async function replayThroughOwner(config: Config, request: ReplayRequest, onProgress: (progress: RebuildProgress) => void): Promise<ReplayReport> {
-  const call = (method: 'GET' | 'POST', path: string, body?: unknown) =>
-    requestOwner<Envelope>(config.dataDir, method, path, { body, token: readOwnerToken(config.dataDir), timeoutMs: 30_000 });
-  const deadline = Date.now() + WAIT_FOR_OWNER_MS;
-  let job: ReplayJob;
-  for (;;) {
-    const reply = await call('POST', '/replays', request);
-    if (reply.status === 202) {
-      job = reply.body.data.job!;
-      break;
-    }
-    if (reply.body.code === 'OWNER_NOT_READY' && Date.now() < deadline) {
-      await pause(200);
-      continue;
-    }
+  const call = ownerJobCalls<ReplayJob>(config.dataDir);
+  const started = await startOwnerJob<ReplayJob>(config.dataDir, '/replays', request);
+  if ('refusal' in started) {
+    const reply = started.refusal;
     const field = reply.body.extra?.field;
     if (reply.status === 400 && field) throw new ReplayInputError(field, reply.body.message.replace(`${field}: `, ''));
     const busy = reply.status === 409 || reply.status === 503;
     throw new CommandFailedError(`the service answered ${reply.status} ${reply.body.code}: ${reply.body.message}`, busy ? ExitCode.unavailable : ExitCode.failure);
   }
+  let { job } = started;
   while (job.state === 'running') {
     onProgress(job.progress);
     await pause(POLL_MS);

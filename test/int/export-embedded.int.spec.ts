@@ -1,7 +1,6 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { appendEvents } from '../../commands/append.js';
 import { loadConfig } from '../../platform/config/config.js';
 import { awaitCaughtUp } from '../../platform/projection/catch-up.js';
@@ -12,27 +11,13 @@ import { ExportBusyError, exportJobs } from '../../services/export/jobs.js';
 import { ExportInputError } from '../../services/export/options.js';
 import { partialPath } from '../../services/export/writers/file.js';
 import { startProjectors } from '../../services/projector/projectors.js';
-import { startServiceProcess, type ServiceProcess } from '../support/child-process.js';
+import { embeddedOwners } from '../support/embedded-owner.js';
 import { ownLines, printed, runAdmin, runCli } from '../support/cli.js';
 import { readExport } from '../support/export-files.js';
 import { postbackEvents } from '../support/postback-events.js';
 import { freePort } from '../support/stack.js';
 
-const isListening = (entry: Record<string, unknown>) => typeof entry.msg === 'string' && entry.msg.startsWith('Server listening');
-
-const dataDirs: string[] = [];
-const services: ServiceProcess[] = [];
-afterEach(async () => {
-  await Promise.all(services.splice(0).map((service) => service.stop('SIGKILL')));
-});
-afterAll(() => {
-  for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true });
-});
-const freshDir = () => {
-  const dir = mkdtempSync(join(tmpdir(), 'offer-ledger-export-'));
-  dataDirs.push(dir);
-  return dir;
-};
+const owners = embeddedOwners('offer-ledger-export-');
 
 // Every step starts a process (tsx, then an embedded Postgres): seconds each on a busy 2-core machine.
 const PROCESS_TESTS_MS = 300_000;
@@ -40,12 +25,10 @@ const POSTBACKS = 300;
 
 describe('export on the embedded default (one process owns DATA_DIR)', () => {
   it('runs inside the service that owns DATA_DIR, which goes on answering; flags are checked as the CLI checks them', async () => {
-    const dir = freshDir();
+    const dir = owners.dataDir();
     const port = await freePort();
     const env = { DATA_DIR: dir, LOG_LEVEL: 'info' };
-    const service = startServiceProcess('services/api/main.ts', { ...env, PORT: String(port) });
-    services.push(service);
-    await service.waitForLog(isListening, 90_000);
+    const service = await owners.startApi(env, port);
     for (const email of ['a@example.test', 'b@example.test']) printed(await runAdmin(env, 'developer:register', { name: email.split('@')[0]!, email }));
 
     const out = join(dir, 'accounts.ndjson');
@@ -71,7 +54,7 @@ describe('export on the embedded default (one process owns DATA_DIR)', () => {
   }, PROCESS_TESTS_MS);
 
   it('a read model is copied in one short transaction and the copy paged through, rows as the table holds them; a job can be cancelled, leaving no file', async () => {
-    const dir = freshDir();
+    const dir = owners.dataDir();
     const runtime = await openRuntime(loadConfig({ DATA_DIR: dir }));
     const projectors = await startProjectors(runtime);
     try {

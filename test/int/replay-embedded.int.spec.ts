@@ -1,7 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../platform/config/config.js';
 import { awaitCaughtUp } from '../../platform/projection/catch-up.js';
 import { tableChecksum } from '../../platform/projection/checksum.js';
@@ -15,19 +12,10 @@ import { catalogEntriesProjection } from '../../projections/catalog-entries/proj
 import { startProjectors } from '../../services/projector/projectors.js';
 import { catalogEvents } from '../support/catalog-events.js';
 import { ownLines, printed, runAdmin, runCli } from '../support/cli.js';
-import { startServiceProcess, type ServiceProcess } from '../support/child-process.js';
+import { embeddedOwners } from '../support/embedded-owner.js';
 import { freePort } from '../support/stack.js';
 
-const isListening = (entry: Record<string, unknown>) => typeof entry.msg === 'string' && entry.msg.startsWith('Server listening');
-
-const dataDirs: string[] = [];
-const services: ServiceProcess[] = [];
-afterEach(async () => {
-  await Promise.all(services.splice(0).map((service) => service.stop('SIGKILL')));
-});
-afterAll(() => {
-  for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true });
-});
+const owners = embeddedOwners('offer-ledger-replay-');
 
 const register = (env: Record<string, string>, email: string) => runAdmin(env, 'developer:register', { name: email.split('@')[0]!, email });
 const replayCli = (env: Record<string, string>, ...args: string[]) => runCli('services/replay/cli.ts', args, env, 180_000);
@@ -42,13 +30,9 @@ const PROCESS_TESTS_MS = 300_000;
 
 describe('replay on the embedded default (one process owns DATA_DIR)', () => {
   it('runs inside the service that owns DATA_DIR, which goes on answering; a swap keeps the service projecting', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'offer-ledger-replay-'));
-    dataDirs.push(dir);
     const port = await freePort();
-    const env = { DATA_DIR: dir, LOG_LEVEL: 'info' };
-    const service = startServiceProcess('services/api/main.ts', { ...env, PORT: String(port) });
-    services.push(service);
-    await service.waitForLog(isListening, 90_000);
+    const env = { DATA_DIR: owners.dataDir(), LOG_LEVEL: 'info' };
+    const service = await owners.startApi(env, port);
     for (const email of ['a@example.test', 'b@example.test']) printed(await register(env, email));
 
     const compared = await replayCli(env, '--all', '--json');
@@ -85,8 +69,7 @@ describe('replay on the embedded default (one process owns DATA_DIR)', () => {
 
 describe('replay in a process that owns an embedded DATA_DIR (PGlite runs one transaction at a time)', () => {
   it('a swap rolls back, lets the rebuild catch up with the live projector and tries again; --as-of works on the embedded log', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'offer-ledger-replay-'));
-    dataDirs.push(dir);
+    const dir = owners.dataDir();
     const runtime = await openRuntime(loadConfig({ DATA_DIR: dir }));
     const projectors = await startProjectors(runtime);
     const checksums = async (schema?: string) => Promise.all(catalogEntriesProjection.tables.map((table) => tableChecksum(runtime.db, table, schema)));

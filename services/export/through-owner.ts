@@ -1,8 +1,10 @@
+import { rmSync } from 'node:fs';
 import type { Config } from '../../platform/config/config.js';
 import { ownerJobCalls, startOwnerJob } from '../../platform/data-dir/owner-jobs.js';
 import type { ExportJob } from './jobs.js';
 import { ExportInputError, type ExportFlags } from './options.js';
 import type { ExportProgress } from './progress.js';
+import { partialPath } from './writers/file.js';
 
 /** The service could not run the export, or lost it; `unavailable` when a retry may succeed. */
 export class ExportThroughOwnerError extends Error {
@@ -53,8 +55,15 @@ export async function exportThroughOwner(
     }
     if (barShown) progress.update(job.progress.done);
     await pause(POLL_MS);
-    const reply = await call('GET', `/exports/${id}`);
-    if (reply.status !== 200) throw new ExportThroughOwnerError(`the service lost the export (${reply.status} ${reply.body.code}); FILE.partial may be left behind`, true);
+    // A service that stopped (or restarted) mid-export left an unfinished file and no job to ask about.
+    const lost = (why: string) => {
+      rmSync(partialPath(flags.out!), { force: true });
+      return new ExportThroughOwnerError(`the service ${why} during the export; nothing was written at ${flags.out}: run it again`, true);
+    };
+    const reply = await call('GET', `/exports/${id}`).catch((error: Error) => {
+      throw lost(`stopped answering (${error.message})`);
+    });
+    if (reply.status !== 200) throw lost(`lost the export (${reply.status} ${reply.body.code})`);
     job = reply.body.data.job!;
   }
   if (barShown) {

@@ -32,7 +32,10 @@ export async function replayThroughOwner(config: Config, request: ReplayRequest,
   while (job.state === 'running') {
     onProgress(job.progress);
     await pause(POLL_MS);
-    const reply = await call('GET', `/replays/${job.id}`);
+    const reply = await call('GET', `/replays/${job.id}`).catch((error: Error) => {
+      // The service stopped (or was stopped) mid-replay: its report is lost with it, its schemas may remain.
+      throw new CommandFailedError(`the service stopped answering during the replay (${error.message}); its replay_… schemas may be left behind (DROP SCHEMA … CASCADE); run it again`, ExitCode.unavailable);
+    });
     if (reply.status !== 200) throw new CommandFailedError(`the service lost the replay (${reply.status} ${reply.body.code}); its schemas may be left behind`, ExitCode.unavailable);
     job = reply.body.data.job!;
   }

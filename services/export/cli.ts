@@ -43,14 +43,19 @@ function inputFailure(error: unknown): string | undefined {
  * Ctrl-C (or a stop) removes the unfinished file before the process ends, so an interrupted
  * export leaves nothing behind; the exit code is the shell's for the signal.
  */
-function removePartialOnInterrupt(out: string, cancelInService: () => Promise<void>) {
+function removePartialOnInterrupt(out: string, cancelInService: () => Promise<boolean>) {
   for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
     process.once(signal, () => {
       void cancelInService()
-        .catch(() => {})
-        .finally(() => {
-          rmSync(partialPath(out), { force: true });
-          process.stderr.write(`\nexport interrupted (${signal}); nothing was written at ${out}\n`);
+        .catch(() => false)
+        .then((finished) => {
+          // The service may have completed the file just before the cancel reached it.
+          if (finished) {
+            process.stderr.write(`\nexport interrupted (${signal}) after the service had finished it: ${out} is complete\n`);
+          } else {
+            rmSync(partialPath(out), { force: true });
+            process.stderr.write(`\nexport interrupted (${signal}); nothing was written at ${out}\n`);
+          }
           process.exit(code);
         });
     });
@@ -60,7 +65,7 @@ function removePartialOnInterrupt(out: string, cancelInService: () => Promise<vo
 async function run(flags: ExportFlags) {
   const parsed = parseExportFlags(flags);
   /** Cancels the export the service runs for this command, once it runs one. */
-  let cancelInService = async () => {};
+  let cancelInService = async () => false;
   removePartialOnInterrupt(parsed.request.out, () => cancelInService());
   // Exports need the database and the log; Redis only serves the API.
   const config = { ...loadConfig(), redisUrl: undefined };

@@ -25,14 +25,15 @@ const detailOf = (message: string, flag: string) => (message.startsWith(`${flag}
 /**
  * Runs the export in the service that owns the embedded DATA_DIR (only it may open the database)
  * through its owner socket: starts the job with the CLI's flags (`out` absolute), then follows
- * it to its result. `onCancel` is handed a function that cancels the job (for Ctrl-C). A refusal
+ * it to its result. `onCancel` is handed a function that cancels the job (for Ctrl-C) and says
+ * whether the service had already finished the file. A refusal
  * of a flag is an ExportInputError, as when the CLI checks it itself.
  */
 export async function exportThroughOwner(
   config: Config,
   flags: ExportFlags,
   progress: ExportProgress,
-  onCancel: (cancel: () => Promise<void>) => void,
+  onCancel: (cancel: () => Promise<boolean>) => void,
 ): Promise<{ rows: number; format: string; files: string[] }> {
   const call = ownerJobCalls<ExportJob>(config.dataDir);
   const started = await startOwnerJob<ExportJob>(config.dataDir, '/exports', flags);
@@ -44,9 +45,7 @@ export async function exportThroughOwner(
   }
   let { job } = started;
   const id = job.id;
-  onCancel(async () => {
-    await call('DELETE', `/exports/${id}`);
-  });
+  onCancel(async () => (await call('DELETE', `/exports/${id}`)).body.data.job?.state === 'done');
   let barShown = false;
   while (job.state === 'running') {
     if (!barShown && job.progress.what !== '') {

@@ -120,10 +120,9 @@ export function saturationColumns(saturated: LoadRun, half: LoadRun) {
   };
 }
 
-/** Memory figures a service reports on /metrics (prom-client's process and heap series, and the instance cache's). */
+/** Memory figures a service reports on /metrics (prom-client's process series, and the instance cache's). */
 export interface ServiceMemory {
   residentBytes: number;
-  heapUsedBytes: number;
   cachedCards: number;
   cacheBytes: number;
 }
@@ -134,7 +133,6 @@ export async function serviceMemory(base: string): Promise<ServiceMemory> {
   const value = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? 0);
   return {
     residentBytes: value('process_resident_memory_bytes'),
-    heapUsedBytes: value('nodejs_heap_size_used_bytes'),
     cachedCards: value('instance_cache_cards'),
     cacheBytes: value('instance_cache_bytes'),
   };

@@ -346,11 +346,7 @@ const BEFORE_FIRST: Record<LedgerTable['name'], readonly unknown[]> = { conversi
 /**
  * A page of a ledger table in its `orderBy` order, after the row whose order-by values are
  * `after` (undefined: from the first row). Run the pages in one REPEATABLE READ transaction for
- * a consistent table.
- */
-/**
- * A page of a ledger table in its key order; `copy` reads a copy made by copyLedgerTable instead
- * of the table itself.
+ * a consistent table, or read them from a copy (`copy`, made by copyLedgerTable).
  */
 export async function ledgerTablePage(sql: Sql, name: LedgerTable['name'], after: readonly unknown[] | undefined, limit: number, copy?: string): Promise<Record<string, unknown>[]> {
   const table = LEDGER_TABLES[name];

@@ -65,7 +65,17 @@ describe('export on the embedded default (one process owns DATA_DIR)', () => {
       expect(table.length).toBeGreaterThan(POSTBACKS / 2);
 
       const out = join(dir, 'conversions.csv');
-      expect(await exportReadModel(runtime.db, { readModel: 'conversions', format: 'csv', out })).toMatchObject({ rows: table.length });
+      // A statement sent while the rows are written runs then, not once the export ends (as it
+      // would behind an export that held a transaction open: PGlite runs one at a time).
+      const settled: string[] = [];
+      let meanwhile: Promise<unknown> | undefined;
+      const progress = { start() {}, stop() {}, update() {
+        meanwhile ??= runtime.db.query('SELECT 1').then(() => settled.push('a statement sent meanwhile'));
+      } };
+      const exported = await exportReadModel(runtime.db, { readModel: 'conversions', format: 'csv', out }, progress).finally(() => settled.push('the export'));
+      await meanwhile;
+      expect(settled).toEqual(['a statement sent meanwhile', 'the export']);
+      expect(exported).toMatchObject({ rows: table.length });
       const { rows, document } = await readExport(out, 'csv');
       expect(new Map(rows.map((row) => [row.correlation_id, [row.hash, row.amount]]))).toEqual(new Map(table.map((row) => [row.correlation_id, [row.hash, row.amount]])));
       expect(document.source).toMatchObject({ kind: 'read_model', read_model: 'conversions', positions: [expect.objectContaining({ topic: 'postbacks' })] });

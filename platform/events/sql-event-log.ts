@@ -16,9 +16,10 @@ const PARTITION = 0;
 /**
  * Events read at once. The embedded engine runs each statement on this thread and the API polls
  * for I/O only between statements, so it reads fewer at a time: a request then waits behind
- * shorter statements while a replay or a catch-up reads the log.
+ * shorter statements while a replay or a catch-up reads the log (500: the longest wait during a
+ * replay of 40,000 served cards 133-151 ms against 244 ms with 1,000, the replay 15-35 % longer).
  */
-const BATCH_SIZE = { postgres: 5_000, pglite: 1_000 } as const;
+const BATCH_SIZE = { postgres: 5_000, pglite: 500 } as const;
 /** Another process may append to the same database; without a notification we look again this often. */
 const IDLE_POLL_MS = 200;
 const RETRY_AFTER_FAILURE_MS = 1_000;

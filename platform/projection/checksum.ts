@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Sql } from '../db/db.js';
 import { escapeIdentifier, qualified } from '../db/identifier.js';
 
@@ -14,14 +15,43 @@ export interface TableChecksum {
  * depend on row order and needs neither a sort nor the whole table in one value: it stays cheap
  * on millions of rows.
  */
-export async function tableChecksum(sql: Sql, table: string, schema?: string): Promise<TableChecksum> {
+export async function tableChecksum(sql: Sql, table: string, schema?: string, inSteps = false): Promise<TableChecksum> {
   const name = schema ? qualified(schema, table) : escapeIdentifier(table);
-  const half = (start: number) => `sum(('x' || substr(h, ${start}, 16))::bit(64)::bigint::numeric)`;
+  if (inSteps) return checksumInSteps(sql, name);
   const { rows } = await sql.query<TableChecksum>(
     `SELECT count(*)::text AS rows, coalesce(md5(${half(1)}::text || '/' || ${half(17)}::text), '') AS md5
      FROM (SELECT md5(t::text) AS h FROM ${name} AS t) AS hashed`,
   );
   return rows[0]!;
+}
+
+/** One half of every row's md5 as a 64-bit integer, summed exactly. */
+const half = (start: number) => `sum(('x' || substr(h, ${start}, 16))::bit(64)::bigint::numeric)`;
+
+/** Table pages (8 kB each) one statement of a checksum in steps reads. */
+const PAGES_PER_STEP = 128;
+
+/**
+ * The same checksum as one statement gives, summed over ranges of the table's pages in turn: on
+ * the embedded engine a statement holds the process's only thread, and one over a whole large
+ * table kept the service from answering for a quarter of a second. Only for a table nothing
+ * writes meanwhile (the replay's copies and rebuilt tables): the steps are separate statements.
+ */
+async function checksumInSteps(sql: Sql, name: string): Promise<TableChecksum> {
+  const { rows: size } = await sql.query<{ pages: number }>(`SELECT (pg_relation_size($1::regclass) / current_setting('block_size')::int)::int AS pages`, [name]);
+  let count = 0n;
+  let sums: [bigint, bigint] | undefined;
+  for (let from = 0; from < size[0]!.pages; from += PAGES_PER_STEP) {
+    const { rows } = await sql.query<{ rows: string; high: string | null; low: string | null }>(
+      `SELECT count(*)::text AS rows, ${half(1)}::text AS high, ${half(17)}::text AS low
+       FROM (SELECT md5(t::text) AS h FROM ${name} AS t WHERE t.ctid >= '(${from},0)'::tid AND t.ctid < '(${from + PAGES_PER_STEP},0)'::tid) AS hashed`,
+    );
+    const step = rows[0]!;
+    count += BigInt(step.rows);
+    if (step.high !== null && step.low !== null) sums = [(sums?.[0] ?? 0n) + BigInt(step.high), (sums?.[1] ?? 0n) + BigInt(step.low)];
+  }
+  // md5 of the sums' decimal text, as Postgres writes a whole numeric.
+  return { rows: count.toString(), md5: sums ? createHash('md5').update(`${sums[0]}/${sums[1]}`).digest('hex') : '' };
 }
 
 /** Columns of the table's primary key, in key order; empty when it has none. */
@@ -54,8 +84,8 @@ export interface TableComparison {
  * Compares one table in two schemas by checksum; when they differ, also counts the rows found on
  * one side only and lists up to `limit` keys of those rows (a changed row shows its key once).
  */
-export async function compareTable(sql: Sql, table: string, left: string, right: string, limit: number): Promise<TableComparison> {
-  const checksums = { table, left: await tableChecksum(sql, table, left), right: await tableChecksum(sql, table, right) };
+export async function compareTable(sql: Sql, table: string, left: string, right: string, limit: number, inSteps = false): Promise<TableComparison> {
+  const checksums = { table, left: await tableChecksum(sql, table, left, inSteps), right: await tableChecksum(sql, table, right, inSteps) };
   if (checksums.left.rows === checksums.right.rows && checksums.left.md5 === checksums.right.md5) return checksums;
   // A copy made by CREATE TABLE AS has no key: take it from the other side.
   const leftKey = await primaryKey(sql, left, table);

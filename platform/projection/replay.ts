@@ -73,7 +73,7 @@ async function partitionsOf(eventLog: EventLog, projections: Projection[]) {
 async function compareTables(db: Db, tables: { projection: string; table: string }[], live: string, rebuilt: string, keys: number): Promise<TableReport[]> {
   const reports: TableReport[] = [];
   for (const { projection, table } of tables) {
-    const { left, right, difference } = await compareTable(db, table, live, rebuilt, keys);
+    const { left, right, difference } = await compareTable(db, table, live, rebuilt, keys, db.engine === 'pglite');
     reports.push({
       projection,
       table,
@@ -122,7 +122,7 @@ export async function replay(db: Db, eventLog: EventLog, options: ReplayOptions)
       rebuiltAt = Date.now();
       positions = plan.bounds;
       reports = [];
-      for (const { projection, table } of tables) reports.push({ projection, table, rebuilt: await tableChecksum(db, table, schema) });
+      for (const { projection, table } of tables) reports.push({ projection, table, rebuilt: await tableChecksum(db, table, schema, db.engine === 'pglite') });
     } else {
       // Most of the work: up to where the live read models stood at the start.
       await rebuild.reach(await positionsIn(db, live, names));

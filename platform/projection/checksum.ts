@@ -13,7 +13,8 @@ export interface TableChecksum {
  * Equal checksums mean identical tables, byte for byte in every column's text form. Each row's
  * md5 is split into two 64-bit halves that are summed exactly (numeric), so the digest does not
  * depend on row order and needs neither a sort nor the whole table in one value: it stays cheap
- * on millions of rows.
+ * on millions of rows. `inSteps` reads the table a range of pages per statement (checksumInSteps),
+ * for a table nothing writes meanwhile.
  */
 export async function tableChecksum(sql: Sql, table: string, schema?: string, inSteps = false): Promise<TableChecksum> {
   const name = schema ? qualified(schema, table) : escapeIdentifier(table);

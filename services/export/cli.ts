@@ -1,4 +1,3 @@
-import { rmSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Command as Program, Option } from 'commander';
 import { loadConfig } from '../../platform/config/config.js';
@@ -12,7 +11,7 @@ import { exportReadModel } from './export-read-model.js';
 import { ExportInputError, parseExportFlags, type ExportFlags } from './options.js';
 import { barProgress } from './progress.js';
 import { ExportThroughOwnerError, exportThroughOwner } from './through-owner.js';
-import { partialPath } from './writers/file.js';
+import { removeUnfinished } from './writers/file.js';
 
 const EXAMPLES = `
 Examples:
@@ -53,7 +52,7 @@ function removePartialOnInterrupt(out: string, cancelInService: () => Promise<bo
           if (finished) {
             process.stderr.write(`\nexport interrupted (${signal}) after the service had finished it: ${out} is complete\n`);
           } else {
-            rmSync(partialPath(out), { force: true });
+            removeUnfinished(out);
             process.stderr.write(`\nexport interrupted (${signal}); nothing was written at ${out}\n`);
           }
           process.exit(code);

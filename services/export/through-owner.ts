@@ -1,10 +1,9 @@
-import { rmSync } from 'node:fs';
 import type { Config } from '../../platform/config/config.js';
 import { ownerJobCalls, startOwnerJob } from '../../platform/data-dir/owner-jobs.js';
 import type { ExportJob } from './jobs.js';
 import { ExportInputError, type ExportFlags } from './options.js';
 import type { ExportProgress } from './progress.js';
-import { partialPath } from './writers/file.js';
+import { removeUnfinished } from './writers/file.js';
 
 /** The service could not run the export, or lost it; `unavailable` when a retry may succeed. */
 export class ExportThroughOwnerError extends Error {
@@ -56,7 +55,7 @@ export async function exportThroughOwner(
     await pause(POLL_MS);
     // A service that stopped (or restarted) mid-export left an unfinished file and no job to ask about.
     const lost = (why: string) => {
-      rmSync(partialPath(flags.out!), { force: true });
+      removeUnfinished(flags.out!);
       return new ExportThroughOwnerError(`the service ${why} during the export; nothing was written at ${flags.out}: run it again`, true);
     };
     const reply = await call('GET', `/exports/${id}`).catch((error: Error) => {

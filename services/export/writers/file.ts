@@ -1,10 +1,19 @@
 import { once } from 'node:events';
-import { createWriteStream, type WriteStream } from 'node:fs';
+import { createWriteStream, rmSync, type WriteStream } from 'node:fs';
 import { rename, rm, writeFile } from 'node:fs/promises';
 import type { SchemaDocument } from '../schema-document.js';
 
 /** Where a file is written until it is complete: a failed export never leaves a file that looks whole. */
 export const partialPath = (path: string) => `${path}.partial`;
+
+/** Where a Parquet export lets DuckDB spill the rows it holds until the file is written. */
+export const spillPath = (path: string) => `${partialPath(path)}.spill`;
+
+/** Removes what an export to `path` that did not finish may have left (after a kill, say). */
+export function removeUnfinished(path: string): void {
+  rmSync(partialPath(path), { force: true });
+  rmSync(spillPath(path), { recursive: true, force: true });
+}
 
 /** The schema document written beside a CSV or ndjson file. */
 export const sidecarPath = (path: string) => `${path}.schema.json`;

@@ -1,3 +1,4 @@
+import { setTimeout as pause } from 'node:timers/promises';
 import { readOwnerToken, requestOwner, type OwnerReply } from './owner-client.js';
 
 /** The envelope the owner's job routes (`/replays`, `/exports`) answer with. */
@@ -10,8 +11,6 @@ export interface OwnerJobEnvelope<J> {
 
 /** How long to wait for a service that is still opening its database. */
 const WAIT_FOR_OWNER_MS = 60_000;
-
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Requests to the job routes of DATA_DIR's owner, with the token it keeps there. */
 export function ownerJobCalls<J>(dataDir: string) {

@@ -3,12 +3,11 @@ import { Command as Program, Option } from 'commander';
 import { loadConfig } from '../../platform/config/config.js';
 import { SettingError } from '../../platform/config/settings.js';
 import { DataDirBusyError } from '../../platform/data-dir/ownership.js';
-import { LogBoundError } from '../../platform/events/event-log.js';
 import { openRuntime } from '../../platform/runtime.js';
 import { BackendUnavailableError, ExitCode, busyAdvice } from '../../platform/startup.js';
 import { exportEvents } from './export-events.js';
 import { exportReadModel } from './export-read-model.js';
-import { ExportInputError, parseExportFlags, type ExportFlags } from './options.js';
+import { flagFailure, parseExportFlags, type ExportFlags } from './options.js';
 import { barProgress } from './progress.js';
 import { ExportThroughOwnerError, exportThroughOwner } from './through-owner.js';
 import { removeUnfinished } from './writers/file.js';
@@ -33,9 +32,7 @@ Ctrl-C removes the unfinished file (FILE.partial) and exits 130.
 
 /** The message of a failure of the flags (exit 2, naming the flag); undefined for any other failure. */
 function inputFailure(error: unknown): string | undefined {
-  if (error instanceof ExportInputError || error instanceof SettingError) return error.message;
-  if (error instanceof LogBoundError) return `--${error.bound}: ${error.message}`;
-  return undefined;
+  return error instanceof SettingError ? error.message : flagFailure(error)?.message;
 }
 
 /**

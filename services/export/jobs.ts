@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { isAbsolute } from 'node:path';
-import { LogBoundError } from '../../platform/events/event-log.js';
 import type { Runtime } from '../../platform/runtime.js';
 import { exportEvents } from './export-events.js';
 import { exportReadModel } from './export-read-model.js';
-import { ExportInputError, parseExportFlags, type ExportFlags } from './options.js';
+import { ExportInputError, flagFailure, parseExportFlags, type ExportFlags } from './options.js';
 import type { ExportProgress } from './progress.js';
 
 export interface ExportJob {
@@ -78,9 +77,7 @@ export function exportJobs(runtime: Runtime) {
           (error: Error) => {
             if (cancel.signal.aborted) return Object.assign(job, { state: 'cancelled', error: { message: 'cancelled; the unfinished file was removed' } });
             // A bound the log does not have is the request's fault too, named as the CLI names it.
-            if (error instanceof LogBoundError) return Object.assign(job, { state: 'failed', error: { message: `--${error.bound}: ${error.message}`, flag: `--${error.bound}` } });
-            if (error instanceof ExportInputError) return Object.assign(job, { state: 'failed', error: { message: error.message, flag: error.flag } });
-            return Object.assign(job, { state: 'failed', error: { message: error.message } });
+            return Object.assign(job, { state: 'failed', error: flagFailure(error) ?? { message: error.message } });
           },
         )
         .finally(() => (running = undefined));

@@ -1,6 +1,6 @@
 import { existsSync, statSync } from 'node:fs';
 import { dirname, extname } from 'node:path';
-import type { LogBound, TopicPartitionOffset } from '../../platform/events/event-log.js';
+import { LogBoundError, type LogBound, type TopicPartitionOffset } from '../../platform/events/event-log.js';
 import { parseRfc3339 } from '../../platform/time/rfc3339.js';
 import { eventTopic, type EventTypeName } from '../../schemas/generated/events.js';
 import { TOPICS, type TopicName } from '../../schemas/topics.js';
@@ -14,6 +14,16 @@ export class ExportInputError extends Error {
     super(`${flag}: ${detail}`);
     this.name = 'ExportInputError';
   }
+}
+
+/**
+ * The flag a failure is about and its message (which starts with the flag), for an export's own
+ * checks and for a bound the log does not have; undefined for any other failure.
+ */
+export function flagFailure(error: unknown): { flag: string; message: string } | undefined {
+  if (error instanceof ExportInputError) return { flag: error.flag, message: error.message };
+  if (error instanceof LogBoundError) return { flag: `--${error.bound}`, message: `--${error.bound}: ${error.message}` };
+  return undefined;
 }
 
 /** The flags as commander hands them over (all text). */

@@ -1,3 +1,4 @@
+import { setTimeout as pause } from 'node:timers/promises';
 import type { Config } from '../../platform/config/config.js';
 import { ownerJobCalls, startOwnerJob } from '../../platform/data-dir/owner-jobs.js';
 import type { ExportJob } from './jobs.js';
@@ -15,8 +16,6 @@ export class ExportThroughOwnerError extends Error {
 
 /** How often the job is asked how far it is (for the bar; the export does not wait on it). */
 const POLL_MS = 250;
-
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** The message of an ExportInputError without its flag (the error puts it back in front). */
 const detailOf = (message: string, flag: string) => (message.startsWith(`${flag}: `) ? message.slice(flag.length + 2) : message);

@@ -1,3 +1,4 @@
+import { setTimeout as pause } from 'node:timers/promises';
 import type { Config } from '../../platform/config/config.js';
 import { ownerJobCalls, startOwnerJob } from '../../platform/data-dir/owner-jobs.js';
 import { ReplayInputError } from '../../platform/projection/point-in-time.js';
@@ -10,8 +11,6 @@ import type { ReplayRequest } from './request.js';
 
 /** How often the job is asked for its progress (for the bar; the replay itself does not wait on it). */
 const POLL_MS = 250;
-
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * Runs the replay in the service that owns the embedded DATA_DIR (only it may open the database)

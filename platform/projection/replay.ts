@@ -5,7 +5,7 @@ import { pointInTimeBounds, type PointInTime } from './point-in-time.js';
 import { listPositions, positionsIn, samePositions, type Position, type Positions } from './positions.js';
 import type { Projection } from './projection.js';
 import { startRebuild, type RebuildProgress } from './rebuild.js';
-import { createReplaySchema, currentSchema, dropSchemas, snapshotLive } from './replay-schema.js';
+import { buildIndexes, createReplaySchema, currentSchema, dropSchemas, snapshotLive } from './replay-schema.js';
 import { swapIntoLive } from './swap.js';
 
 export interface ReplayOptions {
@@ -48,7 +48,7 @@ export interface ReplayReport {
   /** Positions the read models were rebuilt to. */
   positions: Position[];
   skipped: { projection: string; missing: string[] }[];
-  /** Events applied and the time the rebuild took (comparison not included). */
+  /** Events applied and the time the rebuild took, its indexes built (comparison not included). */
   events: number;
   seconds: number;
   tables: TableReport[];
@@ -105,7 +105,10 @@ export async function replay(db: Db, eventLog: EventLog, options: ReplayOptions)
   const copy = `${schema}_live`;
   const retired = `${schema}_retired`;
 
-  await createReplaySchema(db, live, schema, tableNames);
+  // Not on the embedded database: it runs one statement at a time, and one index build over a
+  // whole table would hold the service's every request for its length; rows keep their indexes
+  // up to date a batch at a time there.
+  const deferredIndexes = await createReplaySchema(db, live, schema, tableNames, { deferIndexes: db.engine !== 'pglite' });
   const created = [schema];
   const started = Date.now();
   let rebuiltAt = started;
@@ -119,6 +122,7 @@ export async function replay(db: Db, eventLog: EventLog, options: ReplayOptions)
   try {
     if (plan) {
       await rebuild.reach(plan.bounds);
+      await buildIndexes(db, deferredIndexes);
       rebuiltAt = Date.now();
       positions = plan.bounds;
       reports = [];
@@ -129,6 +133,7 @@ export async function replay(db: Db, eventLog: EventLog, options: ReplayOptions)
       created.push(copy);
       positions = await snapshotLive(db, live, copy, tableNames, names);
       await rebuild.reach(positions);
+      await buildIndexes(db, deferredIndexes);
       rebuiltAt = Date.now();
       if (!samePositions(positions, await positionsIn(db, schema, names))) {
         throw new Error('the live read models moved back during the replay (another replay swapped them?); run it again');

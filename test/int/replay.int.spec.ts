@@ -5,7 +5,7 @@ import { tableChecksum, type TableChecksum } from '../../platform/projection/che
 import { replay } from '../../platform/projection/replay.js';
 import { positionsIn, samePositions, type Positions } from '../../platform/projection/positions.js';
 import { startRebuild } from '../../platform/projection/rebuild.js';
-import { createReplaySchema, dropSchemas, schemaExists } from '../../platform/projection/replay-schema.js';
+import { buildIndexes, createReplaySchema, dropSchemas, schemaExists } from '../../platform/projection/replay-schema.js';
 import { swapIntoLive } from '../../platform/projection/swap.js';
 import { awaitCaughtUp } from '../../platform/projection/catch-up.js';
 import { catalogEntriesProjection } from '../../projections/catalog-entries/projection.js';
@@ -31,6 +31,15 @@ describe.each([['kafka'], ['sql']] as const)('replay on the %s log', (eventLog) 
 
   const ledgerChecksums = async (schema?: string) =>
     Object.fromEntries(await Promise.all(ledgerProjection.tables.map(async (table) => [table, await tableChecksum(t.runtime.db, table, schema)] as const)));
+  /** Each of the ledger's indexes in a schema, by name, its definition with the schema left out. */
+  const ledgerIndexes = async (schema: string) => {
+    const { rows } = await t.runtime.db.query<{ name: string; definition: string }>(
+      `SELECT indexname AS name, replace(indexdef, schemaname || '.', '') AS definition FROM pg_indexes
+       WHERE schemaname = $1 AND tablename = ANY($2::text[]) ORDER BY indexname`,
+      [schema, ledgerProjection.tables],
+    );
+    return rows.map(({ name, definition }) => [name, definition.replace(/"/g, '')]);
+  };
   /** A postback on a fresh card (served, clicked for every other one), answered with the ledger's decision. */
   async function postbacks(count: number) {
     for (let i = 0; i < count; i += 1) {
@@ -86,6 +95,10 @@ describe.each([['kafka'], ['sql']] as const)('replay on the %s log', (eventLog) 
     expect(await ledgerChecksums(report.schema)).toEqual(midway.checksums);
     expect(await ledgerChecksums()).not.toEqual(midway.checksums);
     expect(report.kept).toEqual([report.schema]);
+    // Kept for queries: every index of the live tables, built after the rows (the searches' too).
+    const live = await ledgerIndexes('public');
+    expect(live.length).toBeGreaterThan(10);
+    expect(await ledgerIndexes(report.schema)).toEqual(live);
     await t.runtime.db.query(`DROP SCHEMA ${report.schema} CASCADE`);
   });
 
@@ -145,6 +158,7 @@ describe.each([['kafka'], ['sql']] as const)('replay on the %s log', (eventLog) 
     const damaged = rows[0]!;
     await t.runtime.db.query('UPDATE conversions SET payout_amount = 0.01 WHERE partner_id = $1 AND identity_key = $2', [damaged.partner_id, damaged.identity_key]);
 
+    const indexesBefore = await ledgerIndexes('public');
     // Postbacks keep arriving while the swap happens.
     const [report] = await Promise.all([replay(t.runtime.db, t.runtime.eventLog, { projections: [ledgerProjection], swap: true, keep: true }), postbacks(3)]);
     expect(report.identical).toBe(false);
@@ -155,6 +169,8 @@ describe.each([['kafka'], ['sql']] as const)('replay on the %s log', (eventLog) 
 
     const repaired = await t.runtime.db.query('SELECT payout_amount FROM conversions WHERE partner_id = $1 AND identity_key = $2', [damaged.partner_id, damaged.identity_key]);
     expect(repaired.rows).toEqual([{ payout_amount: damaged.payout_amount }]);
+    // The swapped-in tables have every index the live ones had, under the same names.
+    expect(await ledgerIndexes('public')).toEqual(indexesBefore);
     // The damaged table was retired, not lost.
     const retired = report.kept.find((schema) => schema.endsWith('_retired'))!;
     const old = await t.runtime.db.query(`SELECT payout_amount FROM ${retired}.conversions WHERE partner_id = $1 AND identity_key = $2`, [damaged.partner_id, damaged.identity_key]);
@@ -202,6 +218,21 @@ describe.each([['kafka'], ['sql']] as const)('replay on the %s log', (eventLog) 
     await postbacks(1);
     expect((await replay(t.runtime.db, t.runtime.eventLog, { projections: [ledgerProjection] })).identical).toBe(true);
     await dropSchemas(t.runtime.db, [schema, `${schema}_retired`]);
+  });
+
+  it('a rebuild schema can start with only the indexes of its keys; the others are built after the rows, the same as live', async () => {
+    const schema = `deferred_indexes_${eventLog}`;
+    const deferred = await createReplaySchema(t.runtime.db, 'public', schema, ledgerProjection.tables, { deferIndexes: true });
+    try {
+      const keys = await ledgerIndexes(schema);
+      // conversions: primary key and unique correlation id; postback_log: primary key and unique position.
+      expect(keys.map(([name]) => name)).toEqual(['conversions_correlation_id_key', 'conversions_pkey', 'postback_log_log_partition_log_offset_key', 'postback_log_pkey']);
+      expect(deferred).toHaveLength((await ledgerIndexes('public')).length - keys.length);
+      await buildIndexes(t.runtime.db, deferred);
+      expect(await ledgerIndexes(schema)).toEqual(await ledgerIndexes('public'));
+    } finally {
+      await dropSchemas(t.runtime.db, [schema]);
+    }
   });
 
   it('refuses at once to reach positions past the end of the log (read models built from another log), instead of waiting forever', async () => {

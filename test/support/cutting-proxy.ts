@@ -12,6 +12,10 @@ export interface CuttingProxy {
    * every new connection is closed at once, until heal(). Resolves once an answer was dropped.
    */
   cutNextAnswer(): Promise<void>;
+  /** Cuts every open connection and closes every new one at once, as a stopped server's port does, until heal(). */
+  refuse(): void;
+  /** Requests still arrive, answers never come back (a hung server), until heal(). */
+  swallow(): void;
   heal(): void;
   close(): Promise<void>;
 }
@@ -19,6 +23,7 @@ export interface CuttingProxy {
 export async function cuttingProxy(target: { host: string; port: number }): Promise<CuttingProxy> {
   const open = new Set<Socket>();
   let refusing = false;
+  let swallowing = false;
   let cutAnswer: (() => void) | undefined;
   const track = (socket: Socket) => {
     open.add(socket);
@@ -42,6 +47,7 @@ export async function cuttingProxy(target: { host: string; port: number }): Prom
     broker.on('close', cutBoth);
     client.on('data', (chunk) => broker.write(chunk));
     broker.on('data', (chunk) => {
+      if (swallowing) return;
       if (cutAnswer) {
         const cut = cutAnswer;
         cutAnswer = undefined;
@@ -60,8 +66,16 @@ export async function cuttingProxy(target: { host: string; port: number }): Prom
   return {
     port: address.port,
     cutNextAnswer: () => new Promise<void>((resolve) => (cutAnswer = resolve)),
+    refuse() {
+      refusing = true;
+      for (const socket of open) socket.destroy();
+    },
+    swallow() {
+      swallowing = true;
+    },
     heal() {
       refusing = false;
+      swallowing = false;
     },
     async close() {
       for (const socket of open) socket.destroy();

@@ -2,6 +2,7 @@ import { CANONICAL_UUID, SHORT_CODE, STATIC_TOKEN, shapeOfCode } from '../../pro
 import { CURRENCY_CODE, isKnownCurrency } from '../../schemas/documents/currency.js';
 import { DECIMAL, canonicalDecimal } from './payout.js';
 import { atMostCharacters } from '../../platform/text/character-count.js';
+import { repeatedTopLevelKey } from '../../platform/text/json-keys.js';
 
 /**
  * The fields of a partner's postback, read from the current contract's JSON body or from the
@@ -141,7 +142,9 @@ const UTF8 = new TextDecoder('utf-8', { fatal: true });
 /**
  * Current contract: the raw JSON body. A closed object of string values: anything else (unknown
  * or prototype keys, numbers, null, non-objects, invalid UTF-8 or JSON, an empty body) is
- * invalid_payload. A repeated key keeps its last value, as JSON.parse does.
+ * invalid_payload. So is a key given twice: JSON.parse would keep the last value, and two values
+ * of one field (an event_id, an amount) leave the conversion ambiguous, as the compatibility
+ * routes' repeated parameters do.
  */
 export function parseCurrentBody(raw: string | Buffer): FieldsResult {
   let body: string;
@@ -163,6 +166,8 @@ export function parseCurrentBody(raw: string | Buffer): FieldsResult {
   // JSON.parse makes "__proto__" an own key, so prototype keys are refused here like any unknown one.
   const unknown = Object.keys(parsed).find((key) => !Object.hasOwn(FIELD_RULES, key));
   if (unknown !== undefined) return invalid(keyName(unknown), `is not a field of the postback body; it takes ${FIELD_NAMES.join(', ')}`);
+  const repeated = repeatedTopLevelKey(body);
+  if (repeated !== undefined) return invalid(repeated, 'is given twice; send each field once');
   return checkFields(parsed as Record<string, unknown>);
 }
 

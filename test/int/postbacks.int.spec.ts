@@ -211,7 +211,7 @@ describe.each([['kafka'], ['sql']] as const)('postbacks on the %s log', (eventLo
       expectRejection(await post(valid(), { 'content-type': 'text/plain' }), 'unsupported_media_type');
       expectRejection(await t.app.inject({ method: 'POST', url: `/v1/postback/${world.partner}?event_id=1`, headers: PROTOCOL, payload: JSON.stringify(valid()) }), 'query_parameters_not_allowed');
       // In the reference's header namespace with or without X-, and a partner's own signature header.
-      for (const header of ['x-svc-signature', 'x-svc-timestamp', 'x-svc-nonce', 'svc-signature', 'svc-timestamp', 'svc-nonce', 'x-partner-signature', 'x-nonce']) {
+      for (const header of ['x-svc-signature', 'x-svc-timestamp', 'x-svc-nonce', 'svc-signature', 'svc-timestamp', 'svc-nonce', 'x-partner-signature', 'x-nonce', 'x-hmac', 'x-svc-hmac', 'x-partner-hmac-sha256']) {
         expectRejection(await post(valid(), { [header]: '1' }), 'signature_headers_not_allowed');
       }
       expectRejection(await t.app.inject({ method: 'PUT', url: `/v1/postback/${world.partner}`, headers: PROTOCOL, payload: '{}' }), 'method_not_allowed');

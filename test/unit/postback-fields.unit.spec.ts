@@ -46,13 +46,6 @@ describe('parseCurrentBody: accepted bodies', () => {
   it('takes event_name up to 100 characters and identities up to 200, any script', () => {
     expect(body({ ...BASE, event_name: 'é'.repeat(100), order_id: '注文'.repeat(100) }).ok).toBe(true);
   });
-
-  it('keeps the last of a repeated key, as JSON does', () => {
-    expect(parseCurrentBody('{"event_name":"a","event_name":"b","svc_click_id":"' + CLICK + '","event_id":"1"}')).toEqual({
-      ok: true,
-      fields: { event_name: 'b', svc_click_id: CLICK, event_id: '1' },
-    });
-  });
 });
 
 describe('parseCurrentBody: rejections', () => {
@@ -65,6 +58,19 @@ describe('parseCurrentBody: rejections', () => {
     expect(body({ ...BASE, event_name: '😀'.repeat(100), order_id: '𝄞'.repeat(200) }).ok).toBe(true);
     expect(rejected(body({ ...BASE, event_name: '😀'.repeat(101) })).field).toBe('event_name');
     expect(rejected(body({ ...BASE, order_id: '𝄞'.repeat(201) })).field).toBe('order_id');
+  });
+
+  it('refuses a key given twice, even with the same value or written with escapes; nested and string contents do not count', () => {
+    const twice = (text: string) => rejected(parseCurrentBody(text));
+    expect(twice(`{"event_name":"a","event_id":"1","svc_click_id":"${CLICK}","event_id":"2"}`)).toEqual({
+      ok: false,
+      reason: 'invalid_payload',
+      field: 'event_id',
+      message: 'event_id: is given twice; send each field once',
+    });
+    expect(twice(`{"event_name":"a","event_name":"a","svc_click_id":"${CLICK}","event_id":"1"}`).field).toBe('event_name');
+    expect(twice(`{"event_name":"a","event\\u005fid":"1","svc_click_id":"${CLICK}","event_id":"1"}`).field).toBe('event_id');
+    expect(parseCurrentBody(`{"event_name":"event_id\\":","svc_click_id":"${CLICK}","event_id":"1"}`)).toMatchObject({ ok: true });
   });
 
   it('names an unknown field and lists the fields the body takes', () => {

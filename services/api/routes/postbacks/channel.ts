@@ -7,10 +7,11 @@ const FORM = /^application\/x-www-form-urlencoded\s*(;|$)/i;
 const JSON_TYPE = /^application\/json\s*(;\s*charset\s*=\s*"?utf-8"?\s*)?$/i;
 /**
  * Postbacks carry no signature, timestamp or nonce (reference, Authentication rule 6): any header
- * naming a signature or a nonce, and a timestamp header in the service's namespace (`SVC-` or
+ * naming a signature, an HMAC (a signature by another name: `X-HMAC`, `X-SVC-HMAC`) or a nonce,
+ * and a timestamp header in the service's namespace (`SVC-` or
  * `X-SVC-`, as `SVC-Protocol-Version`) or the bare `X-Timestamp`. Other timestamps (a proxy's) pass.
  */
-const SIGNATURE_HEADER = /signature|nonce|^(x-)?svc-timestamp$|^x-timestamp$/i;
+const SIGNATURE_HEADER = /signature|hmac|nonce|^(x-)?svc-timestamp$|^x-timestamp$/i;
 
 /**
  * Which contract a POST speaks: a form body without the protocol header is the compatibility

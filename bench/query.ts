@@ -96,13 +96,16 @@ export async function queryBench(): Promise<BenchRow[]> {
     api = await startApi({ ...env, PORT: String(port), HOST: '127.0.0.1' }, base);
     // Accounts and offers through the admin commands; the API's projectors apply them.
     const admin = servingAdmin(runtime);
-    const key = (await admin.key(await admin.application(await admin.developer()))).key;
+    const application = await admin.application(await admin.developer());
+    const key = (await admin.key(application)).key;
+    // Without a placement a Query is anonymous (the default placement's application, none designated here).
+    const placement_id = await admin.placement(application);
     const partner_id = await admin.partner();
     for (let i = 0; i < 50; i += 1) {
       await admin.offer({ partner_id, details: details(`category-${i % 5}`, { amount: `${1 + (i % 17)}.00` }), destination_url: `https://bench.example/${i}` });
     }
 
-    const body = JSON.stringify({ limit: CARDS, context: { categories: ['category-1'] } });
+    const body = JSON.stringify({ placement_id, limit: CARDS, context: { categories: ['category-1'] } });
     const headers = { 'content-type': 'application/json', authorization: `Bearer ${key}` };
     await autocannon({ url: `${base}/v1/offers/query`, connections: CONNECTIONS, duration: WARMUP_S, method: 'POST', headers, body });
     // Query and the raw producer alternate over ROUNDS and their medians are compared, so a noisy

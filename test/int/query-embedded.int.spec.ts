@@ -72,10 +72,10 @@ describe('Query on the embedded default', () => {
   it('a test key serves test cards only with X-SVC-Test: true', async () => {
     const { key } = await admin.key(house.application, 'test');
     expect((await query({}, { authorization: `Bearer ${key}` })).body.code).toBe('ENV_MISMATCH');
-    const { status, body } = await query({ limit: 1 }, { authorization: `Bearer ${key}`, 'x-svc-test': 'true' });
+    const { status, body } = await query({ placement_id: house.placement, limit: 1 }, { authorization: `Bearer ${key}`, 'x-svc-test': 'true' });
     expect(status).toBe(200);
     const [row] = await projectedServes(runtime, [body.data.cards![0]!.offer_instance_id]);
-    expect(row).toMatchObject({ environment: 'test', anonymous: false, placement_id: null });
+    expect(row).toMatchObject({ environment: 'test', anonymous: false, placement_id: house.placement });
   });
 
   it('anonymous Query follows the default application and its developer: paused or suspended is 403', async () => {

@@ -17,7 +17,7 @@ import { withoutTable } from '../support/database.js';
 // the three environments, read-your-writes and the replay of `serves`.
 let t: TestRuntime & { app: FastifyInstance };
 let projectors: RunningProjectors | undefined;
-const k = {} as Record<'live' | 'test' | 'sandbox' | 'revoked' | 'paused' | 'suspended', string>;
+const k = {} as Record<'live' | 'test' | 'sandbox' | 'revoked' | 'paused' | 'suspended' | 'house', string>;
 const id = {} as Record<'houseApp' | 'housePlacement' | 'app' | 'placement' | 'inactivePlacement' | 'otherPlacement', string>;
 const offer = {} as Record<'plain' | 'deep' | 'noDestination' | 'testOnly' | 'paused', string>;
 
@@ -58,6 +58,7 @@ beforeAll(async () => {
   id.housePlacement = await admin.placement(id.houseApp);
   await admin.run('default-placement:designate', { placement_id: id.housePlacement });
   k.sandbox = (await admin.run('sandbox-key:ensure', {})).key!;
+  k.house = (await admin.key(id.houseApp)).key;
 
   const developer = await admin.developer();
   id.app = await admin.application(developer);
@@ -146,12 +147,16 @@ describe('serving a card', () => {
   });
 
   it('a Test key with X-SVC-Test: true serves test cards, and only test serves see test-only offers', async () => {
-    const test = await query(t.app, { limit: 10, context: { categories: ['test-only'] } }, bearer(k.test, { 'x-svc-test': 'true' }));
+    const test = await query(t.app, { placement_id: id.placement, limit: 10, context: { categories: ['test-only'] } }, bearer(k.test, { 'x-svc-test': 'true' }));
     expect(test.status).toBe(200);
     const card = inCategory(cardsOf(test.body), 'test-only')[0]!;
     expect(card.offer_id).toBe(offer.testOnly);
     const [row] = await projectedServes(t.runtime, [card.offer_instance_id]);
-    expect(row).toMatchObject({ environment: 'test', application_id: id.app, anonymous: false, placement_id: null });
+    expect(row).toMatchObject({ environment: 'test', application_id: id.app, anonymous: false, placement_id: id.placement });
+    // Without placement_id, a test serve too goes through the default placement to the default application.
+    const anonymousTest = await query(t.app, { limit: 1 }, bearer(k.test, { 'x-svc-test': 'true' }));
+    const [anonymousRow] = await projectedServes(t.runtime, cardsOf(anonymousTest.body).map((c) => c.offer_instance_id));
+    expect(anonymousRow).toMatchObject({ environment: 'test', application_id: id.houseApp, anonymous: true, placement_id: id.housePlacement });
 
     for (const headers of [bearer(k.live), bearer(k.sandbox), {}]) {
       const other = await query(t.app, { limit: 10, context: { categories: ['test-only'] } }, headers);
@@ -165,7 +170,7 @@ describe('serving a card', () => {
     expect(status).toBe(200);
     const rows = await projectedServes(t.runtime, cardsOf(body).map((card) => card.offer_instance_id));
     expect(rows).toHaveLength(2);
-    for (const row of rows) expect(row).toMatchObject({ environment: 'sandbox', application_id: id.houseApp, placement_id: null, anonymous: false });
+    for (const row of rows) expect(row).toMatchObject({ environment: 'sandbox', application_id: id.houseApp, placement_id: id.housePlacement, anonymous: false });
   });
 
   it('without a key and without placement_id the Query is anonymous: the default placement and application, live', async () => {
@@ -174,6 +179,17 @@ describe('serving a card', () => {
     const rows = await projectedServes(t.runtime, cardsOf(body).map((card) => card.offer_instance_id));
     expect(rows).toHaveLength(3);
     for (const row of rows) expect(row).toMatchObject({ environment: 'live', application_id: id.houseApp, placement_id: id.housePlacement, anonymous: true });
+  });
+
+  it('with a Live key and without placement_id the Query is anonymous too: its cards belong to the default application, not_found for the caller\'s key', async () => {
+    const { status, body } = await query(t.app, { limit: 2 }, bearer(k.live));
+    expect(status).toBe(200);
+    const ids = cardsOf(body).map((card) => card.offer_instance_id);
+    const rows = await projectedServes(t.runtime, ids);
+    expect(rows).toHaveLength(2);
+    for (const row of rows) expect(row).toMatchObject({ environment: 'live', application_id: id.houseApp, placement_id: id.housePlacement, anonymous: true });
+    expect((await lookup(ids, k.live)).body.data.instances.map((item) => item.status)).toEqual(['not_found', 'not_found']);
+    expect((await lookup(ids, k.house)).body.data.instances.map((item) => item.status)).toEqual(['found', 'found']);
   });
 
   it('a POST without any body (no Content-Type, no bytes) is the empty request, e.g. an anonymous Query', async () => {
@@ -190,15 +206,17 @@ describe('serving a card', () => {
     expect(nullBody.json()).toMatchObject({ code: 'BAD_REQUEST', extra: { field: '(body)' } });
   });
 
-  it('with ANONYMOUS_QUERY=off a Query without a key is 401, while keys still serve', async () => {
+  it('with ANONYMOUS_QUERY=off a Query without placement_id is 401, with a key or without; a key with its placement still serves', async () => {
     const off = await buildApp({ runtime: { ...t.runtime, config: { ...t.runtime.config, anonymousQuery: 'off' } } });
     try {
       const before = await servesEnd();
-      const anonymous = await query(off, {});
-      expect(anonymous.status).toBe(401);
-      expect(anonymous.body).toEqual({ code: 'UNAUTHORIZED', message: expect.stringContaining('anonymous Query is off'), data: {}, extra: {} });
+      for (const headers of [{}, bearer(k.live)]) {
+        const anonymous = await query(off, {}, headers);
+        expect(anonymous.status).toBe(401);
+        expect(anonymous.body).toEqual({ code: 'UNAUTHORIZED', message: expect.stringContaining('anonymous Query is off'), data: {}, extra: {} });
+      }
       expect(await servesEnd()).toBe(before);
-      expect((await query(off, {}, bearer(k.live))).status).toBe(200);
+      expect((await query(off, { placement_id: id.placement }, bearer(k.live))).status).toBe(200);
     } finally {
       await off.close();
     }
@@ -207,7 +225,7 @@ describe('serving a card', () => {
   it('a card from Query is found by the instance route at once, 200 times in a row, and the projection latency is measured', async () => {
     const misses: string[] = [];
     for (let i = 0; i < 200; i += 1) {
-      const { status, body } = await query(t.app, { limit: 1 }, bearer(k.live));
+      const { status, body } = await query(t.app, { placement_id: id.placement, limit: 1 }, bearer(k.live));
       expect(status).toBe(200);
       const [card] = cardsOf(body);
       const found = await lookup([card!.offer_instance_id], k.live);
@@ -358,7 +376,7 @@ describe('when the serves projection is behind (Query answers once its cards are
     const card = await t.runtime.db.transaction(async (tx) => {
       // The projector cannot write served_instances while this lock is held; reads still work.
       await tx.query('LOCK TABLE served_instances IN EXCLUSIVE MODE');
-      const served = await query(t.app, { limit: 1, context: { categories: ['plain'] } }, bearer(k.live));
+      const served = await query(t.app, { placement_id: id.placement, limit: 1, context: { categories: ['plain'] } }, bearer(k.live));
       expect(served.status, served.raw).toBe(200);
       const [fresh] = cardsOf(served.body);
       const early = await lookup([fresh!.offer_instance_id], k.live);

@@ -18,6 +18,8 @@ let projectors: RunningProjectors;
 let admin: ReturnType<typeof servingAdmin>;
 let partnerId: string;
 let liveKey: string;
+/** The key's application's placement: a Query without one is served to the default application. */
+let placementId: string;
 const apps: FastifyInstance[] = [];
 const geo = {} as Record<'any' | 'au' | 'auNotNsw' | 'sydney' | 'us' | 'california' | 'notUs', string>;
 
@@ -33,7 +35,7 @@ async function cards(app: FastifyInstance, body: Record<string, unknown>, header
   const response = await app.inject({
     method: 'POST', url: '/v1/offers/query',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${liveKey}`, ...headers },
-    payload: JSON.stringify(body),
+    payload: JSON.stringify({ placement_id: placementId, ...body }),
   });
   expect(response.statusCode, response.body).toBe(200);
   return (response.json() as { data: { cards: Card[] } }).data.cards;
@@ -73,7 +75,9 @@ beforeAll(async () => {
   projectors = await startProjectors(t.runtime);
   admin = servingAdmin(t.runtime);
   const developer = await admin.developer();
-  liveKey = (await admin.key(await admin.application(developer))).key;
+  const application = await admin.application(developer);
+  liveKey = (await admin.key(application)).key;
+  placementId = await admin.placement(application);
   partnerId = await admin.partner();
   const geoOffer = (targeting?: unknown) => admin.offer({ partner_id: partnerId, details: details('geo'), destination_url: 'https://geo.example/', ...(targeting ? { targeting } : {}) });
   geo.any = await geoOffer();

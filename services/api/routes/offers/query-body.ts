@@ -28,7 +28,7 @@ export const queryContext = Type.Object(
 export const queryBody = Type.Object(
   {
     placement_id: Type.Optional(
-      Type.String({ pattern: '^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$', description: 'an active placement of the calling application' }),
+      Type.String({ pattern: '^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$', description: 'an active placement of the calling application; without it the Query is served anonymously through the default placement to the default application, whose cards the caller\'s key does not find' }),
     ),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_LIMIT, description: `cards wanted, 1 to ${MAX_LIMIT} (default ${DEFAULT_LIMIT})` })),
     context: Type.Optional(queryContext),

@@ -54,17 +54,21 @@ async function checkPlacement(runtime: Runtime, caches: ReadCaches, applicationI
  * The credential rules of `POST /v1/offers/query`, checked in this order: credential and
  * environment (401), account (403), placement (404, 403).
  *
- * - No `Authorization` and no `placement_id`: anonymous, through the default placement to the
- *   default application, live, when ANONYMOUS_QUERY is on and a default placement is designated
- *   (else 401 UNAUTHORIZED); `X-SVC-Test: true` without a key is 401 ENV_MISMATCH.
- * - No `Authorization` with `placement_id`: 401 (a placement is addressed with its application's key).
+ * - Without `placement_id` a Query is served anonymously, through the default placement to the
+ *   default application (reference, instance route rule 3: "its instances belong to the default
+ *   application and return not_found for any other key"), whether or not it carries a key; when
+ *   anonymous Query is unavailable (ANONYMOUS_QUERY=off, or no active default placement) it is
+ *   401 UNAUTHORIZED. A key sent along is still checked (unknown, revoked, wrong environment,
+ *   its account) and sets the environment; its application owns none of these cards.
+ * - With `placement_id`: a key is required (401 without one) and the placement must be an
+ *   active placement of the key's application; the cards are that application's.
  * - Live key: live serve; with `X-SVC-Test: true` 401 ENV_MISMATCH.
  * - Test key: test serve, only with `X-SVC-Test: true`; without it 401 ENV_MISMATCH (a test
  *   credential in a live request is an environment mistake, not a bad key).
- * - The shared sandbox key: sandbox serve for the default application (403 APPLICATION_NOT_SERVING
- *   when none is designated); `X-SVC-Test` does not matter.
+ * - The shared sandbox key: sandbox serve for the default application, through the default
+ *   placement (403 APPLICATION_NOT_SERVING when none is designated); `X-SVC-Test` does not matter.
+ * - No key: live; `X-SVC-Test: true` without a key is 401 ENV_MISMATCH.
  * - Unknown, revoked or malformed key: 401 UNAUTHORIZED.
- * A keyed request without `placement_id` serves without a placement (placement null).
  * Keys and placements come through `caches`, emptied by every accounts commit.
  */
 export async function resolveQueryCaller(runtime: Runtime, caches: ReadCaches, headers: Headers, placementId: string | undefined): Promise<QueryCaller> {
@@ -73,18 +77,13 @@ export async function resolveQueryCaller(runtime: Runtime, caches: ReadCaches, h
 
   if (authorization === undefined) {
     if (placementId !== undefined) throw unauthorized('API key missing: a Query with placement_id needs its application\'s API key');
-    if (runtime.config.anonymousQuery === 'off') throw unauthorized('API key missing: anonymous Query is off on this service');
     if (testHeader) throw envMismatch('X-SVC-Test: true needs a Test Key');
-    const fallback = await defaultApplication(runtime, caches);
-    if (!fallback) throw unauthorized('API key missing: anonymous Query is not available (no default placement is designated)');
-    checkAccount(fallback.developer_status, fallback.application_status);
-    return { application_id: fallback.application_id, placement_id: fallback.placement_id, environment: 'live', anonymous: true };
+    return anonymousCaller(runtime, caches, 'live', 'API key missing: ');
   }
 
   const key = bearerKey(authorization);
   if (key === undefined) throw unauthorized('Authorization must be "Bearer <API key>"');
   const lookup = await caches.lookupKey(runtime.db, keyHashSecretOf(runtime.config), key);
-  let caller: Omit<QueryCaller, 'placement_id'>;
   switch (lookup.kind) {
     case 'unknown':
       throw unauthorized('API key invalid');
@@ -94,17 +93,25 @@ export async function resolveQueryCaller(runtime: Runtime, caches: ReadCaches, h
       const fallback = await defaultApplication(runtime, caches);
       if (!fallback) throw forbidden('APPLICATION_NOT_SERVING', 'the sandbox has no default application to serve through');
       checkAccount(fallback.developer_status, fallback.application_status);
-      caller = { application_id: fallback.application_id, environment: 'sandbox', anonymous: false };
-      break;
+      const placement = placementId === undefined ? fallback.placement_id : await checkPlacement(runtime, caches, fallback.application_id, placementId);
+      return { application_id: fallback.application_id, placement_id: placement, environment: 'sandbox', anonymous: false };
     }
     case 'live':
-    case 'test':
+    case 'test': {
       if (lookup.kind === 'live' && testHeader) throw envMismatch('a Live API Key cannot be used with X-SVC-Test: true');
       if (lookup.kind === 'test' && !testHeader) throw envMismatch('a Test Key serves only test requests: send X-SVC-Test: true');
       checkAccount(lookup.developer_status, lookup.application_status);
-      caller = { application_id: lookup.application_id, environment: lookup.kind, anonymous: false };
-      break;
+      if (placementId === undefined) return anonymousCaller(runtime, caches, lookup.kind, 'without placement_id a Query is served anonymously, but ');
+      return { application_id: lookup.application_id, placement_id: await checkPlacement(runtime, caches, lookup.application_id, placementId), environment: lookup.kind, anonymous: false };
+    }
   }
-  const placement = placementId === undefined ? null : await checkPlacement(runtime, caches, caller.application_id, placementId);
-  return { ...caller, placement_id: placement };
+}
+
+/** Through the default placement to the default application; 401 when anonymous Query is unavailable. */
+async function anonymousCaller(runtime: Runtime, caches: ReadCaches, environment: ServeEnvironment, why: string): Promise<QueryCaller> {
+  if (runtime.config.anonymousQuery === 'off') throw unauthorized(`${why}anonymous Query is off on this service; send placement_id with your application's key`);
+  const fallback = await defaultApplication(runtime, caches);
+  if (!fallback) throw unauthorized(`${why}anonymous Query is not available (no default placement is designated)`);
+  checkAccount(fallback.developer_status, fallback.application_status);
+  return { application_id: fallback.application_id, placement_id: fallback.placement_id, environment, anonymous: true };
 }

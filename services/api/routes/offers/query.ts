@@ -31,7 +31,7 @@ const READS_TIMEOUT_MS = 5_000;
 const queryErrors = errorStatuses({
   400: { BAD_REQUEST: 'the body is not a JSON object of the contract (unknown field, wrong type, limit out of range); extra.field names the field' },
   401: {
-    UNAUTHORIZED: 'key missing (with placement_id, or when anonymous Query is unavailable), invalid or revoked',
+    UNAUTHORIZED: 'key missing with placement_id; no placement_id while anonymous Query is unavailable; key invalid or revoked',
     ENV_MISMATCH: 'a Live API Key with X-SVC-Test: true, a Test Key without it, or X-SVC-Test: true without a key',
   },
   403: {

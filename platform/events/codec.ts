@@ -21,6 +21,13 @@ export interface EventCodec {
    * promise per message.
    */
   decodeKnown(message: Buffer): DecodedEvent | undefined;
+  /**
+   * Registers every event schema of this build under its topic's subject and learns the ids, so
+   * that from then on appending any event of this build, and reading one, needs the schema store
+   * no more (a registry down after start stops nothing this build writes). Fails as registering
+   * fails: an unreachable store, or a schema the store refuses as incompatible.
+   */
+  prepare(physicalTopic: (topic: string) => string): Promise<void>;
 }
 
 export const subjectFor = (physicalTopic: string, type: string) => `${physicalTopic}-${type}`;
@@ -56,17 +63,7 @@ export function wireCodec(schemas: Map<string, KnownSchema>, store: SchemaStore)
     const writer = await store.schemaById(schemaId);
     const type = writer.name ?? 'unknown';
     const current = schemas.get(type)?.avroType;
-    // Read from past the header in place (no sub-buffer per message); a body with bytes left over is not this schema's.
-    const shape = current ?? writer;
-    const resolver = current?.createResolver(writer);
-    const reader: SchemaReader = {
-      type,
-      read(message: Buffer) {
-        const { value, offset } = shape.decode(message, WIRE_HEADER_LENGTH, resolver);
-        if (offset !== message.length) throw new Error(`an event of schema ${schemaId} does not match its schema (${offset < 0 ? 'truncated' : 'trailing bytes'})`);
-        return value as Record<string, unknown>;
-      },
-    };
+    const reader = schemaReader(schemaId, type, current ?? writer, current?.createResolver(writer));
     known.set(schemaId, reader);
     return reader;
   });
@@ -82,6 +79,15 @@ export function wireCodec(schemas: Map<string, KnownSchema>, store: SchemaStore)
       const body = encodeChecked(schema, value);
       return toWireFormat(await schemaIdFor(subjectFor(physicalTopic, type)), body);
     },
+    async prepare(physicalTopic) {
+      await Promise.all(
+        [...schemas.values()].map(async (schema) => {
+          const schemaId = await schemaIdFor(subjectFor(physicalTopic(schema.topic), schema.fullName));
+          // The id of this very schema: its events read as written, no resolution needed.
+          if (!known.has(schemaId)) known.set(schemaId, schemaReader(schemaId, schema.fullName, schema.avroType));
+        }),
+      );
+    },
     decodeKnown(message) {
       const schemaId = wireSchemaId(message);
       const reader = known.get(schemaId);
@@ -90,6 +96,19 @@ export function wireCodec(schemas: Map<string, KnownSchema>, store: SchemaStore)
     async decode(message) {
       const schemaId = wireSchemaId(message);
       return decodeWith(known.get(schemaId) ?? (await readerFor(schemaId)), message, schemaId);
+    },
+  };
+}
+
+/** Reads a message body of `schemaId` past its header, in place (no sub-buffer per message), as `shape`. */
+function schemaReader(schemaId: number, type: string, shape: avro.Type, resolver?: avro.Resolver): SchemaReader {
+  return {
+    type,
+    read(message: Buffer) {
+      const { value, offset } = shape.decode(message, WIRE_HEADER_LENGTH, resolver);
+      // A body with bytes left over is not this schema's.
+      if (offset !== message.length) throw new Error(`an event of schema ${schemaId} does not match its schema (${offset < 0 ? 'truncated' : 'trailing bytes'})`);
+      return value as Record<string, unknown>;
     },
   };
 }

@@ -71,6 +71,11 @@ export async function kafkaEventLog(codec: EventCodec, options: KafkaLogOptions)
     ...(options.socketFactory ? { socketFactory: options.socketFactory } : {}),
   });
   const physical = (topic: string) => `${options.topicPrefix}${topic}`;
+  try {
+    await codec.prepare(physical);
+  } catch (error) {
+    throw new Error(`registering the event schemas with the schema registry failed: ${(error as Error).message}`, { cause: error });
+  }
   const admin: Admin = kafka.admin();
   await admin.connect();
   const producer = await restartingProducer(() =>

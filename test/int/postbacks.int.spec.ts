@@ -301,6 +301,32 @@ describe.each([['kafka'], ['sql']] as const)('postbacks on the %s log', (eventLo
       expectSentAsBuilt(response);
       expectRejection(await t.app.inject({ method: 'GET', url: `/v1/postback/${world.otherPartner}?event_name=purchase&offer_instance_id=${card.offer_instance_id}&event_id=${id()}` }), 'foreign_attribution');
     });
+
+    it('reads percent-escapes and form bytes as UTF-8 and refuses what is not UTF-8, so two order ids never become one', async () => {
+      const card = await world.serve(world.cpaOffer);
+      const order = id('utf8');
+      const get = (query: string) => t.app.inject({ method: 'GET', url: `/v1/postback/${world.partner}?event_name=purchase&offer_instance_id=${card.offer_instance_id}&${query}` });
+      const form = (payload: Buffer) => t.app.inject({ method: 'POST', url: `/v1/postback/${world.partner}`, headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload });
+      // Escaped UTF-8, `+` as a space and a `%` without hex digits after it, as URLSearchParams reads them.
+      const accepted = await get(`order_id=${order}-%C3%A9+50%off`);
+      expect(accepted.statusCode, accepted.body).toBe(200);
+      const again = await post({ event_name: 'purchase', offer_instance_id: card.offer_instance_id, order_id: `${order}-é 50%off` });
+      expect(again.json().data).toMatchObject({ result: 'already_recorded', correlation_id: accepted.json().data.correlation_id });
+      // Raw UTF-8 bytes in a form body are that text too.
+      const formAgain = await form(Buffer.concat([Buffer.from(`event_name=purchase&offer_instance_id=${card.offer_instance_id}&order_id=${order}-`), Buffer.from('é 50%off', 'utf8')]));
+      expect(formAgain.json().data).toMatchObject({ result: 'already_recorded', correlation_id: accepted.json().data.correlation_id });
+
+      const logEnd = async () => (await t.runtime.eventLog.endOffsets('postbacks')).map((end) => `${end.partition}:${end.offset}`).sort();
+      const before = await logEnd();
+      for (const [query, named] of [[`order_id=${order}-%FF`, 'order_id'], [`order_id=${order}-%C0%AF`, 'order_id'], [`order%FF=1&order_id=${order}-x`, 'order']]) {
+        const refused = await get(query!);
+        expectRejection(refused, 'invalid_payload');
+        expect(refused.headers['svc-error-detail']).toBe(`${named}: is not UTF-8 once percent-decoded; encode the text as UTF-8 before percent-encoding it`);
+      }
+      const latin1 = await form(Buffer.concat([Buffer.from(`event_name=purchase&offer_instance_id=${card.offer_instance_id}&order_id=${order}-`), Buffer.from([0xe9])]));
+      expectRejection(latin1, 'invalid_payload');
+      expect(await logEnd()).toEqual(before);
+    });
   });
 
   describe('exactly once', () => {

@@ -99,7 +99,7 @@ export async function postbackRoutes(app: FastifyInstance, { runtime, refusals }
       const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
       if (stateOf(request).channel === 'current') return intake(request, reply, parseCurrentBody(body));
       const query = request.url.includes('?') ? paramsOf(request.url.slice(request.url.indexOf('?') + 1)) : {};
-      return intake(request, reply, parseCompatParams(mergeParams(query, paramsOf(body.toString('utf8')))));
+      return intake(request, reply, parseCompatParams(mergeParams(query, paramsOf(body))));
     },
   );
 

@@ -1,4 +1,4 @@
-import { resolve } from 'node:path';
+import { fromCallerFolder } from '../../platform/cli/caller-folder.js';
 import { Command as Program, Option } from 'commander';
 import { loadConfig } from '../../platform/config/config.js';
 import { SettingError } from '../../platform/config/settings.js';
@@ -59,7 +59,8 @@ function removePartialOnInterrupt(out: string, cancelInService: () => Promise<bo
 }
 
 async function run(flags: ExportFlags) {
-  const parsed = parseExportFlags(flags);
+  // Relative to the folder the command was run in, as the user typed it (npm run starts in the project's).
+  const parsed = parseExportFlags(flags.out === undefined || flags.out === '' ? flags : { ...flags, out: fromCallerFolder(flags.out) });
   /** Cancels the export the service runs for this command, once it runs one. */
   let cancelInService = async () => false;
   removePartialOnInterrupt(parsed.request.out, () => cancelInService());
@@ -72,7 +73,7 @@ async function run(flags: ExportFlags) {
     if (!(error instanceof DataDirBusyError && error.owner?.role === 'service')) throw error;
     // On the embedded default only the service may open DATA_DIR: it runs the export and goes on answering.
     process.stderr.write(`exporting inside the service that owns DATA_DIR (pid ${error.owner.pid}); it goes on answering meanwhile\n`);
-    const result = await exportThroughOwner(config, { ...flags, out: resolve(parsed.request.out) }, barProgress(), (cancel) => (cancelInService = cancel));
+    const result = await exportThroughOwner(config, { ...flags, out: parsed.request.out }, barProgress(), (cancel) => (cancelInService = cancel));
     process.stdout.write(`${JSON.stringify(result)}\n`);
     return;
   }

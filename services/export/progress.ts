@@ -1,4 +1,5 @@
 import cliProgress from 'cli-progress';
+import { etaText } from '../../platform/text/eta.js';
 
 /** How an export reports how far it is. */
 export interface ExportProgress {
@@ -22,19 +23,19 @@ export function barProgress(stream: NodeJS.WriteStream = process.stderr): Export
       bar = new cliProgress.SingleBar(
         {
           stream,
-          format: `${what} [{bar}] {percentage}% | {value}/{total} | {rate}/s | ETA {eta_formatted}`,
+          format: `${what} [{bar}] {percentage}% | {value}/{total} | {rate}/s | ETA {time_left}`,
           hideCursor: true,
           noTTYOutput: true,
           notTTYSchedule: 5_000,
-          etaBuffer: 50,
         },
         cliProgress.Presets.shades_classic,
       );
-      bar.start(total, 0, { rate: 0 });
+      bar.start(total, 0, { rate: 0, time_left: etaText(total, 0) });
     },
     update(done) {
       const seconds = (performance.now() - started) / 1000;
-      bar?.update(done, { rate: seconds > 0 ? Math.round(done / seconds) : 0 });
+      const rate = seconds > 0 ? done / seconds : 0;
+      bar?.update(done, { rate: Math.round(rate), time_left: etaText((bar?.getTotal() ?? done) - done, rate) });
     },
     stop() {
       bar?.stop();

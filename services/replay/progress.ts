@@ -1,5 +1,6 @@
 import cliProgress from 'cli-progress';
 import type { RebuildProgress } from '../../platform/projection/rebuild.js';
+import { etaText } from '../../platform/text/eta.js';
 
 /** What a replay's progress says to a reader: events/s since the start, events still to apply, and the time left at that rate. */
 export interface ReplayPace {
@@ -17,18 +18,17 @@ export function replayPace(progress: RebuildProgress, elapsedSeconds: number): R
 
 /**
  * The replay's progress on stderr: events applied of those to reach, events/s since the start,
- * the lag (events still to apply) and cli-progress's ETA. Not a terminal (a log, CI): a line
+ * the lag (events still to apply) and the time left at that rate. Not a terminal (a log, CI): a line
  * every few seconds instead of a redrawn bar.
  */
 export function replayProgressBar(stream: NodeJS.WriteStream = process.stderr) {
   const bar = new cliProgress.SingleBar(
     {
       stream,
-      format: 'rebuilding [{bar}] {percentage}% | {value}/{total} events | {rate} events/s | lag {lag} | ETA {eta_formatted}',
+      format: 'rebuilding [{bar}] {percentage}% | {value}/{total} events | {rate} events/s | lag {lag} | ETA {time_left}',
       hideCursor: true,
       noTTYOutput: !stream.isTTY,
       notTTYSchedule: 5_000,
-      etaBuffer: 50,
     },
     cliProgress.Presets.shades_classic,
   );
@@ -36,9 +36,12 @@ export function replayProgressBar(stream: NodeJS.WriteStream = process.stderr) {
   const payload = (progress: RebuildProgress & Partial<ReplayPace>) => {
     // A replay the owner of DATA_DIR runs reports its own pace: this bar first sees it already
     // under way (or done), so a rate from the bar's own clock would be far too high.
-    if (progress.events_per_second !== undefined) return { rate: progress.events_per_second, lag: Math.max(0, progress.target - progress.applied) };
+    if (progress.events_per_second !== undefined) {
+      const lag = Math.max(0, progress.target - progress.applied);
+      return { rate: progress.events_per_second, lag, time_left: etaText(lag, progress.events_per_second) };
+    }
     const pace = replayPace(progress, (performance.now() - startedAt!) / 1000);
-    return { rate: pace.events_per_second, lag: pace.lag };
+    return { rate: pace.events_per_second, lag: pace.lag, time_left: etaText(pace.lag, pace.events_per_second) };
   };
   return {
     update(progress: RebuildProgress & Partial<ReplayPace>) {

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { PassThrough } from 'node:stream';
+import { etaText } from '../../platform/text/eta.js';
+import { barProgress } from '../../services/export/progress.js';
 import { replayPace, replayProgressBar } from '../../services/replay/progress.js';
 
 describe('replayPace', () => {
@@ -32,5 +34,36 @@ describe('replayProgressBar', () => {
   it("shows the pace a replay run by DATA_DIR's owner reports, not one from the bar's late start", () => {
     const text = barLines([{ applied: 59_982, target: 59_982, events_per_second: 14_000, lag: 0, eta_seconds: 0 }]);
     expect(text).toContain('59982/59982 events | 14000 events/s | lag 0');
+  });
+});
+
+describe('the time left on the progress lines', () => {
+  it('is the remaining work at the caller\'s rate: ? before a rate, then seconds, minutes, hours', () => {
+    expect(etaText(500, 0)).toBe('?');
+    expect(etaText(0, 0)).toBe('0s');
+    expect(etaText(90_000, 15_000)).toBe('6s');
+    expect(etaText(1, 15_000)).toBe('1s');
+    expect(etaText(185, 1)).toBe('3m05s');
+    expect(etaText(7_620, 1)).toBe('2h07m');
+  });
+
+  it('a replay run in the service, reported once in a while, says the time left at its pace (cli-progress said 0s)', () => {
+    const stream = Object.assign(new PassThrough(), { isTTY: false }) as unknown as NodeJS.WriteStream;
+    let written = '';
+    (stream as unknown as PassThrough).on('data', (chunk: Buffer) => (written += chunk.toString()));
+    const bar = replayProgressBar(stream);
+    bar.update({ applied: 2_878, target: 27_825, events_per_second: 9_509, lag: 24_947, eta_seconds: 3 });
+    bar.stop();
+    expect(written).toContain('2878/27825 events | 9509 events/s | lag 24947 | ETA 3s');
+  });
+
+  it('an export line says ? before any row, then the time left at its rate', () => {
+    const stream = Object.assign(new PassThrough(), { isTTY: false }) as unknown as NodeJS.WriteStream;
+    let written = '';
+    (stream as unknown as PassThrough).on('data', (chunk: Buffer) => (written += chunk.toString()));
+    const progress = barProgress(stream);
+    progress.start('serves → csv', 20_009);
+    progress.stop();
+    expect(written).toContain('0/20009 | 0/s | ETA ?');
   });
 });

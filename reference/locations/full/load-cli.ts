@@ -1,3 +1,4 @@
+import { fromCallerFolder } from '../../../platform/cli/caller-folder.js';
 import { loadConfigOrExit } from '../../../platform/config/config.js';
 import { migrate } from '../../../platform/db/migrate.js';
 import { openDatabase } from '../../../platform/runtime.js';
@@ -11,7 +12,8 @@ import { CatalogFileError, missingFileMessage } from './source-file.js';
  * (DATABASE_URL, else the embedded one in DATA_DIR). Without the argument, GEO_CATALOG_FILE.
  */
 const config = loadConfigOrExit();
-const file = process.argv[2] ?? config.geoCatalogFile;
+// The argument from the folder the command was run in (npm run starts in the project's).
+const file = process.argv[2] === undefined ? config.geoCatalogFile : fromCallerFolder(process.argv[2]);
 const log = (line: string) => process.stderr.write(`${line}\n`);
 if (file === undefined) {
   log(missingFileMessage(undefined));

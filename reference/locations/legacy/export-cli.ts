@@ -1,5 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { fromCallerFolder } from '../../../platform/cli/caller-folder.js';
 import { deriveRegistry } from './derive.js';
 import { commandSourceRows } from './source-input.js';
 import { toJsonLines } from './static-export.js';
@@ -10,8 +11,11 @@ import { toJsonLines } from './static-export.js';
  */
 const args = process.argv.slice(2);
 const outAt = args.indexOf('--out');
-const out = outAt >= 0 ? args[outAt + 1] : undefined;
-const file = args.find((arg, i) => !arg.startsWith('--') && (outAt < 0 || i !== outAt + 1));
+// Paths typed on the command line are from the folder it was run in (npm run starts in the project's).
+const typedOut = outAt >= 0 ? args[outAt + 1] : undefined;
+const out = typedOut === undefined ? undefined : fromCallerFolder(typedOut);
+const typedFile = args.find((arg, i) => !arg.startsWith('--') && (outAt < 0 || i !== outAt + 1));
+const file = typedFile === undefined ? undefined : fromCallerFolder(typedFile);
 const log = (line: string) => process.stderr.write(`${line}\n`);
 if (outAt >= 0 && out === undefined) {
   log('--out needs a path');

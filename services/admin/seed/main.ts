@@ -15,7 +15,7 @@ import { progressBars, seededRandom, seedSize, type SeedContext } from './seed-c
  * commands append, so the read models come from the projectors like any other data.
  */
 const program = new Command('seed')
-  .description('Append a realistic data set (accounts, keys, partners, offers, snapshots, links, serves and clicks) as events.')
+  .description('Append a realistic data set (accounts, keys, partners, offers, snapshots, links, serves, clicks and the postbacks of some clicks) as events.')
   .option('--offers <n>', 'number of offers; developers, applications and partners scale with it', '500')
   .option('--serves <n>', 'cards served across the applications (with clicks on about a quarter of their links)', '1000')
   .option('--seed <n>', 'seed of the deterministic generator', '1')
@@ -71,7 +71,7 @@ async function seedDataSet() {
   await seedCatalog(context);
   await seedServing(context, serves);
   const appended = performance.now();
-  process.stderr.write(`appended the events of ${offers} offers and ${serves} serves in ${((appended - started) / 1000).toFixed(1)} s\n`);
+  process.stderr.write(`appended the events of ${offers} offers and ${serves} serves (with their clicks and postbacks) in ${((appended - started) / 1000).toFixed(1)} s\n`);
   if (options.project) {
     // Build the read models here too, so the data set is ready to query when seed returns.
     const projectors = await startProjectors(runtime);

@@ -3,7 +3,7 @@ import type { BoundedEntry, BoundedLog } from '../../platform/diagnostics/bounde
 import { redisStreamLog } from '../../platform/diagnostics/redis-stream-log.js';
 import { ringBufferLog } from '../../platform/diagnostics/ring-buffer-log.js';
 import type { Runtime } from '../../platform/runtime.js';
-import type { PostbackLogFilter } from '../../projections/ledger/queries.js';
+import { IDENTITY_KINDS, type PostbackLogFilter } from '../../projections/ledger/queries.js';
 
 /**
  * A postback refused before it reached the log (`event_logged: false`): diagnostics for the
@@ -58,9 +58,10 @@ function matches(refusal: PostbackRefusal, filter: PostbackLogFilter): boolean {
 /**
  * Whether an excerpt holds the identity value: anywhere, or with `kind` as that field, written as
  * a JSON body writes it (`"order_id":"A-1"`) or a query string or form does (`order_id=A-1`).
+ * Without a kind, also as any of the three fields: a query string holds `ord zq/1` only encoded.
  */
 function holdsIdentity(excerpt: string, value: string, kind: string | undefined): boolean {
-  if (kind === undefined) return excerpt.includes(value);
+  if (kind === undefined) return excerpt.includes(value) || IDENTITY_KINDS.some((each) => holdsIdentity(excerpt, value, each));
   if (new RegExp(`"${kind}"\\s*:\\s*${escapeRegExp(JSON.stringify(value))}`).test(excerpt)) return true;
   // The query string and a form body are parameter lists (the excerpt joins them with a space).
   return excerpt.split(/\s+/).some((part) => part.includes('=') && new URLSearchParams(part.replace(/^\?/, '')).getAll(kind).includes(value));

@@ -87,6 +87,16 @@ describe('the diagnostics store of refused postbacks, in Redis', () => {
     expect(newest!.value).toMatchObject({ correlation_id: last, reason: 'partner_not_found', status: 404, method: 'POST' });
   });
 
+  it('a method no route of the partner path takes (TRACE, PROPFIND) or a longer path is kept with the partner of its path', async () => {
+    for (const [method, url] of [['TRACE', `/v1/postback/${PARTNER}`], ['PROPFIND', `/v1/postback/${PARTNER}?event_name=x`], ['GET', `/v1/postback/${PARTNER}/extra`]] as const) {
+      const response = await app.inject({ method, url });
+      expect(response.json().extra, `${method} ${url}`).toMatchObject({ event_logged: false });
+      await refusals.flush();
+      const [newest] = await refusals.older(undefined, 1);
+      expect(newest!.value, `${method} ${url}`).toMatchObject({ correlation_id: response.json().extra.correlation_id, partner_id: PARTNER, method });
+    }
+  });
+
   it('answers while Redis takes no writes, and stores the refusal once it does', async () => {
     const before = await control.xlen(key());
     await control.client('PAUSE', 60_000, 'WRITE');

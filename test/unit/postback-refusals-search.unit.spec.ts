@@ -47,3 +47,17 @@ describe('identity searches of refusals with a kind', () => {
     expect(await found(stored, { identity: 'R-1' })).toHaveLength(4);
   });
 });
+
+describe('identity searches of refusals without a kind', () => {
+  it('also find a value a query string or form body holds only percent-encoded, as any of the three fields', async () => {
+    const stored = [
+      refusal({ correlation_id: 'query', excerpt: '?event_name=purchase&order_id=ord%20zq%2F1' }),
+      refusal({ correlation_id: 'form', excerpt: 'event_name=purchase&partner_txn_id=frm+zq%2F2' }),
+      refusal({ correlation_id: 'markup', excerpt: '?event_id=%3Cscript%3Ealert(3)%3C%2Fscript%3E' }),
+      refusal({ correlation_id: 'other-field', excerpt: '?event_name=ord%20zq%2F1' }),
+    ];
+    expect(await found(stored, { identity: 'ord zq/1' })).toEqual(['query']);
+    expect(await found(stored, { identity: 'frm zq/2' })).toEqual(['form']);
+    expect(await found(stored, { identity: '<script>alert(3)</script>' })).toEqual(['markup']);
+  });
+});

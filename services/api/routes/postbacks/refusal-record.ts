@@ -15,7 +15,7 @@ const BODY_HEAD_BYTES = EXCERPT_BYTES * 4;
 export function refusalOf(request: FastifyRequest, reason: PostbackReason, correlationId: string, at: Date): PostbackRefusal {
   const query = request.url.includes('?') ? request.url.slice(request.url.indexOf('?')) : '';
   const body = Buffer.isBuffer(request.body) ? request.body.subarray(0, BODY_HEAD_BYTES).toString('utf8') : '';
-  const partnerId = (request.params as { partner_id?: string } | undefined)?.partner_id ?? '';
+  const partnerId = (request.params as { partner_id?: string } | undefined)?.partner_id ?? partnerInPath(request.url);
   const contentType = request.headers['content-type'];
   return {
     correlation_id: correlationId,
@@ -28,4 +28,18 @@ export function refusalOf(request: FastifyRequest, reason: PostbackReason, corre
     at: at.toISOString(),
     excerpt: sanitizedExcerpt([query, body].filter(Boolean).join(' '), EXCERPT_BYTES),
   };
+}
+
+/**
+ * The partner segment of the path, for the requests no route of the partner path took (TRACE,
+ * WebDAV methods, a longer path): their params are empty, and a refusal without its partner would
+ * be missing from the partner's search on the operator page.
+ */
+function partnerInPath(url: string): string {
+  const segment = /\/postback\/([^/?#]*)/.exec(url)?.[1] ?? '';
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
 }

@@ -39,7 +39,7 @@ function boundOffsets(topic: string, name: 'from' | 'to', bound: LogBound, exten
   return 'time' in bound ? source.offsetsAt(bound.time) : Promise.resolve(positionOffsets(topic, name, bound.positions, extents));
 }
 
-/** Given positions by partition, checked against the topic (no other topic, no missing partition, none twice). */
+/** Given positions by partition, checked against the topic (no other topic, no missing partition, none twice, none past the end). */
 export function positionOffsets(topic: string, bound: 'from' | 'to', positions: TopicPartitionOffset[], extents: PartitionExtent[]): Map<number, bigint> {
   const partitions = new Set(extents.map((extent) => extent.partition));
   const offsets = new Map<number, bigint>();
@@ -49,6 +49,9 @@ export function positionOffsets(topic: string, bound: 'from' | 'to', positions: 
       throw new LogBoundError(bound, `topic ${topic} has no partition ${position.partition} (it has ${describePartitions([...partitions])})`);
     }
     if (offsets.has(position.partition)) throw new LogBoundError(bound, `partition ${position.partition} of ${topic} is given twice`);
+    // As a replay's --until: a position the log has not reached is a mistake (another log, a typo), not the end.
+    const { high } = extents.find((extent) => extent.partition === position.partition)!;
+    if (BigInt(position.offset) > high) throw new LogBoundError(bound, `${position.topic}:${position.partition}:${position.offset} is past the end of the log (${high})`);
     offsets.set(position.partition, BigInt(position.offset));
   }
   return offsets;

@@ -23,12 +23,15 @@ describe('bounded read spans', () => {
     expect(resolveSpans(extents, new Map([[0, 15n]]), new Map([[0, 12n]]))[0]).toEqual({ partition: 0, from: '15', to: '15' });
   });
 
-  it('positions must be of the topic, of partitions it has, each once', () => {
+  it('positions must be of the topic, of partitions it has, each once, none past the end', () => {
     expect(positionOffsets('t', 'from', [{ topic: 't', partition: 1, offset: '12' }], extents)).toEqual(new Map([[1, 12n]]));
+    // The end itself is a position (the exclusive end of an export to the end).
+    expect(positionOffsets('t', 'to', [{ topic: 't', partition: 0, offset: '20' }], extents)).toEqual(new Map([[0, 20n]]));
     const attempts: [Parameters<typeof positionOffsets>[2], RegExp][] = [
       [[{ topic: 'u', partition: 0, offset: '1' }], /u:0:1 is not a position of topic t/],
       [[{ topic: 't', partition: 4, offset: '1' }], /topic t has no partition 4 \(it has 0-1\)/],
       [[{ topic: 't', partition: 0, offset: '1' }, { topic: 't', partition: 0, offset: '2' }], /partition 0 of t is given twice/],
+      [[{ topic: 't', partition: 0, offset: '21' }], /t:0:21 is past the end of the log \(20\)/],
     ];
     for (const [positions, message] of attempts) {
       let caught: unknown;

@@ -18,13 +18,23 @@ const LONE_SURROGATE = /\p{Cs}/u;
  */
 export function unstorableText(value: unknown, path = ''): { path: string; kind: keyof typeof UNSTORABLE } | undefined {
   if (typeof value === 'string') {
-    if (value.includes(NUL)) return { path: path || 'value', kind: 'nul' };
-    return LONE_SURROGATE.test(value) ? { path: path || 'value', kind: 'surrogate' } : undefined;
+    const kind = unstorableKind(value);
+    return kind && { path: path || 'value', kind };
   }
   if (value === null || typeof value !== 'object' || value instanceof Date || ArrayBuffer.isView(value)) return undefined;
   for (const [key, inner] of Object.entries(value)) {
-    const found = unstorableText(inner, Array.isArray(value) ? `${path}[${key}]` : path ? `${path}.${key}` : key);
+    const at = Array.isArray(value) ? `${path}[${key}]` : path ? `${path}.${key}` : key;
+    // A key is stored as text too (jsonb in a read model, a map in an event): a NUL in one made
+    // every apply of its event fail, and with it every command waiting for that read model.
+    const keyKind = Array.isArray(value) ? undefined : unstorableKind(key);
+    if (keyKind) return { path: `${path ? `${path}.` : ''}${JSON.stringify(key)} (a key)`, kind: keyKind };
+    const found = unstorableText(inner, at);
     if (found !== undefined) return found;
   }
   return undefined;
+}
+
+function unstorableKind(text: string): keyof typeof UNSTORABLE | undefined {
+  if (text.includes(NUL)) return 'nul';
+  return LONE_SURROGATE.test(text) ? 'surrogate' : undefined;
 }

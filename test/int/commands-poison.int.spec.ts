@@ -52,7 +52,7 @@ afterAll(async () => {
 });
 
 const hostileUnit = fc.oneof(
-  fc.constantFrom('"', "'", '\\', '\\u0000', '%00', '\u0001', '\u001f', '\u007f', '\u00a0', '\u2028', '\u202e', '\ufeff', '\ufffd', 'é', 'ß', 'Ł', '😀', '𝐀', '\u0301', '<', '&', '$1', '{svc_click_id}', '\t', '\n', ' '),
+  fc.constantFrom('"', "'", '\\', '\\u0000', '\u0000', '\ud800', '%00', '\u0001', '\u001f', '\u007f', '\u00a0', '\u2028', '\u202e', '\ufeff', '\ufffd', 'é', 'ß', 'Ł', '😀', '𝐀', '\u0301', '<', '&', '$1', '{svc_click_id}', '\t', '\n', ' '),
   fc.string({ minLength: 1, maxLength: 1, unit: 'grapheme' }),
   fc.string({ minLength: 1, maxLength: 1, unit: 'binary' }),
 );
@@ -108,7 +108,7 @@ const commandInput = fc.oneof(
   fc.record({ name: fc.constant('placement:create'), input: hostile(200).map((name) => ({ application_id: applicationId, name })) }),
   fc.record({
     name: fc.constant('offer:upsert'),
-    input: fc.record({ details, upstream: fc.option(hostile(200), { nil: undefined }), destination: fc.option(hostile(100).map((path) => `https://shop.example/${encodeURIComponent(path.replace(/\p{Cs}/gu, "x"))}?c={svc_click_id}`), { nil: undefined }), credentials: fc.dictionary(fc.stringMatching(/^[A-Za-z0-9_.-]{1,64}$/), hostile(4000), { maxKeys: 2 }) }).map(({ details: document, upstream, destination, credentials }) => ({
+    input: fc.record({ details, upstream: fc.option(hostile(200), { nil: undefined }), destination: fc.option(hostile(100).map((path) => `https://shop.example/${encodeURIComponent(path.replace(/\p{Cs}/gu, "x"))}?c={svc_click_id}`), { nil: undefined }), credentials: fc.dictionary(fc.oneof(fc.stringMatching(/^[A-Za-z0-9_.-]{1,64}$/), hostile(64)), hostile(4000), { maxKeys: 2 }) }).map(({ details: document, upstream, destination, credentials }) => ({
       partner_id: partnerId, kind: 'local', status: 'active', details: document,
       ...(upstream === undefined ? {} : { upstream_offer_id: upstream }),
       ...(destination === undefined ? {} : { destination_url: destination }),

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { TOPICS } from '../schemas/topics.js';
@@ -40,6 +41,12 @@ const STARTUP_TIMEOUT_MS = 8_000;
 /** Creating the topics waits for their partition leaders, which a busy cluster elects slowly. */
 const TOPIC_CREATION_TIMEOUT_MS = 30_000;
 
+/** Where the embedded database lives in DATA_DIR. */
+export const embeddedDatabaseDir = (dataDir: string) => join(dataDir, 'pg');
+
+/** Whether DATA_DIR holds an embedded database (opening one that does not creates it). */
+export const holdsEmbeddedDatabase = (dataDir: string) => existsSync(join(embeddedDatabaseDir(dataDir), 'PG_VERSION'));
+
 /**
  * The database: Postgres at DATABASE_URL, or the embedded one in DATA_DIR, which this process then
  * owns until the database is closed (another process gets DataDirBusyError).
@@ -61,7 +68,7 @@ export async function openDatabase(config: Config, options: OpenOptions = {}): P
     // Loaded here only: the embedded engine takes about half a second to load, which every
     // process on Postgres would otherwise pay at start-up (a crashed one's restart included).
     const { openPglite } = await import('./db/pglite.js');
-    const embedded = await openPglite(join(config.dataDir, 'pg'));
+    const embedded = await openPglite(embeddedDatabaseDir(config.dataDir));
     return {
       owner,
       db: {

@@ -1,7 +1,6 @@
-import { existsSync } from 'node:fs';
 import { Command as Program } from 'commander';
 import { loadConfigOrExit } from '../../platform/config/config.js';
-import { openDatabase } from '../../platform/runtime.js';
+import { holdsEmbeddedDatabase, openDatabase } from '../../platform/runtime.js';
 import { ExitCode, exitOnStartupFailure } from '../../platform/startup.js';
 import { verifyLedger } from './verify.js';
 
@@ -20,7 +19,7 @@ nothing to verify, 4 the database is unavailable or DATA_DIR is in use by the se
 async function run() {
   const config = loadConfigOrExit();
   // Verifying an embedded ledger that does not exist would create an empty one first.
-  if (!config.databaseUrl && !existsSync(config.dataDir)) {
+  if (!config.databaseUrl && !holdsEmbeddedDatabase(config.dataDir)) {
     process.stderr.write(`error: no embedded database in DATA_DIR ${config.dataDir}: nothing to verify (set DATA_DIR, or DATABASE_URL)\n`);
     process.exit(ExitCode.invalidInput);
   }

@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import { setTimeout as pause } from 'node:timers/promises';
 import type { Config } from '../../platform/config/config.js';
 import { ownerJobCalls, startOwnerJob } from '../../platform/data-dir/owner-jobs.js';
@@ -34,6 +35,7 @@ export async function exportThroughOwner(
   onCancel: (cancel: () => Promise<boolean>) => void,
 ): Promise<{ rows: number; format: string; files: string[] }> {
   const call = ownerJobCalls<ExportJob>(config.dataDir);
+  const startedAtMs = Date.now();
   const started = await startOwnerJob<ExportJob>(config.dataDir, '/exports', flags);
   if ('refusal' in started) {
     const reply = started.refusal;
@@ -55,6 +57,11 @@ export async function exportThroughOwner(
     // A service that stopped (or restarted) mid-export left an unfinished file and no job to ask about.
     const lost = (why: string) => {
       removeUnfinished(flags.out!);
+      // The file appears only once complete: one written since this export started is its result,
+      // finished just before the service stopped (the answer saying so was what got lost).
+      if ((statSync(flags.out!, { throwIfNoEntry: false })?.mtimeMs ?? 0) >= startedAtMs) {
+        return new ExportThroughOwnerError(`the service ${why} just after it had finished the export: ${flags.out} is complete (a file appears there only when finished), its row count is not known here`, true);
+      }
       return new ExportThroughOwnerError(`the service ${why} during the export; nothing was written at ${flags.out}: run it again`, true);
     };
     const reply = await call('GET', `/exports/${id}`).catch((error: Error) => {

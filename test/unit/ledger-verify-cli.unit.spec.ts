@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -9,9 +9,9 @@ const parent = mkdtempSync(join(tmpdir(), 'offer-ledger-verify-'));
 afterAll(() => rmSync(parent, { recursive: true, force: true }));
 const dataDir = join(parent, 'never-created');
 
-const verify = (args: string[]) =>
+const verify = (args: string[], dir = dataDir) =>
   spawnSync(process.execPath, ['--import', 'tsx', 'projections/ledger/verify-cli.ts', ...args], {
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, DATA_DIR: dataDir },
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, DATA_DIR: dir },
     encoding: 'utf8',
     timeout: 60_000,
   });
@@ -34,5 +34,14 @@ describe('ledger:verify command line', () => {
     expect(result.status).toBe(2);
     expect(result.stderr).toMatch(/no embedded database in DATA_DIR .*never-created: nothing to verify/);
     expect(existsSync(dataDir)).toBe(false);
+  });
+
+  it('exits 2 on a DATA_DIR that exists but holds no database, and leaves it empty', () => {
+    const empty = join(parent, 'empty');
+    mkdirSync(empty);
+    const result = verify([], empty);
+    expect(result.status).toBe(2);
+    expect(result.stderr).toMatch(/no embedded database in DATA_DIR .*empty: nothing to verify/);
+    expect(readdirSync(empty)).toEqual([]);
   });
 });

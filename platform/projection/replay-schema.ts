@@ -89,7 +89,7 @@ export async function buildIndexes(db: Db, statements: string[]): Promise<void> 
 /** One per core of a small database machine; each build also sorts with parallel workers where Postgres chooses to. */
 const INDEX_BUILD_LANES = 2;
 
-/** Per index being built, not per replay: the builds run one after another. */
+/** Per index being built: the two lanes' builds together take up to twice this. */
 const INDEX_BUILD_MEMORY = '256MB';
 
 /**

@@ -94,9 +94,11 @@ export type ClickResult = Exclude<LinkState, { status: 'open' }> | { status: 'cl
  * `clicks` and resolves once it is durable; the caller redirects to `event.redirect_url` only then.
  * Links that cannot be opened record nothing.
  */
-export async function clickLink(runtime: Runtime, input: { link: TrackedLinkRef; sub_ids: SubIds }, now: Date): Promise<ClickResult> {
+export async function clickLink(runtime: Runtime, input: { link: TrackedLinkRef; sub_ids: SubIds }, now: Date, options: { signal?: AbortSignal } = {}): Promise<ClickResult> {
   const state = await openLink(runtime, input.link);
   if (state.status !== 'open') return state;
+  // The caller gave up (its deadline passed while the reads waited): nobody is redirected, so no click is logged.
+  options.signal?.throwIfAborted();
   const event = linkClickedEvent(state.target, { svc_click_id: uuidV7(), clicked_at: now, sub_ids: input.sub_ids });
   const [appended] = await appendEvents(runtime, 'clicks', [newEvent(EventType.LinkClicked, event.svc_click_id, event)]);
   return { status: 'clicked', event, appended: appended! };

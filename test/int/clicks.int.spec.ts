@@ -400,6 +400,10 @@ describe('read your own writes', () => {
     });
     expect(await clicksEnd()).toEqual(before);
     expect((await get(serve.link_code!)).statusCode).toBe(302);
+    // One click logged, the redirected one: the click answered 503 logs none, though its reads
+    // answered as soon as the lock went (before this second click's did).
+    const logged = (ends: string[]) => ends.reduce((sum, end) => sum + Number(end.split(':')[1]), 0);
+    expect(logged(await clicksEnd())).toBe(logged(before) + 1);
   });
 
   it('while the read models cannot catch up, an unknown code is 503 LINK_UNAVAILABLE (retry), never a wrong 404', async () => {

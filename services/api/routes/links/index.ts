@@ -67,7 +67,8 @@ function staticLink(token: string): TrackedLinkRef | undefined {
 /**
  * How long opening a link may take in all (reads, the wait for a code minted a moment ago, the
  * click's append): past it the answer is a 503 rather than a browser left waiting on a backend
- * that stopped answering. A click logged after that answer is one nobody was redirected for.
+ * that stopped answering. Reads that answer only after it log no click (nobody was redirected);
+ * an append already under way when it passes may still land.
  */
 const OPEN_DEADLINE_MS = 8_000;
 
@@ -102,7 +103,9 @@ export async function linkRoutes(app: FastifyInstance, { runtime, prefix }: { ru
     }
     let result: LinkState | ClickResult;
     try {
-      const opening: Promise<LinkState | ClickResult> = request.method === 'HEAD' ? openLink(runtime, link) : clickLink(runtime, { link, sub_ids: subIds }, new Date());
+      const deadline = AbortSignal.timeout(OPEN_DEADLINE_MS);
+      const opening: Promise<LinkState | ClickResult> =
+        request.method === 'HEAD' ? openLink(runtime, link) : clickLink(runtime, { link, sub_ids: subIds }, new Date(), { signal: deadline });
       result = await resultWithin(opening, OPEN_DEADLINE_MS, () => new Error(`no answer from the read models or the log within ${OPEN_DEADLINE_MS} ms`));
     } catch (error) {
       // A read model or the log is unavailable (or too far behind): never a redirect without a

@@ -144,6 +144,22 @@ function sentInput(name: string, input: Record<string, unknown>, offers: { remot
   return input;
 }
 
+describe('text no read model stores', () => {
+  it('in a key of a free-form map is refused like in a value, and nothing is appended (a NUL in a key stopped the offer-internal projection for good)', async () => {
+    const offersEnd = async () => (await t.runtime.eventLog.endOffsets('offers')).map((end) => `${end.partition}:${end.offset}`).sort();
+    const before = await offersEnd();
+    const details = { offer_info: { title: 't', category: { id: 'c' }, description: '' }, entity: { id: 'e', name: 'n', type: 'merchant' }, goals: [{ event: 'sale', pricing: { model: 'cpa', amount: '1', currency: 'USD' } }] };
+    for (const key of ['a\u0000', '\u0000', 'k\ud800']) {
+      const input = { partner_id: partnerId, kind: 'local', status: 'active', details, internal: { credentials: { [key]: 'v' } } };
+      const command = adminCommands.find((candidate) => candidate.name === 'offer:upsert')!;
+      expect(() => validateInput(command.input, input)).toThrow(new RegExp(`^internal\\.credentials\\.${JSON.stringify(key).replace(/\\/g, '\\\\')} \\(a key\\)`));
+      expect(await execute('offer:upsert', input)).toBe('refused');
+    }
+    expect(await offersEnd()).toEqual(before);
+    await awaitCaughtUp(t.runtime, projections, CAUGHT_UP_MS);
+  });
+});
+
 describe('inputs the write side accepts', () => {
   it('are applied by every read model: no accepted command stops a projection', async () => {
     const { offer_id: remoteOffer } = (await execute('offer:upsert', { partner_id: partnerId, kind: 'remote', status: 'active' })) as Record<string, string>;

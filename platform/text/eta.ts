@@ -5,9 +5,13 @@
  * run in the service, a line every 5 s when stderr is not a terminal) read 0s with most left.
  */
 export function etaText(remaining: number, perSecond: number): string {
-  if (remaining <= 0) return '0s';
-  if (!(perSecond > 0)) return '?';
-  const seconds = Math.ceil(remaining / perSecond);
+  if (remaining <= 0) return durationText(0);
+  return durationText(perSecond > 0 ? Math.ceil(remaining / perSecond) : null);
+}
+
+/** Whole seconds as a progress line says them (`45s`, `3m05s`, `2h07m`); null, not known yet, as `?`. */
+export function durationText(seconds: number | null): string {
+  if (seconds === null) return '?';
   if (seconds < 60) return `${seconds}s`;
   const minutes = Math.floor(seconds / 60);
   if (minutes < 60) return `${minutes}m${String(seconds % 60).padStart(2, '0')}s`;

@@ -1,6 +1,6 @@
 import cliProgress from 'cli-progress';
 import type { RebuildProgress } from '../../platform/projection/rebuild.js';
-import { etaText } from '../../platform/text/eta.js';
+import { durationText } from '../../platform/text/eta.js';
 
 /** What a replay's progress says to a reader: events/s since the start, events still to apply, and the time left at that rate. */
 export interface ReplayPace {
@@ -36,12 +36,11 @@ export function replayProgressBar(stream: NodeJS.WriteStream = process.stderr) {
   const payload = (progress: RebuildProgress & Partial<ReplayPace>) => {
     // A replay the owner of DATA_DIR runs reports its own pace: this bar first sees it already
     // under way (or done), so a rate from the bar's own clock would be far too high.
-    if (progress.events_per_second !== undefined) {
-      const lag = Math.max(0, progress.target - progress.applied);
-      return { rate: progress.events_per_second, lag, time_left: etaText(lag, progress.events_per_second) };
-    }
-    const pace = replayPace(progress, (performance.now() - startedAt!) / 1000);
-    return { rate: pace.events_per_second, lag: pace.lag, time_left: etaText(pace.lag, pace.events_per_second) };
+    const pace: ReplayPace =
+      progress.events_per_second !== undefined
+        ? { events_per_second: progress.events_per_second, lag: Math.max(0, progress.target - progress.applied), eta_seconds: progress.eta_seconds ?? null }
+        : replayPace(progress, (performance.now() - startedAt!) / 1000);
+    return { rate: pace.events_per_second, lag: pace.lag, time_left: durationText(pace.eta_seconds) };
   };
   return {
     update(progress: RebuildProgress & Partial<ReplayPace>) {

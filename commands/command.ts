@@ -1,5 +1,6 @@
 import type { Static, TObject } from '@sinclair/typebox';
 import type { Runtime } from '../platform/runtime.js';
+import type { TopicName } from '../schemas/topics.js';
 
 /**
  * One write operation, declared once: its closed input schema and `execute`, which checks what
@@ -14,6 +15,13 @@ export interface Command<S extends TObject = TObject> {
   summary: string;
   /** Closed object schema; every property carries a `description` (shown by --help). */
   input: S;
+  /**
+   * The topics whose read models `execute` checks against: a runner brings those (and no others)
+   * up to the log's end first, so a lagging read model the command never reads cannot hold it up.
+   */
+  reads: readonly TopicName[];
+  /** The topics it appends to: a runner waits for their read models before answering, so the caller reads its own write. */
+  writes: readonly TopicName[];
   execute(input: Static<S>, context: CommandContext): Promise<Record<string, unknown>>;
 }
 

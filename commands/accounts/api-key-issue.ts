@@ -9,6 +9,8 @@ import { id, keyKind } from './schema.js';
 export const issueKey = defineCommand({
   name: 'api-key:issue',
   summary: 'Issue a live or test API key for an application; the key is printed once and never stored in clear',
+  reads: ['accounts'],
+  writes: ['accounts'],
   input: Type.Object(
     {
       application_id: id('the application that owns the key'),

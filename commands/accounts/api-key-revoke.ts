@@ -9,6 +9,8 @@ import { id, reason } from './schema.js';
 export const revokeKey = defineCommand({
   name: 'api-key:revoke',
   summary: 'Revoke an API key (live, test or the sandbox key) for good',
+  reads: ['accounts'],
+  writes: ['accounts'],
   input: Type.Object({ key_id: id('the key to revoke'), reason }, { additionalProperties: false }),
   async execute(input, { runtime, now }) {
     const key = await requireApiKey(runtime.db, input.key_id);

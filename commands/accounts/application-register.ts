@@ -9,6 +9,8 @@ import { applicationStatus, id, name } from './schema.js';
 export const registerApplication = defineCommand({
   name: 'application:register',
   summary: 'Register an application under an active developer account; prints its application_id',
+  reads: ['accounts'],
+  writes: ['accounts'],
   input: Type.Object(
     {
       developer_id: id('the developer account that owns the application'),

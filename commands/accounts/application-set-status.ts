@@ -9,6 +9,8 @@ import { applicationStatus, id, reason } from './schema.js';
 export const setApplicationStatus = defineCommand({
   name: 'application:set-status',
   summary: 'Change an application status: live and live_limited serve; paused and suspended get 403 APPLICATION_NOT_SERVING',
+  reads: ['accounts'],
+  writes: ['accounts'],
   input: Type.Object(
     { application_id: id('the application'), status: applicationStatus, reason },
     { additionalProperties: false },

@@ -10,6 +10,8 @@ import { id } from './schema.js';
 export const designateDefaultPlacement = defineCommand({
   name: 'default-placement:designate',
   summary: 'Make an active placement of a serving application the default for anonymous Query requests',
+  reads: ['accounts'],
+  writes: ['accounts'],
   input: Type.Object({ placement_id: id('the placement that becomes the default') }, { additionalProperties: false }),
   async execute(input, { runtime, now }) {
     const placement = await requirePlacement(runtime.db, input.placement_id);

@@ -9,6 +9,8 @@ import { name } from './schema.js';
 export const registerDeveloper = defineCommand({
   name: 'developer:register',
   summary: 'Register a developer account (starts active); prints its developer_id',
+  reads: ['accounts'],
+  writes: ['accounts'],
   input: Type.Object(
     {
       name: name('display name of the developer or company'),

@@ -9,6 +9,8 @@ import { developerStatus, id, reason } from './schema.js';
 export const setDeveloperStatus = defineCommand({
   name: 'developer:set-status',
   summary: 'Suspend or reinstate a developer account (suspended accounts get 403 DEVELOPER_SUSPENDED)',
+  reads: ['accounts'],
+  writes: ['accounts'],
   input: Type.Object(
     { developer_id: id('the developer account'), status: developerStatus, reason },
     { additionalProperties: false },

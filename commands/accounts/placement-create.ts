@@ -9,6 +9,8 @@ import { id, name, placementStatus } from './schema.js';
 export const createPlacement = defineCommand({
   name: 'placement:create',
   summary: 'Create a placement owned by one application; prints its placement_id',
+  reads: ['accounts'],
+  writes: ['accounts'],
   input: Type.Object(
     {
       application_id: id('the application that owns the placement'),

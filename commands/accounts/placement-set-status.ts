@@ -10,6 +10,8 @@ import { id, placementStatus } from './schema.js';
 export const setPlacementStatus = defineCommand({
   name: 'placement:set-status',
   summary: 'Activate or deactivate a placement (not the default placement: designate another first)',
+  reads: ['accounts'],
+  writes: ['accounts'],
   input: Type.Object({ placement_id: id('the placement'), status: placementStatus }, { additionalProperties: false }),
   async execute(input, { runtime, now }) {
     const placement = await requirePlacement(runtime.db, input.placement_id);

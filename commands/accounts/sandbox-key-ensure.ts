@@ -44,6 +44,8 @@ export async function activeOrNextSandboxKey(sql: Sql, secret: string, now: Date
 export const ensureSandboxKey = defineCommand({
   name: 'sandbox-key:ensure',
   summary: 'Print the shared public sandbox key (svc_sandbox_), issuing it first when none is active',
+  reads: ['accounts'],
+  writes: ['accounts'],
   input: Type.Object({}, { additionalProperties: false }),
   async execute(_input, { runtime, now }) {
     const sandbox = await activeOrNextSandboxKey(runtime.db, keyHashSecretOf(runtime.config), now());

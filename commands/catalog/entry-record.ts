@@ -10,6 +10,8 @@ const decimal = Type.String({ pattern: '^-?\\d{1,18}(\\.\\d{1,8})?$', descriptio
 export const recordCatalogEntry = defineCommand({
   name: 'catalog-entry:record',
   summary: 'Append a diagnostic CatalogEntryRecorded event (checks the log end to end)',
+  reads: [],
+  writes: ['catalog'],
   input: Type.Object(
     {
       entry_id: Type.String({ minLength: 1, maxLength: 200, description: 'identity of the entry' }),

@@ -14,6 +14,8 @@ import { evaluateTargeting, type TargetingDecision } from '../serves/targeting.j
 export const explainTargeting = defineCommand({
   name: 'offer:explain-targeting',
   summary: 'Explain whether an offer is served at a location: which targeting rule included or excluded it, through which ancestor',
+  reads: ['offers'],
+  writes: [],
   input: Type.Object(
     {
       offer_id: canonicalUuid('the offer'),

@@ -104,6 +104,8 @@ async function claimCode(sql: Sql, code: string) {
 export const registerLink = defineCommand({
   name: 'link:register',
   summary: 'Register a tracked link on LINK_BASE (8-char short code, root instance UUID or /static/st_ path) for an offer',
+  reads: ['offers', 'serves', 'accounts'],
+  writes: ['offers'],
   input: linkInput,
   async execute(input, { runtime, now }) {
     const value = linkRegisteredEvent(input, now());

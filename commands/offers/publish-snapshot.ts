@@ -63,6 +63,8 @@ async function checkReferences(sql: Sql, input: SnapshotInput) {
 export const publishSnapshot = defineCommand({
   name: 'offer:publish-snapshot',
   summary: "Publish or replace a remote offer's content snapshot (language, active flag, update time)",
+  reads: ['offers'],
+  writes: ['offers'],
   input: snapshotInput,
   async execute(input, { runtime, now }) {
     const value = snapshotPublishedEvent(input, now());

@@ -123,6 +123,8 @@ export async function assertPartnerExists(sql: Sql, partnerId: string) {
 export const upsertOffer = defineCommand({
   name: 'offer:upsert',
   summary: 'Create or replace an offer: kind, status, flags, public details, targeting (checked against the FULL catalog), internals',
+  reads: ['partners'],
+  writes: ['offers'],
   input: offerUpsertInput,
   async execute(input, { runtime, now }) {
     checkOfferShape(input);

@@ -68,6 +68,8 @@ export const partnerEvent = (value: PartnerConfigured): NewEvent => newEvent(Eve
 export const configurePartner = defineCommand({
   name: 'partner:configure',
   summary: 'Create or replace a partner: enabled flag, source IP allowlist (CIDRs), event_name → goal mapping',
+  reads: [],
+  writes: ['partners'],
   input: partnerConfigureInput,
   async execute(input, { runtime, now }) {
     const value = partnerConfiguredEvent(input, now());

@@ -10,18 +10,27 @@ export interface CommandExecutor {
 }
 
 export interface ExecutorOptions {
-  /** Read models the commands check references against; each is brought up to the log's end first. */
+  /**
+   * The read models of this process's log: a command waits for those of the topics it reads
+   * (brought up to the log's end first) and of the topics it writes (its own events applied
+   * before it answers); none: it waits for nothing.
+   */
   projections: Projection[];
   /** How long a command waits for those read models before answering "retry". */
   catchUpTimeoutMs?: number;
   onLateProjection?(error: Error): void;
 }
 
+/** The projections fed by any of `topics`. */
+const fedBy = (projections: Projection[], topics: readonly string[]) => projections.filter((projection) => projection.topics.some((topic) => topics.includes(topic)));
+
 /**
- * One command at a time, each seeing the read models up to the end of the log and leaving its
- * own events applied for the next one: a developer registered a moment ago is found, and two
- * registrations of one email cannot both pass the uniqueness check. (Across several service
- * processes on Kafka the check is as strong as the projection's lag.)
+ * One command at a time, each seeing the read models it checks up to the end of the log and
+ * leaving its own events applied for the next one: a developer registered a moment ago is found,
+ * and two registrations of one email cannot both pass the uniqueness check. (Across several
+ * service processes on Kafka the check is as strong as the projection's lag.) Only the read
+ * models of the command's own topics are waited for: a backlog of serves or a projection stuck
+ * on a postback does not stop an operator from pausing an offer or revoking a key.
  */
 export function commandExecutor(runtime: Runtime, options: ExecutorOptions): CommandExecutor {
   const timeoutMs = options.catchUpTimeoutMs ?? 30_000;
@@ -31,10 +40,10 @@ export function commandExecutor(runtime: Runtime, options: ExecutorOptions): Com
       // Invalid input is rejected at once, without waiting for a turn.
       const valid = validateInput(command.input, input);
       const turn = queue.then(async () => {
-        await awaitCaughtUp(runtime, options.projections, timeoutMs);
+        await awaitCaughtUp(runtime, fedBy(options.projections, command.reads), timeoutMs);
         const result = await command.execute(valid, { runtime, now: () => new Date() });
         // The events are durable already: a slow projection delays the next command, it does not fail this one.
-        await awaitCaughtUp(runtime, options.projections, timeoutMs).catch((error: Error) => options.onLateProjection?.(error));
+        await awaitCaughtUp(runtime, fedBy(options.projections, command.writes), timeoutMs).catch((error: Error) => options.onLateProjection?.(error));
         return result;
       });
       queue = turn.catch(() => {});

@@ -1,6 +1,6 @@
 import type { Static, TObject } from '@sinclair/typebox';
 import { ValueErrorType } from '@sinclair/typebox/errors';
-import { Value } from '@sinclair/typebox/value';
+import { firstSchemaError } from '../platform/validation/first-schema-error.js';
 import { CommandInputError } from './command.js';
 import { UNSTORABLE, unstorableText } from './unstorable-text.js';
 
@@ -13,7 +13,7 @@ export function fieldPath(pointer: string): string {
 
 /** Checks input against a closed schema; throws CommandInputError naming the first bad field. */
 export function validateInput<S extends TObject>(schema: S, input: unknown): Static<S> {
-  const first = Value.Errors(schema, input).First();
+  const first = firstSchemaError(schema, input);
   if (!first) {
     const unstorable = unstorableText(input);
     if (unstorable) throw new CommandInputError(unstorable.path, `contains ${UNSTORABLE[unstorable.kind]}; remove it`);

@@ -1,4 +1,4 @@
-import { Value } from '@sinclair/typebox/value';
+import { firstSchemaError } from '../../platform/validation/first-schema-error.js';
 import { offerDetailsDocument, pricingProblem, type OfferDetailsDocument } from '../../schemas/documents/offer.js';
 
 export type SnapshotContent = { ok: true; details: OfferDetailsDocument } | { ok: false; problem: string };
@@ -14,7 +14,7 @@ export function readSnapshotContent(content: string): SnapshotContent {
   } catch {
     return { ok: false, problem: 'content is not JSON' };
   }
-  const first = Value.Errors(offerDetailsDocument, parsed).First();
+  const first = firstSchemaError(offerDetailsDocument, parsed);
   if (first) return { ok: false, problem: `content${first.path.replace(/\//g, '.')}: ${first.message}` };
   const pricing = pricingProblem(parsed as OfferDetailsDocument);
   if (pricing) return { ok: false, problem: `content.${pricing.field}: ${pricing.message}` };

@@ -206,7 +206,7 @@ describe('serving a card', () => {
     expect(nullBody.json()).toMatchObject({ code: 'BAD_REQUEST', extra: { field: '(body)' } });
   });
 
-  it('with ANONYMOUS_QUERY=off a Query without placement_id is 401, with a key or without; a key with its placement still serves', async () => {
+  it('with ANONYMOUS_QUERY=off a Query without placement_id is 401, with a Live key or without; a key with its placement and the sandbox key still serve', async () => {
     const off = await buildApp({ runtime: { ...t.runtime, config: { ...t.runtime.config, anonymousQuery: 'off' } } });
     try {
       const before = await servesEnd();
@@ -217,6 +217,12 @@ describe('serving a card', () => {
       }
       expect(await servesEnd()).toBe(before);
       expect((await query(off, { placement_id: id.placement }, bearer(k.live))).status).toBe(200);
+      // The sandbox key is a credential, not anonymity: its serves go through the default placement all the same.
+      const sandbox = await query(off, { limit: 1 }, bearer(k.sandbox));
+      expect(sandbox.status).toBe(200);
+      expect(await projectedServes(t.runtime, cardsOf(sandbox.body).map((card) => card.offer_instance_id))).toMatchObject([
+        { environment: 'sandbox', application_id: id.houseApp, placement_id: id.housePlacement, anonymous: false },
+      ]);
     } finally {
       await off.close();
     }

@@ -22,6 +22,24 @@ describe('Query body', () => {
     expect(parseQueryBody(body)).toEqual({ ...body, placement_id: '01a2b3c4-0000-7000-8000-00000000000f' });
   });
 
+  it('counts lengths in characters: 200 emoji are a short intent, 201 are not', () => {
+    expect(parseQueryBody({ context: { intent: '😀'.repeat(200), categories: ['🛍'.repeat(200)] } }).context.intent).toHaveLength(400);
+    expect(parseQueryBody({ context: { intent: `${'a'.repeat(199)}😀` } }).context.intent).toHaveLength(201);
+    expect(rejection({ context: { intent: '😀'.repeat(201) } }).message).toBe('context.intent must be a string of at most 200 characters');
+    expect(rejection({ context: { categories: ['🛍'.repeat(201)] } }).extra).toEqual({ field: 'context.categories[0]' });
+  });
+
+  it.each(['en', 'pt-BR', 'EN', 'zh-Hant-TW', 'es-419', 'de-CH-1901', 'en-US-u-ca-gregory', 'en-a-bbb', 'x-priv', 'en-x-internal', 'i-klingon', 'zh-min-nan', 'art-lojban'])(
+    'takes the well-formed BCP 47 tag %s as locale',
+    (locale) => {
+      expect(parseQueryBody({ context: { locale } }).context.locale).toBe(locale);
+    },
+  );
+
+  it.each(['', 'e', 'en_US', 'en-', 'en--US', 'en-US-u', 'en-x', 'i-foo', 'toolongtag', '123'])('refuses %j as locale, naming it', (locale) => {
+    expect(rejection({ context: { locale } })).toMatchObject({ message: 'context.locale must be a BCP 47 language tag such as en or pt-BR', extra: { field: 'context.locale' } });
+  });
+
   it('names the first undeclared field, at any depth, and says what the object takes', () => {
     const deep = rejection({ context: { user_profile: { location_ids: ['2840'] } } });
     expect(deep).toMatchObject({ statusCode: 400, code: 'BAD_REQUEST', extra: { field: 'context.user_profile' } });

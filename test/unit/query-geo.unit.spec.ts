@@ -18,6 +18,11 @@ describe('trusted provider headers', () => {
   it('takes the first trusted family whose country header is a country code', () => {
     expect(readTrustedGeo({ ...cloudflare, ...vercel }, ['vercel', 'cloudflare'])?.family).toBe('vercel');
     expect(readTrustedGeo({ ...cloudflare, 'x-vercel-ip-country': 'unknown' }, ['vercel', 'cloudflare'])?.family).toBe('cloudflare');
+    // Cloudflare's XX (no country known) and T1 (Tor), and the other codes ISO 3166 leaves to users, name no country.
+    for (const code of ['XX', 'xx', 'T1', 'ZZ', 'AA', 'QM', 'QZ', 'XA']) {
+      expect(readTrustedGeo({ ...cloudflare, 'cf-ipcountry': code, ...vercel }, ['cloudflare', 'vercel'])?.family, code).toBe('vercel');
+    }
+    for (const code of ['XK', 'QA', 'US']) expect(readTrustedGeo({ ...cloudflare, 'cf-ipcountry': code, ...vercel }, ['cloudflare', 'vercel'])?.country).toBe(code);
     expect(readTrustedGeo({ 'cloudfront-viewer-country': 'FR' }, ['cloudfront'])).toEqual({ family: 'cloudfront', country: 'FR' });
   });
 

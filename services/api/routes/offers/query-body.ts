@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { ValueErrorType } from '@sinclair/typebox/errors';
-import { Value } from '@sinclair/typebox/value';
+import { firstSchemaError } from '../../../../platform/validation/first-schema-error.js';
 import { badRequest } from '../../../../platform/http/errors.js';
 
 /**
@@ -14,10 +14,30 @@ const MAX_INTENT = 200;
 
 const closed = { additionalProperties: false } as const;
 
+/**
+ * A well-formed BCP 47 language tag (RFC 5646, section 2.1), letters in any case: language with
+ * extlangs, script, region, variants, extensions (`en-US-u-ca-gregory`) and private use, a
+ * private-use tag alone (`x-whatever`), or one of the grandfathered tags the grammar lists.
+ */
+const ALNUM = '[A-Za-z0-9]';
+const LANGTAG =
+  `(?:[A-Za-z]{2,3}(?:-[A-Za-z]{3}){0,3}|[A-Za-z]{4,8})` + // language, extlangs
+  `(?:-[A-Za-z]{4})?` + // script
+  `(?:-(?:[A-Za-z]{2}|[0-9]{3}))?` + // region
+  `(?:-(?:${ALNUM}{5,8}|[0-9]${ALNUM}{3}))*` + // variants
+  `(?:-[0-9A-WYZa-wyz](?:-${ALNUM}{2,8})+)*` + // extensions
+  `(?:-[Xx](?:-${ALNUM}{1,8})+)?`; // private use
+const PRIVATE_USE = `[Xx](?:-${ALNUM}{1,8})+`;
+const GRANDFATHERED = [
+  'en-GB-oed', 'i-ami', 'i-bnn', 'i-default', 'i-enochian', 'i-hak', 'i-klingon', 'i-lux', 'i-mingo', 'i-navajo', 'i-pwn', 'i-tao', 'i-tay', 'i-tsu',
+  'sgn-BE-FR', 'sgn-BE-NL', 'sgn-CH-DE',
+].map((tag) => tag.replace(/[a-z]/gi, (letter) => `[${letter.toLowerCase()}${letter.toUpperCase()}]`));
+export const LANGUAGE_TAG = `^(?:${LANGTAG}|${PRIVATE_USE}|${GRANDFATHERED.join('|')})$`;
+
 export const queryContext = Type.Object(
   {
     intent: Type.Optional(Type.String({ maxLength: MAX_INTENT, description: 'short free text: what the user is after' })),
-    locale: Type.Optional(Type.String({ pattern: '^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$', maxLength: 35, description: 'BCP 47 language tag, e.g. en or pt-BR' })),
+    locale: Type.Optional(Type.String({ pattern: LANGUAGE_TAG, maxLength: 100, description: 'BCP 47 language tag (RFC 5646), e.g. en, pt-BR or en-US-u-ca-gregory' })),
     categories: Type.Optional(
       Type.Array(Type.String({ minLength: 1, maxLength: 200 }), { maxItems: MAX_CATEGORIES, description: 'category ids the placement prefers; ranks matching offers first' }),
     ),
@@ -84,7 +104,7 @@ const schemaPath = (field: string) => field.replace(/\[\d+\]/g, '[]');
  */
 export function parseQueryBody(body: unknown): QueryRequest {
   const input = body === undefined ? {} : body;
-  const first = Value.Errors(queryBody, input).First();
+  const first = firstSchemaError(queryBody, input);
   if (first) {
     const parts = pointerParts(first.path);
     const field = fieldName(parts);

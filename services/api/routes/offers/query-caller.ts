@@ -111,7 +111,7 @@ export async function resolveQueryCaller(runtime: Runtime, caches: ReadCaches, h
 async function anonymousCaller(runtime: Runtime, caches: ReadCaches, environment: ServeEnvironment, why: string): Promise<QueryCaller> {
   if (runtime.config.anonymousQuery === 'off') throw unauthorized(`${why}anonymous Query is off on this service; send placement_id with your application's key`);
   const fallback = await defaultApplication(runtime, caches);
-  if (!fallback) throw unauthorized(`${why}anonymous Query is not available (no default placement is designated)`);
+  if (!fallback) throw unauthorized(`${why}anonymous Query is not available (no active default placement is designated); send placement_id with your application's key, or designate a default placement (admin command default-placement:designate)`);
   checkAccount(fallback.developer_status, fallback.application_status);
   return { application_id: fallback.application_id, placement_id: fallback.placement_id, environment, anonymous: true };
 }

@@ -59,12 +59,24 @@ export function cityText(value: string): string {
   return text.trim();
 }
 
+/**
+ * Whether `code` (upper case) can name a country: two letters, not one of the codes ISO 3166-1
+ * leaves to its users (AA, QM-QZ, XA-XZ, ZZ), which CDNs send for "no country known" (Cloudflare's
+ * XX) or for no country at all. XK stays: CDNs send it for Kosovo.
+ */
+export function isCountryCode(code: string): boolean {
+  if (!/^[A-Z]{2}$/.test(code)) return false;
+  if (code === 'XK') return true;
+  const userAssigned = code === 'AA' || code === 'ZZ' || (code[0] === 'Q' && code[1]! >= 'M') || code[0] === 'X';
+  return !userAssigned;
+}
+
 /** The first trusted family (in TRUSTED_GEO_HEADERS order) whose country header holds a country code. */
 export function readTrustedGeo(headers: Headers, trusted: readonly GeoFamily[]): GeoReading | undefined {
   for (const family of trusted) {
     const names = GEO_HEADERS[family];
     const country = header(headers, names.country)?.toUpperCase();
-    if (!country || !/^[A-Z]{2}$/.test(country)) continue;
+    if (!country || !isCountryCode(country)) continue;
     const region = header(headers, names.region)?.toUpperCase();
     const city = header(headers, names.city);
     return { family, country, ...(region ? { region } : {}), ...(city ? { city: cityText(city) } : {}) };

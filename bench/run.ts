@@ -1,18 +1,30 @@
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { smallCliArgs } from '../platform/cli/small-cli.js';
 import { printTable, writeResults, type BenchRow } from './support.js';
 
-/** `npm run bench`: every bench/*.ts that exports run(), one table each, JSON in bench-results/. */
+/** `npm run bench [-- name…]`: every bench/*.ts that exports run() (or those named), one table each, JSON in bench-results/. */
 const here = fileURLToPath(new URL('.', import.meta.url));
-const only = process.argv.slice(2);
-const benches = readdirSync(here)
-  .filter((file) => file.endsWith('.ts') && !['run.ts', 'support.ts'].includes(file))
+// A bench is a module with a run() of its own; the others (instances.ts, query.ts, …) are its parts.
+const names = readdirSync(here)
+  .filter((file) => file.endsWith('.ts') && file !== 'run.ts' && /^export (async )?(function|const) run\b/m.test(readFileSync(`${here}${file}`, 'utf8')))
   .map((file) => file.replace(/\.ts$/, ''))
-  .filter((name) => only.length === 0 || only.includes(name));
+  .sort();
+const { positionals: only } = smallCliArgs({
+  positionals: names.length,
+  usage: `usage: npm run bench [-- <name>…]
+Runs the benches named (all of them without a name), each printing a table whose figures are
+compared with a baseline measured in the same run; results also go to bench-results/.
+benches: ${names.join(', ')}`,
+});
+const unknown = only.filter((name) => !names.includes(name));
+if (unknown.length > 0) {
+  process.stderr.write(`error: no bench named ${unknown.join(', ')}; one of ${names.join(', ')}\n`);
+  process.exit(2);
+}
 
-for (const name of benches) {
-  const module = (await import(`./${name}.js`)) as { run?: () => Promise<BenchRow[]> };
-  if (!module.run) continue;
+for (const name of only.length === 0 ? names : only) {
+  const module = (await import(`./${name}.js`)) as { run: () => Promise<BenchRow[]> };
   process.stderr.write(`running bench ${name}...\n`);
   const rows = await module.run();
   printTable(name, rows);

@@ -270,12 +270,22 @@ async function main(command: string | undefined): Promise<number> {
       process.stdout.write(envLines(stackEnv(stackConfig())));
       return 0;
     default:
-      process.stderr.write('usage: tsx ops/stack.ts up|down|status|env\n');
+      process.stderr.write(`${STACK_USAGE}\n`);
       return 2;
   }
 }
 
+const STACK_USAGE = `usage: tsx ops/stack.ts up|down|status|env (npm run stack:up, stack:down, stack:status)
+up: starts Kafka (KRaft) and Apicurio Registry from Maven Central artifacts in STACK_DIR (default
+.stack/), fetched on first use, and prints the environment that points at them and the machine's
+Postgres and Redis; down: stops what up started; status: says what answers; env: prints that
+environment without starting anything.`;
+
 if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) {
+  if (process.argv.includes('--help') || process.argv.includes('-h')) {
+    process.stdout.write(`${STACK_USAGE}\n`);
+    process.exit(0);
+  }
   main(process.argv[2]).then(
     (code) => process.exit(code),
     (error: unknown) => {

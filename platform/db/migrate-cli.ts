@@ -1,9 +1,15 @@
+import { smallCliArgs } from '../cli/small-cli.js';
 import { loadConfigOrExit } from '../config/config.js';
 import { openDatabase } from '../runtime.js';
 import { exitOnStartupFailure } from '../startup.js';
 import { migrate } from './migrate.js';
 
 /** `npm run migrate`: applies pending migrations to the configured database (start-up does the same). */
+smallCliArgs({
+  usage: `usage: npm run migrate
+Applies the pending migrations to the configured database (DATABASE_URL, else the embedded one in
+DATA_DIR), in one transaction. Every process does the same at start-up.`,
+});
 const config = loadConfigOrExit();
 const { db } = await openDatabase(config).catch((error: unknown) => exitOnStartupFailure(error, 'npm run migrate'));
 try {

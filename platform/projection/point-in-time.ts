@@ -1,5 +1,5 @@
 import type { EventLog, TopicPartitionOffset } from '../events/event-log.js';
-import { parseRfc3339 } from '../time/rfc3339.js';
+import { parseRfc3339, rfc3339Problem } from '../time/rfc3339.js';
 import { positionKey, type Positions } from './positions.js';
 import type { Projection } from './projection.js';
 
@@ -15,7 +15,7 @@ export class ReplayInputError extends Error {
 export function parseAsOf(text: string): Date {
   const time = parseRfc3339(text);
   if (!time) {
-    throw new ReplayInputError('as_of', `must be an RFC 3339 date-time with an offset, e.g. 2026-11-01T00:00:00Z (got ${JSON.stringify(text)})`);
+    throw new ReplayInputError('as_of', rfc3339Problem(text));
   }
   return time;
 }

@@ -60,3 +60,10 @@ export function parseRfc3339(text: string): Date | undefined {
   if (offsetMinutes === undefined) return undefined;
   return instantOf({ year, month, day, hour, minute, second, millisecond: millisecondsOf(match[7]), offsetMinutes });
 }
+
+/** Why `text` is not an instant parseRfc3339 takes, to follow the name of the field in a message. */
+export function rfc3339Problem(text: string): string {
+  const example = 'e.g. 2026-11-01T00:00:00Z';
+  if (!RFC_3339.test(text)) return `must be an RFC 3339 date-time with an offset, ${example} (got ${JSON.stringify(text)})`;
+  return `${JSON.stringify(text)} names no instant: a date, time of day or offset the calendar does not have, or a year outside 0001-9999; give a real one, ${example}`;
+}

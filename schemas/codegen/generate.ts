@@ -15,6 +15,10 @@ export function isGeneratedCurrent(): boolean {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
+  if (process.argv.includes('--help') || process.argv.includes('-h')) {
+    process.stdout.write('usage: npm run schemas:generate | npm run schemas:check\ngenerate writes schemas/generated/events.ts (TypeScript types of the Avro schemas in schemas/); check exits 1 when that file is stale.\n');
+    process.exit(0);
+  }
   const mode = process.argv[2] ?? 'generate';
   if (mode === 'check') {
     if (!isGeneratedCurrent()) {

@@ -1,3 +1,4 @@
+import { smallCliArgs } from '../../platform/cli/small-cli.js';
 import { loadConfigOrExit } from '../../platform/config/config.js';
 import { openRuntime } from '../../platform/runtime.js';
 import { exitOnStartupFailure } from '../../platform/startup.js';
@@ -12,6 +13,12 @@ import { prepareReferenceData } from './reference-data.js';
  * Starts the API (with the projectors in the same process unless PROJECTORS=separate); stops
  * gracefully. On the embedded default it owns DATA_DIR and answers the admin CLI on its owner socket.
  */
+smallCliArgs({
+  usage: `usage: npm start
+Starts the API on HOST:PORT (default 127.0.0.1:8080): on the embedded default with nothing set,
+else on the backends the environment names (README, Configuration), with the projectors in this
+process unless PROJECTORS=separate.`,
+});
 const config = loadConfigOrExit();
 const log = (line: string) => process.stderr.write(`${line}\n`);
 const runtime = await openRuntime(config, { log, role: 'service', description: 'npm start (the API)' }).catch((error: unknown) =>

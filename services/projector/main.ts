@@ -1,4 +1,5 @@
 import pino from 'pino';
+import { smallCliArgs } from '../../platform/cli/small-cli.js';
 import { loadConfigOrExit } from '../../platform/config/config.js';
 import { openRuntime } from '../../platform/runtime.js';
 import { exitOnStartupFailure } from '../../platform/startup.js';
@@ -9,6 +10,11 @@ import { projections, startProjectors, type RunningProjectors } from './projecto
  * The projector process: consumes the topics and maintains the read models. Logs one JSON line
  * per applied batch and one `caught_up` line whenever it has applied everything in the log.
  */
+smallCliArgs({
+  usage: `usage: npm run projector
+Consumes the topics and builds the read models (with PROJECTORS=separate, the API leaves that to
+processes like this one). Configured by the environment, as the API is (README, Configuration).`,
+});
 const config = loadConfigOrExit();
 // Synchronous writes: a supervisor (or a test) sees each batch line the moment the batch commits.
 const logger = pino({ level: config.logLevel, base: { process: 'projector' } }, pino.destination({ dest: 1, sync: true }));

@@ -1,5 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fromCallerFolder } from '../../../platform/cli/caller-folder.js';
+import { smallCliArgs } from '../../../platform/cli/small-cli.js';
 import { registryRows } from './build.js';
 import { coverageMarkdown, coverageReport } from './coverage.js';
 import { commandSourceRows } from './source-input.js';
@@ -9,8 +11,16 @@ import { loadSubdivisions } from './subdivisions.js';
  * `npm run geo:coverage [-- file]`: external-code coverage of the LEGACY registry per country.
  * Writes reports/geo-coverage.json and reports/geo-coverage.md (git-ignored), prints a summary.
  */
+const { positionals } = smallCliArgs({
+  positionals: 1,
+  usage: `usage: npm run geo:coverage [-- <file>]
+External-code coverage (ISO 3166-2, CLDR, provider short codes) of the LEGACY registry per
+country, from a geo-target release file (default: GEO_CATALOG_FILE, else the release loaded in
+the configured database). Writes
+reports/geo-coverage.json and reports/geo-coverage.md and prints a summary.`,
+});
 const log = (line: string) => process.stderr.write(`${line}\n`);
-const { sourceFileDate, rows } = await commandSourceRows(process.argv[2], log);
+const { sourceFileDate, rows } = await commandSourceRows(positionals[0] === undefined ? undefined : fromCallerFolder(positionals[0]), log);
 const source = loadSubdivisions();
 const report = coverageReport(registryRows(rows, source), source, sourceFileDate);
 mkdirSync('reports', { recursive: true });

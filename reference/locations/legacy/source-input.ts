@@ -2,7 +2,8 @@ import { loadConfigOrExit } from '../../../platform/config/config.js';
 import { migrate } from '../../../platform/db/migrate.js';
 import { openDatabase } from '../../../platform/runtime.js';
 import { exitOnStartupFailure } from '../../../platform/startup.js';
-import { readSourceRows, sourceFileDateOf } from '../full/source-file.js';
+import { existsSync } from 'node:fs';
+import { CatalogFileError, missingFileMessage, readSourceRows, sourceFileDateOf } from '../full/source-file.js';
 import { readCurrentRelease } from './build.js';
 import type { SourceRow } from './source-row.js';
 
@@ -14,10 +15,17 @@ export async function commandSourceRows(file: string | undefined, log: (line: st
   const config = loadConfigOrExit();
   const path = file ?? config.geoCatalogFile;
   if (path !== undefined) {
+    if (!existsSync(path)) exitWith(missingFileMessage(path));
     const rows: SourceRow[] = [];
-    for await (const row of readSourceRows(path)) rows.push(row);
-    log(`read ${rows.length} rows from ${path}`);
-    return { sourceFileDate: sourceFileDateOf(path), rows };
+    try {
+      for await (const row of readSourceRows(path)) rows.push(row);
+      log(`read ${rows.length} rows from ${path}`);
+      return { sourceFileDate: sourceFileDateOf(path), rows };
+    } catch (error) {
+      // A file that is not a release (or cannot be read) is the caller's to fix: one line, exit 2.
+      if (error instanceof CatalogFileError || (error as NodeJS.ErrnoException).code !== undefined) exitWith((error as Error).message);
+      throw error;
+    }
   }
   const { db } = await openDatabase(config).catch((error: unknown) => exitOnStartupFailure(error, 'this command'));
   try {
@@ -29,4 +37,9 @@ export async function commandSourceRows(file: string | undefined, log: (line: st
   } finally {
     await db.close();
   }
+}
+
+function exitWith(message: string): never {
+  process.stderr.write(`${message}\n`);
+  process.exit(2);
 }

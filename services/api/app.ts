@@ -63,7 +63,17 @@ export async function buildApp({ runtime, logger = false, commands, replays, pos
     clientErrorHandler: answerClientError,
     // A missing Host header and requests arriving during shutdown are answered by requestGuards,
     // in the envelope, instead of by Node (an empty 400) and Fastify (its own 503 shape).
-    http: { requireHostHeader: false },
+    // A request (line, headers, body) that does not arrive in REQUEST_TIMEOUT_MS is a 408 (Fastify's
+    // default is no limit: a client stalling mid-body held its connection forever). Node checks
+    // the connections every connectionsCheckingInterval, and only while headersTimeout is not
+    // longer than requestTimeout (its default of 60 s would keep the check from ever firing).
+    requestTimeout: runtime.config.requestTimeoutMs,
+    http: {
+      requireHostHeader: false,
+      requestTimeout: runtime.config.requestTimeoutMs,
+      headersTimeout: runtime.config.requestTimeoutMs,
+      connectionsCheckingInterval: Math.min(5_000, Math.ceil(runtime.config.requestTimeoutMs / 4)),
+    },
     return503OnClosing: false,
     // A path parameter may be as long as any request line the server accepts, so a long location
     // id in the path is treated like the same id in a query parameter (an unknown id, 404).

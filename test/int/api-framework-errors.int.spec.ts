@@ -169,6 +169,27 @@ describe('requests the HTTP parser refuses, over a real socket', () => {
   });
 });
 
+describe('a client that stalls mid-request', () => {
+  it('is answered 408 REQUEST_TIMEOUT once REQUEST_TIMEOUT_MS passes, and its connection closed (a body shorter than Content-Length held it open for good)', async () => {
+    const stalled = await createTestApp({ eventLog: 'sql', env: { REDIS_URL: '', REQUEST_TIMEOUT_MS: '1000' } });
+    try {
+      await stalled.app.listen({ port: 0, host: '127.0.0.1' });
+      const stalledPort = (stalled.app.server.address() as { port: number }).port;
+      for (const partial of [
+        'POST /v1/offers/query HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 10\r\n\r\n{}',
+        'GET /healthz HTTP/1.1\r\nHost: x\r\nX-Half: ',
+      ]) {
+        const response = await rawHttp(stalledPort, partial);
+        expect(response.status, partial).toBe(408);
+        expect(response.headers.connection).toBe('close');
+        expectEnvelope(response, 'REQUEST_TIMEOUT', /did not arrive in time/);
+      }
+    } finally {
+      await stalled.close();
+    }
+  });
+});
+
 describe('a server shutting down', () => {
   it('answers requests that still arrive with 503 SHUTTING_DOWN and closes their connection', async () => {
     const closing = await createTestApp({ eventLog: 'sql', env: { REDIS_URL: '' } });

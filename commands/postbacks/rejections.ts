@@ -4,7 +4,7 @@
  * README's reasons table is this list.
  */
 export const POSTBACK_REASONS = {
-  invalid_payload: { status: 400, code: 'INVALID_PAYLOAD', retryable: false, when: 'body not a closed JSON object of the contract: unknown field, wrong type, bad decimal, bad id, amount without currency' },
+  invalid_payload: { status: 400, code: 'INVALID_PAYLOAD', retryable: false, when: 'a field of the wrong type or form: bad decimal, bad id, amount without currency, a value that is not UTF-8; on the current route also a body that is not a closed JSON object of the contract (an unknown field: the compatibility routes ignore unknown parameters), and a request the HTTP parser refuses (a malformed header, Content-Length with Transfer-Encoding, headers over 16 KB)' },
   unsupported_protocol_version: { status: 400, code: 'UNSUPPORTED_PROTOCOL_VERSION', retryable: false, when: 'SVC-Protocol-Version missing or not exactly 1.0 (current route)' },
   query_parameters_not_allowed: { status: 400, code: 'QUERY_PARAMETERS_NOT_ALLOWED', retryable: false, when: 'the current route was called with a query string' },
   signature_headers_not_allowed: { status: 400, code: 'SIGNATURE_HEADERS_NOT_ALLOWED', retryable: false, when: 'a signature, timestamp or nonce header was sent (postbacks carry none)' },

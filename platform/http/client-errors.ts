@@ -7,6 +7,33 @@ import { type ApiError, badRequest, headerFieldsTooLarge, payloadTooLarge, reque
 export interface ParserError extends Error {
   code?: string;
   reason?: string;
+  /** The bytes the parser was reading when it refused them (a Buffer, on parse errors only). */
+  rawPacket?: unknown;
+}
+
+/** The request line (and what followed it) of a refused request, when the parser's bytes start with one. */
+export interface RefusedRequest {
+  method: string;
+  /** The request target as sent, e.g. `/v1/postback/…?a=1`. */
+  target: string;
+  /** The request line and the header lines that arrived with it, as text. */
+  head: string;
+}
+
+/** An answer of a route's own shape to a request the parser refused: status, headers and the JSON body. */
+export interface RawAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** Gives the refusal of `error` in a route's own shape, for requests whose request line names that route. */
+export type RefusalShape = (request: RefusedRequest, error: ApiError) => RawAnswer | undefined;
+
+export function refusedRequestOf(error: ParserError): RefusedRequest | undefined {
+  const head = Buffer.isBuffer(error.rawPacket) ? error.rawPacket.subarray(0, 16 * 1024).toString('latin1') : undefined;
+  const line = head === undefined ? null : /^([A-Z]+) (\S+) HTTP\/1\.[01]\r\n/.exec(head);
+  return line ? { method: line[1]!, target: line[2]!, head: head! } : undefined;
 }
 
 /**
@@ -29,7 +56,7 @@ export function fromParser(error: ParserError): ApiError {
  * Fastify's clientErrorHandler: answers on the raw socket (there is no request object yet) and
  * closes the connection, since the parser cannot tell where the next request would start.
  */
-export function answerClientError(error: ParserError, socket: Socket): void {
+export function answerClientError(error: ParserError, socket: Socket, shapeFor?: RefusalShape): void {
   // A reset or already closed connection has nobody to answer.
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
   if (!socket.writable) {
@@ -37,12 +64,14 @@ export function answerClientError(error: ParserError, socket: Socket): void {
     return;
   }
   const apiError = fromParser(error);
-  const body = JSON.stringify(failure(apiError.code, apiError.message));
+  const request = refusedRequestOf(error);
+  const answer = (request && shapeFor?.(request, apiError)) ?? { status: apiError.statusCode, headers: {}, body: JSON.stringify(failure(apiError.code, apiError.message)) };
   const head = [
-    `HTTP/1.1 ${apiError.statusCode} ${STATUS_CODES[apiError.statusCode]}`,
+    `HTTP/1.1 ${answer.status} ${STATUS_CODES[answer.status]}`,
+    ...Object.entries(answer.headers).map(([name, value]) => `${name}: ${value}`),
     'content-type: application/json; charset=utf-8',
-    `content-length: ${Buffer.byteLength(body)}`,
+    `content-length: ${Buffer.byteLength(answer.body)}`,
     'connection: close',
   ];
-  socket.end(`${head.join('\r\n')}\r\n\r\n${body}`, () => socket.destroy());
+  socket.end(`${head.join('\r\n')}\r\n\r\n${answer.body}`, () => socket.destroy());
 }

@@ -24,6 +24,7 @@ import { queryRoutes } from './routes/offers/query.js';
 import { instancesRoute } from './routes/offers/instances.js';
 import { infoRoute } from './routes/offers/info.js';
 import { postbackRoutes } from './routes/postbacks/index.js';
+import { postbackParserRefusal } from './routes/postbacks/parser-refusal.js';
 import { POSTBACK_PATH_PREFIX, refuseUndecodablePath } from './routes/postbacks/undecodable-path.js';
 
 const SERVICE_VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
@@ -59,8 +60,9 @@ export async function buildApp({ runtime, logger = false, commands, replays, pos
       if (linkPrefix !== '' && request.url.startsWith(`${linkPrefix}/`)) reply.headers(LINK_HEADERS);
       return renderError(error, request, reply);
     },
-    // Requests the HTTP parser refuses (headers too large, malformed) answer in the envelope too.
-    clientErrorHandler: answerClientError,
+    // Requests the HTTP parser refuses (headers too large, malformed) answer in the envelope too,
+    // on a postback path in the postback envelope.
+    clientErrorHandler: (error, socket) => answerClientError(error, socket, postbackParserRefusal),
     // A missing Host header and requests arriving during shutdown are answered by requestGuards,
     // in the envelope, instead of by Node (an empty 400) and Fastify (its own 503 shape).
     // A request (line, headers, body) that does not arrive in REQUEST_TIMEOUT_MS is a 408 (Fastify's

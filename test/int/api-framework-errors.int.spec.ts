@@ -150,6 +150,26 @@ describe('requests the HTTP parser refuses, over a real socket', () => {
     }
   });
 
+  it('on a postback path, in the postback envelope: invalid_payload (or payload_too_large), SVC-Protocol-Version when the request sent it', async () => {
+    const path = `/v1/postback/${'0'.repeat(8)}-0000-7000-8000-${'0'.repeat(12)}`;
+    for (const [request, status, reason, protocol] of [
+      [`POST ${path} HTTP/1.1\r\nHost: x\r\nSVC-Protocol-Version: 1.0\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n`, 400, 'invalid_payload', '1.0'],
+      [`GET ${path}?order_id=1 HTTP/1.1\r\nHost: x\r\nBad Name: y\r\n\r\n`, 400, 'invalid_payload', undefined],
+      [`POST ${path} HTTP/1.1\r\nHost: x\r\nSVC-Protocol-Version: 1.0\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n2;${'e'.repeat(20_000)}\r\n{}\r\n0\r\n\r\n`, 413, 'payload_too_large', '1.0'],
+    ] as const) {
+      const response = await rawHttp(port, request);
+      expect(response.status, request.split('\r\n')[0]).toBe(status);
+      expect(response.headers['svc-protocol-version']).toBe(protocol);
+      expect(response.headers['svc-error-detail']).toEqual(expect.any(String));
+      expect(JSON.parse(response.body)).toEqual({
+        code: reason.toUpperCase(),
+        message: reason,
+        data: {},
+        extra: { result: 'rejected', reason, correlation_id: expect.stringMatching(/^[0-9a-f-]{36}$/), retryable: false, event_logged: false },
+      });
+    }
+  });
+
   it('413 PAYLOAD_TOO_LARGE for a chunked body past the limit, then closes the connection', async () => {
     const body = `"${'x'.repeat(ONE_MIB)}"`;
     const response = await rawHttp(

@@ -132,9 +132,12 @@ describe('GET /openapi.json', () => {
     expect(parameters('/v1/locations/{location_id}', 'get')).toEqual(expect.arrayContaining(['path:location_id', 'query:catalog']));
     expect(parameters('/v1/offers/query', 'post')).toEqual(['header:X-SVC-Test']);
     expect(parameters('/v1/offers/instances', 'post')).toEqual(['header:X-SVC-Test']);
-    const body = (path: string) => (document.paths[path]!.post as unknown as { requestBody: { content: Record<string, { schema: { properties: object } }> } }).requestBody;
+    const body = (path: string) => (document.paths[path]!.post as unknown as { requestBody: { required: boolean; content: Record<string, { schema: { properties: object } }> } }).requestBody;
     expect(Object.keys(body('/v1/offers/query').content['application/json']!.schema.properties)).toEqual(['placement_id', 'limit', 'context']);
     expect(Object.keys(body('/v1/offers/instances').content['application/json']!.schema.properties)).toEqual(['offer_instance_ids']);
+    // A Query POST without any body is the request {}; the instance route needs its ids.
+    expect([body('/v1/offers/query').required, body('/v1/offers/instances').required]).toEqual([false, true]);
+    expect(JSON.stringify(document)).not.toContain('x-body-optional');
   });
 
   it('describes exactly the public routes: locations, Query, the offer routes, the link origin, postbacks, health and metrics', () => {
@@ -229,8 +232,9 @@ describe('GET /openapi.json', () => {
     expect(operation('get').description).toContain('not a current entrypoint');
     expect(operation('post').description).toContain('not a current entrypoint');
     const statuses = (method: string) => Object.keys(document.paths[path]![method]!.responses);
-    expect(statuses('post')).toEqual(['200', '400', '403', '404', '409', '413', '415', '422', '500', '503']);
-    expect(statuses('get')).toEqual(['200', '400', '403', '404', '409', '422', '500', '503']);
+    // 4XX: the HTTP layer's own 408 for a request that stalls (its other refusals there are postback reasons).
+    expect(statuses('post')).toEqual(['200', '400', '403', '404', '409', '413', '415', '422', '500', '503', '4XX']);
+    expect(statuses('get')).toEqual(['200', '400', '403', '404', '409', '422', '500', '503', '4XX']);
   });
 });
 

@@ -38,6 +38,20 @@ const DOCS_CSP = [
 export const openApiDocument = fp(async (app: FastifyInstance, { version }: { version: string }) => {
   await app.register(swagger, {
     mode: 'dynamic',
+    // @fastify/swagger marks every body required; a route whose empty POST is a request of its
+    // own says so with x-body-optional (Query: no body at all is the request {}).
+    transformObject: (document) => {
+      if (!('openapiObject' in document)) return document.swaggerObject;
+      const { openapiObject } = document;
+      for (const operations of Object.values(openapiObject.paths ?? {})) {
+        for (const operation of Object.values(operations as Record<string, { requestBody?: { required?: boolean }; 'x-body-optional'?: boolean }>)) {
+          if (typeof operation !== 'object' || operation === null || !operation['x-body-optional']) continue;
+          delete operation['x-body-optional'];
+          if (operation.requestBody) operation.requestBody.required = false;
+        }
+      }
+      return openapiObject;
+    },
     openapi: {
       openapi: '3.1.0',
       info: {

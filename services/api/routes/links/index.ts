@@ -31,7 +31,7 @@ const linkResponses = withExamples({
   // HEAD answers 302 too, without a Location and without recording a click.
   302: {
     type: 'null',
-    description: 'redirect (Location) to the destination with the click id; the click is durable before this answer',
+    description: 'GET: redirect (Location) to the destination with the click id; the click is durable before this answer. HEAD: the same status and headers without Location, and no click recorded',
     headers: { Location: { type: 'string', format: 'uri', description: 'GET only: the destination with svc_click_id (HEAD sends none)', examples: [REDIRECT_LOCATION_EXAMPLE] } },
   },
   ...errorStatuses({

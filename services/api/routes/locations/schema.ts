@@ -90,7 +90,10 @@ const locationErrors = errorStatuses({
   400: { BAD_REQUEST: 'an invalid parameter, or one the catalog does not take; the message names it' },
   404: { NOT_FOUND: 'an id (path, parent_location_id, location_id) or code the catalog does not have' },
   429: { RATE_LIMITED: 'too many requests in a short window; retry after extra.retry_after_seconds' },
-  503: { CATALOG_NOT_LOADED: 'no geo-target release is loaded yet; the message says how to load one' },
+  503: {
+    CATALOG_NOT_LOADED: 'no geo-target release is loaded yet; the message says how to load one',
+    CATALOG_UNAVAILABLE: 'the stored catalog cannot be read right now (its database is down) and this process holds no copy; retry later',
+  },
 });
 const responses = (data: TObject, extraSchema: TObject, description: string, examples: ResponseExamples) =>
   withExamples({ 200: successEnvelope(data, extraSchema, description), ...locationErrors }, examples);

@@ -73,6 +73,8 @@ export async function queryRoutes(app: FastifyInstance, { runtime }: { runtime: 
       security: [{ apiKey: [] }, {}],
       headers: queryHeaders,
       body: queryBody,
+      // A POST without any body (no Content-Type, no bytes) is the empty request.
+      'x-body-optional': true,
       response: withExamples({ 200: queryResponse, ...queryErrors }, queryExamples),
     },
     // parseQueryBody checks the body (the reference's messages and extra.field): the schema only documents it.

@@ -32,7 +32,7 @@ const MEANING: Record<FieldName, string> = {
   order_id: 'business identity (second choice, with event_name): the order; one order may convert several goals',
   partner_txn_id: "business identity (last choice): the partner's transaction id",
   amount: 'the sale amount, exact; with currency or not at all; required by a goal paid as a share of the sale (cps)',
-  currency: 'the currency of amount; with amount or not at all',
+  currency: 'the currency of amount, an uppercase ISO 4217 code this runtime knows (e.g. USD; test and fund codes such as XTS are refused); with amount or not at all',
 };
 
 const RULES_TEXT =
@@ -148,6 +148,15 @@ function failures(reasons: PostbackReason[], headers: Record<string, object> = {
   return Object.fromEntries([...byStatus].map(([status, group]) => [status, failure(group, headers)]));
 }
 
+/**
+ * What the HTTP layer answers on these paths itself: a request that stalls mid-way (408
+ * REQUEST_TIMEOUT, README "Errors of the HTTP layer itself"). Requests the parser refuses for
+ * their bytes are answered in the postback envelope (parser-refusal.ts), so under 400 and 413.
+ */
+const httpLayer = {
+  '4xx': failureEnvelope({ description: 'the HTTP layer\'s envelope, without postback diagnostics: 408 REQUEST_TIMEOUT when the request (line, headers, body) did not arrive within the server\'s timeout; retry' }),
+};
+
 const ALL_REASONS = Object.keys(POSTBACK_REASONS) as PostbackReason[];
 /** Given only to other methods on the path. */
 const METHOD_REASONS: PostbackReason[] = ['method_not_allowed'];
@@ -165,7 +174,7 @@ export const postSchema = {
   summary: 'Report a conversion (current contract: JSON with SVC-Protocol-Version 1.0)',
   description:
     'The current contract: a closed JSON body sent as Content-Type: application/json with SVC-Protocol-Version: 1.0, no query string and no signature headers; ' +
-    'every answer carries SVC-Protocol-Version: 1.0. The answer is the ledger\'s decision for the postback. ' +
+    'every answer carries SVC-Protocol-Version: 1.0 (but a request that stalls, answered 408 by the HTTP layer before any route runs). The answer is the ledger\'s decision for the postback. ' +
     'A form body (application/x-www-form-urlencoded) sent without SVC-Protocol-Version is the compatibility form route for existing integrations, not a current entrypoint: ' +
     'its fields may also come in the query string and its answers carry no protocol header. ' +
     'Other methods on this path answer 405 method_not_allowed with Allow: GET, POST.',
@@ -178,7 +187,7 @@ export const postSchema = {
       'application/x-www-form-urlencoded': { schema: compatParameters },
     },
   },
-  response: withExamples({ 200: withHeaders(accepted, protocolHeader), ...failures(POST_REASONS, protocolHeader) }, postbackExamples(POST_REASONS)),
+  response: withExamples({ 200: withHeaders(accepted, protocolHeader), ...failures(POST_REASONS, protocolHeader), ...httpLayer }, postbackExamples(POST_REASONS)),
 };
 
 export const getSchema = {
@@ -190,7 +199,7 @@ export const getSchema = {
   tags: TAGS,
   params: partnerParams,
   querystring: compatParameters,
-  response: withExamples({ 200: accepted, ...failures(GET_REASONS) }, postbackExamples(GET_REASONS)),
+  response: withExamples({ 200: accepted, ...failures(GET_REASONS), ...httpLayer }, postbackExamples(GET_REASONS)),
 };
 
 /** Other methods: refused on every path of the route, so not an operation of the document. */

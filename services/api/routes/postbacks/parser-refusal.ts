@@ -1,0 +1,25 @@
+import { POSTBACK_REASONS, type PostbackReason } from '../../../../commands/postbacks/rejections.js';
+import type { RawAnswer, RefusedRequest } from '../../../../platform/http/client-errors.js';
+import { failure } from '../../../../platform/http/envelope.js';
+import type { ApiError } from '../../../../platform/http/errors.js';
+import { uuidV7 } from '../../../../platform/ids/uuid-v7.js';
+import { DETAIL_HEADER, PROTOCOL_HEADER, PROTOCOL_VERSION, resultOf } from './respond.js';
+import { POSTBACK_PATH_PREFIX } from './undecodable-path.js';
+
+/**
+ * A postback request Node's HTTP parser refused (a malformed header, Content-Length with
+ * Transfer-Encoding, chunk extensions too large, headers over the limit), answered as the
+ * postback routes refuse: in their envelope, as invalid_payload or payload_too_large, with
+ * SVC-Protocol-Version when the request carried it. Partners branch on `extra.reason`; the
+ * generic envelope would give them none. Undefined for other paths and for a timeout (a stalled
+ * request is not the partner's payload; its 408 stays the HTTP layer's).
+ */
+export function postbackParserRefusal(request: RefusedRequest, error: ApiError): RawAnswer | undefined {
+  if (!request.target.startsWith(POSTBACK_PATH_PREFIX) || error.statusCode === 408) return undefined;
+  const reason: PostbackReason = error.statusCode === 413 ? 'payload_too_large' : 'invalid_payload';
+  const { status, code, retryable } = POSTBACK_REASONS[reason];
+  const headers: Record<string, string> = { [DETAIL_HEADER]: error.message.replace(/[^\x20-\x7e]/g, '?').slice(0, 300) };
+  if (/\r\nsvc-protocol-version:/i.test(request.head)) headers[PROTOCOL_HEADER] = PROTOCOL_VERSION;
+  const body = failure(code, reason, { result: resultOf(reason), reason, correlation_id: uuidV7(), retryable, event_logged: false });
+  return { status, headers, body: JSON.stringify(body) };
+}

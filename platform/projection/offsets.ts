@@ -1,4 +1,5 @@
 import type { Sql } from '../db/db.js';
+import { qualified } from '../db/identifier.js';
 import type { TopicPartitionOffset } from '../events/event-log.js';
 
 /** The channel every projector commit notifies with its new applied position. */
@@ -12,10 +13,13 @@ export interface AppliedPosition {
   next: string;
 }
 
-/** A projection's applied positions as stored with its rows: the next offset per topic-partition. */
-export async function storedOffsets(db: Sql, projection: string): Promise<TopicPartitionOffset[]> {
+/**
+ * A projection's applied positions as stored with its rows: the next offset per topic-partition
+ * (of the live read models, or of those rebuilt into `schema` by a replay).
+ */
+export async function storedOffsets(db: Sql, projection: string, schema?: string): Promise<TopicPartitionOffset[]> {
   const { rows } = await db.query<{ topic: string; partition: number; next_offset: string }>(
-    'SELECT topic, partition, next_offset FROM projection_offsets WHERE projection = $1',
+    `SELECT topic, partition, next_offset FROM ${schema === undefined ? 'projection_offsets' : qualified(schema, 'projection_offsets')} WHERE projection = $1`,
     [projection],
   );
   return rows.map((row) => ({ topic: row.topic, partition: row.partition, offset: row.next_offset }));

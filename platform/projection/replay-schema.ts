@@ -115,3 +115,23 @@ export async function schemaExists(sql: Sql, schema: string): Promise<boolean> {
 export async function dropSchemas(db: Db, schemas: string[]): Promise<void> {
   for (const schema of schemas) await db.query(`DROP SCHEMA IF EXISTS ${escapeIdentifier(schema)} CASCADE`);
 }
+
+/** What a replay names the schemas it creates: replay_<time>, and its _live and _retired companions. */
+export const REPLAY_SCHEMA_NAME = /^replay_[0-9a-z_]{1,50}$/;
+
+/** Whether a schema a replay kept holds `table` (and its own projection_offsets, as a rebuilt schema does). */
+export async function keptReplayTable(sql: Sql, schema: string, table: string): Promise<{ table: boolean; offsets: boolean }> {
+  const { rows } = await sql.query<{ name: string }>(
+    `SELECT c.relname AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+     WHERE n.nspname = $1 AND c.relname = ANY($2::text[]) AND c.relkind = 'r'`,
+    [schema, [table, 'projection_offsets']],
+  );
+  const names = rows.map((row) => row.name);
+  return { table: names.includes(table), offsets: names.includes('projection_offsets') };
+}
+
+/** The schemas replays kept (point in time, --keep, an interrupted replay's), oldest first. */
+export async function keptReplaySchemas(sql: Sql): Promise<string[]> {
+  const { rows } = await sql.query<{ name: string }>("SELECT nspname AS name FROM pg_namespace WHERE nspname LIKE 'replay\\_%' ORDER BY nspname");
+  return rows.map((row) => row.name).filter((name) => REPLAY_SCHEMA_NAME.test(name));
+}

@@ -93,6 +93,7 @@ export function buildExportCli(): Program {
     .description('Write decoded events of one topic, or a read model table, to an ndjson, CSV or Parquet file.')
     .addOption(new Option('--topic <topic>', 'the topic whose events to export'))
     .addOption(new Option('--read-model <table>', 'a read model table to export instead: conversions or postback_log'))
+    .addOption(new Option('--schema <replay schema>', 'with --read-model: the table as a replay kept it (replay_<time>, e.g. a point-in-time ledger), not the live one'))
     .addOption(new Option('--from <time|positions>', 'first event: RFC 3339 time or topic:partition:offset,… (default: the beginning)'))
     .addOption(new Option('--to <time|positions>', 'end, exclusive: RFC 3339 time or topic:partition:offset,… (default: the end of the log at start)'))
     .addOption(new Option('--type <event type>', 'only this event type (e.g. PostbackReceived); its fields are the columns'))

@@ -1,6 +1,9 @@
 import type { Db, Sql } from '../../platform/db/db.js';
 import type { TopicPartitionOffset } from '../../platform/events/event-log.js';
+import { qualified } from '../../platform/db/identifier.js';
 import { storedOffsets } from '../../platform/projection/offsets.js';
+import { keptReplaySchemas, keptReplayTable } from '../../platform/projection/replay-schema.js';
+import { ExportInputError } from './options.js';
 import { ledgerProjection } from '../../projections/ledger/projection.js';
 import { LEDGER_TABLES, copyLedgerTable, dropLedgerTableCopy, ledgerTableCount, ledgerTablePage, type LedgerColumnType, type LedgerTable } from '../../projections/ledger/queries.js';
 import type { Cell, ColumnKind, ExportColumn } from './columns.js';
@@ -25,6 +28,8 @@ const PAGE = 5_000;
 
 export interface ReadModelExportRequest {
   readModel: ReadModelName;
+  /** A schema a replay kept (replay_<time>): its table, as of the positions that replay reached, instead of the live one. */
+  schema?: string;
   format: ExportFormat;
   out: string;
 }
@@ -43,6 +48,7 @@ export function readModelColumns(table: LedgerTable): ExportColumn[] {
  */
 export async function exportReadModel(db: Db, request: ReadModelExportRequest, progress: ExportProgress = silentProgress, signal?: AbortSignal): Promise<ExportResult> {
   const table = LEDGER_TABLES[request.readModel];
+  if (request.schema !== undefined) return exportKeptTable(db, table, request.schema, request, progress, signal);
   if (db.engine === 'postgres') {
     return db.transaction(async (tx) => {
       await tx.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY');
@@ -59,6 +65,23 @@ export async function exportReadModel(db: Db, request: ReadModelExportRequest, p
   } finally {
     await dropLedgerTableCopy(db, copy);
   }
+}
+
+/**
+ * A table as a replay kept it: nothing writes a kept schema, so its pages are read as they are
+ * (no snapshot, no copy), with the positions that replay rebuilt it to (none for its copy of the
+ * live tables, which keeps no positions of its own).
+ */
+async function exportKeptTable(db: Db, table: LedgerTable, schema: string, request: ReadModelExportRequest, progress: ExportProgress, signal?: AbortSignal): Promise<ExportResult> {
+  const kept = await keptReplayTable(db, schema, table.name);
+  if (!kept.table) {
+    const schemas = await keptReplaySchemas(db);
+    const known = schemas.length === 0 ? 'no replay has kept a schema here' : `kept: ${schemas.join(', ')}`;
+    throw new ExportInputError('--schema', `${schema} holds no ${table.name} table (${known})`);
+  }
+  const positions = kept.offsets ? await storedOffsets(db, ledgerProjection.name, schema) : [];
+  const from = qualified(schema, table.name);
+  return writeTable(db, table, { total: await ledgerTableCount(db, table.name, from), positions, copy: from }, request, progress, signal);
 }
 
 /** The file of `table` (or of its `copy`) with `total` rows as of `positions`. */
@@ -90,6 +113,7 @@ async function writeTable(
       read_model: table.name,
       description: table.description,
       projection: ledgerProjection.name,
+      ...(request.schema !== undefined ? { replay_schema: request.schema } : {}),
       positions: sorted,
       order_by: [...table.orderBy],
     }),

@@ -27,7 +27,7 @@ export class ExportBusyError extends Error {
 
 /** Finished jobs kept for their results. */
 const KEPT_JOBS = 20;
-const FLAG_NAMES: readonly (keyof ExportFlags)[] = ['topic', 'readModel', 'from', 'to', 'type', 'format', 'out'];
+const FLAG_NAMES: readonly (keyof ExportFlags)[] = ['topic', 'readModel', 'schema', 'from', 'to', 'type', 'format', 'out'];
 
 /**
  * The export CLI's flags from a request body: text values of known flags only, and an absolute

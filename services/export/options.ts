@@ -1,6 +1,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { dirname, extname } from 'node:path';
 import { LogBoundError, type LogBound, type TopicPartitionOffset } from '../../platform/events/event-log.js';
+import { REPLAY_SCHEMA_NAME } from '../../platform/projection/replay-schema.js';
 import { parseRfc3339 } from '../../platform/time/rfc3339.js';
 import { eventTopic, type EventTypeName } from '../../schemas/generated/events.js';
 import { TOPICS, type TopicName } from '../../schemas/topics.js';
@@ -30,6 +31,7 @@ export function flagFailure(error: unknown): { flag: string; message: string } |
 export interface ExportFlags {
   topic?: string;
   readModel?: string;
+  schema?: string;
   from?: string;
   to?: string;
   type?: string;
@@ -54,12 +56,16 @@ export function parseExportFlags(flags: ExportFlags): ParsedExport {
   }
   const out = outPath(flags.out);
   const format = formatOf(flags.format, out);
+  if (flags.schema !== undefined && flags.readModel === undefined) throw new ExportInputError('--schema', 'applies to --read-model exports only: the schema a replay kept the table in');
+  if (flags.schema !== undefined && !REPLAY_SCHEMA_NAME.test(flags.schema)) {
+    throw new ExportInputError('--schema', `"${flags.schema}" is not a schema a replay keeps: replay_<time> as the replay printed it (npm run replay -- --kept lists them)`);
+  }
   if (flags.readModel !== undefined) {
     for (const flag of ['from', 'to', 'type'] as const) {
       if (flags[flag] !== undefined) throw new ExportInputError(`--${flag}`, 'applies to --topic exports only; a --read-model export is the whole table as of its projection\'s positions');
     }
     if (!(flags.readModel in READ_MODELS)) throw new ExportInputError('--read-model', `unknown read model "${flags.readModel}": one of ${Object.keys(READ_MODELS).join(', ')}`);
-    return { kind: 'read_model', request: { readModel: flags.readModel as ReadModelName, format, out } };
+    return { kind: 'read_model', request: { readModel: flags.readModel as ReadModelName, format, out, ...(flags.schema !== undefined ? { schema: flags.schema } : {}) } };
   }
   const topic = topicOf(flags.topic!);
   const from = flags.from === undefined ? undefined : boundOf('--from', flags.from, topic);

@@ -26,6 +26,8 @@ export interface ReadModelSource {
   read_model: string;
   description: string;
   projection: string;
+  /** The schema a replay kept the table in (`--schema`), when it is not the live read model. */
+  replay_schema?: string;
   /** Everything below these offsets is in the exported rows (one snapshot with them). */
   positions: TopicPartitionOffset[];
   order_by: string[];

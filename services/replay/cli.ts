@@ -12,10 +12,12 @@ import { BackendUnavailableError, ExitCode } from '../../platform/startup.js';
 import { replayProgressBar } from './progress.js';
 import { MAX_KEYS, resolveReplayRequest, type ReplayRequest } from './request.js';
 import { renderSummary } from './summary.js';
-import { replayThroughOwner } from './through-owner.js';
+import { keptReplaySchemas } from '../../platform/projection/replay-schema.js';
+import { dropKeptSchemas, dropNamesOf } from './kept.js';
+import { keptThroughOwner, replayThroughOwner } from './through-owner.js';
 
 /** The flag each request option comes from, for messages. */
-const FLAGS: Record<string, string> = { projections: '--projection', as_of: '--as-of', until: '--until', swap: '--swap', keep: '--keep', keys: '--keys' };
+const FLAGS: Record<string, string> = { projections: '--projection', as_of: '--as-of', until: '--until', swap: '--swap', keep: '--keep', keys: '--keys', drop: '--drop', kept: '--kept' };
 
 interface Flags {
   projection?: string[];
@@ -26,6 +28,8 @@ interface Flags {
   keep?: boolean;
   keys?: string;
   json?: boolean;
+  kept?: boolean;
+  drop?: string;
 }
 
 /** --keys as the request's `keys` takes it. */
@@ -72,6 +76,34 @@ async function replayAnywhere(config: Config, request: ReplayRequest, onProgress
   }
 }
 
+/**
+ * `--kept` lists the schemas replays kept, `--drop a,b` drops some of them: here, or in the
+ * service that owns the embedded DATA_DIR. Returns the names listed or dropped.
+ */
+async function keptAnywhere(config: Config, drop: string[] | undefined): Promise<string[]> {
+  let runtime;
+  try {
+    runtime = await openRuntime(config, { role: 'tool', description: 'npm run replay' });
+  } catch (error) {
+    if (error instanceof DataDirBusyError && error.owner?.role === 'service') return keptThroughOwner(config, drop);
+    throw error;
+  }
+  try {
+    return drop ? await dropKeptSchemas(runtime.db, drop) : await keptReplaySchemas(runtime.db);
+  } finally {
+    await runtime.close();
+  }
+}
+
+/** What --kept or --drop asks for, or undefined for a replay; refuses them with replay flags. */
+function keptRequest(flags: Flags): { drop?: string[] } | undefined {
+  if (!flags.kept && flags.drop === undefined) return undefined;
+  if (flags.kept && flags.drop !== undefined) throw new ReplayInputError('drop', 'give --kept (list) or --drop (remove), not both');
+  const replayFlags = (['projection', 'all', 'asOf', 'until', 'swap', 'keep', 'keys'] as const).filter((flag) => flags[flag] !== undefined);
+  if (replayFlags.length > 0) throw new ReplayInputError(flags.kept ? 'kept' : 'drop', 'runs no replay: give it alone (with --json at most)');
+  return flags.drop === undefined ? {} : { drop: dropNamesOf(flags.drop) };
+}
+
 function failure(error: unknown): { message: string; code: number } {
   if (error instanceof ReplayInputError) return { message: `${FLAGS[error.option] ?? error.option}: ${error.message}`, code: ExitCode.invalidInput };
   if (error instanceof SettingError) return { message: error.message, code: ExitCode.invalidInput };
@@ -97,12 +129,22 @@ export function buildReplayCli(): Program {
     .addOption(new Option('--keep', 'keep the replay schemas (rebuilt tables, the live copy compared with, retired tables)'))
     .addOption(new Option('--keys <n>', 'differing keys shown per table (default 10)'))
     .addOption(new Option('--json', 'print the report as JSON instead of a summary'))
+    .addOption(new Option('--kept', 'list the schemas replays kept (point in time, --keep, an interrupted replay) instead of replaying'))
+    .addOption(new Option('--drop <schemas>', 'drop kept replay schemas (comma-separated replay_… names, as --kept lists them) instead of replaying'))
     .showHelpAfterError()
     .exitOverride((error) => process.exit(error.exitCode === 0 ? 0 : ExitCode.invalidInput))
     .action(async (flags: Flags) => {
       const bar = replayProgressBar();
       let code: number;
       try {
+        const kept = keptRequest(flags);
+        if (kept) {
+          const names = await keptAnywhere(loadConfig(), kept.drop);
+          bar.stop();
+          const verb = kept.drop ? 'dropped' : 'kept';
+          process.stdout.write(flags.json ? `${JSON.stringify({ [verb]: names })}\n` : names.length === 0 ? `no kept replay schemas\n` : `${names.map((name) => `${verb}: ${name}`).join('\n')}\n`);
+          process.exit(ExitCode.ok);
+        }
         const request = requestFrom(flags);
         // Bad input fails before any backend is opened.
         resolveReplayRequest(request);

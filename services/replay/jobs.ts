@@ -4,6 +4,8 @@ import type { RebuildProgress } from '../../platform/projection/rebuild.js';
 import { replay, type ReplayReport } from '../../platform/projection/replay.js';
 import type { Runtime } from '../../platform/runtime.js';
 import { replayPace, type ReplayPace } from './progress.js';
+import { keptReplaySchemas } from '../../platform/projection/replay-schema.js';
+import { dropKeptSchemas, dropNamesOf } from './kept.js';
 import { resolveReplayRequest } from './request.js';
 
 export interface ReplayJob {
@@ -62,6 +64,17 @@ export function replayJobs(runtime: Runtime) {
       return job;
     },
     get: (id: string): ReplayJob | undefined => jobs.get(id),
+    /** The schemas replays kept here, by name. */
+    kept: () => keptReplaySchemas(runtime.db),
+    /** Drops kept schemas (`{"schemas": "a,b"}` or a list); not while a replay runs here, since one of them may be its own. */
+    async drop(input: unknown): Promise<string[]> {
+      const schemas = (input as { schemas?: unknown } | null)?.schemas;
+      const text = Array.isArray(schemas) && schemas.every((name) => typeof name === 'string') ? schemas.join(',') : schemas;
+      if (typeof text !== 'string') throw new ReplayInputError('drop', 'give the schemas to drop: {"schemas": ["replay_…"]}');
+      const names = dropNamesOf(text);
+      if (running) throw new ReplayBusyError(running);
+      return dropKeptSchemas(runtime.db, names);
+    },
   };
 }
 

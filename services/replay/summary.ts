@@ -36,7 +36,11 @@ export function renderSummary(report: ReplayReport): string {
     const retired = report.kept.find((schema) => schema.endsWith('_retired'));
     lines.push(`swapped: the rebuilt tables are the live ones now (schema ${report.live})${retired ? `; the replaced ones are in schema ${retired}` : ''}`);
   }
-  if (report.mode === 'point-in-time') lines.push(`query it: SELECT * FROM ${report.schema}.${report.tables[0]?.table ?? 'conversions'} LIMIT 10;`);
-  if (report.kept.length > 0) lines.push(`kept for queries: ${report.kept.join(', ')} (drop with DROP SCHEMA <name> CASCADE)`);
+  if (report.mode === 'point-in-time') {
+    lines.push(`query it: SELECT * FROM ${report.schema}.${report.tables[0]?.table ?? 'conversions'} LIMIT 10;`);
+    // The ledger's tables are the ones the export takes (--read-model).
+    if (report.tables.some((table) => table.table === 'conversions')) lines.push(`or export it: npm run export -- --read-model conversions --schema ${report.schema} --out FILE`);
+  }
+  if (report.kept.length > 0) lines.push(`kept for queries: ${report.kept.join(', ')} (drop with npm run replay -- --drop ${report.kept.join(',')})`);
   return `${lines.join('\n')}\n`;
 }

@@ -33,7 +33,7 @@ export async function replayThroughOwner(config: Config, request: ReplayRequest,
     await pause(POLL_MS);
     const reply = await call('GET', `/replays/${job.id}`).catch((error: Error) => {
       // The service stopped (or was stopped) mid-replay: its report is lost with it, its schemas may remain.
-      throw new CommandFailedError(`the service stopped answering during the replay (${error.message}); its replay_… schemas may be left behind (DROP SCHEMA … CASCADE); run it again`, ExitCode.unavailable);
+      throw new CommandFailedError(`the service stopped answering during the replay (${error.message}); its replay_… schemas may be left behind (npm run replay -- --kept lists them, --drop removes them); run it again`, ExitCode.unavailable);
     });
     if (reply.status !== 200) throw new CommandFailedError(`the service lost the replay (${reply.status} ${reply.body.code}); its schemas may be left behind`, ExitCode.unavailable);
     job = reply.body.data.job!;
@@ -44,4 +44,20 @@ export async function replayThroughOwner(config: Config, request: ReplayRequest,
   }
   onProgress(job.progress);
   return job.report!;
+}
+
+/**
+ * The kept replay schemas of the service that owns the embedded DATA_DIR (listed, or `drop`
+ * dropped, through its admin socket): the names listed or dropped.
+ */
+export async function keptThroughOwner(config: Config, drop?: string[]): Promise<string[]> {
+  const call = ownerJobCalls<never>(config.dataDir);
+  const reply = drop ? await call('POST', '/replays/drop', { schemas: drop }) : await call('GET', '/replays/kept');
+  if (reply.status !== 200) {
+    const field = reply.body.extra?.field;
+    if (reply.status === 400 && field) throw new ReplayInputError(field, reply.body.message.replace(`${field}: `, ''));
+    throw new CommandFailedError(`the service answered ${reply.status} ${reply.body.code}: ${reply.body.message}`, reply.status === 409 || reply.status === 503 ? ExitCode.unavailable : ExitCode.failure);
+  }
+  const data = reply.body.data as { schemas?: string[]; dropped?: string[] };
+  return (drop ? data.dropped : data.schemas) ?? [];
 }

@@ -20,6 +20,18 @@ export async function replayRoutes(app: FastifyInstance, options: { replays: Rep
     }
   });
 
+  // Kept schemas (point in time, --keep): listed, and dropped by name once their queries are done.
+  app.get('/replays/kept', { schema: { hide: true } }, async () => success({ schemas: await options.replays.kept() }));
+  app.post('/replays/drop', { schema: { hide: true } }, async (request) => {
+    try {
+      return success({ dropped: await options.replays.drop(request.body ?? {}) });
+    } catch (error) {
+      if (error instanceof ReplayInputError) throw badRequest(`${error.option}: ${error.message}`, { field: error.option });
+      if (error instanceof ReplayBusyError) throw new ApiError(409, 'REPLAY_RUNNING', error.message);
+      throw error;
+    }
+  });
+
   app.get('/replays/:id', { schema: { hide: true } }, async (request) => {
     const job = options.replays.get((request.params as { id: string }).id);
     if (!job) throw notFound('no such replay here');

@@ -1,0 +1,26 @@
+import type { Db } from '../../platform/db/db.js';
+import { ReplayInputError } from '../../platform/projection/point-in-time.js';
+import { REPLAY_SCHEMA_NAME, dropSchemas, keptReplaySchemas } from '../../platform/projection/replay-schema.js';
+
+/** `--drop a,b` as names; the option is `drop` in messages. */
+export function dropNamesOf(text: string): string[] {
+  const names = text.split(',').map((name) => name.trim()).filter((name) => name !== '');
+  if (names.length === 0) throw new ReplayInputError('drop', 'names no schema; give the replay_… schemas to drop (npm run replay -- --kept lists them)');
+  const odd = names.find((name) => !REPLAY_SCHEMA_NAME.test(name));
+  if (odd !== undefined) throw new ReplayInputError('drop', `"${odd}" is not a schema a replay keeps (replay_<time>, as the replay printed it); nothing was dropped`);
+  return [...new Set(names)];
+}
+
+/**
+ * Drops schemas replays kept (a point-in-time rebuild, --keep, an interrupted replay), only those:
+ * a name no replay kept is refused before anything is dropped.
+ */
+export async function dropKeptSchemas(db: Db, names: string[]): Promise<string[]> {
+  const kept = await keptReplaySchemas(db);
+  const unknown = names.filter((name) => !kept.includes(name));
+  if (unknown.length > 0) {
+    throw new ReplayInputError('drop', `${unknown.join(', ')}: no such kept replay schema (${kept.length === 0 ? 'none is kept' : `kept: ${kept.join(', ')}`}); nothing was dropped`);
+  }
+  await dropSchemas(db, names);
+  return names;
+}

@@ -51,13 +51,26 @@ function wrap(client: pg.Pool | pg.PoolClient): Sql {
   };
 }
 
-export function connectPostgres(connectionString: string, options: { max?: number; connectTimeoutMs?: number } = {}): Db {
+export interface PostgresOptions {
+  max?: number;
+  connectTimeoutMs?: number;
+  /**
+   * How long a statement may go unanswered before its session is given up: the statement fails
+   * and the session is discarded (a session whose server stopped answering, while the connection
+   * stays open, otherwise holds its pool slot for good). 0 or unset: no limit.
+   */
+  queryTimeoutMs?: number;
+}
+
+export function connectPostgres(connectionString: string, options: PostgresOptions = {}): Db {
   // Every session in UTC, so timestamps never pick up the server's local zone.
   const pool = new pg.Pool({
     connectionString,
     max: options.max ?? 10,
     options: '-c TimeZone=UTC',
     connectionTimeoutMillis: options.connectTimeoutMs ?? 0,
+    // pg fails a statement unanswered this long; the pool discards a session released with that error.
+    ...(options.queryTimeoutMs ? { query_timeout: options.queryTimeoutMs } : {}),
     // TCP keepalive: an idle pooled connection to a server that went away is found dead and
     // replaced instead of handed to the next query.
     keepAlive: true,
@@ -112,7 +125,9 @@ async function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => 
   try {
     return await work(client);
   } catch (error) {
-    await client.query('ROLLBACK').catch(() => {});
+    // A session whose ROLLBACK fails too (its statement timed out and it no longer answers) is
+    // discarded like a broken one: handed back, it would hold the next caller behind that statement.
+    await client.query('ROLLBACK').catch((rollbackError: Error) => void (broken ??= rollbackError));
     throw error;
   } finally {
     client.off('error', onError);

@@ -1,5 +1,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { connectPostgres } from '../../platform/db/postgres.js';
+import { cuttingProxy } from '../support/cutting-proxy.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 
 /**
@@ -40,4 +42,30 @@ describe('a Postgres session ended under the service', () => {
     const next = await database.db.transaction((tx) => tx.query<{ pid: number }>('SELECT pg_backend_pid() AS pid'));
     expect(next.rows[0]!.pid).not.toBe(ended);
   });
+});
+
+describe('a Postgres session whose server stops answering while the connection stays open', () => {
+  it('fails its statement after DATABASE_QUERY_TIMEOUT_MS and is discarded: once answers come again, statements and transactions run on new sessions', async () => {
+    const url = new URL(database.url);
+    const proxy = await cuttingProxy({ host: url.hostname, port: Number(url.port) });
+    url.port = String(proxy.port);
+    // As a service connects (runtime.ts): new sessions give up too while the server does not answer.
+    const db = connectPostgres(url.toString(), { max: 2, queryTimeoutMs: 1_000, connectTimeoutMs: 3_000 });
+    try {
+      expect((await db.query<{ one: number }>('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
+      proxy.swallow();
+      // More than the pool holds, by both paths: each fails instead of waiting for good.
+      const stuck = [db.query('SELECT 1'), db.query('SELECT 2'), db.transaction((tx) => tx.query('SELECT 3')), db.query('SELECT 4')];
+      for (const statement of stuck) await expect(statement).rejects.toThrow(/timeout/i);
+      proxy.heal();
+      // The sessions that lost their answers were given up; these run on new ones (before, the
+      // pool handed out the stuck sessions and every statement waited behind them for good).
+      expect((await db.query<{ two: number }>('SELECT 2 AS two')).rows).toEqual([{ two: 2 }]);
+      expect((await db.transaction((tx) => tx.query<{ three: number }>('SELECT 3 AS three'))).rows).toEqual([{ three: 3 }]);
+      expect((await Promise.all([db.query('SELECT 4'), db.query('SELECT 5')])).length).toBe(2);
+    } finally {
+      await db.close().catch(() => {});
+      await proxy.close();
+    }
+  }, 60_000);
 });

@@ -16,8 +16,10 @@ export interface ExecutorOptions {
    * before it answers); none: it waits for nothing.
    */
   projections: Projection[];
-  /** How long a command waits for those read models before answering "retry". */
+  /** How long a command waits for the read models it checks before answering "retry" (default 10 s). */
   catchUpTimeoutMs?: number;
+  /** How long it waits for its own events to be applied before answering anyway (default 5 s, or catchUpTimeoutMs when that is given). */
+  appliedTimeoutMs?: number;
   onLateProjection?(error: Error): void;
 }
 
@@ -33,7 +35,10 @@ const fedBy = (projections: Projection[], topics: readonly string[]) => projecti
  * on a postback does not stop an operator from pausing an offer or revoking a key.
  */
 export function commandExecutor(runtime: Runtime, options: ExecutorOptions): CommandExecutor {
-  const timeoutMs = options.catchUpTimeoutMs ?? 30_000;
+  // Short enough for an HTTP caller's timeout: a caller that gave up on a command that then
+  // succeeded would not know it had (the admin API's answer came after 30 s with the projector down).
+  const timeoutMs = options.catchUpTimeoutMs ?? 10_000;
+  const appliedTimeoutMs = options.appliedTimeoutMs ?? options.catchUpTimeoutMs ?? 5_000;
   let queue: Promise<unknown> = Promise.resolve();
   return {
     async run(command, input) {
@@ -43,7 +48,7 @@ export function commandExecutor(runtime: Runtime, options: ExecutorOptions): Com
         await awaitCaughtUp(runtime, fedBy(options.projections, command.reads), timeoutMs);
         const result = await command.execute(valid, { runtime, now: () => new Date() });
         // The events are durable already: a slow projection delays the next command, it does not fail this one.
-        await awaitCaughtUp(runtime, fedBy(options.projections, command.writes), timeoutMs).catch((error: Error) => options.onLateProjection?.(error));
+        await awaitCaughtUp(runtime, fedBy(options.projections, command.writes), appliedTimeoutMs).catch((error: Error) => options.onLateProjection?.(error));
         return result;
       });
       queue = turn.catch(() => {});

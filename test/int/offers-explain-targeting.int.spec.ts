@@ -18,7 +18,7 @@ describe('offer:explain-targeting', () => {
     t = await createTestRuntime({ eventLog: 'sql' });
     await loadFullCatalog(t.runtime.db, { file: GEO_EXCERPT_FILE });
     projectors = await startProjectors(t.runtime);
-    commands = commandExecutor(t.runtime, { projections });
+    commands = commandExecutor(t.runtime, { projections, catchUpTimeoutMs: 60_000 });
     const partner = String((await run('partner:configure', { name: 'Acme', source_ip_allowlist: ['192.0.2.0/24'] })).partner_id);
     const upsert = async (targeting: unknown[]) =>
       String((await run('offer:upsert', { partner_id: partner, kind: 'local', status: 'active', targeting })).offer_id);

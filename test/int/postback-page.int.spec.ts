@@ -1,5 +1,11 @@
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { loadConfig } from '../../platform/config/config.js';
+import { openRuntime } from '../../platform/runtime.js';
+import { openPostbackRefusals } from '../../services/api/postback-refusals.js';
+import { buildApp } from '../../services/api/app.js';
+import { testEnvironment } from '../support/app.js';
+import { cuttingProxy } from '../support/cutting-proxy.js';
 import type { TestDatabase } from '../support/database.js';
 import { ADMIN_TOKEN, HOSTILE_EVENT, HOSTILE_TXN, UNKNOWN_PARTNER, startPostbackPageApp, type PostbackPageWorld } from '../support/postback-page-world.js';
 
@@ -323,6 +329,31 @@ describe('the postback log page (inject)', () => {
       });
       expect((await get(`/admin/postbacks/${w.posted.accepted}`)).statusCode).toBe(200);
     }, 30_000);
+  });
+
+  describe('when the refusals store does not answer (Redis hung or gone)', () => {
+    it('still lists the log, saying the refusals cannot be read right now, instead of failing the page', async () => {
+      const stack = inject('stack');
+      const redisUrl = new URL(stack.redisUrl);
+      const proxy = await cuttingProxy({ host: redisUrl.hostname, port: Number(redisUrl.port) });
+      redisUrl.port = String(proxy.port);
+      const runtime = await openRuntime(loadConfig({ ...testEnvironment(database, `tp${Date.now()}.`, { eventLog: 'sql', env: { ADMIN_TOKEN } }), REDIS_URL: redisUrl.toString() }));
+      const behindProxy = await buildApp({ runtime, postbackRefusals: openPostbackRefusals(runtime) });
+      try {
+        for (const fail of [() => proxy.swallow(), () => proxy.refuse()]) {
+          fail();
+          const response = await behindProxy.inject({ method: 'GET', url: `/admin/postbacks?partner_id=${w.world.partner}`, headers: { cookie } });
+          expect(response.statusCode).toBe(200);
+          expect(listed(response.body)).toContain(w.posted.accepted);
+          expect(response.body).toContain('The refusals kept outside the log cannot be read right now');
+          proxy.heal();
+        }
+      } finally {
+        await behindProxy.close();
+        await runtime.close().catch(() => {});
+        await proxy.close();
+      }
+    }, 60_000);
   });
 
   it('never answered 5xx and never showed the token', () => {

@@ -7,7 +7,7 @@ import { projections } from '../../services/projector/projectors.js';
 export type RunCommand = <R = Record<string, any>>(name: string, input: Record<string, unknown>) => Promise<R>;
 
 export function commandRunner(runtime: Runtime): RunCommand {
-  const executor = commandExecutor(runtime, { projections });
+  const executor = commandExecutor(runtime, { projections, catchUpTimeoutMs: 60_000 });
   return async (name, input) => {
     const command = adminCommands.find((candidate) => candidate.name === name);
     if (!command) throw new Error(`no command ${name}`);

@@ -57,7 +57,11 @@ export async function adminRoutes(app: FastifyInstance, options: AdminRouteOptio
       // that appended nothing; one in the append itself may have been logged, and the retry is then
       // refused as a repeat (or repeats an idempotent change).
       request.log.error({ err: error }, `admin command ${name} failed`);
-      throw serviceUnavailable('COMMAND_UNAVAILABLE', `the command could not complete: a backend failed or did not answer (${(error as Error).message}); retry shortly`);
+      // A backend's own error says what failed (a refused connection, a timeout); a programming
+      // error (ours or a client library's, a TypeError) says nothing useful and is only logged.
+      const internal = error instanceof TypeError || error instanceof RangeError || error instanceof ReferenceError || error instanceof SyntaxError;
+      const detail = internal ? 'an unexpected error, written to the service log' : (error as Error).message;
+      throw serviceUnavailable('COMMAND_UNAVAILABLE', `the command could not complete: a backend failed or did not answer (${detail}); retry shortly`);
     }
   });
 

@@ -1,4 +1,5 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { settledWithin } from '../../../../../platform/async/deadline.js';
 import { findClick } from '../../../../../projections/clicks/queries.js';
 import { findConversion, findPostbackLogEntry, postbacksOfIdentity, searchPostbackLog } from '../../../../../projections/ledger/queries.js';
 import { findServedInstances } from '../../../../../projections/serves/queries.js';
@@ -17,6 +18,8 @@ const TITLE = 'Postback log';
 /** Refusals shown under a search of the log; the rest are one link away. */
 const REFUSALS_PREVIEW = 5;
 const SIBLINGS_SHOWN = 50;
+/** How long the refusals under a search of the log may take before the page goes without them. */
+const REFUSALS_PREVIEW_MS = 1_500;
 
 /**
  * The operator page: `GET /admin/postbacks` searches the postback log (and the refusals kept
@@ -27,11 +30,11 @@ export async function postbackPages(app: FastifyInstance, { runtime, refusals }:
   /** A read that fails or does not answer in time is a 503 page, as the API's routes answer 503. */
   const readOrUnavailable = unavailableOnFailure(
     'POSTBACK_LOG_UNAVAILABLE',
-    'The postback log cannot be read right now (the database is unavailable or did not answer in time); try again shortly.',
+    'The postback log cannot be read right now (the database, or for refusals their store, is unavailable or did not answer in time); try again shortly.',
     'postback log page read failed',
   );
 
-  async function listing({ filter, refused, page }: Search): Promise<Listing> {
+  async function listing({ filter, refused, page }: Search, request: FastifyRequest): Promise<Listing> {
     if (refused) {
       const { rows, more } = await searchRefusals(refusals, filter, page);
       const older = page.before !== undefined || more ? rows.at(-1)?.id : undefined;
@@ -45,9 +48,13 @@ export async function postbackPages(app: FastifyInstance, { runtime, refusals }:
     const first = rows[0];
     const older = last && (before !== undefined || more) ? logCursorOf(last) : undefined;
     const newer = first && (before !== undefined ? more : after !== undefined) ? logCursorOf(first) : undefined;
-    // Refusals have no decision of the ledger: shown when the search does not ask for one.
-    const preview = filter.decision === undefined && !page.after && !page.before ? await searchRefusals(refusals, filter, { limit: REFUSALS_PREVIEW }) : undefined;
-    return { kind: 'log', rows, newer, older, refusals: preview && { rows: preview.rows.map((row) => row.value), more: preview.more } };
+    // Refusals have no decision of the ledger: shown when the search does not ask for one. They are
+    // kept apart (in Redis with REDIS_URL): a store that fails or is slow leaves the log's rows
+    // shown, with a note, rather than failing the page.
+    if (filter.decision !== undefined || page.after || page.before) return { kind: 'log', rows, newer, older };
+    const preview = await settledWithin(searchRefusals(refusals, filter, { limit: REFUSALS_PREVIEW }), REFUSALS_PREVIEW_MS);
+    if (!preview.ok) request.log.warn(`postback refusals could not be read for the page: ${preview.why}`);
+    return { kind: 'log', rows, newer, older, refusals: preview.ok ? { rows: preview.value.rows.map((row) => row.value), more: preview.value.more } : 'unavailable' };
   }
 
   /** The detail page of a logged or refused postback, or undefined when neither has the id. */
@@ -69,7 +76,7 @@ export async function postbackPages(app: FastifyInstance, { runtime, refusals }:
   app.get('/', { schema: { hide: true } }, async (request, reply) => {
     const { form, search, errors } = parseSearch(request.query as Record<string, unknown>);
     if (!search) return sendPage(reply, 400, layout(TITLE, searchPage(form, errors), { signedIn: true }));
-    const found = await readOrUnavailable(request, () => listing(search));
+    const found = await readOrUnavailable(request, () => listing(search, request));
     return sendPage(reply, 200, layout(TITLE, searchPage(form, [], found), { signedIn: true }));
   });
 

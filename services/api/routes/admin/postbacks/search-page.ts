@@ -8,7 +8,7 @@ import { DEFAULT_LIMIT, MAX_LIMIT, REFUSED, type SearchError, type SearchField, 
 
 /** What one search page shows: a page of the log, or of the refusals kept outside it. */
 export type Listing =
-  | { kind: 'log'; rows: PostbackLogEntry[]; newer?: string; older?: string; refusals?: { rows: PostbackRefusal[]; more: boolean } }
+  | { kind: 'log'; rows: PostbackLogEntry[]; newer?: string; older?: string; refusals?: { rows: PostbackRefusal[]; more: boolean } | 'unavailable' }
   | { kind: 'refused'; rows: PostbackRefusal[]; newer?: string; older?: string };
 
 const LABELS: Record<Exclude<SearchField, 'after' | 'before' | 'identity_kind' | 'decision' | 'limit' | 'from' | 'to'>, string> = {
@@ -61,10 +61,13 @@ export function searchPage(form: SearchForm, errors: SearchError[], listing?: Li
   let results: SafeHtml | string = '';
   if (listing?.kind === 'log') {
     const count = listing.rows.length === 0 ? html`<p class="empty">No postbacks in the log match this search.</p>` : html`<p class="count">${listing.rows.length} postbacks in the log on this page, newest first.</p>`;
-    const refused = listing.refusals && listing.refusals.rows.length > 0
-      ? html`<h2>Refused before the log</h2>${NOT_IN_LEDGER}${refusalRows(listing.refusals.rows)}
-${listing.refusals.more ? html`<p><a href="${searchPath({ ...form, after: undefined, before: undefined, decision: REFUSED })}">All matching refusals →</a></p>` : ''}`
-      : '';
+    const preview = listing.refusals;
+    const refused = preview === 'unavailable'
+      ? html`<h2>Refused before the log</h2><p class="notice" role="status">The refusals kept outside the log cannot be read right now (their store did not answer); the postback log above is complete. Try again shortly.</p>`
+      : preview && preview.rows.length > 0
+        ? html`<h2>Refused before the log</h2>${NOT_IN_LEDGER}${refusalRows(preview.rows)}
+${preview.more ? html`<p><a href="${searchPath({ ...form, after: undefined, before: undefined, decision: REFUSED })}">All matching refusals →</a></p>` : ''}`
+        : '';
     results = html`<h2>Postback log</h2>${count}${listing.rows.length > 0 ? logRows(listing.rows) : ''}${pages(form, listing)}${refused}`;
   } else if (listing?.kind === 'refused') {
     const count = listing.rows.length === 0 ? html`<p class="empty">No refusals kept match this search.</p>` : html`<p class="count">${listing.rows.length} refusals on this page, newest first.</p>`;

@@ -19,10 +19,13 @@ export async function checkEventLogEndpoints(config: Config): Promise<void> {
   const registryUrl = config.schemaRegistryUrl;
   if (!brokers || !registryUrl) return;
   await reachBackend('KAFKA_BROKERS', 'check that Kafka runs there', 5_000, () => anyAnswers(brokers), brokers.join(','));
-  await reachBackend('SCHEMA_REGISTRY_URL', 'check that the schema registry runs there (Apicurio: .../apis/ccompat/v7)', 5_000, async () => {
-    const response = await fetch(`${registryUrl.replace(/\/$/, '')}/subjects`, { signal: AbortSignal.timeout(5_000) });
-    if (!response.ok) throw new Error(`GET /subjects answered ${response.status}`);
-  }, registryUrl);
+  await reachBackend('SCHEMA_REGISTRY_URL', 'check that the schema registry runs there (Apicurio: .../apis/ccompat/v7)', 5_000, () => registryAnswers(registryUrl, 5_000), registryUrl);
+}
+
+/** Resolves when the schema registry answers its subject list within `ms`. */
+export async function registryAnswers(registryUrl: string, ms: number): Promise<void> {
+  const response = await fetch(`${registryUrl.replace(/\/$/, '')}/subjects`, { signal: AbortSignal.timeout(ms) });
+  if (!response.ok) throw new Error(`GET /subjects answered ${response.status}`);
 }
 
 /** Kafka with the schema registry when KAFKA_BROKERS is set; otherwise the log lives in the database. */

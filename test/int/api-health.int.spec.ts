@@ -21,7 +21,7 @@ describe('API health, metrics and the error envelope (Kafka, Postgres, Redis)', 
     expect((await t.app.inject('/healthz')).json()).toEqual({ code: 'SUCCESS', message: '', data: { status: 'ok' }, extra: {} });
     const ready = await t.app.inject('/readyz');
     expect(ready.statusCode).toBe(200);
-    expect(ready.json().data.backends).toEqual({ database: 'ok', event_log: 'ok', redis: 'ok' });
+    expect(ready.json().data.backends).toEqual({ database: 'ok', event_log: 'ok', redis: 'ok', schema_registry: 'ok' });
   });
 
   it('exposes latency, produced and consumed events, and projector lag', async () => {

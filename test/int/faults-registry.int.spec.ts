@@ -62,9 +62,14 @@ describe('the schema registry down or hung', () => {
   });
 
   // Clicks were never appended by this process before: their schema id was learned at start.
-  it('refusing connections: every event type is still logged, projected and decided', async () => {
+  it('refusing connections: every event type is still logged, projected and decided; /readyz names the registry but stays ready', async () => {
+    const ready = async () => (await t.app.inject('/readyz')) as { statusCode: number; json(): { data: { backends: Record<string, string> } } };
+    expect((await ready()).json().data.backends.schema_registry).toBe('ok');
     proxy.refuse();
     try {
+      const during = await ready();
+      expect(during.statusCode).toBe(200);
+      expect(during.json().data.backends).toMatchObject({ database: 'ok', event_log: 'ok', schema_registry: expect.stringMatching(/^unavailable: .*not needed while this process runs/) });
       await serveClickConvert();
     } finally {
       proxy.heal();

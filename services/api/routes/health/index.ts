@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { settledWithin } from '../../../../platform/async/deadline.js';
+import { registryAnswers } from '../../../../platform/events/open-event-log.js';
 import type { FastifyInstance } from 'fastify';
 import { errorStatuses, successEnvelope } from '../../../../platform/http/envelope-schema.js';
 import { failure, success } from '../../../../platform/http/envelope.js';
@@ -45,13 +46,16 @@ export async function healthRoutes(app: FastifyInstance, { runtime }: { runtime:
       event_log: () => runtime.eventLog.ping(),
     };
     if (runtime.redis) checks.redis = () => runtime.redis!.ping();
-    const results = await Promise.all(
-      Object.entries(checks).map(async ([name, check]) => {
-        const answer = await settledWithin(check(), READINESS_CHECK_MS);
-        return [name, answer.ok ? 'ok' : `unavailable: ${answer.why}`] as const;
-      }),
-    );
-    const backends = Object.fromEntries(results);
+    // Reported, not required: every schema of this build was registered when the log opened, so a
+    // registry that is down stops nothing here; only a process starting meanwhile would stop.
+    const registryUrl = runtime.config.kafkaBrokers ? runtime.config.schemaRegistryUrl : undefined;
+    const informational: Record<string, () => Promise<unknown>> = registryUrl ? { schema_registry: () => registryAnswers(registryUrl, READINESS_CHECK_MS) } : {};
+    const check = async ([name, run]: [string, () => Promise<unknown>]) => {
+      const answer = await settledWithin(run(), READINESS_CHECK_MS);
+      return [name, answer.ok ? 'ok' : `unavailable: ${answer.why}`] as const;
+    };
+    const [results, notes] = await Promise.all([Promise.all(Object.entries(checks).map(check)), Promise.all(Object.entries(informational).map(check))]);
+    const backends = Object.fromEntries([...results, ...notes.map(([name, state]) => [name, state === 'ok' ? state : `${state} (not needed while this process runs; a process starting now would stop)`] as const)]);
     if (results.every(([, state]) => state === 'ok')) return success({ status: 'ready', backends });
     return reply.status(503).send(failure('NOT_READY', 'a backend is unavailable', { backends }));
   });

@@ -22,6 +22,7 @@ export function validateInput<S extends TObject>(schema: S, input: unknown): Sta
   if (first.type === ValueErrorType.ObjectAdditionalProperties) {
     throw new CommandInputError(fieldPath(first.path), 'is not a known field');
   }
+  if (first.type === ValueErrorType.ObjectRequiredProperty) throw new CommandInputError(fieldPath(first.path), 'is required');
   // Only the first letter: the rest may quote a pattern, whose case is its meaning ('^[A-Z]{3}$').
   throw new CommandInputError(fieldPath(first.path), first.message.charAt(0).toLowerCase() + first.message.slice(1));
 }

@@ -25,6 +25,8 @@ function exitCodeFor(error: unknown): number {
 function describe(error: unknown, command: string): string {
   if (error instanceof DataDirBusyError) return `${error.message}; retry when it has finished`;
   if (error instanceof BackendUnavailableError) return `cannot run ${command}: ${error.message}`;
+  // A field of the input is given on the command line as its flag: say which (email → --email).
+  if (error instanceof CommandInputError && /^[a-z][a-z0-9_]*$/.test(error.field)) return `${error.message} (${flagName(error.field)})`;
   return (error as Error).message;
 }
 

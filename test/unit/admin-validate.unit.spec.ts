@@ -50,6 +50,13 @@ describe('admin input validation', () => {
     expect(fieldOf({ name: 'x', rules: [{ location_id: '1', extra: 1 }] })).toBe('rules[0].extra');
   });
 
+  it('says a missing field is required, and counts a length in characters (an emoji is one)', () => {
+    const named = Type.Object({ email: Type.String(), name: Type.String({ maxLength: 3 }) });
+    expect(() => validateInput(named, { name: 'n' })).toThrow('email: is required');
+    expect(validateInput(named, { email: 'e', name: '😀😀😀' })).toEqual({ email: 'e', name: '😀😀😀' });
+    expect(() => validateInput(named, { email: 'e', name: '😀😀😀😀' })).toThrow(/^name: /);
+  });
+
   it("quotes a pattern as written: its case is its meaning", () => {
     const currency = Type.Object({ currency: Type.String({ pattern: '^[A-Z]{3}$' }) });
     expect(() => validateInput(currency, { currency: 'eur' })).toThrow("currency: expected string to match '^[A-Z]{3}$'");

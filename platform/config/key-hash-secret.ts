@@ -16,7 +16,7 @@ export async function withKeyHashSecret(config: Config): Promise<Config> {
   if (config.keyHashSecret) return config;
   if (!config.embedded.database) throw new Error('KEY_HASH_SECRET is required when DATABASE_URL is set');
   const path = join(config.dataDir, KEY_HASH_SECRET_FILE);
-  await mkdir(config.dataDir, { recursive: true });
+  await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
   try {
     // 'wx' fails when the file exists, so two processes starting together keep one secret.
     await writeFile(path, `${randomBytes(32).toString('hex')}\n`, { flag: 'wx', mode: 0o600 });

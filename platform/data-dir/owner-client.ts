@@ -11,7 +11,8 @@ export const abstractSockets = process.platform === 'linux';
 
 /** The owner socket of a folder; the same folder (by real path) always gives the same address. */
 export function ownerAddress(dataDir: string): string {
-  mkdirSync(dataDir, { recursive: true });
+  // A new DATA_DIR is this user's alone (it holds the database and the owner token).
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const real = realpathSync(dataDir);
   if (!abstractSockets) return join(real, 'owner.sock');
   return `\0offer-ledger-data-dir-${createHash('sha256').update(real).digest('hex').slice(0, 32)}`;

@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { chmodSync, mkdirSync } from 'node:fs';
 import { PGlite, type Transaction } from '@electric-sql/pglite';
 import { DATE_OID, INT8_OID, type Db, type QueryResult, type Sql, type TransactionEdges } from './db.js';
 
@@ -35,7 +35,12 @@ function wrap(target: PGlite | Transaction): Sql {
 
 /** The embedded default: a durable Postgres in `dataDir` (or in memory with `memory://`). */
 export async function openPglite(dataDir: string): Promise<Db> {
-  if (!dataDir.startsWith('memory://')) mkdirSync(dataDir, { recursive: true });
+  if (!dataDir.startsWith('memory://')) {
+    // The engine writes its files readable and writable by everyone (0666): the folder that holds
+    // them is this user's alone, so no other user of the machine reaches them.
+    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    chmodSync(dataDir, 0o700);
+  }
   const db = await PGlite.create(dataDir, { parsers: { [INT8_OID]: identity, [DATE_OID]: identity } });
   return {
     engine: 'pglite',

@@ -1,4 +1,5 @@
 import escapeHtml from 'escape-html';
+import { visibleText } from '../diagnostics/excerpt.js';
 
 /** Markup that is already safe to send: built by `html`, never from a plain string. */
 export class SafeHtml {
@@ -14,12 +15,14 @@ function render(value: HtmlValue): string {
   if (value instanceof SafeHtml) return value.text;
   if (Array.isArray(value)) return value.map(render).join('');
   if (value === null || value === undefined || value === false) return '';
-  return escapeHtml(String(value));
+  return escapeHtml(visibleText(String(value)));
 }
 
 /**
  * Tagged template for server-rendered pages: every interpolated value is escaped (escape-html:
- * `& < > " '`), except markup made by `html` itself. Values go into text or quoted attribute
+ * `& < > " '`), except markup made by `html` itself, and characters that could hide or reorder
+ * what an operator reads (controls, bidi and other format characters: a partner's order id with
+ * U+202E) are written as escapes such as `\u{202e}`. Values go into text or quoted attribute
  * values only, never into a tag name, an unquoted attribute, a URL scheme or a script.
  */
 export function html(strings: TemplateStringsArray, ...values: HtmlValue[]): SafeHtml {

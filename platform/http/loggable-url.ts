@@ -1,5 +1,7 @@
 /** Query parameters whose values are never written to a log, whatever route they are sent to. */
-const SECRET_PARAMETER = /token|key|secret|passw|auth|signature|credential/i;
+const SECRET_PARAMETER = /token|key|secret|passw|auth|bearer|signature|credential/i;
+/** An API key of ours, whatever parameter it was put in (`?bearer=svc_live_…`, `?q=svc_test_…`). */
+const API_KEY_VALUE = /svc_(?:live|test|sandbox)_/i;
 
 function decodedName(name: string): string {
   try {
@@ -12,6 +14,7 @@ function decodedName(name: string): string {
 /** Whether a query string's `name=value` pair carries a credential by its name (token, api_key, …). */
 export function isSecretParameter(pair: string): boolean {
   const equals = pair.indexOf('=');
+  if (equals >= 0 && API_KEY_VALUE.test(decodedName(pair.slice(equals + 1)))) return true;
   return SECRET_PARAMETER.test(decodedName(equals < 0 ? pair : pair.slice(0, equals)));
 }
 

@@ -22,11 +22,11 @@ function exitCodeFor(error: unknown): number {
   return ExitCode.failure;
 }
 
-function describe(error: unknown, command: string): string {
+function describe(error: unknown, command: Command): string {
   if (error instanceof DataDirBusyError) return `${error.message}; retry when it has finished`;
-  if (error instanceof BackendUnavailableError) return `cannot run ${command}: ${error.message}`;
+  if (error instanceof BackendUnavailableError) return `cannot run ${command.name}: ${error.message}`;
   // A field of the input is given on the command line as its flag: say which (email → --email).
-  if (error instanceof CommandInputError && /^[a-z][a-z0-9_]*$/.test(error.field)) return `${error.message} (${flagName(error.field)})`;
+  if (error instanceof CommandInputError && Object.hasOwn(command.input.properties, error.field)) return `${error.message} (${flagName(error.field)})`;
   return (error as Error).message;
 }
 
@@ -75,7 +75,7 @@ function addCommand(program: Program, command: Command) {
       process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
       process.exitCode = ExitCode.ok;
     } catch (error) {
-      process.stderr.write(`error: ${describe(error, command.name)}\n`);
+      process.stderr.write(`error: ${describe(error, command)}\n`);
       process.exitCode = exitCodeFor(error);
     }
     // A backend client left retrying in the background must not keep the command alive.

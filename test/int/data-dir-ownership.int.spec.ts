@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
@@ -123,4 +123,15 @@ describe('one owner of an embedded DATA_DIR', () => {
     expect(concurrent.map((result) => result.status).sort()).toEqual([0, 0, 0, 2]);
     expect(await stored(env)).toEqual({ events: 5, emails: ['solo@example.test', 'x@example.test', 'y@example.test', 'z@example.test'] });
   }, PROCESS_TESTS_MS);
+});
+
+describe('an embedded DATA_DIR on a machine with other users', () => {
+  it('keeps the database folder to this user (the engine writes its files 0666), and a folder it creates too', async () => {
+    const parent = freshDataDir().DATA_DIR!;
+    const dataDir = join(parent, 'new');
+    const runtime = await openRuntime(loadConfig({ DATA_DIR: dataDir }));
+    await runtime.close();
+    expect(statSync(join(dataDir, 'pg')).mode & 0o777).toBe(0o700);
+    expect(statSync(dataDir).mode & 0o777).toBe(0o700);
+  });
 });

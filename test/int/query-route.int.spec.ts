@@ -276,6 +276,17 @@ describe('credentials', () => {
 });
 
 describe('the closed body', () => {
+  it('refuses a body larger than any Query can be (64 KiB) with 413 before parsing it, as the instance route does', async () => {
+    const before = await servesEnd();
+    const large = JSON.stringify({ context: { categories: ['x'], intent: 'y' }, padding: 'z'.repeat(70_000) });
+    for (const url of ['/v1/offers/query', '/v1/offers/instances']) {
+      const response = await t.app.inject({ method: 'POST', url, headers: { 'content-type': 'application/json', ...bearer(k.live) }, payload: large });
+      expect(response.statusCode, url).toBe(413);
+      expect(response.json()).toMatchObject({ code: 'PAYLOAD_TOO_LARGE', message: expect.stringContaining('65536'), data: {} });
+    }
+    expect(await servesEnd()).toBe(before);
+  });
+
   it.each([
     [{ context: { user_profile: { location_ids: ['2840'] } } }, 'context.user_profile'],
     [{ context: { country: 'US' } }, 'context.country'],

@@ -36,3 +36,11 @@ describe('loggableUrl', () => {
     );
   });
 });
+
+describe('an API key in any parameter', () => {
+  it('is redacted whatever the parameter is called, as is a bearer parameter', () => {
+    expect(loggableUrl('/v1/locations/search?q=svc_live_abc123&limit=2')).toBe('/v1/locations/search?q=[redacted]&limit=2');
+    expect(loggableUrl('/v1/offers/info?bearer=xyz&offer_id=1')).toBe('/v1/offers/info?bearer=[redacted]&offer_id=1');
+    expect(loggableUrl('/v1/locations/search?q=munich')).toBe('/v1/locations/search?q=munich');
+  });
+});

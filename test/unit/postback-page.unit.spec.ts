@@ -119,5 +119,21 @@ describe('returnPath', () => {
     expect(returnPath('/admin/postbacks?partner_id=x')).toBe('/admin/postbacks?partner_id=x');
     expect(returnPath(`/admin/postbacks/${ID}`)).toBe(`/admin/postbacks/${ID}`);
     for (const next of ['//evil.example/admin/postbacks', 'https://evil.example', '/admin/postbacksevil', '/\\evil', undefined, 3]) expect(returnPath(next)).toBe('/admin/postbacks');
+
+  });
+
+  it('returns to nothing a Location header cannot carry: a control or non-ASCII character sends the sign-in home', () => {
+    // These made the sign-in's redirect throw inside Node (a 500 in the framework's own shape).
+    for (const next of ['/admin/postbacks?x=\u0001', '/admin/postbacks?x=\u007f', '/admin/postbacks?x=\u0000', '/admin/postbacks?x=\u0101', '/admin/postbacks/\\x']) {
+      expect(returnPath(next)).toBe('/admin/postbacks');
+    }
+  });
+});
+
+describe('html', () => {
+  it('writes characters that hide or reorder text as escapes, after escaping markup', () => {
+    expect(html`<td>${'ORDER-\u202e9999-\u202c1'}</td>`.text).toBe('<td>ORDER-\\u{202e}9999-\\u{202c}1</td>');
+    expect(html`<td>${'a<b>\u0000\n'}</td>`.text).toBe('<td>a&lt;b&gt;\\u{0}\\n</td>');
+    expect(html`<td>${'Zürich 東京'}</td>`.text).toBe('<td>Zürich 東京</td>');
   });
 });

@@ -68,7 +68,11 @@ export const openApiDocument = fp(async (app: FastifyInstance, { version }: { ve
     },
   });
   await app.register(swaggerUi, { routePrefix: DOCS_PREFIX, staticCSP: DOCS_CSP });
+  // The document is fixed once the routes are registered: written once, and every answer sends
+  // the same bytes (serializing its 170 kB per request let a client that asks many times without
+  // reading the answers take the process's CPU and memory).
+  let document: Buffer | undefined;
   app.get(OPENAPI_PATH, { schema: { hide: true }, logLevel: 'warn' }, async (_request, reply) =>
-    reply.type('application/json; charset=utf-8').send(JSON.stringify(app.swagger())),
+    reply.type('application/json; charset=utf-8').send((document ??= Buffer.from(JSON.stringify(app.swagger())))),
   );
 });

@@ -5,8 +5,12 @@ import { layout, sendPage } from './layout.js';
 import type { AdminSessions } from './session.js';
 
 const HOME = '/admin/postbacks';
-/** Where a sign-in may return to: an admin page of this origin only (never another host). */
-const RETURN_TO = /^\/admin\/postbacks(?:[/?][^\s\\]*)?$/;
+/**
+ * Where a sign-in may return to: an admin page of this origin only (never another host), written
+ * in printable ASCII without backslashes (a Location header takes nothing else; a browser sends
+ * the rest percent-encoded).
+ */
+const RETURN_TO = /^\/admin\/postbacks(?:[/?][\x21-\x5b\x5d-\x7e]*)?$/;
 
 /** The path without credential parameters: a token pasted into a URL by mistake goes no further. */
 function withoutSecrets(path: string): string {

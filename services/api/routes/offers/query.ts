@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { SMALL_BODY_LIMIT } from '../../../../platform/http/body-limits.js';
 import type { FastifyInstance } from 'fastify';
 import { linkCodeReserve } from '../../../../commands/serves/link-code-reserve.js';
 import { appendServes, prepareServes } from '../../../../commands/serves/serve.js';
@@ -79,6 +80,8 @@ export async function queryRoutes(app: FastifyInstance, { runtime }: { runtime: 
     },
     // parseQueryBody checks the body (the reference's messages and extra.field): the schema only documents it.
     ...documentOnlyValidation,
+    // The largest valid body is a few kB: an anonymous caller does not get a megabyte parsed.
+    bodyLimit: SMALL_BODY_LIMIT,
   }, async (request) => {
     // Fastify hands the validator null for a POST without a body; a request that gets here without
     // Content-Type had no bytes (a body without one is a 415), so it is the empty request, while a

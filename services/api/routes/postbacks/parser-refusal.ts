@@ -1,9 +1,8 @@
 import { POSTBACK_REASONS, type PostbackReason } from '../../../../commands/postbacks/rejections.js';
 import type { RawAnswer, RefusedRequest } from '../../../../platform/http/client-errors.js';
-import { failure } from '../../../../platform/http/envelope.js';
 import type { ApiError } from '../../../../platform/http/errors.js';
 import { uuidV7 } from '../../../../platform/ids/uuid-v7.js';
-import { DETAIL_HEADER, PROTOCOL_HEADER, PROTOCOL_VERSION, resultOf } from './respond.js';
+import { DETAIL_HEADER, PROTOCOL_HEADER, PROTOCOL_VERSION, rejectionEnvelope, sendableDetail } from './respond.js';
 import { POSTBACK_PATH_PREFIX } from './undecodable-path.js';
 
 /**
@@ -17,9 +16,7 @@ import { POSTBACK_PATH_PREFIX } from './undecodable-path.js';
 export function postbackParserRefusal(request: RefusedRequest, error: ApiError): RawAnswer | undefined {
   if (!request.target.startsWith(POSTBACK_PATH_PREFIX) || error.statusCode === 408) return undefined;
   const reason: PostbackReason = error.statusCode === 413 ? 'payload_too_large' : 'invalid_payload';
-  const { status, code, retryable } = POSTBACK_REASONS[reason];
-  const headers: Record<string, string> = { [DETAIL_HEADER]: error.message.replace(/[^\x20-\x7e]/g, '?').slice(0, 300) };
+  const headers: Record<string, string> = sendableDetail(error.message) ? { [DETAIL_HEADER]: error.message } : {};
   if (/\r\nsvc-protocol-version:/i.test(request.head)) headers[PROTOCOL_HEADER] = PROTOCOL_VERSION;
-  const body = failure(code, reason, { result: resultOf(reason), reason, correlation_id: uuidV7(), retryable, event_logged: false });
-  return { status, headers, body: JSON.stringify(body) };
+  return { status: POSTBACK_REASONS[reason].status, headers, body: JSON.stringify(rejectionEnvelope(reason, uuidV7(), false)) };
 }

@@ -28,13 +28,20 @@ export function sendAnswer(reply: FastifyReply, answer: PostbackAnswer) {
  * every character, so the detail is sent only when it is plain ASCII.
  */
 export function sendRejection(reply: FastifyReply, reason: PostbackReason, correlationId: string, eventLogged: boolean, detail?: string) {
-  const { status, code, retryable } = POSTBACK_REASONS[reason];
-  if (detail && /^[\x20-\x7e]{1,300}$/.test(detail)) reply.header(DETAIL_HEADER, detail);
+  const { status } = POSTBACK_REASONS[reason];
+  if (detail && sendableDetail(detail)) reply.header(DETAIL_HEADER, detail);
   if (status === 405) reply.header('allow', 'GET, POST');
   if (status === 503 || status === 500) reply.header('retry-after', '1');
-  return reply.status(status).send(
-    failure(code, reason, { result: resultOf(reason), reason, correlation_id: correlationId, retryable, event_logged: eventLogged }),
-  );
+  return reply.status(status).send(rejectionEnvelope(reason, correlationId, eventLogged));
+}
+
+/** Whether a refusal's detail can go in its header as it is (plain ASCII, not too long). */
+export const sendableDetail = (detail: string) => /^[\x20-\x7e]{1,300}$/.test(detail);
+
+/** A refusal's envelope: `code` the reason's code, `message` the reason, `data` {}, `extra` the diagnostics. */
+export function rejectionEnvelope(reason: PostbackReason, correlationId: string, eventLogged: boolean) {
+  const { code, retryable } = POSTBACK_REASONS[reason];
+  return failure(code, reason, { result: resultOf(reason), reason, correlation_id: correlationId, retryable, event_logged: eventLogged });
 }
 
 /** Any method but POST and GET on a postback path. */

@@ -1,6 +1,7 @@
 import { setTimeout as pause } from 'node:timers/promises';
 import type { Config } from '../../platform/config/config.js';
-import { ownerJobCalls, startOwnerJob } from '../../platform/data-dir/owner-jobs.js';
+import type { OwnerReply } from '../../platform/data-dir/owner-client.js';
+import { ownerJobCalls, startOwnerJob, type OwnerJobEnvelope } from '../../platform/data-dir/owner-jobs.js';
 import { ReplayInputError } from '../../platform/projection/point-in-time.js';
 import type { RebuildProgress } from '../../platform/projection/rebuild.js';
 import type { ReplayReport } from '../../platform/projection/replay.js';
@@ -12,6 +13,14 @@ import type { ReplayRequest } from './request.js';
 /** How often the job is asked for its progress (for the bar; the replay itself does not wait on it). */
 const POLL_MS = 250;
 
+/** What the service's refusal means here: the caller's input (naming the option), or a failure carrying its exit code. */
+function refusalOf(reply: OwnerReply<OwnerJobEnvelope<unknown>>): Error {
+  const field = reply.body.extra?.field;
+  if (reply.status === 400 && field) return new ReplayInputError(field, reply.body.message.replace(`${field}: `, ''));
+  const busy = reply.status === 409 || reply.status === 503;
+  return new CommandFailedError(`the service answered ${reply.status} ${reply.body.code}: ${reply.body.message}`, busy ? ExitCode.unavailable : ExitCode.failure);
+}
+
 /**
  * Runs the replay in the service that owns the embedded DATA_DIR (only it may open the database)
  * through its admin socket: starts the job, then follows it until its report. A refusal is a
@@ -20,13 +29,7 @@ const POLL_MS = 250;
 export async function replayThroughOwner(config: Config, request: ReplayRequest, onProgress: (progress: RebuildProgress) => void): Promise<ReplayReport> {
   const call = ownerJobCalls<ReplayJob>(config.dataDir);
   const started = await startOwnerJob<ReplayJob>(config.dataDir, '/replays', request);
-  if ('refusal' in started) {
-    const reply = started.refusal;
-    const field = reply.body.extra?.field;
-    if (reply.status === 400 && field) throw new ReplayInputError(field, reply.body.message.replace(`${field}: `, ''));
-    const busy = reply.status === 409 || reply.status === 503;
-    throw new CommandFailedError(`the service answered ${reply.status} ${reply.body.code}: ${reply.body.message}`, busy ? ExitCode.unavailable : ExitCode.failure);
-  }
+  if ('refusal' in started) throw refusalOf(started.refusal);
   let { job } = started;
   while (job.state === 'running') {
     onProgress(job.progress);
@@ -53,11 +56,7 @@ export async function replayThroughOwner(config: Config, request: ReplayRequest,
 export async function keptThroughOwner(config: Config, drop?: string[]): Promise<string[]> {
   const call = ownerJobCalls<never>(config.dataDir);
   const reply = drop ? await call('POST', '/replays/drop', { schemas: drop }) : await call('GET', '/replays/kept');
-  if (reply.status !== 200) {
-    const field = reply.body.extra?.field;
-    if (reply.status === 400 && field) throw new ReplayInputError(field, reply.body.message.replace(`${field}: `, ''));
-    throw new CommandFailedError(`the service answered ${reply.status} ${reply.body.code}: ${reply.body.message}`, reply.status === 409 || reply.status === 503 ? ExitCode.unavailable : ExitCode.failure);
-  }
+  if (reply.status !== 200) throw refusalOf(reply);
   const data = reply.body.data as { schemas?: string[]; dropped?: string[] };
   return (drop ? data.dropped : data.schemas) ?? [];
 }

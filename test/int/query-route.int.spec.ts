@@ -276,15 +276,18 @@ describe('credentials', () => {
 });
 
 describe('the closed body', () => {
-  it('refuses a body larger than any Query can be (64 KiB) with 413 before parsing it, as the instance route does', async () => {
+  it('refuses a body larger than any Query can be (64 KiB) with 413 before parsing it; the instance route answers a long id list with its 400', async () => {
     const before = await servesEnd();
     const large = JSON.stringify({ context: { categories: ['x'], intent: 'y' }, padding: 'z'.repeat(70_000) });
-    for (const url of ['/v1/offers/query', '/v1/offers/instances']) {
-      const response = await t.app.inject({ method: 'POST', url, headers: { 'content-type': 'application/json', ...bearer(k.live) }, payload: large });
-      expect(response.statusCode, url).toBe(413);
-      expect(response.json()).toMatchObject({ code: 'PAYLOAD_TOO_LARGE', message: expect.stringContaining('65536'), data: {} });
-    }
+    const response = await t.app.inject({ method: 'POST', url: '/v1/offers/query', headers: { 'content-type': 'application/json', ...bearer(k.live) }, payload: large });
+    expect(response.statusCode).toBe(413);
+    expect(response.json()).toMatchObject({ code: 'PAYLOAD_TOO_LARGE', message: expect.stringContaining('65536'), data: {} });
     expect(await servesEnd()).toBe(before);
+    // The reference: over 100 ids is a 400 stating the list's rule, however long the list.
+    const ids = Array.from({ length: 3_000 }, (_, i) => `0190a6e0-0000-7000-8000-${String(i).padStart(12, '0')}`);
+    const lookup = await t.app.inject({ method: 'POST', url: '/v1/offers/instances', headers: { 'content-type': 'application/json', ...bearer(k.live) }, payload: { offer_instance_ids: ids } });
+    expect(lookup.statusCode).toBe(400);
+    expect(lookup.json()).toMatchObject({ code: 'BAD_REQUEST', message: expect.stringMatching(/between 1 and 100 offer instance ids/) });
   });
 
   it.each([

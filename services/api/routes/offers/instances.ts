@@ -1,5 +1,4 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { SMALL_BODY_LIMIT } from '../../../../platform/http/body-limits.js';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { keyHashSecretOf } from '../../../../platform/config/key-hash-secret.js';
 import { renderError } from '../../../../platform/http/error-handler.js';
@@ -73,8 +72,6 @@ export async function instancesRoute(app: FastifyInstance, { runtime }: { runtim
   app.withTypeProvider<TypeBoxTypeProvider>().post(
     '/instances',
     {
-      // 100 ids are about 4 kB: a larger body is refused before it is parsed.
-      bodyLimit: SMALL_BODY_LIMIT,
       schema: {
         summary: 'Read served cards by offer_instance_id',
         tags: [TAG.offers],

@@ -1,6 +1,7 @@
 import Fastify from 'fastify';
 import { describe, expect, it } from 'vitest';
 import { errorHandling } from '../../platform/http/error-handler.js';
+import { loadConfig } from '../../platform/config/config.js';
 import type { Runtime } from '../../platform/runtime.js';
 import { linkRoutePrefix, linkRoutes } from '../../services/api/routes/links/index.js';
 
@@ -18,8 +19,9 @@ describe('the link routes follow LINK_BASE', () => {
     const app = Fastify();
     await app.register(errorHandling);
     app.get('/healthz', async () => 'ok');
-    // Paths no link can have are answered before anything is read.
-    await app.register(linkRoutes, { runtime: {} as Runtime, prefix: linkRoutePrefix('https://go.example.test/') });
+    // Paths no link can have are answered before anything is read: the runtime has no backends
+    // (its rate limit counts in this process).
+    await app.register(linkRoutes, { runtime: { config: loadConfig({}) } as Runtime, prefix: linkRoutePrefix('https://go.example.test/') });
     expect((await app.inject('/healthz')).body).toBe('ok');
     for (const path of ['/st_token', '/abc', '/static/xx', '/Ab3dE6gHx']) {
       const response = await app.inject(path);

@@ -1,4 +1,5 @@
 import { failure } from '../../../../platform/http/envelope.js';
+import { RATE_LIMITED_EXAMPLES } from '../../client-rate-limit.js';
 import type { ResponseExamples } from '../../../../platform/http/response-examples.js';
 
 /**
@@ -20,6 +21,7 @@ export const linkExamples: ResponseExamples = {
       value: failure('OFFER_NOT_ACTIVE', 'the offer of this link is not active; the link opens again if the offer is reactivated'),
     },
   },
+  429: RATE_LIMITED_EXAMPLES,
   503: {
     LINK_UNAVAILABLE: { summary: 'the click cannot be recorded right now', value: failure('LINK_UNAVAILABLE', 'the link cannot be opened right now; retry shortly') },
   },

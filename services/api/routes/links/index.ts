@@ -1,3 +1,4 @@
+import rateLimit from '@fastify/rate-limit';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { clickLink, openLink, SUB_ID_MAX_LENGTH, SUB_ID_NAMES, subIdsFromQuery, type ClickResult, type LinkState } from '../../../../commands/clicks/click.js';
@@ -8,6 +9,7 @@ import { ApiError, badRequest, notFound, serviceUnavailable } from '../../../../
 import { withExamples } from '../../../../platform/http/response-examples.js';
 import type { Runtime } from '../../../../platform/runtime.js';
 import { shapeOfCode, STATIC_TOKEN, type TrackedLinkRef } from '../../../../projections/offers/links/parse-link.js';
+import { perClientRateLimit } from '../../client-rate-limit.js';
 import { TAG } from '../../openapi/tags.js';
 import { linkExamples, REDIRECT_LOCATION_EXAMPLE } from './examples.js';
 
@@ -38,6 +40,7 @@ const linkResponses = withExamples({
     400: { BAD_REQUEST: 'a sub_id parameter given more than once or too long' },
     404: { NOT_FOUND: 'no tracked link at this address (or a path no link can have), or a link without a destination' },
     410: { OFFER_NOT_ACTIVE: 'the offer of this link is not active; the link opens again if the offer is reactivated' },
+    429: { RATE_LIMITED: 'more than CLICK_RATE_LIMIT opens from this client address in a minute; retry after extra.retry_after_seconds' },
     503: { LINK_UNAVAILABLE: 'the link cannot be opened right now; retry shortly' },
   }),
 }, linkExamples);
@@ -84,6 +87,8 @@ export async function linkRoutes(app: FastifyInstance, { runtime, prefix }: { ru
   app.addHook('onSend', async (_request, reply) => {
     reply.headers(LINK_HEADERS);
   });
+  // Every GET is a click in the log: opens are limited per client address (HEAD too, for its reads).
+  await app.register(rateLimit, perClientRateLimit(runtime, 'clicks', runtime.config.clickRateLimit));
   // Those answers belong to this context (and so get the hook) only with a handler of its own;
   // at the root (LINK_BASE without a path) the app's own handler answers, without the headers.
   if (prefix !== '') {

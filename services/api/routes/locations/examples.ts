@@ -1,5 +1,5 @@
 import { failure, success } from '../../../../platform/http/envelope.js';
-import { tooManyRequests } from '../../../../platform/http/errors.js';
+import { RATE_LIMITED_EXAMPLES } from '../../client-rate-limit.js';
 import type { ResponseExamples } from '../../../../platform/http/response-examples.js';
 import { catalogNotLoaded } from './catalog-not-loaded.js';
 
@@ -56,9 +56,7 @@ const errors = {
   404: {
     NOT_FOUND: { summary: 'an id the catalog does not have', value: failure('NOT_FOUND', 'location 999999999 is not in the LEGACY registry') },
   },
-  429: {
-    RATE_LIMITED: { summary: 'too many requests in a short window', value: failure('RATE_LIMITED', tooManyRequests(12).message, { retry_after_seconds: 12 }) },
-  },
+  429: RATE_LIMITED_EXAMPLES,
   503: {
     CATALOG_NOT_LOADED: { summary: 'no geo-target release is loaded yet', value: failure('CATALOG_NOT_LOADED', catalogNotLoaded('FULL').message) },
   },

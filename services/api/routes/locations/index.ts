@@ -1,7 +1,6 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import rateLimit from '@fastify/rate-limit';
-import { tooManyRequests } from '../../../../platform/http/errors.js';
-import { redisWithLocalFallback } from '../../../../platform/http/rate-limit-store.js';
+import { perClientRateLimit } from '../../client-rate-limit.js';
 import type { Runtime } from '../../../../platform/runtime.js';
 import { documentOnlyValidation } from '../../../../platform/http/envelope-schema.js';
 import { lookupSchema, resolveSchema, searchSchema } from './schema.js';
@@ -12,15 +11,7 @@ import { warmLocationIndexes } from './warm.js';
 
 /** The location routes' rate limit (exported so the benchmark can put its baseline routes under the same one). */
 export function locationRateLimit(runtime: Runtime) {
-  return {
-    max: runtime.config.locationRateLimit,
-    timeWindow: 60_000,
-    // Shared across API processes when Redis is configured (counted in this process while Redis
-    // cannot answer); in-process otherwise. Keys carry the environment's prefix (TOPIC_PREFIX),
-    // so environments sharing one Redis keep separate counts.
-    ...(runtime.redis && { store: redisWithLocalFallback(runtime.redis, `${runtime.config.topicPrefix}ratelimit:locations:`) }),
-    errorResponseBuilder: (_request: unknown, context: { ttl: number }) => tooManyRequests(Math.max(1, Math.ceil(context.ttl / 1000))),
-  };
+  return perClientRateLimit(runtime, 'locations', runtime.config.locationRateLimit);
 }
 
 /**

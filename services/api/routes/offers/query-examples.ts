@@ -1,4 +1,5 @@
 import { failure, success } from '../../../../platform/http/envelope.js';
+import { RATE_LIMITED_EXAMPLES } from '../../client-rate-limit.js';
 import type { ResponseExamples } from '../../../../platform/http/response-examples.js';
 import { EXAMPLE_INSTANCE_ID, EXAMPLE_PLACEMENT_ID, exampleAction, exampleOffer } from './offer-examples.js';
 
@@ -33,6 +34,7 @@ export const queryExamples: ResponseExamples = {
       value: failure('NOT_FOUND', `placement_id ${EXAMPLE_PLACEMENT_ID} is not a placement of the calling application`, { field: 'placement_id' }),
     },
   },
+  429: RATE_LIMITED_EXAMPLES,
   503: {
     QUERY_UNAVAILABLE: { summary: 'serving temporarily unavailable', value: failure('QUERY_UNAVAILABLE', 'serving is temporarily unavailable; retry') },
   },

@@ -1,15 +1,19 @@
 import { Type } from '@sinclair/typebox';
 import { SMALL_BODY_LIMIT } from '../../../../platform/http/body-limits.js';
-import type { FastifyInstance } from 'fastify';
+import rateLimit from '@fastify/rate-limit';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { linkCodeReserve } from '../../../../commands/serves/link-code-reserve.js';
 import { appendServes, prepareServes } from '../../../../commands/serves/serve.js';
-import { resultWithin } from '../../../../platform/async/deadline.js';
+import { resultWithin, withinDeadline } from '../../../../platform/async/deadline.js';
+import { keyHashSecretOf } from '../../../../platform/config/key-hash-secret.js';
 import { success } from '../../../../platform/http/envelope.js';
 import { documentOnlyValidation, errorStatuses } from '../../../../platform/http/envelope-schema.js';
 import { ApiError, serviceUnavailable } from '../../../../platform/http/errors.js';
 import { withExamples } from '../../../../platform/http/response-examples.js';
 import { appliedLatencySampler } from '../../../../platform/projection/applied-latency.js';
 import type { Runtime } from '../../../../platform/runtime.js';
+import { bearerKey } from '../../auth/offer-route-access.js';
+import { perClientRateLimit } from '../../client-rate-limit.js';
 import { TAG } from '../../openapi/tags.js';
 import { openReadCaches } from '../../read-cache.js';
 import { parseQueryBody, queryBody } from './query-body.js';
@@ -41,12 +45,16 @@ const queryErrors = errorStatuses({
     PLACEMENT_INACTIVE: 'placement_id names an inactive placement; extra.field is placement_id',
   },
   404: { NOT_FOUND: 'placement_id is not a placement of the calling application; extra.field is placement_id' },
+  429: { RATE_LIMITED: 'without an application\'s own key (anonymous, or the shared sandbox key): more than QUERY_RATE_LIMIT requests from this client address in a minute; retry after extra.retry_after_seconds' },
   503: { QUERY_UNAVAILABLE: 'serving is temporarily unavailable (no partial answer); retry' },
 });
 
 const queryHeaders = Type.Object({
   'X-SVC-Test': Type.Optional(Type.String({ description: 'true: a test request, served with a Test Key (a Live key or no key is 401 ENV_MISMATCH)' })),
 });
+
+/** How long the rate limit's check of a key may take; past it the request is counted as one without a key. */
+const KEY_CHECK_TIMEOUT_MS = 1_000;
 
 const unavailable = (message: string) => serviceUnavailable('QUERY_UNAVAILABLE', `${message}; retry`);
 
@@ -66,6 +74,20 @@ export async function queryRoutes(app: FastifyInstance, { runtime }: { runtime: 
     caches.close();
     candidates.close();
   });
+
+  // Anyone can serve cards without a key of their own (anonymous, the public sandbox key), and each
+  // card is a write to the log: those requests are limited per client address. An application's
+  // Live or Test key names who serves, so its requests are not counted; a key that cannot be
+  // checked in time (or at all) counts as none.
+  const withApplicationKey = async (request: FastifyRequest) => {
+    const authorization = request.headers.authorization;
+    const key = bearerKey(Array.isArray(authorization) ? authorization[0] : authorization);
+    if (key === undefined) return false;
+    const lookup = await withinDeadline(caches.lookupKey(runtime.db, keyHashSecretOf(runtime.config), key), KEY_CHECK_TIMEOUT_MS).catch(() => undefined);
+    return typeof lookup === 'object' && (lookup.kind === 'live' || lookup.kind === 'test');
+  };
+  await app.register(rateLimit, perClientRateLimit(runtime, 'query', runtime.config.queryRateLimit, withApplicationKey));
+
   app.post('/query', {
     schema: {
       summary: 'Serve offer cards for a placement',

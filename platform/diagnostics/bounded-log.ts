@@ -23,5 +23,8 @@ export interface BoundedLog<T> {
 /** Entry ids are a sequence number (in-process) or a Redis stream id (`ms-seq`). */
 export const ENTRY_ID = /^[0-9]{1,20}(-[0-9]{1,20})?$/;
 
-/** Why an entry was not stored: the write queue was full, or the store refused or failed. */
-export type LostEntry = 'queue_full' | 'store_error';
+/**
+ * Why an entry was not stored: the write queue was full, the store refused or failed, or its source
+ * had sent its share of entries this minute.
+ */
+export type LostEntry = 'queue_full' | 'store_error' | 'source_over_budget';

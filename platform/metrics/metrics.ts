@@ -57,7 +57,7 @@ export function createMetrics() {
     }),
     postbackRefusalsLost: new Counter({
       name: 'postback_refusals_lost_total',
-      help: 'Postback refusals not kept in the diagnostics store (queue_full: Redis too slow; store_error: Redis failed)',
+      help: 'Postback refusals not kept in the diagnostics store (queue_full: Redis too slow; store_error: Redis failed; source_over_budget: POSTBACK_REFUSALS_PER_ADDRESS reached)',
       labelNames: ['why'] as const,
       registers: [registry],
     }),

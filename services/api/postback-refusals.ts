@@ -1,5 +1,6 @@
 import type { PostbackReason } from '../../commands/postbacks/rejections.js';
 import type { BoundedEntry, BoundedLog } from '../../platform/diagnostics/bounded-log.js';
+import { perSourceBudget } from '../../platform/diagnostics/per-source-budget.js';
 import { redisStreamLog } from '../../platform/diagnostics/redis-stream-log.js';
 import { ringBufferLog } from '../../platform/diagnostics/ring-buffer-log.js';
 import type { Runtime } from '../../platform/runtime.js';
@@ -30,15 +31,23 @@ export type PostbackRefusals = BoundedLog<PostbackRefusal>;
 /**
  * The diagnostics store of refused postbacks: a capped Redis stream shared by the API processes
  * when REDIS_URL is set (its key carries TOPIC_PREFIX, like the rate limits'), else a ring buffer
- * in this process. Bounded by POSTBACK_REFUSALS_MAX either way.
+ * in this process. Bounded by POSTBACK_REFUSALS_MAX either way, and by
+ * POSTBACK_REFUSALS_PER_ADDRESS a minute per source address (per API process).
  */
 export function openPostbackRefusals(runtime: Runtime): PostbackRefusals {
   const max = runtime.config.postbackRefusalsMax;
-  if (!runtime.redis) return ringBufferLog(max);
-  return redisStreamLog(runtime.redis, {
-    key: `${runtime.config.topicPrefix}postbacks:refused`,
-    maxLength: max,
-    onLost: (why, count) => runtime.metrics.postbackRefusalsLost.inc({ why }, count),
+  const lost = runtime.metrics.postbackRefusalsLost;
+  const store: PostbackRefusals = runtime.redis
+    ? redisStreamLog(runtime.redis, {
+      key: `${runtime.config.topicPrefix}postbacks:refused`,
+      maxLength: max,
+      onLost: (why, count) => lost.inc({ why }, count),
+    })
+    : ringBufferLog(max);
+  return perSourceBudget(store, {
+    perMinute: runtime.config.postbackRefusalsPerAddress,
+    sourceOf: (refusal) => refusal.source_ip,
+    onDropped: () => lost.inc({ why: 'source_over_budget' }),
   });
 }
 

@@ -149,3 +149,41 @@ describe('the diagnostics store of refused postbacks, without Redis', () => {
     expect(kept.map((entry) => entry.value.correlation_id)).toEqual(ids.slice(-CAP).reverse());
   });
 });
+
+describe('the diagnostics store of refused postbacks, per source address (POSTBACK_REFUSALS_PER_ADDRESS)', () => {
+  const BUDGET = 5;
+  let t: TestRuntime;
+  let app: FastifyInstance;
+  let refusals: PostbackRefusals;
+
+  beforeAll(async () => {
+    t = await createTestRuntime({ eventLog: 'sql', env: { POSTBACK_REFUSALS_MAX: String(CAP), POSTBACK_REFUSALS_PER_ADDRESS: String(BUDGET) } });
+    refusals = openPostbackRefusals(t.runtime);
+    app = await buildApp({ runtime: t.runtime, postbackRefusals: refusals });
+  });
+  afterAll(async () => {
+    await app?.close();
+    await t?.close();
+  });
+
+  it("keeps one address's share of refusals a minute, so a flood cannot push another partner's out; every caller still gets its answer", async () => {
+    const body = { event_name: 'purchase', offer_instance_id: PARTNER, event_id: 'e-1' };
+    const flood: string[] = [];
+    // The minute may turn during the flood: its budget is then spent twice at most.
+    for (let n = 0; n < 3 * CAP; n += 1) {
+      const response = await postPostback(app, PARTNER, body, {}, { remoteAddress: '203.0.113.66' });
+      expect(response.statusCode).toBe(404);
+      flood.push(response.json().extra.correlation_id);
+    }
+    const other = await postPostback(app, PARTNER, body, {}, { remoteAddress: '198.51.100.5' });
+    expect(other.statusCode).toBe(404);
+    await refusals.flush();
+    const kept = (await refusals.older(undefined, 10 * CAP)).map((entry) => entry.value);
+    const fromFlood = kept.filter((refusal) => refusal.source_ip === '203.0.113.66');
+    expect(fromFlood.length).toBeGreaterThanOrEqual(BUDGET);
+    expect(fromFlood.length).toBeLessThanOrEqual(2 * BUDGET);
+    expect(flood).toEqual(expect.arrayContaining(fromFlood.map((refusal) => refusal.correlation_id)));
+    expect(kept.map((refusal) => refusal.correlation_id)).toContain(other.json().extra.correlation_id);
+    expect(await lost(t)).toBe(3 * CAP - fromFlood.length);
+  });
+});

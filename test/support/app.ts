@@ -34,6 +34,7 @@ export function testEnvironment(database: TestDatabase, topicPrefix: string, opt
     // Every test request comes from one address: the per-address limits have tests of their own.
     QUERY_RATE_LIMIT: '1000000',
     CLICK_RATE_LIMIT: '1000000',
+    POSTBACK_REFUSALS_PER_ADDRESS: '1000000',
     ...(options.eventLog === 'kafka'
       ? { KAFKA_BROKERS: stack.kafkaBrokers.join(','), SCHEMA_REGISTRY_URL: stack.schemaRegistryUrl }
       : {}),

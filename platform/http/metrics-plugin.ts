@@ -1,6 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Metrics } from '../metrics/metrics.js';
+import { errorStatuses } from './envelope-schema.js';
+import { ApiError } from './errors.js';
+import { bearerOf, tokenCheck } from './token-check.js';
 
 /** An excerpt of a scrape, the document's example of GET /metrics. */
 const SCRAPE_EXAMPLE = [
@@ -13,10 +16,12 @@ const SCRAPE_EXAMPLE = [
 
 /**
  * Records one latency observation per response, labelled by the route pattern (not the raw URL),
- * and serves the registry as GET /metrics (grouped in the document under `tags`).
+ * and serves the registry as GET /metrics (grouped in the document under `tags`), to callers
+ * presenting `token` as a bearer token when one is given (METRICS_TOKEN).
  */
-export const httpMetrics = fp(async (app: FastifyInstance, options: { metrics: Metrics; tags?: string[] }) => {
-  const { metrics, tags } = options;
+export const httpMetrics = fp(async (app: FastifyInstance, options: { metrics: Metrics; tags?: string[]; token?: string }) => {
+  const { metrics, tags, token } = options;
+  const presentsToken = token === undefined ? undefined : tokenCheck(token);
   app.addHook('onResponse', async (request, reply) => {
     metrics.httpDuration.observe(
       { method: request.method, route: request.routeOptions.url ?? 'unmatched', status: String(reply.statusCode) },
@@ -33,7 +38,15 @@ export const httpMetrics = fp(async (app: FastifyInstance, options: { metrics: M
           description: 'Prometheus text exposition format',
           content: { 'text/plain': { schema: { type: 'string' }, examples: { scrape: { summary: 'an excerpt', value: SCRAPE_EXAMPLE } } } },
         },
+        ...(presentsToken && { ...errorStatuses({ 401: { UNAUTHORIZED: 'Authorization is not Bearer METRICS_TOKEN' } }) }),
       },
+      ...(presentsToken && { security: [{ metricsToken: [] }] }),
+    },
+    // Before anything is read: series name routes, partitions and cache sizes.
+    onRequest: async (request) => {
+      if (presentsToken && !presentsToken(bearerOf(request))) {
+        throw new ApiError(401, 'UNAUTHORIZED', 'GET /metrics needs Authorization: Bearer <METRICS_TOKEN>', {}, { 'www-authenticate': 'Bearer realm="metrics"' });
+      }
     },
   }, async (_request, reply) => {
     // A failing refresh must not hide the other series; the stale value stays.

@@ -89,7 +89,7 @@ export async function buildApp({ runtime, logger = false, commands, replays, pos
   await app.register(requestGuards);
   // Before every route: the document is collected from the routes as they are added.
   await app.register(openApiDocument, { version: SERVICE_VERSION });
-  await app.register(httpMetrics, { metrics: runtime.metrics, tags: [TAG.health] });
+  await app.register(httpMetrics, { metrics: runtime.metrics, tags: [TAG.health], token: runtime.config.metricsToken });
   await app.register(healthRoutes, { runtime });
   await app.register(locationRoutes, { runtime, prefix: '/v1/locations' });
   await app.register(linkRoutes, { runtime, prefix: linkPrefix });

@@ -115,3 +115,31 @@ describe('URLs the router cannot parse', () => {
     },
   );
 });
+
+describe('GET /metrics with METRICS_TOKEN', () => {
+  const METRICS_TOKEN = 'metrics-token-for-tests-0123456789';
+  let t: TestRuntime & { app: FastifyInstance };
+  beforeAll(async () => {
+    t = await createTestApp({ eventLog: 'sql', env: { METRICS_TOKEN } });
+  });
+  afterAll(async () => t?.close());
+
+  it('answers only the bearer of the token; anyone else gets 401 in the envelope, without a series', async () => {
+    for (const authorization of [undefined, 'Bearer wrong-token-for-tests-0123456789', `Basic ${METRICS_TOKEN}`, `Bearer ${METRICS_TOKEN}x`]) {
+      const refused = await t.app.inject({ url: '/metrics', headers: authorization === undefined ? {} : { authorization } });
+      expect(refused.statusCode, authorization).toBe(401);
+      expect(refused.json()).toEqual({ code: 'UNAUTHORIZED', message: expect.stringContaining('METRICS_TOKEN'), data: {}, extra: {} });
+      expect(refused.headers['www-authenticate']).toBe('Bearer realm="metrics"');
+      expect(refused.body).not.toContain('http_request_duration_seconds');
+    }
+    const scraped = await t.app.inject({ url: '/metrics', headers: { authorization: `bearer ${METRICS_TOKEN}` } });
+    expect(scraped.statusCode).toBe(200);
+    expect(scraped.body).toContain('http_request_duration_seconds');
+  });
+
+  it('says so in the API description', async () => {
+    const document = (await t.app.inject('/openapi.json')).json();
+    expect(document.paths['/metrics'].get.security).toEqual([{ metricsToken: [] }]);
+    expect(Object.keys(document.paths['/metrics'].get.responses)).toContain('401');
+  });
+});

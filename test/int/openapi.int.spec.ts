@@ -203,6 +203,7 @@ describe('GET /openapi.json', () => {
     expect(Object.keys((document as unknown as { security?: unknown }).security ?? {})).toEqual([]);
     expect((document as unknown as { components: { securitySchemes: object } }).components.securitySchemes).toEqual({
       apiKey: expect.objectContaining({ type: 'http', scheme: 'bearer' }),
+      metricsToken: expect.objectContaining({ type: 'http', scheme: 'bearer' }),
     });
     const security = Object.fromEntries(
       Object.entries(document.paths).flatMap(([path, methods]) =>

@@ -63,6 +63,7 @@ export const openApiDocument = fp(async (app: FastifyInstance, { version }: { ve
       components: {
         securitySchemes: {
           apiKey: { type: 'http', scheme: 'bearer', description: 'an application API key (Authorization: Bearer …)' },
+          metricsToken: { type: 'http', scheme: 'bearer', description: 'METRICS_TOKEN: asked for by GET /metrics when the service sets one' },
         },
       },
     },

@@ -9,7 +9,7 @@ import type { ExportJobs } from '../../../export/jobs.js';
 import type { ReplayJobs } from '../../../replay/jobs.js';
 import { exportRoutes } from './exports.js';
 import { replayRoutes } from './replays.js';
-import { bearerOf, tokenCheck } from './token-check.js';
+import { bearerOf, tokenCheck } from '../../../../platform/http/token-check.js';
 
 export interface AdminRouteOptions {
   /** The bearer token that opens these routes (ADMIN_TOKEN, or the DATA_DIR owner's token). */

@@ -8,7 +8,7 @@ import { layout, sendPage } from './layout.js';
 import { loginRoutes, returnPath, sendLogin } from './login.js';
 import { postbackPages } from './postbacks/index.js';
 import { adminSessions } from './session.js';
-import { bearerOf, tokenCheck } from './token-check.js';
+import { bearerOf, tokenCheck } from '../../../../platform/http/token-check.js';
 
 /** Sign-in forms are one field: anything larger is not one. */
 const FORM_LIMIT_BYTES = 4 * 1024;

@@ -3,7 +3,7 @@ import type { FastifyRequest } from 'fastify';
 
 const digest = (value: string) => createHash('sha256').update(value).digest();
 
-/** Whether a presented token is ADMIN_TOKEN; digests are compared, so the time taken says nothing of its length. */
+/** Whether a presented token is the configured one (ADMIN_TOKEN, METRICS_TOKEN); digests are compared, so the time taken says nothing of its length. */
 export function tokenCheck(token: string): (presented: string) => boolean {
   const expected = digest(token);
   return (presented) => presented !== '' && timingSafeEqual(digest(presented), expected);

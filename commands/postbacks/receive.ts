@@ -1,4 +1,3 @@
-import { BlockList, isIP } from 'node:net';
 import type { Sql } from '../../platform/db/db.js';
 import { resultWithin } from '../../platform/async/deadline.js';
 import type { Runtime } from '../../platform/runtime.js';
@@ -17,6 +16,7 @@ import type { PostbackFields } from './fields.js';
 import { postbackFingerprint, postbackIdentity } from './identity.js';
 import { payoutFor } from './payout.js';
 import { PostbackRejection } from './rejections.js';
+import { sourceAllowlist } from './source-allowlist.js';
 
 export type PostbackChannel = PostbackReceived['channel'];
 
@@ -61,7 +61,7 @@ export interface PostbackAnswer {
 
 /** Per partner state (partners come from a cache that hands out a new object when one changes). */
 interface Allowlist {
-  networks: BlockList;
+  admits: (address: string) => boolean;
   /** Answers by source address: a partner posts from a few, and each check builds a SocketAddress. */
   decided: Map<string, boolean>;
 }
@@ -69,27 +69,16 @@ const allowlists = new WeakMap<Partner, Allowlist>();
 /** Addresses remembered per partner before the answers start over. */
 const MAX_DECIDED_ADDRESSES = 1_024;
 
-function allowlistOf(partner: Partner): Allowlist {
+function allows(partner: Partner, address: string): boolean {
   let allowlist = allowlists.get(partner);
   if (!allowlist) {
-    const networks = new BlockList();
-    for (const network of partner.source_ip_allowlist) {
-      const [base, prefix] = network.split('/');
-      const type = isIP(base!) === 6 ? 'ipv6' : 'ipv4';
-      networks.addSubnet(base!, Number(prefix ?? (type === 'ipv6' ? 128 : 32)), type);
-    }
-    allowlist = { networks, decided: new Map() };
+    allowlist = { admits: sourceAllowlist(partner.source_ip_allowlist), decided: new Map() };
     allowlists.set(partner, allowlist);
   }
-  return allowlist;
-}
-
-function allows(partner: Partner, address: string): boolean {
-  const { networks, decided } = allowlistOf(partner);
+  const { admits, decided } = allowlist;
   let allowed = decided.get(address);
   if (allowed === undefined) {
-    const family = isIP(address);
-    allowed = family !== 0 && networks.check(address, family === 6 ? 'ipv6' : 'ipv4');
+    allowed = admits(address);
     if (decided.size >= MAX_DECIDED_ADDRESSES) decided.clear();
     decided.set(address, allowed);
   }

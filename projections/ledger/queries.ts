@@ -68,7 +68,7 @@ export async function decisionsAfter(sql: Sql, partition: number, afterOffset: s
        (extract(epoch FROM received_at) * 1000)::bigint::text AS received_at_ms,
        received_at = date_trunc('milliseconds', received_at) AS received_at_whole_ms, prev_hash, hash,
        event_name, amount::text AS amount, currency, reported_click_id, reported_tracking_id, reported_instance_id,
-       event_id, order_id, partner_txn_id
+       event_id, order_id, partner_txn_id, identity_kind, matched_by, application_id, channel, source_ip
      FROM postback_log l WHERE l.log_partition = $1 AND l.log_offset > $2::bigint ORDER BY l.log_offset LIMIT $3`,
     [partition, afterOffset, limit],
   );

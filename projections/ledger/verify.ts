@@ -1,5 +1,5 @@
 import type { Sql } from '../../platform/db/db.js';
-import { GENESIS_HASH, chainHash } from './chain.js';
+import { GENESIS_HASH, chainHash, chainHashV1 } from './chain.js';
 import { postbackFingerprint } from '../../commands/postbacks/identity.js';
 import type { PostbackFields } from '../../commands/postbacks/fields.js';
 import { conversionsOffChain, decisionPartitions, decisionsAfter, type StoredDecision } from './queries.js';
@@ -35,7 +35,12 @@ function problemOf(row: StoredDecision, previous: string): string | undefined {
   if (row.prev_hash !== previous) {
     return `prev_hash ${row.prev_hash.slice(0, 12)}… does not follow the previous decision (${previous.slice(0, 12)}…): a decision before it was removed, inserted or changed`;
   }
-  if (chainHash(previous, row) !== row.hash || !row.received_at_whole_ms) return 'its hash does not match its fields: the decision was changed after it was written';
+  if (chainHash(previous, row) !== row.hash || !row.received_at_whole_ms) {
+    if (row.received_at_whole_ms && chainHashV1(previous, row) === row.hash) {
+      return 'its hash is of an earlier version, which did not cover the application, attribution, channel, source address and identity kind: rebuild the ledger from the log (npm run replay -- --projection ledger --swap), then verify again';
+    }
+    return 'its hash does not match its fields: the decision was changed after it was written';
+  }
   if (reportedFingerprint(row) !== row.fingerprint) {
     return 'what it says the partner reported (event, amount, currency, identity, attribution ids) does not match its fingerprint: changed after it was written';
   }

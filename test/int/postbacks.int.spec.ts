@@ -4,6 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { POSTBACK_REASONS, type PostbackReason } from '../../commands/postbacks/rejections.js';
 import { ledgerProjection } from '../../projections/ledger/projection.js';
 import { verifyLedger } from '../../projections/ledger/verify.js';
+import { GENESIS_HASH, chainHashV1 } from '../../projections/ledger/chain.js';
+import { decisionPartitions, decisionsAfter } from '../../projections/ledger/queries.js';
 import { buildApp } from '../../services/api/app.js';
 import { startProjectors, type RunningProjectors } from '../../services/projector/projectors.js';
 import { createTestApp, type TestRuntime } from '../support/app.js';
@@ -358,7 +360,9 @@ describe.each([['kafka'], ['sql']] as const)('postbacks on the %s log', (eventLo
       ['a reported field of a decision (amount, order id)', "UPDATE postback_log SET amount = coalesce(amount, 0) + 1000, order_id = 'EVIL' WHERE correlation_id = $1", 'break', /does not match its fingerprint/],
       ['its time, below the millisecond', "UPDATE postback_log SET received_at = received_at + interval '1 microsecond' WHERE correlation_id = $1", 'break', /hash does not match/],
       ['whether a conversion counts', 'UPDATE conversions SET counted = NOT counted WHERE correlation_id = $1', 'conversion', undefined],
-      ['a conversion column no hash covers', "UPDATE conversions SET order_id = 'EVIL', application_id = NULL WHERE correlation_id = $1", 'conversion', undefined],
+      ['a conversion column', "UPDATE conversions SET order_id = 'EVIL', application_id = NULL WHERE correlation_id = $1", 'conversion', undefined],
+      ['who a decision pays, with its conversion', "WITH decision AS (UPDATE postback_log SET application_id = NULL WHERE correlation_id = $1) UPDATE conversions SET application_id = NULL WHERE correlation_id = $1", 'break', /hash does not match/],
+      ['how a decision was attributed and where it came from', "UPDATE postback_log SET matched_by = 'svc_click_id', channel = 'compat_get', source_ip = '198.51.100.66', identity_kind = 'order_id' WHERE correlation_id = $1", 'break', /hash does not match/],
       ['a conversion removed', 'DELETE FROM conversions WHERE correlation_id = $1', 'conversion', undefined],
     ] as const)('ledger verification finds %s changed', async (_what, tamper, found, problem) => {
       const { rows } = await t.runtime.db.query<{ correlation_id: string }>(
@@ -381,6 +385,27 @@ describe.each([['kafka'], ['sql']] as const)('postbacks on the %s log', (eventLo
       else expect(report!.conversionsOffChain.map((row) => row.correlation_id)).toContain(target);
       const clean = await verifyLedger(t.runtime.db);
       expect([clean.breaks, clean.conversionsOffChain]).toEqual([[], []]);
+    });
+
+    it('ledger verification tells a ledger hashed by the earlier version from a changed one', async () => {
+      const [partition] = await decisionPartitions(t.runtime.db);
+      const [first] = await decisionsAfter(t.runtime.db, partition!, '-1', 1);
+      const rollback = new Error('rollback');
+      let report: Awaited<ReturnType<typeof verifyLedger>> | undefined;
+      await t.runtime.db
+        .transaction(async (tx) => {
+          // The first decision as the earlier version hashed it (the rest of its chain then breaks at it).
+          await tx.query('UPDATE postback_log SET hash = $2 WHERE correlation_id = $1', [first!.correlation_id, chainHashV1(GENESIS_HASH, first!)]);
+          report = await verifyLedger(tx);
+          throw rollback;
+        })
+        .catch((error: unknown) => {
+          if (error !== rollback) throw error;
+        });
+      expect(report!.breaks).toContainEqual(expect.objectContaining({
+        correlation_id: first!.correlation_id,
+        problem: expect.stringMatching(/earlier version.*npm run replay -- --projection ledger --swap/),
+      }));
     });
 
     it('ledger verification names the first changed decision', async () => {

@@ -1,10 +1,18 @@
-import { createHash } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
 import { mkdirSync, readFileSync, realpathSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
 
 /** File in DATA_DIR holding the current owner's command token (owner-only permissions). */
 export const OWNER_TOKEN_FILE = 'owner-token';
+
+/** The query parameter of `GET /owner` an owner proves itself with. */
+export const OWNER_CHALLENGE = 'challenge';
+
+/** What an owner answers to a challenge: HMAC-SHA256 under its token, hex. */
+export function ownerProof(token: string, challenge: string): string {
+  return createHmac('sha256', token).update(challenge).digest('hex');
+}
 
 /** Linux has abstract sockets (no file, released by the kernel); elsewhere a socket file in the folder. */
 export const abstractSockets = process.platform === 'linux';

@@ -1,8 +1,10 @@
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../platform/config/config.js';
+import { ownerAddress } from '../../platform/data-dir/owner-client.js';
 import { openRuntime } from '../../platform/runtime.js';
 import { ownLines, printed, runAdmin, runCli } from '../support/cli.js';
 import type { ServiceProcess } from '../support/child-process.js';
@@ -134,4 +136,31 @@ describe('an embedded DATA_DIR on a machine with other users', () => {
     expect(statSync(join(dataDir, 'pg')).mode & 0o777).toBe(0o700);
     expect(statSync(dataDir).mode & 0o777).toBe(0o700);
   });
+
+  it("takes a stranger on the owner socket's name for neither an owner nor a free folder: commands are not sent to it", async () => {
+    const env = freshDataDir();
+    // Another user's process can bind the abstract name while no owner runs, and claim to be a service.
+    const received: string[] = [];
+    const squatter = createServer((request, response) => {
+      received.push(`${request.method} ${request.url}`);
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(JSON.stringify(request.url?.startsWith('/owner')
+        ? { pid: 4242, role: 'service', description: 'npm start', started_at: new Date().toISOString(), accepting_commands: true, proof: '00'.repeat(32) }
+        : { code: 'SUCCESS', message: '', data: { developer_id: 'forged' }, extra: {} }));
+    });
+    await new Promise<void>((resolve) => squatter.listen(ownerAddress(env.DATA_DIR!), resolve));
+    try {
+      const command = await register(env, 'squatted@example.test');
+      expect(command.status).toBe(4);
+      expect(ownLines(command.stderr)).toEqual([expect.stringMatching(/held by a process that cannot prove it holds the folder \(pid 4242, by its own account\).*ss -xlp/)]);
+      const service = await runCli('services/api/main.ts', [], { ...env, PORT: String(await freePort()) });
+      expect(service.status).toBe(4);
+      expect(ownLines(service.stderr)).toEqual([expect.stringMatching(/cannot prove it holds the folder/)]);
+      // Asked to prove itself, never sent a command (nor the token, which only a command carries).
+      expect(received.length).toBeGreaterThan(0);
+      expect(received.every((line) => /^GET \/owner\?challenge=[0-9a-f]{32}$/.test(line))).toBe(true);
+    } finally {
+      await new Promise((resolve) => squatter.close(resolve));
+    }
+  }, PROCESS_TESTS_MS);
 });

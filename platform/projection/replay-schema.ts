@@ -1,5 +1,5 @@
 import type { Db, Sql } from '../db/db.js';
-import { escapeIdentifier, qualified } from '../db/identifier.js';
+import { escapeIdentifier, escapeLiteral, qualified } from '../db/identifier.js';
 import { positionsIn, type Positions } from './positions.js';
 
 /** The schema the live read models are in (the connection's first on its search path). */
@@ -57,9 +57,11 @@ async function copyTableStructure(tx: Sql, from: string, to: string, table: stri
  * times cheaper than keeping it up to date row by row: a replay of a million events took 13.4 s
  * with every index kept up to date and 10.9 s with the deferred ones built at the end.
  */
-export async function createReplaySchema(db: Db, live: string, schema: string, tables: string[], options: { deferIndexes?: boolean } = {}): Promise<string[]> {
+export async function createReplaySchema(db: Db, live: string, schema: string, tables: string[], options: { deferIndexes?: boolean; running?: boolean } = {}): Promise<string[]> {
   return db.transaction(async (tx) => {
     await tx.query(`CREATE SCHEMA ${escapeIdentifier(schema)}`);
+    // Marked before anyone can see it: nobody lists or drops the schema of a replay under way.
+    if (options.running) await markRunning(tx, schema);
     const deferred: string[] = [];
     for (const table of tables) deferred.push(...(await copyTableStructure(tx, live, schema, table, options.deferIndexes ?? false)));
     await copyTableStructure(tx, live, schema, 'projection_offsets', false);
@@ -130,8 +132,57 @@ export async function keptReplayTable(sql: Sql, schema: string, table: string): 
   return { table: names.includes(table), offsets: names.includes('projection_offsets') };
 }
 
-/** The schemas replays kept (point in time, --keep, an interrupted replay's), oldest first. */
+/**
+ * A replay under way says so on its schema (a comment holding its last heartbeat) and renews it
+ * every RUNNING_HEARTBEAT_MS; its companions (`_live`, `_retired`) count as under way with it.
+ * A heartbeat older than RUNNING_STALE_MS is a replay that stopped without cleaning up (killed):
+ * its schemas are kept ones, to look at or drop.
+ */
+const RUNNING_MARK = 'offer-ledger replay under way, heartbeat ';
+const RUNNING_HEARTBEAT_MS = 5_000;
+const RUNNING_STALE_MS = 60_000;
+
+async function markRunning(sql: Sql, schema: string): Promise<void> {
+  await sql.query(`COMMENT ON SCHEMA ${escapeIdentifier(schema)} IS ${escapeLiteral(`${RUNNING_MARK}${new Date().toISOString()}`)}`);
+}
+
+/**
+ * Keeps a running replay's mark fresh until the returned function is called, which also removes
+ * the mark when the schema stays (kept for queries, or by --keep).
+ */
+export function heartbeatWhileRunning(db: Db, schema: string): () => Promise<void> {
+  let beat = Promise.resolve();
+  const timer = setInterval(() => {
+    // A beat that fails (the schema already dropped, a busy database) is retried by the next one.
+    beat = markRunning(db, schema).catch(() => {});
+  }, RUNNING_HEARTBEAT_MS);
+  timer.unref();
+  return async () => {
+    clearInterval(timer);
+    await beat;
+    if (await schemaExists(db, schema)) await db.query(`COMMENT ON SCHEMA ${escapeIdentifier(schema)} IS NULL`);
+  };
+}
+
+/** The replay schemas: those kept (point in time, --keep, an interrupted replay's) and those a replay is still writing, oldest first. */
+export async function replaySchemas(sql: Sql): Promise<{ kept: string[]; running: string[] }> {
+  const { rows } = await sql.query<{ name: string; mark: string | null }>(
+    "SELECT nspname AS name, obj_description(oid, 'pg_namespace') AS mark FROM pg_namespace WHERE nspname LIKE 'replay\\_%' ORDER BY nspname",
+  );
+  const replays = rows.filter((row) => REPLAY_SCHEMA_NAME.test(row.name));
+  const running = new Set(replays.filter((row) => isFreshMark(row.mark)).map((row) => row.name));
+  const base = (name: string) => name.replace(/_(live|retired)$/, '');
+  const underWay = (name: string) => running.has(name) || running.has(base(name));
+  return { kept: replays.map((row) => row.name).filter((name) => !underWay(name)), running: replays.map((row) => row.name).filter(underWay) };
+}
+
+function isFreshMark(mark: string | null): boolean {
+  if (!mark?.startsWith(RUNNING_MARK)) return false;
+  const beat = Date.parse(mark.slice(RUNNING_MARK.length));
+  return Number.isFinite(beat) && Date.now() - beat < RUNNING_STALE_MS;
+}
+
+/** The schemas replays kept (point in time, --keep, an interrupted replay's), oldest first; not those of replays under way. */
 export async function keptReplaySchemas(sql: Sql): Promise<string[]> {
-  const { rows } = await sql.query<{ name: string }>("SELECT nspname AS name FROM pg_namespace WHERE nspname LIKE 'replay\\_%' ORDER BY nspname");
-  return rows.map((row) => row.name).filter((name) => REPLAY_SCHEMA_NAME.test(name));
+  return (await replaySchemas(sql)).kept;
 }

@@ -5,7 +5,7 @@ import { pointInTimeBounds, type PointInTime } from './point-in-time.js';
 import { listPositions, positionsIn, samePositions, type Position, type Positions } from './positions.js';
 import type { Projection } from './projection.js';
 import { startRebuild, type RebuildProgress } from './rebuild.js';
-import { buildIndexes, createReplaySchema, currentSchema, dropSchemas, snapshotLive } from './replay-schema.js';
+import { buildIndexes, createReplaySchema, currentSchema, dropSchemas, heartbeatWhileRunning, snapshotLive } from './replay-schema.js';
 import { swapIntoLive } from './swap.js';
 
 export interface ReplayOptions {
@@ -102,13 +102,36 @@ export async function replay(db: Db, eventLog: EventLog, options: ReplayOptions)
   const names = projections.map((projection) => projection.name);
   const tables = projections.flatMap((projection) => projection.tables.map((table) => ({ projection: projection.name, table })));
   const tableNames = tables.map(({ table }) => table);
-  const copy = `${schema}_live`;
-  const retired = `${schema}_retired`;
 
   // Not on the embedded database: it runs one statement at a time, and one index build over a
   // whole table would hold the service's every request for its length; rows keep their indexes
   // up to date a batch at a time there.
-  const deferredIndexes = await createReplaySchema(db, live, schema, tableNames, { deferIndexes: db.engine !== 'pglite' });
+  const deferredIndexes = await createReplaySchema(db, live, schema, tableNames, { deferIndexes: db.engine !== 'pglite', running: true });
+  const finished = heartbeatWhileRunning(db, schema);
+  try {
+    return await rebuildInto(db, eventLog, options, { schema, live, plan, projections, names, tables, deferredIndexes });
+  } finally {
+    await finished();
+  }
+}
+
+async function rebuildInto(
+  db: Db,
+  eventLog: EventLog,
+  options: ReplayOptions,
+  { schema, live, plan, projections, names, tables, deferredIndexes }: {
+    schema: string;
+    live: string;
+    plan: Awaited<ReturnType<typeof pointInTimeBounds>> | undefined;
+    projections: ReplayOptions['projections'];
+    names: string[];
+    tables: { projection: string; table: string }[];
+    deferredIndexes: string[];
+  },
+): Promise<ReplayReport> {
+  const tableNames = tables.map(({ table }) => table);
+  const copy = `${schema}_live`;
+  const retired = `${schema}_retired`;
   const created = [schema];
   const started = Date.now();
   let rebuiltAt = started;

@@ -1,6 +1,6 @@
 import type { Db } from '../../platform/db/db.js';
 import { ReplayInputError } from '../../platform/projection/point-in-time.js';
-import { REPLAY_SCHEMA_NAME, dropSchemas, keptReplaySchemas } from '../../platform/projection/replay-schema.js';
+import { REPLAY_SCHEMA_NAME, dropSchemas, replaySchemas } from '../../platform/projection/replay-schema.js';
 
 /** `--drop a,b` as names; the option is `drop` in messages. */
 export function dropNamesOf(text: string): string[] {
@@ -13,10 +13,14 @@ export function dropNamesOf(text: string): string[] {
 
 /**
  * Drops schemas replays kept (a point-in-time rebuild, --keep, an interrupted replay), only those:
- * a name no replay kept is refused before anything is dropped.
+ * a name no replay kept, or one a replay is still writing, is refused before anything is dropped.
  */
 export async function dropKeptSchemas(db: Db, names: string[]): Promise<string[]> {
-  const kept = await keptReplaySchemas(db);
+  const { kept, running } = await replaySchemas(db);
+  const underWay = names.filter((name) => running.includes(name));
+  if (underWay.length > 0) {
+    throw new ReplayInputError('drop', `${underWay.join(', ')}: a replay is still writing ${underWay.length === 1 ? 'it' : 'them'}; drop ${underWay.length === 1 ? 'it' : 'them'} once that replay has finished (or a minute after it was stopped); nothing was dropped`);
+  }
   const unknown = names.filter((name) => !kept.includes(name));
   if (unknown.length > 0) {
     throw new ReplayInputError('drop', `${unknown.join(', ')}: no such kept replay schema (${kept.length === 0 ? 'none is kept' : `kept: ${kept.join(', ')}`}); nothing was dropped`);

@@ -5,7 +5,8 @@ import { tableChecksum, type TableChecksum } from '../../platform/projection/che
 import { replay } from '../../platform/projection/replay.js';
 import { positionsIn, samePositions, type Positions } from '../../platform/projection/positions.js';
 import { startRebuild } from '../../platform/projection/rebuild.js';
-import { buildIndexes, createReplaySchema, dropSchemas, schemaExists } from '../../platform/projection/replay-schema.js';
+import { buildIndexes, createReplaySchema, dropSchemas, replaySchemas, schemaExists } from '../../platform/projection/replay-schema.js';
+import { dropKeptSchemas } from '../../services/replay/kept.js';
 import { swapIntoLive } from '../../platform/projection/swap.js';
 import { awaitCaughtUp } from '../../platform/projection/catch-up.js';
 import { catalogEntriesProjection } from '../../projections/catalog-entries/projection.js';
@@ -100,6 +101,47 @@ describe.each([['kafka'], ['sql']] as const)('replay on the %s log', (eventLog) 
     expect(live.length).toBeGreaterThan(10);
     expect(await ledgerIndexes(report.schema)).toEqual(live);
     await t.runtime.db.query(`DROP SCHEMA ${report.schema} CASCADE`);
+  });
+
+  it('neither lists nor drops the schemas of a replay under way; once it is done, what it kept is listed', async () => {
+    const seen: { running: string[]; kept: string[] }[] = [];
+    const refusals: string[] = [];
+    let looking: Promise<void> | undefined;
+    const report = await replay(t.runtime.db, t.runtime.eventLog, {
+      projections: [ledgerProjection],
+      explicit: true,
+      pointInTime: { until: midway.ends },
+      // Looked at from the side while the rebuild runs, as another process would.
+      onProgress: () => {
+        looking ??= (async () => {
+          const schemas = await replaySchemas(t.runtime.db);
+          seen.push(schemas);
+          await dropKeptSchemas(t.runtime.db, schemas.running).catch((error: Error) => refusals.push(error.message));
+        })();
+      },
+    });
+    await looking;
+    expect(seen).toHaveLength(1);
+    expect(seen[0]!.running).toEqual([report.schema]);
+    expect(seen[0]!.kept).not.toContain(report.schema);
+    expect(refusals).toEqual([expect.stringMatching(new RegExp(`^${report.schema}: a replay is still writing it; .*nothing was dropped`))]);
+    expect(await schemaExists(t.runtime.db, report.schema)).toBe(true);
+    const after = await replaySchemas(t.runtime.db);
+    expect(after.running).toEqual([]);
+    expect(after.kept).toContain(report.schema);
+    expect(await dropKeptSchemas(t.runtime.db, [report.schema])).toEqual([report.schema]);
+  });
+
+  it('takes the schema of a replay that stopped without a word (killed) for a kept one once its heartbeat is a minute old', async () => {
+    const schema = `replay_stopped_${eventLog}`;
+    await createReplaySchema(t.runtime.db, 'public', schema, ledgerProjection.tables, { running: true });
+    try {
+      expect((await replaySchemas(t.runtime.db)).running).toContain(schema);
+      await t.runtime.db.query(`COMMENT ON SCHEMA ${schema} IS 'offer-ledger replay under way, heartbeat ${new Date(Date.now() - 61_000).toISOString()}'`);
+      expect((await replaySchemas(t.runtime.db)).kept).toContain(schema);
+    } finally {
+      await dropSchemas(t.runtime.db, [schema]);
+    }
   });
 
   it('rebuilds the ledger as it was at a time (--as-of)', async () => {

@@ -333,10 +333,17 @@ export const LEDGER_TABLES: Record<LedgerTable['name'], LedgerTable> = {
   },
 };
 
-/** Exact text where JavaScript would round (int8, numeric) and RFC 3339 UTC with microseconds for times. */
+/**
+ * A timestamptz column as RFC 3339 UTC text with milliseconds, as topic exports write times (so an
+ * export of the log and one of the ledger join on the text), or with microseconds when it has any.
+ */
+const exportedTime = (column: string) =>
+  `CASE WHEN date_trunc('milliseconds', ${column}) = ${column} THEN to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') ELSE ${utcText(column)} END`;
+
+/** Exact text where JavaScript would round (int8, numeric) and RFC 3339 UTC for times (exportedTime). */
 function exportedColumn([name, type]: readonly [string, LedgerColumnType]): string {
   if (type === 'bigint' || type === 'numeric') return `t.${name}::text AS ${name}`;
-  if (type === 'timestamptz') return `${utcText(`t.${name}`)} AS ${name}`;
+  if (type === 'timestamptz') return `${exportedTime(`t.${name}`)} AS ${name}`;
   return `t.${name}`;
 }
 

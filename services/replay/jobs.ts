@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { ReplayInputError } from '../../platform/projection/point-in-time.js';
+import { pointInTimeBounds, ReplayInputError } from '../../platform/projection/point-in-time.js';
 import type { RebuildProgress } from '../../platform/projection/rebuild.js';
 import { replay, type ReplayReport } from '../../platform/projection/replay.js';
 import type { Runtime } from '../../platform/runtime.js';
@@ -39,9 +39,14 @@ export function replayJobs(runtime: Runtime) {
   const jobs = new Map<string, ReplayJob>();
   let running: string | undefined;
   return {
-    /** Starts a replay; throws ReplayInputError for a bad request, ReplayBusyError while another runs. */
-    start(input: unknown): ReplayJob {
+    /**
+     * Starts a replay; throws ReplayInputError for a bad request (a point in time the log cannot
+     * give included, as the CLI refuses it before it starts), ReplayBusyError while another runs.
+     */
+    async start(input: unknown): Promise<ReplayJob> {
       const options = resolveReplayRequest(input);
+      if (running) throw new ReplayBusyError(running);
+      if (options.pointInTime) await pointInTimeBounds(runtime.eventLog, options.projections, options.pointInTime, options.explicit ?? false);
       if (running) throw new ReplayBusyError(running);
       const startedAt = performance.now();
       const job: ReplayJob = {

@@ -189,6 +189,12 @@ describe.each([['kafka'], ['sql']] as const)('replay on the %s log', (eventLog) 
     const bad = await t.app.inject({ method: 'POST', url: '/admin/replays', headers: admin, payload: { as_of: 'yesterday' } });
     expect(bad.statusCode).toBe(400);
     expect(bad.json()).toMatchObject({ code: 'BAD_REQUEST', extra: { field: 'as_of' } });
+    // A position the log cannot give is refused at once too, as the CLI refuses it, not as a failed job.
+    for (const until of ['postbacks:99:0', 'postbacks:0:99999999']) {
+      const impossible = await t.app.inject({ method: 'POST', url: '/admin/replays', headers: admin, payload: { until } });
+      expect(impossible.statusCode, until).toBe(400);
+      expect(impossible.json(), until).toMatchObject({ code: 'BAD_REQUEST', extra: { field: 'until' } });
+    }
     expect((await t.app.inject({ method: 'POST', url: '/admin/replays', payload: {} })).statusCode).toBe(401);
     expect((await t.app.inject({ method: 'GET', url: '/admin/replays/nope', headers: admin })).statusCode).toBe(404);
   });

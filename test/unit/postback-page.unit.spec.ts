@@ -24,6 +24,10 @@ describe('parseInstant', () => {
     expect(parseInstant('2026-11-23T14:05:07.123456Z')).toBe('2026-11-23T14:05:07.123456Z');
     expect(parseInstant('2026-11-23T14:05:07.1234567Z')).toBe('2026-11-23T14:05:07.123456Z');
     expect(parseInstant('2026-11-23T14:05:00+01:30')).toBe('2026-11-23T12:35:00.000000Z');
+    // The same typed into an address bar, where `+` reads as a space.
+    expect(parseInstant('2026-11-23T14:05:00 01:30')).toBe('2026-11-23T12:35:00.000000Z');
+    expect(parseInstant(new URLSearchParams('from=2026-11-23T14:05:00+02:00').get('from')!)).toBe('2026-11-23T12:05:00.000000Z');
+    expect(parseInstant('2026-11-23T14:05:00 1:30')).toBeUndefined();
     expect(parseInstant('0050-01-01T00:00')).toBe('0050-01-01T00:00:00.000000Z');
   });
 

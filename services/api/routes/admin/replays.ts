@@ -12,7 +12,7 @@ import { ReplayBusyError, type ReplayJobs } from '../../../replay/jobs.js';
 export async function replayRoutes(app: FastifyInstance, options: { replays: ReplayJobs }) {
   app.post('/replays', { schema: { hide: true } }, async (request, reply) => {
     try {
-      return reply.code(202).send(success({ job: options.replays.start(request.body ?? {}) }));
+      return reply.code(202).send(success({ job: await options.replays.start(request.body ?? {}) }));
     } catch (error) {
       if (error instanceof ReplayInputError) throw badRequest(`${error.option}: ${error.message}`, { field: error.option });
       if (error instanceof ReplayBusyError) throw new ApiError(409, 'REPLAY_RUNNING', error.message);

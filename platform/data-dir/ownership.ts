@@ -92,8 +92,8 @@ async function provenOwner(dataDir: string): Promise<OwnerInfo | undefined> {
     if (Date.now() >= deadline) {
       throw new BackendUnavailableError(
         'DATA_DIR',
-        `the owner socket of ${dataDir} is held by a process that cannot prove it holds the folder (pid ${typeof owner.pid === 'number' ? owner.pid : 'unknown'}, by its own account): another user's process may have taken the socket's name`,
-        'find it with `ss -xlp | grep offer-ledger-data-dir` (as root for other users\' processes) and stop it, or set DATA_DIR to another folder',
+        `the owner socket of ${dataDir} is held by a process that cannot prove it holds the folder (pid ${typeof owner.pid === 'number' ? owner.pid : 'unknown'}, by its own account): a service started from an earlier version, or another user's process that took the socket's name`,
+        'restart the service if it is an earlier version; otherwise find the process with `ss -xlp | grep offer-ledger-data-dir` (as root for other users\' processes) and stop it, or set DATA_DIR to another folder',
       );
     }
     await pause(100);

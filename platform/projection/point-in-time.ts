@@ -12,13 +12,20 @@ export class ReplayInputError extends Error {
 }
 
 /** An RFC 3339 date-time with its offset (`2026-11-01T00:00:00Z`), to the millisecond. */
-export function parseAsOf(text: string): Date {
+export function parseAsOf(text: string, now: Date = new Date()): Date {
   const time = parseRfc3339(text);
   if (!time) {
     throw new ReplayInputError('as_of', rfc3339Problem(text));
   }
+  // A time to come would quietly give the read models as they are now, under a name that says otherwise.
+  if (time.getTime() > now.getTime() + FUTURE_TOLERANCE_MS) {
+    throw new ReplayInputError('as_of', `${text} is in the future (now is ${now.toISOString()}); for the read models as they are now, replay without --as-of and --keep the result`);
+  }
   return time;
 }
+
+/** How far past this machine's clock an --as-of may be (another machine's clock, a script's rounding). */
+const FUTURE_TOLERANCE_MS = 60_000;
 
 /** `topic:partition:offset,…`: the next offset per partition (events below it are replayed). */
 export function parseUntil(text: string): TopicPartitionOffset[] {

@@ -35,6 +35,20 @@ describe('replay input that names no point in the log', () => {
     expect(await replaySchemas()).toEqual([]);
   });
 
+  it('an --as-of to come exits 2 (it would be the read models of now under a name saying otherwise); a minute of clock skew is let through', async () => {
+    const future = new Date(Date.now() + 3_600_000).toISOString();
+    const result = await runCli('services/replay/cli.ts', ['--projection', 'ledger', '--as-of', future], env);
+    expect(result.status, result.stdout + result.stderr).toBe(2);
+    expect(ownLines(result.stderr)).toEqual([expect.stringMatching(new RegExp(`^error: --as-of: ${future.replace(/\./g, '\\.')} is in the future \\(now is .*\\); for the read models as they are now, replay without --as-of`))]);
+    expect(await replaySchemas()).toEqual([]);
+    const api = await t.app.inject({ method: 'POST', url: '/admin/replays', headers: admin, payload: { projections: ['ledger'], as_of: future } });
+    expect(api.statusCode).toBe(400);
+    expect(api.json()).toMatchObject({ code: 'BAD_REQUEST', extra: { field: 'as_of' } });
+    const skewed = await runCli('services/replay/cli.ts', ['--projection', 'ledger', '--as-of', new Date(Date.now() + 20_000).toISOString(), '--json'], env);
+    expect(skewed.status, skewed.stderr).toBe(0);
+    for (const schema of await replaySchemas()) await t.runtime.db.query(`DROP SCHEMA ${schema} CASCADE`);
+  });
+
   it('an empty --projection exits 2 instead of rebuilding every read model', async () => {
     for (const value of ['', ' , ']) {
       const result = await runCli('services/replay/cli.ts', ['--projection', value], env);

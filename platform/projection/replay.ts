@@ -174,6 +174,9 @@ async function rebuildInto(
         });
         created.push(retired);
         swapped = true;
+        // Its tables are live now: what is left of it (its own offsets) is of no use to anyone.
+        await dropSchemas(db, [schema]);
+        created.splice(created.indexOf(schema), 1);
       }
     }
   } catch (error) {

@@ -220,6 +220,8 @@ describe.each([['kafka'], ['sql']] as const)('replay on the %s log', (eventLog) 
     // The swapped-in tables have every index the live ones had, under the same names.
     expect(await ledgerIndexes('public')).toEqual(indexesBefore);
     // The damaged table was retired, not lost.
+    // The rebuilt schema's tables are live: kept are the live tables as they were and their snapshot.
+    expect(report.kept).toEqual([`${report.schema}_live`, `${report.schema}_retired`]);
     const retired = report.kept.find((schema) => schema.endsWith('_retired'))!;
     const old = await t.runtime.db.query(`SELECT payout_amount FROM ${retired}.conversions WHERE partner_id = $1 AND identity_key = $2`, [damaged.partner_id, damaged.identity_key]);
     expect(old.rows).toEqual([{ payout_amount: '0.01' }]);

@@ -26,10 +26,13 @@ export interface PublicOffer {
 /**
  * The status every route reports for an offer, so a card's status always equals what the offer
  * info route says: real-time remote offers are `expired` (their quote lived only at serve time);
- * local offers report their stored lifecycle status.
+ * local offers report their stored lifecycle status, except that a deleted, delisted or test-only
+ * one stored as active reports `expired` (it can no longer be served).
  */
-export function publicStatus(offer: Pick<StoredOffer, 'kind' | 'status'>): OfferStatus {
-  return offer.kind === 'remote' ? 'expired' : offer.status;
+export function publicStatus(offer: Pick<StoredOffer, 'kind' | 'status' | 'deleted' | 'delisted' | 'test_only'>): OfferStatus {
+  if (offer.kind === 'remote') return 'expired';
+  // `active` is the only servable status: an offer whose content is withdrawn is not, whatever its lifecycle says.
+  return offer.status === 'active' && hasWithdrawnContent(offer) ? 'expired' : offer.status;
 }
 
 /** Whether the offer's content is withdrawn from the public whatever its status: deleted, delisted or test-only. */
@@ -46,7 +49,7 @@ export function isPubliclyVisible(offer: Pick<StoredOffer, 'status' | 'deleted' 
  * The offer object for `offer` with `content` (its stored details, or a remote snapshot's), or
  * with only `offer_id` and `offer_info.status` when there is no content to show.
  */
-export function publicOffer(offer: Pick<StoredOffer, 'offer_id' | 'kind' | 'status'>, content?: { details: OfferDetailsDocument; language: string | null }): PublicOffer {
+export function publicOffer(offer: Pick<StoredOffer, 'offer_id' | 'kind' | 'status' | 'deleted' | 'delisted' | 'test_only'>, content?: { details: OfferDetailsDocument; language: string | null }): PublicOffer {
   const status = publicStatus(offer);
   if (!content) return { offer_id: offer.offer_id, offer_info: { status } };
   const { details, language } = content;

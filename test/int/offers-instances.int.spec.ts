@@ -137,11 +137,11 @@ describe('offers without shown details', () => {
     expect(item!.offer).toEqual({ offer_id: world.offers.bare, offer_instance_id: c!.offer_instance_id, offer_info: { status: 'active' } });
   });
 
-  it.each(['deleted', 'delisted', 'testOnly'] as const)('shows a %s offer (withdrawn content) with its status only, no details and no action', async (which) => {
+  it.each(['deleted', 'delisted', 'testOnly'] as const)('shows a %s offer (withdrawn content) as expired (no longer servable), no details and no action', async (which) => {
     const [c] = await serve(card({ offer_id: world.offers[which] }));
     const [item] = await lookup(world.keys.main, [c!.offer_instance_id]);
     expect(item).toMatchObject({ status: 'found', placement_id: world.placements.main });
-    expect(item!.offer).toEqual({ offer_id: world.offers[which], offer_instance_id: c!.offer_instance_id, offer_info: { status: 'active' } });
+    expect(item!.offer).toEqual({ offer_id: world.offers[which], offer_instance_id: c!.offer_instance_id, offer_info: { status: 'expired' } });
   });
 
   it.each(['paused', 'pending', 'rejected', 'expired'] as const)('shows a %s offer with its details and status, without action', async (status) => {

@@ -37,7 +37,7 @@ export function prepareCandidate(row: ServingCandidateRow): Candidate | undefine
     if (read.ok) content = { details: read.details, language: row.snapshot.language };
   }
   if (!content) return undefined;
-  const offer = publicOffer({ offer_id: row.offer_id, kind: row.kind, status: 'active' }, content);
+  const offer = publicOffer({ offer_id: row.offer_id, kind: row.kind, status: 'active', deleted: false, delisted: false, test_only: false }, content);
   // Served means servable now: a remote offer's quote is live at serve time, so its card says
   // active (the instance route later reports such cards expired, as the reference requires).
   offer.offer_info.status = 'active';

@@ -1,11 +1,14 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
+import { repeatedTopLevelKey } from '../text/json-keys.js';
 import { badRequest } from './errors.js';
 
 /**
  * JSON bodies for every route. Keys that could reach an object's prototype (`__proto__`, and
  * `constructor` holding `prototype`) are refused like any other unknown field: a 400 naming the
- * key. Fastify's own parser refuses them too, but as "not valid JSON", which names nothing.
+ * key. Fastify's own parser refuses them too, but as "not valid JSON", which names nothing. A key
+ * the body's object names twice is a 400 naming it too (the postback route, which reads its own
+ * bodies, refuses it the same way).
  */
 const mayNamePrototypeKey = (body: string) => body.includes('\\') || body.includes('__proto__') || body.includes('constructor');
 
@@ -30,6 +33,9 @@ export const jsonBodies = fp(async (app: FastifyInstance) => {
       return done(badRequest('the request body is not valid JSON'), undefined);
     }
     if (forbidden !== undefined) return done(badRequest(`${forbidden}: is not a field of any body (it would reach an object's prototype)`, { field: forbidden }), undefined);
+    // JSON.parse keeps a repeated key's last value without a word; which one the sender meant is not ours to guess.
+    const repeated = typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? repeatedTopLevelKey(body) : undefined;
+    if (repeated !== undefined) return done(badRequest(`${repeated}: is given twice; send each field once`, { field: repeated }), undefined);
     done(null, parsed);
   });
 });

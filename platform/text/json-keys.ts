@@ -10,11 +10,11 @@ export function repeatedTopLevelKey(json: string): string | undefined {
   let depth = 0;
   let index = 0;
   while (index < json.length) {
-    const character = json[index]!;
-    if (character === '"') {
+    const character = json.charCodeAt(index);
+    if (character === QUOTE) {
       const end = endOfString(json, index);
       // A string at depth 1 followed by ':' is a key of the top-level object.
-      if (depth === 1 && json[afterWhitespace(json, end)] === ':') {
+      if (depth === 1 && json.charCodeAt(afterWhitespace(json, end)) === COLON) {
         const key = JSON.parse(json.slice(index, end)) as string;
         if (seen.has(key)) return key;
         seen.add(key);
@@ -22,18 +22,27 @@ export function repeatedTopLevelKey(json: string): string | undefined {
       index = end;
       continue;
     }
-    if (character === '{' || character === '[') depth += 1;
-    else if (character === '}' || character === ']') depth -= 1;
+    if (character === OPEN_BRACE || character === OPEN_BRACKET) depth += 1;
+    else if (character === CLOSE_BRACE || character === CLOSE_BRACKET) depth -= 1;
     index += 1;
   }
   return undefined;
 }
 
-/** The index just past the closing quote of the string opening at `start`. */
+const [QUOTE, COLON, BACKSLASH, OPEN_BRACE, CLOSE_BRACE, OPEN_BRACKET, CLOSE_BRACKET] = [...'":\\{}[]'].map((character) => character.charCodeAt(0));
+
+/** The index just past the closing quote of the string opening at `start` (searched for, not walked: bodies are mostly strings). */
 function endOfString(json: string, start: number): number {
-  let index = start + 1;
-  while (json[index] !== '"') index += json[index] === '\\' ? 2 : 1;
-  return index + 1;
+  let quote = json.indexOf('"', start + 1);
+  while (isEscaped(json, quote)) quote = json.indexOf('"', quote + 1);
+  return quote + 1;
+}
+
+/** Whether the quote at `at` follows an odd run of backslashes. */
+function isEscaped(json: string, at: number): boolean {
+  let backslashes = 0;
+  while (json.charCodeAt(at - 1 - backslashes) === BACKSLASH) backslashes += 1;
+  return backslashes % 2 === 1;
 }
 
 /** The index of the first character at or after `index` that is not JSON whitespace. */

@@ -80,6 +80,19 @@ describe.each(BODY_ROUTES)('request bodies on POST $url', ({ url, headers }) => 
     // A key merely named like them is data, not a threat.
     expect((await post('application/json', '{"constructor": "x", "entry_id": "a"}')).statusCode).not.toBe(500);
   });
+
+  it('400 BAD_REQUEST naming a key the body gives twice (JSON.parse would keep the last one without a word), however it is spelled', async () => {
+    for (const [payload, field] of [
+      ['{"entry_id": "a", "entry_id": "b"}', 'entry_id'],
+      ['{"entry_id": "a", "tags": {"x": 1, "x": 2}, "\\u0065ntry_id": "b"}', 'entry_id'],
+    ] as const) {
+      const response = await post('application/json', payload);
+      expect(response.statusCode, payload).toBe(400);
+      expect(JSON.parse(response.body)).toMatchObject({ code: 'BAD_REQUEST', message: `${field}: is given twice; send each field once`, data: {}, extra: { field } });
+    }
+    // The same key in different objects is no repeat.
+    expect((await post('application/json', '{"entry_id": "a", "tags": [{"entry_id": 1}, {"entry_id": 2}]}')).body).not.toMatch(/given twice/);
+  });
 });
 
 describe('routes and methods', () => {

@@ -323,6 +323,12 @@ describe('the body', () => {
     expectFailure(await post(world.keys.main, body), 400, 'BAD_REQUEST', RULE);
   });
 
+  it('400 naming offer_instance_ids given twice (which list was meant is not ours to guess), stating the rule too', async () => {
+    const response = await post(world.keys.main, `{"offer_instance_ids":["${uuidv7()}"],"offer_instance_ids":["${uuidv7()}"]}`);
+    expectFailure(response, 400, 'BAD_REQUEST', /offer_instance_ids: is given twice/);
+    expect(response.json().message).toMatch(RULE);
+  });
+
   it('400 naming an unknown body field, stating the rule too', async () => {
     const response = await post(world.keys.main, { offer_instance_ids: [uuidv7()], limit: 5 });
     expectFailure(response, 400, 'BAD_REQUEST', /unknown body field "limit"/);

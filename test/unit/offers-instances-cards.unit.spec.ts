@@ -50,9 +50,11 @@ describe('instance items', () => {
   it.each([
     ['a remote offer', offer({ kind: 'remote' }), 'expired'],
     ['an offer without details', offer({ details: null }), 'active'],
-    ['a deleted offer', offer({ deleted: true }), 'active'],
-    ['a delisted offer', offer({ delisted: true }), 'active'],
-    ['a test-only offer', offer({ test_only: true }), 'active'],
+    // Withdrawn content: no longer servable, so not `active` (a lifecycle status other than active stays).
+    ['a deleted offer', offer({ deleted: true }), 'expired'],
+    ['a delisted offer', offer({ delisted: true }), 'expired'],
+    ['a test-only offer', offer({ test_only: true }), 'expired'],
+    ['a deleted paused offer', offer({ deleted: true, status: 'paused' }), 'paused'],
     ['a paused remote offer', offer({ kind: 'remote', status: 'paused' }), 'expired'],
   ])('%s: only offer_id, offer_instance_id and offer_info.status', (_what, o, status) => {
     expect(item(card(), o).offer).toEqual({ offer_id: 'o', offer_instance_id: 'i', offer_info: { status } });

@@ -91,3 +91,18 @@ describe('location ids, with the excerpt loaded', () => {
     for (const url of idUrls('2840')) expect((await t.app.inject(url)).statusCode, url).toBe(200);
   });
 });
+
+describe('a query string that cannot be read', () => {
+  it.each(['/v1/locations/search?catalog=FULL&q=%zz', '/v1/locations/search?q=caf%E9', '/v1/locations/resolve?country=U%S', '/v1/locations/2840?catalog%=FULL'])(
+    '%s is a 400 naming the part, never a search for the text as it came',
+    async (url) => {
+      const response = await t.app.inject(url);
+      expect(response.statusCode).toBe(400);
+      expect(response.json()).toEqual({ code: 'BAD_REQUEST', message: expect.stringMatching(/^the query string is not valid percent-encoding \(at ".*%.*"\)/), data: {}, extra: {} });
+    },
+  );
+
+  it('well-formed escapes and + are read as usual', async () => {
+    expect((await t.app.inject('/v1/locations/search?q=caf%C3%A9+x&catalog=FULL')).statusCode).not.toBe(400);
+  });
+});

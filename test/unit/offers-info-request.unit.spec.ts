@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../platform/http/errors.js';
-import { parseInfoQuery, rawQueryOf, submittedLink } from '../../services/api/routes/offers/info-request.js';
+import { rawQueryOf } from '../../platform/http/form-pairs.js';
+import { parseInfoQuery, submittedLink } from '../../services/api/routes/offers/info-request.js';
 
 const BASE = 'https://go.example.test/l';
 const UUID = '01939c5e-7b1a-7c3e-9f00-0123456789ab';

@@ -1,6 +1,8 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import rateLimit from '@fastify/rate-limit';
 import { perClientRateLimit } from '../../client-rate-limit.js';
+import { badRequest } from '../../../../platform/http/errors.js';
+import { decodeFormPairs, rawQueryOf } from '../../../../platform/http/form-pairs.js';
 import type { Runtime } from '../../../../platform/runtime.js';
 import { documentOnlyValidation } from '../../../../platform/http/envelope-schema.js';
 import { lookupSchema, resolveSchema, searchSchema } from './schema.js';
@@ -20,6 +22,12 @@ export function locationRateLimit(runtime: Runtime) {
  */
 export async function locationRoutes(app: FastifyInstance, { runtime }: { runtime: Runtime }) {
   await app.register(rateLimit, locationRateLimit(runtime));
+  // The framework keeps a value whose percent-encoding is not UTF-8 as it came (`q=%zz` would be
+  // searched for literally): a parameter that cannot be read is refused, as on the offer routes.
+  app.addHook('onRequest', async (request) => {
+    decodeFormPairs(rawQueryOf(request.url), (part) =>
+      badRequest(`the query string is not valid percent-encoding (at ${JSON.stringify(part.slice(0, 120))}); encode each value as UTF-8, then percent-encode it`));
+  });
 
   const context = { db: runtime.db };
   // Request schemas only document the parameters: each catalog's handler checks them itself.

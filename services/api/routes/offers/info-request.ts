@@ -1,4 +1,5 @@
 import { badRequest } from '../../../../platform/http/errors.js';
+import { decodeFormPairs } from '../../../../platform/http/form-pairs.js';
 import { parseTrackedLink, type TrackedLinkRef } from '../../../../projections/offers/links/parse-link.js';
 
 /**
@@ -28,27 +29,9 @@ const ENCODE_HINT = 'URL-encode the link as one parameter, including its own que
 /** A value for a message: quoted, and cut short when long. */
 const shown = (value: string) => JSON.stringify(value.length > 120 ? `${value.slice(0, 120)}…` : value);
 
-/** The query string of a request target ('' when there is none). */
-export function rawQueryOf(url: string): string {
-  const at = url.indexOf('?');
-  return at < 0 ? '' : url.slice(at + 1);
-}
-
 /** application/x-www-form-urlencoded pairs, strictly: '+' is a space, bad percent-encoding is a 400. */
-function decodePairs(query: string): [string, string][] {
-  const pairs: [string, string][] = [];
-  for (const part of query.split('&')) {
-    if (part === '') continue;
-    const equals = part.indexOf('=');
-    const [name, value] = equals < 0 ? [part, ''] : [part.slice(0, equals), part.slice(equals + 1)];
-    try {
-      pairs.push([decodeURIComponent(name.replace(/\+/g, ' ')), decodeURIComponent(value.replace(/\+/g, ' '))]);
-    } catch {
-      throw badRequest(`the query string is not valid percent-encoding (at ${shown(part)}); ${ENCODE_HINT}`);
-    }
-  }
-  return pairs;
-}
+const decodePairs = (query: string) =>
+  decodeFormPairs(query, (part) => badRequest(`the query string is not valid percent-encoding (at ${shown(part)}); ${ENCODE_HINT}`));
 
 /**
  * The tracked link a submitted `offerurl` is: a URI on LINK_BASE whose path, as written, is one

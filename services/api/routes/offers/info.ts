@@ -15,7 +15,8 @@ import { openReadCaches } from '../../read-cache.js';
 import { URL_ACTION_TYPE } from './card-action.js';
 import { unavailableOnFailure as readOrUnavailable } from '../../../../platform/http/read-or-unavailable.js';
 import { openOfferInfoCache, type OfferInfoCache } from './info-cache.js';
-import { parseInfoQuery, rawQueryOf, type InfoRequest } from './info-request.js';
+import { rawQueryOf } from '../../../../platform/http/form-pairs.js';
+import { parseInfoQuery, type InfoRequest } from './info-request.js';
 import { infoQuerystring, infoResponses, type InfoOffer } from './info-schema.js';
 
 const UNAVAILABLE = 'OFFER_INFO_UNAVAILABLE';

@@ -71,7 +71,7 @@ export async function openDatabase(config: Config, options: OpenOptions = {}): P
     // Loaded here only: the embedded engine takes about half a second to load, which every
     // process on Postgres would otherwise pay at start-up (a crashed one's restart included).
     const { openPglite } = await import('./db/pglite.js');
-    const embedded = await openPglite(embeddedDatabaseDir(config.dataDir));
+    const embedded = await openPglite(embeddedDatabaseDir(config.dataDir), { minFreeBytes: config.dataDirMinFreeMb * 1024 * 1024 });
     return {
       owner,
       db: {

@@ -24,6 +24,7 @@ export const settings = {
   redisUrl: optionalUrl('REDIS_URL', 'Redis for caches and rate limits. Unset: in-process limits.', ['redis:', 'rediss:']),
   topicPrefix: text('TOPIC_PREFIX', 'Prefix of every topic name (lets several environments share a cluster).', '', /^[A-Za-z0-9._-]*$/, 'letters, digits, ".", "_" or "-"'),
   linkBase: { ...optionalUrl('LINK_BASE', 'Origin of tracked links, {link_base}. Unset: this API\'s own address (127.0.0.1 for a wildcard HOST), so a card\'s link opens where it was served; set it when clients reach the API under another name (a proxy, a public host).', ['http:', 'https:']), defaultText: 'http://{HOST}:{PORT}/l' },
+  dataDirMinFreeMb: integer('DATA_DIR_MIN_FREE_MB', 'Embedded default: the room the disk holding DATA_DIR must keep; below it no write starts (503s, retryable), /readyz says so, and a start is refused, because the embedded engine hangs its process when the disk fills. 0: not watched.', 128, 0, 1_000_000),
   geoCatalogFile: optionalFile('GEO_CATALOG_FILE', 'Geo-target catalog release (CSV or zip) loaded before the location routes serve.'),
   geoCatalogSha256: optionalHex('GEO_CATALOG_SHA256', 'Expected sha256 of GEO_CATALOG_FILE; the loader refuses a file that differs.', 64),
   geoIndexCacheDir: optionalText('GEO_INDEX_CACHE_DIR', 'Folder where the built location indexes are kept, so a restart loads them instead of building them again (one folder per database). Unset: DATA_DIR/geo-index on the embedded default, none with DATABASE_URL; `off`: none.'),

@@ -51,6 +51,10 @@ export interface Db extends Sql {
    * was opened again): re-read whatever they stand for.
    */
   listen(channel: string, onPayload: (payload: string) => void): Promise<() => Promise<void>>;
+  /** The embedded engine's room on its disk, when it watches it (DATA_DIR_MIN_FREE_MB). */
+  room?(): { free_bytes: number; min_free_bytes: number; room: boolean };
+  /** Reads that room again now (it is read every second anyway). */
+  refreshRoom?(): Promise<void>;
   close(): Promise<void>;
 }
 

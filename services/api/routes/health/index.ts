@@ -33,6 +33,8 @@ const readyzSchema = {
   }, readyzExamples),
 };
 
+const MB = 1024 * 1024;
+
 /** How long a backend may take to answer a readiness check: one that hangs is as unready as one that refuses. */
 const READINESS_CHECK_MS = 2_000;
 
@@ -46,6 +48,12 @@ export async function healthRoutes(app: FastifyInstance, { runtime }: { runtime:
       event_log: () => runtime.eventLog.ping(),
     };
     if (runtime.redis) checks.redis = () => runtime.redis!.ping();
+    // The embedded database answers reads on a full disk, but takes no writes (DATA_DIR_MIN_FREE_MB).
+    const room = runtime.db.room;
+    if (room) checks.data_dir_disk = async () => {
+      const { free_bytes: free, min_free_bytes: min, room: enough } = room();
+      if (!enough) throw new Error(`${Math.floor(free / MB)} MB free, under DATA_DIR_MIN_FREE_MB (${Math.floor(min / MB)}); writes are refused until there is room`);
+    };
     // Reported, not required: every schema of this build was registered when the log opened, so a
     // registry that is down stops nothing here; only a process starting meanwhile would stop.
     const registryUrl = runtime.config.kafkaBrokers ? runtime.config.schemaRegistryUrl : undefined;

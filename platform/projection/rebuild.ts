@@ -1,4 +1,5 @@
 import type { Db } from '../db/db.js';
+import { BackendUnavailableError } from '../startup.js';
 import type { EventLog, Subscription } from '../events/event-log.js';
 import { listPositions, positionKey, positionsIn, type Positions } from './positions.js';
 import type { Projection } from './projection.js';
@@ -78,7 +79,10 @@ export async function startRebuild(options: RebuildOptions): Promise<Rebuild> {
           wake();
         },
         onError: (error) => {
-          failure ??= new Error(`rebuilding the ${projection.name} read model failed: ${error.message}`);
+          // A backend that is unavailable (the embedded database's disk out of room) stays one: exit 4, not 1.
+          failure ??= error instanceof BackendUnavailableError
+            ? error
+            : new Error(`rebuilding the ${projection.name} read model failed: ${error.message}`);
           wake();
         },
       });

@@ -9,6 +9,16 @@ import { badRequest, serviceUnavailable } from './errors.js';
  */
 export const requestGuards = fp(async (app: FastifyInstance) => {
   let closing = false;
+  let draining = false;
+  // Before close: requests are still answered, each with `Connection: close`, so clients let go
+  // of their kept-alive connections one answer at a time instead of having them cut under a
+  // request they are sending; readiness says the instance is going, so balancers stop sending.
+  app.decorate('startDraining', () => {
+    draining = true;
+  });
+  app.addHook('onSend', async (_request, reply) => {
+    if (draining) reply.header('connection', 'close');
+  });
   // Fastify stops routing new work once close() starts; requests still arriving on kept-alive
   // connections are told to retry (elsewhere) and their connection closes.
   app.addHook('preClose', (done) => {
@@ -16,8 +26,15 @@ export const requestGuards = fp(async (app: FastifyInstance) => {
     done();
   });
   app.addHook('onRequest', (request, _reply, done) => {
-    if (closing) done(serviceUnavailable('SHUTTING_DOWN', 'this instance is shutting down; retry the request'));
+    if (closing || (draining && request.url === '/readyz')) done(serviceUnavailable('SHUTTING_DOWN', 'this instance is shutting down; retry the request'));
     else if (request.raw.httpVersion === '1.1' && request.headers.host === undefined) done(badRequest('an HTTP/1.1 request needs a Host header'));
     else done();
   });
 });
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Starts the drain before close (requestGuards): answers go on, each closing its connection. */
+    startDraining(): void;
+  }
+}

@@ -41,7 +41,9 @@ let stopping = false;
 async function shutdown(signal: string) {
   if (stopping) return;
   stopping = true;
-  app.log.info({ signal }, 'shutting down');
+  app.log.info({ signal, drain_ms: config.shutdownDrainMs }, 'shutting down');
+  app.startDraining();
+  await new Promise((resolve) => setTimeout(resolve, config.shutdownDrainMs));
   await app.close();
   await stopOwnerCommands();
   await projectors?.stop();

@@ -1,3 +1,4 @@
+import { Agent, get as httpGet } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { success } from '../../platform/http/envelope.js';
@@ -258,5 +259,31 @@ describe('a server shutting down', () => {
       data: {},
       extra: { result: 'unavailable', reason: 'postback_v10_unavailable', retryable: true, event_logged: false },
     });
+  });
+  it('drains before it closes: a kept-alive connection gets its answer with Connection: close, and readiness says it is going', async () => {
+    const draining = await createTestApp({ eventLog: 'sql', env: { REDIS_URL: '' } });
+    try {
+      await draining.app.listen({ port: 0, host: '127.0.0.1' });
+      const { port } = draining.app.server.address() as { port: number };
+      // One kept-alive connection, as a client pool holds it.
+      const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+      const get = (path: string) => new Promise<{ status: number; connection: string | undefined; socket: unknown }>((resolve, reject) => {
+        const request = httpGet({ host: '127.0.0.1', port, path, agent }, (response) => {
+          response.resume();
+          response.on('end', () => resolve({ status: response.statusCode!, connection: response.headers.connection, socket: request.socket }));
+        });
+        request.on('error', reject);
+      });
+      const before = await get('/healthz');
+      expect(before).toMatchObject({ status: 200, connection: 'keep-alive' });
+      draining.app.startDraining();
+      const during = await get('/healthz');
+      expect(during.socket).toBe(before.socket);
+      expect(during).toMatchObject({ status: 200, connection: 'close' });
+      expect((await get('/readyz')).status).toBe(503);
+      agent.destroy();
+    } finally {
+      await draining.close();
+    }
   });
 });

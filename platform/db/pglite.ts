@@ -9,17 +9,17 @@ const identity = (value: string) => value;
 const giveWay = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
- * The engine runs each statement on this thread, and statements queued one behind another run
- * back to back without the event loop polling for I/O in between: while a replay or a catch-up
- * queues statements, a request could not even be read. So each statement first lets the loop
- * poll once (`giveWay`): a request then waits for at most the statement running, not the queue.
- */
-/**
  * Statements that write, run outside a transaction. DROP is not among them: it is how room is
  * made again (a replay's schema), and what it logs is small.
  */
 const WRITES = /^\s*(INSERT|UPDATE|DELETE|CREATE|ALTER|COPY|COMMENT|TRUNCATE|MERGE|REFRESH|VACUUM|CLUSTER|REINDEX)\b/i;
 
+/**
+ * The engine runs each statement on this thread, and statements queued one behind another run
+ * back to back without the event loop polling for I/O in between: while a replay or a catch-up
+ * queues statements, a request could not even be read. So each statement first lets the loop
+ * poll once (`giveWay`): a request then waits for at most the statement running, not the queue.
+ */
 function wrap(target: PGlite | Transaction, beforeWrite: (text: string) => void = () => {}): Sql {
   return {
     async query<R>(text: string, params?: unknown[]): Promise<QueryResult<R>> {

@@ -9,7 +9,7 @@ const identity = (value: string) => value;
 const giveWay = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
- * Statements that write, run outside a transaction. DROP is not among them: it is how room is
+ * Statements that write, alone or inside a transaction. DROP is not among them: it is how room is
  * made again (a replay's schema), and what it logs is small.
  */
 const WRITES = /^\s*(INSERT|UPDATE|DELETE|CREATE|ALTER|COPY|COMMENT|TRUNCATE|MERGE|REFRESH|VACUUM|CLUSTER|REINDEX)\b/i;

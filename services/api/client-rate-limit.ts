@@ -1,4 +1,5 @@
 import type { FastifyRequest } from 'fastify';
+import { rateLimitKey } from '../../platform/http/client-key.js';
 import { failure } from '../../platform/http/envelope.js';
 import { tooManyRequests } from '../../platform/http/errors.js';
 import type { ResponseExample } from '../../platform/http/response-examples.js';
@@ -7,7 +8,7 @@ import type { Runtime } from '../../platform/runtime.js';
 
 /**
  * The options of @fastify/rate-limit for a limit of `max` requests per client address (the
- * socket's, or the one a proxy in TRUSTED_PROXIES gives) per minute, answered with the
+ * socket's, or the one a proxy in TRUSTED_PROXIES gives; an IPv6 one by its /64) per minute, answered with the
  * reference's 429 RATE_LIMITED. Counts are shared across API processes when Redis is configured
  * (kept in this process while Redis cannot answer), in-process otherwise; `name` keeps each limit's
  * counts apart, and the environment's prefix (TOPIC_PREFIX) environments sharing one Redis.
@@ -17,6 +18,7 @@ export function perClientRateLimit(runtime: Runtime, name: string, max: number, 
   return {
     max,
     timeWindow: 60_000,
+    keyGenerator: (request: FastifyRequest) => rateLimitKey(request.ip),
     ...(runtime.redis && { store: redisWithLocalFallback(runtime.redis, `${runtime.config.topicPrefix}ratelimit:${name}:`) }),
     ...(exempt && { allowList: exempt }),
     errorResponseBuilder: (_request: unknown, context: { ttl: number }) => tooManyRequests(Math.max(1, Math.ceil(context.ttl / 1000))),

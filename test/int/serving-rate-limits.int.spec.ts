@@ -65,6 +65,13 @@ describe('Query rate limit (QUERY_RATE_LIMIT per client address)', () => {
     expect((await query('203.0.113.11')).statusCode).toBe(200);
   });
 
+  it('counts an IPv6 client by its /64, which is all one subscriber', async () => {
+    for (let i = 0; i < LIMIT; i++) expect((await query(`2001:db8:77:1::${i + 1}`)).statusCode).toBe(200);
+    expectRateLimited(await query('2001:db8:77:1:ffff:ffff:ffff:ffff'));
+    expect((await query('2001:db8:77:2::1')).statusCode).toBe(200);
+    expect(await t.runtime.redis!.keys(`${t.topicPrefix}ratelimit:query:2001:db8:77:1::/64`)).toHaveLength(1);
+  });
+
   it('counts the shared sandbox key, which anyone may hold, like no key', async () => {
     const sandbox = { authorization: `Bearer ${sandboxKey}` };
     for (let i = 0; i < LIMIT; i++) expect((await query('203.0.113.20', {}, sandbox)).statusCode).toBe(200);

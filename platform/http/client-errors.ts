@@ -18,6 +18,8 @@ export interface RefusedRequest {
   target: string;
   /** The request line and the header lines that arrived with it, as text. */
   head: string;
+  /** The socket's peer address (IPv4-mapped IPv6 written as IPv4). */
+  remoteAddress?: string;
 }
 
 /** An answer of a route's own shape to a request the parser refused: status, headers and the JSON body. */
@@ -64,7 +66,9 @@ export function answerClientError(error: ParserError, socket: Socket, shapeFor?:
     return;
   }
   const apiError = fromParser(error);
-  const request = refusedRequestOf(error);
+  const refused = refusedRequestOf(error);
+  const peer = socket.remoteAddress?.replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/i, '');
+  const request = refused && { ...refused, ...(peer !== undefined && { remoteAddress: peer }) };
   const answer = (request && shapeFor?.(request, apiError)) ?? { status: apiError.statusCode, headers: {}, body: JSON.stringify(failure(apiError.code, apiError.message)) };
   const head = [
     `HTTP/1.1 ${answer.status} ${STATUS_CODES[answer.status]}`,

@@ -24,7 +24,7 @@ import { queryRoutes } from './routes/offers/query.js';
 import { instancesRoute } from './routes/offers/instances.js';
 import { infoRoute } from './routes/offers/info.js';
 import { postbackRoutes } from './routes/postbacks/index.js';
-import { postbackParserRefusal } from './routes/postbacks/parser-refusal.js';
+import { keptParserRefusals } from './routes/postbacks/parser-refusal.js';
 import { POSTBACK_PATH_PREFIX, refuseUndecodablePath } from './routes/postbacks/undecodable-path.js';
 
 const SERVICE_VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
@@ -44,6 +44,7 @@ export interface AppOptions {
 export async function buildApp({ runtime, logger = false, commands, replays, postbackRefusals }: AppOptions): Promise<FastifyInstance> {
   const refusals = postbackRefusals ?? openPostbackRefusals(runtime);
   const linkPrefix = linkRoutePrefix(runtime.config.linkBase);
+  const parserRefusals = keptParserRefusals(refusals);
   const app = Fastify({
     // A credential put in a query string by mistake never reaches the access log.
     logger: typeof logger === 'object' ? { ...logger, serializers: { req: requestForLog([runtime.config.adminToken]) } } : logger,
@@ -62,7 +63,7 @@ export async function buildApp({ runtime, logger = false, commands, replays, pos
     },
     // Requests the HTTP parser refuses (headers too large, malformed) answer in the envelope too,
     // on a postback path in the postback envelope.
-    clientErrorHandler: (error, socket) => answerClientError(error, socket, postbackParserRefusal),
+    clientErrorHandler: (error, socket) => answerClientError(error, socket, parserRefusals),
     // A missing Host header and requests arriving during shutdown are answered by requestGuards,
     // in the envelope, instead of by Node (an empty 400) and Fastify (its own 503 shape).
     // A request (line, headers, body) that does not arrive in REQUEST_TIMEOUT_MS is a 408 (Fastify's

@@ -181,6 +181,13 @@ describe('requests the HTTP parser refuses, over a real socket', () => {
         data: {},
         extra: { result: 'rejected', reason, correlation_id: expect.stringMatching(/^[0-9a-f-]{36}$/), retryable: false, event_logged: false },
       });
+      // Kept for the operator page like the routes' own refusals: found by its correlation id, not in the ledger.
+      const { correlation_id: correlationId } = JSON.parse(response.body).extra;
+      const page = await t.app.inject({ url: `/admin/postbacks?correlation_id=${correlationId}`, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+      expect(page.statusCode).toBe(200);
+      expect(page.body).toContain(correlationId);
+      expect(page.body).toContain('Not in the ledger');
+      expect(page.body).toContain(reason);
     }
   });
 

@@ -1,5 +1,7 @@
 import { POSTBACK_REASONS, type PostbackReason } from '../../../../commands/postbacks/rejections.js';
-import type { RawAnswer, RefusedRequest } from '../../../../platform/http/client-errors.js';
+import type { RawAnswer, RefusalShape, RefusedRequest } from '../../../../platform/http/client-errors.js';
+import type { PostbackRefusals } from '../../postback-refusals.js';
+import { parserRefusalOf } from './refusal-record.js';
 import type { ApiError } from '../../../../platform/http/errors.js';
 import { uuidV7 } from '../../../../platform/ids/uuid-v7.js';
 import { DETAIL_HEADER, PROTOCOL_HEADER, PROTOCOL_VERSION, rejectionEnvelope, sendableDetail } from './respond.js';
@@ -13,10 +15,21 @@ import { POSTBACK_PATH_PREFIX } from './undecodable-path.js';
  * generic envelope would give them none. Undefined for other paths and for a timeout (a stalled
  * request is not the partner's payload; its 408 stays the HTTP layer's).
  */
-export function postbackParserRefusal(request: RefusedRequest, error: ApiError): RawAnswer | undefined {
+export function postbackParserRefusal(request: RefusedRequest, error: ApiError, onRefused?: (reason: PostbackReason, correlationId: string) => void): RawAnswer | undefined {
   if (!request.target.startsWith(POSTBACK_PATH_PREFIX) || error.statusCode === 408) return undefined;
   const reason: PostbackReason = error.statusCode === 413 ? 'payload_too_large' : 'invalid_payload';
   const headers: Record<string, string> = sendableDetail(error.message) ? { [DETAIL_HEADER]: error.message } : {};
   if (/\r\nsvc-protocol-version:/i.test(request.head)) headers[PROTOCOL_HEADER] = PROTOCOL_VERSION;
-  return { status: POSTBACK_REASONS[reason].status, headers, body: JSON.stringify(rejectionEnvelope(reason, uuidV7(), false)) };
+  const correlationId = uuidV7();
+  onRefused?.(reason, correlationId);
+  return { status: POSTBACK_REASONS[reason].status, headers, body: JSON.stringify(rejectionEnvelope(reason, correlationId, false)) };
+}
+
+/**
+ * postbackParserRefusal, each refusal also kept in the diagnostics store, as the routes keep
+ * theirs: a partner asking "did you get it?" about a request the parser refused is answered too.
+ */
+export function keptParserRefusals(refusals: PostbackRefusals): RefusalShape {
+  return (request, error) =>
+    postbackParserRefusal(request, error, (reason, correlationId) => refusals.append(parserRefusalOf(request, reason, correlationId, new Date())));
 }

@@ -1,4 +1,5 @@
 import type { FastifyRequest } from 'fastify';
+import type { RefusedRequest } from '../../../../platform/http/client-errors.js';
 import { POSTBACK_REASONS, type PostbackReason } from '../../../../commands/postbacks/rejections.js';
 import { sanitizedExcerpt } from '../../../../platform/diagnostics/excerpt.js';
 import type { PostbackRefusal } from '../../postback-refusals.js';
@@ -27,6 +28,27 @@ export function refusalOf(request: FastifyRequest, reason: PostbackReason, corre
     status: POSTBACK_REASONS[reason].status,
     at: at.toISOString(),
     excerpt: sanitizedExcerpt([query, body].filter(Boolean).join(' '), EXCERPT_BYTES),
+  };
+}
+
+/**
+ * The diagnostics entry of a postback request Node's HTTP parser refused (no route ran): what its
+ * request line and headers say, the query string as the excerpt (its body was never read), and
+ * the socket's address (a proxy's, behind one: its forwarded header was not read either).
+ */
+export function parserRefusalOf(request: RefusedRequest, reason: PostbackReason, correlationId: string, at: Date): PostbackRefusal {
+  const query = request.target.includes('?') ? request.target.slice(request.target.indexOf('?')) : '';
+  const contentType = /\r\ncontent-type:[ \t]*([^\r\n]*)/i.exec(request.head)?.[1]?.trim();
+  return {
+    correlation_id: correlationId,
+    partner_id: sanitizedExcerpt(partnerInPath(request.target), ID_BYTES),
+    source_ip: request.remoteAddress ?? '',
+    method: request.method,
+    content_type: contentType === undefined ? null : sanitizedExcerpt(contentType, CONTENT_TYPE_BYTES),
+    reason,
+    status: POSTBACK_REASONS[reason].status,
+    at: at.toISOString(),
+    excerpt: sanitizedExcerpt(query, EXCERPT_BYTES),
   };
 }
 

@@ -9,10 +9,11 @@ const identity = (value: string) => value;
 const giveWay = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
- * Statements that write, alone or inside a transaction. DROP is not among them: it is how room is
- * made again (a replay's schema), and what it logs is small.
+ * Statements that write, alone or inside a transaction: those that start with a writing command,
+ * and a WITH whose parts write (`WITH expired AS (DELETE …), claimed AS (INSERT …) SELECT …`).
+ * DROP is not among them: it is how room is made again (a replay's schema), and what it logs is small.
  */
-const WRITES = /^\s*(INSERT|UPDATE|DELETE|CREATE|ALTER|COPY|COMMENT|TRUNCATE|MERGE|REFRESH|VACUUM|CLUSTER|REINDEX)\b/i;
+const WRITES = /^\s*(INSERT|UPDATE|DELETE|CREATE|ALTER|COPY|COMMENT|TRUNCATE|MERGE|REFRESH|VACUUM|CLUSTER|REINDEX)\b|^\s*WITH\b[\s\S]*\b(INSERT|UPDATE|DELETE|MERGE)\b/i;
 
 /**
  * The engine runs each statement on this thread, and statements queued one behind another run

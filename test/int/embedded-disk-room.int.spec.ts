@@ -35,6 +35,9 @@ describe('the embedded database on a disk running out of room (DATA_DIR_MIN_FREE
         await tx.query('INSERT INTO t VALUES (3)');
       })).rejects.toBeInstanceOf(DiskLowError);
       await expect(db.execAtomically('INSERT INTO t VALUES (4)')).rejects.toBeInstanceOf(DiskLowError);
+      // A WITH whose parts write is a write (the link code claims are one), whatever it selects.
+      await expect(db.query('WITH gone AS (DELETE FROM t WHERE n < 0), added AS (INSERT INTO t VALUES (6) RETURNING n) SELECT n FROM added')).rejects.toBeInstanceOf(DiskLowError);
+      expect((await db.query<{ n: number }>('WITH counted AS (SELECT count(*)::int AS n FROM t) SELECT n FROM counted')).rows).toEqual([{ n: 1 }]);
       // Reads go on, in a transaction or not; and a DROP, which makes room, is let through.
       expect((await db.query<{ n: number }>('SELECT count(*)::int AS n FROM t')).rows).toEqual([{ n: 1 }]);
       expect(await db.transaction(async (tx) => (await tx.query<{ n: number }>('SELECT count(*)::int AS n FROM t')).rows)).toEqual([{ n: 1 }]);

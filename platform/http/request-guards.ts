@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { Server } from 'node:net';
 import fp from 'fastify-plugin';
 import { badRequest, serviceUnavailable } from './errors.js';
 
@@ -15,6 +16,10 @@ export const requestGuards = fp(async (app: FastifyInstance) => {
   // request they are sending; readiness says the instance is going, so balancers stop sending.
   app.decorate('startDraining', () => {
     draining = true;
+    // No new connection is taken (its client is refused before sending anything: safe to retry
+    // elsewhere), while the open ones stay: net's close, not http's, which would also cut the
+    // idle kept-alive ones a client may be writing a request on right now. close() later ends them.
+    if (app.server.listening) Server.prototype.close.call(app.server);
   });
   app.addHook('onSend', async (_request, reply) => {
     if (draining) reply.header('connection', 'close');

@@ -267,7 +267,7 @@ describe('a server shutting down', () => {
       extra: { result: 'unavailable', reason: 'postback_v10_unavailable', retryable: true, event_logged: false },
     });
   });
-  it('drains before it closes: a kept-alive connection gets its answer with Connection: close, and readiness says it is going', async () => {
+  it('drains before it closes: a kept-alive connection gets its answer with Connection: close, readiness says it is going, and no new connection is taken', async () => {
     const draining = await createTestApp({ eventLog: 'sql', env: { REDIS_URL: '' } });
     try {
       await draining.app.listen({ port: 0, host: '127.0.0.1' });
@@ -287,7 +287,9 @@ describe('a server shutting down', () => {
       const during = await get('/healthz');
       expect(during.socket).toBe(before.socket);
       expect(during).toMatchObject({ status: 200, connection: 'close' });
-      expect((await get('/readyz')).status).toBe(503);
+      // Readiness says it is going; a new connection is refused before its client sends anything.
+      expect((await draining.app.inject('/readyz')).statusCode).toBe(503);
+      await expect(get('/healthz')).rejects.toMatchObject({ code: 'ECONNREFUSED' });
       agent.destroy();
     } finally {
       await draining.close();

@@ -1,25 +1,7 @@
 import { isIPv4, isIPv6 } from 'node:net';
+import { ipv4Bits, ipv6Bits } from '../../platform/net/ip-text.js';
 
 export type CidrCheck = { ok: true; cidr: string } | { ok: false; message: string };
-
-function ipv4Bits(address: string): bigint {
-  return address.split('.').reduce((bits, part) => (bits << 8n) | BigInt(Number(part)), 0n);
-}
-
-function ipv6Bits(address: string): bigint {
-  let text = address.toLowerCase();
-  // An embedded IPv4 tail (::ffff:192.0.2.1) counts as two groups.
-  const dotted = text.match(/^(.*:)(\d+\.\d+\.\d+\.\d+)$/);
-  if (dotted) {
-    const v4 = ipv4Bits(dotted[2]!);
-    text = `${dotted[1]}${(v4 >> 16n).toString(16)}:${(v4 & 0xffffn).toString(16)}`;
-  }
-  const [head, tail] = text.includes('::') ? text.split('::') : [text, undefined];
-  const headGroups = head ? head.split(':') : [];
-  const tailGroups = tail ? tail.split(':') : [];
-  const groups = tail === undefined ? headGroups : [...headGroups, ...Array(8 - headGroups.length - tailGroups.length).fill('0'), ...tailGroups];
-  return groups.reduce((bits, group) => (bits << 16n) | BigInt(parseInt(group, 16)), 0n);
-}
 
 /** IPv6 text as RFC 5952 writes it: lower case, no leading zeros, the longest run of two or more zero groups as "::". */
 function formatIpv6(bits: bigint): string {

@@ -1,6 +1,5 @@
 import { BlockList, isIP } from 'node:net';
-
-const IPV4_MAPPED = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i;
+import { plainAddress } from '../../platform/net/ip-text.js';
 
 /**
  * Whether an address is in a partner's allowlist (canonical CIDRs, as partner:configure stores
@@ -15,9 +14,9 @@ export function sourceAllowlist(networks: readonly string[]): (address: string) 
   const v6 = new BlockList();
   for (const network of networks) {
     const [base = '', prefixText] = network.split('/');
-    const mapped = IPV4_MAPPED.exec(base);
+    const plain = plainAddress(base);
     if (isIP(base) === 4) v4.addSubnet(base, Number(prefixText ?? 32), 'ipv4');
-    else if (mapped && Number(prefixText ?? 128) >= 96) v4.addSubnet(mapped[1]!, Number(prefixText ?? 128) - 96, 'ipv4');
+    else if (plain !== base && Number(prefixText ?? 128) >= 96) v4.addSubnet(plain, Number(prefixText ?? 128) - 96, 'ipv4');
     else v6.addSubnet(base, Number(prefixText ?? 128), 'ipv6');
   }
   return (address) => {

@@ -1,4 +1,5 @@
 import { maxHeaderSize, STATUS_CODES } from 'node:http';
+import { plainAddress } from '../net/ip-text.js';
 import type { Socket } from 'node:net';
 import { failure } from './envelope.js';
 import { type ApiError, badRequest, headerFieldsTooLarge, payloadTooLarge, requestTimeout } from './errors.js';
@@ -67,7 +68,7 @@ export function answerClientError(error: ParserError, socket: Socket, shapeFor?:
   }
   const apiError = fromParser(error);
   const refused = refusedRequestOf(error);
-  const peer = socket.remoteAddress?.replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/i, '');
+  const peer = socket.remoteAddress === undefined ? undefined : plainAddress(socket.remoteAddress);
   const request = refused && { ...refused, ...(peer !== undefined && { remoteAddress: peer }) };
   const answer = (request && shapeFor?.(request, apiError)) ?? { status: apiError.statusCode, headers: {}, body: JSON.stringify(failure(apiError.code, apiError.message)) };
   const head = [

@@ -1,4 +1,5 @@
 import type { FastifyRequest } from 'fastify';
+import { plainAddress } from '../../../../platform/net/ip-text.js';
 import type { PostbackChannel } from '../../../../commands/postbacks/receive.js';
 import { PostbackRejection } from '../../../../commands/postbacks/rejections.js';
 import { PROTOCOL_HEADER, PROTOCOL_VERSION } from './respond.js';
@@ -97,6 +98,5 @@ export function paramsOf(source: string | Buffer): Record<string, string | strin
 
 /** The caller's address: Fastify's request.ip (the socket, or a trusted proxy's client); IPv4-mapped IPv6 as plain IPv4. */
 export function sourceAddress(request: FastifyRequest): string {
-  const address = request.ip;
-  return /^::ffff:\d+\.\d+\.\d+\.\d+$/i.test(address) ? address.slice(7) : address;
+  return plainAddress(request.ip);
 }

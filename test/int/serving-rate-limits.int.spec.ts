@@ -96,6 +96,20 @@ describe('Query rate limit (QUERY_RATE_LIMIT per client address)', () => {
   });
 });
 
+describe('the instance route', () => {
+  it('has no rate limit (reference, instance route rule 9), whatever the other limits are', async () => {
+    const served = await query('192.0.2.201', { placement_id: placementId }, { authorization: `Bearer ${liveKey}` });
+    const ids = served.json().data.cards.map((card: { offer_instance_id: string }) => card.offer_instance_id);
+    for (let i = 0; i < 4 * LIMIT; i++) {
+      const response = await t.app.inject({
+        method: 'POST', url: '/v1/offers/instances', remoteAddress: '203.0.113.90',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${liveKey}` }, payload: JSON.stringify({ offer_instance_ids: ids }),
+      });
+      expect(response.statusCode).toBe(200);
+    }
+  });
+});
+
 describe('click rate limit (CLICK_RATE_LIMIT per client address)', () => {
   it('refuses opens past the limit with 429, recording no click, with the link headers', async () => {
     for (let i = 0; i < LIMIT; i++) expect((await open('198.51.100.10')).statusCode).toBe(302);

@@ -12,23 +12,43 @@ const CONTENT_TYPE_BYTES = 100;
 /** Bytes of the body decoded for the excerpt: more cannot be shown. */
 const BODY_HEAD_BYTES = EXCERPT_BYTES * 4;
 
-/** The diagnostics entry of a postback refused before the log. */
-export function refusalOf(request: FastifyRequest, reason: PostbackReason, correlationId: string, at: Date): PostbackRefusal {
-  const query = request.url.includes('?') ? request.url.slice(request.url.indexOf('?')) : '';
-  const body = Buffer.isBuffer(request.body) ? request.body.subarray(0, BODY_HEAD_BYTES).toString('utf8') : '';
-  const partnerId = (request.params as { partner_id?: string } | undefined)?.partner_id ?? partnerInPath(request.url);
-  const contentType = request.headers['content-type'];
+/** What a refusal records of a request, however far it got. */
+interface SeenRequest {
+  partnerId: string;
+  sourceIp: string;
+  method: string;
+  contentType: string | undefined;
+  /** The request target, for its query string. */
+  target: string;
+  /** The start of the body, when it was read. */
+  body: string;
+}
+
+function refusalRecord(seen: SeenRequest, reason: PostbackReason, correlationId: string, at: Date): PostbackRefusal {
+  const query = seen.target.includes('?') ? seen.target.slice(seen.target.indexOf('?')) : '';
   return {
     correlation_id: correlationId,
-    partner_id: sanitizedExcerpt(partnerId, ID_BYTES),
-    source_ip: sourceAddress(request),
-    method: request.method,
-    content_type: contentType === undefined ? null : sanitizedExcerpt(contentType, CONTENT_TYPE_BYTES),
+    partner_id: sanitizedExcerpt(seen.partnerId, ID_BYTES),
+    source_ip: seen.sourceIp,
+    method: seen.method,
+    content_type: seen.contentType === undefined ? null : sanitizedExcerpt(seen.contentType, CONTENT_TYPE_BYTES),
     reason,
     status: POSTBACK_REASONS[reason].status,
     at: at.toISOString(),
-    excerpt: sanitizedExcerpt([query, body].filter(Boolean).join(' '), EXCERPT_BYTES),
+    excerpt: sanitizedExcerpt([query, seen.body].filter(Boolean).join(' '), EXCERPT_BYTES),
   };
+}
+
+/** The diagnostics entry of a postback refused before the log. */
+export function refusalOf(request: FastifyRequest, reason: PostbackReason, correlationId: string, at: Date): PostbackRefusal {
+  return refusalRecord({
+    partnerId: (request.params as { partner_id?: string } | undefined)?.partner_id ?? partnerInPath(request.url),
+    sourceIp: sourceAddress(request),
+    method: request.method,
+    contentType: request.headers['content-type'],
+    target: request.url,
+    body: Buffer.isBuffer(request.body) ? request.body.subarray(0, BODY_HEAD_BYTES).toString('utf8') : '',
+  }, reason, correlationId, at);
 }
 
 /**
@@ -37,19 +57,14 @@ export function refusalOf(request: FastifyRequest, reason: PostbackReason, corre
  * the socket's address (a proxy's, behind one: its forwarded header was not read either).
  */
 export function parserRefusalOf(request: RefusedRequest, reason: PostbackReason, correlationId: string, at: Date): PostbackRefusal {
-  const query = request.target.includes('?') ? request.target.slice(request.target.indexOf('?')) : '';
-  const contentType = /\r\ncontent-type:[ \t]*([^\r\n]*)/i.exec(request.head)?.[1]?.trim();
-  return {
-    correlation_id: correlationId,
-    partner_id: sanitizedExcerpt(partnerInPath(request.target), ID_BYTES),
-    source_ip: request.remoteAddress ?? '',
+  return refusalRecord({
+    partnerId: partnerInPath(request.target),
+    sourceIp: request.remoteAddress ?? '',
     method: request.method,
-    content_type: contentType === undefined ? null : sanitizedExcerpt(contentType, CONTENT_TYPE_BYTES),
-    reason,
-    status: POSTBACK_REASONS[reason].status,
-    at: at.toISOString(),
-    excerpt: sanitizedExcerpt(query, EXCERPT_BYTES),
-  };
+    contentType: /\r\ncontent-type:[ \t]*([^\r\n]*)/i.exec(request.head)?.[1]?.trim(),
+    target: request.target,
+    body: '',
+  }, reason, correlationId, at);
 }
 
 /**

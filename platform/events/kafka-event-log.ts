@@ -7,6 +7,7 @@ import { kafkaBoundedSource } from './kafka-bounded-read.js';
 import { decodeMessages } from './kafka-messages.js';
 import { retryRetriable } from './kafka-retry.js';
 import { heartbeatWhile } from './heartbeat-while.js';
+import { topicReplication } from './topic-replication.js';
 import { restartingProducer } from './restarting-producer.js';
 import { openBoundedRead } from './bounded-read.js';
 import type {
@@ -47,6 +48,8 @@ export interface KafkaLogOptions {
   metrics?: Metrics;
   /** How long an append waits for concurrent ones to share its produce request (KAFKA_APPEND_LINGER_MS). */
   appendLingerMs?: number;
+  /** KAFKA_REPLICATION_FACTOR and KAFKA_MIN_INSYNC_REPLICAS for the topics ensureTopics creates (0: decided by the cluster's size; topic-replication.ts). */
+  replication?: { replicationFactor: number; minInsyncReplicas: number };
   /** How the client opens its connections (kafkajs' own by default; tests route them through a proxy that fails on cue). */
   socketFactory?: ISocketFactory;
 }
@@ -111,11 +114,18 @@ export async function kafkaEventLog(codec: EventCodec, options: KafkaLogOptions)
     const missing = topics.filter(({ topic }) => !existing.has(physical(topic)));
     if (missing.length === 0) return;
     const names = missing.map(({ topic }) => physical(topic));
+    const { brokers } = await retryRetriable(() => admin.describeCluster());
+    const { replicationFactor, minInsyncReplicas } = topicReplication(brokers.length, options.replication ?? { replicationFactor: 0, minInsyncReplicas: 0 });
     for (let attempt = 1; ; attempt += 1) {
       try {
         await admin.createTopics({
           waitForLeaders: true,
-          topics: missing.map(({ topic, partitions }) => ({ topic: physical(topic), numPartitions: partitions })),
+          topics: missing.map(({ topic, partitions }) => ({
+            topic: physical(topic),
+            numPartitions: partitions,
+            replicationFactor,
+            configEntries: [{ name: 'min.insync.replicas', value: String(minInsyncReplicas) }],
+          })),
         });
         return;
       } catch (error) {

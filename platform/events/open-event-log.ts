@@ -37,6 +37,7 @@ export async function openEventLog(config: Config, db: Db, metrics?: Metrics): P
       topicPrefix: config.topicPrefix,
       metrics,
       appendLingerMs: config.kafkaAppendLingerMs,
+      replication: { replicationFactor: config.kafkaReplicationFactor, minInsyncReplicas: config.kafkaMinInsyncReplicas },
     });
   }
   return sqlEventLog(db, sqlCodec(db, schemas), { topicPrefix: config.topicPrefix, metrics });

@@ -1,0 +1,28 @@
+/** How the topics the service creates are replicated: how many copies, and how many must have an append before it is acknowledged. */
+export interface TopicReplication {
+  replicationFactor: number;
+  /** min.insync.replicas: with acks=all, an append is acknowledged once this many copies hold it. */
+  minInsyncReplicas: number;
+}
+
+/** Copies kept at most when the cluster decides (three survive one broker lost and one being restarted). */
+const CLUSTER_COPIES = 3;
+
+/**
+ * The replication of new topics on a cluster of `brokers`: the configured factor (0: the smaller
+ * of three and the brokers there are), and the configured minimum of in-sync copies (0: one less
+ * than the factor, at least one), so that an acknowledged append is on two brokers wherever
+ * there are two, and one broker down stops no append. A broker's own default of one copy would
+ * make acks=all mean a single disk. Throws, naming the setting, for what the cluster cannot hold.
+ */
+export function topicReplication(brokers: number, configured: { replicationFactor: number; minInsyncReplicas: number }): TopicReplication {
+  if (configured.replicationFactor > brokers) {
+    throw new Error(`KAFKA_REPLICATION_FACTOR is ${configured.replicationFactor}, but the cluster has ${brokers} broker(s); lower it or add brokers`);
+  }
+  const replicationFactor = configured.replicationFactor || Math.max(1, Math.min(CLUSTER_COPIES, brokers));
+  const minInsyncReplicas = configured.minInsyncReplicas || Math.max(1, replicationFactor - 1);
+  if (minInsyncReplicas > replicationFactor) {
+    throw new Error(`KAFKA_MIN_INSYNC_REPLICAS is ${minInsyncReplicas}, more than the ${replicationFactor} copies a topic keeps; no append could be acknowledged`);
+  }
+  return { replicationFactor, minInsyncReplicas };
+}

@@ -1,4 +1,6 @@
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { SHARED_COUNT_PAUSE_MS } from '../../platform/http/rate-limit-store.js';
 import { loadFullCatalog } from '../../reference/locations/full/loader.js';
 import { createTestApp } from '../support/app.js';
 import { GEO_EXCERPT_FILE } from '../support/geo-excerpt.js';
@@ -53,6 +55,38 @@ describe('location routes when Redis fails', () => {
     }
     await waitFor(async () => (await ready()).code === 'SUCCESS', { what: 'readiness once Redis is back' });
     await expectLimitedAfter(nextClient());
+  });
+
+  it('after Redis fails a count, counts stay in this process for a pause (one wait on a stalled Redis, not one per request), then go to Redis again', async () => {
+    const inspect = new Redis(redis.url, { lazyConnect: true, maxRetriesPerRequest: 0 });
+    await inspect.connect();
+    const keysOf = (address: string) => inspect.keys(`*${address}*`);
+    // The clock moved past any pause an earlier failure began: counts go to Redis.
+    vi.useFakeTimers({ toFake: ['Date'] });
+    const pastThePause = () => vi.setSystemTime(Date.now() + SHARED_COUNT_PAUSE_MS + 1_000);
+    try {
+      pastThePause();
+      const before = nextClient();
+      expect((await get('/v1/locations/2250', before)).statusCode).toBe(200);
+      expect(await keysOf(before)).toHaveLength(1);
+      redis.pause();
+      try {
+        expect((await get('/v1/locations/2250', nextClient())).statusCode).toBe(200);
+      } finally {
+        redis.resume();
+      }
+      // Redis answers again, but within the pause no count is sent to it, and the limit still holds.
+      const paused = nextClient();
+      await expectLimitedAfter(paused);
+      expect(await keysOf(paused)).toEqual([]);
+      pastThePause();
+      const after = nextClient();
+      await expectLimitedAfter(after);
+      expect(await keysOf(after)).toHaveLength(1);
+    } finally {
+      vi.useRealTimers();
+      inspect.disconnect();
+    }
   });
 
   it('Redis paused (connected, answering nothing): routes still answer and limit, /readyz is 503 instead of hanging', async () => {

@@ -138,7 +138,8 @@ export async function openRuntime(config: Config, options: OpenOptions = {}): Pr
     const eventLog = await reachBackend(setting, hint, STARTUP_TIMEOUT_MS, () => openEventLog(config, db, metrics), endpoint);
     opened.unshift(eventLog);
     // Every topic, once per process: appends and projections then take their topics as given.
-    await reachBackend(setting, hint, TOPIC_CREATION_TIMEOUT_MS, () => eventLog.ensureTopics(TOPICS), endpoint);
+    const topicWarnings = await reachBackend(setting, hint, TOPIC_CREATION_TIMEOUT_MS, () => eventLog.ensureTopics(TOPICS), endpoint);
+    for (const warning of topicWarnings) options.log?.(warning);
     let watermarks: Promise<Watermarks> | undefined;
     return {
       config,

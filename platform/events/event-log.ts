@@ -80,8 +80,12 @@ export interface Subscription {
 
 export interface EventLog {
   readonly kind: 'kafka' | 'embedded';
-  /** Creates the missing topics with their partitions (idempotent); an existing topic is left as it is. */
-  ensureTopics(topics: readonly TopicDesign[]): Promise<void>;
+  /**
+   * Creates the missing topics with their partitions (idempotent); an existing topic is left as it
+   * is. Answers what an operator should know of the existing ones (e.g. fewer copies than new
+   * topics get), one line each.
+   */
+  ensureTopics(topics: readonly TopicDesign[]): Promise<string[]>;
   /** Resolves once every event is durable (acks=all on Kafka, committed in Postgres embedded). */
   append(topic: string, events: NewEvent[]): Promise<AppendedEvent[]>;
   /**

@@ -7,7 +7,7 @@ import { kafkaBoundedSource } from './kafka-bounded-read.js';
 import { decodeMessages } from './kafka-messages.js';
 import { retryRetriable } from './kafka-retry.js';
 import { heartbeatWhile } from './heartbeat-while.js';
-import { topicReplication } from './topic-replication.js';
+import { fewerCopiesThan, topicReplication } from './topic-replication.js';
 import { restartingProducer } from './restarting-producer.js';
 import { openBoundedRead } from './bounded-read.js';
 import type {
@@ -109,13 +109,21 @@ export async function kafkaEventLog(codec: EventCodec, options: KafkaLogOptions)
     return count;
   }
 
-  async function ensureTopics(topics: readonly TopicDesign[]) {
+  /** Existing topics that keep fewer copies than new ones would get: they are left as they are, and said so. */
+  async function fewerCopies(names: string[], replicationFactor: number): Promise<string[]> {
+    if (names.length === 0) return [];
+    const { topics } = await retryRetriable(() => admin.fetchTopicMetadata({ topics: names }));
+    return fewerCopiesThan(replicationFactor, topics);
+  }
+
+  async function ensureTopics(topics: readonly TopicDesign[]): Promise<string[]> {
     const existing = new Set(await retryRetriable(() => admin.listTopics()));
     const missing = topics.filter(({ topic }) => !existing.has(physical(topic)));
-    if (missing.length === 0) return;
-    const names = missing.map(({ topic }) => physical(topic));
     const { brokers } = await retryRetriable(() => admin.describeCluster());
     const { replicationFactor, minInsyncReplicas } = topicReplication(brokers.length, options.replication ?? { replicationFactor: 0, minInsyncReplicas: 0 });
+    const warnings = await fewerCopies(topics.map(({ topic }) => physical(topic)).filter((name) => existing.has(name)), replicationFactor);
+    if (missing.length === 0) return warnings;
+    const names = missing.map(({ topic }) => physical(topic));
     for (let attempt = 1; ; attempt += 1) {
       try {
         await admin.createTopics({
@@ -127,16 +135,16 @@ export async function kafkaEventLog(codec: EventCodec, options: KafkaLogOptions)
             configEntries: [{ name: 'min.insync.replicas', value: String(minInsyncReplicas) }],
           })),
         });
-        return;
+        return warnings;
       } catch (error) {
         // Another process may have created them between our list and create.
-        if (/already exists/i.test((error as Error).message)) return;
+        if (/already exists/i.test((error as Error).message)) return warnings;
         // A busy broker can create the topics and still answer the wait for leaders with "does
         // not host this topic-partition": when they exist, wait for their metadata instead.
         const now = new Set(await retryRetriable(() => admin.listTopics()));
         if (names.every((name) => now.has(name))) {
           await retryRetriable(() => admin.fetchTopicMetadata({ topics: names }), 20);
-          return;
+          return warnings;
         }
         if (attempt >= 3) throw error;
       }

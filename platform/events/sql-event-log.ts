@@ -119,6 +119,7 @@ export function sqlEventLog(db: Db, codec: EventCodec, options: SqlLogOptions): 
           [physical(topic), PARTITION],
         );
       }
+      return [];
     },
 
     async append(topic, events: NewEvent[]): Promise<AppendedEvent[]> {

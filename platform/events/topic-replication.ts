@@ -26,3 +26,19 @@ export function topicReplication(brokers: number, configured: { replicationFacto
   }
   return { replicationFactor, minInsyncReplicas };
 }
+
+/**
+ * One line for each topic whose partitions keep fewer than `replicationFactor` copies (its least
+ * replicated partition counts): a topic created before, or by hand, is left as it is, and an
+ * operator should know that an acknowledged append there may be on fewer brokers.
+ */
+export function fewerCopiesThan(replicationFactor: number, topics: { name: string; partitions: { replicas: number[] }[] }[]): string[] {
+  return topics.flatMap(({ name, partitions }) => {
+    const copies = Math.min(...partitions.map((partition) => partition.replicas.length));
+    if (copies >= replicationFactor) return [];
+    return [
+      `topic ${name} keeps ${copies} ${copies === 1 ? 'copy' : 'copies'} of its events, fewer than the ${replicationFactor} a new topic gets on this cluster; ` +
+        'it is left as it is (raise its replication with kafka-reassign-partitions and its min.insync.replicas with kafka-configs)',
+    ];
+  });
+}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { topicReplication } from '../../platform/events/topic-replication.js';
+import { fewerCopiesThan, topicReplication } from '../../platform/events/topic-replication.js';
 
 const decided = { replicationFactor: 0, minInsyncReplicas: 0 };
 
@@ -24,5 +24,21 @@ describe('the replication of the topics the service creates', () => {
     expect(() => topicReplication(1, { replicationFactor: 3, minInsyncReplicas: 0 })).toThrow('KAFKA_REPLICATION_FACTOR is 3, but the cluster has 1 broker(s)');
     expect(() => topicReplication(3, { replicationFactor: 0, minInsyncReplicas: 4 })).toThrow('KAFKA_MIN_INSYNC_REPLICAS is 4, more than the 3 copies');
     expect(() => topicReplication(3, { replicationFactor: 2, minInsyncReplicas: 3 })).toThrow('KAFKA_MIN_INSYNC_REPLICAS is 3');
+  });
+});
+
+describe('existing topics with fewer copies', () => {
+  const topic = (name: string, ...copies: number[]) => ({ name, partitions: copies.map((count) => ({ replicas: Array.from({ length: count }, (_, id) => id + 1) })) });
+
+  it('are named, by their least replicated partition, with what to do', () => {
+    const lines = fewerCopiesThan(3, [topic('serves', 3, 3), topic('clicks', 3, 1), topic('postbacks', 2, 2)]);
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toMatch(/^topic clicks keeps 1 copy of its events, fewer than the 3 a new topic gets on this cluster; it is left as it is \(raise .*kafka-reassign-partitions/);
+    expect(lines[1]).toMatch(/^topic postbacks keeps 2 copies/);
+  });
+
+  it('are not reported when they keep as many as new ones get', () => {
+    expect(fewerCopiesThan(1, [topic('serves', 1, 1)])).toEqual([]);
+    expect(fewerCopiesThan(3, [topic('serves', 3), topic('clicks', 5)])).toEqual([]);
   });
 });

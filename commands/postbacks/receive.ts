@@ -168,6 +168,12 @@ export function postbackReceivedEvent(request: PostbackRequest, attribution: Att
 const INTAKE_READS_DEADLINE_MS = 5_000;
 
 /**
+ * How long the append may take: a log that cannot take writes (too few brokers in sync, a broker
+ * that stopped answering) held a postback for minutes, past any partner's timeout.
+ */
+const APPEND_DEADLINE_MS = 5_000;
+
+/**
  * The intake of one postback whose fields are already valid: partner, source address,
  * attribution (the offer must be this partner's), goal and payout; then PostbackReceived is
  * appended to `postbacks` (keyed by partner + identity, so one partition's single writer sees
@@ -201,8 +207,11 @@ export async function receivePostback(
   let appended;
   const appendStarted = performance.now();
   try {
-    [appended] = await appendEvents(runtime, 'postbacks', [newEvent(EventType.PostbackReceived, `${event.partner_id}:${event.identity_key}`, event)]);
+    const appending = appendEvents(runtime, 'postbacks', [newEvent(EventType.PostbackReceived, `${event.partner_id}:${event.identity_key}`, event)]);
+    [appended] = await resultWithin(appending, APPEND_DEADLINE_MS, () => new Error(`the log did not take the postback within ${APPEND_DEADLINE_MS} ms`));
   } catch (error) {
+    // Not known to be logged: a failed or late append may still land, and the retry, with the
+    // same identity, then gets that postback's decision (already_recorded), never a second one.
     throw Object.assign(new PostbackRejection('postback_v10_unavailable', 'the postback could not be logged; retry with backoff'), { cause: error });
   }
   const deferred = () => new PostbackRejection('postback_intake_unavailable', 'the postback is logged but not decided yet; retry with the same identity to get its decision', true);

@@ -4,7 +4,7 @@ import type { BoundedSource } from './bounded-read.js';
 import type { EventCodec } from './codec.js';
 import { LogBoundError } from './event-log.js';
 import { decodeMessages } from './kafka-messages.js';
-import { retryRetriable } from './kafka-retry.js';
+import { isUnpropagatedTopic, retryRetriable } from './kafka-retry.js';
 
 export interface KafkaReadContext {
   kafka: Kafka;
@@ -27,7 +27,7 @@ export function kafkaBoundedSource(context: KafkaReadContext, topic: string): Bo
       // Checked first: offsets of a missing topic are a retriable error kafkajs would retry for long.
       const topics = await retryRetriable(() => admin.listTopics());
       if (!topics.includes(physical)) throw new LogBoundError('topic', `topic ${topic} does not exist on this log (${physical})`);
-      const marks = await retryRetriable(() => admin.fetchTopicOffsets(physical));
+      const marks = await retryRetriable(() => admin.fetchTopicOffsets(physical), 12, isUnpropagatedTopic);
       return marks.map((mark) => ({ partition: mark.partition, low: BigInt(mark.low), high: BigInt(mark.high) }));
     },
     async offsetsAt(time) {

@@ -5,7 +5,7 @@ import type { EventCodec } from './codec.js';
 import { keepConsumerRunning, type ConsumerKeeper } from './consumer-keeper.js';
 import { kafkaBoundedSource } from './kafka-bounded-read.js';
 import { decodeMessages } from './kafka-messages.js';
-import { retryRetriable } from './kafka-retry.js';
+import { isUnpropagatedTopic, retryRetriable } from './kafka-retry.js';
 import { heartbeatWhile } from './heartbeat-while.js';
 import { fewerCopiesThan, topicReplication } from './topic-replication.js';
 import { restartingProducer } from './restarting-producer.js';
@@ -184,7 +184,7 @@ export async function kafkaEventLog(codec: EventCodec, options: KafkaLogOptions)
     const stored = new Map((await subscription.resumeFrom()).map((o) => [`${o.topic}:${o.partition}`, o.offset]));
     for (const topic of subscription.topics) {
       const [watermarks, [committed]] = await Promise.all([
-        retryRetriable(() => admin.fetchTopicOffsets(physical(topic))),
+        retryRetriable(() => admin.fetchTopicOffsets(physical(topic)), 12, isUnpropagatedTopic),
         retryRetriable(() => admin.fetchOffsets({ groupId, topics: [physical(topic)] })),
       ]);
       const committedByPartition = new Map(committed!.partitions.map((p) => [p.partition, p.offset]));
@@ -320,7 +320,7 @@ export async function kafkaEventLog(codec: EventCodec, options: KafkaLogOptions)
     subscribe,
     read: (topic, bounds) => openBoundedRead(topic, bounds, kafkaBoundedSource({ kafka, admin, codec, topicPrefix: options.topicPrefix }, topic)),
     async endOffsets(topic): Promise<TopicPartitionOffset[]> {
-      const watermarks = await retryRetriable(() => admin.fetchTopicOffsets(physical(topic)));
+      const watermarks = await retryRetriable(() => admin.fetchTopicOffsets(physical(topic)), 12, isUnpropagatedTopic);
       return watermarks.map((mark) => ({ topic, partition: mark.partition, offset: mark.high }));
     },
     async offsetsAfter(topic, time): Promise<TopicPartitionOffset[]> {

@@ -11,6 +11,13 @@ import type { Producer, RecordMetadata, TopicMessages } from 'kafkajs';
  * afresh: what the failed send may have written stays in the log once (a caller that retries
  * appends again, which the projectors' idempotent keys absorb), and nothing later is lost.
  */
+/**
+ * How long a broker waits for the in-sync copies of a write before it answers with a timeout
+ * (kafkajs' default is 30 s, retried five times: with too few brokers up to reach
+ * min.insync.replicas an append then hung for minutes). The client's retries still apply.
+ */
+export const ACK_TIMEOUT_MS = 2_000;
+
 export interface RestartingProducer {
   sendBatch(topicMessages: TopicMessages[]): Promise<RecordMetadata[]>;
   /** Disconnects the producer in use (and any still being replaced). */
@@ -55,7 +62,7 @@ export async function restartingProducer(create: () => Producer, onReplace?: () 
       const using = inUse();
       const producer = await using;
       try {
-        return await producer.sendBatch({ acks: -1, topicMessages });
+        return await producer.sendBatch({ acks: -1, timeout: ACK_TIMEOUT_MS, topicMessages });
       } catch (error) {
         if (current === using) {
           current = undefined;

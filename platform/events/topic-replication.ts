@@ -1,3 +1,5 @@
+import { BackendUnavailableError } from '../startup.js';
+
 /** How the topics the service creates are replicated: how many copies, and how many must have an append before it is acknowledged. */
 export interface TopicReplication {
   replicationFactor: number;
@@ -16,13 +18,14 @@ const CLUSTER_COPIES = 3;
  * make acks=all mean a single disk. Throws, naming the setting, for what the cluster cannot hold.
  */
 export function topicReplication(brokers: number, configured: { replicationFactor: number; minInsyncReplicas: number }): TopicReplication {
+  // A setting the cluster cannot hold, said as such (not as a broker that cannot be reached): exit 4, one line.
   if (configured.replicationFactor > brokers) {
-    throw new Error(`KAFKA_REPLICATION_FACTOR is ${configured.replicationFactor}, but the cluster has ${brokers} broker(s); lower it or add brokers`);
+    throw new BackendUnavailableError('KAFKA_REPLICATION_FACTOR', `is ${configured.replicationFactor}, but the cluster has ${brokers} broker(s) up`, 'lower it, or start the brokers that are down');
   }
   const replicationFactor = configured.replicationFactor || Math.max(1, Math.min(CLUSTER_COPIES, brokers));
   const minInsyncReplicas = configured.minInsyncReplicas || Math.max(1, replicationFactor - 1);
   if (minInsyncReplicas > replicationFactor) {
-    throw new Error(`KAFKA_MIN_INSYNC_REPLICAS is ${minInsyncReplicas}, more than the ${replicationFactor} copies a topic keeps; no append could be acknowledged`);
+    throw new BackendUnavailableError('KAFKA_MIN_INSYNC_REPLICAS', `is ${minInsyncReplicas}, more than the ${replicationFactor} copies a topic keeps, so no append could be acknowledged`, 'lower it');
   }
   return { replicationFactor, minInsyncReplicas };
 }

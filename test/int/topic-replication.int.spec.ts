@@ -49,6 +49,6 @@ describe('the replication of created topics', () => {
 
   it('refuses a replication factor larger than the cluster, naming KAFKA_REPLICATION_FACTOR', async () => {
     const eventLog = await open(`replication-${randomBytes(4).toString('hex')}.`, { replicationFactor: 2, minInsyncReplicas: 0 });
-    await expect(eventLog.ensureTopics([{ topic: 'serves', partitions: 1 }])).rejects.toThrow('KAFKA_REPLICATION_FACTOR is 2, but the cluster has 1 broker(s)');
+    await expect(eventLog.ensureTopics([{ topic: 'serves', partitions: 1 }])).rejects.toThrow('KAFKA_REPLICATION_FACTOR: is 2, but the cluster has 1 broker(s) up');
   });
 });

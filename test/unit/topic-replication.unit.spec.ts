@@ -21,9 +21,9 @@ describe('the replication of the topics the service creates', () => {
   });
 
   it('refuses, naming the setting, what the cluster cannot hold', () => {
-    expect(() => topicReplication(1, { replicationFactor: 3, minInsyncReplicas: 0 })).toThrow('KAFKA_REPLICATION_FACTOR is 3, but the cluster has 1 broker(s)');
-    expect(() => topicReplication(3, { replicationFactor: 0, minInsyncReplicas: 4 })).toThrow('KAFKA_MIN_INSYNC_REPLICAS is 4, more than the 3 copies');
-    expect(() => topicReplication(3, { replicationFactor: 2, minInsyncReplicas: 3 })).toThrow('KAFKA_MIN_INSYNC_REPLICAS is 3');
+    expect(() => topicReplication(1, { replicationFactor: 3, minInsyncReplicas: 0 })).toThrow('KAFKA_REPLICATION_FACTOR: is 3, but the cluster has 1 broker(s) up; lower it, or start the brokers that are down');
+    expect(() => topicReplication(3, { replicationFactor: 0, minInsyncReplicas: 4 })).toThrow('KAFKA_MIN_INSYNC_REPLICAS: is 4, more than the 3 copies');
+    expect(() => topicReplication(3, { replicationFactor: 2, minInsyncReplicas: 3 })).toThrow('KAFKA_MIN_INSYNC_REPLICAS: is 3');
   });
 });
 

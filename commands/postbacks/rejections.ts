@@ -23,7 +23,7 @@ export const POSTBACK_REASONS = {
   payload_too_large: { status: 413, code: 'PAYLOAD_TOO_LARGE', retryable: false, when: 'body over 16 KiB (a postback is a few fields)' },
   method_not_allowed: { status: 405, code: '405', retryable: false, when: "a method other than POST (current) or GET/POST (compatibility), whatever the method (TRACE, CONNECT, WebDAV's included); `Allow: GET, POST`" },
   internal_error: { status: 500, code: 'INTERNAL_ERROR', retryable: true, when: 'an unexpected failure before intake; nothing was logged' },
-  postback_v10_unavailable: { status: 503, code: 'POSTBACK_V10_UNAVAILABLE', retryable: true, when: 'intake unavailable: the log or the read models cannot be reached or do not answer within 5 s, a just-minted attribution id is not projected yet, or this instance is shutting down; nothing was logged' },
+  postback_v10_unavailable: { status: 503, code: 'POSTBACK_V10_UNAVAILABLE', retryable: true, when: 'intake unavailable: the log or the read models cannot be reached or do not answer within 5 s, a just-minted attribution id is not projected yet, or this instance is shutting down; not logged (an append that failed or was given up on may still be written later: the retry, with the same identity, then gets its decision)' },
   postback_intake_unavailable: { status: 503, code: 'POSTBACK_INTAKE_UNAVAILABLE', retryable: true, when: 'logged, but the ledger did not decide in time; the retry gets already_recorded' },
 } as const satisfies Record<string, { status: number; code: string; retryable: boolean; when: string }>;
 

@@ -1,6 +1,13 @@
 import type { Producer, RecordMetadata, TopicMessages } from 'kafkajs';
 
 /**
+ * How long a broker waits for the in-sync copies of a write before it answers with a timeout
+ * (kafkajs' default is 30 s, retried five times: with too few brokers up to reach
+ * min.insync.replicas an append then hung for minutes). The client's retries still apply.
+ */
+export const ACK_TIMEOUT_MS = 2_000;
+
+/**
  * Sends through an idempotent kafkajs producer, and after a send that failed, through a new one.
  *
  * Why: a send can fail after the broker wrote it (the broker stops before its answer arrives).
@@ -11,13 +18,6 @@ import type { Producer, RecordMetadata, TopicMessages } from 'kafkajs';
  * afresh: what the failed send may have written stays in the log once (a caller that retries
  * appends again, which the projectors' idempotent keys absorb), and nothing later is lost.
  */
-/**
- * How long a broker waits for the in-sync copies of a write before it answers with a timeout
- * (kafkajs' default is 30 s, retried five times: with too few brokers up to reach
- * min.insync.replicas an append then hung for minutes). The client's retries still apply.
- */
-export const ACK_TIMEOUT_MS = 2_000;
-
 export interface RestartingProducer {
   sendBatch(topicMessages: TopicMessages[]): Promise<RecordMetadata[]>;
   /** Disconnects the producer in use (and any still being replaced). */

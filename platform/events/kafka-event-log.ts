@@ -5,7 +5,7 @@ import type { EventCodec } from './codec.js';
 import { keepConsumerRunning, type ConsumerKeeper } from './consumer-keeper.js';
 import { kafkaBoundedSource } from './kafka-bounded-read.js';
 import { decodeMessages } from './kafka-messages.js';
-import { isUnpropagatedTopic, retryRetriable } from './kafka-retry.js';
+import { isUnpropagatedTopic, retryRetriable, TopicNotPropagatedError } from './kafka-retry.js';
 import { heartbeatWhile } from './heartbeat-while.js';
 import { fewerCopiesThan, topicReplication } from './topic-replication.js';
 import { restartingProducer } from './restarting-producer.js';
@@ -183,11 +183,17 @@ export async function kafkaEventLog(codec: EventCodec, options: KafkaLogOptions)
   async function seedGroupOffsets(groupId: string, subscription: SubscribeOptions) {
     const stored = new Map((await subscription.resumeFrom()).map((o) => [`${o.topic}:${o.partition}`, o.offset]));
     for (const topic of subscription.topics) {
-      const [watermarks, [committed]] = await Promise.all([
-        retryRetriable(() => admin.fetchTopicOffsets(physical(topic)), 12, isUnpropagatedTopic),
-        retryRetriable(() => admin.fetchOffsets({ groupId, topics: [physical(topic)] })),
-      ]);
-      const committedByPartition = new Map(committed!.partitions.map((p) => [p.partition, p.offset]));
+      const [watermarks, committed] = await retryRetriable(
+        async () => {
+          const [marks, [offsets]] = await Promise.all([admin.fetchTopicOffsets(physical(topic)), admin.fetchOffsets({ groupId, topics: [physical(topic)] })]);
+          // Both answers cover every partition, or the topic is too new for the broker asked.
+          if (marks.length === 0 || offsets === undefined || offsets.partitions.length !== marks.length) throw new TopicNotPropagatedError(physical(topic));
+          return [marks, offsets] as const;
+        },
+        12,
+        isUnpropagatedTopic,
+      );
+      const committedByPartition = new Map(committed.partitions.map((p) => [p.partition, p.offset]));
       const partitions = watermarks.map((mark) => ({
         partition: mark.partition,
         offset: stored.get(`${topic}:${mark.partition}`) ?? mark.low,

@@ -14,10 +14,20 @@ export async function retryRetriable<T>(call: () => Promise<T>, attempts = 12, a
   }
 }
 
+/** A topic whose partitions the broker asked does not know yet (see isUnpropagatedTopic). */
+export class TopicNotPropagatedError extends Error {
+  constructor(topic: string) {
+    super(`the broker asked does not know the partitions of topic ${topic} yet`);
+    this.name = 'TopicNotPropagatedError';
+  }
+}
+
 /**
- * kafkajs' fetchTopicOffsets on a topic created a moment ago, before the broker it asks has its
- * partitions, fails inside kafkajs with a TypeError (it reads the offsets of a partition list that
- * is empty): a start that created its topics on a cluster of several brokers crashed one time in
- * three. The same call a moment later answers.
+ * Asked about a topic created a moment ago, before the broker it asks has its partitions, kafkajs
+ * fails inside fetchTopicOffsets with a TypeError (it reads the offsets of an empty partition
+ * list), and fetchOffsets answers without the topic: a start that created its topics on a cluster
+ * of several brokers crashed one time in three, then one in five. The same calls a moment later
+ * answer. Callers that find an answer short throw TopicNotPropagatedError.
  */
-export const isUnpropagatedTopic = (error: unknown) => error instanceof TypeError && /partitions/.test(error.message);
+export const isUnpropagatedTopic = (error: unknown) =>
+  error instanceof TopicNotPropagatedError || (error instanceof TypeError && /partitions/.test(error.message));

@@ -58,7 +58,7 @@ export function payoutOf(entry: { payout_amount: string | null; payout_currency:
 export const positionOf = (entry: { log_partition: number; log_offset: string }) => html`<code>postbacks</code> partition ${entry.log_partition}, offset ${entry.log_offset}`;
 
 export const NOT_IN_LEDGER = html`<div class="notice" role="note"><b>Not in the ledger.</b> These postbacks were refused before they reached the log
-(<code>event_logged: false</code>): nothing was recorded or counted. They are kept for diagnostics only, in a bounded store that drops the oldest.</div>`;
+(<code>event_logged: false</code>): nothing was recorded or counted for them, except that an append the log did not answer in time (<code>postback_v10_unavailable</code> while it could not take writes) may still have been written later; a search by its correlation id then finds it in the log, and the partner's retry got its decision. They are kept for diagnostics only, in a bounded store that drops the oldest.</div>`;
 
 /** Rows of refusals, each with its sanitized excerpt of what was sent. */
 export function refusalRows(refusals: PostbackRefusal[]): SafeHtml {

@@ -20,8 +20,6 @@ import type {
   TopicPartitionOffset,
 } from './event-log.js';
 
-export { retryRetriable };
-
 /**
  * Batches of different partitions of one projection handed over at once: as many as the busiest
  * topics have partitions, so the runner can take a whole fetch in one transaction where the

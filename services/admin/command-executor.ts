@@ -1,4 +1,5 @@
-import type { Command } from '../../commands/command.js';
+import { CommandUnavailableError, type Command } from '../../commands/command.js';
+import { PAST_DEADLINE, withinDeadline } from '../../platform/async/deadline.js';
 import { validateInput } from '../../commands/validate.js';
 import { awaitCaughtUp } from '../../platform/projection/catch-up.js';
 import type { Projection } from '../../platform/projection/projection.js';
@@ -20,8 +21,21 @@ export interface ExecutorOptions {
   catchUpTimeoutMs?: number;
   /** How long it waits for its own events to be applied before answering anyway (default 5 s, or catchUpTimeoutMs when that is given). */
   appliedTimeoutMs?: number;
+  /**
+   * How long a command's own work (its reads and its append) may take before its caller is
+   * answered 503 (default 5 s): a log that cannot take writes (too few brokers in sync) would
+   * otherwise hold the caller for as long as the Kafka client retries.
+   */
+  executeTimeoutMs?: number;
   onLateProjection?(error: Error): void;
 }
+
+/** The caller's answer when an earlier command's work held its turn too long: it never runs. */
+export const COMMAND_NOT_STARTED = 'an earlier admin command is still waiting for the log or a read model; nothing was done; retry shortly';
+
+/** The caller's answer when the command's own work outlived its deadline: it goes on, and may still append. */
+export const COMMAND_MAY_BE_WRITTEN =
+  'the command did not complete in time: the log or a read model did not answer; it may still be written, so look before repeating a command that is not idempotent (api-key:issue, developer:register …)';
 
 /** The projections fed by any of `topics`. */
 const fedBy = (projections: Projection[], topics: readonly string[]) => projections.filter((projection) => projection.topics.some((topic) => topics.includes(topic)));
@@ -39,19 +53,35 @@ export function commandExecutor(runtime: Runtime, options: ExecutorOptions): Com
   // succeeded would not know it had (the admin API's answer came after 30 s with the projector down).
   const timeoutMs = options.catchUpTimeoutMs ?? 10_000;
   const appliedTimeoutMs = options.appliedTimeoutMs ?? options.catchUpTimeoutMs ?? 5_000;
+  const executeTimeoutMs = options.executeTimeoutMs ?? 5_000;
   let queue: Promise<unknown> = Promise.resolve();
   return {
     async run(command, input) {
       // Invalid input is rejected at once, without waiting for a turn.
       const valid = validateInput(command.input, input);
-      const turn = queue.then(async () => {
+      const previous = queue;
+      let execution: Promise<Record<string, unknown>> | undefined;
+      let started = false;
+      let abandoned = false;
+      const turn = previous.then(async () => {
+        if (abandoned) throw new CommandUnavailableError('COMMAND_UNAVAILABLE', COMMAND_NOT_STARTED);
+        started = true;
         await awaitCaughtUp(runtime, fedBy(options.projections, command.reads), timeoutMs);
-        const result = await command.execute(valid, { runtime, now: () => new Date() });
+        execution = command.execute(valid, { runtime, now: () => new Date() });
+        const result = await withinDeadline(execution, executeTimeoutMs);
+        if (result === PAST_DEADLINE) throw new CommandUnavailableError('COMMAND_UNAVAILABLE', COMMAND_MAY_BE_WRITTEN);
         // The events are durable already: a slow projection delays the next command, it does not fail this one.
         await awaitCaughtUp(runtime, fedBy(options.projections, command.writes), appliedTimeoutMs).catch((error: Error) => options.onLateProjection?.(error));
         return result;
       });
-      queue = turn.catch(() => {});
+      // The next command waits for this one's work to end, not for its caller's answer: commands
+      // stay in order (a registration given up on and written late still precedes the next check).
+      queue = turn.catch(() => execution?.catch(() => {}));
+      // A caller is not held behind an earlier command for longer than a catch-up would hold it.
+      if ((await withinDeadline(previous, timeoutMs)) === PAST_DEADLINE && !started) {
+        abandoned = true;
+        throw new CommandUnavailableError('COMMAND_UNAVAILABLE', COMMAND_NOT_STARTED);
+      }
       return turn;
     },
   };

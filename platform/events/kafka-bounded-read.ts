@@ -5,6 +5,7 @@ import type { EventCodec } from './codec.js';
 import { LogBoundError } from './event-log.js';
 import { decodeMessages } from './kafka-messages.js';
 import { isUnpropagatedTopic, retryRetriable } from './kafka-retry.js';
+import { existingTopics } from './kafka-topic-state.js';
 
 export interface KafkaReadContext {
   kafka: Kafka;
@@ -25,8 +26,8 @@ export function kafkaBoundedSource(context: KafkaReadContext, topic: string): Bo
   return {
     async extents() {
       // Checked first: offsets of a missing topic are a retriable error kafkajs would retry for long.
-      const topics = await retryRetriable(() => admin.listTopics());
-      if (!topics.includes(physical)) throw new LogBoundError('topic', `topic ${topic} does not exist on this log (${physical})`);
+      const topics = await existingTopics(admin, [physical]);
+      if (!topics.has(physical)) throw new LogBoundError('topic', `topic ${topic} does not exist on this log (${physical})`);
       const marks = await retryRetriable(() => admin.fetchTopicOffsets(physical), 12, isUnpropagatedTopic);
       return marks.map((mark) => ({ partition: mark.partition, low: BigInt(mark.low), high: BigInt(mark.high) }));
     },

@@ -8,6 +8,7 @@ import { decodeMessages } from './kafka-messages.js';
 import { isUnpropagatedTopic, retryRetriable, TopicNotPropagatedError } from './kafka-retry.js';
 import { heartbeatWhile } from './heartbeat-while.js';
 import { fewerCopiesThan, topicReplication } from './topic-replication.js';
+import { appendsRefusedBecause, existingTopics, fewerInsyncThan, minInsyncReplicasOf } from './kafka-topic-state.js';
 import { restartingProducer } from './restarting-producer.js';
 import { openBoundedRead } from './bounded-read.js';
 import type {
@@ -107,19 +108,23 @@ export async function kafkaEventLog(codec: EventCodec, options: KafkaLogOptions)
     return count;
   }
 
-  /** Existing topics that keep fewer copies than new ones would get: they are left as they are, and said so. */
-  async function fewerCopies(names: string[], replicationFactor: number): Promise<string[]> {
+  /** Existing topics that keep fewer copies, or take an append with fewer, than new ones would: they are left as they are, and said so. */
+  async function weakerTopics(names: string[], replicationFactor: number, minInsyncReplicas: number): Promise<string[]> {
     if (names.length === 0) return [];
-    const { topics } = await retryRetriable(() => admin.fetchTopicMetadata({ topics: names }));
-    return fewerCopiesThan(replicationFactor, topics);
+    const [{ topics }, settings] = await Promise.all([retryRetriable(() => admin.fetchTopicMetadata({ topics: names })), minInsyncReplicasOf(admin, names)]);
+    return [...fewerCopiesThan(replicationFactor, topics), ...fewerInsyncThan(minInsyncReplicas, settings)];
   }
 
+  /** The topics this process ensured (physical names): the ones readiness looks at. */
+  let ownTopics: string[] = [];
+
   async function ensureTopics(topics: readonly TopicDesign[]): Promise<string[]> {
-    const existing = new Set(await retryRetriable(() => admin.listTopics()));
+    ownTopics = [...new Set([...ownTopics, ...topics.map(({ topic }) => physical(topic))])];
+    const existing = await existingTopics(admin, topics.map(({ topic }) => physical(topic)));
     const missing = topics.filter(({ topic }) => !existing.has(physical(topic)));
     const { brokers } = await retryRetriable(() => admin.describeCluster());
     const { replicationFactor, minInsyncReplicas } = topicReplication(brokers.length, options.replication ?? { replicationFactor: 0, minInsyncReplicas: 0 });
-    const warnings = await fewerCopies(topics.map(({ topic }) => physical(topic)).filter((name) => existing.has(name)), replicationFactor);
+    const warnings = await weakerTopics([...existing], replicationFactor, minInsyncReplicas);
     if (missing.length === 0) return warnings;
     const names = missing.map(({ topic }) => physical(topic));
     for (let attempt = 1; ; attempt += 1) {
@@ -139,7 +144,7 @@ export async function kafkaEventLog(codec: EventCodec, options: KafkaLogOptions)
         if (/already exists/i.test((error as Error).message)) return warnings;
         // A busy broker can create the topics and still answer the wait for leaders with "does
         // not host this topic-partition": when they exist, wait for their metadata instead.
-        const now = new Set(await retryRetriable(() => admin.listTopics()));
+        const now = await existingTopics(admin, names);
         if (names.every((name) => now.has(name))) {
           await retryRetriable(() => admin.fetchTopicMetadata({ topics: names }), 20);
           return warnings;
@@ -333,7 +338,14 @@ export async function kafkaEventLog(codec: EventCodec, options: KafkaLogOptions)
       return offsets.map((mark) => ({ topic, partition: mark.partition, offset: mark.offset }));
     },
     async ping() {
-      await admin.describeCluster();
+      if (ownTopics.length === 0) {
+        await admin.describeCluster();
+        return;
+      }
+      // Brokers that answer are not enough: an append needs every partition's leader and enough copies in sync.
+      const [{ topics }, minInsync] = await Promise.all([admin.fetchTopicMetadata({ topics: ownTopics }), minInsyncReplicasOf(admin, ownTopics)]);
+      const refused = appendsRefusedBecause(topics, minInsync);
+      if (refused) throw new Error(refused);
     },
     async close() {
       await batcher.flush();

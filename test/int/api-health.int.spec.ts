@@ -1,4 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ConfigResourceTypes, Kafka, logLevel } from 'kafkajs';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startProjectors, type RunningProjectors } from '../../services/projector/projectors.js';
 import { createTestApp, type TestRuntime } from '../support/app.js';
 import { catalogEvents } from '../support/catalog-events.js';
@@ -80,6 +81,37 @@ describe('API health, metrics and the error envelope (Kafka, Postgres, Redis)', 
     });
     expect(good.statusCode).toBe(200);
     expect(good.json().data).toMatchObject({ topic: 'catalog', event_id: expect.stringMatching(/^[0-9a-f-]{36}$/) });
+  });
+});
+
+describe('readiness of the event log on Kafka', () => {
+  let t: TestRuntime & { app: FastifyInstance };
+  beforeAll(async () => {
+    t = await createTestApp({ eventLog: 'kafka' });
+  });
+  afterAll(async () => t?.close());
+
+  it('answers 503 naming the partition while a topic needs more copies in sync than it has, and 200 again after', async () => {
+    // The stack's one broker keeps one copy; a topic that wants two acknowledges no append (NOT_ENOUGH_REPLICAS).
+    const admin = new Kafka({ brokers: inject('stack').kafkaBrokers, logLevel: logLevel.NOTHING }).admin();
+    await admin.connect();
+    const topic = `${t.runtime.config.topicPrefix}postbacks`;
+    const setMinInsync = (value: string) =>
+      admin.alterConfigs({ validateOnly: false, resources: [{ type: ConfigResourceTypes.TOPIC, name: topic, configEntries: [{ name: 'min.insync.replicas', value }] }] });
+    try {
+      expect((await t.app.inject('/readyz')).statusCode).toBe(200);
+      await setMinInsync('2');
+      const refused = await t.app.inject('/readyz');
+      expect(refused.statusCode).toBe(503);
+      expect(refused.json()).toMatchObject({ code: 'NOT_READY', extra: { backends: { database: 'ok' } } });
+      expect(refused.json().extra.backends.event_log).toMatch(
+        new RegExp(`^unavailable: appends would be refused: topic ${topic.replace(/\./g, '\\.')} partition \\d+ has 1 of 1 copies in sync, fewer than its min\\.insync\\.replicas \\(2\\)`),
+      );
+    } finally {
+      await setMinInsync('1');
+      await admin.disconnect();
+    }
+    expect((await t.app.inject('/readyz')).statusCode).toBe(200);
   });
 });
 

@@ -1,0 +1,76 @@
+import kafkajs, { type Admin, type PartitionMetadata } from 'kafkajs';
+import { retryRetriable } from './kafka-retry.js';
+
+const { ConfigResourceTypes } = kafkajs;
+
+const MIN_INSYNC = 'min.insync.replicas';
+
+const isUnknownTopic = (error: unknown) => (error as { type?: string }).type === 'UNKNOWN_TOPIC_OR_PARTITION';
+
+/**
+ * Which of `names` exist. Asks about those topics only: listing the whole cluster fails while
+ * any topic of it has a partition without a leader, another environment's as well.
+ */
+export async function existingTopics(admin: Admin, names: readonly string[]): Promise<Set<string>> {
+  const exists = async (name: string) =>
+    retryRetriable(async () => {
+      try {
+        await admin.fetchTopicMetadata({ topics: [name] });
+        return true;
+      } catch (error) {
+        if (isUnknownTopic(error)) return false;
+        throw error;
+      }
+    });
+  const found = await Promise.all(names.map(async (name) => [name, await exists(name)] as const));
+  return new Set(found.filter(([, there]) => there).map(([name]) => name));
+}
+
+/** Each topic's min.insync.replicas (the copies an acks=all append needs), as the brokers have it now. */
+export async function minInsyncReplicasOf(admin: Admin, names: readonly string[]): Promise<Map<string, number>> {
+  const { resources } = await retryRetriable(() =>
+    admin.describeConfigs({ resources: names.map((name) => ({ type: ConfigResourceTypes.TOPIC, name, configNames: [MIN_INSYNC] })), includeSynonyms: false }),
+  );
+  const settings = new Map<string, number>();
+  for (const resource of resources) {
+    const value = resource.configEntries.find((entry) => entry.configName === MIN_INSYNC)?.configValue;
+    if (value !== undefined) settings.set(resource.resourceName, Number(value));
+  }
+  return settings;
+}
+
+/**
+ * Why appends to these topics would be refused now, or undefined when every partition has a
+ * leader and as many copies in sync as its topic's min.insync.replicas: a broker that answers
+ * is not enough, as acks=all appends fail (NOT_ENOUGH_REPLICAS) with too few copies in sync.
+ */
+export function appendsRefusedBecause(topics: { name: string; partitions: PartitionMetadata[] }[], minInsync: Map<string, number>): string | undefined {
+  const problems = topics.flatMap(({ name, partitions }) =>
+    partitions.flatMap((partition) => {
+      const needed = minInsync.get(name) ?? 1;
+      if (partition.leader < 0) return [`topic ${name} partition ${partition.partitionId} has no leader`];
+      if (partition.isr.length < needed) {
+        return [`topic ${name} partition ${partition.partitionId} has ${partition.isr.length} of ${partition.replicas.length} copies in sync, fewer than its ${MIN_INSYNC} (${needed})`];
+      }
+      return [];
+    }),
+  );
+  if (problems.length === 0) return undefined;
+  const more = problems.length > 3 ? ` (and ${problems.length - 3} more partitions)` : '';
+  return `appends would be refused: ${problems.slice(0, 3).join('; ')}${more}`;
+}
+
+/**
+ * One line for each existing topic that acknowledges an append with fewer copies than a new
+ * topic would (its min.insync.replicas under `minInsyncReplicas`): left as it is, and said so.
+ */
+export function fewerInsyncThan(minInsyncReplicas: number, settings: Map<string, number>): string[] {
+  return [...settings].flatMap(([name, setting]) =>
+    setting >= minInsyncReplicas
+      ? []
+      : [
+          `topic ${name} acknowledges an append once ${setting} ${setting === 1 ? 'copy holds' : 'copies hold'} it (${MIN_INSYNC}), fewer than the ${minInsyncReplicas} a new topic gets on this cluster; ` +
+            `it is left as it is (raise it with kafka-configs --alter --add-config ${MIN_INSYNC}=${minInsyncReplicas})`,
+        ],
+  );
+}

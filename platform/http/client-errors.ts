@@ -1,8 +1,8 @@
-import { maxHeaderSize, STATUS_CODES } from 'node:http';
+import { maxHeaderSize, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { plainAddress } from '../net/ip-text.js';
 import type { Socket } from 'node:net';
 import { failure } from './envelope.js';
-import { type ApiError, badRequest, headerFieldsTooLarge, payloadTooLarge, requestTimeout } from './errors.js';
+import { type ApiError, badRequest, expectationFailed, headerFieldsTooLarge, payloadTooLarge, requestTimeout } from './errors.js';
 
 /** What Node's HTTP parser reports on a 'clientError': a code, and for parse errors a reason. */
 export interface ParserError extends Error {
@@ -35,8 +35,43 @@ export type RefusalShape = (request: RefusedRequest, error: ApiError) => RawAnsw
 
 export function refusedRequestOf(error: ParserError): RefusedRequest | undefined {
   const head = Buffer.isBuffer(error.rawPacket) ? error.rawPacket.subarray(0, 16 * 1024).toString('latin1') : undefined;
-  const line = head === undefined ? null : /^([A-Z]+) (\S+) HTTP\/1\.[01]\r\n/.exec(head);
+  // A request line longer than the bytes kept ends without its version: its target still names the route.
+  const line = head === undefined ? null : /^([A-Z]+) (\/\S*)(?: HTTP\/1\.[01]\r\n|$)/.exec(head);
   return line ? { method: line[1]!, target: line[2]!, head: head! } : undefined;
+}
+
+/** The request an open request (headers read, answer not yet sent) is, as a refusal sees it. */
+function refusedRequestFrom(request: IncomingMessage): RefusedRequest {
+  const headerLines: string[] = [];
+  for (let index = 0; index + 1 < request.rawHeaders.length; index += 2) headerLines.push(`${request.rawHeaders[index]}: ${request.rawHeaders[index + 1]}`);
+  return { method: request.method ?? 'GET', target: request.url ?? '/', head: [`${request.method} ${request.url} HTTP/${request.httpVersion}`, ...headerLines, ''].join('\r\n') };
+}
+
+/**
+ * The requests of each connection whose headers were read and whose answers are not finished:
+ * the parser can refuse bytes that come after them on the same connection (pipelined), or the
+ * rest of one of them (a body cut short, stalled or badly chunked). answerClientError reads it.
+ */
+export class OpenRequests {
+  readonly #open = new WeakMap<object, Map<IncomingMessage, ServerResponse>>();
+
+  watch(server: Server): void {
+    server.on('request', (request: IncomingMessage, response: ServerResponse) => {
+      let open = this.#open.get(request.socket);
+      if (!open) this.#open.set(request.socket, (open = new Map()));
+      open.set(request, response);
+      response.once('close', () => open.delete(request));
+    });
+  }
+
+  of(socket: Socket): IncomingMessage[] {
+    return [...(this.#open.get(socket)?.keys() ?? [])];
+  }
+
+  /** Resolves once every answer open on `socket` now has been sent (or its connection closed). */
+  async finished(socket: Socket): Promise<void> {
+    await Promise.all([...(this.#open.get(socket)?.values() ?? [])].map((response) => new Promise((resolve) => response.once('close', resolve))));
+  }
 }
 
 /**
@@ -55,21 +90,42 @@ export function fromParser(error: ParserError): ApiError {
   return badRequest(`malformed HTTP request${error.reason ? `: ${error.reason}` : ''}`);
 }
 
+/** Connections given their refusal: the parser may report more errors on them, which get no second answer. */
+const refusedConnections = new WeakSet<Socket>();
+
 /**
- * Fastify's clientErrorHandler: answers on the raw socket (there is no request object yet) and
- * closes the connection, since the parser cannot tell where the next request would start.
+ * Fastify's clientErrorHandler: answers on the raw socket and closes the connection, since the
+ * parser cannot tell where the next request would start. A refusal of the rest of a request
+ * already under way (its body cut short, stalled or badly chunked) is that request's answer, in
+ * its route's shape; bytes refused after requests still being answered (pipelined) are answered
+ * once those answers are sent, so a request that was taken is never answered by the refusal of
+ * what followed it.
  */
-export function answerClientError(error: ParserError, socket: Socket, shapeFor?: RefusalShape): void {
+export function answerClientError(error: ParserError, socket: Socket, shapeFor?: RefusalShape, open?: OpenRequests): void {
   // A reset or already closed connection has nobody to answer.
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
   if (!socket.writable) {
     socket.destroy();
     return;
   }
+  if (refusedConnections.has(socket)) return;
+  refusedConnections.add(socket);
   const apiError = fromParser(error);
-  const refused = refusedRequestOf(error);
   const peer = socket.remoteAddress === undefined ? undefined : plainAddress(socket.remoteAddress);
-  const request = refused && { ...refused, ...(peer !== undefined && { remoteAddress: peer }) };
+  const withPeer = (request: RefusedRequest | undefined) => request && { ...request, ...(peer !== undefined && { remoteAddress: peer }) };
+  const underWay = open?.of(socket) ?? [];
+  const unfinished = underWay.find((request) => !request.complete);
+  if (unfinished) {
+    writeRefusal(socket, apiError, withPeer(refusedRequestFrom(unfinished)), shapeFor);
+  } else if (underWay.length > 0) {
+    // Which request the refused bytes began cannot be told from the bytes read with those before it: the generic envelope.
+    void open!.finished(socket).then(() => (socket.writable ? writeRefusal(socket, apiError) : socket.destroy()));
+  } else {
+    writeRefusal(socket, apiError, withPeer(refusedRequestOf(error)), shapeFor);
+  }
+}
+
+function writeRefusal(socket: Socket, apiError: ApiError, request?: RefusedRequest, shapeFor?: RefusalShape): void {
   const answer = (request && shapeFor?.(request, apiError)) ?? { status: apiError.statusCode, headers: {}, body: JSON.stringify(failure(apiError.code, apiError.message)) };
   const head = [
     `HTTP/1.1 ${answer.status} ${STATUS_CODES[answer.status]}`,
@@ -79,4 +135,18 @@ export function answerClientError(error: ParserError, socket: Socket, shapeFor?:
     'connection: close',
   ];
   socket.end(`${head.join('\r\n')}\r\n\r\n${answer.body}`, () => socket.destroy());
+}
+
+/**
+ * Node's 'checkExpectation' (an Expect other than 100-continue): a 417 in the envelope, in the
+ * route's own shape where it has one, instead of Node's empty 417. The request is not routed.
+ */
+export function answerUnmetExpectation(request: IncomingMessage, response: ServerResponse, shapeFor?: RefusalShape): void {
+  const apiError = expectationFailed(`Expect: ${request.headers.expect} cannot be met; only 100-continue is supported`);
+  const peer = request.socket.remoteAddress === undefined ? undefined : plainAddress(request.socket.remoteAddress);
+  const refused = { ...refusedRequestFrom(request), ...(peer !== undefined && { remoteAddress: peer }) };
+  const answer = shapeFor?.(refused, apiError) ?? { status: apiError.statusCode, headers: {}, body: JSON.stringify(failure(apiError.code, apiError.message)) };
+  response.shouldKeepAlive = false;
+  response.writeHead(answer.status, { ...answer.headers, 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(answer.body) });
+  response.end(answer.body);
 }

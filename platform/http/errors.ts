@@ -28,5 +28,6 @@ export const payloadTooLarge = (message: string) => new ApiError(413, 'PAYLOAD_T
 export const unsupportedMediaType = (message: string) => new ApiError(415, 'UNSUPPORTED_MEDIA_TYPE', message);
 export const headerFieldsTooLarge = (message: string) => new ApiError(431, 'REQUEST_HEADER_FIELDS_TOO_LARGE', message);
 export const requestTimeout = (message: string) => new ApiError(408, 'REQUEST_TIMEOUT', message);
+export const expectationFailed = (message: string) => new ApiError(417, 'EXPECTATION_FAILED', message);
 export const serviceUnavailable = (code: string, message: string) => new ApiError(503, code, message);
 export const forbidden = (code: string, message: string) => new ApiError(403, code, message);

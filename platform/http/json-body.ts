@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { repeatedTopLevelKey } from '../text/json-keys.js';
-import { badRequest } from './errors.js';
+import { badRequest, unsupportedMediaType } from './errors.js';
 
 /**
  * JSON bodies for every route. Keys that could reach an object's prototype (`__proto__`, and
@@ -12,10 +12,25 @@ import { badRequest } from './errors.js';
  */
 const mayNamePrototypeKey = (body: string) => body.includes('\\') || body.includes('__proto__') || body.includes('constructor');
 
+/** Refuses bytes that are not UTF-8 (a plain decode would turn them into U+FFFD and store that); drops a leading BOM, as RFC 8259 allows. */
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** The charset a Content-Type names, lower case, or undefined. */
+const charsetOf = (contentType: string | undefined) => /;\s*charset\s*=\s*"?([^";\s]*)/i.exec(contentType ?? '')?.[1]?.toLowerCase();
+
 export const jsonBodies = fp(async (app: FastifyInstance) => {
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, text, done) => {
-    const body = String(text);
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, bytes, done) => {
+    const charset = charsetOf(request.headers['content-type']);
+    if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
+      return done(unsupportedMediaType(`charset ${charset} is not accepted; send the body as UTF-8 JSON`), undefined);
+    }
+    let body: string;
+    try {
+      body = utf8.decode(bytes as Buffer);
+    } catch {
+      return done(badRequest('the request body is not UTF-8 text'), undefined);
+    }
     if (body.trim() === '') return done(badRequest('the request body is empty, but Content-Type says application/json'), undefined);
     let forbidden: string | undefined;
     let parsed: unknown;

@@ -1,7 +1,8 @@
 import type { FastifyInstance } from 'fastify';
+import type { IncomingMessage } from 'node:http';
 import { Server } from 'node:net';
 import fp from 'fastify-plugin';
-import { badRequest, serviceUnavailable } from './errors.js';
+import { badRequest, serviceUnavailable, unsupportedMediaType } from './errors.js';
 
 /**
  * Requests refused before their route runs, which Node or Fastify would otherwise answer in their
@@ -33,9 +34,30 @@ export const requestGuards = fp(async (app: FastifyInstance) => {
   app.addHook('onRequest', (request, _reply, done) => {
     if (closing || (draining && request.url === '/readyz')) done(serviceUnavailable('SHUTTING_DOWN', 'this instance is shutting down; retry the request'));
     else if (request.raw.httpVersion === '1.1' && request.headers.host === undefined) done(badRequest('an HTTP/1.1 request needs a Host header'));
-    else done();
+    else done(bodyFramingRefusal(request.raw));
   });
 });
+
+/**
+ * A body the server would read other than the client meant: Node keeps the first of two
+ * Content-Types, and ignores content codings and transfer codings besides chunked (a gzip body
+ * would be parsed as its compressed bytes, or its plain bytes taken as gzip's).
+ */
+function bodyFramingRefusal(request: IncomingMessage): Error | undefined {
+  let contentTypes = 0;
+  for (let index = 0; index < request.rawHeaders.length; index += 2) if (request.rawHeaders[index]!.toLowerCase() === 'content-type') contentTypes += 1;
+  if (contentTypes > 1) return badRequest('Content-Type is given more than once; send it once');
+  const hasBody = request.headers['transfer-encoding'] !== undefined || Number(request.headers['content-length'] ?? 0) > 0;
+  const contentEncoding = request.headers['content-encoding']?.trim().toLowerCase();
+  if (hasBody && contentEncoding !== undefined && contentEncoding !== '' && contentEncoding !== 'identity') {
+    return unsupportedMediaType(`Content-Encoding ${contentEncoding} is not accepted; send the body uncompressed`);
+  }
+  const transferEncoding = request.headers['transfer-encoding']?.trim().toLowerCase();
+  if (transferEncoding !== undefined && transferEncoding !== 'chunked') {
+    return badRequest(`Transfer-Encoding ${transferEncoding} is not supported; send the body chunked or with a Content-Length`);
+  }
+  return undefined;
+}
 
 declare module 'fastify' {
   interface FastifyInstance {

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { maxHeaderSize } from 'node:http';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { answerClientError } from '../../platform/http/client-errors.js';
+import { answerClientError, answerUnmetExpectation, OpenRequests } from '../../platform/http/client-errors.js';
 import { answerConnectRequests } from '../../platform/http/connect-requests.js';
 import { jsonBodies } from '../../platform/http/json-body.js';
 import { requestForLog } from '../../platform/http/loggable-url.js';
@@ -45,6 +45,7 @@ export async function buildApp({ runtime, logger = false, commands, replays, pos
   const refusals = postbackRefusals ?? openPostbackRefusals(runtime);
   const linkPrefix = linkRoutePrefix(runtime.config.linkBase);
   const parserRefusals = keptParserRefusals(refusals);
+  const openRequests = new OpenRequests();
   const app = Fastify({
     // A credential put in a query string by mistake never reaches the access log.
     logger: typeof logger === 'object' ? { ...logger, serializers: { req: requestForLog([runtime.config.adminToken]) } } : logger,
@@ -63,7 +64,7 @@ export async function buildApp({ runtime, logger = false, commands, replays, pos
     },
     // Requests the HTTP parser refuses (headers too large, malformed) answer in the envelope too,
     // on a postback path in the postback envelope.
-    clientErrorHandler: (error, socket) => answerClientError(error, socket, parserRefusals),
+    clientErrorHandler: (error, socket) => answerClientError(error, socket, parserRefusals, openRequests),
     // A missing Host header and requests arriving during shutdown are answered by requestGuards,
     // in the envelope, instead of by Node (an empty 400) and Fastify (its own 503 shape).
     // A request (line, headers, body) that does not arrive in REQUEST_TIMEOUT_MS is a 408 (Fastify's
@@ -84,6 +85,8 @@ export async function buildApp({ runtime, logger = false, commands, replays, pos
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', allErrors: false } },
   }).withTypeProvider<TypeBoxTypeProvider>();
   answerConnectRequests(app);
+  openRequests.watch(app.server);
+  app.server.on('checkExpectation', (request, response) => answerUnmetExpectation(request, response, parserRefusals));
 
   await app.register(errorHandling);
   await app.register(jsonBodies);

@@ -1,4 +1,5 @@
 import { Agent, get as httpGet } from 'node:http';
+import { connect } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { success } from '../../platform/http/envelope.js';
@@ -23,6 +24,25 @@ beforeAll(async () => {
   port = (t.app.server.address() as { port: number }).port;
 });
 afterAll(async () => t?.close());
+
+/** Everything the server sends on one connection for `bytes` (written at once, then optionally the writing side closed), until it closes it. */
+function rawConversation(serverPort: number, bytes: string, { endWriting = false } = {}): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(serverPort, '127.0.0.1', () => (endWriting ? socket.end(bytes) : socket.write(bytes)));
+    let received = '';
+    socket.on('data', (chunk: Buffer) => (received += chunk.toString('latin1')));
+    socket.on('error', reject);
+    socket.on('close', () => resolve(received));
+  });
+}
+
+/** The one response in `text` (rawConversation's), as rawHttp gives it. */
+function parseRaw(text: string): RawResponse {
+  const end = text.indexOf('\r\n\r\n');
+  const [statusLine, ...lines] = text.slice(0, end).split('\r\n');
+  const headers = Object.fromEntries(lines.map((line) => [line.slice(0, line.indexOf(':')).trim().toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]));
+  return { status: Number(statusLine!.split(' ')[1]), headers, body: text.slice(end + 4) };
+}
 
 /** The envelope of `code` and nothing else: no stack, no Fastify fields. */
 function expectEnvelope(response: { headers: Record<string, unknown>; body: string }, code: string, mentions: RegExp) {
@@ -64,6 +84,21 @@ describe.each(BODY_ROUTES)('request bodies on POST $url', ({ url, headers }) => 
       expect(response.statusCode, payload).toBe(400);
       expectEnvelope(response, 'BAD_REQUEST', mentions);
     }
+  });
+
+  it('refuses a body it would read other than it was sent: not UTF-8, another charset, a content coding', async () => {
+    const notUtf8 = await post('application/json', Buffer.from('{"name":"Bad\xff\xfeName"}', 'latin1') as unknown as string);
+    expect(notUtf8.statusCode).toBe(400);
+    expectEnvelope(notUtf8, 'BAD_REQUEST', /not UTF-8/);
+    const latin1 = await post('application/json; charset=latin1', '{}');
+    expect(latin1.statusCode).toBe(415);
+    expectEnvelope(latin1, 'UNSUPPORTED_MEDIA_TYPE', /charset latin1 is not accepted/);
+    const gzip = await post('application/json', '{}', { 'content-encoding': 'gzip' });
+    expect(gzip.statusCode).toBe(415);
+    expectEnvelope(gzip, 'UNSUPPORTED_MEDIA_TYPE', /Content-Encoding gzip is not accepted/);
+    // A BOM before the JSON is dropped (RFC 8259 lets a parser ignore it), as the postback route does.
+    const bom = await post('application/json; charset=UTF-8', Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"__proto__": {}}')]) as unknown as string);
+    expect(bom.json()).toMatchObject({ code: 'BAD_REQUEST', extra: { field: '__proto__' } });
   });
 
   it('400 BAD_REQUEST naming a key that would reach a prototype, at any depth', async () => {
@@ -191,6 +226,51 @@ describe('requests the HTTP parser refuses, over a real socket', () => {
     }
   });
 
+  it('refuses two Content-Types and transfer codings other than chunked, on any route, appending nothing', async () => {
+    const before = await t.runtime.eventLog.endOffsets('catalog');
+    const body = '{"entry_id":"framing","name":"n","amount":"1.50","currency":"USD"}';
+    const route = `POST /admin/commands/catalog-entry:record HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${ADMIN_TOKEN}\r\nConnection: close\r\n`;
+    const twice = await rawHttp(port, `${route}Content-Type: application/json\r\nContent-Type: text/plain\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
+    expect(twice.status).toBe(400);
+    expectEnvelope(twice, 'BAD_REQUEST', /Content-Type is given more than once/);
+    const chunk = `${body.length.toString(16)}\r\n${body}\r\n0\r\n\r\n`;
+    const gzipped = await rawHttp(port, `${route}Content-Type: application/json\r\nTransfer-Encoding: gzip, chunked\r\n\r\n${chunk}`);
+    expect(gzipped.status).toBe(400);
+    expectEnvelope(gzipped, 'BAD_REQUEST', /Transfer-Encoding gzip, chunked is not supported/);
+    expect(await t.runtime.eventLog.endOffsets('catalog')).toEqual(before);
+  });
+
+  it('answers a request taken before bytes it refuses on the same connection first, then refuses them (pipelined)', async () => {
+    const taken = 'POST /test-only/echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 7\r\n\r\n{"a":1}';
+    const answers = await rawConversation(port, `${taken}GARBAGE\r\n\r\n`);
+    const [first, second] = answers.split(/(?=HTTP\/1\.1 )/);
+    expect(first).toMatch(/^HTTP\/1\.1 200 /);
+    expect(first).toContain(JSON.stringify({ code: 'SUCCESS', message: '', data: { body: { a: 1 } }, extra: {} }));
+    expect(second).toMatch(/^HTTP\/1\.1 400 /);
+    expect(second).toContain('"code":"BAD_REQUEST"');
+  });
+
+  it('answers a postback whose body is cut short, or whose Expect cannot be met, in the postback envelope with its header', async () => {
+    const path = `/v1/postback/${'0'.repeat(8)}-0000-7000-8000-${'0'.repeat(12)}`;
+    const head = `POST ${path} HTTP/1.1\r\nHost: x\r\nSVC-Protocol-Version: 1.0\r\nContent-Type: application/json\r\n`;
+    const cutShort = parseRaw(await rawConversation(port, `${head}Content-Length: 40\r\n\r\n{"event_name":"purchase"`, { endWriting: true }));
+    const unmet = await rawHttp(port, `${head}Expect: something-else\r\nContent-Length: 2\r\n\r\n{}`);
+    const longLine = await rawHttp(port, `POST ${path}${'a'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`);
+    for (const [response, status, reason] of [[cutShort, 400, 'invalid_payload'], [unmet, 417, 'expectation_failed'], [longLine, 400, 'invalid_payload']] as const) {
+      expect(response.status, reason).toBe(status);
+      if (response !== longLine) expect(response.headers['svc-protocol-version']).toBe('1.0');
+      expect(JSON.parse(response.body)).toEqual({
+        code: reason.toUpperCase(),
+        message: reason,
+        data: {},
+        extra: { result: 'rejected', reason, correlation_id: expect.stringMatching(/^[0-9a-f-]{36}$/), retryable: false, event_logged: false },
+      });
+    }
+    const elsewhere = await rawHttp(port, 'GET /healthz HTTP/1.1\r\nHost: x\r\nExpect: something-else\r\n\r\n');
+    expect(elsewhere.status).toBe(417);
+    expectEnvelope(elsewhere, 'EXPECTATION_FAILED', /Expect: something-else cannot be met/);
+  });
+
   it('413 PAYLOAD_TOO_LARGE for a chunked body past the limit, then closes the connection', async () => {
     const body = `"${'x'.repeat(ONE_MIB)}"`;
     const response = await rawHttp(
@@ -225,6 +305,12 @@ describe('a client that stalls mid-request', () => {
         expect(response.headers.connection).toBe('close');
         expectEnvelope(response, 'REQUEST_TIMEOUT', /did not arrive in time/);
       }
+      // A postback whose headers arrived: its own envelope, retryable, with SVC-Protocol-Version.
+      const path = `/v1/postback/${'0'.repeat(8)}-0000-7000-8000-${'0'.repeat(12)}`;
+      const postback = await rawHttp(stalledPort, `POST ${path} HTTP/1.1\r\nHost: x\r\nSVC-Protocol-Version: 1.0\r\nContent-Type: application/json\r\nContent-Length: 30\r\n\r\n{"event_name":`);
+      expect(postback.status).toBe(408);
+      expect(postback.headers['svc-protocol-version']).toBe('1.0');
+      expect(JSON.parse(postback.body)).toMatchObject({ code: 'REQUEST_TIMEOUT', message: 'request_timeout', extra: { reason: 'request_timeout', retryable: true, event_logged: false } });
     } finally {
       await stalled.close();
     }

@@ -233,9 +233,9 @@ describe('GET /openapi.json', () => {
     expect(operation('get').description).toContain('not a current entrypoint');
     expect(operation('post').description).toContain('not a current entrypoint');
     const statuses = (method: string) => Object.keys(document.paths[path]![method]!.responses);
-    // 4XX: the HTTP layer's own 408 for a request that stalls (its other refusals there are postback reasons).
-    expect(statuses('post')).toEqual(['200', '400', '403', '404', '409', '413', '415', '422', '500', '503', '4XX']);
-    expect(statuses('get')).toEqual(['200', '400', '403', '404', '409', '422', '500', '503', '4XX']);
+    // 4XX: the HTTP layer's own 408 for a request whose line and headers stall (its other refusals there are postback reasons).
+    expect(statuses('post')).toEqual(['200', '400', '403', '404', '408', '409', '413', '415', '417', '422', '500', '503', '4XX']);
+    expect(statuses('get')).toEqual(['200', '400', '403', '404', '409', '417', '422', '500', '503', '4XX']);
   });
 });
 

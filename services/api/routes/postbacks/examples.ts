@@ -39,6 +39,8 @@ const SHOWN: Partial<Record<PostbackReason, string>> = {
   unsupported_media_type: 'a body that is not application/json',
   missing_amount: 'a goal priced per sale (cps) without amount and currency',
   invalid_goal_pricing: "the mapped goal's pricing cannot price a conversion",
+  request_timeout: 'the body did not arrive within the server\'s timeout; nothing was logged',
+  expectation_failed: 'an Expect header other than 100-continue',
   internal_error: 'an unexpected failure before intake; nothing was logged',
   postback_v10_unavailable: 'the log or the read models cannot be reached; nothing was logged',
   postback_intake_unavailable: 'logged, but the ledger did not decide in time; the retry gets already_recorded',

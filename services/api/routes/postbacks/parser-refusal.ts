@@ -7,17 +7,20 @@ import { uuidV7 } from '../../../../platform/ids/uuid-v7.js';
 import { DETAIL_HEADER, PROTOCOL_HEADER, PROTOCOL_VERSION, rejectionEnvelope, sendableDetail } from './respond.js';
 import { POSTBACK_PATH_PREFIX } from './undecodable-path.js';
 
+/** The parser's refusals that are not the partner's payload; every other one is invalid_payload. */
+const REASON_BY_STATUS: Record<number, PostbackReason> = { 408: 'request_timeout', 413: 'payload_too_large', 417: 'expectation_failed' };
+
 /**
  * A postback request Node's HTTP parser refused (a malformed header, Content-Length with
  * Transfer-Encoding, chunk extensions too large, headers over the limit), answered as the
  * postback routes refuse: in their envelope, as invalid_payload or payload_too_large, with
  * SVC-Protocol-Version when the request carried it. Partners branch on `extra.reason`; the
- * generic envelope would give them none. Undefined for other paths and for a timeout (a stalled
- * request is not the partner's payload; its 408 stays the HTTP layer's).
+ * generic envelope would give them none. A request that stalled is request_timeout (408,
+ * retryable), an Expect the server cannot meet expectation_failed (417). Undefined for other paths.
  */
 export function postbackParserRefusal(request: RefusedRequest, error: ApiError, onRefused?: (reason: PostbackReason, correlationId: string) => void): RawAnswer | undefined {
-  if (!request.target.startsWith(POSTBACK_PATH_PREFIX) || error.statusCode === 408) return undefined;
-  const reason: PostbackReason = error.statusCode === 413 ? 'payload_too_large' : 'invalid_payload';
+  if (!request.target.startsWith(POSTBACK_PATH_PREFIX)) return undefined;
+  const reason: PostbackReason = REASON_BY_STATUS[error.statusCode] ?? 'invalid_payload';
   const headers: Record<string, string> = sendableDetail(error.message) ? { [DETAIL_HEADER]: error.message } : {};
   if (/\r\nsvc-protocol-version:/i.test(request.head)) headers[PROTOCOL_HEADER] = PROTOCOL_VERSION;
   const correlationId = uuidV7();

@@ -149,12 +149,13 @@ function failures(reasons: PostbackReason[], headers: Record<string, object> = {
 }
 
 /**
- * What the HTTP layer answers on these paths itself: a request that stalls mid-way (408
- * REQUEST_TIMEOUT, README "Errors of the HTTP layer itself"). Requests the parser refuses for
- * their bytes are answered in the postback envelope (parser-refusal.ts), so under 400 and 413.
+ * What the HTTP layer answers on these paths itself: a request whose line and headers stall
+ * (408 REQUEST_TIMEOUT, README "Errors of the HTTP layer itself"; its path is not known yet).
+ * Requests the parser refuses once their headers are read, or for their bytes, are answered in
+ * the postback envelope (parser-refusal.ts), under 400, 408, 413 and 417.
  */
 const httpLayer = {
-  '4xx': failureEnvelope({ description: 'the HTTP layer\'s envelope, without postback diagnostics: 408 REQUEST_TIMEOUT when the request (line, headers, body) did not arrive within the server\'s timeout; retry' }),
+  '4xx': failureEnvelope({ description: 'the HTTP layer\'s envelope, without postback diagnostics: 408 REQUEST_TIMEOUT when the request line and headers did not arrive within the server\'s timeout (the path is not known then); retry' }),
 };
 
 const ALL_REASONS = Object.keys(POSTBACK_REASONS) as PostbackReason[];
@@ -163,7 +164,7 @@ const METHOD_REASONS: PostbackReason[] = ['method_not_allowed'];
 /** Checks of the current contract's request only. */
 const CURRENT_REASONS: PostbackReason[] = ['unsupported_protocol_version', 'query_parameters_not_allowed', 'signature_headers_not_allowed'];
 /** A GET has no body, so none of its refusals. */
-const BODY_REASONS: PostbackReason[] = ['unsupported_media_type', 'payload_too_large'];
+const BODY_REASONS: PostbackReason[] = ['unsupported_media_type', 'payload_too_large', 'request_timeout'];
 const without = (excluded: PostbackReason[]) => ALL_REASONS.filter((reason) => !excluded.includes(reason));
 
 const TAGS = [TAG.postbacks];
@@ -174,7 +175,7 @@ export const postSchema = {
   summary: 'Report a conversion (current contract: JSON with SVC-Protocol-Version 1.0)',
   description:
     'The current contract: a closed JSON body sent as Content-Type: application/json with SVC-Protocol-Version: 1.0, no query string and no signature headers; ' +
-    'every answer carries SVC-Protocol-Version: 1.0 (but a request that stalls, answered 408 by the HTTP layer before any route runs). The answer is the ledger\'s decision for the postback. ' +
+    'every answer carries SVC-Protocol-Version: 1.0 (but a request whose line and headers stall, answered 408 by the HTTP layer before its path is known). The answer is the ledger\'s decision for the postback. ' +
     'A form body (application/x-www-form-urlencoded) sent without SVC-Protocol-Version is the compatibility form route for existing integrations, not a current entrypoint: ' +
     'its fields may also come in the query string and its answers carry no protocol header. ' +
     'Other methods on this path answer 405 method_not_allowed with Allow: GET, POST.',

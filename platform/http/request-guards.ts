@@ -38,15 +38,31 @@ export const requestGuards = fp(async (app: FastifyInstance) => {
   });
 });
 
+/** Headers Node keeps the first of when sent twice: which one the client meant is not ours to guess. */
+const SINGLE_HEADERS = new Map([
+  ['content-type', 'Content-Type'],
+  ['authorization', 'Authorization'],
+]);
+
+function repeatedSingleHeader(rawHeaders: string[]): string | undefined {
+  const seen = new Set<string>();
+  for (let index = 0; index < rawHeaders.length; index += 2) {
+    const name = rawHeaders[index]!.toLowerCase();
+    if (!SINGLE_HEADERS.has(name)) continue;
+    if (seen.has(name)) return SINGLE_HEADERS.get(name);
+    seen.add(name);
+  }
+  return undefined;
+}
+
 /**
- * A body the server would read other than the client meant: Node keeps the first of two
- * Content-Types, and ignores content codings and transfer codings besides chunked (a gzip body
+ * A request the server would read other than the client meant: Node keeps the first of two
+ * Content-Types (or credentials), and ignores content codings and transfer codings besides chunked (a gzip body
  * would be parsed as its compressed bytes, or its plain bytes taken as gzip's).
  */
 function bodyFramingRefusal(request: IncomingMessage): Error | undefined {
-  let contentTypes = 0;
-  for (let index = 0; index < request.rawHeaders.length; index += 2) if (request.rawHeaders[index]!.toLowerCase() === 'content-type') contentTypes += 1;
-  if (contentTypes > 1) return badRequest('Content-Type is given more than once; send it once');
+  const repeated = repeatedSingleHeader(request.rawHeaders);
+  if (repeated !== undefined) return badRequest(`${repeated} is given more than once; send it once`);
   const hasBody = request.headers['transfer-encoding'] !== undefined || Number(request.headers['content-length'] ?? 0) > 0;
   const contentEncoding = request.headers['content-encoding']?.trim().toLowerCase();
   if (hasBody && contentEncoding !== undefined && contentEncoding !== '' && contentEncoding !== 'identity') {

@@ -226,13 +226,16 @@ describe('requests the HTTP parser refuses, over a real socket', () => {
     }
   });
 
-  it('refuses two Content-Types and transfer codings other than chunked, on any route, appending nothing', async () => {
+  it('refuses two Content-Types (or Authorizations) and transfer codings other than chunked, on any route, appending nothing', async () => {
     const before = await t.runtime.eventLog.endOffsets('catalog');
     const body = '{"entry_id":"framing","name":"n","amount":"1.50","currency":"USD"}';
     const route = `POST /admin/commands/catalog-entry:record HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${ADMIN_TOKEN}\r\nConnection: close\r\n`;
     const twice = await rawHttp(port, `${route}Content-Type: application/json\r\nContent-Type: text/plain\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
     expect(twice.status).toBe(400);
     expectEnvelope(twice, 'BAD_REQUEST', /Content-Type is given more than once/);
+    const twoCredentials = await rawHttp(port, `${route}Authorization: Bearer another\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
+    expect(twoCredentials.status).toBe(400);
+    expectEnvelope(twoCredentials, 'BAD_REQUEST', /Authorization is given more than once/);
     const chunk = `${body.length.toString(16)}\r\n${body}\r\n0\r\n\r\n`;
     const gzipped = await rawHttp(port, `${route}Content-Type: application/json\r\nTransfer-Encoding: gzip, chunked\r\n\r\n${chunk}`);
     expect(gzipped.status).toBe(400);

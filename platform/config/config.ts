@@ -15,7 +15,8 @@ import {
 
 export const settings = {
   port: integer('PORT', 'HTTP port of the API.', 8080, 0, 65535),
-  host: text('HOST', 'Address the API listens on.', '127.0.0.1'),
+  projectorPort: integer('PROJECTOR_PORT', 'HTTP port of a projector process (npm run projector) for /healthz, /readyz (its backends, and whether each projection applies the log) and /metrics (projector_lag_events, events_consumed_total), on HOST. 0: the projector serves no HTTP.', 0, 0, 65535),
+  host: text('HOST', 'Address the API (and a projector with PROJECTOR_PORT) listens on.', '127.0.0.1'),
   dataDir: text('DATA_DIR', 'Folder of the embedded default (embedded Postgres with its event log).', '.data'),
   databaseUrl: optionalUrl('DATABASE_URL', 'Postgres for read models (and the event log when Kafka is not set). Unset: embedded Postgres in DATA_DIR.', ['postgres:', 'postgresql:']),
   kafkaBrokers: brokerList('KAFKA_BROKERS', 'Kafka bootstrap servers, host:port[,host:port]. Unset: the event log lives in Postgres. Needs SCHEMA_REGISTRY_URL.'),

@@ -102,8 +102,12 @@ export interface EventLog {
    * is none): where the log ended at that time, given timestamps that follow the log's order.
    */
   offsetsAfter(topic: string, time: Date): Promise<TopicPartitionOffset[]>;
-  /** Is the backend reachable? Used by /readyz. */
-  ping(): Promise<void>;
+  /**
+   * Used by /readyz. Throws when the log does not answer; with `appends` (the default), also when it would refuse
+   * appends now (on Kafka: a partition of this process's topics without a leader, or with fewer
+   * copies in sync than its min.insync.replicas). A process that only reads passes false.
+   */
+  ping(options?: { appends?: boolean }): Promise<void>;
   close(): Promise<void>;
 }
 

@@ -4,6 +4,7 @@ import { loadConfigOrExit } from '../../platform/config/config.js';
 import { openRuntime } from '../../platform/runtime.js';
 import { exitOnStartupFailure } from '../../platform/startup.js';
 import { caughtUpReport } from './caught-up-report.js';
+import { projectionHealth } from './projection-health.js';
 import { projections, startProjectors, type RunningProjectors } from './projectors.js';
 
 /**
@@ -24,11 +25,14 @@ const runtime = await openRuntime(config, { log: (line) => logger.info(line), ro
 
 let projectors: RunningProjectors | undefined;
 let stopOwnerCommands: (() => Promise<void>) | undefined;
+let http: { close(): Promise<unknown> } | undefined;
+const health = projectionHealth();
 // Handlers first: a supervisor may stop the process as soon as it logs anything.
 let stopping = false;
 async function shutdown() {
   if (stopping) return;
   stopping = true;
+  await http?.close();
   await stopOwnerCommands?.();
   await projectors?.stop();
   await runtime.close();
@@ -45,15 +49,25 @@ const reportIfCaughtUp = caughtUpReport({
   minIntervalMs: 500,
 });
 
+// Before the projections join their groups: a port another process holds stops the start at once.
+if (config.projectorPort > 0) {
+  const { serveProjectorHttp } = await import('./http.js');
+  http = await serveProjectorHttp(runtime, health).catch((error: unknown) => exitOnStartupFailure(error, 'the projector'));
+  logger.info({ event: 'http_listening', host: config.host, port: config.projectorPort }, 'projector answers /healthz, /readyz and /metrics');
+}
+
 projectors = await startProjectors(runtime, {
   onBatchApplied(projection, topic, partition, lastOffset, applied) {
+    health.applied(projection);
     logger.info({ event: 'batch_applied', projection, topic, partition, last_offset: lastOffset, applied }, 'batch applied');
     void reportIfCaughtUp();
   },
   onError(projection, error) {
+    health.failed(projection, error);
     logger.error({ event: 'projection_failed', projection, err: error }, 'reading or applying the log failed; it will be retried');
   },
 });
+health.started();
 // On the embedded default this process owns DATA_DIR, so the admin CLI's commands come here.
 // Loaded only then: the commands take about a second to load, which would lengthen every
 // restart of a projector on Kafka and Postgres.

@@ -38,8 +38,8 @@ const MB = 1024 * 1024;
 /** How long a backend may take to answer a readiness check: one that hangs is as unready as one that refuses. */
 const READINESS_CHECK_MS = 2_000;
 
-/** Liveness (the process answers) and readiness (every backend this process uses answers). */
-export async function healthRoutes(app: FastifyInstance, { runtime }: { runtime: Runtime }) {
+/** Liveness (the process answers) and readiness (every backend this process uses answers, and what `alsoReady` checks). */
+export async function healthRoutes(app: FastifyInstance, { runtime, alsoReady = {} }: { runtime: Runtime; alsoReady?: Record<string, () => Promise<unknown>> }) {
   app.get('/healthz', { logLevel: 'warn', schema: healthzSchema }, async () => success({ status: 'ok' }));
 
   app.get('/readyz', { logLevel: 'warn', schema: readyzSchema }, async (_request, reply) => {
@@ -48,6 +48,7 @@ export async function healthRoutes(app: FastifyInstance, { runtime }: { runtime:
       event_log: () => runtime.eventLog.ping(),
     };
     if (runtime.redis) checks.redis = () => runtime.redis!.ping();
+    Object.assign(checks, alsoReady);
     // The embedded database answers reads on a full disk, but takes no writes (DATA_DIR_MIN_FREE_MB).
     const room = runtime.db.room;
     if (room) checks.data_dir_disk = async () => {

@@ -1,0 +1,80 @@
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../platform/config/config.js';
+import { openRuntime, type Runtime } from '../../platform/runtime.js';
+import { testEnvironment } from '../support/app.js';
+import { catalogEvents } from '../support/catalog-events.js';
+import { startServiceProcess, type ServiceProcess } from '../support/child-process.js';
+import { createTestDatabase, withoutTable, type TestDatabase } from '../support/database.js';
+import { startProjector } from '../support/service-processes.js';
+import { freePort } from '../support/stack.js';
+import { waitFor } from '../support/wait-for.js';
+
+/**
+ * A projector process with PROJECTOR_PORT answers /healthz, /readyz and /metrics: ready while its
+ * backends answer and every projection applies the log, 503 naming the projection while one
+ * fails (its read model's table taken away), ready again once it applies; a port another process
+ * holds stops the start before any projection joins the log (exit 4, naming PROJECTOR_PORT).
+ */
+describe('the projector process over HTTP (PROJECTOR_PORT, on Kafka)', () => {
+  let database: TestDatabase;
+  let writer: Runtime;
+  let projector: ServiceProcess;
+  let env: Record<string, string>;
+  let base: string;
+
+  const readiness = async () => {
+    const response = await fetch(`${base}/readyz`);
+    return { status: response.status, body: (await response.json()) as { code: string; data: { backends?: Record<string, string> }; extra: { backends?: Record<string, string> } } };
+  };
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    const port = await freePort();
+    base = `http://127.0.0.1:${port}`;
+    env = { ...testEnvironment(database, `projhttp${randomBytes(4).toString('hex')}.`, { eventLog: 'kafka' }), PROJECTOR_PORT: String(port), HOST: '127.0.0.1' };
+    writer = await openRuntime(loadConfig(env));
+    projector = await startProjector(env);
+  }, 120_000);
+  afterAll(async () => {
+    await projector?.stop('SIGTERM');
+    await writer?.close();
+    await database?.drop();
+  });
+
+  it('is ready with its backends and projections, and shows its lag on /metrics', async () => {
+    expect((await fetch(`${base}/healthz`)).status).toBe(200);
+    await writer.eventLog.append('catalog', catalogEvents(20));
+    const ready = await waitFor(async () => {
+      const answer = await readiness();
+      return answer.status === 200 && answer;
+    }, { what: 'the projector to be ready' });
+    expect(ready.body.data.backends).toEqual({ database: 'ok', event_log: 'ok', redis: 'ok', projections: 'ok', schema_registry: 'ok' });
+    const metrics = await waitFor(async () => {
+      const text = await (await fetch(`${base}/metrics`)).text();
+      return /events_consumed_total\{[^}]*topic="catalog"[^}]*\} 20/.test(text) && text;
+    }, { what: 'the projector to count the 20 events consumed' });
+    expect(metrics).toMatch(/projector_lag_events\{projection="catalog-entries",topic="catalog",partition="\d+"\} 0/);
+  });
+
+  it('answers 503 naming the projection that fails, and is ready again once it applies', async () => {
+    await withoutTable(database.db, 'catalog_entries', async () => {
+      await writer.eventLog.append('catalog', catalogEvents(5, 100));
+      const failing = await waitFor(async () => {
+        const answer = await readiness();
+        return answer.status === 503 && answer;
+      }, { what: 'the projector to say a projection fails' });
+      expect(failing.body.code).toBe('NOT_READY');
+      expect(failing.body.extra.backends).toMatchObject({ database: 'ok', event_log: 'ok' });
+      expect(failing.body.extra.backends!.projections).toMatch(/^unavailable: failing, retried: catalog-entries \(.*catalog_entries/);
+    });
+    await waitFor(async () => (await readiness()).status === 200, { what: 'the projector to be ready again' });
+  });
+
+  it('refuses to start on a port another process holds, before joining the log', async () => {
+    const second = startServiceProcess('services/projector/main.ts', env);
+    expect(await second.exited).toBe(4);
+    expect(second.output()).toContain(`error: cannot start the projector: PROJECTOR_PORT: ${new URL(base).port} on 127.0.0.1 is taken by another process`);
+    expect(second.output()).not.toContain('projector started');
+  });
+});

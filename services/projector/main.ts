@@ -14,7 +14,8 @@ import { projections, startProjectors, type RunningProjectors } from './projecto
 smallCliArgs({
   usage: `usage: npm run projector
 Consumes the topics and builds the read models (with PROJECTORS=separate, the API leaves that to
-processes like this one). Configured by the environment, as the API is (README, Configuration).`,
+processes like this one). Configured by the environment, as the API is (README, Configuration);
+with PROJECTOR_PORT it answers /healthz, /readyz and /metrics on that port.`,
 });
 const config = loadConfigOrExit();
 // Synchronous writes: a supervisor (or a test) sees each batch line the moment the batch commits.

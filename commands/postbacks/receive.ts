@@ -174,6 +174,16 @@ const INTAKE_READS_DEADLINE_MS = 5_000;
 const APPEND_DEADLINE_MS = 5_000;
 
 /**
+ * What the whole answer may take beyond the decision wait (POSTBACK_DECISION_TIMEOUT_MS): the
+ * reads, the append and the decision wait each have a deadline, but stalls in several of them
+ * (a Postgres whose sessions hang) added up to over 9 s, past a partner's 8 s timeout. Each step
+ * gets what is left of the whole, so the answer comes within the decision wait plus 3 s.
+ */
+const ANSWER_MARGIN_MS = 3_000;
+/** The decision read once the ledger has applied the postback: tried even when the budget is spent. */
+const DECISION_READ_FLOOR_MS = 250;
+
+/**
  * The intake of one postback whose fields are already valid: partner, source address,
  * attribution (the offer must be this partner's), goal and payout; then PostbackReceived is
  * appended to `postbacks` (keyed by partner + identity, so one partition's single writer sees
@@ -186,6 +196,9 @@ export async function receivePostback(
   options: { now: Date; decisionTimeoutMs: number; reads?: PostbackReads },
 ): Promise<PostbackAnswer> {
   const reads = options.reads ?? directReads;
+  const answerBy = performance.now() + options.decisionTimeoutMs + ANSWER_MARGIN_MS;
+  /** The smaller of `cap` and the time left of the whole answer. */
+  const within = (cap: number) => Math.max(0, Math.min(cap, answerBy - performance.now()));
   let event: PostbackReceived;
   const intake = async () => {
     const partner = await checkPartner(runtime, reads, request);
@@ -197,7 +210,7 @@ export async function receivePostback(
   };
   try {
     // Reference data that does not answer (a Postgres that stopped answering): nothing was logged, a retry can succeed.
-    event = await resultWithin(intake(), INTAKE_READS_DEADLINE_MS, () => new Error(`the reference data did not answer within ${INTAKE_READS_DEADLINE_MS} ms`));
+    event = await resultWithin(intake(), within(INTAKE_READS_DEADLINE_MS), () => new Error(`the reference data did not answer within ${INTAKE_READS_DEADLINE_MS} ms`));
   } catch (error) {
     // A refusal, or a bug (500 internal_error: nothing was logged, and no retry can help it).
     if (error instanceof PostbackRejection || isProgrammingError(error)) throw error;
@@ -208,7 +221,7 @@ export async function receivePostback(
   const appendStarted = performance.now();
   try {
     const appending = appendEvents(runtime, 'postbacks', [newEvent(EventType.PostbackReceived, `${event.partner_id}:${event.identity_key}`, event)]);
-    [appended] = await resultWithin(appending, APPEND_DEADLINE_MS, () => new Error(`the log did not take the postback within ${APPEND_DEADLINE_MS} ms`));
+    [appended] = await resultWithin(appending, within(APPEND_DEADLINE_MS), () => new Error('the log did not take the postback in time'));
   } catch (error) {
     // Not known to be logged: a failed or late append may still land, and the retry, with the
     // same identity, then gets that postback's decision (already_recorded), never a second one.
@@ -218,11 +231,11 @@ export async function receivePostback(
   // From here on the postback is in the log: whatever fails, the answer says so (the retry gets its decision).
   const applied = await runtime
     .watermarks()
-    .then((watermarks) => watermarks.awaitApplied(ledgerProjection.name, [appended!], options.decisionTimeoutMs))
+    .then((watermarks) => watermarks.awaitApplied(ledgerProjection.name, [appended!], within(options.decisionTimeoutMs)))
     .catch(() => false);
   if (!applied) throw deferred();
   runtime.metrics.readAfterWrite.observe({ projection: ledgerProjection.name }, (performance.now() - appendStarted) / 1000);
-  const decision = await resultWithin(reads.decision(runtime.db, request.correlation_id), INTAKE_READS_DEADLINE_MS, () => new Error('no decision read in time')).catch(() => undefined);
+  const decision = await resultWithin(reads.decision(runtime.db, request.correlation_id), Math.max(DECISION_READ_FLOOR_MS, within(INTAKE_READS_DEADLINE_MS)), () => new Error('no decision read in time')).catch(() => undefined);
   if (!decision) throw deferred();
   if (decision.decision === 'identity_conflict') {
     throw new PostbackRejection('identity_conflict', `this identity is recorded (correlation id ${decision.original_correlation_id}) with a different payload`, true);

@@ -1,3 +1,4 @@
+import { PAST_DEADLINE, withinDeadline } from '../async/deadline.js';
 import type { Db } from '../db/db.js';
 import type { TopicPartitionOffset } from '../events/event-log.js';
 import { APPLIED_CHANNEL, storedOffsets, type AppliedPosition } from './offsets.js';
@@ -65,9 +66,12 @@ export async function openWatermarks(db: Db): Promise<Watermarks> {
   return {
     async awaitApplied(projection, events, timeoutMs) {
       if (satisfied(projection, events)) return true;
-      // Listening already, so a commit after this read is not missed.
-      if (!everRead.has(projection) || unread.has(projection)) await refresh(projection);
+      const startedAt = Date.now();
+      // Listening already, so a commit after this read is not missed. The read counts against
+      // the timeout: a Postgres whose sessions hang would otherwise hold the caller past it.
+      if ((!everRead.has(projection) || unread.has(projection)) && (await withinDeadline(refresh(projection), timeoutMs)) === PAST_DEADLINE) return false;
       if (satisfied(projection, events)) return true;
+      const left = Math.max(0, timeoutMs - (Date.now() - startedAt));
       return new Promise<boolean>((resolve) => {
         const done = (result: boolean) => {
           clearTimeout(timer);
@@ -81,7 +85,7 @@ export async function openWatermarks(db: Db): Promise<Watermarks> {
           }
           if (satisfied(projection, events)) done(true);
         };
-        const timer = setTimeout(() => done(false), timeoutMs);
+        const timer = setTimeout(() => done(false), left);
         waiters.add(check);
       });
     },

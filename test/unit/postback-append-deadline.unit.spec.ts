@@ -45,3 +45,60 @@ describe('a postback whose append does not answer', () => {
     expect(refusal).toMatchObject({ reason: 'postback_v10_unavailable', eventLogged: false, message: 'the postback could not be logged; retry with backoff' });
   });
 });
+
+/**
+ * Stalls in several steps (a Postgres whose sessions hang slows the reads, then the decision
+ * does not come) do not add up past the decision wait plus 3 s: each step gets what is left.
+ */
+describe('a postback whose steps each stall', () => {
+  afterEach(() => vi.useRealTimers());
+
+  const world = (options: { readsTakeMs: number; appendHangs: boolean }) => {
+    const partnerId = randomUUID();
+    const offerId = randomUUID();
+    const instanceId = randomUUID();
+    const slowly = <T>(value: T) => new Promise<T>((resolve) => setTimeout(() => resolve(value), options.readsTakeMs));
+    const reads: PostbackReads = {
+      partner: () => slowly({ partner_id: partnerId, name: 'p', enabled: true, configured_at: new Date(), source_ip_allowlist: ['127.0.0.1/32'], goal_mappings: { purchase: 'install' } }),
+      offer: async () => ({ offer_id: offerId, partner_id: partnerId, kind: 'local', status: 'active', deleted: false, delisted: false, test_only: false, updated_at: new Date(), details: DETAILS as never }),
+      decision: async () => undefined,
+      click: async () => undefined,
+      servedInstance: async () => ({ offer_instance_id: instanceId, offer_id: offerId, application_id: randomUUID(), environment: 'live' }) as never,
+    };
+    const log = {
+      kind: 'kafka',
+      append: () => (options.appendHangs ? new Promise(() => {}) : Promise.resolve([{ topic: 'postbacks', partition: 0, offset: '7' }])),
+    } as unknown as EventLog;
+    // The ledger never decides: the wait ends at its timeout.
+    const watermarks = { awaitApplied: (_projection: string, _events: unknown, timeoutMs: number) => new Promise((resolve) => setTimeout(() => resolve(false), timeoutMs)) };
+    const runtime = { eventLog: log, db: {}, metrics: createMetrics(), watermarks: async () => watermarks } as unknown as Runtime;
+    return receivePostback(
+      runtime,
+      { partner_id: partnerId, source_ip: '127.0.0.1', channel: 'current' as never, correlation_id: randomUUID(), fields: { event_name: 'purchase', offer_instance_id: instanceId, order_id: 'o-1' } },
+      { now: new Date(), decisionTimeoutMs: 5_000, reads },
+    ).then(() => 'answered', (error: unknown) => error);
+  };
+
+  it('slow reads, then an append that hangs: refused not logged at 8 s, not at 9.5 s', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+    const settled = world({ readsTakeMs: 4_500, appendHangs: true });
+    let refusal: unknown;
+    void settled.then((answer) => (refusal = answer));
+    await vi.advanceTimersByTimeAsync(7_900);
+    expect(refusal).toBeUndefined();
+    await vi.advanceTimersByTimeAsync(200);
+    expect(refusal).toBeInstanceOf(PostbackRejection);
+    expect(refusal).toMatchObject({ reason: 'postback_v10_unavailable', eventLogged: false });
+  });
+
+  it('slow reads, then a decision that does not come: logged, deferred at 8 s, not at 9.5 s', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+    const settled = world({ readsTakeMs: 4_500, appendHangs: false });
+    let refusal: unknown;
+    void settled.then((answer) => (refusal = answer));
+    await vi.advanceTimersByTimeAsync(7_900);
+    expect(refusal).toBeUndefined();
+    await vi.advanceTimersByTimeAsync(600);
+    expect(refusal).toMatchObject({ reason: 'postback_intake_unavailable', eventLogged: true });
+  });
+});

@@ -20,7 +20,7 @@ export async function serveProjectorHttp(runtime: Runtime, health: ProjectionHea
     runtime,
     alsoReady: {
       event_log: () => runtime.eventLog.ping({ appends: false }),
-      projections: async () => health.check(),
+      projections: () => health.check(),
     },
   });
   const { host, projectorPort: port } = runtime.config;

@@ -4,31 +4,52 @@
  * count as failing until the next event came.
  */
 const FAILING_FOR_MS = 30_000;
+/**
+ * How long a projection with events to apply may go without applying a batch before it counts as
+ * stalled: batches commit within seconds, while a session that stopped answering holds its
+ * projection, with no error, for as long as DATABASE_QUERY_TIMEOUT_MS (60 s).
+ */
+const STALLED_AFTER_MS = 15_000;
+
+/** Events each projection has still to apply. */
+export type LagOf = () => Promise<Map<string, number>>;
 
 /** Whether each projection of a projector process is applying the log (its readiness). */
 export interface ProjectionHealth {
   /** Every projection has joined the log: until then the check says they are starting. */
-  started(): void;
+  started(lagOf: LagOf): void;
   applied(projection: string): void;
   failed(projection: string, error: Error): void;
-  /** Throws while the projections start, and names those that failed in the last 30 s and applied nothing since. */
-  check(): void;
+  /**
+   * Throws while the projections start, naming those that failed in the last 30 s and applied
+   * nothing since, and those with events to apply that applied none for 15 s.
+   */
+  check(): Promise<void>;
 }
 
 export function projectionHealth(now: () => number = Date.now): ProjectionHealth {
   const failing = new Map<string, { at: number; message: string }>();
-  let running = false;
+  const lastApplied = new Map<string, number>();
+  let running: { at: number; lagOf: LagOf } | undefined;
   return {
-    started: () => {
-      running = true;
+    started: (lagOf) => {
+      running = { at: now(), lagOf };
     },
-    applied: (projection) => failing.delete(projection),
+    applied: (projection) => {
+      failing.delete(projection);
+      lastApplied.set(projection, now());
+    },
     failed: (projection, error) => failing.set(projection, { at: now(), message: error.message }),
-    check() {
+    async check() {
       if (!running) throw new Error('starting: the projections are joining the log');
       const recent = [...failing].filter(([, failure]) => now() - failure.at < FAILING_FOR_MS);
-      if (recent.length === 0) return;
-      throw new Error(`failing, retried: ${recent.map(([projection, failure]) => `${projection} (${failure.message})`).join('; ')}`);
+      if (recent.length > 0) throw new Error(`failing, retried: ${recent.map(([projection, failure]) => `${projection} (${failure.message})`).join('; ')}`);
+      const { at: startedAt, lagOf } = running;
+      const stalled = [...(await lagOf())].flatMap(([projection, lag]) => {
+        const idleMs = now() - (lastApplied.get(projection) ?? startedAt);
+        return lag > 0 && idleMs >= STALLED_AFTER_MS ? [`${projection} has ${lag} events to apply and applied none for ${Math.floor(idleMs / 1000)} s`] : [];
+      });
+      if (stalled.length > 0) throw new Error(`stalled: ${stalled.join('; ')}`);
     },
   };
 }

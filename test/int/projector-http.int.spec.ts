@@ -13,7 +13,7 @@ import { waitFor } from '../support/wait-for.js';
 /**
  * A projector process with PROJECTOR_PORT answers /healthz, /readyz and /metrics: ready while its
  * backends answer and every projection applies the log, 503 naming the projection while one
- * fails (its read model's table taken away), ready again once it applies; a port another process
+ * fails (its read model's table taken away) or stalls (its table locked), ready again once it applies; a port another process
  * holds stops the start before any projection joins the log (exit 4, naming PROJECTOR_PORT).
  */
 describe('the projector process over HTTP (PROJECTOR_PORT, on Kafka)', () => {
@@ -70,6 +70,19 @@ describe('the projector process over HTTP (PROJECTOR_PORT, on Kafka)', () => {
     });
     await waitFor(async () => (await readiness()).status === 200, { what: 'the projector to be ready again' });
   });
+
+  it('answers 503 naming a projection that has events to apply and applied none for 15 s (its table locked: no error, just a wait)', async () => {
+    await database.db.transaction(async (tx) => {
+      await tx.query('LOCK TABLE catalog_entries IN ACCESS EXCLUSIVE MODE');
+      await writer.eventLog.append('catalog', catalogEvents(3, 200));
+      const stalled = await waitFor(async () => {
+        const answer = await readiness();
+        return answer.status === 503 && answer;
+      }, { what: 'the projector to say a projection is stalled', timeoutMs: 60_000, intervalMs: 500 });
+      expect(stalled.body.extra.backends!.projections).toMatch(/^unavailable: stalled: catalog-entries has \d+ events to apply and applied none for 1\d s/);
+    });
+    await waitFor(async () => (await readiness()).status === 200, { what: 'the projector to be ready again' });
+  }, 90_000);
 
   it('refuses to start on a port another process holds, before joining the log', async () => {
     const second = startServiceProcess('services/projector/main.ts', env);

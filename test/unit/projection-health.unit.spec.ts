@@ -2,25 +2,45 @@ import { describe, expect, it } from 'vitest';
 import { projectionHealth } from '../../services/projector/projection-health.js';
 
 describe("a projector's readiness of its projections", () => {
-  it('is not ready while starting, then ready', () => {
+  const lags = (entries: [string, number][]) => async () => new Map(entries);
+
+  it('is not ready while starting, then ready', async () => {
     const health = projectionHealth(() => 0);
-    expect(() => health.check()).toThrow('starting: the projections are joining the log');
-    health.started();
-    expect(() => health.check()).not.toThrow();
+    await expect(health.check()).rejects.toThrow('starting: the projections are joining the log');
+    health.started(lags([['ledger', 0]]));
+    await expect(health.check()).resolves.toBeUndefined();
   });
 
-  it('names a failing projection until it applies a batch, or until 30 s pass without another error', () => {
+  it('names a failing projection until it applies a batch, or until 30 s pass without another error', async () => {
     let now = 1_000;
     const health = projectionHealth(() => now);
-    health.started();
+    health.started(lags([]));
     health.failed('ledger', new Error('relation "conversions" does not exist'));
     health.failed('serves', new Error('connection terminated'));
-    expect(() => health.check()).toThrow('failing, retried: ledger (relation "conversions" does not exist); serves (connection terminated)');
+    await expect(health.check()).rejects.toThrow('failing, retried: ledger (relation "conversions" does not exist); serves (connection terminated)');
     health.applied('ledger');
-    expect(() => health.check()).toThrow(/^failing, retried: serves \(connection terminated\)$/);
+    await expect(health.check()).rejects.toThrow(/^failing, retried: serves \(connection terminated\)$/);
     now += 29_999;
-    expect(() => health.check()).toThrow(/serves/);
+    await expect(health.check()).rejects.toThrow(/serves/);
     now += 1;
-    expect(() => health.check()).not.toThrow();
+    await expect(health.check()).resolves.toBeUndefined();
+  });
+
+  it('names a projection with events to apply that applied none for 15 s, without any error (a session that stopped answering)', async () => {
+    let now = 0;
+    const health = projectionHealth(() => now);
+    let ledgerLag = 0;
+    health.started(async () => new Map([['ledger', ledgerLag], ['serves', 0]]));
+    now = 60_000;
+    // Idle with nothing to apply is ready.
+    await expect(health.check()).resolves.toBeUndefined();
+    health.applied('ledger');
+    ledgerLag = 12;
+    now += 14_999;
+    await expect(health.check()).resolves.toBeUndefined();
+    now += 1;
+    await expect(health.check()).rejects.toThrow(/^stalled: ledger has 12 events to apply and applied none for 15 s$/);
+    health.applied('ledger');
+    await expect(health.check()).resolves.toBeUndefined();
   });
 });

@@ -38,10 +38,12 @@ export interface AppOptions {
   replays?: ReplayJobs;
   /** Where postbacks refused before the log are kept for the operator page; by default from the configuration. */
   postbackRefusals?: PostbackRefusals;
+  /** Readiness checks besides the backends' (the inline projectors'). */
+  alsoReady?: Record<string, () => Promise<unknown>>;
 }
 
 /** Wires the API: shared plugins first, then the route plugins (folder name = URL prefix). */
-export async function buildApp({ runtime, logger = false, commands, replays, postbackRefusals }: AppOptions): Promise<FastifyInstance> {
+export async function buildApp({ runtime, logger = false, commands, replays, postbackRefusals, alsoReady }: AppOptions): Promise<FastifyInstance> {
   const refusals = postbackRefusals ?? openPostbackRefusals(runtime);
   const linkPrefix = linkRoutePrefix(runtime.config.linkBase);
   const parserRefusals = keptParserRefusals(refusals);
@@ -94,7 +96,7 @@ export async function buildApp({ runtime, logger = false, commands, replays, pos
   // Before every route: the document is collected from the routes as they are added.
   await app.register(openApiDocument, { version: SERVICE_VERSION });
   await app.register(httpMetrics, { metrics: runtime.metrics, tags: [TAG.health], token: runtime.config.metricsToken });
-  await app.register(healthRoutes, { runtime });
+  await app.register(healthRoutes, { runtime, ...(alsoReady && { alsoReady }) });
   await app.register(locationRoutes, { runtime, prefix: '/v1/locations' });
   await app.register(linkRoutes, { runtime, prefix: linkPrefix });
   await app.register(queryRoutes, { runtime, prefix: '/v1/offers' });

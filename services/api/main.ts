@@ -4,6 +4,7 @@ import { openRuntime } from '../../platform/runtime.js';
 import { exitOnStartupFailure } from '../../platform/startup.js';
 import { commandExecutor } from '../admin/command-executor.js';
 import { serveCommandsOnOwnerSocket } from '../admin/owner-commands.js';
+import { projectionHealth } from '../projector/projection-health.js';
 import { projections, startProjectors } from '../projector/projectors.js';
 import { replayJobs } from '../replay/jobs.js';
 import { buildApp } from './app.js';
@@ -27,14 +28,21 @@ const runtime = await openRuntime(config, { log, role: 'service', description: '
 await prepareReferenceData(runtime, log);
 // With PROJECTORS=separate the projector processes build the read models; commands and readers
 // here still wait for them through the applied watermarks.
-const projectors = config.projectors === 'inline'
+// Inline, they are this process's own: its readiness says whether they apply the log.
+const health = config.projectors === 'inline' ? projectionHealth() : undefined;
+const projectors = health
   ? await startProjectors(runtime, {
-    onError: (projection, error) => log(`projection ${projection}: reading or applying the log failed (${error.message}); it will be retried`),
+    onBatchApplied: (projection) => health.applied(projection),
+    onError: (projection, error) => {
+      health.failed(projection, error);
+      log(`projection ${projection}: reading or applying the log failed (${error.message}); it will be retried`);
+    },
   })
   : undefined;
+if (health && projectors) health.started(projectors.lagByProjection);
 const commands = commandExecutor(runtime, { projections, onLateProjection: (error) => log(`admin command: ${error.message}`) });
 const replays = replayJobs(runtime);
-const app = await buildApp({ runtime, logger: { level: config.logLevel }, commands, replays });
+const app = await buildApp({ runtime, logger: { level: config.logLevel }, commands, replays, ...(health && { alsoReady: { projections: () => health.check() } }) });
 const stopOwnerCommands = await serveCommandsOnOwnerSocket(runtime, commands, replays);
 
 let stopping = false;

@@ -68,10 +68,7 @@ projectors = await startProjectors(runtime, {
     logger.error({ event: 'projection_failed', projection, err: error }, 'reading or applying the log failed; it will be retried');
   },
 });
-health.started(async () => {
-  const lags = await Promise.all(projectors!.running.map(async (projection) => [projection.name, (await projection.lag()).reduce((sum, partition) => sum + partition.lag, 0)] as const));
-  return new Map(lags);
-});
+health.started(projectors.lagByProjection);
 // On the embedded default this process owns DATA_DIR, so the admin CLI's commands come here.
 // Loaded only then: the commands take about a second to load, which would lengthen every
 // restart of a projector on Kafka and Postgres.

@@ -21,6 +21,8 @@ export interface RunningProjectors {
   running: RunningProjection[];
   /** Total events not yet applied across every projection. */
   totalLag(): Promise<number>;
+  /** Events not yet applied, per projection. */
+  lagByProjection(): Promise<Map<string, number>>;
   stop(): Promise<void>;
 }
 
@@ -48,6 +50,10 @@ export async function startProjectors(runtime: Runtime, hooks: ProjectorHooks = 
     async totalLag() {
       const lags = await Promise.all(running.map((projection) => projection.lag()));
       return lags.flat().reduce((sum, partition) => sum + partition.lag, 0);
+    },
+    async lagByProjection() {
+      const lags = await Promise.all(running.map(async (projection) => [projection.name, (await projection.lag()).reduce((sum, partition) => sum + partition.lag, 0)] as const));
+      return new Map(lags);
     },
     async stop() {
       runtime.metrics.beforeScrape.splice(runtime.metrics.beforeScrape.indexOf(refreshLag), 1);

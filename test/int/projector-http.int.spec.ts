@@ -6,7 +6,7 @@ import { testEnvironment } from '../support/app.js';
 import { catalogEvents } from '../support/catalog-events.js';
 import { startServiceProcess, type ServiceProcess } from '../support/child-process.js';
 import { createTestDatabase, withoutTable, type TestDatabase } from '../support/database.js';
-import { startProjector } from '../support/service-processes.js';
+import { startApi, startProjector } from '../support/service-processes.js';
 import { freePort } from '../support/stack.js';
 import { waitFor } from '../support/wait-for.js';
 
@@ -90,4 +90,28 @@ describe('the projector process over HTTP (PROJECTOR_PORT, on Kafka)', () => {
     expect(second.output()).toContain(`error: cannot start the projector: PROJECTOR_PORT: ${new URL(base).port} on 127.0.0.1 is taken by another process`);
     expect(second.output()).not.toContain('projector started');
   });
+});
+
+describe("the API's readiness of the projectors it runs", () => {
+  let database: TestDatabase;
+  afterAll(async () => database?.drop());
+
+  it('includes projections with PROJECTORS=inline, and not with separate (they are other processes)', async () => {
+    database = await createTestDatabase();
+    const env = testEnvironment(database, `apiready${randomBytes(4).toString('hex')}.`);
+    for (const [projectors, expected] of [['inline', 'ok'], ['separate', undefined]] as const) {
+      const api = await startApi({ ...env, PROJECTORS: projectors });
+      try {
+        const backends = await waitFor(async () => {
+          const response = await fetch(`${api.url}/readyz`);
+          const body = (await response.json()) as { data: { backends?: Record<string, string> } };
+          return response.status === 200 && body.data.backends;
+        }, { what: `the API (${projectors}) to be ready` });
+        expect(backends.projections).toBe(expected);
+        expect(backends.database).toBe('ok');
+      } finally {
+        await api.stop('SIGTERM');
+      }
+    }
+  }, 180_000);
 });

@@ -68,9 +68,11 @@ export class OpenRequests {
     return [...(this.#open.get(socket)?.keys() ?? [])];
   }
 
-  /** Resolves once every answer open on `socket` now has been sent (or its connection closed). */
-  async finished(socket: Socket): Promise<void> {
-    await Promise.all([...(this.#open.get(socket)?.values() ?? [])].map((response) => new Promise((resolve) => response.once('close', resolve))));
+  /** Resolves once the answers of `requests` (open on `socket`) have been sent, or their connection closed. */
+  async finished(socket: Socket, requests: IncomingMessage[]): Promise<void> {
+    const open = this.#open.get(socket);
+    const responses = requests.flatMap((request) => open?.get(request) ?? []);
+    await Promise.all(responses.map((response) => new Promise((resolve) => response.once('close', resolve))));
   }
 }
 
@@ -111,22 +113,25 @@ export function answerClientError(error: ParserError, socket: Socket, shapeFor?:
   if (refusedConnections.has(socket)) return;
   refusedConnections.add(socket);
   const apiError = fromParser(error);
-  const peer = socket.remoteAddress === undefined ? undefined : plainAddress(socket.remoteAddress);
-  const withPeer = (request: RefusedRequest | undefined) => request && { ...request, ...(peer !== undefined && { remoteAddress: peer }) };
   const underWay = open?.of(socket) ?? [];
   const unfinished = underWay.find((request) => !request.complete);
-  if (unfinished) {
-    writeRefusal(socket, apiError, withPeer(refusedRequestFrom(unfinished)), shapeFor);
-  } else if (underWay.length > 0) {
-    // Which request the refused bytes began cannot be told from the bytes read with those before it: the generic envelope.
-    void open!.finished(socket).then(() => (socket.writable ? writeRefusal(socket, apiError) : socket.destroy()));
-  } else {
-    writeRefusal(socket, apiError, withPeer(refusedRequestOf(error)), shapeFor);
-  }
+  // The refused request's own: the one whose rest was refused, else the bytes' request line.
+  // Which request bytes read after others began cannot be told from them: the generic envelope then.
+  const refused = unfinished ? refusedRequestFrom(unfinished) : underWay.length === 0 ? refusedRequestOf(error) : undefined;
+  const answer = answerOf(apiError, refused && withPeer(refused, socket), shapeFor);
+  const before = underWay.filter((request) => request !== unfinished);
+  if (before.length === 0) return writeRefusal(socket, answer);
+  void open!.finished(socket, before).then(() => (socket.writable ? writeRefusal(socket, answer) : socket.destroy()));
 }
 
-function writeRefusal(socket: Socket, apiError: ApiError, request?: RefusedRequest, shapeFor?: RefusalShape): void {
-  const answer = (request && shapeFor?.(request, apiError)) ?? { status: apiError.statusCode, headers: {}, body: JSON.stringify(failure(apiError.code, apiError.message)) };
+const withPeer = (request: RefusedRequest, socket: Socket): RefusedRequest =>
+  socket.remoteAddress === undefined ? request : { ...request, remoteAddress: plainAddress(socket.remoteAddress) };
+
+/** The route's own shape of the refusal where it has one, else the envelope. */
+const answerOf = (apiError: ApiError, request: RefusedRequest | undefined, shapeFor: RefusalShape | undefined): RawAnswer =>
+  (request && shapeFor?.(request, apiError)) ?? { status: apiError.statusCode, headers: {}, body: JSON.stringify(failure(apiError.code, apiError.message)) };
+
+function writeRefusal(socket: Socket, answer: RawAnswer): void {
   const head = [
     `HTTP/1.1 ${answer.status} ${STATUS_CODES[answer.status]}`,
     ...Object.entries(answer.headers).map(([name, value]) => `${name}: ${value}`),
@@ -143,9 +148,7 @@ function writeRefusal(socket: Socket, apiError: ApiError, request?: RefusedReque
  */
 export function answerUnmetExpectation(request: IncomingMessage, response: ServerResponse, shapeFor?: RefusalShape): void {
   const apiError = expectationFailed(`Expect: ${request.headers.expect} cannot be met; only 100-continue is supported`);
-  const peer = request.socket.remoteAddress === undefined ? undefined : plainAddress(request.socket.remoteAddress);
-  const refused = { ...refusedRequestFrom(request), ...(peer !== undefined && { remoteAddress: peer }) };
-  const answer = shapeFor?.(refused, apiError) ?? { status: apiError.statusCode, headers: {}, body: JSON.stringify(failure(apiError.code, apiError.message)) };
+  const answer = answerOf(apiError, withPeer(refusedRequestFrom(request), request.socket), shapeFor);
   response.shouldKeepAlive = false;
   response.writeHead(answer.status, { ...answer.headers, 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(answer.body) });
   response.end(answer.body);

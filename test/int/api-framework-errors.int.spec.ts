@@ -251,6 +251,11 @@ describe('requests the HTTP parser refuses, over a real socket', () => {
     expect(first).toContain(JSON.stringify({ code: 'SUCCESS', message: '', data: { body: { a: 1 } }, extra: {} }));
     expect(second).toMatch(/^HTTP\/1\.1 400 /);
     expect(second).toContain('"code":"BAD_REQUEST"');
+    // The refused one cut short after a request taken: answered after it, as the second answer.
+    const cutShort = 'POST /test-only/echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 20\r\n\r\n{"a"';
+    const inOrder = (await rawConversation(port, `${taken}${cutShort}`, { endWriting: true })).split(/(?=HTTP\/1\.1 )/);
+    expect(inOrder.map((answer) => answer.slice(0, 12))).toEqual(['HTTP/1.1 200', 'HTTP/1.1 400']);
+    expect(inOrder[1]).toContain('Invalid EOF state');
   });
 
   it('answers a postback whose body is cut short, or whose Expect cannot be met, in the postback envelope with its header', async () => {

@@ -34,7 +34,8 @@ export interface RawAnswer {
 export type RefusalShape = (request: RefusedRequest, error: ApiError) => RawAnswer | undefined;
 
 export function refusedRequestOf(error: ParserError): RefusedRequest | undefined {
-  const head = Buffer.isBuffer(error.rawPacket) ? error.rawPacket.subarray(0, 16 * 1024).toString('latin1') : undefined;
+  // More than the 16 KB of head the parser takes: a header after an overlong request line still counts.
+  const head = Buffer.isBuffer(error.rawPacket) ? error.rawPacket.subarray(0, 64 * 1024).toString('latin1') : undefined;
   // A request line longer than the bytes kept ends without its version: its target still names the route.
   const line = head === undefined ? null : /^([A-Z]+) (\/\S*)(?: HTTP\/1\.[01]\r\n|$)/.exec(head);
   return line ? { method: line[1]!, target: line[2]!, head: head! } : undefined;

@@ -93,6 +93,7 @@ describe.each(BODY_ROUTES)('request bodies on POST $url', ({ url, headers }) => 
     const latin1 = await post('application/json; charset=latin1', '{}');
     expect(latin1.statusCode).toBe(415);
     expectEnvelope(latin1, 'UNSUPPORTED_MEDIA_TYPE', /charset latin1 is not accepted/);
+    expect((await post('application/json; charset=US-ASCII', '{"__proto__": {}}')).json()).toMatchObject({ code: 'BAD_REQUEST', extra: { field: '__proto__' } });
     const gzip = await post('application/json', '{}', { 'content-encoding': 'gzip' });
     expect(gzip.statusCode).toBe(415);
     expectEnvelope(gzip, 'UNSUPPORTED_MEDIA_TYPE', /Content-Encoding gzip is not accepted/);

@@ -1,6 +1,7 @@
 import { once } from 'node:events';
 import pg from 'pg';
 import { from as copyFromStdin } from 'pg-copy-streams';
+import { PAST_DEADLINE, withinDeadline } from '../async/deadline.js';
 import { DATE_OID, INT8_OID, type Db, type QueryResult, type Sql, type TransactionEdges } from './db.js';
 
 const identity = (value: string) => value;
@@ -136,6 +137,10 @@ async function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => 
   }
 }
 
+/** How often a listening session that heard nothing is asked to answer, and how long it has to. */
+const LISTEN_PROBE_EVERY_MS = 5_000;
+const LISTEN_PROBE_TIMEOUT_MS = 3_000;
+
 /**
  * LISTEN needs a session of its own (a pooled connection would be handed to others). A dropped
  * session is opened again, retrying with a growing pause until it works; what was notified
@@ -146,12 +151,16 @@ async function listenOn(connectionString: string, channel: string, onPayload: (p
   let client: pg.Client | undefined;
   let stopped = false;
   let retry: NodeJS.Timeout | undefined;
+  let probe: NodeJS.Timeout | undefined;
   const connect = async () => {
-    const next = new pg.Client({ connectionString, options: '-c TimeZone=UTC' });
+    // A server that takes the connection but never answers must not hold the reconnect for good.
+    const next = new pg.Client({ connectionString, options: '-c TimeZone=UTC', connectionTimeoutMillis: LISTEN_PROBE_TIMEOUT_MS });
     let dropped = false;
+    let heardAt = Date.now();
     const drop = () => {
       if (dropped) return;
       dropped = true;
+      clearInterval(probe);
       next.end().catch(() => {});
       if (client === next) {
         client = undefined;
@@ -162,6 +171,7 @@ async function listenOn(connectionString: string, channel: string, onPayload: (p
       reconnect(0);
     };
     next.on('notification', (message) => {
+      heardAt = Date.now();
       if (message.channel === channel && message.payload !== undefined) onPayload(message.payload);
     });
     next.on('error', drop);
@@ -181,6 +191,19 @@ async function listenOn(connectionString: string, channel: string, onPayload: (p
     }
     client = next;
     onPayload('');
+    // A session whose server stopped answering while the connection stays open raises no event:
+    // its notifications just stop, and every caller waiting on them times out. A quiet session
+    // proves itself with a statement; one that does not answer is dropped and opened again.
+    let probing = false;
+    clearInterval(probe);
+    probe = setInterval(() => {
+      if (probing || dropped || Date.now() - heardAt < LISTEN_PROBE_EVERY_MS / 2) return;
+      probing = true;
+      void withinDeadline(next.query('SELECT 1'), LISTEN_PROBE_TIMEOUT_MS)
+        .then((answer) => (answer === PAST_DEADLINE ? drop() : void (heardAt = Date.now())), drop)
+        .finally(() => (probing = false));
+    }, LISTEN_PROBE_EVERY_MS);
+    probe.unref();
   };
   const reconnect = (attempt: number) => {
     if (stopped || retry) return;
@@ -194,6 +217,7 @@ async function listenOn(connectionString: string, channel: string, onPayload: (p
   return async () => {
     stopped = true;
     clearTimeout(retry);
+    clearInterval(probe);
     const current = client;
     client = undefined;
     await current?.end().catch(() => {});

@@ -47,10 +47,11 @@ export async function minInsyncReplicasOf(admin: Admin, names: readonly string[]
 export function appendsRefusedBecause(topics: { name: string; partitions: PartitionMetadata[] }[], minInsync: Map<string, number>): string | undefined {
   const problems = topics.flatMap(({ name, partitions }) =>
     partitions.flatMap((partition) => {
-      const needed = minInsync.get(name) ?? 1;
+      // The broker asks for no more copies than the partition keeps (a min.insync.replicas above that is taken as all of them).
+      const needed = Math.min(minInsync.get(name) ?? 1, partition.replicas.length);
       if (partition.leader < 0) return [`topic ${name} partition ${partition.partitionId} has no leader`];
       if (partition.isr.length < needed) {
-        return [`topic ${name} partition ${partition.partitionId} has ${partition.isr.length} of ${partition.replicas.length} copies in sync, fewer than its ${MIN_INSYNC} (${needed})`];
+        return [`topic ${name} partition ${partition.partitionId} has ${partition.isr.length} of ${partition.replicas.length} copies in sync, fewer than the ${needed} an append needs (${MIN_INSYNC})`];
       }
       return [];
     }),

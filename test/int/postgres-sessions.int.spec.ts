@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { connectPostgres } from '../../platform/db/postgres.js';
 import { cuttingProxy } from '../support/cutting-proxy.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { waitFor } from '../support/wait-for.js';
 
 /**
  * Postgres sessions ended under the service (a restart, a failover, an administrator): the
@@ -68,4 +69,34 @@ describe('a Postgres session whose server stops answering while the connection s
       await proxy.close();
     }
   }, 60_000);
+});
+
+describe('a listening session whose server stops answering while the connection stays open', () => {
+  it('proves itself, is dropped (listeners told notifications may have been missed) and opened again; notifications arrive after', async () => {
+    const url = new URL(database.url);
+    const proxy = await cuttingProxy({ host: url.hostname, port: Number(url.port) });
+    url.port = String(proxy.port);
+    const db = connectPostgres(url.toString(), { max: 1, queryTimeoutMs: 1_000, connectTimeoutMs: 3_000 });
+    const heard: string[] = [];
+    let unlisten: (() => Promise<void>) | undefined;
+    try {
+      unlisten = await db.listen('listen_probe_test', (payload) => heard.push(payload));
+      // Opening the session is itself a possible gap.
+      expect(heard).toEqual(['']);
+      proxy.swallow();
+      // Nothing else happens on the session: only its own probe can find it hung.
+      await waitFor(() => heard.length > 1, { timeoutMs: 20_000, intervalMs: 100, what: 'the hung listening session to be given up' });
+      expect(heard).toEqual(['', '']);
+      proxy.heal();
+      // Sent straight to the server: heard once the session is open again.
+      await waitFor(async () => {
+        await database.db.query(`SELECT pg_notify('listen_probe_test', 'after')`);
+        return heard.includes('after');
+      }, { timeoutMs: 30_000, intervalMs: 250, what: 'a notification on the reopened session' });
+    } finally {
+      await unlisten?.();
+      await db.close().catch(() => {});
+      await proxy.close();
+    }
+  }, 90_000);
 });

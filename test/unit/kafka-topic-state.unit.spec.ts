@@ -21,8 +21,13 @@ describe('whether appends would be taken (readiness of the event log)', () => {
       { name: 'p.serves', partitions: [partition(0, -1, [3], [])] },
     ];
     expect(appendsRefusedBecause(topics, minInsync)).toBe(
-      'appends would be refused: topic p.postbacks partition 0 has 1 of 3 copies in sync, fewer than its min.insync.replicas (2); topic p.serves partition 0 has no leader',
+      'appends would be refused: topic p.postbacks partition 0 has 1 of 3 copies in sync, fewer than the 2 an append needs (min.insync.replicas); topic p.serves partition 0 has no leader',
     );
+  });
+
+  it('asks for no more copies in sync than a partition keeps, as the broker does', () => {
+    expect(appendsRefusedBecause([{ name: 'p.postbacks', partitions: [partition(0, 1, [1], [1])] }], minInsync)).toBeUndefined();
+    expect(appendsRefusedBecause([{ name: 'p.postbacks', partitions: [partition(0, 1, [1, 2], [1])] }], new Map([['p.postbacks', 3]]))).toMatch(/has 1 of 2 copies in sync, fewer than the 2 an append needs/);
   });
 
   it('counts a topic whose setting is unknown as needing one copy, and names at most three partitions', () => {

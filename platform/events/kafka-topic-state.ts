@@ -8,10 +8,21 @@ const MIN_INSYNC = 'min.insync.replicas';
 const isUnknownTopic = (error: unknown) => (error as { type?: string }).type === 'UNKNOWN_TOPIC_OR_PARTITION';
 
 /**
- * Which of `names` exist. Asks about those topics only: listing the whole cluster fails while
- * any topic of it has a partition without a leader, another environment's as well.
+ * Which of `names` exist: from the cluster's list of topics, or, when the list cannot be had
+ * (any topic of the cluster with a partition without a leader fails it, another environment's as
+ * well), by asking about each of those topics alone. (Asking about a missing topic makes kafkajs
+ * log an error line, so the list comes first.)
  */
 export async function existingTopics(admin: Admin, names: readonly string[]): Promise<Set<string>> {
+  try {
+    const listed = new Set(await admin.listTopics());
+    return new Set(names.filter((name) => listed.has(name)));
+  } catch {
+    return await eachTopicExisting(admin, names);
+  }
+}
+
+async function eachTopicExisting(admin: Admin, names: readonly string[]): Promise<Set<string>> {
   const exists = async (name: string) =>
     retryRetriable(async () => {
       try {

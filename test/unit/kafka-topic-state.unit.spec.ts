@@ -1,6 +1,6 @@
-import type { PartitionMetadata } from 'kafkajs';
+import type { Admin, PartitionMetadata } from 'kafkajs';
 import { describe, expect, it } from 'vitest';
-import { appendsRefusedBecause, fewerInsyncThan } from '../../platform/events/kafka-topic-state.js';
+import { appendsRefusedBecause, existingTopics, fewerInsyncThan } from '../../platform/events/kafka-topic-state.js';
 
 const partition = (partitionId: number, leader: number, replicas: number[], isr: number[]): PartitionMetadata => ({ partitionErrorCode: 0, partitionId, leader, replicas, isr });
 
@@ -44,5 +44,28 @@ describe('existing topics that take an append with fewer copies than a new one',
         'it is left as it is (raise it with kafka-configs --alter --add-config min.insync.replicas=2)',
     ]);
     expect(fewerInsyncThan(1, new Map([['p.serves', 1]]))).toEqual([]);
+  });
+});
+
+describe('which of its topics exist', () => {
+  const unknownTopic = () => Object.assign(new Error('This server does not host this topic-partition'), { type: 'UNKNOWN_TOPIC_OR_PARTITION', retriable: true });
+
+  it("takes them from the cluster's list", async () => {
+    const admin = { listTopics: async () => ['p.serves', 'other.serves'], fetchTopicMetadata: async () => Promise.reject(new Error('not asked')) } as unknown as Admin;
+    expect(await existingTopics(admin, ['p.serves', 'p.clicks'])).toEqual(new Set(['p.serves']));
+  });
+
+  it('asks about each alone when the list cannot be had (a leaderless partition of any topic fails it)', async () => {
+    const asked: string[][] = [];
+    const admin = {
+      listTopics: async () => Promise.reject(Object.assign(new Error('There is no leader for this topic-partition'), { type: 'LEADER_NOT_AVAILABLE' })),
+      fetchTopicMetadata: async ({ topics }: { topics: string[] }) => {
+        asked.push(topics);
+        if (topics[0] === 'p.clicks') throw unknownTopic();
+        return { topics: [] };
+      },
+    } as unknown as Admin;
+    expect(await existingTopics(admin, ['p.serves', 'p.clicks'])).toEqual(new Set(['p.serves']));
+    expect(asked).toEqual([['p.serves'], ['p.clicks']]);
   });
 });

@@ -152,6 +152,7 @@ async function listenOn(connectionString: string, channel: string, onPayload: (p
   let stopped = false;
   let retry: NodeJS.Timeout | undefined;
   let probe: NodeJS.Timeout | undefined;
+  const listenStatement = `LISTEN "${channel.replace(/"/g, '""')}"`;
   const connect = async () => {
     // A server that takes the connection but never answers must not hold the reconnect for good.
     const next = new pg.Client({ connectionString, options: '-c TimeZone=UTC', connectionTimeoutMillis: LISTEN_PROBE_TIMEOUT_MS });
@@ -178,7 +179,7 @@ async function listenOn(connectionString: string, channel: string, onPayload: (p
     next.on('end', drop);
     try {
       await next.connect();
-      await next.query(`LISTEN "${channel.replace(/"/g, '""')}"`);
+      await next.query(listenStatement);
     } catch (error) {
       dropped = true;
       await next.end().catch(() => {});
@@ -199,7 +200,8 @@ async function listenOn(connectionString: string, channel: string, onPayload: (p
     probe = setInterval(() => {
       if (probing || dropped || Date.now() - heardAt < LISTEN_PROBE_EVERY_MS / 2) return;
       probing = true;
-      void withinDeadline(next.query('SELECT 1'), LISTEN_PROBE_TIMEOUT_MS)
+      // LISTEN again: a no-op that answers, and the session still shows as the listening one (pg_stat_activity.query).
+      void withinDeadline(next.query(listenStatement), LISTEN_PROBE_TIMEOUT_MS)
         .then((answer) => (answer === PAST_DEADLINE ? drop() : void (heardAt = Date.now())), drop)
         .finally(() => (probing = false));
     }, LISTEN_PROBE_EVERY_MS);

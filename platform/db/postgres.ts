@@ -140,6 +140,8 @@ async function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => 
 /** How often a listening session that heard nothing is asked to answer, and how long it has to. */
 const LISTEN_PROBE_EVERY_MS = 5_000;
 const LISTEN_PROBE_TIMEOUT_MS = 3_000;
+/** How long opening a listening session may take before it is tried again. */
+const LISTEN_CONNECT_TIMEOUT_MS = 10_000;
 
 /**
  * LISTEN needs a session of its own (a pooled connection would be handed to others). A dropped
@@ -155,7 +157,7 @@ async function listenOn(connectionString: string, channel: string, onPayload: (p
   const listenStatement = `LISTEN "${channel.replace(/"/g, '""')}"`;
   const connect = async () => {
     // A server that takes the connection but never answers must not hold the reconnect for good.
-    const next = new pg.Client({ connectionString, options: '-c TimeZone=UTC', connectionTimeoutMillis: LISTEN_PROBE_TIMEOUT_MS });
+    const next = new pg.Client({ connectionString, options: '-c TimeZone=UTC', connectionTimeoutMillis: LISTEN_CONNECT_TIMEOUT_MS });
     let dropped = false;
     let heardAt = Date.now();
     const drop = () => {
@@ -194,7 +196,7 @@ async function listenOn(connectionString: string, channel: string, onPayload: (p
     onPayload('');
     // A session whose server stopped answering while the connection stays open raises no event:
     // its notifications just stop, and every caller waiting on them times out. A quiet session
-    // proves itself with a statement; one that does not answer is dropped and opened again.
+    // proves itself by answering; one that does not is dropped and opened again.
     let probing = false;
     clearInterval(probe);
     probe = setInterval(() => {

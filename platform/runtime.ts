@@ -120,6 +120,18 @@ async function connectRedis(url: string): Promise<Redis> {
   return redis;
 }
 
+/**
+ * Logs each gap in the projectors' notifications after the first opening (the listening session
+ * dropped, given up as hung, or reopened): an operator can tell why caches were emptied and
+ * waits for read-your-writes timed out meanwhile.
+ */
+const sayNotificationGaps = (log: ((line: string) => void) | undefined) => (watermarks: Watermarks) => {
+  watermarks.onApplied((position) => {
+    if (position === undefined) log?.('projection notifications: the listening session dropped or was reopened; commits meanwhile may have been missed (in-process caches emptied, positions read again)');
+  });
+  return watermarks;
+};
+
 export async function openRuntime(config: Config, options: OpenOptions = {}): Promise<Runtime> {
   config = await withKeyHashSecret(config);
   const metrics = createMetrics();
@@ -148,7 +160,7 @@ export async function openRuntime(config: Config, options: OpenOptions = {}): Pr
       redis,
       metrics,
       owner,
-      watermarks: () => (watermarks ??= openWatermarks(db)),
+      watermarks: () => (watermarks ??= openWatermarks(db).then(sayNotificationGaps(options.log))),
       async close() {
         if (watermarks) await (await watermarks).close();
         for (const resource of opened) await resource.close();

@@ -1,6 +1,9 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { loadConfig } from '../../platform/config/config.js';
 import { connectPostgres } from '../../platform/db/postgres.js';
+import { openRuntime } from '../../platform/runtime.js';
+import { testEnvironment } from '../support/app.js';
 import { cuttingProxy } from '../support/cutting-proxy.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { waitFor } from '../support/wait-for.js';
@@ -99,4 +102,19 @@ describe('a listening session whose server stops answering while the connection 
       await proxy.close();
     }
   }, 90_000);
+});
+
+describe("a service's listening session that ends", () => {
+  it('is said in the log, as the caches it empties are', async () => {
+    const lines: string[] = [];
+    const runtime = await openRuntime(loadConfig(testEnvironment(database, 'listen-log.')), { log: (line) => lines.push(line) });
+    try {
+      await runtime.watermarks();
+      expect(lines.filter((line) => line.startsWith('projection notifications:'))).toEqual([]);
+      await database.db.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN%'");
+      await waitFor(() => lines.some((line) => line.startsWith('projection notifications: the listening session dropped or was reopened')), { what: 'the gap to be logged' });
+    } finally {
+      await runtime.close();
+    }
+  }, 60_000);
 });

@@ -7,8 +7,8 @@ import { kafkaBoundedSource } from './kafka-bounded-read.js';
 import { decodeMessages } from './kafka-messages.js';
 import { isUnpropagatedTopic, retryRetriable, TopicNotPropagatedError } from './kafka-retry.js';
 import { heartbeatWhile } from './heartbeat-while.js';
-import { fewerCopiesThan, topicReplication } from './topic-replication.js';
-import { appendsRefusedBecause, existingTopics, fewerInsyncThan, minInsyncReplicasOf } from './kafka-topic-state.js';
+import { fewerCopiesThan, fewerInsyncThan, topicReplication } from './topic-replication.js';
+import { appendsRefusedBecause, existingTopics, minInsyncReplicasOf } from './kafka-topic-state.js';
 import { restartingProducer } from './restarting-producer.js';
 import { openBoundedRead } from './bounded-read.js';
 import type {

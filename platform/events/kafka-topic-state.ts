@@ -71,18 +71,3 @@ export function appendsRefusedBecause(topics: { name: string; partitions: Partit
   const more = problems.length > 3 ? ` (and ${problems.length - 3} more partitions)` : '';
   return `appends would be refused: ${problems.slice(0, 3).join('; ')}${more}`;
 }
-
-/**
- * One line for each existing topic that acknowledges an append with fewer copies than a new
- * topic would (its min.insync.replicas under `minInsyncReplicas`): left as it is, and said so.
- */
-export function fewerInsyncThan(minInsyncReplicas: number, settings: Map<string, number>): string[] {
-  return [...settings].flatMap(([name, setting]) =>
-    setting >= minInsyncReplicas
-      ? []
-      : [
-          `topic ${name} acknowledges an append once ${setting} ${setting === 1 ? 'copy holds' : 'copies hold'} it (${MIN_INSYNC}), fewer than the ${minInsyncReplicas} a new topic gets on this cluster; ` +
-            `it is left as it is (raise it with kafka-configs --alter --add-config ${MIN_INSYNC}=${minInsyncReplicas})`,
-        ],
-  );
-}

@@ -45,3 +45,18 @@ export function fewerCopiesThan(replicationFactor: number, topics: { name: strin
     ];
   });
 }
+
+/**
+ * One line for each existing topic that acknowledges an append with fewer copies than a new
+ * topic would (its min.insync.replicas under `minInsyncReplicas`): left as it is, and said so.
+ */
+export function fewerInsyncThan(minInsyncReplicas: number, settings: Map<string, number>): string[] {
+  return [...settings].flatMap(([name, setting]) =>
+    setting >= minInsyncReplicas
+      ? []
+      : [
+          `topic ${name} acknowledges an append once ${setting} ${setting === 1 ? 'copy holds' : 'copies hold'} it (min.insync.replicas), fewer than the ${minInsyncReplicas} a new topic gets on this cluster; ` +
+            `it is left as it is (raise it with kafka-configs --alter --add-config min.insync.replicas=${minInsyncReplicas})`,
+        ],
+  );
+}

@@ -45,16 +45,12 @@ export async function startProjectors(runtime: Runtime, hooks: ProjectorHooks = 
     await Promise.all(running.map((projection) => projection.lag()));
   };
   runtime.metrics.beforeScrape.push(refreshLag);
+  const lagByProjection = async () =>
+    new Map(await Promise.all(running.map(async (projection) => [projection.name, (await projection.lag()).reduce((sum, partition) => sum + partition.lag, 0)] as const)));
   return {
     running,
-    async totalLag() {
-      const lags = await Promise.all(running.map((projection) => projection.lag()));
-      return lags.flat().reduce((sum, partition) => sum + partition.lag, 0);
-    },
-    async lagByProjection() {
-      const lags = await Promise.all(running.map(async (projection) => [projection.name, (await projection.lag()).reduce((sum, partition) => sum + partition.lag, 0)] as const));
-      return new Map(lags);
-    },
+    totalLag: async () => [...(await lagByProjection()).values()].reduce((sum, lag) => sum + lag, 0),
+    lagByProjection,
     async stop() {
       runtime.metrics.beforeScrape.splice(runtime.metrics.beforeScrape.indexOf(refreshLag), 1);
       await Promise.all(running.map((projection) => projection.stop()));

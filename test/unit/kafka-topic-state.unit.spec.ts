@@ -1,6 +1,7 @@
 import type { Admin, PartitionMetadata } from 'kafkajs';
 import { describe, expect, it } from 'vitest';
-import { appendsRefusedBecause, existingTopics, fewerInsyncThan } from '../../platform/events/kafka-topic-state.js';
+import { appendsRefusedBecause, existingTopics } from '../../platform/events/kafka-topic-state.js';
+import { fewerInsyncThan } from '../../platform/events/topic-replication.js';
 
 const partition = (partitionId: number, leader: number, replicas: number[], isr: number[]): PartitionMetadata => ({ partitionErrorCode: 0, partitionId, leader, replicas, isr });
 

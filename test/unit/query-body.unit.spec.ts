@@ -53,6 +53,17 @@ describe('Query body', () => {
     expect((rejection({ ['k'.repeat(300)]: 1 }).extra.field as string).length).toBeLessThan(120);
   });
 
+  it('refuses a NUL or a lone surrogate in the context, naming the field', () => {
+    expect(rejection({ context: { intent: 'shoes\u0000' } })).toMatchObject({
+      statusCode: 400,
+      message: 'context.intent contains a NUL character (U+0000), which no read model can store; remove it',
+      extra: { field: 'context.intent' },
+    });
+    expect(rejection({ context: { categories: ['sport', 'x\ud800'] } }).extra).toEqual({ field: 'context.categories[1]' });
+    expect(rejection({ context: { intent: '\udc00 end' } }).message).toMatch(/^context\.intent contains a lone UTF-16 surrogate/);
+    expect(parseQueryBody({ context: { intent: 'a pair 😀 is one character', categories: ['🛍'] } }).context.categories).toEqual(['🛍']);
+  });
+
   it.each([
     [{ limit: 0 }, 'limit must be an integer from 1 to 10'],
     [{ limit: 1.5 }, 'limit must be an integer from 1 to 10'],

@@ -2,6 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { ValueErrorType } from '@sinclair/typebox/errors';
 import { firstSchemaError } from '../../../../platform/validation/first-schema-error.js';
 import { badRequest } from '../../../../platform/http/errors.js';
+import { UNSTORABLE, unstorableText } from '../../../../commands/unstorable-text.js';
 
 /**
  * The body of `POST /v1/offers/query`, closed at every level: the caller's location never comes
@@ -100,7 +101,9 @@ const schemaPath = (field: string) => field.replace(/\[\d+\]/g, '[]');
 /**
  * The request, or 400 BAD_REQUEST whose message starts with the offending field (and
  * `extra.field`): an undeclared field (`context.user_profile`), or a declared one with a wrong
- * value. A missing body (no Content-Type, no bytes) is the empty request.
+ * value, or a context text holding what the service never takes as text (a NUL, a lone
+ * surrogate: nothing is stored from it, but a serve's events and logs are text too). A missing
+ * body (no Content-Type, no bytes) is the empty request.
  */
 export function parseQueryBody(body: unknown): QueryRequest {
   const input = body === undefined ? {} : body;
@@ -116,6 +119,8 @@ export function parseQueryBody(body: unknown): QueryRequest {
     throw badRequest(field === '' ? expected : `${field} ${expected}`, { field: field === '' ? '(body)' : field });
   }
   const valid = input as Static<typeof queryBody>;
+  const unstorable = valid.context === undefined ? undefined : unstorableText(valid.context, 'context');
+  if (unstorable) throw badRequest(`${unstorable.path} contains ${UNSTORABLE[unstorable.kind]}; remove it`, { field: unstorable.path });
   return {
     ...(valid.placement_id !== undefined ? { placement_id: valid.placement_id.toLowerCase() } : {}),
     limit: valid.limit ?? DEFAULT_LIMIT,

@@ -36,6 +36,14 @@ export const requestGuards = fp(async (app: FastifyInstance) => {
     else if (request.raw.httpVersion === '1.1' && request.headers.host === undefined) done(badRequest('an HTTP/1.1 request needs a Host header'));
     else done(bodyFramingRefusal(request.raw));
   });
+  // After the route's own onRequest checks (a key, a rate limit): a caller without a valid key
+  // learns nothing about what the body may be, and a route whose error table has no 415 (the
+  // instance route) answers in its own terms.
+  app.addHook('preParsing', (request, _reply, payload, done) => {
+    const refusal = contentEncodingRefusal(request.raw);
+    if (refusal) done(refusal);
+    else done(null, payload);
+  });
 });
 
 /** Headers Node keeps the first of when sent twice: which one the client meant is not ours to guess. */
@@ -57,20 +65,24 @@ function repeatedSingleHeader(rawHeaders: string[]): string | undefined {
 
 /**
  * A request the server would read other than the client meant: Node keeps the first of two
- * Content-Types (or credentials), and ignores content codings and transfer codings besides chunked (a gzip body
- * would be parsed as its compressed bytes, or its plain bytes taken as gzip's).
+ * Content-Types (or credentials), and ignores transfer codings besides chunked.
  */
 function bodyFramingRefusal(request: IncomingMessage): Error | undefined {
   const repeated = repeatedSingleHeader(request.rawHeaders);
   if (repeated !== undefined) return badRequest(`${repeated} is given more than once; send it once`);
+  const transferEncoding = request.headers['transfer-encoding']?.trim().toLowerCase();
+  if (transferEncoding !== undefined && transferEncoding !== 'chunked') {
+    return badRequest(`Transfer-Encoding ${transferEncoding} is not supported; send the body chunked or with a Content-Length`);
+  }
+  return undefined;
+}
+
+/** Node ignores content codings: a gzip body would be parsed as its compressed bytes (or plain bytes taken as gzip's). */
+function contentEncodingRefusal(request: IncomingMessage): Error | undefined {
   const hasBody = request.headers['transfer-encoding'] !== undefined || Number(request.headers['content-length'] ?? 0) > 0;
   const contentEncoding = request.headers['content-encoding']?.trim().toLowerCase();
   if (hasBody && contentEncoding !== undefined && contentEncoding !== '' && contentEncoding !== 'identity') {
     return unsupportedMediaType(`Content-Encoding ${contentEncoding} is not accepted; send the body uncompressed`);
-  }
-  const transferEncoding = request.headers['transfer-encoding']?.trim().toLowerCase();
-  if (transferEncoding !== undefined && transferEncoding !== 'chunked') {
-    return badRequest(`Transfer-Encoding ${transferEncoding} is not supported; send the body chunked or with a Content-Length`);
   }
   return undefined;
 }

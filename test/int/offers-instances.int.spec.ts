@@ -355,6 +355,22 @@ describe('the body', () => {
     expectFailure(await bare(JSON.stringify({ offer_instance_ids: [uuidv7()] })), 400, 'BAD_REQUEST', /JSON/);
   });
 
+  it('400 stating the rule, after the key, for a body in another charset, compressed, or over 1 MiB (the route\'s table has no 413 or 415)', async () => {
+    const ids = JSON.stringify({ offer_instance_ids: [uuidv7()] });
+    const latin1 = await post(world.keys.main, ids, { 'content-type': 'application/json; charset=latin1' });
+    expectFailure(latin1, 400, 'BAD_REQUEST', /charset latin1 is not accepted/);
+    expect(latin1.json().message).toMatch(RULE);
+    const gzip = await post(world.keys.main, ids, { 'content-encoding': 'gzip' });
+    expectFailure(gzip, 400, 'BAD_REQUEST', /Content-Encoding gzip is not accepted/);
+    expect(gzip.json().message).toMatch(RULE);
+    // The key first: without one, nothing is said about the body.
+    expectFailure(await post(undefined, ids, { 'content-encoding': 'br' }), 401, 'UNAUTHORIZED');
+    expectFailure(await post(undefined, ids, { 'content-type': 'application/json; charset=utf-16' }), 401, 'UNAUTHORIZED');
+    const huge = await post(world.keys.main, JSON.stringify({ offer_instance_ids: Array.from({ length: 30_000 }, () => uuidv7()) }));
+    expectFailure(huge, 400, 'BAD_REQUEST', /larger than the 1048576 bytes accepted/);
+    expect(huge.json().message).toMatch(RULE);
+  });
+
   it('accepts JSON with a charset parameter', async () => {
     expect((await post(world.keys.main, { offer_instance_ids: [uuidv7()] }, { 'content-type': 'application/json; charset=utf-8' })).statusCode).toBe(200);
   });

@@ -99,9 +99,12 @@ export async function instancesRoute(app: FastifyInstance, { runtime }: { runtim
       },
       // Every 400 of this route is about the body, the id list: each states the list's rule, as the
       // reference asks of the message for a bad id list (not JSON, empty, an unknown field too).
+      // The route's error table has no 413 or 415: a body too large for 100 ids, in another
+      // charset or compressed is a body that is not the list, a 400 like the others.
       errorHandler: (error, request, reply) => {
         const known = error instanceof ApiError ? error : fromFramework(error, request);
-        if (known?.statusCode === 400 && known.code === 'BAD_REQUEST' && !known.message.startsWith(ID_LIST_RULE)) {
+        const aboutTheBody = (known?.statusCode === 400 && known.code === 'BAD_REQUEST') || known?.statusCode === 413 || known?.statusCode === 415;
+        if (known && aboutTheBody && !known.message.startsWith(ID_LIST_RULE)) {
           return renderError(badRequest(`${ID_LIST_RULE}; ${known.message}`, known.extra), request, reply);
         }
         return renderError(error, request, reply);

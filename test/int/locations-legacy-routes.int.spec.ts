@@ -228,6 +228,9 @@ describe('GET /v1/locations/search (LEGACY)', () => {
     // The short code first, then names starting with "ca", then words starting with it.
     expect(names(await ok('/v1/locations/search?q=CA&country=US'))).toEqual(['California', 'North Carolina', 'South Carolina']);
     expect(names(await ok('/v1/locations/search?q=2840'))).toEqual(['United States']);
+    // Trimmed as names are: space around an id still finds it, first (through the index and under a parent alike).
+    expect(names(await ok('/v1/locations/search?q=%202840%20'))[0]).toBe('United States');
+    expect(names(await ok('/v1/locations/search?parent_location_id=2840&q=21137%20'))).toEqual(['California']);
     const ca = names(await ok('/v1/locations/search?q=ca&limit=3'));
     expect(ca).toEqual(['Canada', 'California', 'Cabo Verde']);
   });

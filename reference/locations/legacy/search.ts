@@ -11,9 +11,12 @@ import { LEVEL_WEIGHT, LEVELS, type Level } from './source-row.js';
 export const MatchTier = { EXACT: 0, PREFIX: 1, WORD_PREFIX: 2, SUBSTRING: 3 } as const;
 export type MatchTier = (typeof MatchTier)[keyof typeof MatchTier];
 
-/** `canonical: false` matches names only (resolve's `city`). */
-export function tierOf(location: IndexedLocation, foldedQuery: string, rawQuery: string, canonical = true): MatchTier | undefined {
-  if (rawQuery === location.id || (location.aliases.length > 0 && location.aliases.includes(foldedQuery))) return MatchTier.EXACT;
+/**
+ * `idQuery` is the query as sent, trimmed (an id matches only as written, digits alone: no
+ * folding). `canonical: false` matches names only (resolve's `city`).
+ */
+export function tierOf(location: IndexedLocation, foldedQuery: string, idQuery: string, canonical = true): MatchTier | undefined {
+  if (idQuery === location.id || (location.aliases.length > 0 && location.aliases.includes(foldedQuery))) return MatchTier.EXACT;
   // Every other tier is a substring match: one search rules most locations out.
   const text = canonical ? location.text : location.spaced;
   if (!text.includes(foldedQuery)) return undefined;
@@ -50,9 +53,10 @@ export function rank(
     return { locations: locations.slice(0, limit), hasMore: locations.length > limit };
   }
   const folded = foldText(query);
+  const idQuery = query.trim();
   const tiers: IndexedLocation[][] = [[], [], [], []];
   for (const location of candidates) {
-    const tier = tierOf(location, folded, query, canonical);
+    const tier = tierOf(location, folded, idQuery, canonical);
     // A tier never needs more than limit + 1 entries: anything after them is not returned.
     if (tier !== undefined && tiers[tier]!.length <= limit && keep(location)) tiers[tier]!.push(location);
   }
@@ -80,7 +84,7 @@ export function rankAll(
 ): Ranked {
   const want = limit + 1;
   const folded = foldText(query);
-  const exact = [...new Set([...(index.byAlias.get(folded) ?? []), ...[index.byId.get(query)].filter((hit) => hit !== undefined)])]
+  const exact = [...new Set([...(index.byAlias.get(folded) ?? []), ...[index.byId.get(query.trim())].filter((hit) => hit !== undefined)])]
     .sort(compareLocations)
     .filter(keep);
   const found: IndexedLocation[] = exact.slice(0, want);

@@ -1149,7 +1149,7 @@ describe('audit findings', () => {
         expect(bare.body).toEqual(countries.body);
         expect(ids(bare)).toHaveLength(Number(limit ?? 20));
         expect(bare.body.data.locations.every((location: { level: string; parent_location_id: string | null }) => location.level === 'COUNTRY' && location.parent_location_id === null)).toBe(true);
-        expect(bare.body.extra).toEqual({ has_more: true });
+        expect(bare.body.extra).toEqual({ pagination: { limit: Number(limit ?? 20), returned: Number(limit ?? 20), has_more: true } });
       }
       const first = await get('/v1/locations/search?limit=3');
       expect(first.body.data.locations.map((location: { name: string }) => location.name)).toEqual(['Afghanistan', 'Albania', 'Algeria']);
@@ -1175,7 +1175,7 @@ describe('audit findings', () => {
         if (served[0]?.location_id !== country.location_id) problems.push(`GET ${reply.url}: first is ${served[0]?.location_id}, not the country ${country.location_id}`);
         if (served.some((location) => location.country_code !== code)) problems.push(`GET ${reply.url}: another country served`);
         if (served.length !== Math.min(50, expected.length)) problems.push(`GET ${reply.url}: ${served.length} of ${expected.length}`);
-        if (reply.body.extra.has_more !== expected.length > 50) problems.push(`GET ${reply.url}: has_more ${reply.body.extra.has_more} with ${expected.length} entries`);
+        if (reply.body.extra.pagination.has_more !== expected.length > 50) problems.push(`GET ${reply.url}: has_more ${reply.body.extra.pagination.has_more} with ${expected.length} entries`);
         served.forEach((location, i) => {
           if (i === 0) return;
           const previous = served[i - 1]!;

@@ -173,14 +173,14 @@ describe('GET /v1/locations/resolve (LEGACY)', () => {
     expect(heraklion.extra.warnings).toEqual([expect.stringMatching(/^city "heraklion" matches \d+ locations named "Heraklion" in Greece; location is the first of candidates/)]);
     const withLocale = await ok('/v1/locations/resolve?country=GR&city=heraklion&locale=el');
     expect(withLocale.extra.warnings).toHaveLength(2);
-    expect((await ok('/v1/locations/resolve?country=AU&city=sydn')).extra).toEqual({ has_more: false });
+    expect((await ok('/v1/locations/resolve?country=AU&city=sydn')).extra).toEqual({ pagination: { limit: 10, returned: 1, has_more: false } });
   });
 
   it('limits candidates, best first', async () => {
     const body = await ok('/v1/locations/resolve?country=AT&city=a&limit=3');
     expect(body.data.candidates).toHaveLength(3);
     expect(body.data.location).toEqual(body.data.candidates[0]);
-    expect(body.extra.has_more).toBe(true);
+    expect(body.extra.pagination.has_more).toBe(true);
   });
 
   it('answers 404 for what the registry cannot resolve', async () => {
@@ -252,7 +252,7 @@ describe('GET /v1/locations/search (LEGACY)', () => {
     const countries = await ok('/v1/locations/search?levels=COUNTRY');
     expect(countries.data.locations).toHaveLength(20);
     expect(names(countries).slice(0, 3)).toEqual(['Afghanistan', 'Albania', 'Algeria']);
-    expect(countries.extra).toEqual({ has_more: true });
+    expect(countries.extra).toEqual({ pagination: { limit: 20, returned: 20, has_more: true } });
     // Without any parameter: the same countries.
     expect(await ok('/v1/locations/search')).toEqual(countries);
     // A bare country: its entry, then its regions, then its cities.
@@ -263,7 +263,7 @@ describe('GET /v1/locations/search (LEGACY)', () => {
     ]);
     const states = await ok('/v1/locations/search?parent_location_id=2840&limit=50');
     expect(states.data.locations).toHaveLength(50);
-    expect(states.extra.has_more).toBe(true);
+    expect(states.extra.pagination.has_more).toBe(true);
     expect(states.data.locations.every((location: { level: string; parent_location_id: string }) => location.level === 'REGION' && location.parent_location_id === '2840')).toBe(true);
     expect(names(await ok('/v1/locations/search?parent_location_id=2036&limit=3'))).toEqual(['Australian Capital Territory', 'New South Wales', 'Northern Territory']);
     expect(names(await ok('/v1/locations/search?parent_location_id=20035&q=syd'))).toEqual(['Sydney']);
@@ -275,7 +275,7 @@ describe('GET /v1/locations/search (LEGACY)', () => {
   it('filters by subdivision code and country', async () => {
     const california = await ok('/v1/locations/search?subdivision_code=US-CA');
     expect(names(california)).toEqual(['California']);
-    expect(california.extra).toEqual({ has_more: false, subdivision_code_type: 'ISO_3166_2' });
+    expect(california.extra).toEqual({ pagination: { limit: 20, returned: 1, has_more: false }, subdivision_code_type: 'ISO_3166_2' });
     expect(names(await ok('/v1/locations/search?subdivision_code=NSW&country=AU&levels=CITY&q=syd'))).toEqual(['Sydney']);
     expect(names(await ok('/v1/locations/search?q=georgia&country=US'))).toEqual(['Georgia']);
   });
@@ -325,8 +325,8 @@ describe('LEGACY response bytes', () => {
   it('are the envelope exactly as JSON.stringify writes it, members in the reference order', async () => {
     const cases: [string, string[], string[]][] = [
       ['/v1/locations/21137', ['registry_version', 'source_file_date', 'location', 'path', 'location_ids'], []],
-      ['/v1/locations/resolve?subdivision_code=AU-NSW&city=SYDNEY', ['registry_version', 'source_file_date', 'location', 'path', 'location_ids', 'candidates'], ['subdivision_code_type', 'has_more']],
-      ['/v1/locations/search?q=cal&locale=fr', ['registry_version', 'source_file_date', 'locations'], ['has_more', 'warnings']],
+      ['/v1/locations/resolve?subdivision_code=AU-NSW&city=SYDNEY', ['registry_version', 'source_file_date', 'location', 'path', 'location_ids', 'candidates'], ['subdivision_code_type', 'pagination']],
+      ['/v1/locations/search?q=cal&locale=fr', ['registry_version', 'source_file_date', 'locations'], ['pagination', 'warnings']],
     ];
     for (const [url, data, extra] of cases) {
       const response = await testApp.app.inject({ method: 'GET', url });

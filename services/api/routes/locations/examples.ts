@@ -66,7 +66,7 @@ export const searchExamples: ResponseExamples = {
   200: {
     legacy: {
       summary: 'LEGACY: q=calif&country=US',
-      value: success({ ...LEGACY, locations: [legacyCalifornia] }, { has_more: false }),
+      value: success({ ...LEGACY, locations: [legacyCalifornia] }, { pagination: { limit: 20, returned: 1, has_more: false } }),
     },
     full: {
       summary: 'FULL: q=twin peaks&limit=1, with another page',

@@ -136,7 +136,7 @@ export async function search(context: LocationContext, query: LocationQuery): Pr
     ? rankAll(index, q, limit, keep, { ...(country !== undefined && { country }), ...(levels !== undefined && { levels }) })
     : rank(candidates, q, limit, keep);
   const extra = {
-    has_more: ranked.hasMore,
+    pagination: { limit, returned: ranked.locations.length, has_more: ranked.hasMore },
     ...(subdivision ? { subdivision_code_type: subdivision.matchedAs } : {}),
     ...localeWarnings(query),
   };
@@ -175,7 +175,7 @@ export async function resolve(context: LocationContext, query: LocationQuery): P
   const best = candidates[0]!;
   const extra = {
     ...(subdivision ? { subdivision_code_type: subdivision.matchedAs } : {}),
-    ...(city !== undefined ? { has_more: hasMore } : {}),
+    ...(city !== undefined ? { pagination: { limit, returned: candidates.length, has_more: hasMore } } : {}),
     ...localeWarnings(query, city !== undefined ? sameNameWarnings(city, candidates, scope) : []),
   };
   return joinBytes([

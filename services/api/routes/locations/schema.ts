@@ -82,7 +82,6 @@ const chainFields = {
 const extraFields = {
   warnings: Type.Optional(Type.Array(Type.String(), { description: 'when locale is given: it is reserved' })),
   subdivision_code_type: Type.Optional(Type.String({ description: 'LEGACY: how subdivision_code was matched' })),
-  has_more: Type.Optional(Type.Boolean({ description: 'LEGACY: more matches than limit' })),
 };
 const extra = (fields: TProperties) => Type.Object(fields, closed);
 // README, "Choices where the reference says not shown": the location routes' errors.
@@ -100,7 +99,7 @@ const responses = (data: TObject, extraSchema: TObject, description: string, exa
 const tags = [TAG.locations];
 const pagination = Type.Object(
   { limit: Type.Integer(), returned: Type.Integer(), has_more: Type.Boolean() },
-  { ...closed, description: 'FULL only' },
+  { ...closed, description: 'the page: limit asked for, locations (or LEGACY resolve candidates) returned, and whether more matched' },
 );
 
 export const searchSchema = {
@@ -155,7 +154,7 @@ export const resolveSchema = {
   ),
   response: responses(
     Type.Object({ ...catalogFields, ...chainFields, candidates: Type.Array(location, { description: 'LEGACY candidates; empty in FULL' }) }, closed),
-    extra(extraFields),
+    extra({ ...extraFields, pagination: Type.Optional(pagination) }),
     'the resolved location with its chain',
     resolveExamples,
   ),

@@ -75,7 +75,7 @@ interface Ranked {
 /** search.ts, read literally. */
 function referenceSearch(rows: FullIndexRow[], c: SearchConstraints): Ranked[] {
   const { q } = c;
-  const id = q !== null && /^[0-9]+$/.test(q) && q.length < 20 ? BigInt(q) : undefined;
+  const id = q !== null && /^(?:0|[1-9][0-9]*)$/.test(q) && q.length < 20 ? BigInt(q) : undefined;
   const code = q !== null && /^[a-z]{2}$/.test(q) ? q.toUpperCase() : undefined;
   const ranked: Ranked[] = [];
   for (const row of rows) {
@@ -178,7 +178,7 @@ describe('in-memory FULL search', () => {
     );
   });
 
-  it('finds ids as numbers, and country records by their code', () => {
+  it('finds ids as written (a leading zero is text), and country records by their code', () => {
     const rows = catalog([
       { name: 'Saana', canonicalSuffix: '', type: 'Country', country: 'SA', parent: null, unresolved: false, level: 1 },
       { name: 'Sab', canonicalSuffix: ',Saana', type: 'City', country: 'SA', parent: 0, unresolved: false, level: 3 },
@@ -187,7 +187,8 @@ describe('in-memory FULL search', () => {
     const index = new FullIndex(rows, release, null);
     const ids = (q: string) => index.search({ q, country: null, targetTypes: null, parentId: null }, 10).map((m) => [index.ids.at(m.row), m.tier]);
     expect(ids('sa')).toEqual([[rows[0]!.locationId, 0], [rows[1]!.locationId, 2], [rows[2]!.locationId, 4]]);
-    expect(ids(`000${rows[2]!.locationId}`)).toEqual([[rows[2]!.locationId, 0]]);
+    expect(ids(rows[2]!.locationId)).toEqual([[rows[2]!.locationId, 0]]);
+    expect(ids(`000${rows[2]!.locationId}`)).toEqual([]);
     expect(index.rowOf('99999999999999999999')).toBeUndefined();
   });
 });

@@ -404,7 +404,8 @@ export class FullIndex {
 
     // Tier 0 candidates: the id itself, and the top-level records of a two-letter q (territories too).
     const exact: number[] = [];
-    const id = q !== null && /^[0-9]+$/.test(q) ? this.rowOf(q) : undefined;
+    // An id as written (search.ts): no leading zeros.
+    const id = q !== null && /^(?:0|[1-9][0-9]*)$/.test(q) ? this.rowOf(q) : undefined;
     if (id !== undefined) exact.push(id);
     const countryCode = q !== null && /^[a-z]{2}$/.test(q) ? q.toUpperCase() : undefined;
     if (countryCode !== undefined) for (const r of this.topLevelRecords.get(countryCode) ?? []) if (r !== id) exact.push(r);

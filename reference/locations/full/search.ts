@@ -53,7 +53,8 @@ interface Tier {
 
 function tiersFor(q: string | null): Tier[][] {
   if (q === null) return [[{ tier: 0, where: () => 'true' }]];
-  const id = /^[0-9]+$/.test(q) && fitsBigint(q) ? q : undefined;
+  // An id as written, without leading zeros: 02840 is not the id 2840 (the location route says 404 for it too).
+  const id = /^(?:0|[1-9][0-9]*)$/.test(q) && fitsBigint(q) ? q : undefined;
   const countryCode = /^[a-z]{2}$/.test(q) ? q.toUpperCase() : undefined;
   // Top-level territories have other types (Puerto Rico is a `Region`), so every bucket can hold one.
   const exact = (p: Params, _bucket: number) => {

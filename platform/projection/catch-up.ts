@@ -1,12 +1,25 @@
+import { PAST_DEADLINE, withinDeadline } from '../async/deadline.js';
 import type { TopicPartitionOffset } from '../events/event-log.js';
 import type { Runtime } from '../runtime.js';
 import type { Projection } from './projection.js';
 
 /** The read models did not reach the log's end in time (nothing projecting, or far behind). */
 export class ReadModelsBehindError extends Error {
-  constructor(projection: string, timeoutMs: number) {
-    super(`the ${projection} read model did not catch up with the log within ${timeoutMs / 1000} s; is a projector running? retry shortly`);
+  constructor(projection: string, timeoutMs: number, message?: string) {
+    super(message ?? `the ${projection} read model did not catch up with the log within ${timeoutMs / 1000} s; is a projector running? retry shortly`);
     this.name = 'ReadModelsBehindError';
+  }
+}
+
+/**
+ * The log did not say where it ends in time (a hung broker: the Kafka client retries its requests
+ * for minutes), so whether the read models are there cannot be known: answered as they are when
+ * behind, a retryable refusal.
+ */
+export class LogEndUnknownError extends ReadModelsBehindError {
+  constructor(projection: string, timeoutMs: number) {
+    super(projection, timeoutMs, `the event log did not say where the topics of the ${projection} read model end within ${timeoutMs / 1000} s; is it answering? retry shortly`);
+    this.name = 'LogEndUnknownError';
   }
 }
 
@@ -48,14 +61,15 @@ export function lastSeenAtEnd(runtime: Runtime, projections: Projection[]): numb
 /**
  * Resolves once every projection has applied everything the log held when it was called, so a
  * command that checks references sees every record written before it. Throws
- * ReadModelsBehindError after `timeoutMs`.
+ * ReadModelsBehindError after `timeoutMs` (LogEndUnknownError when the log's end was not known by then).
  */
 export async function awaitCaughtUp(runtime: Runtime, projections: Projection[], timeoutMs: number): Promise<void> {
   const watermarks = await runtime.watermarks();
   const startedAt = Date.now();
   const deadline = startedAt + timeoutMs;
   for (const projection of projections) {
-    const events = await lastEvents(runtime, projection);
+    const events = await withinDeadline(lastEvents(runtime, projection), deadline - Date.now());
+    if (events === PAST_DEADLINE) throw new LogEndUnknownError(projection.name, timeoutMs);
     if (!(await watermarks.awaitApplied(projection.name, events, Math.max(0, deadline - Date.now())))) {
       throw new ReadModelsBehindError(projection.name, timeoutMs);
     }

@@ -1,0 +1,34 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { awaitCaughtUp, LogEndUnknownError, ReadModelsBehindError } from '../../platform/projection/catch-up.js';
+import type { Projection } from '../../platform/projection/projection.js';
+import type { Runtime } from '../../platform/runtime.js';
+
+/**
+ * A wait for the read models ends at its timeout even when the log never says where it ends (a
+ * hung broker, whose requests the Kafka client retries for minutes): an admin command waited 6
+ * minutes for its answer that way. The runtime is a fake whose log never answers; only the
+ * timing and the error are under test.
+ */
+describe('awaitCaughtUp when the log does not say where it ends', () => {
+  afterEach(() => vi.useRealTimers());
+
+  it('throws LogEndUnknownError (a ReadModelsBehindError, so every caller answers it as retryable) once the timeout passes', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    const runtime = {
+      watermarks: async () => ({ awaitApplied: async () => true }),
+      eventLog: { endOffsets: () => new Promise(() => {}) },
+    } as unknown as Runtime;
+    const projection = { name: 'accounts', topics: ['accounts'] } as unknown as Projection;
+    let outcome: unknown;
+    void awaitCaughtUp(runtime, [projection], 2_000).then(
+      () => (outcome = 'caught up'),
+      (error: unknown) => (outcome = error),
+    );
+    await vi.advanceTimersByTimeAsync(1_900);
+    expect(outcome).toBeUndefined();
+    await vi.advanceTimersByTimeAsync(200);
+    expect(outcome).toBeInstanceOf(LogEndUnknownError);
+    expect(outcome).toBeInstanceOf(ReadModelsBehindError);
+    expect((outcome as Error).message).toMatch(/event log did not say where the topics of the accounts read model end within 2 s/);
+  });
+});

@@ -1,5 +1,5 @@
 import type avro from 'avsc';
-import { SchemaRegistry, SchemaType } from '@kafkajs/confluent-schema-registry';
+import { COMPATIBILITY as LEVELS, SchemaRegistry, SchemaType } from '@kafkajs/confluent-schema-registry';
 import { wireCodec, type EventCodec } from './codec.js';
 import type { KnownSchema } from './schema-catalog.js';
 
@@ -21,12 +21,42 @@ const answerWithin = (timeoutMs: number): RegistryMiddleware => () => ({
   },
 });
 
+/** The compatibility our subjects are registered with (the client library's default, set on a subject's first version). */
+const COMPATIBILITY = LEVELS.BACKWARD;
+
+/**
+ * The client library registers a subject's first version, then sets its compatibility: a subject
+ * caught between the two (another process registering it at that moment, or one that stopped
+ * there) has none of its own, reported as the registry's default, NONE, which the library
+ * refuses as a mismatch. That one is given ours; a level an operator chose is left alone.
+ */
+function lacksOwnCompatibility(error: unknown): boolean {
+  return error instanceof Error && error.name === 'ConfluentSchemaRegistryCompatibilityError' && / != NONE\)$/.test(error.message);
+}
+
 /** Codec backed by a Confluent-compatible registry (Apicurio's ccompat API in our stack). */
 export function registryCodec(registryUrl: string, schemas: Map<string, KnownSchema>, options: { timeoutMs?: number } = {}): EventCodec {
-  const registry = new SchemaRegistry({ host: registryUrl, clientId: 'offer-ledger', middlewares: [answerWithin(options.timeoutMs ?? REGISTRY_TIMEOUT_MS)] });
+  const timeoutMs = options.timeoutMs ?? REGISTRY_TIMEOUT_MS;
+  const registry = new SchemaRegistry({ host: registryUrl, clientId: 'offer-ledger', middlewares: [answerWithin(timeoutMs)] });
+  const setCompatibility = async (subject: string) => {
+    const response = await fetch(`${registryUrl.replace(/\/$/, '')}/config/${encodeURIComponent(subject)}`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/vnd.schemaregistry.v1+json' },
+      body: JSON.stringify({ compatibility: COMPATIBILITY }),
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+    if (!response.ok) throw new Error(`the schema registry refused compatibility ${COMPATIBILITY} for subject ${subject}: ${response.status} ${await response.text()}`);
+  };
+  const register = (subject: string, schema: KnownSchema) => registry.register({ type: SchemaType.AVRO, schema: schema.text }, { subject, compatibility: COMPATIBILITY });
   return wireCodec(schemas, {
     async idForSubject(subject, schema) {
-      return (await registry.register({ type: SchemaType.AVRO, schema: schema.text }, { subject })).id;
+      try {
+        return (await register(subject, schema)).id;
+      } catch (error) {
+        if (!lacksOwnCompatibility(error)) throw error;
+        await setCompatibility(subject);
+        return (await register(subject, schema)).id;
+      }
     },
     async schemaById(schemaId) {
       return (await registry.getSchema(schemaId)) as unknown as avro.Type;

@@ -1,6 +1,7 @@
 import { smallCliArgs } from '../../platform/cli/small-cli.js';
 import { loadConfigOrExit } from '../../platform/config/config.js';
 import { openRuntime } from '../../platform/runtime.js';
+import { shutDownWithin } from '../../platform/shutdown.js';
 import { exitOnStartupFailure } from '../../platform/startup.js';
 import { commandExecutor } from '../admin/command-executor.js';
 import { serveCommandsOnOwnerSocket } from '../admin/owner-commands.js';
@@ -52,11 +53,15 @@ async function shutdown(signal: string) {
   app.log.info({ signal, drain_ms: config.shutdownDrainMs }, 'shutting down');
   app.startDraining();
   await new Promise((resolve) => setTimeout(resolve, config.shutdownDrainMs));
-  await app.close();
-  await stopOwnerCommands();
-  await projectors?.stop();
-  await runtime.close();
-  process.exit(0);
+  await shutDownWithin(
+    [
+      ['closing the HTTP server (answers under way)', () => app.close()],
+      ['closing the admin socket', () => stopOwnerCommands()],
+      ['stopping the projections', async () => projectors?.stop()],
+      ['closing the backends (the event log flushes)', () => runtime.close()],
+    ],
+    log,
+  );
 }
 process.on('SIGTERM', () => void shutdown('SIGTERM'));
 process.on('SIGINT', () => void shutdown('SIGINT'));

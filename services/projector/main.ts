@@ -2,6 +2,7 @@ import pino from 'pino';
 import { smallCliArgs } from '../../platform/cli/small-cli.js';
 import { loadConfigOrExit } from '../../platform/config/config.js';
 import { openRuntime } from '../../platform/runtime.js';
+import { shutDownWithin } from '../../platform/shutdown.js';
 import { exitOnStartupFailure } from '../../platform/startup.js';
 import { caughtUpReport } from './caught-up-report.js';
 import { projectionHealth } from './projection-health.js';
@@ -33,11 +34,15 @@ let stopping = false;
 async function shutdown() {
   if (stopping) return;
   stopping = true;
-  await http?.close();
-  await stopOwnerCommands?.();
-  await projectors?.stop();
-  await runtime.close();
-  process.exit(0);
+  await shutDownWithin(
+    [
+      ['closing the HTTP port', async () => http?.close()],
+      ['closing the admin socket', async () => stopOwnerCommands?.()],
+      ['stopping the projections', async () => projectors?.stop()],
+      ['closing the backends', () => runtime.close()],
+    ],
+    (line) => logger.warn(line),
+  );
 }
 process.on('SIGTERM', () => void shutdown());
 process.on('SIGINT', () => void shutdown());

@@ -22,7 +22,7 @@ export interface ProjectionHealth {
   failed(projection: string, error: Error): void;
   /**
    * Throws while the projections start, naming those that failed in the last 30 s and applied
-   * nothing since, and those with events to apply that applied none for 15 s.
+   * nothing since, and those that had events to apply at every check for 15 s and applied none.
    */
   check(): Promise<void>;
 }
@@ -30,6 +30,12 @@ export interface ProjectionHealth {
 export function projectionHealth(now: () => number = Date.now): ProjectionHealth {
   const failing = new Map<string, { at: number; message: string }>();
   const lastApplied = new Map<string, number>();
+  /**
+   * Since when each projection has had events to apply, as checks saw it: a projection idle for
+   * minutes that was just handed an event is not stalled (readiness flapped to 503 that way
+   * after a broker came back: "applied none for 50 s", for an event a second old).
+   */
+  const behindSince = new Map<string, number>();
   let running: { at: number; lagOf: LagOf } | undefined;
   return {
     started: (lagOf) => {
@@ -45,9 +51,16 @@ export function projectionHealth(now: () => number = Date.now): ProjectionHealth
       const recent = [...failing].filter(([, failure]) => now() - failure.at < FAILING_FOR_MS);
       if (recent.length > 0) throw new Error(`failing, retried: ${recent.map(([projection, failure]) => `${projection} (${failure.message})`).join('; ')}`);
       const { at: startedAt, lagOf } = running;
-      const stalled = [...(await lagOf())].flatMap(([projection, lag]) => {
-        const idleMs = now() - (lastApplied.get(projection) ?? startedAt);
-        return lag > 0 && idleMs >= STALLED_AFTER_MS ? [`${projection} has ${lag} events to apply and applied none for ${Math.floor(idleMs / 1000)} s`] : [];
+      const lags = await lagOf();
+      const checkedAt = now();
+      const stalled = [...lags].flatMap(([projection, lag]) => {
+        if (lag === 0) {
+          behindSince.delete(projection);
+          return [];
+        }
+        if (!behindSince.has(projection)) behindSince.set(projection, checkedAt);
+        const idleMs = checkedAt - Math.max(lastApplied.get(projection) ?? startedAt, behindSince.get(projection)!);
+        return idleMs >= STALLED_AFTER_MS ? [`${projection} has ${lag} events to apply and applied none for ${Math.floor(idleMs / 1000)} s`] : [];
       });
       if (stalled.length > 0) throw new Error(`stalled: ${stalled.join('; ')}`);
     },

@@ -36,11 +36,36 @@ describe("a projector's readiness of its projections", () => {
     await expect(health.check()).resolves.toBeUndefined();
     health.applied('ledger');
     ledgerLag = 12;
+    now += 1_000;
+    await expect(health.check()).resolves.toBeUndefined();
     now += 14_999;
     await expect(health.check()).resolves.toBeUndefined();
     now += 1;
     await expect(health.check()).rejects.toThrow(/^stalled: ledger has 12 events to apply and applied none for 15 s$/);
     health.applied('ledger');
     await expect(health.check()).resolves.toBeUndefined();
+  });
+
+  it('counts from when a check first saw events to apply: one idle for minutes that was just handed an event is ready', async () => {
+    let now = 0;
+    const health = projectionHealth(() => now);
+    let offersLag = 0;
+    health.started(async () => new Map([['offers', offersLag]]));
+    health.applied('offers');
+    now = 50_000;
+    await expect(health.check()).resolves.toBeUndefined();
+    // An event arrives after 50 s without any (a broker back from a hang).
+    offersLag = 1;
+    await expect(health.check()).resolves.toBeUndefined();
+    now += 1_000;
+    await expect(health.check()).resolves.toBeUndefined();
+    // Caught up, then behind again: counted afresh.
+    offersLag = 0;
+    now += 20_000;
+    await expect(health.check()).resolves.toBeUndefined();
+    offersLag = 3;
+    await expect(health.check()).resolves.toBeUndefined();
+    now += 15_000;
+    await expect(health.check()).rejects.toThrow(/^stalled: offers has 3 events to apply and applied none for 15 s$/);
   });
 });

@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { resultWithin } from '../async/deadline.js';
+import { logBackendFailure } from './backend-failure-log.js';
 import { ApiError, serviceUnavailable } from './errors.js';
 
 /**
@@ -20,7 +21,7 @@ export function unavailableOnFailure(code: string, message: string, logLine: str
       return await resultWithin(read(), READ_DEADLINE_MS, () => new Error(`no answer within ${READ_DEADLINE_MS} ms`));
     } catch (error) {
       if (error instanceof ApiError) throw error;
-      request.log.error({ err: error }, logLine);
+      logBackendFailure(request.log, error, logLine);
       throw serviceUnavailable(code, message);
     }
   };

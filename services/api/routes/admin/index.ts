@@ -10,6 +10,7 @@ import type { ReplayJobs } from '../../../replay/jobs.js';
 import { exportRoutes } from './exports.js';
 import { replayRoutes } from './replays.js';
 import { bearerOf, tokenCheck } from '../../../../platform/http/token-check.js';
+import { isProgrammingError, logBackendFailure } from '../../../../platform/http/backend-failure-log.js';
 
 export interface AdminRouteOptions {
   /** The bearer token that opens these routes (ADMIN_TOKEN, or the DATA_DIR owner's token). */
@@ -56,11 +57,10 @@ export async function adminRoutes(app: FastifyInstance, options: AdminRouteOptio
       // away): a retry is the answer, as on every route. A command appends last, so a failure before
       // that appended nothing; one in the append itself may have been logged, and the retry is then
       // refused as a repeat (or repeats an idempotent change).
-      request.log.error({ err: error }, `admin command ${name} failed`);
+      logBackendFailure(request.log, error, `admin command ${name} failed`);
       // A backend's own error says what failed (a refused connection, a timeout); a programming
       // error (ours or a client library's, a TypeError) says nothing useful and is only logged.
-      const internal = error instanceof TypeError || error instanceof RangeError || error instanceof ReferenceError || error instanceof SyntaxError;
-      const detail = internal ? 'an unexpected error, written to the service log' : (error as Error).message;
+      const detail = isProgrammingError(error) ? 'an unexpected error, written to the service log' : (error as Error).message;
       throw serviceUnavailable('COMMAND_UNAVAILABLE', `the command could not complete: a backend failed or did not answer (${detail}); retry shortly`);
     }
   });

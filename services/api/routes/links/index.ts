@@ -12,6 +12,7 @@ import { shapeOfCode, STATIC_TOKEN, type TrackedLinkRef } from '../../../../proj
 import { perClientRateLimit } from '../../client-rate-limit.js';
 import { TAG } from '../../openapi/tags.js';
 import { linkExamples, REDIRECT_LOCATION_EXAMPLE } from './examples.js';
+import { logBackendFailure } from '../../../../platform/http/backend-failure-log.js';
 
 /** The path the link origin's links live under: LINK_BASE's path without its trailing slash ('' at the root). */
 export function linkRoutePrefix(linkBase: string): string {
@@ -115,7 +116,7 @@ export async function linkRoutes(app: FastifyInstance, { runtime, prefix }: { ru
     } catch (error) {
       // A read model or the log is unavailable (or too far behind): never a redirect without a
       // durable click, never a 404 for a link that may exist.
-      request.log.error({ err: error }, 'link could not be opened');
+      logBackendFailure(request.log, error, 'link could not be opened');
       throw serviceUnavailable('LINK_UNAVAILABLE', 'the link cannot be opened right now; retry shortly');
     }
     switch (result.status) {

@@ -23,6 +23,7 @@ import { queryResponse, renderCard } from './query-cards.js';
 import { queryExamples } from './query-examples.js';
 import { callerLocation } from './query-geo.js';
 import { rankCandidates } from './query-ranking.js';
+import { logBackendFailure } from '../../../../platform/http/backend-failure-log.js';
 
 /**
  * How long Query waits for its serves to be logged before answering 503: a card is handed out only
@@ -140,7 +141,7 @@ export async function queryRoutes(app: FastifyInstance, { runtime }: { runtime: 
     } catch (error) {
       if (error instanceof ApiError) throw error;
       // A backend that fails (database, log) is a retryable answer, never a partial one.
-      request.log.error({ err: error }, 'query failed');
+      logBackendFailure(request.log, error, 'query failed');
       throw unavailable('serving is temporarily unavailable');
     }
   });

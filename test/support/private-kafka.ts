@@ -23,6 +23,9 @@ export interface PrivateKafka {
   start(): Promise<void>;
   /** stop() then start(). */
   restart(options?: { signal?: 'SIGTERM' | 'SIGKILL' }): Promise<void>;
+  /** SIGSTOP: the broker keeps its connections and answers nothing (a hung broker) until resume(). */
+  pause(): void;
+  resume(): void;
   /** The broker's output so far (for failure messages). */
   output(): string;
   close(): Promise<void>;
@@ -89,8 +92,12 @@ export async function startPrivateKafka(): Promise<PrivateKafka> {
       await stop(options);
       await start();
     },
+    pause: () => void broker?.child.kill('SIGSTOP'),
+    resume: () => void broker?.child.kill('SIGCONT'),
     output: () => earlier + (broker?.output() ?? ''),
     async close() {
+      // A paused broker takes SIGKILL as well; SIGCONT first lets nothing wait on it.
+      broker?.child.kill('SIGCONT');
       await stop({ signal: 'SIGKILL' });
       rmSync(dir, { recursive: true, force: true });
     },

@@ -219,13 +219,18 @@ export async function receivePostback(
   }
   let appended;
   const appendStarted = performance.now();
+  let late = false;
   try {
     const appending = appendEvents(runtime, 'postbacks', [newEvent(EventType.PostbackReceived, `${event.partner_id}:${event.identity_key}`, event)]);
-    [appended] = await resultWithin(appending, within(APPEND_DEADLINE_MS), () => new Error('the log did not take the postback in time'));
+    [appended] = await resultWithin(appending, within(APPEND_DEADLINE_MS), () => ((late = true), new Error('the log did not take the postback in time')));
   } catch (error) {
     // Not known to be logged: a failed or late append may still land, and the retry, with the
     // same identity, then gets that postback's decision (already_recorded), never a second one.
-    throw Object.assign(new PostbackRejection('postback_v10_unavailable', 'the postback could not be logged; retry with backoff'), { cause: error });
+    // An append given up on is usually written once a hung broker answers: the message says so.
+    const message = late
+      ? 'the log did not confirm the postback in time; it may still be recorded, so retry with backoff and the same identity'
+      : 'the postback could not be logged; retry with backoff';
+    throw Object.assign(new PostbackRejection('postback_v10_unavailable', message), { cause: error });
   }
   const deferred = () => new PostbackRejection('postback_intake_unavailable', 'the postback is logged but not decided yet; retry with the same identity to get its decision', true);
   // From here on the postback is in the log: whatever fails, the answer says so (the retry gets its decision).

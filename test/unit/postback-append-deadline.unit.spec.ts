@@ -42,7 +42,7 @@ describe('a postback whose append does not answer', () => {
     await vi.advanceTimersByTimeAsync(200);
     const refusal = await settled;
     expect(refusal).toBeInstanceOf(PostbackRejection);
-    expect(refusal).toMatchObject({ reason: 'postback_v10_unavailable', eventLogged: false, message: 'the postback could not be logged; retry with backoff' });
+    expect(refusal).toMatchObject({ reason: 'postback_v10_unavailable', eventLogged: false, message: 'the log did not confirm the postback in time; it may still be recorded, so retry with backoff and the same identity' });
   });
 });
 

@@ -37,6 +37,9 @@ export const COMMAND_NOT_STARTED = 'an earlier admin command is still waiting fo
 export const COMMAND_MAY_BE_WRITTEN =
   'the command did not complete in time: the log or a read model did not answer; it may still be written, so look before repeating a command that is not idempotent (api-key:issue, developer:register …)';
 
+/** The least a command's catch-up gets, however long it waited for its turn. */
+const MIN_CATCH_UP_MS = 1_000;
+
 /** The projections fed by any of `topics`. */
 const fedBy = (projections: Projection[], topics: readonly string[]) => projections.filter((projection) => projection.topics.some((topic) => topics.includes(topic)));
 
@@ -59,6 +62,7 @@ export function commandExecutor(runtime: Runtime, options: ExecutorOptions): Com
     async run(command, input) {
       // Invalid input is rejected at once, without waiting for a turn.
       const valid = validateInput(command.input, input);
+      const calledAt = Date.now();
       const previous = queue;
       let execution: Promise<Record<string, unknown>> | undefined;
       let started = false;
@@ -66,7 +70,9 @@ export function commandExecutor(runtime: Runtime, options: ExecutorOptions): Com
       const turn = previous.then(async () => {
         if (abandoned) throw new CommandUnavailableError('COMMAND_UNAVAILABLE', COMMAND_NOT_STARTED);
         started = true;
-        await awaitCaughtUp(runtime, fedBy(options.projections, command.reads), timeoutMs);
+        // The wait for a turn and the catch-up share one budget (at least a second for the
+        // catch-up): a command queued behind one held by a hung broker answered after 19 s.
+        await awaitCaughtUp(runtime, fedBy(options.projections, command.reads), Math.max(MIN_CATCH_UP_MS, timeoutMs - (Date.now() - calledAt)));
         execution = command.execute(valid, { runtime, now: () => new Date() });
         const result = await withinDeadline(execution, executeTimeoutMs);
         if (result === PAST_DEADLINE) throw new CommandUnavailableError('COMMAND_UNAVAILABLE', COMMAND_MAY_BE_WRITTEN);

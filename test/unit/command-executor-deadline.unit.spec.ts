@@ -1,6 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { CommandUnavailableError, type Command } from '../../commands/command.js';
+import { ReadModelsBehindError } from '../../platform/projection/catch-up.js';
+import type { Projection } from '../../platform/projection/projection.js';
 import type { Runtime } from '../../platform/runtime.js';
 import { COMMAND_MAY_BE_WRITTEN, COMMAND_NOT_STARTED, commandExecutor } from '../../services/admin/command-executor.js';
 
@@ -69,6 +71,30 @@ describe('admin commands with a deadline', () => {
     const later = await commands.run(commandOf('later', async () => (started.push('later'), { ran: 'later' })), {});
     expect(later).toEqual({ ran: 'later' });
     expect(started).toEqual(['first', 'later']);
+  });
+
+  it('answers a command queued behind one held by a log that does not answer within about 11 s, not 20 (the turn and the catch-up share one budget)', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    const hungLog = {
+      watermarks: async () => ({ awaitApplied: async () => true }),
+      eventLog: { endOffsets: () => new Promise(() => {}) },
+    } as unknown as Runtime;
+    const accounts = { name: 'accounts', topics: ['accounts'] } as unknown as Projection;
+    const commands = commandExecutor(hungLog, { projections: [accounts] });
+    const reading = (name: string): Command => ({ ...commandOf(name, async () => ({ ran: name })), reads: ['accounts'] });
+    const first = outcome(commands.run(reading('first'), {}));
+    await vi.advanceTimersByTimeAsync(1_000);
+    // Sent a second later: it waits 9 s for its turn, less than the 10 s that would refuse it.
+    const queued = outcome(commands.run(reading('queued'), {}));
+    let answered: unknown;
+    void queued.then((result) => (answered = result));
+
+    await vi.advanceTimersByTimeAsync(9_100);
+    expect(await first).toMatchObject({ error: expect.any(ReadModelsBehindError) });
+    expect(answered).toBeUndefined();
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(answered).toMatchObject({ error: expect.any(Error) });
+    expect(answered).not.toHaveProperty('value');
   });
 
   it('answers a command whose work ends in time with its result', async () => {

@@ -1,7 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { awaitCaughtUp, LogEndUnknownError, ReadModelsBehindError } from '../../platform/projection/catch-up.js';
-import type { Projection } from '../../platform/projection/projection.js';
-import type { Runtime } from '../../platform/runtime.js';
+import { hungLog } from '../support/hung-log.js';
 
 /**
  * A wait for the read models ends at its timeout even when the log never says where it ends (a
@@ -14,11 +13,7 @@ describe('awaitCaughtUp when the log does not say where it ends', () => {
 
   it('throws LogEndUnknownError (a ReadModelsBehindError, so every caller answers it as retryable) once the timeout passes', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
-    const runtime = {
-      watermarks: async () => ({ awaitApplied: async () => true }),
-      eventLog: { endOffsets: () => new Promise(() => {}) },
-    } as unknown as Runtime;
-    const projection = { name: 'accounts', topics: ['accounts'] } as unknown as Projection;
+    const { runtime, accounts: projection } = hungLog();
     let outcome: unknown;
     void awaitCaughtUp(runtime, [projection], 2_000).then(
       () => (outcome = 'caught up'),

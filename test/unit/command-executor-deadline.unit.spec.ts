@@ -2,8 +2,8 @@ import { Type } from '@sinclair/typebox';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { CommandUnavailableError, type Command } from '../../commands/command.js';
 import { ReadModelsBehindError } from '../../platform/projection/catch-up.js';
-import type { Projection } from '../../platform/projection/projection.js';
 import type { Runtime } from '../../platform/runtime.js';
+import { hungLog } from '../support/hung-log.js';
 import { COMMAND_MAY_BE_WRITTEN, COMMAND_NOT_STARTED, commandExecutor } from '../../services/admin/command-executor.js';
 
 /**
@@ -75,12 +75,8 @@ describe('admin commands with a deadline', () => {
 
   it('answers a command queued behind one held by a log that does not answer within about 11 s, not 20 (the turn and the catch-up share one budget)', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
-    const hungLog = {
-      watermarks: async () => ({ awaitApplied: async () => true }),
-      eventLog: { endOffsets: () => new Promise(() => {}) },
-    } as unknown as Runtime;
-    const accounts = { name: 'accounts', topics: ['accounts'] } as unknown as Projection;
-    const commands = commandExecutor(hungLog, { projections: [accounts] });
+    const hung = hungLog();
+    const commands = commandExecutor(hung.runtime, { projections: [hung.accounts] });
     const reading = (name: string): Command => ({ ...commandOf(name, async () => ({ ran: name })), reads: ['accounts'] });
     const first = outcome(commands.run(reading('first'), {}));
     await vi.advanceTimersByTimeAsync(1_000);

@@ -48,13 +48,17 @@ describe('a Postgres session ended under the service', () => {
   });
 });
 
+/** The test database behind a proxy the test can make swallow traffic, connected as a service connects (runtime.ts): new sessions give up too while the server does not answer. */
+async function behindProxy(max: number) {
+  const url = new URL(database.url);
+  const proxy = await cuttingProxy({ host: url.hostname, port: Number(url.port) });
+  url.port = String(proxy.port);
+  return { proxy, db: connectPostgres(url.toString(), { max, queryTimeoutMs: 1_000, connectTimeoutMs: 3_000 }) };
+}
+
 describe('a Postgres session whose server stops answering while the connection stays open', () => {
   it('fails its statement after DATABASE_QUERY_TIMEOUT_MS and is discarded: once answers come again, statements and transactions run on new sessions', async () => {
-    const url = new URL(database.url);
-    const proxy = await cuttingProxy({ host: url.hostname, port: Number(url.port) });
-    url.port = String(proxy.port);
-    // As a service connects (runtime.ts): new sessions give up too while the server does not answer.
-    const db = connectPostgres(url.toString(), { max: 2, queryTimeoutMs: 1_000, connectTimeoutMs: 3_000 });
+    const { proxy, db } = await behindProxy(2);
     try {
       expect((await db.query<{ one: number }>('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
       proxy.swallow();
@@ -76,10 +80,7 @@ describe('a Postgres session whose server stops answering while the connection s
 
 describe('a listening session whose server stops answering while the connection stays open', () => {
   it('proves itself, is dropped (listeners told notifications may have been missed) and opened again; notifications arrive after', async () => {
-    const url = new URL(database.url);
-    const proxy = await cuttingProxy({ host: url.hostname, port: Number(url.port) });
-    url.port = String(proxy.port);
-    const db = connectPostgres(url.toString(), { max: 1, queryTimeoutMs: 1_000, connectTimeoutMs: 3_000 });
+    const { proxy, db } = await behindProxy(1);
     const heard: string[] = [];
     let unlisten: (() => Promise<void>) | undefined;
     try {

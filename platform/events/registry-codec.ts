@@ -34,18 +34,40 @@ function lacksOwnCompatibility(error: unknown): boolean {
   return error instanceof Error && error.name === 'ConfluentSchemaRegistryCompatibilityError' && / != NONE\)$/.test(error.message);
 }
 
+/**
+ * The library's own setting of a new subject's compatibility conflicted (409) with another
+ * process setting it at the same moment (Apicurio refuses the second of two simultaneous PUTs).
+ * The version is registered by then; what is left is to see the level is ours.
+ */
+function lostCompatibilityRace(error: unknown): boolean {
+  if (!error || typeof error !== 'object') return false;
+  const { status, url } = error as { status?: unknown; url?: unknown };
+  return status === 409 && typeof url === 'string' && /^put \S*\/config\//i.test(url);
+}
+
 /** Codec backed by a Confluent-compatible registry (Apicurio's ccompat API in our stack). */
 export function registryCodec(registryUrl: string, schemas: Map<string, KnownSchema>, options: { timeoutMs?: number } = {}): EventCodec {
   const timeoutMs = options.timeoutMs ?? REGISTRY_TIMEOUT_MS;
   const registry = new SchemaRegistry({ host: registryUrl, clientId: 'offer-ledger', middlewares: [answerWithin(timeoutMs)] });
-  const setCompatibility = async (subject: string) => {
-    const response = await fetch(`${registryUrl.replace(/\/$/, '')}/config/${encodeURIComponent(subject)}`, {
+  const configUrl = (subject: string) => `${registryUrl.replace(/\/$/, '')}/config/${encodeURIComponent(subject)}`;
+  const compatibilityOf = async (subject: string) => {
+    const response = await fetch(configUrl(subject), { signal: AbortSignal.timeout(timeoutMs) });
+    if (!response.ok) throw new Error(`the schema registry did not say the compatibility of subject ${subject}: ${response.status} ${await response.text()}`);
+    return String(((await response.json()) as { compatibilityLevel?: unknown }).compatibilityLevel).toUpperCase();
+  };
+  /** Sets ours; a conflict means another process set one at the same moment, which must be ours too. */
+  const ensureCompatibility = async (subject: string) => {
+    const response = await fetch(configUrl(subject), {
       method: 'PUT',
       headers: { 'content-type': 'application/vnd.schemaregistry.v1+json' },
       body: JSON.stringify({ compatibility: COMPATIBILITY }),
       signal: AbortSignal.timeout(timeoutMs),
     });
-    if (!response.ok) throw new Error(`the schema registry refused compatibility ${COMPATIBILITY} for subject ${subject}: ${response.status} ${await response.text()}`);
+    if (response.ok) return;
+    const refusal = `${response.status} ${await response.text()}`;
+    if (response.status !== 409) throw new Error(`the schema registry refused compatibility ${COMPATIBILITY} for subject ${subject}: ${refusal}`);
+    const level = await compatibilityOf(subject);
+    if (level !== COMPATIBILITY) throw new Error(`subject ${subject} has compatibility ${level}, not ${COMPATIBILITY}; set it to ${COMPATIBILITY} in the schema registry and start again`);
   };
   const register = (subject: string, schema: KnownSchema) => registry.register({ type: SchemaType.AVRO, schema: schema.text }, { subject, compatibility: COMPATIBILITY });
   return wireCodec(schemas, {
@@ -53,8 +75,8 @@ export function registryCodec(registryUrl: string, schemas: Map<string, KnownSch
       try {
         return (await register(subject, schema)).id;
       } catch (error) {
-        if (!lacksOwnCompatibility(error)) throw error;
-        await setCompatibility(subject);
+        if (!lacksOwnCompatibility(error) && !lostCompatibilityRace(error)) throw error;
+        await ensureCompatibility(subject);
         return (await register(subject, schema)).id;
       }
     },

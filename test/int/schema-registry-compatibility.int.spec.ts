@@ -35,4 +35,18 @@ describe('registering on a subject that has no compatibility of its own', () => 
     const chosenPrefix = chosen.slice(0, -'accounts'.length);
     await expect(registryCodec(registry, schemas).prepare((name) => `${chosenPrefix}${name}`)).rejects.toThrow(/BACKWARD != FULL/);
   });
+
+  // Apicurio answers a PUT of a subject's compatibility with 409 ("A rule named 'COMPATIBILITY'
+  // already exists") when another PUT of the same subject lands at the same moment: two
+  // processes starting together on a fresh registry (API and projector) made one of them exit.
+  it('lets many processes register the same new subjects at once', async () => {
+    const starts = 16;
+    for (let round = 0; round < 3; round += 1) {
+      const prefix = `compat-${randomUUID()}.`;
+      const results = await Promise.allSettled(Array.from({ length: starts }, () => registryCodec(registry, schemas).prepare((name) => `${prefix}${name}`)));
+      expect(results.filter((result) => result.status === 'rejected')).toEqual([]);
+      const config = await fetch(`${registry}/config/${encodeURIComponent(`${prefix}accounts-${type}`)}`);
+      expect(await config.json()).toMatchObject({ compatibilityLevel: 'BACKWARD' });
+    }
+  });
 });

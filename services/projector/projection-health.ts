@@ -33,7 +33,8 @@ export function projectionHealth(now: () => number = Date.now): ProjectionHealth
   /**
    * Since when each projection has had events to apply, as checks saw it: a projection idle for
    * minutes that was just handed an event is not stalled (readiness flapped to 503 that way
-   * after a broker came back: "applied none for 50 s", for an event a second old).
+   * after a broker came back: "applied none for 50 s", for an event a second old). A batch
+   * applied ends it too: checks far apart would otherwise count from before the projection caught up.
    */
   const behindSince = new Map<string, number>();
   let running: { at: number; lagOf: LagOf } | undefined;
@@ -43,6 +44,7 @@ export function projectionHealth(now: () => number = Date.now): ProjectionHealth
     },
     applied: (projection) => {
       failing.delete(projection);
+      behindSince.delete(projection);
       lastApplied.set(projection, now());
     },
     failed: (projection, error) => failing.set(projection, { at: now(), message: error.message }),

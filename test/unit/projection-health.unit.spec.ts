@@ -68,4 +68,22 @@ describe("a projector's readiness of its projections", () => {
     now += 15_000;
     await expect(health.check()).rejects.toThrow(/^stalled: offers has 3 events to apply and applied none for 15 s$/);
   });
+
+  it('counts afresh after a batch applied between checks: checks far apart do not see a stall that was not there', async () => {
+    let now = 0;
+    const health = projectionHealth(() => now);
+    let ledgerLag = 4;
+    health.started(async () => new Map([['ledger', ledgerLag]]));
+    await expect(health.check()).resolves.toBeUndefined();
+    // Caught up a second later, with no check to see it; a new event 30 s on.
+    now = 1_000;
+    health.applied('ledger');
+    now = 30_000;
+    ledgerLag = 1;
+    await expect(health.check()).resolves.toBeUndefined();
+    now += 14_999;
+    await expect(health.check()).resolves.toBeUndefined();
+    now += 1;
+    await expect(health.check()).rejects.toThrow(/^stalled: ledger has 1 events to apply and applied none for 15 s$/);
+  });
 });

@@ -227,6 +227,16 @@ describe.each([['kafka'], ['sql']] as const)('postbacks on the %s log', (eventLo
         expect(response.headers.allow).toBe('GET, POST');
         expect(response.headers['svc-protocol-version']).toBe('1.0');
       }
+      // Whatever body the wrong method carries: compressed, too large, not JSON.
+      for (const [method, headers, payload] of [
+        ['PUT', { ...PROTOCOL, 'content-encoding': 'gzip' }, '{}'],
+        ['PATCH', PROTOCOL, 'x'.repeat(200_000)],
+        ['DELETE', { 'content-type': 'text/plain' }, 'not json'],
+      ] as const) {
+        const response = await t.app.inject({ method, url: `/v1/postback/${world.partner}`, headers, payload });
+        expectRejection(response, 'method_not_allowed');
+        expect(response.headers.allow).toBe('GET, POST');
+      }
       for (const path of [`${world.partner}/`, `${world.partner}/more`, `${world.partner}/more/and/more`]) {
         const response = await post(valid(), {}, path);
         expectRejection(response, 'partner_not_found');

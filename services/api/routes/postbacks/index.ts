@@ -121,6 +121,10 @@ export async function postbackRoutes(app: FastifyInstance, { runtime, refusals }
     method: ['PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'],
     url: '/:partner_id',
     schema: otherMethodsSchema,
+    // Before the body is read: whatever it carries (compressed, too large, not JSON), the answer is 405.
+    onRequest: async () => {
+      throw methodNotAllowed();
+    },
     handler: async () => {
       throw methodNotAllowed();
     },

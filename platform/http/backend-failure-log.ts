@@ -10,7 +10,7 @@ export const isProgrammingError = (error: unknown) =>
  * own message, one line each (a broker hang logged ~700 stack traces per run at error level). A
  * programming error is logged as an error with its stack.
  */
-export function logBackendFailure(log: FastifyBaseLogger, error: unknown, line: string): void {
-  if (isProgrammingError(error) || !(error instanceof Error)) log.error({ err: error }, line);
-  else log.warn({ failure: `${error.name}: ${error.message}` }, line);
+export function logBackendFailure(log: FastifyBaseLogger, error: unknown, line: string, fields: Record<string, unknown> = {}): void {
+  if (isProgrammingError(error) || !(error instanceof Error)) log.error({ ...fields, err: error }, line);
+  else log.warn({ ...fields, failure: `${error.name}: ${error.message}` }, line);
 }

@@ -1,6 +1,7 @@
 import pino from 'pino';
 import { smallCliArgs } from '../../platform/cli/small-cli.js';
 import { loadConfigOrExit } from '../../platform/config/config.js';
+import { logBackendFailure } from '../../platform/http/backend-failure-log.js';
 import { openRuntime } from '../../platform/runtime.js';
 import { shutDownWithin } from '../../platform/shutdown.js';
 import { exitOnStartupFailure } from '../../platform/startup.js';
@@ -51,7 +52,7 @@ const reportIfCaughtUp = caughtUpReport({
   // Batches of the first projections arrive while later ones are still starting.
   totalLag: () => projectors?.totalLag(),
   caughtUp: () => logger.info({ event: 'caught_up' }, 'all projections caught up'),
-  checkFailed: (error) => logger.warn({ event: 'lag_check_failed', err: error }, 'could not check whether the projections caught up'),
+  checkFailed: (error) => logBackendFailure(logger, error, 'could not check whether the projections caught up', { event: 'lag_check_failed' }),
   minIntervalMs: 500,
 });
 

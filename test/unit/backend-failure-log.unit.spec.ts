@@ -22,4 +22,10 @@ describe('logBackendFailure', () => {
     logBackendFailure(log, bug, 'link could not be opened');
     expect(lines).toEqual([{ level: 'error', fields: { err: bug }, line: 'link could not be opened' }]);
   });
+
+  it('keeps the fields a process logs with each line (the projector\'s event name)', () => {
+    const { lines, log } = capture();
+    logBackendFailure(log, new Error('Connection terminated unexpectedly'), 'could not check whether the projections caught up', { event: 'lag_check_failed' });
+    expect(lines).toEqual([{ level: 'warn', fields: { event: 'lag_check_failed', failure: 'Error: Connection terminated unexpectedly' }, line: 'could not check whether the projections caught up' }]);
+  });
 });

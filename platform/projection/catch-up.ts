@@ -3,10 +3,13 @@ import type { TopicPartitionOffset } from '../events/event-log.js';
 import type { Runtime } from '../runtime.js';
 import type { Projection } from './projection.js';
 
+/** A wait in seconds as a person reads it: a leftover budget of 1009 ms is "1 s", 2500 ms "2.5 s". */
+const seconds = (ms: number) => Number((ms / 1000).toFixed(1));
+
 /** The read models did not reach the log's end in time (nothing projecting, or far behind). */
 export class ReadModelsBehindError extends Error {
   constructor(projection: string, timeoutMs: number, message?: string) {
-    super(message ?? `the ${projection} read model did not catch up with the log within ${timeoutMs / 1000} s; is a projector running? retry shortly`);
+    super(message ?? `the ${projection} read model did not catch up with the log within ${seconds(timeoutMs)} s; is a projector running? retry shortly`);
     this.name = 'ReadModelsBehindError';
   }
 }
@@ -18,7 +21,7 @@ export class ReadModelsBehindError extends Error {
  */
 export class LogEndUnknownError extends ReadModelsBehindError {
   constructor(projection: string, timeoutMs: number) {
-    super(projection, timeoutMs, `the event log did not say where the topics of the ${projection} read model end within ${timeoutMs / 1000} s; is it answering? retry shortly`);
+    super(projection, timeoutMs, `the event log did not say where the topics of the ${projection} read model end within ${seconds(timeoutMs)} s; is it answering? retry shortly`);
     this.name = 'LogEndUnknownError';
   }
 }

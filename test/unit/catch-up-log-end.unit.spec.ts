@@ -26,4 +26,9 @@ describe('awaitCaughtUp when the log does not say where it ends', () => {
     expect(outcome).toBeInstanceOf(ReadModelsBehindError);
     expect((outcome as Error).message).toMatch(/event log did not say where the topics of the accounts read model end within 2 s/);
   });
+
+  it('names the wait in seconds as a person reads them (a leftover budget of 1009 ms is 1 s)', () => {
+    expect(new ReadModelsBehindError('serves', 1_009).message).toMatch(/within 1 s;/);
+    expect(new LogEndUnknownError('serves', 2_549).message).toMatch(/within 2.5 s;/);
+  });
 });

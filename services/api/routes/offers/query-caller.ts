@@ -4,6 +4,7 @@ import type { Runtime } from '../../../../platform/runtime.js';
 import type { ApplicationStatus, DeveloperStatus, ServeEnvironment } from '../../../../schemas/generated/events.js';
 import { bearerKey, saysTest } from '../../auth/offer-route-access.js';
 import type { ReadCaches } from '../../read-cache.js';
+import type { KeyLookup } from '../../../../projections/accounts/key-lookup.js';
 
 /** Who a Query serves: the cards belong to `application_id`. */
 export interface QueryCaller {
@@ -69,9 +70,16 @@ async function checkPlacement(runtime: Runtime, caches: ReadCaches, applicationI
  *   placement (403 APPLICATION_NOT_SERVING when none is designated); `X-SVC-Test` does not matter.
  * - No key: live; `X-SVC-Test: true` without a key is 401 ENV_MISMATCH.
  * - Unknown, revoked or malformed key: 401 UNAUTHORIZED.
- * Keys and placements come through `caches`, emptied by every accounts commit.
+ * Keys and placements come through `caches`, emptied by every accounts commit; `lookupKey` may
+ * hand back the check the rate limit already made of the same request's key.
  */
-export async function resolveQueryCaller(runtime: Runtime, caches: ReadCaches, headers: Headers, placementId: string | undefined): Promise<QueryCaller> {
+export async function resolveQueryCaller(
+  runtime: Runtime,
+  caches: ReadCaches,
+  headers: Headers,
+  placementId: string | undefined,
+  lookupKey: (key: string) => Promise<KeyLookup> = (key) => caches.lookupKey(runtime.db, keyHashSecretOf(runtime.config), key),
+): Promise<QueryCaller> {
   const authorization = header(headers, 'authorization');
   const testHeader = saysTest(headers);
 
@@ -83,7 +91,7 @@ export async function resolveQueryCaller(runtime: Runtime, caches: ReadCaches, h
 
   const key = bearerKey(authorization);
   if (key === undefined) throw unauthorized('Authorization must be "Bearer <API key>"');
-  const lookup = await caches.lookupKey(runtime.db, keyHashSecretOf(runtime.config), key);
+  const lookup = await lookupKey(key);
   switch (lookup.kind) {
     case 'unknown':
       throw unauthorized('API key invalid');

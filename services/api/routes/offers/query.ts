@@ -13,6 +13,7 @@ import { withExamples } from '../../../../platform/http/response-examples.js';
 import { appliedLatencySampler } from '../../../../platform/projection/applied-latency.js';
 import type { Runtime } from '../../../../platform/runtime.js';
 import { bearerKey } from '../../auth/offer-route-access.js';
+import type { KeyLookup } from '../../../../projections/accounts/key-lookup.js';
 import { perClientRateLimit } from '../../client-rate-limit.js';
 import { TAG } from '../../openapi/tags.js';
 import { openReadCaches } from '../../read-cache.js';
@@ -80,11 +81,22 @@ export async function queryRoutes(app: FastifyInstance, { runtime }: { runtime: 
   // card is a write to the log: those requests are limited per client address. An application's
   // Live or Test key names who serves, so its requests are not counted; a key that cannot be
   // checked in time (or at all) counts as none.
+  // One check of a request's key (a keyed hash and a cache read) serves the rate limit and the caller's credentials.
+  const keyChecks = new WeakMap<FastifyRequest, { key: string; lookup: Promise<KeyLookup> }>();
+  const lookupKeyOf = (request: FastifyRequest) => (key: string) => {
+    const earlier = keyChecks.get(request);
+    if (earlier?.key === key) return earlier.lookup;
+    const lookup = caches.lookupKey(runtime.db, keyHashSecretOf(runtime.config), key);
+    // Awaited later by the handler, or never (a limited request): never an unhandled rejection.
+    lookup.catch(() => {});
+    keyChecks.set(request, { key, lookup });
+    return lookup;
+  };
   const withApplicationKey = async (request: FastifyRequest) => {
     const authorization = request.headers.authorization;
     const key = bearerKey(Array.isArray(authorization) ? authorization[0] : authorization);
     if (key === undefined) return false;
-    const lookup = await withinDeadline(caches.lookupKey(runtime.db, keyHashSecretOf(runtime.config), key), KEY_CHECK_TIMEOUT_MS).catch(() => undefined);
+    const lookup = await withinDeadline(lookupKeyOf(request)(key), KEY_CHECK_TIMEOUT_MS).catch(() => undefined);
     return typeof lookup === 'object' && (lookup.kind === 'live' || lookup.kind === 'test');
   };
   await app.register(rateLimit, perClientRateLimit(runtime, 'query', runtime.config.queryRateLimit, withApplicationKey));
@@ -112,7 +124,7 @@ export async function queryRoutes(app: FastifyInstance, { runtime }: { runtime: 
     const body = parseQueryBody(request.headers['content-type'] === undefined ? undefined : request.body);
     try {
       const choose = async () => {
-        const caller = await resolveQueryCaller(runtime, caches, request.headers, body.placement_id);
+        const caller = await resolveQueryCaller(runtime, caches, request.headers, body.placement_id, lookupKeyOf(request));
         const location = await callerLocation(runtime.db, request.headers, runtime.config.trustedGeoHeaders);
         const chosen = rankCandidates(await candidates.current(), {
           environment: caller.environment,

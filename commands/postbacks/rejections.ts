@@ -21,7 +21,7 @@ export const POSTBACK_REASONS = {
   identity_conflict: { status: 409, code: 'IDENTITY_CONFLICT', retryable: false, when: 'the ledger already holds this identity with a different payload (logged, not counted)' },
   unsupported_media_type: { status: 415, code: 'UNSUPPORTED_MEDIA_TYPE', retryable: false, when: 'current route: Content-Type not application/json (a POST is the compatibility route only when it is a form without SVC-Protocol-Version)' },
   payload_too_large: { status: 413, code: 'PAYLOAD_TOO_LARGE', retryable: false, when: 'body over 16 KiB (a postback is a few fields)' },
-  request_timeout: { status: 408, code: 'REQUEST_TIMEOUT', retryable: true, when: 'the request (headers and body) did not arrive within REQUEST_TIMEOUT_MS; not logged (when the headers never arrived, the path is unknown and the answer is the generic envelope)' },
+  request_timeout: { status: 408, code: 'REQUEST_TIMEOUT', retryable: false, when: 'the request (headers and body) did not arrive within REQUEST_TIMEOUT_MS; not logged; like every 4xx (reference) not retryable as it was sent: send the whole body at once (when the headers never arrived, the path is unknown and the answer is the generic envelope)' },
   expectation_failed: { status: 417, code: 'EXPECTATION_FAILED', retryable: false, when: 'an Expect header other than 100-continue; not logged' },
   method_not_allowed: { status: 405, code: '405', retryable: false, when: "a method other than POST (current) or GET/POST (compatibility), whatever the method (TRACE, CONNECT, WebDAV's included); `Allow: GET, POST`" },
   internal_error: { status: 500, code: 'INTERNAL_ERROR', retryable: true, when: 'an unexpected failure before intake; nothing was logged' },

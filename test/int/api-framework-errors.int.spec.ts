@@ -319,7 +319,7 @@ describe('a client that stalls mid-request', () => {
       const postback = await rawHttp(stalledPort, `POST ${path} HTTP/1.1\r\nHost: x\r\nSVC-Protocol-Version: 1.0\r\nContent-Type: application/json\r\nContent-Length: 30\r\n\r\n{"event_name":`);
       expect(postback.status).toBe(408);
       expect(postback.headers['svc-protocol-version']).toBe('1.0');
-      expect(JSON.parse(postback.body)).toMatchObject({ code: 'REQUEST_TIMEOUT', message: 'request_timeout', extra: { reason: 'request_timeout', retryable: true, event_logged: false } });
+      expect(JSON.parse(postback.body)).toMatchObject({ code: 'REQUEST_TIMEOUT', message: 'request_timeout', extra: { reason: 'request_timeout', retryable: false, event_logged: false } });
     } finally {
       await stalled.close();
     }

@@ -53,11 +53,12 @@ interface FieldRule {
 }
 
 // No control characters or lone surrogates (which UTF-8 cannot carry, so the logged value would differ).
-const PRINTABLE = /^[^\p{Cc}\p{Cs}]*$/u;
+// Not blank either: an event name or identity of spaces only is a partner's template left empty.
+const PRINTABLE = /^[^\p{Cc}\p{Cs}]*[^\s\p{Cc}\p{Cs}][^\p{Cc}\p{Cs}]*$/u;
 const text = (max: number): FieldRule => ({
-  expected: `a string of 1 to ${max} characters without control characters`,
+  expected: `a string of 1 to ${max} characters, not only spaces, without control characters`,
   schema: { minLength: 1, maxLength: max, pattern: PRINTABLE.source },
-  read: (value) => (value.length >= 1 && atMostCharacters(value, max) && PRINTABLE.test(value) ? value : undefined),
+  read: (value) => (atMostCharacters(value, max) && PRINTABLE.test(value) ? value : undefined),
 });
 const uuid: FieldRule = {
   expected: 'a canonical lowercase UUID such as "0190f5a2-7b3c-7d4e-8f60-1a2b3c4d5e6f"',

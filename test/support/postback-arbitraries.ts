@@ -19,11 +19,11 @@ export const withoutTrailingZeros = (text: string) => (text.includes('.') ? text
 export const CURRENCIES = Intl.supportedValuesOf('currency');
 export const currency = fc.constantFrom(...CURRENCIES);
 
-/** Strings of 1..max UTF-16 units without control characters or lone surrogates; mostly ASCII. */
+/** Strings of 1..max UTF-16 units, not blank, without control characters or lone surrogates; mostly ASCII. */
 export const printable = (max: number) =>
   fc
     .oneof(fc.string({ minLength: 1, maxLength: max }), fc.string({ unit: 'binary', minLength: 1, maxLength: max }))
-    .filter((text) => text.length <= max && !/[\p{Cc}\p{Cs}]/u.test(text));
+    .filter((text) => text.length <= max && !/[\p{Cc}\p{Cs}]/u.test(text) && text.trim() !== '');
 
 export const trackingId = fc.oneof(
   fc.string({ unit: fc.constantFrom(...ALNUM), minLength: 8, maxLength: 8 }),

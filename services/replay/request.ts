@@ -11,7 +11,7 @@ export const MAX_KEYS = 1000;
 /** What a replay is asked to do: the CLI's flags and the admin API's body. */
 export const ReplayRequest = Type.Object(
   {
-    projections: Type.Optional(Type.Array(Type.String(), { description: 'Read models to rebuild (projection names); absent: every one.' })),
+    projections: Type.Optional(Type.Array(Type.String(), { description: 'Read models to rebuild (projection names, at least one); absent: every one.' })),
     as_of: Type.Optional(Type.String({ description: 'Rebuild as the read models were at this RFC 3339 time (events logged at or before it).' })),
     until: Type.Optional(Type.String({ description: 'Rebuild up to these log positions: topic:partition:offset,… (events below each offset).' })),
     swap: Type.Optional(Type.Boolean({ description: 'Make the rebuilt read models live.' })),
@@ -35,6 +35,8 @@ export function resolveReplayRequest(input: unknown): Omit<ReplayOptions, 'onPro
     throw error;
   }
   const byName = new Map(everyProjection.map((projection) => [projection.name, projection]));
+  // An empty list names nothing; taking it as every read model would rebuild (and swap) them all unasked.
+  if (request.projections?.length === 0) throw new ReplayInputError('projections', 'names no read model; give names, or leave projections out for every one');
   const names = request.projections ?? [];
   for (const name of names) {
     if (!byName.has(name)) throw new ReplayInputError('projections', `no read model named ${JSON.stringify(name)} (known: ${[...byName.keys()].join(', ')})`);

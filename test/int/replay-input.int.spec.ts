@@ -58,6 +58,13 @@ describe('replay input that names no point in the log', () => {
     }
   });
 
+  it('an empty projections list on the admin API is a 400 naming it, as the CLI refuses it, not a rebuild of every read model', async () => {
+    const response = await t.app.inject({ method: 'POST', url: '/admin/replays', headers: admin, payload: { projections: [], swap: true } });
+    expect(response.statusCode, response.body).toBe(400);
+    expect(response.json()).toMatchObject({ code: 'BAD_REQUEST', message: 'projections: names no read model; give names, or leave projections out for every one', extra: { field: 'projections' } });
+    expect(await replaySchemas()).toEqual([]);
+  });
+
   it('--keys out of range says which numbers it takes', async () => {
     for (const keys of ['-1', '1001', 'ten']) {
       const result = await runCli('services/replay/cli.ts', ['--projection', 'ledger', '--keys', keys], env);

@@ -2,6 +2,8 @@ import { basename } from 'node:path';
 import type { Cell, ExportColumn } from './columns.js';
 import type { ExportProgress } from './progress.js';
 import { CONVENTIONS, documentColumns, type EventSource, type ExportFormat, type ReadModelSource } from './schema-document.js';
+import { ExportInputError } from './options.js';
+import { claimOut, lockPath, releaseOut } from './writers/file.js';
 import { openWriter } from './writers/writer.js';
 
 /** How many batches may wait for the writer before reading waits for it. */
@@ -24,16 +26,24 @@ export interface ExportFile {
   signal?: AbortSignal;
 }
 
+/** Hands over rows, and how many items it has gone through (for the progress). */
+type Fill = (write: (rows: Cell[][], seen: number) => Promise<void>) => Promise<void>;
+
 /**
- * Writes one export file: `fill` hands over rows (and how many items it has gone through, for
- * the progress), then the file is completed with its schema document. A failure removes what
- * was written.
+ * Writes one export file: `fill` hands over rows, then the file is completed with its schema
+ * document. A failure removes what was written. The export holds `FILE.partial.lock` meanwhile:
+ * another export to the same file is refused rather than mixed into it.
  */
-export async function writeExportFile(
-  file: ExportFile,
-  fill: (write: (rows: Cell[][], seen: number) => Promise<void>) => Promise<void>,
-  source: () => EventSource | ReadModelSource,
-): Promise<ExportResult> {
+export async function writeExportFile(file: ExportFile, fill: Fill, source: () => EventSource | ReadModelSource): Promise<ExportResult> {
+  holdOut(file.out);
+  try {
+    return await writeHeld(file, fill, source);
+  } finally {
+    await releaseOut(file.out);
+  }
+}
+
+async function writeHeld(file: ExportFile, fill: Fill, source: () => EventSource | ReadModelSource): Promise<ExportResult> {
   const writer = await openWriter(file.format, file.out, file.columns);
   let rows = 0;
   let seen = 0;
@@ -74,5 +84,18 @@ export async function writeExportFile(
     file.progress.stop();
     await writer.abort();
     throw error;
+  }
+}
+
+/** This export's hold on `--out`, refused naming the flag while another export writes the same file. */
+function holdOut(out: string): void {
+  try {
+    claimOut(out);
+  } catch (error) {
+    const { code, message } = error as NodeJS.ErrnoException;
+    if (code === 'EEXIST') {
+      throw new ExportInputError('--out', `another export is writing ${out} (${lockPath(out)} exists); wait for it to finish, or remove ${lockPath(out)} if none is running`);
+    }
+    throw new ExportInputError('--out', `cannot write beside ${out} (${code ?? message}); give a file in a folder that can be written`);
   }
 }

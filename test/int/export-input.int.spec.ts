@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { createReadStream, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { createReadStream, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { once } from 'node:events';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -45,6 +45,32 @@ describe('export bounds that name no range of the log', () => {
     expect(JSON.parse(result.stdout)).toMatchObject({ rows: 0 });
     rmSync(out, { force: true });
     rmSync(`${out}.schema.json`, { force: true });
+  });
+
+  it('a second export to a file another export is writing exits 2 naming --out, leaving the first one\'s files alone', async () => {
+    const out = join(dir, 'busy.csv');
+    // What an export holds while it writes `out`.
+    writeFileSync(`${out}.partial.lock`, '');
+    writeFileSync(`${out}.partial`, 'rows of the running export\n');
+    const result = await runCli('services/export/cli.ts', ['--topic', 'postbacks', '--out', out], env);
+    expect(result.status, result.stderr).toBe(2);
+    expect(ownLines(result.stderr)[0]).toBe(`error: --out: another export is writing ${out} (${out}.partial.lock exists); wait for it to finish, or remove ${out}.partial.lock if none is running`);
+    expect(readFileSync(`${out}.partial`, 'utf8')).toBe('rows of the running export\n');
+    expect(readdirSync(dir).sort()).toEqual(['busy.csv.partial', 'busy.csv.partial.lock']);
+    rmSync(`${out}.partial`);
+    rmSync(`${out}.partial.lock`);
+    // Once it has finished, the same file can be written again; nothing of the hold is left.
+    const again = await runCli('services/export/cli.ts', ['--topic', 'postbacks', '--out', out], env);
+    expect(again.status, again.stderr).toBe(0);
+    expect(readdirSync(dir).sort()).toEqual(['busy.csv', 'busy.csv.schema.json']);
+    rmSync(out);
+    rmSync(`${out}.schema.json`);
+  });
+
+  it('a folder that cannot be written exits 2 naming --out, not a failure of the file system', async () => {
+    const result = await runCli('services/export/cli.ts', ['--topic', 'postbacks', '--out', '/proc/export.csv'], env);
+    expect(result.status, result.stderr).toBe(2);
+    expect(ownLines(result.stderr)[0]).toMatch(/^error: --out: cannot write beside \/proc\/export\.csv \(E[A-Z]+\); give a file in a folder that can be written$/);
   });
 
   it('Ctrl-C removes the unfinished file and exits 130', async () => {

@@ -1,5 +1,5 @@
 import { once } from 'node:events';
-import { createWriteStream, rmSync, type WriteStream } from 'node:fs';
+import { closeSync, createWriteStream, openSync, rmSync, type WriteStream } from 'node:fs';
 import { rename, rm, writeFile } from 'node:fs/promises';
 import type { SchemaDocument } from '../schema-document.js';
 
@@ -9,10 +9,22 @@ export const partialPath = (path: string) => `${path}.partial`;
 /** Where a Parquet export lets DuckDB spill the rows it holds until the file is written. */
 export const spillPath = (path: string) => `${partialPath(path)}.spill`;
 
+/** Held by the export writing `path` while it runs: two exports to one file wrote into the same partial file. */
+export const lockPath = (path: string) => `${partialPath(path)}.lock`;
+
+/** Takes the lock of `path` for this export, or throws the file system's error (EEXIST: another export holds it). */
+export function claimOut(path: string): void {
+  closeSync(openSync(lockPath(path), 'wx'));
+}
+
+/** Lets go of the lock of `path`. */
+export const releaseOut = (path: string) => rm(lockPath(path), { force: true });
+
 /** Removes what an export to `path` that did not finish may have left (after a kill, say). */
 export function removeUnfinished(path: string): void {
   rmSync(partialPath(path), { force: true });
   rmSync(spillPath(path), { recursive: true, force: true });
+  rmSync(lockPath(path), { force: true });
 }
 
 /** The schema document written beside a CSV or ndjson file. */

@@ -1,3 +1,4 @@
+import { untilAborted } from '../async/until-aborted.js';
 import type { Db } from '../db/db.js';
 import type { EventLog } from '../events/event-log.js';
 import { compareTable, tableChecksum, type TableChecksum } from './checksum.js';
@@ -24,6 +25,11 @@ export interface ReplayOptions {
   schema?: string;
   now?: () => Date;
   onProgress?(progress: RebuildProgress): void;
+  /**
+   * Stops the replay while it rebuilds or compares (its schemas dropped, the abort's reason
+   * thrown); once the swap has begun it is carried through: a half-swapped read model is worse.
+   */
+  signal?: AbortSignal;
 }
 
 export interface TableReport {
@@ -70,9 +76,10 @@ async function partitionsOf(eventLog: EventLog, projections: Projection[]) {
 }
 
 /** Every rebuilt table against the live copy, with the differences when there are any. */
-async function compareTables(db: Db, tables: { projection: string; table: string }[], live: string, rebuilt: string, keys: number): Promise<TableReport[]> {
+async function compareTables(db: Db, tables: { projection: string; table: string }[], live: string, rebuilt: string, keys: number, signal?: AbortSignal): Promise<TableReport[]> {
   const reports: TableReport[] = [];
   for (const { projection, table } of tables) {
+    signal?.throwIfAborted();
     const { left, right, difference } = await compareTable(db, table, live, rebuilt, keys, db.engine === 'pglite');
     reports.push({
       projection,
@@ -102,6 +109,7 @@ export async function replay(db: Db, eventLog: EventLog, options: ReplayOptions)
   const names = projections.map((projection) => projection.name);
   const tables = projections.flatMap((projection) => projection.tables.map((table) => ({ projection: projection.name, table })));
   const tableNames = tables.map(({ table }) => table);
+  options.signal?.throwIfAborted();
 
   // Not on the embedded database: it runs one statement at a time, and one index build over a
   // whole table would hold the service's every request for its length; rows keep their indexes
@@ -142,26 +150,32 @@ async function rebuildInto(
     await dropSchemas(db, created);
     throw error;
   });
+  const { signal } = options;
+  const reach = (target: Positions) => untilAborted(rebuild.reach(target), signal);
   try {
     if (plan) {
-      await rebuild.reach(plan.bounds);
+      await reach(plan.bounds);
       await buildIndexes(db, deferredIndexes);
+      signal?.throwIfAborted();
       rebuiltAt = Date.now();
       positions = plan.bounds;
       reports = [];
       for (const { projection, table } of tables) reports.push({ projection, table, rebuilt: await tableChecksum(db, table, schema, db.engine === 'pglite') });
     } else {
       // Most of the work: up to where the live read models stood at the start.
-      await rebuild.reach(await positionsIn(db, live, names));
+      await reach(await positionsIn(db, live, names));
       created.push(copy);
       positions = await snapshotLive(db, live, copy, tableNames, names);
-      await rebuild.reach(positions);
+      await reach(positions);
       await buildIndexes(db, deferredIndexes);
+      signal?.throwIfAborted();
       rebuiltAt = Date.now();
       if (!samePositions(positions, await positionsIn(db, schema, names))) {
         throw new Error('the live read models moved back during the replay (another replay swapped them?); run it again');
       }
-      reports = await compareTables(db, tables, copy, schema, options.keys ?? 10);
+      reports = await compareTables(db, tables, copy, schema, options.keys ?? 10, signal);
+      // The last moment a cancel stops it.
+      signal?.throwIfAborted();
       if (options.swap) {
         const partitions = await partitionsOf(eventLog, projections);
         positions = await swapIntoLive(db, {

@@ -86,6 +86,8 @@ function addCommand(program: Program, command: Command) {
 export function buildCli(): Program {
   const program = new Program('admin')
     .description('Offer ledger administration: every command validates its input and appends events.')
+    // Shown after "unknown command": replays and exports append nothing, so they are tools of their own.
+    .addHelpText('after', '\nReplays and exports are not admin commands: npm run replay -- --help, npm run export -- --help.')
     .showHelpAfterError()
     .exitOverride((error) => process.exit(error.exitCode === 0 ? 0 : ExitCode.invalidInput));
   for (const command of adminCommands) addCommand(program, command);

@@ -9,6 +9,7 @@ import { SwapError } from '../../platform/projection/swap.js';
 import { openRuntime } from '../../platform/runtime.js';
 import { CommandFailedError } from '../admin/command-gateway.js';
 import { BackendUnavailableError, ExitCode } from '../../platform/startup.js';
+import { ReplayCancelledError } from './jobs.js';
 import { replayProgressBar } from './progress.js';
 import { MAX_KEYS, resolveReplayRequest, type ReplayRequest } from './request.js';
 import { renderSummary } from './summary.js';
@@ -58,19 +59,19 @@ function requestFrom(flags: Flags): ReplayRequest {
  * In this process, or in the service when it owns the embedded DATA_DIR (only the owner may open
  * that database; the service keeps answering while the replay runs inside it).
  */
-async function replayAnywhere(config: Config, request: ReplayRequest, onProgress: (progress: RebuildProgress) => void): Promise<ReplayReport> {
+async function replayAnywhere(config: Config, request: ReplayRequest, onProgress: (progress: RebuildProgress) => void, signal: AbortSignal): Promise<ReplayReport> {
   let runtime;
   try {
     runtime = await openRuntime(config, { role: 'tool', description: 'npm run replay' });
   } catch (error) {
     if (error instanceof DataDirBusyError && error.owner?.role === 'service') {
       process.stderr.write(`replaying inside the service that owns DATA_DIR (pid ${error.owner.pid}); it goes on answering meanwhile\n`);
-      return replayThroughOwner(config, request, onProgress);
+      return replayThroughOwner(config, request, onProgress, signal);
     }
     throw error;
   }
   try {
-    return await replay(runtime.db, runtime.eventLog, { ...resolveReplayRequest(request), onProgress });
+    return await replay(runtime.db, runtime.eventLog, { ...resolveReplayRequest(request), onProgress, signal });
   } finally {
     await runtime.close();
   }
@@ -104,7 +105,31 @@ function keptRequest(flags: Flags): { drop?: string[] } | undefined {
   return flags.drop === undefined ? {} : { drop: dropNamesOf(flags.drop) };
 }
 
+/** The shell's exit code for a process ended by these signals. */
+const SIGNAL_EXIT = { SIGINT: 130, SIGTERM: 143 } as const;
+
+/**
+ * Ctrl-C (or a stop) cancels the replay, here or in the service: it stops before the swap and
+ * drops its schemas (a swap under way is carried through). A second one leaves at once.
+ */
+function cancelOnInterrupt(bar: { stop(): void }): AbortController {
+  const interrupt = new AbortController();
+  for (const signal of Object.keys(SIGNAL_EXIT) as (keyof typeof SIGNAL_EXIT)[]) {
+    process.on(signal, () => {
+      bar.stop();
+      if (interrupt.signal.aborted) {
+        process.stderr.write(`\nleft at once (${signal}): the replay's schemas may be left behind; npm run replay -- --kept lists them, --drop removes them\n`);
+        process.exit(SIGNAL_EXIT[signal]);
+      }
+      process.stderr.write(`\n${signal}: stopping the replay and dropping its schemas (${signal} again leaves at once)\n`);
+      interrupt.abort(new ReplayCancelledError(signal));
+    });
+  }
+  return interrupt;
+}
+
 function failure(error: unknown): { message: string; code: number } {
+  if (error instanceof ReplayCancelledError) return { message: error.message, code: SIGNAL_EXIT[error.signal as keyof typeof SIGNAL_EXIT] ?? ExitCode.failure };
   if (error instanceof ReplayInputError) return { message: `${FLAGS[error.option] ?? error.option}: ${error.message}`, code: ExitCode.invalidInput };
   if (error instanceof SettingError) return { message: error.message, code: ExitCode.invalidInput };
   if (error instanceof DataDirBusyError) return { message: `${error.message}; retry when it has finished`, code: ExitCode.unavailable };
@@ -148,9 +173,11 @@ export function buildReplayCli(): Program {
         const request = requestFrom(flags);
         // Bad input fails before any backend is opened.
         resolveReplayRequest(request);
-        const report = await replayAnywhere(loadConfig(), request, (progress) => bar.update(progress));
+        const interrupt = cancelOnInterrupt(bar);
+        const report = await replayAnywhere(loadConfig(), request, (progress) => bar.update(progress), interrupt.signal);
         bar.stop();
         process.stdout.write(flags.json ? `${JSON.stringify(report, null, 2)}\n` : renderSummary(report));
+        if (interrupt.signal.aborted) process.stderr.write(`interrupted after the swap had begun: it was carried through${report.swapped ? ', the rebuilt read models are live' : ''}\n`);
         code = report.mode === 'compare' && !report.identical && !report.swapped ? ExitCode.differs : ExitCode.ok;
       } catch (error) {
         bar.stop();

@@ -10,7 +10,7 @@ import { resolveReplayRequest } from './request.js';
 
 export interface ReplayJob {
   id: string;
-  state: 'running' | 'done' | 'failed';
+  state: 'running' | 'done' | 'failed' | 'cancelled';
   started_at: string;
   /** Events applied of those to reach, with events/s since the start, lag and ETA. */
   progress: RebuildProgress & ReplayPace;
@@ -27,16 +27,29 @@ export class ReplayBusyError extends Error {
   }
 }
 
+/** A replay stopped by its caller (Ctrl-C of the CLI) before its swap; nothing of it is left. */
+export class ReplayCancelledError extends Error {
+  constructor(readonly signal: string) {
+    super(`replay interrupted (${signal}) before the swap: nothing was swapped and its replay schemas were dropped`);
+    this.name = 'ReplayCancelledError';
+  }
+}
+
+/** Why a cancelled replay stopped; its job's error message. */
+export const REPLAY_CANCELLED = 'cancelled before the swap: nothing was swapped and its replay schemas were dropped';
+
 /** Finished jobs kept for their reports. */
 const KEPT_JOBS = 20;
 
 /**
  * Replays run by a service for its callers (the admin API, and the admin socket the replay CLI
  * uses on the embedded default, where only the owner of DATA_DIR may open the database). One at
- * a time per process; callers poll the job for its progress and report.
+ * a time per process; callers poll the job for its progress and report, and may cancel it (a
+ * replay already swapping is carried through: the job then ends done, swapped).
  */
 export function replayJobs(runtime: Runtime) {
   const jobs = new Map<string, ReplayJob>();
+  const cancels = new Map<string, AbortController>();
   let running: string | undefined;
   return {
     /**
@@ -58,17 +71,29 @@ export function replayJobs(runtime: Runtime) {
       const onProgress = (progress: RebuildProgress) => {
         job.progress = { ...progress, ...replayPace(progress, (performance.now() - startedAt) / 1000) };
       };
+      const cancel = new AbortController();
       jobs.set(job.id, job);
+      cancels.set(job.id, cancel);
       running = job.id;
       for (const old of [...jobs.keys()].slice(0, Math.max(0, jobs.size - KEPT_JOBS))) jobs.delete(old);
-      replay(runtime.db, runtime.eventLog, { ...options, onProgress }).then(
+      replay(runtime.db, runtime.eventLog, { ...options, onProgress, signal: cancel.signal }).then(
         (report) => Object.assign(job, { state: 'done', report }),
         (error: Error) =>
-          Object.assign(job, { state: 'failed', error: { message: error.message, ...(error instanceof ReplayInputError ? { option: error.option } : {}) } }),
-      ).finally(() => (running = undefined));
+          cancel.signal.aborted && error === cancel.signal.reason
+            ? Object.assign(job, { state: 'cancelled', error: { message: REPLAY_CANCELLED } })
+            : Object.assign(job, { state: 'failed', error: { message: error.message, ...(error instanceof ReplayInputError ? { option: error.option } : {}) } }),
+      ).finally(() => {
+        running = undefined;
+        cancels.delete(job.id);
+      });
       return job;
     },
     get: (id: string): ReplayJob | undefined => jobs.get(id),
+    /** Asks the running job to stop; the job as it stands (poll it until it is no longer running), undefined when unknown. */
+    cancel(id: string): ReplayJob | undefined {
+      cancels.get(id)?.abort(new Error(REPLAY_CANCELLED));
+      return jobs.get(id);
+    },
     /** The schemas replays kept here, by name. */
     kept: () => keptReplaySchemas(runtime.db),
     /** Drops kept schemas (`{"schemas": "a,b"}` or a list); not while a replay runs here, since one of them may be its own. */

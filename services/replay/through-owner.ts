@@ -7,7 +7,7 @@ import type { RebuildProgress } from '../../platform/projection/rebuild.js';
 import type { ReplayReport } from '../../platform/projection/replay.js';
 import { ExitCode } from '../../platform/startup.js';
 import { CommandFailedError } from '../admin/command-gateway.js';
-import type { ReplayJob } from './jobs.js';
+import { ReplayCancelledError, type ReplayJob } from './jobs.js';
 import type { ReplayRequest } from './request.js';
 
 /** How often the job is asked for its progress (for the bar; the replay itself does not wait on it). */
@@ -24,14 +24,21 @@ function refusalOf(reply: OwnerReply<OwnerJobEnvelope<unknown>>): Error {
 /**
  * Runs the replay in the service that owns the embedded DATA_DIR (only it may open the database)
  * through its admin socket: starts the job, then follows it until its report. A refusal is a
- * CommandFailedError carrying the exit code.
+ * CommandFailedError carrying the exit code. Once `signal` is aborted the job is cancelled in the
+ * service and followed until it stops: the signal's reason is thrown, or the report returned when
+ * the replay was already swapping (it is carried through).
  */
-export async function replayThroughOwner(config: Config, request: ReplayRequest, onProgress: (progress: RebuildProgress) => void): Promise<ReplayReport> {
+export async function replayThroughOwner(config: Config, request: ReplayRequest, onProgress: (progress: RebuildProgress) => void, signal?: AbortSignal): Promise<ReplayReport> {
   const call = ownerJobCalls<ReplayJob>(config.dataDir);
   const started = await startOwnerJob<ReplayJob>(config.dataDir, '/replays', request);
   if ('refusal' in started) throw refusalOf(started.refusal);
   let { job } = started;
+  let cancelSent = false;
   while (job.state === 'running') {
+    if (signal?.aborted && !cancelSent) {
+      cancelSent = true;
+      await call('DELETE', `/replays/${job.id}`).catch(() => {});
+    }
     onProgress(job.progress);
     await pause(POLL_MS);
     const reply = await call('GET', `/replays/${job.id}`).catch((error: Error) => {
@@ -41,6 +48,7 @@ export async function replayThroughOwner(config: Config, request: ReplayRequest,
     if (reply.status !== 200) throw new CommandFailedError(`the service lost the replay (${reply.status} ${reply.body.code}); its schemas may be left behind`, ExitCode.unavailable);
     job = reply.body.data.job!;
   }
+  if (job.state === 'cancelled') throw signal?.reason instanceof ReplayCancelledError ? signal.reason : new ReplayCancelledError('a cancel');
   if (job.state === 'failed') {
     if (job.error?.option) throw new ReplayInputError(job.error.option, job.error.message);
     throw new CommandFailedError(`the replay failed in the service: ${job.error?.message}`, ExitCode.failure);

@@ -6,7 +6,8 @@ import { ReplayBusyError, type ReplayJobs } from '../../../replay/jobs.js';
 
 /**
  * Replays on the admin API (behind the admin routes' token): POST starts one (202 with the job),
- * GET follows it (progress, then the report). Not a command: a replay appends no event, it
+ * GET follows it (progress, then the report), DELETE cancels it (unless it is already swapping:
+ * then it ends swapped; follow it until it is no longer running). Not a command: a replay appends no event, it
  * rebuilds read models beside the live ones (README, "Analysts").
  */
 export async function replayRoutes(app: FastifyInstance, options: { replays: ReplayJobs }) {
@@ -34,6 +35,12 @@ export async function replayRoutes(app: FastifyInstance, options: { replays: Rep
 
   app.get('/replays/:id', { schema: { hide: true } }, async (request) => {
     const job = options.replays.get((request.params as { id: string }).id);
+    if (!job) throw notFound('no such replay here');
+    return success({ job });
+  });
+
+  app.delete('/replays/:id', { schema: { hide: true } }, async (request) => {
+    const job = options.replays.cancel((request.params as { id: string }).id);
     if (!job) throw notFound('no such replay here');
     return success({ job });
   });

@@ -1,0 +1,100 @@
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tableChecksum } from '../../platform/projection/checksum.js';
+import { awaitCaughtUp } from '../../platform/projection/catch-up.js';
+import { ledgerProjection } from '../../projections/ledger/projection.js';
+import { startProjectors, type RunningProjectors } from '../../services/projector/projectors.js';
+import { createTestApp, testEnvironment, type TestRuntime } from '../support/app.js';
+import { startServiceProcess } from '../support/child-process.js';
+import { postbackEvents } from '../support/postback-events.js';
+import { waitFor } from '../support/wait-for.js';
+
+type App = Awaited<ReturnType<typeof createTestApp>>['app'];
+const ADMIN_TOKEN = 'admin-token-for-replay-cancel-tests-0123456789';
+const admin = { authorization: `Bearer ${ADMIN_TOKEN}` };
+
+/**
+ * A replay stopped by its caller (Ctrl-C of the CLI, DELETE on the admin API) stops before its
+ * swap and drops its schemas: Ctrl-C of `replay --swap` once left the service to swap anyway.
+ * The replay is held mid-rebuild by a lock on the log's table (the sql log), so the cancel
+ * always lands while it runs; the lock is let go once the cancel is sent.
+ */
+describe('cancelling a replay', () => {
+  let t: TestRuntime & { app: App };
+  let projectors: RunningProjectors;
+  let env: Record<string, string>;
+
+  const replaySchemas = async () =>
+    (await t.runtime.db.query<{ name: string }>("SELECT nspname AS name FROM pg_namespace WHERE nspname LIKE 'replay%' ORDER BY 1")).rows.map((row) => row.name);
+  const ledger = async () => Promise.all(ledgerProjection.tables.map((table) => tableChecksum(t.runtime.db, table)));
+
+  /** Holds every read of the log until `release` is called. */
+  async function holdTheLog() {
+    const session = new pg.Client({ connectionString: t.database.url });
+    await session.connect();
+    await session.query('BEGIN');
+    await session.query('LOCK TABLE event_log IN ACCESS EXCLUSIVE MODE');
+    return {
+      async release() {
+        await session.query('COMMIT');
+        await session.end();
+      },
+    };
+  }
+
+  beforeAll(async () => {
+    t = await createTestApp({ eventLog: 'sql', env: { ADMIN_TOKEN } });
+    env = testEnvironment(t.database, t.topicPrefix, { eventLog: 'sql' });
+    projectors = await startProjectors(t.runtime);
+    await t.runtime.eventLog.append('postbacks', postbackEvents(60));
+    await awaitCaughtUp(t.runtime, [ledgerProjection], 30_000);
+  });
+  afterAll(async () => {
+    await projectors?.stop();
+    await t?.close();
+  });
+
+  it('DELETE /admin/replays/{id} stops a running replay before its swap: cancelled, its schemas dropped, the live read models as they were', async () => {
+    const before = await ledger();
+    const hold = await holdTheLog();
+    let id: string;
+    try {
+      const started = await t.app.inject({ method: 'POST', url: '/admin/replays', headers: admin, payload: { projections: ['ledger'], swap: true } });
+      expect(started.statusCode, started.body).toBe(202);
+      id = started.json().data.job.id;
+      await waitFor(async () => (await replaySchemas()).length > 0, { what: 'the replay schema' });
+      const cancelled = await t.app.inject({ method: 'DELETE', url: `/admin/replays/${id}`, headers: admin });
+      expect(cancelled.statusCode, cancelled.body).toBe(200);
+    } finally {
+      await hold.release();
+    }
+    const job = await waitFor(async () => {
+      const found = (await t.app.inject({ method: 'GET', url: `/admin/replays/${id!}`, headers: admin })).json().data.job;
+      return found.state === 'running' ? undefined : found;
+    }, { what: 'the replay to stop' });
+    expect(job).toMatchObject({ state: 'cancelled', error: { message: 'cancelled before the swap: nothing was swapped and its replay schemas were dropped' } });
+    expect(job.report).toBeUndefined();
+    expect(await replaySchemas()).toEqual([]);
+    expect(await ledger()).toEqual(before);
+    // A finished or unknown job: nothing to cancel.
+    expect((await t.app.inject({ method: 'DELETE', url: `/admin/replays/${id!}`, headers: admin })).json().data.job.state).toBe('cancelled');
+    expect((await t.app.inject({ method: 'DELETE', url: '/admin/replays/00000000-0000-4000-8000-000000000000', headers: admin })).statusCode).toBe(404);
+  });
+
+  it('Ctrl-C of replay --swap stops it before the swap, drops its schemas and exits 130 saying so', async () => {
+    const before = await ledger();
+    const hold = await holdTheLog();
+    const replaying = startServiceProcess('services/replay/cli.ts', env, ['--projection', 'ledger', '--swap']);
+    try {
+      await waitFor(async () => (await replaySchemas()).length > 0, { what: 'the replay schema', abandon: () => (replaying.child.exitCode === null ? undefined : new Error(replaying.output())) });
+      replaying.child.kill('SIGINT');
+      await replaying.waitForLine((line) => line.startsWith('SIGINT: stopping the replay and dropping its schemas'));
+    } finally {
+      await hold.release();
+    }
+    expect(await replaying.exited, replaying.output()).toBe(130);
+    expect(replaying.output()).toContain('error: replay interrupted (SIGINT) before the swap: nothing was swapped and its replay schemas were dropped');
+    expect(await replaySchemas()).toEqual([]);
+    expect(await ledger()).toEqual(before);
+  });
+});

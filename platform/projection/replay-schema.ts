@@ -167,12 +167,34 @@ export function heartbeatWhileRunning(db: Db, schema: string): () => Promise<voi
   };
 }
 
+/** What a kept schema's comment starts with: what it holds follows (describeKeptSchema). */
+const ABOUT_MARK = 'offer-ledger replay: ';
+
+/** Says on a kept schema what it holds (a point in time, the live copy compared with…), for whoever lists them later. */
+export async function describeKeptSchema(sql: Sql, schema: string, about: string): Promise<void> {
+  await sql.query(`COMMENT ON SCHEMA ${escapeIdentifier(schema)} IS ${escapeLiteral(`${ABOUT_MARK}${about}`)}`);
+}
+
+/** The kept schemas with what each holds (null: a replay that stopped before saying, e.g. killed), oldest first. */
+export async function describedKeptSchemas(sql: Sql): Promise<{ schema: string; about: string | null }[]> {
+  const replays = await replayRows(sql);
+  const kept = new Set(classify(replays).kept);
+  return replays.filter((row) => kept.has(row.name)).map((row) => ({ schema: row.name, about: row.mark?.startsWith(ABOUT_MARK) ? row.mark.slice(ABOUT_MARK.length) : null }));
+}
+
 /** The replay schemas: those kept (point in time, --keep, an interrupted replay's) and those a replay is still writing, oldest first. */
 export async function replaySchemas(sql: Sql): Promise<{ kept: string[]; running: string[] }> {
+  return classify(await replayRows(sql));
+}
+
+async function replayRows(sql: Sql): Promise<{ name: string; mark: string | null }[]> {
   const { rows } = await sql.query<{ name: string; mark: string | null }>(
     "SELECT nspname AS name, obj_description(oid, 'pg_namespace') AS mark FROM pg_namespace WHERE nspname LIKE 'replay\\_%' ORDER BY nspname",
   );
-  const replays = rows.filter((row) => REPLAY_SCHEMA_NAME.test(row.name));
+  return rows.filter((row) => REPLAY_SCHEMA_NAME.test(row.name));
+}
+
+function classify(replays: { name: string; mark: string | null }[]): { kept: string[]; running: string[] } {
   const running = new Set(replays.filter((row) => isFreshMark(row.mark)).map((row) => row.name));
   const base = (name: string) => name.replace(/_(live|retired)$/, '');
   const underWay = (name: string) => running.has(name) || running.has(base(name));

@@ -6,7 +6,7 @@ import { pointInTimeBounds, type PointInTime } from './point-in-time.js';
 import { listPositions, positionsIn, samePositions, type Position, type Positions } from './positions.js';
 import type { Projection } from './projection.js';
 import { startRebuild, type RebuildProgress } from './rebuild.js';
-import { buildIndexes, createReplaySchema, currentSchema, dropSchemas, heartbeatWhileRunning, snapshotLive } from './replay-schema.js';
+import { buildIndexes, createReplaySchema, currentSchema, describeKeptSchema, dropSchemas, heartbeatWhileRunning, snapshotLive } from './replay-schema.js';
 import { swapIntoLive } from './swap.js';
 
 export interface ReplayOptions {
@@ -116,11 +116,31 @@ export async function replay(db: Db, eventLog: EventLog, options: ReplayOptions)
   // up to date a batch at a time there.
   const deferredIndexes = await createReplaySchema(db, live, schema, tableNames, { deferIndexes: db.engine !== 'pglite', running: true });
   const finished = heartbeatWhileRunning(db, schema);
+  let report: ReplayReport;
   try {
-    return await rebuildInto(db, eventLog, options, { schema, live, plan, projections, names, tables, deferredIndexes });
+    report = await rebuildInto(db, eventLog, options, { schema, live, plan, projections, names, tables, deferredIndexes });
   } finally {
     await finished();
   }
+  // Found again later by what they hold, not only by the time the replay ran; never worth the replay's own error.
+  for (const [kept, about] of keptDescriptions(report, names, pointInTime, now())) await describeKeptSchema(db, kept, about).catch(() => {});
+  return report;
+}
+
+/** What each kept schema holds, for `--kept` (the names say only when the replay ran). */
+function keptDescriptions(report: ReplayReport, names: string[], pointInTime: PointInTime | undefined, now: Date): [string, string][] {
+  const what = names.join(', ');
+  const at = now.toISOString();
+  if (report.mode === 'point-in-time') {
+    const positions = [...new Set(report.positions.map((position) => `${position.topic}:${position.partition}:${position.next}`))].join(',');
+    const point = pointInTime?.asOf ? `as of ${pointInTime.asOf.toISOString()}` : 'up to the positions given';
+    return [[report.schema, `${what} ${point} (positions ${positions}), rebuilt ${at}`]];
+  }
+  return report.kept.map((kept): [string, string] => {
+    if (kept.endsWith('_live')) return [kept, `the live ${what} at ${at}, as compared with ${report.schema}`];
+    if (kept.endsWith('_retired')) return [kept, `the ${what} the swap of ${report.schema} retired at ${at}`];
+    return [kept, `${what} rebuilt from the log to the live positions, ${at}`];
+  });
 }
 
 async function rebuildInto(

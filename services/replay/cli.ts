@@ -13,8 +13,8 @@ import { ReplayCancelledError } from './jobs.js';
 import { replayProgressBar } from './progress.js';
 import { MAX_KEYS, resolveReplayRequest, type ReplayRequest } from './request.js';
 import { renderSummary } from './summary.js';
-import { keptReplaySchemas } from '../../platform/projection/replay-schema.js';
-import { dropKeptSchemas, dropNamesOf } from './kept.js';
+import { describedKeptSchemas } from '../../platform/projection/replay-schema.js';
+import { dropKeptSchemas, dropNamesOf, keptSchemasOf, type KeptSchemas } from './kept.js';
 import { keptThroughOwner, replayThroughOwner } from './through-owner.js';
 
 /** The flag each request option comes from, for messages. */
@@ -79,9 +79,10 @@ async function replayAnywhere(config: Config, request: ReplayRequest, onProgress
 
 /**
  * `--kept` lists the schemas replays kept, `--drop a,b` drops some of them: here, or in the
- * service that owns the embedded DATA_DIR. Returns the names listed or dropped.
+ * service that owns the embedded DATA_DIR. Returns the names listed or dropped, and what each
+ * listed one holds (null when it does not say).
  */
-async function keptAnywhere(config: Config, drop: string[] | undefined): Promise<string[]> {
+async function keptAnywhere(config: Config, drop: string[] | undefined): Promise<KeptSchemas> {
   let runtime;
   try {
     runtime = await openRuntime(config, { role: 'tool', description: 'npm run replay' });
@@ -90,7 +91,8 @@ async function keptAnywhere(config: Config, drop: string[] | undefined): Promise
     throw error;
   }
   try {
-    return drop ? await dropKeptSchemas(runtime.db, drop) : await keptReplaySchemas(runtime.db);
+    if (drop) return { names: await dropKeptSchemas(runtime.db, drop), about: {} };
+    return keptSchemasOf(await describedKeptSchemas(runtime.db));
   } finally {
     await runtime.close();
   }
@@ -164,10 +166,12 @@ export function buildReplayCli(): Program {
       try {
         const kept = keptRequest(flags);
         if (kept) {
-          const names = await keptAnywhere(loadConfig(), kept.drop);
+          const { names, about } = await keptAnywhere(loadConfig(), kept.drop);
           bar.stop();
           const verb = kept.drop ? 'dropped' : 'kept';
-          process.stdout.write(flags.json ? `${JSON.stringify({ [verb]: names })}\n` : names.length === 0 ? `no kept replay schemas\n` : `${names.map((name) => `${verb}: ${name}`).join('\n')}\n`);
+          const line = (name: string) => `${verb}: ${name}${about[name] ? ` (${about[name]})` : ''}`;
+          const json = kept.drop ? { dropped: names } : { kept: names, about };
+          process.stdout.write(flags.json ? `${JSON.stringify(json)}\n` : names.length === 0 ? `no kept replay schemas\n` : `${names.map(line).join('\n')}\n`);
           process.exit(ExitCode.ok);
         }
         const request = requestFrom(flags);

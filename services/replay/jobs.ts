@@ -4,8 +4,8 @@ import type { RebuildProgress } from '../../platform/projection/rebuild.js';
 import { replay, type ReplayReport } from '../../platform/projection/replay.js';
 import type { Runtime } from '../../platform/runtime.js';
 import { replayPace, type ReplayPace } from './progress.js';
-import { keptReplaySchemas } from '../../platform/projection/replay-schema.js';
-import { dropKeptSchemas, dropNamesOf } from './kept.js';
+import { describedKeptSchemas } from '../../platform/projection/replay-schema.js';
+import { dropKeptSchemas, dropNamesOf, keptSchemasOf } from './kept.js';
 import { resolveReplayRequest } from './request.js';
 
 export interface ReplayJob {
@@ -94,8 +94,8 @@ export function replayJobs(runtime: Runtime) {
       cancels.get(id)?.abort(new Error(REPLAY_CANCELLED));
       return jobs.get(id);
     },
-    /** The schemas replays kept here, by name. */
-    kept: () => keptReplaySchemas(runtime.db),
+    /** The schemas replays kept here, by name, with what each holds. */
+    kept: async () => keptSchemasOf(await describedKeptSchemas(runtime.db)),
     /** Drops kept schemas (`{"schemas": "a,b"}` or a list); not while a replay runs here, since one of them may be its own. */
     async drop(input: unknown): Promise<string[]> {
       const schemas = (input as { schemas?: unknown } | null)?.schemas;

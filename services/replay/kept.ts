@@ -28,3 +28,14 @@ export async function dropKeptSchemas(db: Db, names: string[]): Promise<string[]
   await dropSchemas(db, names);
   return names;
 }
+
+/** Kept schemas as the CLI and the admin API list them: the names, and what each holds (null: it does not say). */
+export interface KeptSchemas {
+  names: string[];
+  about: Record<string, string | null>;
+}
+
+export const keptSchemasOf = (described: { schema: string; about: string | null }[]): KeptSchemas => ({
+  names: described.map(({ schema }) => schema),
+  about: Object.fromEntries(described.map(({ schema, about }) => [schema, about])),
+});

@@ -8,6 +8,7 @@ import type { ReplayReport } from '../../platform/projection/replay.js';
 import { ExitCode } from '../../platform/startup.js';
 import { CommandFailedError } from '../admin/command-gateway.js';
 import { ReplayCancelledError, type ReplayJob } from './jobs.js';
+import type { KeptSchemas } from './kept.js';
 import type { ReplayRequest } from './request.js';
 
 /** How often the job is asked for its progress (for the bar; the replay itself does not wait on it). */
@@ -59,12 +60,12 @@ export async function replayThroughOwner(config: Config, request: ReplayRequest,
 
 /**
  * The kept replay schemas of the service that owns the embedded DATA_DIR (listed, or `drop`
- * dropped, through its admin socket): the names listed or dropped.
+ * dropped, through its admin socket): the names listed or dropped, and what each listed one holds.
  */
-export async function keptThroughOwner(config: Config, drop?: string[]): Promise<string[]> {
+export async function keptThroughOwner(config: Config, drop?: string[]): Promise<KeptSchemas> {
   const call = ownerJobCalls<never>(config.dataDir);
   const reply = drop ? await call('POST', '/replays/drop', { schemas: drop }) : await call('GET', '/replays/kept');
   if (reply.status !== 200) throw refusalOf(reply);
-  const data = reply.body.data as { schemas?: string[]; dropped?: string[] };
-  return (drop ? data.dropped : data.schemas) ?? [];
+  const data = reply.body.data as { schemas?: string[]; about?: Record<string, string | null>; dropped?: string[] };
+  return { names: (drop ? data.dropped : data.schemas) ?? [], about: drop ? {} : (data.about ?? {}) };
 }

@@ -56,7 +56,10 @@ describe('kept replay schemas on the embedded default', () => {
 
     const listed = await replayCli(['--kept', '--json']);
     expect(listed.status, listed.stderr).toBe(0);
-    expect(JSON.parse(listed.stdout)).toEqual({ kept: [schema] });
+    // Each says what it holds: the name is only the time the replay ran.
+    expect(JSON.parse(listed.stdout)).toEqual({ kept: [schema], about: { [schema]: expect.stringMatching(new RegExp(`^ledger up to the positions given \\(positions postbacks:0:${UNTIL}\\), rebuilt \\d{4}-`)) } });
+    const text = await replayCli(['--kept']);
+    expect(text.stdout).toMatch(new RegExp(`^kept: ${schema} \\(ledger up to the positions given \\(positions postbacks:0:${UNTIL}\\), rebuilt .*Z\\)\n$`));
 
     const out = join(dir, 'then.csv');
     const exported = await runCli('services/export/cli.ts', ['--read-model', 'conversions', '--schema', schema, '--out', out], env, 120_000);

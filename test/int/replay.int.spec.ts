@@ -5,7 +5,7 @@ import { tableChecksum, type TableChecksum } from '../../platform/projection/che
 import { replay } from '../../platform/projection/replay.js';
 import { positionsIn, samePositions, type Positions } from '../../platform/projection/positions.js';
 import { startRebuild } from '../../platform/projection/rebuild.js';
-import { buildIndexes, createReplaySchema, dropSchemas, replaySchemas, schemaExists } from '../../platform/projection/replay-schema.js';
+import { buildIndexes, createReplaySchema, describedKeptSchemas, dropSchemas, replaySchemas, schemaExists } from '../../platform/projection/replay-schema.js';
 import { dropKeptSchemas } from '../../services/replay/kept.js';
 import { swapIntoLive } from '../../platform/projection/swap.js';
 import { awaitCaughtUp } from '../../platform/projection/catch-up.js';
@@ -147,6 +147,8 @@ describe.each([['kafka'], ['sql']] as const)('replay on the %s log', (eventLog) 
   it('rebuilds the ledger as it was at a time (--as-of)', async () => {
     const report = await replay(t.runtime.db, t.runtime.eventLog, { projections: [ledgerProjection], explicit: true, pointInTime: { asOf: midway.time } });
     expect(await ledgerChecksums(report.schema)).toEqual(midway.checksums);
+    // Found again by the time it holds, not only by when the replay ran.
+    expect(await describedKeptSchemas(t.runtime.db)).toContainEqual({ schema: report.schema, about: expect.stringMatching(new RegExp(`^ledger as of ${midway.time.toISOString().replace(/\./g, '\\.')} \\(positions postbacks:`)) });
     await t.runtime.db.query(`DROP SCHEMA ${report.schema} CASCADE`);
   });
 

@@ -22,7 +22,10 @@ export async function replayRoutes(app: FastifyInstance, options: { replays: Rep
   });
 
   // Kept schemas (point in time, --keep): listed, and dropped by name once their queries are done.
-  app.get('/replays/kept', { schema: { hide: true } }, async () => success({ schemas: await options.replays.kept() }));
+  app.get('/replays/kept', { schema: { hide: true } }, async () => {
+    const { names, about } = await options.replays.kept();
+    return success({ schemas: names, about });
+  });
   app.post('/replays/drop', { schema: { hide: true } }, async (request) => {
     try {
       return success({ dropped: await options.replays.drop(request.body ?? {}) });

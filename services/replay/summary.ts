@@ -26,7 +26,7 @@ export function renderSummary(report: ReplayReport): string {
   for (const skipped of report.skipped) lines.push(`skipped ${skipped.projection}: --until gives no position for ${skipped.missing.join(', ')}`);
   lines.push('', ...tableLines(report.tables, report.mode === 'compare'));
   for (const table of report.tables.filter((t) => t.difference)) {
-    const { onlyLive, onlyRebuilt, keys } = table.difference!;
+    const { only_live: onlyLive, only_rebuilt: onlyRebuilt, keys } = table.difference!;
     lines.push('', `${table.table}: ${onlyLive} row(s) only in the live table, ${onlyRebuilt} only in the rebuilt one; differing keys:`);
     for (const columns of keys) lines.push(`  ${key(columns)}`);
   }

@@ -213,7 +213,7 @@ describe.each([['kafka'], ['sql']] as const)('replay on the %s log', (eventLog) 
     const [report] = await Promise.all([replay(t.runtime.db, t.runtime.eventLog, { projections: [ledgerProjection], swap: true, keep: true }), postbacks(3)]);
     expect(report.identical).toBe(false);
     const conversions = report.tables.find((table) => table.table === 'conversions')!;
-    expect(conversions.difference).toEqual({ onlyLive: 1, onlyRebuilt: 1, keys: [{ partner_id: damaged.partner_id, identity_key: damaged.identity_key }] });
+    expect(conversions.difference).toEqual({ only_live: 1, only_rebuilt: 1, keys: [{ partner_id: damaged.partner_id, identity_key: damaged.identity_key }] });
     expect(report.tables.find((table) => table.table === 'postback_log')!.difference).toBeUndefined();
     expect(report.swapped).toBe(true);
 

@@ -117,6 +117,12 @@ describe('accounts admin commands reject bad input', () => {
     const missing = await t.app.inject({ method: 'POST', url: '/admin/commands/api-key:issue', headers, payload: { application_id: UNKNOWN } });
     expect(missing.statusCode).toBe(404);
     expect(missing.json()).toMatchObject({ code: 'NOT_FOUND', extra: { field: 'application_id' } });
+    // JSON sent as text is refused as what it is, not as an input that is not an object.
+    for (const url of ['/admin/commands/api-key:issue', '/admin/replays']) {
+      const asText = await t.app.inject({ method: 'POST', url, headers: { ...headers, 'content-type': 'text/plain' }, payload: JSON.stringify({ application_id: ids.app }) });
+      expect(asText.statusCode, asText.body).toBe(415);
+      expect(asText.json()).toMatchObject({ code: 'UNSUPPORTED_MEDIA_TYPE', message: 'text/plain is not accepted; send the input as JSON with Content-Type: application/json', data: {} });
+    }
     expect(await t.runtime.eventLog.endOffsets('accounts')).toEqual(before);
 
     const good = await t.app.inject({ method: 'POST', url: '/admin/commands/api-key:issue', headers, payload: { application_id: ids.app, label: 'api' } });

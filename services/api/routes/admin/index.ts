@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { CommandInputError, CommandNotFoundError, CommandUnavailableError } from '../../../../commands/command.js';
 import { adminCommands } from '../../../../commands/index.js';
 import { success } from '../../../../platform/http/envelope.js';
-import { ApiError, badRequest, notFound, serviceUnavailable, unauthorized } from '../../../../platform/http/errors.js';
+import { ApiError, badRequest, notFound, serviceUnavailable, unauthorized, unsupportedMediaType } from '../../../../platform/http/errors.js';
 import { ReadModelsBehindError } from '../../../../platform/projection/catch-up.js';
 import type { CommandExecutor } from '../../../admin/command-executor.js';
 import type { ExportJobs } from '../../../export/jobs.js';
@@ -33,6 +33,10 @@ export async function adminRoutes(app: FastifyInstance, options: AdminRouteOptio
 
   app.addHook('onRequest', async (request) => {
     if (!isAdminToken(bearerOf(request))) throw unauthorized('admin token missing or invalid');
+  });
+  // Inputs are JSON: a text/plain body (read as a string) would be refused as "(input): expected object".
+  app.addHook('preValidation', async (request) => {
+    if (typeof request.body === 'string') throw unsupportedMediaType(`${request.headers['content-type']} is not accepted; send the input as JSON with Content-Type: application/json`);
   });
 
   // Operators' API: kept out of the public OpenAPI document.

@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { createReadStream, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { once } from 'node:events';
 import { tmpdir } from 'node:os';
@@ -63,6 +63,17 @@ describe('export bounds that name no range of the log', () => {
     const again = await runCli('services/export/cli.ts', ['--topic', 'postbacks', '--out', out], env);
     expect(again.status, again.stderr).toBe(0);
     expect(readdirSync(dir).sort()).toEqual(['busy.csv', 'busy.csv.schema.json']);
+    rmSync(out);
+    rmSync(`${out}.schema.json`);
+  });
+
+  it('a lock left by an export that was killed (its process has ended) is taken over', async () => {
+    const out = join(dir, 'stale.csv');
+    const ended = spawnSync('true');
+    writeFileSync(`${out}.partial.lock`, `${ended.pid}\n`);
+    const result = await runCli('services/export/cli.ts', ['--topic', 'postbacks', '--out', out], env);
+    expect(result.status, result.stderr).toBe(0);
+    expect(readdirSync(dir).sort()).toEqual(['stale.csv', 'stale.csv.schema.json']);
     rmSync(out);
     rmSync(`${out}.schema.json`);
   });

@@ -1,5 +1,5 @@
 import { once } from 'node:events';
-import { closeSync, createWriteStream, openSync, rmSync, type WriteStream } from 'node:fs';
+import { closeSync, createWriteStream, openSync, readFileSync, rmSync, writeSync, type WriteStream } from 'node:fs';
 import { rename, rm, writeFile } from 'node:fs/promises';
 import type { SchemaDocument } from '../schema-document.js';
 
@@ -12,9 +12,48 @@ export const spillPath = (path: string) => `${partialPath(path)}.spill`;
 /** Held by the export writing `path` while it runs: two exports to one file wrote into the same partial file. */
 export const lockPath = (path: string) => `${partialPath(path)}.lock`;
 
-/** Takes the lock of `path` for this export, or throws the file system's error (EEXIST: another export holds it). */
+/**
+ * Takes the lock of `path` for this export (it holds this process's id), or throws the file
+ * system's error (EEXIST: another export holds it). A lock whose process has ended (killed before
+ * it could let go) is taken over.
+ */
 export function claimOut(path: string): void {
-  closeSync(openSync(lockPath(path), 'wx'));
+  const lock = lockPath(path);
+  try {
+    writeLock(lock);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || isHeld(lock)) throw error;
+    rmSync(lock, { force: true });
+    // Another export taking it over at the same moment makes this EEXIST: refused like any holder.
+    writeLock(lock);
+  }
+}
+
+function writeLock(lock: string): void {
+  const descriptor = openSync(lock, 'wx');
+  try {
+    writeSync(descriptor, `${process.pid}\n`);
+  } finally {
+    closeSync(descriptor);
+  }
+}
+
+/** Whether the process a lock names is alive; a lock without a process id (being written) counts as held. */
+function isHeld(lock: string): boolean {
+  let pid: number;
+  try {
+    pid = Number(readFileSync(lock, 'utf8').trim());
+  } catch {
+    // Let go of meanwhile: the retry takes it, or meets the next holder.
+    return false;
+  }
+  if (!Number.isInteger(pid) || pid <= 0) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
 
 /** Lets go of the lock of `path`. */

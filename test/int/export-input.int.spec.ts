@@ -2,7 +2,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { createReadStream, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { once } from 'node:events';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServiceProcess } from '../support/child-process.js';
 import { createTestRuntime, testEnvironment, type TestRuntime } from '../support/app.js';
@@ -47,6 +47,15 @@ describe('export bounds that name no range of the log', () => {
     rmSync(`${out}.schema.json`, { force: true });
   });
 
+  /** Exports the postbacks to `out`: exit 0, the file and its schema document and nothing else left beside them; then removes them. */
+  async function exportsWhole(out: string) {
+    const result = await runCli('services/export/cli.ts', ['--topic', 'postbacks', '--out', out], env);
+    expect(result.status, result.stderr).toBe(0);
+    expect(readdirSync(dir).sort()).toEqual([basename(out), `${basename(out)}.schema.json`]);
+    rmSync(out);
+    rmSync(`${out}.schema.json`);
+  }
+
   it('a second export to a file another export is writing exits 2 naming --out, leaving the first one\'s files alone', async () => {
     const out = join(dir, 'busy.csv');
     // What an export holds while it writes `out`.
@@ -60,22 +69,14 @@ describe('export bounds that name no range of the log', () => {
     rmSync(`${out}.partial`);
     rmSync(`${out}.partial.lock`);
     // Once it has finished, the same file can be written again; nothing of the hold is left.
-    const again = await runCli('services/export/cli.ts', ['--topic', 'postbacks', '--out', out], env);
-    expect(again.status, again.stderr).toBe(0);
-    expect(readdirSync(dir).sort()).toEqual(['busy.csv', 'busy.csv.schema.json']);
-    rmSync(out);
-    rmSync(`${out}.schema.json`);
+    await exportsWhole(out);
   });
 
   it('a lock left by an export that was killed (its process has ended) is taken over', async () => {
     const out = join(dir, 'stale.csv');
     const ended = spawnSync('true');
     writeFileSync(`${out}.partial.lock`, `${ended.pid}\n`);
-    const result = await runCli('services/export/cli.ts', ['--topic', 'postbacks', '--out', out], env);
-    expect(result.status, result.stderr).toBe(0);
-    expect(readdirSync(dir).sort()).toEqual(['stale.csv', 'stale.csv.schema.json']);
-    rmSync(out);
-    rmSync(`${out}.schema.json`);
+    await exportsWhole(out);
   });
 
   it('a folder that cannot be written exits 2 naming --out, not a failure of the file system', async () => {

@@ -27,16 +27,19 @@ export class ReplayBusyError extends Error {
   }
 }
 
-/** A replay stopped by its caller (Ctrl-C of the CLI) before its swap; nothing of it is left. */
+/** What a replay cancelled before its swap leaves: nothing. */
+const NOTHING_LEFT = 'before the swap: nothing was swapped and its replay schemas were dropped';
+
+/** Why a cancelled replay stopped; its job's error message. */
+export const REPLAY_CANCELLED = `cancelled ${NOTHING_LEFT}`;
+
+/** A replay stopped by its caller (Ctrl-C of the CLI, or a cancel on the admin API) before its swap. */
 export class ReplayCancelledError extends Error {
   constructor(readonly signal: string) {
-    super(`replay interrupted (${signal}) before the swap: nothing was swapped and its replay schemas were dropped`);
+    super(`replay interrupted (${signal}) ${NOTHING_LEFT}`);
     this.name = 'ReplayCancelledError';
   }
 }
-
-/** Why a cancelled replay stopped; its job's error message. */
-export const REPLAY_CANCELLED = 'cancelled before the swap: nothing was swapped and its replay schemas were dropped';
 
 /** Finished jobs kept for their reports. */
 const KEPT_JOBS = 20;

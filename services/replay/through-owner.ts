@@ -49,7 +49,7 @@ export async function replayThroughOwner(config: Config, request: ReplayRequest,
     if (reply.status !== 200) throw new CommandFailedError(`the service lost the replay (${reply.status} ${reply.body.code}); its schemas may be left behind`, ExitCode.unavailable);
     job = reply.body.data.job!;
   }
-  if (job.state === 'cancelled') throw signal?.reason instanceof ReplayCancelledError ? signal.reason : new ReplayCancelledError('a cancel');
+  if (job.state === 'cancelled') throw signal?.reason instanceof ReplayCancelledError ? signal.reason : new ReplayCancelledError('cancelled on the admin API');
   if (job.state === 'failed') {
     if (job.error?.option) throw new ReplayInputError(job.error.option, job.error.message);
     throw new CommandFailedError(`the replay failed in the service: ${job.error?.message}`, ExitCode.failure);

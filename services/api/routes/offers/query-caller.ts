@@ -1,4 +1,3 @@
-import { keyHashSecretOf } from '../../../../platform/config/key-hash-secret.js';
 import { ApiError, forbidden, unauthorized } from '../../../../platform/http/errors.js';
 import type { Runtime } from '../../../../platform/runtime.js';
 import type { ApplicationStatus, DeveloperStatus, ServeEnvironment } from '../../../../schemas/generated/events.js';
@@ -70,15 +69,15 @@ async function checkPlacement(runtime: Runtime, caches: ReadCaches, applicationI
  *   placement (403 APPLICATION_NOT_SERVING when none is designated); `X-SVC-Test` does not matter.
  * - No key: live; `X-SVC-Test: true` without a key is 401 ENV_MISMATCH.
  * - Unknown, revoked or malformed key: 401 UNAUTHORIZED.
- * Keys and placements come through `caches`, emptied by every accounts commit; `lookupKey` may
- * hand back the check the rate limit already made of the same request's key.
+ * Placements come through `caches`, emptied by every accounts commit; keys through `lookupKey`
+ * (the same caches, and the check the rate limit already made of this request's key).
  */
 export async function resolveQueryCaller(
   runtime: Runtime,
   caches: ReadCaches,
   headers: Headers,
   placementId: string | undefined,
-  lookupKey: (key: string) => Promise<KeyLookup> = (key) => caches.lookupKey(runtime.db, keyHashSecretOf(runtime.config), key),
+  lookupKey: (key: string) => Promise<KeyLookup>,
 ): Promise<QueryCaller> {
   const authorization = header(headers, 'authorization');
   const testHeader = saysTest(headers);

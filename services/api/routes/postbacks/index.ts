@@ -121,13 +121,10 @@ export async function postbackRoutes(app: FastifyInstance, { runtime, refusals }
     method: ['PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'],
     url: '/:partner_id',
     schema: otherMethodsSchema,
-    // Before the body is read: whatever it carries (compressed, too large, not JSON), the answer is 405.
-    onRequest: async () => {
-      throw methodNotAllowed();
-    },
-    handler: async () => {
-      throw methodNotAllowed();
-    },
+    // Before the body is read: whatever it carries (compressed, too large, not JSON), the answer is
+    // 405. Fastify requires a handler; it is never reached.
+    onRequest: refuseMethod,
+    handler: refuseMethod,
   });
   // Whatever no route above takes under the prefix (TRACE, QUERY, WebDAV methods, a path with
   // more segments) belongs to this plugin only with a not-found handler of its own: the app's
@@ -137,6 +134,10 @@ export async function postbackRoutes(app: FastifyInstance, { runtime, refusals }
     throw noPartnerPath();
   });
 }
+
+const refuseMethod = async () => {
+  throw methodNotAllowed();
+};
 
 /** Query and form fields of one compatibility POST; a name in both counts as repeated. */
 function mergeParams(query: Record<string, string | string[]>, form: Record<string, string | string[]>): Record<string, string | string[]> {

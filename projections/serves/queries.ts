@@ -23,9 +23,17 @@ export async function findServeByLinkCode(sql: Sql, code: string): Promise<Serve
   return rows[0];
 }
 
-/** Which of `codes` a served card's tracked short link already holds (minting checks before use). */
+/**
+ * Which of `codes` a served card's tracked short link already holds (minting checks before use).
+ * One index probe per code, written as a semi-join: link_code is not unique, so before the table's
+ * first ANALYZE (a new database, a swapped-in replay) `link_code = ANY(…)` was planned as a
+ * sequential scan of every served card, once per refill of the link code reserve.
+ */
 export async function servedLinkCodes(sql: Sql, codes: string[]): Promise<string[]> {
   if (codes.length === 0) return [];
-  const { rows } = await sql.query<{ link_code: string }>('SELECT link_code FROM served_instances WHERE link_code = ANY($1::text[])', [codes]);
+  const { rows } = await sql.query<{ link_code: string }>(
+    'SELECT code AS link_code FROM unnest($1::text[]) AS code WHERE EXISTS (SELECT 1 FROM served_instances WHERE link_code = code)',
+    [codes],
+  );
   return rows.map((row) => row.link_code);
 }

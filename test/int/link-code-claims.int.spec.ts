@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLAIM_TTL_SECONDS, claimLinkCodes } from '../../commands/serves/link-code-claims.js';
 import { mintLinkCodes } from '../../commands/serves/serve.js';
+import type { Sql } from '../../platform/db/db.js';
+import { servedLinkCodes } from '../../projections/serves/queries.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 
 /**
@@ -50,5 +52,23 @@ describe('link code claims', () => {
     const { rows } = await database.db.query<{ code: string }>(`SELECT code FROM link_code_claims WHERE code = 'agedXX01'`);
     expect(rows).toEqual([]);
     expect([...(await claimLinkCodes(database.db, ['agedXX01']))]).toEqual(['agedXX01']);
+  });
+
+  it('the served-code check probes the index even before the table has statistics (no scan of every card)', async () => {
+    // A new database, or read models a replay swapped in, has no statistics until its first ANALYZE.
+    await database.db.exec('ALTER TABLE served_instances SET (autovacuum_enabled = false)');
+    await database.db.query(
+      `INSERT INTO served_instances (offer_instance_id, application_id, offer_id, served_at, environment, anonymous, link_code)
+       SELECT 'bulk-' || i, 'app', 'offer', now(), 'live', false, 'bulk' || lpad(i::text, 6, '0') FROM generate_series(1, 50000) AS i`,
+    );
+    const statements: { text: string; params: unknown[] }[] = [];
+    const recording: Sql = { ...database.db, query: (text: string, params?: unknown[]) => (statements.push({ text, params: params ?? [] }), database.db.query(text, params)) } as Sql;
+    const codes = Array.from({ length: 256 }, (_, i) => `bulk${String(i * 100 + 1).padStart(6, '0')}`);
+    expect((await servedLinkCodes(recording, [...codes, 'absent01'])).sort()).toEqual([...codes].sort());
+    expect(statements).toHaveLength(1);
+    const { rows } = await database.db.query<{ 'QUERY PLAN': unknown }>(`EXPLAIN (FORMAT JSON) ${statements[0]!.text}`, statements[0]!.params);
+    const plan = JSON.stringify(rows[0]!['QUERY PLAN']);
+    expect(plan).toContain('served_instances_by_link_code');
+    expect(plan).not.toContain('Seq Scan');
   });
 });

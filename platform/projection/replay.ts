@@ -6,7 +6,7 @@ import { pointInTimeBounds, type PointInTime } from './point-in-time.js';
 import { listPositions, positionsIn, samePositions, type Position, type Positions } from './positions.js';
 import type { Projection } from './projection.js';
 import { startRebuild, type RebuildProgress } from './rebuild.js';
-import { buildIndexes, createReplaySchema, currentSchema, describeKeptSchema, dropSchemas, heartbeatWhileRunning, snapshotLive } from './replay-schema.js';
+import { analyzeTables, buildIndexes, createReplaySchema, currentSchema, describeKeptSchema, dropSchemas, heartbeatWhileRunning, snapshotLive } from './replay-schema.js';
 import { swapIntoLive } from './swap.js';
 
 export interface ReplayOptions {
@@ -176,6 +176,7 @@ async function rebuildInto(
     if (plan) {
       await reach(plan.bounds);
       await buildIndexes(db, deferredIndexes);
+      await analyzeTables(db, schema, tableNames);
       signal?.throwIfAborted();
       rebuiltAt = Date.now();
       positions = plan.bounds;
@@ -188,6 +189,7 @@ async function rebuildInto(
       positions = await snapshotLive(db, live, copy, tableNames, names);
       await reach(positions);
       await buildIndexes(db, deferredIndexes);
+      await analyzeTables(db, schema, tableNames);
       signal?.throwIfAborted();
       rebuiltAt = Date.now();
       if (!samePositions(positions, await positionsIn(db, schema, names))) {

@@ -221,6 +221,15 @@ describe.each([['kafka'], ['sql']] as const)('replay on the %s log', (eventLog) 
     expect(repaired.rows).toEqual([{ payout_amount: damaged.payout_amount }]);
     // The swapped-in tables have every index the live ones had, under the same names.
     expect(await ledgerIndexes('public')).toEqual(indexesBefore);
+    // …and the planner's statistics: new tables have none until analyzed (reltuples -1, no pg_stats rows).
+    const analyzed = await t.runtime.db.query<{ table: string; reltuples: number; columns: string }>(
+      `SELECT c.relname AS table, c.reltuples, (SELECT count(*) FROM pg_stats s WHERE s.schemaname = 'public' AND s.tablename = c.relname) AS columns
+       FROM pg_class c WHERE c.oid IN ('public.conversions'::regclass, 'public.postback_log'::regclass) ORDER BY c.relname`,
+    );
+    for (const table of analyzed.rows) {
+      expect(table.reltuples, table.table).toBeGreaterThan(0);
+      expect(Number(table.columns), table.table).toBeGreaterThan(0);
+    }
     // The damaged table was retired, not lost.
     // The rebuilt schema's tables are live: kept are the live tables as they were and their snapshot.
     expect(report.kept).toEqual([`${report.schema}_live`, `${report.schema}_retired`]);

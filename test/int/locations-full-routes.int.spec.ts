@@ -197,6 +197,15 @@ describe('with the real excerpt loaded', () => {
       expect(ids(body)).toEqual(['21137', '9061213', '9061240']); // California, then its neighborhoods by canonical name
       expect(ids((await search('q=new&target_types=State,Province')).body)).toEqual(['20116', '21163', '21164', '21165', '20035', '21167', '20117']);
       expect(ids((await search('q=new&target_types=state')).body)).toEqual([]);
+      // A well-formed country no active location has is unknown, as in LEGACY: 404, not an empty page.
+      const unknown = await search('q=cal&country=ZZ');
+      expect(unknown.status).toBe(404);
+      expect(unknown.body).toEqual({ code: 'NOT_FOUND', message: 'country ZZ has no active location in the FULL catalog', data: {}, extra: {} });
+    });
+
+    it('folds compatibility forms of q as LEGACY does (full-width letters)', async () => {
+      expect(ids((await search('q=%EF%BC%A2%EF%BC%A1%EF%BC%B6%EF%BC%A1%EF%BC%B2%EF%BC%A9%EF%BC%A1')).body)).toEqual(ids((await search('q=bavaria')).body));
+      expect(ids((await search('q=bavaria')).body)).toContain('20229');
     });
 
     it('browses the exact verified children of a parent', async () => {
@@ -305,7 +314,7 @@ describe('with the real excerpt loaded', () => {
       ['q=cal&limit=5&limit=6', 'limit is given more than once'],
       ['', 'q is required in FULL search unless parent_location_id is given'],
       ['q=', 'q must not be empty; leave it out instead'],
-      ['q=%21%21', 'q must contain at least one letter or digit'],
+      ['q=%21%21', 'q must contain a letter or a digit'],
       ['q=cal&country=us', 'country must be an ISO 3166-1 alpha-2 code in upper case, got "us"'],
       ['q=cal&country=USA', 'country must be an ISO 3166-1 alpha-2 code in upper case, got "USA"'],
       ['q=cal&limit=0', 'limit must be an integer from 1 to 50, got "0"'],

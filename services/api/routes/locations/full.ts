@@ -55,8 +55,9 @@ function locationId(value: string | undefined, name: string): string {
 function searchConstraints(query: LocationQuery): SearchConstraints {
   const rawQ = nonEmpty(query, 'q');
   const parentId = matching(query, 'parent_location_id', LOCATION_ID_PATTERN, 'a numeric location id') ?? null;
-  const q = rawQ === undefined ? null : normalizeSearchText(rawQ);
-  if (q === '') throw badRequest('q must contain at least one letter or digit');
+  // Compatibility forms first (full-width "ＢＡＶ" is "BAV"), as LEGACY folds q; the catalog's names are folded without it.
+  const q = rawQ === undefined ? null : normalizeSearchText(rawQ.normalize('NFKC'));
+  if (q === '') throw badRequest('q must contain a letter or a digit');
   if (q === null && parentId === null) throw badRequest('q is required in FULL search unless parent_location_id is given');
   const targetTypes = listParam(query, 'target_types');
   return {
@@ -101,6 +102,10 @@ export async function search(context: LocationContext, query: LocationQuery): Pr
   // Browsing under an id the catalog does not have is an unknown id, as in LEGACY: 404, not an empty page.
   if (constraints.parentId !== null && activeRow(index, constraints.parentId) === undefined) {
     throw notFound(`parent_location_id ${constraints.parentId} is not an active location of the FULL catalog`);
+  }
+  // Likewise a country no active location has: 404, as LEGACY answers for a country it does not have.
+  if (constraints.country !== null && index.countries.find(constraints.country) === undefined) {
+    throw notFound(`country ${constraints.country} has no active location in the FULL catalog`);
   }
   const cache = pageCacheOf(index);
   const pageKey = JSON.stringify([key, limit, cursor ?? null, extra]);

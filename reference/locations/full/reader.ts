@@ -17,6 +17,8 @@ import { stringInterner } from '../interner.js';
 const RELEASE_TTL_MS = 1_000;
 /** How long that look may take before the held index is served without an answer. */
 const CHECK_DEADLINE_MS = 1_000;
+/** How long the request that finds a new release waits for its index before being answered from the one held. */
+const NEW_RELEASE_WAIT_MS = 300;
 /**
  * Rows per query. A batch's driver objects (a row object and a string per field) live until the
  * batch is copied into columns; a batch of a few MB can die in the young generation, where one of
@@ -155,7 +157,14 @@ export interface FullReader {
 const sameState = (index: FullIndex | undefined, state: State) =>
   index !== undefined && index.release.releaseId === state.release.releaseId && index.legacyFingerprint === state.legacyFingerprint;
 
-export function createFullReader(db: Db, { log = (_line: string) => {} } = {}): FullReader {
+export interface FullReaderOptions {
+  log?: (line: string) => void;
+  /** The clock the once-a-second look goes by. */
+  now?: () => number;
+  newReleaseWaitMs?: number;
+}
+
+export function createFullReader(db: Db, { log = () => {}, now = Date.now, newReleaseWaitMs = NEW_RELEASE_WAIT_MS }: FullReaderOptions = {}): FullReader {
   let index: FullIndex | undefined;
   let checkedUntil = 0;
   let checking: Promise<State | undefined> | undefined;
@@ -173,13 +182,13 @@ export function createFullReader(db: Db, { log = (_line: string) => {} } = {}): 
       const built = await loadFullIndex(db);
       if (built) log(`geo catalog: FULL index of ${built.release.sourceFileDate} ${built.timings.restored ? 'loaded' : 'built'} in memory (${built.size} locations) in ${((performance.now() - started) / 1000).toFixed(1)} s`);
       index = built;
-      checkedUntil = Date.now() + RELEASE_TTL_MS;
+      checkedUntil = now() + RELEASE_TTL_MS;
       return built;
     })().finally(() => (building = undefined)));
 
   return {
     async current({ fresh = false } = {}) {
-      if (!fresh && index && checkedUntil > Date.now()) return index;
+      if (!fresh && index && checkedUntil > now()) return index;
       let state: State | undefined;
       if (!fresh && index) {
         // A release is only replaced by a load: while the database cannot say in time (down or
@@ -187,7 +196,7 @@ export function createFullReader(db: Db, { log = (_line: string) => {} } = {}): 
         const looked = await settledWithin(check(), CHECK_DEADLINE_MS);
         if (!looked.ok) {
           log(`geo catalog: cannot tell whether the FULL release changed (${looked.why}); serving the one held`);
-          checkedUntil = Date.now() + RELEASE_TTL_MS;
+          checkedUntil = now() + RELEASE_TTL_MS;
           return index;
         }
         state = looked.value;
@@ -199,16 +208,19 @@ export function createFullReader(db: Db, { log = (_line: string) => {} } = {}): 
         return undefined;
       }
       if (sameState(index, state)) {
-        checkedUntil = Date.now() + RELEASE_TTL_MS;
+        checkedUntil = now() + RELEASE_TTL_MS;
         return index;
       }
       const pending = build();
-      // The previous release keeps serving while the new one is indexed, unless asked for the newest.
+      // The previous release keeps serving while the new one is indexed, unless asked for the
+      // newest; a build quick enough (a small catalog, a restored snapshot) answers this request already.
       if (index && !fresh) {
-        checkedUntil = Date.now() + RELEASE_TTL_MS;
+        const held = index;
+        checkedUntil = now() + RELEASE_TTL_MS;
         // A failed build is retried by the next check; the serving index stays.
         pending.catch((error: unknown) => log(`geo catalog: FULL index build failed: ${String(error)}`));
-        return index;
+        const built = await settledWithin(pending, newReleaseWaitMs);
+        return built.ok && built.value ? built.value : held;
       }
       return pending;
     },

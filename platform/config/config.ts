@@ -31,7 +31,7 @@ export const settings = {
   geoCatalogFile: optionalFile('GEO_CATALOG_FILE', 'Geo-target catalog release (CSV or zip) loaded before the location routes serve.'),
   geoCatalogSha256: optionalHex('GEO_CATALOG_SHA256', 'Expected sha256 of GEO_CATALOG_FILE; the loader refuses a file that differs.', 64),
   geoIndexCacheDir: optionalText('GEO_INDEX_CACHE_DIR', 'Folder where the built location indexes are kept, so a restart loads them instead of building them again (one folder per database). Unset: DATA_DIR/geo-index on the embedded default, none with DATABASE_URL; `off`: none.'),
-  keyHashSecret: optionalSecret('KEY_HASH_SECRET', 'Server-side secret that keys API-key hashes. Required with DATABASE_URL; the embedded default keeps one in DATA_DIR.', 32),
+  keyHashSecret: optionalSecret('KEY_HASH_SECRET', 'Server-side secret that keys API-key hashes. 32 characters or more; required with DATABASE_URL; the embedded default keeps one in DATA_DIR.', 32),
   adminToken: optionalSecret('ADMIN_TOKEN', 'Bearer token of the internal admin API, at least 24 characters (e.g. openssl rand -hex 24). Unset: the admin API is off.', 24),
   metricsToken: optionalSecret('METRICS_TOKEN', 'Bearer token GET /metrics asks for, at least 24 characters (Prometheus: authorization.credentials). Unset: /metrics answers anyone who reaches the port.', 24),
   locationRateLimit: integer('LOCATION_RATE_LIMIT', 'Requests per client address per minute on the public location routes.', 600, 1, 1_000_000),

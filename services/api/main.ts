@@ -1,5 +1,6 @@
 import { smallCliArgs } from '../../platform/cli/small-cli.js';
 import { loadConfigOrExit } from '../../platform/config/config.js';
+import { listenOrRefuse } from '../../platform/http/listen.js';
 import { openRuntime } from '../../platform/runtime.js';
 import { shutDownWithin } from '../../platform/shutdown.js';
 import { exitOnStartupFailure } from '../../platform/startup.js';
@@ -66,4 +67,6 @@ async function shutdown(signal: string) {
 process.on('SIGTERM', () => void shutdown('SIGTERM'));
 process.on('SIGINT', () => void shutdown('SIGINT'));
 
-await app.listen({ port: config.port, host: config.host });
+await listenOrRefuse(app, { port: config.port, host: config.host }, 'PORT', 'stop what holds it, or choose another port').catch((error: unknown) =>
+  exitOnStartupFailure(error, 'the API'),
+);

@@ -1,8 +1,8 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import { errorHandling } from '../../platform/http/error-handler.js';
+import { listenOrRefuse } from '../../platform/http/listen.js';
 import { httpMetrics } from '../../platform/http/metrics-plugin.js';
 import type { Runtime } from '../../platform/runtime.js';
-import { BackendUnavailableError } from '../../platform/startup.js';
 import { healthRoutes } from '../api/routes/health/index.js';
 import type { ProjectionHealth } from './projection-health.js';
 
@@ -24,11 +24,6 @@ export async function serveProjectorHttp(runtime: Runtime, health: ProjectionHea
     },
   });
   const { host, projectorPort: port } = runtime.config;
-  try {
-    await app.listen({ host, port });
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;
-    throw new BackendUnavailableError('PROJECTOR_PORT', `${port} on ${host} is taken by another process`, 'choose another port (each projector on a host needs its own), or 0 for none');
-  }
+  await listenOrRefuse(app, { host, port }, 'PROJECTOR_PORT', 'choose another port (each projector on a host needs its own), or 0 for none');
   return app;
 }

@@ -65,3 +65,15 @@ it('with GEO_INDEX_CACHE_DIR, a restart loads the location indexes saved by the 
   expect(await bodies(second.base)).toEqual(expected);
   await second.service.stop();
 });
+
+it('npm start on a port another process holds exits 4 with one line naming PORT, not a stack trace', async () => {
+  const first = await start();
+  const port = new URL(first.base).port;
+  const environment = testEnvironment(database, `t${randomBytes(4).toString('hex')}.`, { env: { PORT: port, REDIS_URL: '' } });
+  const second = startServiceProcess('services/api/main.ts', environment);
+  started.push(second);
+  expect(await second.exited).toBe(4);
+  expect(second.output()).toContain(`error: cannot start the API: PORT: ${port} on 127.0.0.1 is taken by another process; stop what holds it, or choose another port`);
+  expect(second.output()).not.toMatch(/\n\s+at /);
+  await first.service.stop();
+});

@@ -27,6 +27,6 @@ function requireSharedData() {
   if (existsSync(GEO_EXCERPT_FILE)) return;
   throw new Error(
     `the tests read the geo-target excerpt from ${GEO_EXCERPT_FILE}, which is missing: ` +
-      'check out the project beside its shared/ folder (shared/data/geo/…) and run the tests again',
+      'check out the project beside the shared/ folder (shared/data/geo/…), or set SHARED_DIR to where it is, and run the tests again',
   );
 }

@@ -87,7 +87,7 @@ export async function search(context: LocationContext, query: LocationQuery): Pr
   assertAllowedParameters(query, SEARCH_PARAMETERS, SEARCH_LEGACY_ONLY);
   const constraints = searchConstraints(query);
   const limit = integerParam(query, 'limit', { min: 1, max: 50, fallback: 20 });
-  const cursor = nonEmpty(query, 'cursor');
+  const cursor = nonEmpty(query, 'cursor', 'leave it out for the first page');
   const extra = localeExtra(query);
   let index = await catalog(context);
   const key = constraintsKey({ ...constraints });

@@ -36,9 +36,9 @@ export function single(query: LocationQuery, name: string): string | undefined {
  * Like single(), but an empty value is a 400: `cursor=` is a lost cursor, not a first page (a
  * client restarting silently would see every result twice), and `q=` is no search text.
  */
-export function nonEmpty(query: LocationQuery, name: string): string | undefined {
+export function nonEmpty(query: LocationQuery, name: string, advice?: string): string | undefined {
   const value = single(query, name);
-  if (value === '') throw badRequest(`${name} must not be empty; leave it out instead`);
+  if (value === '') throw badRequest(`${name} must not be empty${advice ? `; ${advice}` : ''}`);
   return value;
 }
 

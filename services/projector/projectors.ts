@@ -26,11 +26,11 @@ export interface RunningProjectors {
   stop(): Promise<void>;
 }
 
-export async function startProjectors(runtime: Runtime, hooks: ProjectorHooks = {}): Promise<RunningProjectors> {
+export async function startProjectors(runtime: Runtime, hooks: ProjectorHooks = {}, only: readonly Projection[] = projections): Promise<RunningProjectors> {
   // Side by side: on Kafka each joins its own consumer group, and after a crash every join waits
   // out the dead member's session; one after another, those waits would add up.
   const running = await startAll(
-    projections.map((projection) => () =>
+    only.map((projection) => () =>
       startProjection(projection, {
         db: runtime.db,
         eventLog: runtime.eventLog,

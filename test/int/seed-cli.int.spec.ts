@@ -35,4 +35,25 @@ describe('npm run seed', () => {
     expect(ownLines(second.stderr)).toEqual(['error: this database already holds a seeded data set (developer dev0@house.example); seed a fresh DATA_DIR or database']);
     expect(await developerEmails()).toEqual(seeded);
   }, 400_000);
+
+  it('a second run into a database whose seeded events are not projected yet (a seed killed while appending) exits 2 too', async () => {
+    const unprojected = await createTestDatabase();
+    try {
+      const unprojectedEnv = testEnvironment(unprojected, `t${randomBytes(4).toString('hex')}.`, { eventLog: 'sql' });
+      // --no-project leaves the log as a killed seed does: events no read model has applied.
+      const first = await runCli('services/admin/seed/main.ts', ['--offers', '5', '--serves', '20', '--no-progress', '--no-project'], unprojectedEnv, 180_000);
+      expect(first.status, first.stderr).toBe(0);
+      const logged = async () => (await unprojected.db.query<{ events: number }>('SELECT count(*)::int AS events FROM event_log')).rows[0]!.events;
+      const before = await logged();
+      const second = await runCli('services/admin/seed/main.ts', ['--offers', '5', '--serves', '20', '--no-progress'], unprojectedEnv, 180_000);
+      expect(second.status, second.stderr).toBe(2);
+      expect(ownLines(second.stderr)).toEqual(['error: this database already holds a seeded data set (developer dev0@house.example); seed a fresh DATA_DIR or database']);
+      // Nothing appended by the second run, and every developer registered once.
+      expect(await logged()).toBe(before);
+      const { rows } = await unprojected.db.query<{ copies: number }>('SELECT count(*)::int AS copies FROM account_developers GROUP BY email ORDER BY 1 DESC LIMIT 1');
+      expect(rows).toEqual([{ copies: 1 }]);
+    } finally {
+      await unprojected.drop();
+    }
+  }, 400_000);
 });

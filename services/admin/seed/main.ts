@@ -3,6 +3,7 @@ import { loadConfigOrExit } from '../../../platform/config/config.js';
 import { openRuntime } from '../../../platform/runtime.js';
 import { ExitCode, exitOnStartupFailure } from '../../../platform/startup.js';
 import { awaitCaughtUp } from '../../../platform/projection/catch-up.js';
+import { accountsProjection } from '../../../projections/accounts/projection.js';
 import { findDeveloperByEmail } from '../../../projections/accounts/queries.js';
 import { projections, startProjectors } from '../../projector/projectors.js';
 import { HOUSE_EMAIL, seedAccounts } from './accounts.js';
@@ -56,7 +57,7 @@ const started = performance.now();
 try {
   // The seed appends its events without the commands' checks (a bulk load): a second run into the
   // same database would register every developer's email again.
-  if (await findDeveloperByEmail(runtime.db, HOUSE_EMAIL)) {
+  if (await seededBefore()) {
     process.stderr.write(`error: this database already holds a seeded data set (developer ${HOUSE_EMAIL}); seed a fresh DATA_DIR or database\n`);
     process.exitCode = ExitCode.invalidInput;
   } else {
@@ -64,6 +65,21 @@ try {
   }
 } finally {
   await runtime.close();
+}
+
+/**
+ * Whether the log already holds a seeded data set, projected or not: a seed killed while
+ * appending leaves events no read model has applied, so the accounts read model is brought to the
+ * log's end before it is asked (the house developer is the first event a seed appends).
+ */
+async function seededBefore(): Promise<boolean> {
+  const projectors = await startProjectors(runtime, {}, [accountsProjection]);
+  try {
+    await awaitCaughtUp(runtime, [accountsProjection], PROJECT_TIMEOUT_MS);
+  } finally {
+    await projectors.stop();
+  }
+  return (await findDeveloperByEmail(runtime.db, HOUSE_EMAIL)) !== undefined;
 }
 
 async function seedDataSet() {

@@ -31,14 +31,31 @@ interface Envelope {
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/**
+ * What the CLI says when the service's socket fails under a command (the service stopped or was
+ * killed): refused before anything was sent, the command was not run; once sent, it may have
+ * been applied (its events appended) before the answer was lost, so look before running it again.
+ */
+export function ownerLost(command: string, error: unknown): CommandFailedError {
+  const { code, message } = error as NodeJS.ErrnoException;
+  if (code === 'ECONNREFUSED' || code === 'ENOENT') {
+    return new CommandFailedError(`the service that holds DATA_DIR is not answering on its socket (${message}); ${command} was not run: run it again`, ExitCode.unavailable);
+  }
+  return new CommandFailedError(
+    `the service that holds DATA_DIR stopped answering before it replied (${message}); ${command} may or may not have been applied: look (e.g. offer:explain-targeting, the read routes) before running it again`,
+    ExitCode.unavailable,
+  );
+}
+
 /** Sends the command to the service that owns DATA_DIR, over its owner socket. */
 async function runOnOwner(config: Config, command: Command, input: unknown, deadline: number): Promise<Record<string, unknown>> {
   for (;;) {
+    const token = readOwnerToken(config.dataDir);
     const reply = await requestOwner<Envelope>(config.dataDir, 'POST', `/commands/${encodeURIComponent(command.name)}`, {
       body: input,
-      token: readOwnerToken(config.dataDir),
+      token,
       timeoutMs: 120_000,
-    });
+    }).catch((error: unknown) => Promise.reject(ownerLost(command.name, error)));
     if (reply.status === 200) return reply.body.data;
     // Still opening its database: wait for it rather than fail a command typed a second early.
     if (reply.body.code === 'OWNER_NOT_READY' && Date.now() < deadline) {

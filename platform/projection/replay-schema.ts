@@ -185,11 +185,22 @@ export async function describeKeptSchema(sql: Sql, schema: string, about: string
   await sql.query(`COMMENT ON SCHEMA ${escapeIdentifier(schema)} IS ${escapeLiteral(`${ABOUT_MARK}${about}`)}`);
 }
 
-/** The kept schemas with what each holds (null: a replay that stopped before saying, e.g. killed), oldest first. */
+/**
+ * The kept schemas with what each holds, oldest first. A replay that stopped without finishing
+ * (killed) left its last heartbeat, on its schema or the one its `_live` copy belongs to: that
+ * one holds a partial rebuild, said so. null: nothing to say (a schema described before this build).
+ */
 export async function describedKeptSchemas(sql: Sql): Promise<{ schema: string; about: string | null }[]> {
   const replays = await replayRows(sql);
   const kept = new Set(classify(replays).kept);
-  return replays.filter((row) => kept.has(row.name)).map((row) => ({ schema: row.name, about: row.mark?.startsWith(ABOUT_MARK) ? row.mark.slice(ABOUT_MARK.length) : null }));
+  const marks = new Map(replays.map((row) => [row.name, row.mark]));
+  const about = (name: string): string | null => {
+    const mark = marks.get(name) ?? marks.get(name.replace(/_(live|retired)$/, '')) ?? null;
+    if (mark?.startsWith(ABOUT_MARK) && marks.get(name) === mark) return mark.slice(ABOUT_MARK.length);
+    if (mark?.startsWith(RUNNING_MARK)) return `left by a replay that stopped before it finished (its last heartbeat ${mark.slice(RUNNING_MARK.length)}): partial, drop it`;
+    return null;
+  };
+  return replays.filter((row) => kept.has(row.name)).map((row) => ({ schema: row.name, about: about(row.name) }));
 }
 
 /** The replay schemas: those kept (point in time, --keep, an interrupted replay's) and those a replay is still writing, oldest first. */

@@ -137,8 +137,11 @@ describe.each([['kafka'], ['sql']] as const)('replay on the %s log', (eventLog) 
     await createReplaySchema(t.runtime.db, 'public', schema, ledgerProjection.tables, { running: true });
     try {
       expect((await replaySchemas(t.runtime.db)).running).toContain(schema);
-      await t.runtime.db.query(`COMMENT ON SCHEMA ${schema} IS 'offer-ledger replay under way, heartbeat ${new Date(Date.now() - 61_000).toISOString()}'`);
+      const lastBeat = new Date(Date.now() - 61_000).toISOString();
+      await t.runtime.db.query(`COMMENT ON SCHEMA ${schema} IS 'offer-ledger replay under way, heartbeat ${lastBeat}'`);
       expect((await replaySchemas(t.runtime.db)).kept).toContain(schema);
+      // Listed as what it is: a partial rebuild to drop.
+      expect(await describedKeptSchemas(t.runtime.db)).toContainEqual({ schema, about: `left by a replay that stopped before it finished (its last heartbeat ${lastBeat}): partial, drop it` });
     } finally {
       await dropSchemas(t.runtime.db, [schema]);
     }

@@ -197,10 +197,10 @@ describe('with the real excerpt loaded', () => {
       expect(ids(body)).toEqual(['21137', '9061213', '9061240']); // California, then its neighborhoods by canonical name
       expect(ids((await search('q=new&target_types=State,Province')).body)).toEqual(['20116', '21163', '21164', '21165', '20035', '21167', '20117']);
       expect(ids((await search('q=new&target_types=state')).body)).toEqual([]);
-      // A well-formed country no active location has is unknown, as in LEGACY: 404, not an empty page.
+      // country narrows the results (it is not an id): one no active location has narrows them to none.
       const unknown = await search('q=cal&country=ZZ');
-      expect(unknown.status).toBe(404);
-      expect(unknown.body).toEqual({ code: 'NOT_FOUND', message: 'country ZZ has no active location in the FULL catalog', data: {}, extra: {} });
+      expect(unknown.status).toBe(200);
+      expect(ids(unknown.body)).toEqual([]);
     });
 
     it('folds compatibility forms of q as LEGACY does (full-width letters)', async () => {

@@ -103,10 +103,6 @@ export async function search(context: LocationContext, query: LocationQuery): Pr
   if (constraints.parentId !== null && activeRow(index, constraints.parentId) === undefined) {
     throw notFound(`parent_location_id ${constraints.parentId} is not an active location of the FULL catalog`);
   }
-  // Likewise a country no active location has: 404, as LEGACY answers for a country it does not have.
-  if (constraints.country !== null && index.countries.find(constraints.country) === undefined) {
-    throw notFound(`country ${constraints.country} has no active location in the FULL catalog`);
-  }
   const cache = pageCacheOf(index);
   const pageKey = JSON.stringify([key, limit, cursor ?? null, extra]);
   return cache.get(pageKey) ?? cache.set(pageKey, searchPage(index, constraints, key, limit, after, extra));

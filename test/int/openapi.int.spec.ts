@@ -236,6 +236,16 @@ describe('GET /openapi.json', () => {
     // 4XX: the HTTP layer's own 408 for a request whose line and headers stall (its other refusals there are postback reasons).
     expect(statuses('post')).toEqual(['200', '400', '403', '404', '408', '409', '413', '415', '417', '422', '500', '503', '4XX']);
     expect(statuses('get')).toEqual(['200', '400', '403', '404', '409', '417', '422', '500', '503', '4XX']);
+    // The explicit 408 is read before 4XX: it takes the HTTP layer's header-stall answer as well as the postback one.
+    const timeout = (document.paths[path]!.post!.responses['408'] as { content: Record<string, { schema: object }> }).content['application/json']!.schema;
+    const validate = ajv.compile(timeout);
+    expect(validate({ code: 'REQUEST_TIMEOUT', message: 'the request did not arrive in time', data: {}, extra: {} }), JSON.stringify(validate.errors)).toBe(true);
+    const bodyStall = {
+      code: 'REQUEST_TIMEOUT', message: 'request_timeout', data: {},
+      extra: { result: 'rejected', reason: 'request_timeout', correlation_id: '01a20000-0000-7000-8000-000000000001', retryable: false, event_logged: false },
+    };
+    expect(validate(bodyStall), JSON.stringify(validate.errors)).toBe(true);
+    expect(validate({ ...bodyStall, extra: { reason: 'request_timeout' } })).toBe(false);
   });
 });
 

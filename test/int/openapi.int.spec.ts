@@ -217,6 +217,12 @@ describe('GET /openapi.json', () => {
     expect(Object.entries(security).filter(([operation, requirement]) => !secured.includes(operation) && requirement !== undefined)).toEqual([]);
   });
 
+  it('requires on the offer info route what the reference requires when details are returned (it answers only such offers)', () => {
+    const ok = (document.paths['/v1/offers/info']!.get!.responses['200'] as { content: Record<string, { schema: { properties: { data: { required: string[]; properties: { offer_info: { required: string[] } } } } } }> }).content['application/json']!.schema;
+    expect(ok.properties.data.required).toEqual(expect.arrayContaining(['offer_id', 'version', 'offer_info', 'entity', 'goals']));
+    expect(ok.properties.data.properties.offer_info.required).toEqual(expect.arrayContaining(['status', 'title', 'category', 'description']));
+  });
+
   it('documents the postback route: the current JSON contract, and the compatibility shapes as not current', () => {
     const path = '/v1/postback/{partner_id}';
     const operation = (method: string) => document.paths[path]![method] as unknown as { parameters: { name: string; in: string }[]; deprecated?: boolean; description: string; requestBody: { content: Record<string, { schema: { properties: object; additionalProperties?: boolean } }> } };

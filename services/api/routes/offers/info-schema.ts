@@ -26,8 +26,12 @@ export const infoQuerystring = Type.Object(
   { ...closed, description: 'at least one; both must identify the same offer' },
 );
 
-// The offer object of the instance route without its instance id, with this route's action.
+// The offer object of the instance route without its instance id, with this route's action. This
+// route answers only offers with details (the others are 404), so what the reference requires
+// "when details are returned" is required here.
 const { offer_instance_id: _instanceId, action: _cardAction, ...offerFields } = instanceOffer.properties;
+const withDetails = Type.Required(Type.Pick(instanceOffer, ['version', 'entity', 'goals'])).properties;
+const offerInfoWithDetails = Type.Required(instanceOffer.properties.offer_info);
 
 export const infoAction = Type.Object(
   {
@@ -39,7 +43,7 @@ export const infoAction = Type.Object(
   { ...closed, description: 'only when offerurl was given' },
 );
 
-export const infoOffer = Type.Object({ ...offerFields, action: Type.Optional(infoAction) }, closed);
+export const infoOffer = Type.Object({ ...offerFields, ...withDetails, offer_info: offerInfoWithDetails, action: Type.Optional(infoAction) }, closed);
 export type InfoOffer = Static<typeof infoOffer>;
 
 export const infoResponses = withExamples({

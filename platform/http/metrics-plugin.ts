@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Metrics } from '../metrics/metrics.js';
-import { errorStatuses } from './envelope-schema.js';
+import { errorResponses, errorStatuses } from './envelope-schema.js';
 import { ApiError } from './errors.js';
 import { bearerOf, tokenCheck } from './token-check.js';
 
@@ -38,7 +38,8 @@ export const httpMetrics = fp(async (app: FastifyInstance, options: { metrics: M
           description: 'Prometheus text exposition format',
           content: { 'text/plain': { schema: { type: 'string' }, examples: { scrape: { summary: 'an excerpt', value: SCRAPE_EXAMPLE } } } },
         },
-        ...(presentsToken && { ...errorStatuses({ 401: { UNAUTHORIZED: 'Authorization is not Bearer METRICS_TOKEN' } }) }),
+        // The HTTP layer's refusals (417, 431, …) come on this route too: its 4XX and 5XX ranges.
+        ...(presentsToken ? errorStatuses({ 401: { UNAUTHORIZED: 'Authorization is not Bearer METRICS_TOKEN' } }) : errorResponses),
       },
       ...(presentsToken && { security: [{ metricsToken: [] }] }),
     },

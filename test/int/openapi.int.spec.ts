@@ -399,6 +399,8 @@ describe('real answers against the document', () => {
     await replay({ operation: 'GET /healthz', request: { url: '/healthz' }, status: 200 });
     await replay({ operation: 'GET /readyz', request: { url: '/readyz' }, status: 200 });
     await replay({ operation: 'GET /metrics', request: { url: '/metrics' }, status: 200 });
+    // The HTTP layer's refusals (417 for an Expect it cannot meet, 431) come on /metrics too: its ranges say so.
+    expect(Object.keys(document.paths['/metrics']!.get!.responses)).toEqual(['200', '4XX', '5XX']);
   });
 
   it('the location routes, in both catalogs, and their errors', async () => {

@@ -217,6 +217,27 @@ describe('GET /openapi.json', () => {
     expect(Object.entries(security).filter(([operation, requirement]) => !secured.includes(operation) && requirement !== undefined)).toEqual([]);
   });
 
+  it('gives the location object one shape per catalog, with what the reference requires of each', () => {
+    const ok = (document.paths['/v1/locations/{location_id}']!.get!.responses['200'] as { content: Record<string, { schema: object }> }).content['application/json']!.schema;
+    const validate = ajv.compile(ok);
+    const node = { location_id: '2840', name: 'United States', canonical_name: 'United States', country_code: 'US', target_type: 'Country', hierarchy_precision: 1, legacy_level: 'COUNTRY' };
+    const full = { ...node, source_parent_location_id: null, parent_location_id: null, path: [node], chain_status: 'COMPLETE' };
+    const answer = (data: object) => ({ code: 'SUCCESS', message: '', data, extra: {} });
+    const fullData = (location: object) => ({ catalog: 'FULL', catalog_version: 'v1', source_file_date: '2025-07-15', location, path: [node], location_ids: ['2840'] });
+    expect(validate(answer(fullData(full))), JSON.stringify(validate.errors)).toBe(true);
+    const { chain_status: _status, ...withoutStatus } = full;
+    expect(validate(answer(fullData(withoutStatus)))).toBe(false);
+    expect(validate(answer(fullData({ ...full, chain_status: 'UNRESOLVED_SOURCE_PARENT' })))).toBe(false);
+    expect(validate(answer(fullData({ ...full, chain_status: 'UNRESOLVED_SOURCE_PARENT', unresolved_source_parent_location_id: '9075393' })))).toBe(true);
+    expect(validate(answer(fullData({ ...full, level: 'COUNTRY' })))).toBe(false);
+    const legacyNode = { location_id: '2840', name: 'United States', level: 'COUNTRY' };
+    const legacy = { location_id: '2840', name: 'United States', canonical_name: 'United States', country_code: 'US', target_type: 'Country', level: 'COUNTRY', parent_location_id: null, path: [legacyNode] };
+    const legacyData = (location: object) => ({ registry_version: 'v1', source_file_date: '2025-07-15', location, path: [legacyNode], location_ids: ['2840'] });
+    expect(validate(answer(legacyData(legacy))), JSON.stringify(validate.errors)).toBe(true);
+    expect(validate(answer(legacyData({ ...legacy, chain_status: 'COMPLETE' })))).toBe(false);
+    expect(validate(answer(legacyData({ ...legacy, external_codes: { iso_3166_2: 'california' } })))).toBe(false);
+  });
+
   it('requires on the offer info route what the reference requires when details are returned (it answers only such offers)', () => {
     const ok = (document.paths['/v1/offers/info']!.get!.responses['200'] as { content: Record<string, { schema: { properties: { data: { required: string[]; properties: { offer_info: { required: string[] } } } } } }> }).content['application/json']!.schema;
     expect(ok.properties.data.required).toEqual(expect.arrayContaining(['offer_id', 'version', 'offer_info', 'entity', 'goals']));

@@ -1,4 +1,4 @@
-import { Type, type TObject, type TProperties } from '@sinclair/typebox';
+import { Type, type TObject, type TProperties, type TSchema } from '@sinclair/typebox';
 import { errorStatuses, successEnvelope } from '../../../../platform/http/envelope-schema.js';
 import { withExamples, type ResponseExamples } from '../../../../platform/http/response-examples.js';
 import { TAG } from '../../openapi/tags.js';
@@ -9,7 +9,7 @@ import { lookupExamples, resolveExamples, searchExamples } from './examples.js';
  * routes), for the routes' `schema`. The handlers check parameters themselves (each catalog
  * rejects the other's parameters with its own message), so the request schemas only document
  * them; the answers are written as JSON text, so the response schemas are never used to
- * serialize. One schema covers both catalogs: fields marked LEGACY or FULL appear only in that one.
+ * serialize. Each answer has one shape per catalog (the reference's Location object), LEGACY or FULL.
  */
 
 const LOCATION_ID = '^[0-9]+$';
@@ -25,60 +25,90 @@ const subdivisionCodeType = Type.Optional(
   Type.Unsafe<string>({ type: 'string', enum: ['AUTO', 'ISO_3166_2', 'CLDR', 'PROVIDER_SHORT'], default: 'AUTO', description: 'LEGACY only' }),
 );
 
-export const pathNode = Type.Object(
+const levelOf = (description: string) => ({ ...level, description });
+const chainStatus = Type.Unsafe<string>({ type: 'string', enum: ['COMPLETE', 'UNRESOLVED_SOURCE_PARENT'] });
+
+/** A LEGACY path node. */
+export const legacyPathNode = Type.Object({ location_id: locationId('the node\'s id'), name: Type.String(), level: levelOf('the registry level') }, closed);
+/** A FULL path node: only verified relations, never an invented segment. */
+export const fullPathNode = Type.Object(
   {
     location_id: locationId('the node\'s id'),
     name: Type.String(),
-    canonical_name: Type.Optional(Type.String({ description: 'FULL only' })),
-    country_code: Type.Optional(Type.String({ pattern: COUNTRY, description: 'FULL only' })),
-    target_type: Type.Optional(Type.String({ description: 'FULL only' })),
-    level: Type.Optional({ ...level, description: 'LEGACY only' }),
-    hierarchy_precision: Type.Optional(Type.Integer({ minimum: 1, description: 'FULL only' })),
-    legacy_level: Type.Optional({ ...level, description: 'FULL only, when representable' }),
-  },
-  closed,
-);
-
-export const location = Type.Object(
-  {
-    location_id: locationId('numeric id aligned to the source geo-target criteria id'),
-    name: Type.String({ description: 'short display name' }),
     canonical_name: Type.String(),
     country_code: Type.String({ pattern: COUNTRY }),
     target_type: Type.String({ description: 'the raw source target type' }),
-    level: Type.Optional({ ...level, description: 'LEGACY only' }),
-    source_parent_location_id: Type.Optional(nullableId('FULL only: the raw parent id from the source')),
-    parent_location_id: nullableId('LEGACY: the registry parent; FULL: only a verified source-parent edge'),
-    path: Type.Array(pathNode, { description: 'root to self' }),
-    hierarchy_precision: Type.Optional(Type.Integer({ minimum: 1, description: 'FULL only' })),
-    legacy_level: Type.Optional({ ...level, description: 'FULL only, when representable' }),
-    chain_status: Type.Optional(Type.Unsafe<string>({ type: 'string', enum: ['COMPLETE', 'UNRESOLVED_SOURCE_PARENT'], description: 'FULL only' })),
-    unresolved_source_parent_location_id: Type.Optional(locationId('FULL only, when chain_status is UNRESOLVED_SOURCE_PARENT')),
-    external_codes: Type.Optional(
-      Type.Object(
-        {
-          iso_3166_2: Type.Optional(Type.String()),
-          cldr_subdivision: Type.Optional(Type.String()),
-          provider_short: Type.Optional(Type.String()),
-        },
-        { ...closed, description: 'LEGACY only: lookup aliases' },
-      ),
-    ),
+    hierarchy_precision: Type.Integer({ minimum: 1, description: 'one-based verified depth' }),
+    legacy_level: Type.Optional(levelOf('when representable; does not relabel the raw type')),
   },
   closed,
 );
 
-const catalogFields = {
-  catalog: Type.Optional(Type.Literal('FULL', { description: 'FULL only' })),
-  catalog_version: Type.Optional(Type.String({ description: 'FULL only' })),
-  registry_version: Type.Optional(Type.String({ description: 'LEGACY only' })),
-  source_file_date: Type.String({ description: 'the pinned source file date' }),
+const common = {
+  location_id: locationId('numeric id aligned to the source geo-target criteria id'),
+  name: Type.String({ description: 'short display name' }),
+  canonical_name: Type.String({ description: 'provider canonical name' }),
+  country_code: Type.String({ pattern: COUNTRY, description: 'ISO 3166-1 alpha-2, uppercase' }),
+  target_type: Type.String({ description: 'the exact raw source target type' }),
 };
-const chainFields = {
-  location,
-  path: Type.Array(pathNode, { description: 'same as location.path' }),
-  location_ids: Type.Array(Type.String({ pattern: LOCATION_ID }), { description: 'self to root' }),
+
+/** A LEGACY location (COUNTRY, REGION, CITY). */
+export const legacyLocation = Type.Object(
+  {
+    ...common,
+    level: levelOf('COUNTRY, REGION or CITY'),
+    parent_location_id: nullableId('the immediate registry parent'),
+    path: Type.Array(legacyPathNode, { description: 'root to self' }),
+    external_codes: Type.Optional(
+      Type.Object(
+        {
+          iso_3166_2: Type.Optional(Type.String({ pattern: '^[A-Z]{2}-[A-Z0-9]{1,3}$' })),
+          cldr_subdivision: Type.Optional(Type.String({ pattern: '^[A-Z]{2}[A-Z0-9]{1,3}$' })),
+          provider_short: Type.Optional(Type.String({ description: 'country-scoped short code' })),
+        },
+        { ...closed, description: 'lookup aliases' },
+      ),
+    ),
+  },
+  { ...closed, description: 'a LEGACY location' },
+);
+
+/** A FULL location: raw types kept, verified parent chains. */
+export const fullLocation = Type.Object(
+  {
+    ...common,
+    source_parent_location_id: nullableId('the raw parent id from the source'),
+    parent_location_id: nullableId('only a verified active source-parent edge; null when none can be verified'),
+    path: Type.Array(fullPathNode, { description: 'root to self, verified relations only' }),
+    hierarchy_precision: Type.Integer({ minimum: 1, description: 'one-based verified depth' }),
+    legacy_level: Type.Optional(levelOf('when representable; does not relabel the raw type')),
+    chain_status: chainStatus,
+    unresolved_source_parent_location_id: Type.Optional(locationId('when chain_status is UNRESOLVED_SOURCE_PARENT: the raw source parent that could not be resolved')),
+  },
+  {
+    ...closed,
+    description: 'a FULL location',
+    if: { properties: { chain_status: { const: 'UNRESOLVED_SOURCE_PARENT' } }, required: ['chain_status'] },
+    then: { required: ['unresolved_source_parent_location_id'] },
+    else: { not: { required: ['unresolved_source_parent_location_id'] } },
+  },
+);
+
+const legacyCatalogFields = {
+  registry_version: Type.String({ description: 'the LEGACY registry version' }),
+  source_file_date: Type.String({ format: 'date', description: 'the pinned source file date' }),
 };
+const fullCatalogFields = {
+  catalog: Type.Literal('FULL'),
+  catalog_version: Type.String(),
+  source_file_date: Type.String({ format: 'date', description: 'the pinned source file date' }),
+};
+const locationIds = Type.Array(Type.String({ pattern: LOCATION_ID }), { description: 'self to root' });
+const legacyChain = { location: legacyLocation, path: Type.Array(legacyPathNode, { description: 'same as location.path' }), location_ids: locationIds };
+const fullChain = { location: fullLocation, path: Type.Array(fullPathNode, { description: 'same as location.path' }), location_ids: locationIds };
+/** One data shape per catalog: LEGACY (the default) or FULL. */
+const perCatalog = (legacy: TProperties, full: TProperties) =>
+  Type.Union([Type.Object({ ...legacyCatalogFields, ...legacy }, { ...closed, title: 'LEGACY' }), Type.Object({ ...fullCatalogFields, ...full }, { ...closed, title: 'FULL' })]);
 const extraFields = {
   warnings: Type.Optional(Type.Array(Type.String(), { description: 'when locale is given: it is reserved' })),
   subdivision_code_type: Type.Optional(Type.String({ description: 'LEGACY: how subdivision_code was matched' })),
@@ -94,7 +124,7 @@ const locationErrors = errorStatuses({
     CATALOG_UNAVAILABLE: 'the stored catalog cannot be read right now (its database is down) and this process holds no copy; retry later',
   },
 });
-const responses = (data: TObject, extraSchema: TObject, description: string, examples: ResponseExamples) =>
+const responses = (data: TSchema, extraSchema: TObject, description: string, examples: ResponseExamples) =>
   withExamples({ 200: successEnvelope(data, extraSchema, description), ...locationErrors }, examples);
 const tags = [TAG.locations];
 const pagination = Type.Object(
@@ -122,13 +152,9 @@ export const searchSchema = {
     closed,
   ),
   response: responses(
-    Type.Object(
-      {
-        ...catalogFields,
-        locations: Type.Array(location),
-        next_cursor: Type.Optional(Type.String({ description: 'FULL only, when another page exists' })),
-      },
-      closed,
+    perCatalog(
+      { locations: Type.Array(legacyLocation) },
+      { locations: Type.Array(fullLocation), next_cursor: Type.Optional(Type.String({ description: 'when another page exists' })) },
     ),
     extra({ ...extraFields, pagination: Type.Optional(pagination) }),
     'one page of matching locations',
@@ -153,7 +179,10 @@ export const resolveSchema = {
     closed,
   ),
   response: responses(
-    Type.Object({ ...catalogFields, ...chainFields, candidates: Type.Array(location, { description: 'LEGACY candidates; empty in FULL' }) }, closed),
+    perCatalog(
+      { ...legacyChain, candidates: Type.Array(legacyLocation, { description: 'the other locations that matched' }) },
+      { ...fullChain, candidates: Type.Array(fullLocation, { maxItems: 0, description: 'always empty in FULL' }) },
+    ),
     extra({ ...extraFields, pagination: Type.Optional(pagination) }),
     'the resolved location with its chain',
     resolveExamples,
@@ -165,5 +194,5 @@ export const lookupSchema = {
   tags,
   params: Type.Object({ location_id: locationId('LEGACY: a registry id; FULL: an active full-catalog id') }),
   querystring: Type.Object({ catalog, locale }, closed),
-  response: responses(Type.Object({ ...catalogFields, ...chainFields }, closed), extra({ warnings: extraFields.warnings }), 'the location with its chain', lookupExamples),
+  response: responses(perCatalog(legacyChain, fullChain), extra({ warnings: extraFields.warnings }), 'the location with its chain', lookupExamples),
 };

@@ -238,6 +238,20 @@ describe('GET /openapi.json', () => {
     expect(validate(answer(legacyData({ ...legacy, external_codes: { iso_3166_2: 'california' } })))).toBe(false);
   });
 
+  it('names every operation with a unique operationId from its method and path', () => {
+    const ids = Object.entries(document.paths).flatMap(([path, operations]) =>
+      Object.entries(operations as Record<string, { operationId?: string }>).map(([method, operation]) => [`${method.toUpperCase()} ${path}`, operation.operationId] as const),
+    );
+    expect(ids.filter(([, id]) => typeof id !== 'string')).toEqual([]);
+    expect(new Set(ids.map(([, id]) => id)).size).toBe(ids.length);
+    expect(Object.fromEntries(ids)).toMatchObject({
+      'GET /v1/locations/{location_id}': 'getV1LocationsByLocationId',
+      'POST /v1/postback/{partner_id}': 'postV1PostbackByPartnerId',
+      'POST /v1/offers/query': 'postV1OffersQuery',
+      'HEAD /l/{code}': 'headLByCode',
+    });
+  });
+
   it('requires on the offer info route what the reference requires when details are returned (it answers only such offers)', () => {
     const ok = (document.paths['/v1/offers/info']!.get!.responses['200'] as { content: Record<string, { schema: { properties: { data: { required: string[]; properties: { offer_info: { required: string[] } } } } } }> }).content['application/json']!.schema;
     expect(ok.properties.data.required).toEqual(expect.arrayContaining(['offer_id', 'version', 'offer_info', 'entity', 'goals']));

@@ -28,6 +28,15 @@ const DOCS_CSP = [
   "form-action 'self'",
 ].join('; ');
 
+const capitalized = (word: string) => word.charAt(0).toUpperCase() + word.slice(1);
+const camel = (text: string) => text.split(/[^A-Za-z0-9]+/).filter(Boolean).map(capitalized).join('');
+
+/** `get` and `/v1/locations/{location_id}` → getV1LocationsByLocationId. */
+export function operationIdOf(method: string, path: string): string {
+  const segments = path.split('/').filter(Boolean).map((segment) => (/^\{.+\}$/.test(segment) ? `By${camel(segment.slice(1, -1))}` : camel(segment)));
+  return `${method.toLowerCase()}${segments.join('')}`;
+}
+
 /**
  * The service's OpenAPI 3.1 document, generated from the routes' own `schema` (the TypeBox
  * schemas that validate and serialize them, so it cannot drift from what the routes do), and a
@@ -40,12 +49,19 @@ export const openApiDocument = fp(async (app: FastifyInstance, { version }: { ve
     mode: 'dynamic',
     // @fastify/swagger marks every body required; a route whose empty POST is a request of its
     // own says so with x-body-optional (Query: no body at all is the request {}).
+    // Each operation gets an operationId from its method and path (a client generator names its
+    // functions by them): getV1LocationsByLocationId, postV1PostbackByPartnerId, headLByCode.
     transformObject: (document) => {
       if (!('openapiObject' in document)) return document.swaggerObject;
       const { openapiObject } = document;
-      for (const operations of Object.values(openapiObject.paths ?? {})) {
-        for (const operation of Object.values(operations as Record<string, { requestBody?: { required?: boolean }; 'x-body-optional'?: boolean }>)) {
-          if (typeof operation !== 'object' || operation === null || !operation['x-body-optional']) continue;
+      for (const [path, operations] of Object.entries(openapiObject.paths ?? {})) {
+        const byMethod = operations as Record<string, { operationId?: string; requestBody?: { required?: boolean }; 'x-body-optional'?: boolean }>;
+        for (const [method, shared] of Object.entries(byMethod)) {
+          if (typeof shared !== 'object' || shared === null) continue;
+          // A copy per method: a route's GET and HEAD share one operation object.
+          const operation = { ...shared, operationId: shared.operationId ?? operationIdOf(method, path) };
+          byMethod[method] = operation;
+          if (!operation['x-body-optional']) continue;
           delete operation['x-body-optional'];
           if (operation.requestBody) operation.requestBody.required = false;
         }

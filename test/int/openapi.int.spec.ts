@@ -238,6 +238,13 @@ describe('GET /openapi.json', () => {
     expect(validate(answer(legacyData({ ...legacy, external_codes: { iso_3166_2: 'california' } })))).toBe(false);
   });
 
+  it('documents the instance route\'s ids as the route takes them: a UUID in either case, nothing around it', () => {
+    const body = (document.paths['/v1/offers/instances']!.post as unknown as { requestBody: { content: Record<string, { schema: object }> } }).requestBody.content['application/json']!.schema;
+    const validate = ajv.compile(body);
+    expect(validate({ offer_instance_ids: ['01A226A7-0060-73DB-8093-636C2B396BD7'] })).toBe(true);
+    expect(validate({ offer_instance_ids: ['urn:uuid:01a226a7-0060-73db-8093-636c2b396bd7'] })).toBe(false);
+  });
+
   it('names every operation with a unique operationId from its method and path', () => {
     const ids = Object.entries(document.paths).flatMap(([path, operations]) =>
       Object.entries(operations as Record<string, { operationId?: string }>).map(([method, operation]) => [`${method.toUpperCase()} ${path}`, operation.operationId] as const),

@@ -9,12 +9,13 @@ export const MAX_INSTANCE_IDS = 100;
 export const ID_LIST_RULE = `offer_instance_ids must contain between 1 and ${MAX_INSTANCE_IDS} offer instance ids`;
 
 // Any hexadecimal 8-4-4-4-12 UUID, in either case; nothing around it (no braces, no urn:uuid:).
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const UUID_PATTERN = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
+const UUID = new RegExp(UUID_PATTERN);
 
 /** The request body as documented; parseInstancesBody is what enforces it, with the reference's messages. */
 export const instancesRequestBody = Type.Object(
   {
-    offer_instance_ids: Type.Array(Type.String({ format: 'uuid' }), {
+    offer_instance_ids: Type.Array(Type.String({ format: 'uuid', pattern: UUID_PATTERN }), {
       minItems: 1,
       maxItems: MAX_INSTANCE_IDS,
       description: 'offer_instance_id values of served cards, any case; duplicates after lowercasing are removed keeping the first',

@@ -195,9 +195,10 @@ export async function describedKeptSchemas(sql: Sql): Promise<{ schema: string; 
   const kept = new Set(classify(replays).kept);
   const marks = new Map(replays.map((row) => [row.name, row.mark]));
   const about = (name: string): string | null => {
-    const mark = marks.get(name) ?? marks.get(name.replace(/_(live|retired)$/, '')) ?? null;
-    if (mark?.startsWith(ABOUT_MARK) && marks.get(name) === mark) return mark.slice(ABOUT_MARK.length);
-    if (mark?.startsWith(RUNNING_MARK)) return `left by a replay that stopped before it finished (its last heartbeat ${mark.slice(RUNNING_MARK.length)}): partial, drop it`;
+    const own = marks.get(name) ?? null;
+    if (own?.startsWith(ABOUT_MARK)) return own.slice(ABOUT_MARK.length);
+    const heartbeat = own ?? marks.get(replayOf(name)) ?? null;
+    if (heartbeat?.startsWith(RUNNING_MARK)) return `left by a replay that stopped before it finished (its last heartbeat ${heartbeat.slice(RUNNING_MARK.length)}): partial, drop it`;
     return null;
   };
   return replays.filter((row) => kept.has(row.name)).map((row) => ({ schema: row.name, about: about(row.name) }));
@@ -215,10 +216,12 @@ async function replayRows(sql: Sql): Promise<{ name: string; mark: string | null
   return rows.filter((row) => REPLAY_SCHEMA_NAME.test(row.name));
 }
 
+/** The replay schema a `_live` or `_retired` companion belongs to (itself for a replay's own). */
+const replayOf = (name: string) => name.replace(/_(live|retired)$/, '');
+
 function classify(replays: { name: string; mark: string | null }[]): { kept: string[]; running: string[] } {
   const running = new Set(replays.filter((row) => isFreshMark(row.mark)).map((row) => row.name));
-  const base = (name: string) => name.replace(/_(live|retired)$/, '');
-  const underWay = (name: string) => running.has(name) || running.has(base(name));
+  const underWay = (name: string) => running.has(name) || running.has(replayOf(name));
   return { kept: replays.map((row) => row.name).filter((name) => !underWay(name)), running: replays.map((row) => row.name).filter(underWay) };
 }
 

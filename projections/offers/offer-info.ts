@@ -1,6 +1,6 @@
 import type { Sql } from '../../platform/db/db.js';
 import { readSnapshotContent } from './details.js';
-import { hasWithdrawnContent, isPubliclyVisible, publicOffer, type PublicOffer } from './public-offer.js';
+import { hasWithdrawnContent, isPubliclyVisible, publicOffer, type DetailedOffer } from './public-offer.js';
 import { findOffer, selectRemoteSnapshot, type StoredOffer, type StoredSnapshot } from './queries.js';
 
 /**
@@ -9,7 +9,7 @@ import { findOffer, selectRemoteSnapshot, type StoredOffer, type StoredSnapshot 
  * stored content cannot be read (503, never a partial answer).
  */
 export type OfferInfoContent =
-  | { status: 'public'; offer: PublicOffer }
+  | { status: 'public'; offer: DetailedOffer }
   | { status: 'hidden'; reason: string }
   | { status: 'unreadable'; problem: string };
 

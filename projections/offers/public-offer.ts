@@ -23,6 +23,9 @@ export interface PublicOffer {
   action?: NonNullable<OfferDetailsDocument['action']>;
 }
 
+/** An offer object with its details: every field the reference requires "when details are returned" is there. */
+export type DetailedOffer = PublicOffer & Required<Pick<PublicOffer, 'version' | 'entity' | 'goals'>> & { offer_info: Required<PublicOffer['offer_info']> };
+
 /**
  * The status every route reports for an offer, so a card's status always equals what the offer
  * info route says: real-time remote offers are `expired` (their quote lived only at serve time);
@@ -49,6 +52,8 @@ export function isPubliclyVisible(offer: Pick<StoredOffer, 'status' | 'deleted' 
  * The offer object for `offer` with `content` (its stored details, or a remote snapshot's), or
  * with only `offer_id` and `offer_info.status` when there is no content to show.
  */
+export function publicOffer(offer: Pick<StoredOffer, 'offer_id' | 'kind' | 'status' | 'deleted' | 'delisted' | 'test_only'>, content: { details: OfferDetailsDocument; language: string | null }): DetailedOffer;
+export function publicOffer(offer: Pick<StoredOffer, 'offer_id' | 'kind' | 'status' | 'deleted' | 'delisted' | 'test_only'>, content?: { details: OfferDetailsDocument; language: string | null }): PublicOffer;
 export function publicOffer(offer: Pick<StoredOffer, 'offer_id' | 'kind' | 'status' | 'deleted' | 'delisted' | 'test_only'>, content?: { details: OfferDetailsDocument; language: string | null }): PublicOffer {
   const status = publicStatus(offer);
   if (!content) return { offer_id: offer.offer_id, offer_info: { status } };

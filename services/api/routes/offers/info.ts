@@ -8,7 +8,7 @@ import { ApiError, notFound, serviceUnavailable } from '../../../../platform/htt
 import { behindAs } from '../../../../platform/projection/catch-up.js';
 import type { Runtime } from '../../../../platform/runtime.js';
 import type { TrackedLinkRef } from '../../../../projections/offers/links/parse-link.js';
-import type { PublicOffer } from '../../../../projections/offers/public-offer.js';
+import type { DetailedOffer } from '../../../../projections/offers/public-offer.js';
 import { authenticateOfferRequest } from '../../auth/offer-route-access.js';
 import { TAG } from '../../openapi/tags.js';
 import { openReadCaches } from '../../read-cache.js';
@@ -24,15 +24,7 @@ const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 /** How long a link no read model knows waits for them to reach the log's end (as on the link origin). */
 const UNKNOWN_LINK_WAIT_MS = 2_000;
 
-/** An offer object with its details, the only kind this route answers (the reference requires them "when details are returned"). */
-type DetailedOffer = PublicOffer & Required<Pick<PublicOffer, 'version' | 'entity' | 'goals'>> & { offer_info: Required<PublicOffer['offer_info']> };
-
-export function hasDetails(offer: PublicOffer): offer is DetailedOffer {
-  const info = offer.offer_info;
-  return offer.version !== undefined && offer.entity !== undefined && offer.goals !== undefined && info.title !== undefined && info.category !== undefined && info.description !== undefined;
-}
-
-/** The answer's offer object: no instance id ever; `action` only for a link, which it echoes exactly. */
+/** The answer's offer object (always with its details: projectOfferInfo shows no other): no instance id ever; `action` only for a link, which it echoes exactly. */
 export function infoOffer(offer: DetailedOffer, submittedLink: string | undefined): InfoOffer {
   const { action: detailsAction, ...rest } = offer;
   if (submittedLink === undefined) return rest;
@@ -68,11 +60,6 @@ async function readOfferInfo(sql: Sql, cache: OfferInfoCache, request: InfoReque
       log.error({ offer_id: offerId, problem: content.problem }, 'stored offer content cannot be projected');
       throw serviceUnavailable(UNAVAILABLE, 'the offer\'s stored details cannot be read; retry later (a stored snapshot that is malformed needs correcting)');
     case 'public':
-      // A public offer always has its details; one without would be a read model to correct, not a partial answer.
-      if (!hasDetails(content.offer)) {
-        log.error({ offer_id: offerId }, 'a public offer has no details');
-        throw serviceUnavailable(UNAVAILABLE, 'the offer\'s stored details cannot be read; retry later');
-      }
       return infoOffer(content.offer, request.link?.url);
   }
 }

@@ -55,7 +55,7 @@ const holders = { svc_click_id: [clicksProjection], offer_instance_id: [servesPr
 
 /**
  * Resolves every attribution id sent to its card. They must all name the same card (the same
- * offer, and the same instance where both know one), else attribution_conflict. An unknown id
+ * offer, served card, application and environment), else attribution_conflict. An unknown id
  * that may not be applied yet (minted shortly before its read model was last seen at the log's
  * end, or after) waits for the read model to catch up; still unknown, it is a retryable 503, and
  * any other unknown id is attribution_not_found (not ours, or minted well before that end). An
@@ -102,19 +102,23 @@ export async function resolveAttribution(runtime: Runtime, fields: PostbackField
   const cards = found as Found[];
   const first = cards[0]!;
   for (const [index, card] of cards.entries()) {
-    const sameInstance = card.offer_instance_id === null || first.offer_instance_id === null || card.offer_instance_id === first.offer_instance_id;
-    if (card.offer_id !== first.offer_id || !sameInstance) {
-      throw new PostbackRejection('attribution_conflict', `${sent[0]!.field} and ${sent[index]!.field} name different cards`);
-    }
+    const differs = differenceOf(first, card);
+    if (differs) throw new PostbackRejection('attribution_conflict', `${sent[0]!.field} and ${sent[index]!.field} name different cards (another ${differs})`);
   }
-  // The most specific answer wins field by field: a click knows its card, a card its application.
-  const pick = <K extends keyof Found>(key: K) => cards.map((card) => card[key]).find((value) => value !== null) ?? first[key];
-  return {
-    matched_by: sent[0]!.field,
-    offer_id: first.offer_id,
-    offer_instance_id: pick('offer_instance_id'),
-    svc_click_id: pick('svc_click_id'),
-    application_id: pick('application_id'),
-    environment: first.environment,
-  };
+  // Only a click knows its click id; everything else is the same card's.
+  return { matched_by: sent[0]!.field, ...first, svc_click_id: cards.find((card) => card.svc_click_id !== null)?.svc_click_id ?? null };
+}
+
+/**
+ * What tells two resolved ids apart, or undefined when they name the same card. A link that is no
+ * card's (a static or registered link) names no card, so it never matches a card's id: taking the
+ * card's application or environment from one id and the rest from the other paid the wrong
+ * application, or counted a test card's conversion as live.
+ */
+function differenceOf(a: Found, b: Found): string | undefined {
+  if (a.offer_id !== b.offer_id) return 'offer';
+  if (a.offer_instance_id !== b.offer_instance_id) return 'served card';
+  if (a.application_id !== b.application_id) return 'application';
+  if (a.environment !== b.environment) return 'environment';
+  return undefined;
 }

@@ -1,5 +1,5 @@
 import { Decimal } from 'decimal.js';
-import { isKnownCurrency } from '../../schemas/documents/currency.js';
+import { isKnownCurrency, minorUnitsOf } from '../../schemas/documents/currency.js';
 
 /**
  * Money of a postback: canonical decimal strings and the payout of a goal. Exact decimal
@@ -21,19 +21,9 @@ export function canonicalDecimal(text: string): string | undefined {
   return `${match[1]}${fraction}`;
 }
 
-/**
- * ISO 4217 minor units of the codes that have other than 2. ICU's digits are not used: they are
- * the digits printed in practice (HUF, IDR, COP 0; IQD 0), not the currency's minor unit.
- */
-const ISO_MINOR_UNITS: ReadonlyMap<string, number> = new Map([
-  ...['BIF', 'CLP', 'DJF', 'GNF', 'ISK', 'JPY', 'KMF', 'KRW', 'PYG', 'RWF', 'UGX', 'UYI', 'VND', 'VUV', 'XAF', 'XOF', 'XPF'].map((code) => [code, 0] as const),
-  ...['BHD', 'IQD', 'JOD', 'KWD', 'LYD', 'OMR', 'TND'].map((code) => [code, 3] as const),
-  ...['CLF', 'UYW'].map((code) => [code, 4] as const),
-]);
-
-/** Fraction digits of the currency's minor unit as ISO 4217 lists it (JPY 0, USD 2, BHD and IQD 3). */
+/** Fraction digits of the currency's minor unit as ISO 4217 lists it (JPY 0, USD 2, BHD and IQD 3); ICU's are the digits printed in practice (HUF, IDR, COP 0; IQD 0), not the minor unit. */
 export function minorUnits(currency: string): number {
-  return ISO_MINOR_UNITS.get(currency) ?? 2;
+  return minorUnitsOf(currency) ?? 2;
 }
 
 // Own constructor so no other module's Decimal.set can change it. 64 significant digits hold

@@ -89,7 +89,11 @@ function allows(partner: Partner, address: string): boolean {
 async function checkPartner(runtime: Runtime, reads: PostbackReads, request: PostbackRequest): Promise<Partner> {
   // Ids are canonical lowercase UUIDs; anything else names no partner.
   const partner = CANONICAL_UUID.test(request.partner_id) ? await reads.partner(runtime.db, request.partner_id) : undefined;
-  if (!partner) throw new PostbackRejection('partner_not_found', `no partner has id ${JSON.stringify(request.partner_id)}`);
+  if (!partner) {
+    const lower = request.partner_id.toLowerCase();
+    const advice = lower !== request.partner_id && CANONICAL_UUID.test(lower) ? `; partner ids are lowercase: post to /v1/postback/${lower}` : '';
+    throw new PostbackRejection('partner_not_found', `no partner has id ${JSON.stringify(request.partner_id)}${advice}`);
+  }
   if (!partner.enabled) throw new PostbackRejection('partner_disabled', 'this partner\'s postback route is disabled');
   if (!allows(partner, request.source_ip)) throw new PostbackRejection('source_ip_not_allowed', `${request.source_ip} is not in this partner's source allowlist`);
   return partner;

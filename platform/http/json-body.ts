@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { repeatedTopLevelKey } from '../text/json-keys.js';
 import { badRequest, unsupportedMediaType } from './errors.js';
+import { refusedCharset } from './json-media-type.js';
 
 /**
  * JSON bodies for every route. Keys that could reach an object's prototype (`__proto__`, and
@@ -15,17 +16,11 @@ const mayNamePrototypeKey = (body: string) => body.includes('\\') || body.includ
 /** Refuses bytes that are not UTF-8 (a plain decode would turn them into U+FFFD and store that); drops a leading BOM, as RFC 8259 allows. */
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
-/** Charsets whose bytes UTF-8 reads as sent (ASCII is UTF-8's first 128 code points). */
-const UTF8_CHARSETS = new Set(['utf-8', 'utf8', 'us-ascii']);
-
-/** The charset a Content-Type names, lower case, or undefined. */
-const charsetOf = (contentType: string | undefined) => /;\s*charset\s*=\s*"?([^";\s]*)/i.exec(contentType ?? '')?.[1]?.toLowerCase();
-
 export const jsonBodies = fp(async (app: FastifyInstance) => {
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, bytes, done) => {
-    const charset = charsetOf(request.headers['content-type']);
-    if (charset !== undefined && !UTF8_CHARSETS.has(charset)) {
+    const charset = refusedCharset(request.headers['content-type']);
+    if (charset !== undefined) {
       return done(unsupportedMediaType(`charset ${charset} is not accepted; send the body as UTF-8 JSON`), undefined);
     }
     let body: string;

@@ -68,6 +68,21 @@ describe.each([['kafka'], ['sql']] as const)('postbacks on the %s log', (eventLo
   });
 
   describe('accepted, already recorded, unmapped', () => {
+    it('refuses a link that is no card\'s sent with a card: neither lends the other its application or environment', async () => {
+      const code = `st_wall-${id().slice(0, 8)}`;
+      await world.admin.run('link:register', { offer_id: world.cpaOffer, shape: 'static_path', code, target_url: 'https://shop.example/wall' });
+      const staticClick = await world.clickOn({ shape: 'static_path', code });
+      const card = (await world.serve(world.cpaOffer)).offer_instance_id;
+      for (const attribution of [{ svc_click_id: staticClick }, { svc_tracking_id: code }]) {
+        const response = await post({ event_name: 'purchase', event_id: id(), offer_instance_id: card, ...attribution });
+        expectRejection(response, 'attribution_conflict');
+        expect(response.headers['svc-error-detail']).toContain('another served card');
+      }
+      const sameLink = await post({ event_name: 'purchase', event_id: id(), svc_click_id: staticClick, svc_tracking_id: code });
+      expect(sameLink.statusCode, sameLink.body).toBe(200);
+      expect(sameLink.json().data.attribution).toMatchObject({ matched_by: 'svc_click_id', offer_instance_id: null });
+    });
+
     it("waits for a card's link code that is not projected yet: retry while the projection is held back, accepted once it is applied", async () => {
       const identity = id();
       const served = await t.runtime.db.transaction(async (tx) => {
@@ -158,6 +173,14 @@ describe.each([['kafka'], ['sql']] as const)('postbacks on the %s log', (eventLo
       expect(all.data.attribution).toEqual({ matched_by: 'svc_click_id', offer_id: world.cpaOffer, offer_instance_id: card.offer_instance_id, svc_click_id: clickId });
     });
 
+    it('takes JSON as every route does: any case, with parameters, a charset UTF-8 reads as sent', async () => {
+      const card = await world.serve(world.cpaOffer);
+      for (const type of ['Application/JSON; charset=US-ASCII', 'application/json;', 'application/json; charset="utf-8"; foo=bar', 'application/json;charset=utf8']) {
+        const response = await post({ event_name: 'purchase', offer_instance_id: card.offer_instance_id, event_id: id() }, { 'content-type': type });
+        expect(response.statusCode, `${type}: ${response.body}`).toBe(200);
+      }
+    });
+
     it('pays a CPS goal as rate × amount, exact, rounded half-up to the currency minor unit', async () => {
       const card = await world.serve(world.cpsOffer);
       // 199.99 × 7.5 % = 14.999250 → 15.00; 0.10 × 7.5 % = 0.0075 → 0.01; JPY has no minor unit.
@@ -210,7 +233,9 @@ describe.each([['kafka'], ['sql']] as const)('postbacks on the %s log', (eventLo
     it('requires the protocol header exactly, JSON, no query string, no signature headers', async () => {
       expectRejection(await t.app.inject({ method: 'POST', url: `/v1/postback/${world.partner}`, headers: { 'content-type': 'application/json' }, payload: JSON.stringify(valid()) }), 'unsupported_protocol_version');
       expectRejection(await post(valid(), { 'svc-protocol-version': '1.1' }), 'unsupported_protocol_version');
-      expectRejection(await post(valid(), { 'content-type': 'text/plain' }), 'unsupported_media_type');
+      for (const type of ['text/plain', 'application/jsonp', 'application/json; charset=iso-8859-1', 'application/json; charset=utf-16']) {
+        expectRejection(await post(valid(), { 'content-type': type }), 'unsupported_media_type');
+      }
       expectRejection(await post(valid(), { 'content-encoding': 'gzip' }), 'unsupported_media_type');
       expectRejection(await t.app.inject({ method: 'POST', url: `/v1/postback/${world.partner}?event_id=1`, headers: PROTOCOL, payload: JSON.stringify(valid()) }), 'query_parameters_not_allowed');
       // In the reference's header namespace with or without X-, and a partner's own signature header.
@@ -252,7 +277,9 @@ describe.each([['kafka'], ['sql']] as const)('postbacks on the %s log', (eventLo
 
     it('checks the partner: unknown, disabled, source address not allowed', async () => {
       expectRejection(await post(valid(), {}, uuidv7()), 'partner_not_found');
-      expectRejection(await post(valid(), {}, world.partner.toUpperCase()), 'partner_not_found');
+      const uppercase = await post(valid(), {}, world.partner.toUpperCase());
+      expectRejection(uppercase, 'partner_not_found');
+      expect(uppercase.headers['svc-error-detail']).toContain(`partner ids are lowercase: post to /v1/postback/${world.partner}`);
       expectRejection(await post(valid(), {}, world.disabledPartner), 'partner_disabled');
       const elsewhere = await postPostback(t.app, world.partner, valid(), {}, { remoteAddress: '198.51.100.9' });
       expectRejection(elsewhere, 'source_ip_not_allowed');
@@ -377,7 +404,8 @@ describe.each([['kafka'], ['sql']] as const)('postbacks on the %s log', (eventLo
       ['a conversion removed', 'DELETE FROM conversions WHERE correlation_id = $1', 'conversion', undefined],
     ] as const)('ledger verification finds %s changed', async (_what, tamper, found, problem) => {
       const { rows } = await t.runtime.db.query<{ correlation_id: string }>(
-        "SELECT correlation_id FROM postback_log WHERE decision = 'accepted' ORDER BY log_partition, log_offset LIMIT 1",
+        // One that pays an application, so taking it away changes the decision.
+        "SELECT correlation_id FROM postback_log WHERE decision = 'accepted' AND application_id IS NOT NULL ORDER BY log_partition, log_offset LIMIT 1",
       );
       const target = rows[0]!.correlation_id;
       // Tampered inside a transaction that is rolled back: the ledger itself is never left changed.

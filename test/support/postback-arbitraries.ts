@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import type { PostbackFields } from '../../commands/postbacks/fields.js';
+import { CURRENCIES } from '../../schemas/documents/currency.js';
 
 /** Generators for postback property tests: decimals, currencies and valid postback fields. */
 
@@ -16,7 +17,6 @@ export const decimalText = fc
 /** The same value written without trailing fraction zeros, computed independently of the code under test. */
 export const withoutTrailingZeros = (text: string) => (text.includes('.') ? text.replace(/0+$/, '').replace(/\.$/, '') : text);
 
-export const CURRENCIES = Intl.supportedValuesOf('currency');
 export const currency = fc.constantFrom(...CURRENCIES);
 
 /** Strings of 1..max UTF-16 units, not blank, without control characters or lone surrogates; mostly ASCII. */

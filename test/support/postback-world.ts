@@ -29,14 +29,16 @@ export async function postbackWorld(runtime: Runtime, options: { allow?: string[
   const application = await admin.application(await admin.developer());
 
   const serve = (offerId: string): Promise<OfferServed> => appendServe(runtime, { offer_id: offerId, application_id: application });
-  /** A click on a served card's short link, applied to the clicks read model. */
-  const click = async (card: OfferServed): Promise<string> => {
-    const result = await clickLink(runtime, { link: { shape: 'short_code', code: card.link_code! }, sub_ids: {} }, new Date());
-    if (result.status !== 'clicked') throw new Error(`click on ${card.link_code} was ${result.status}`);
+  /** A click on a link (a card's, or a registered one), applied to the clicks read model. */
+  const clickOn = async (link: { shape: 'short_code' | 'static_path'; code: string }): Promise<string> => {
+    const result = await clickLink(runtime, { link, sub_ids: {} }, new Date());
+    if (result.status !== 'clicked') throw new Error(`click on ${link.code} was ${result.status}`);
     if (!(await (await runtime.watermarks()).awaitApplied('clicks', [result.appended], 30_000))) throw new Error('clicks projection did not apply the click');
     return result.event.svc_click_id;
   };
-  return { admin, partner, otherPartner, disabledPartner, cpaOffer, cpsOffer, foreignOffer, application, serve, click };
+  /** A click on a served card's short link. */
+  const click = (card: OfferServed): Promise<string> => clickOn({ shape: 'short_code', code: card.link_code! });
+  return { admin, partner, otherPartner, disabledPartner, cpaOffer, cpsOffer, foreignOffer, application, serve, click, clickOn };
 }
 
 /** Posts a current-contract postback (JSON, protocol header) through inject. */

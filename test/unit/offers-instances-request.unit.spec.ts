@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../platform/http/errors.js';
-import { isJsonContentType, parseInstancesBody } from '../../services/api/routes/offers/instances-request.js';
+import { parseInstancesBody } from '../../services/api/routes/offers/instances-request.js';
 
 const RULE = 'offer_instance_ids must contain between 1 and 100 offer instance ids';
 const A = '0190a6e0-ef9a-70ea-a6c7-41aaa878f145';
@@ -66,19 +66,5 @@ describe('parseInstancesBody', () => {
       }),
       { numRuns: 2000 },
     );
-  });
-});
-
-describe('isJsonContentType', () => {
-  it.each([
-    ['application/json', true],
-    ['Application/JSON; charset=utf-8', true],
-    [' application/json ', true],
-    ['text/plain', false],
-    ['application/jsonp', false],
-    ['application/vnd.api+json', false],
-    [undefined, false],
-  ])('%s → %s', (header, expected) => {
-    expect(isJsonContentType(header)).toBe(expected);
   });
 });

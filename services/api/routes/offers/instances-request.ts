@@ -73,8 +73,3 @@ export function parseInstancesBody(body: unknown): InstancesRequest {
   }
   return { offer_instance_ids: ids };
 }
-
-/** Whether a Content-Type header names JSON (parameters such as charset are allowed). */
-export function isJsonContentType(header: string | undefined): boolean {
-  return header?.split(';')[0]!.trim().toLowerCase() === 'application/json';
-}

@@ -14,7 +14,8 @@ import { openReadCaches } from '../../read-cache.js';
 import { instancesAnswer, type InstancesAnswer } from './instances-answer.js';
 import { unavailableOnFailure as readOrUnavailable } from '../../../../platform/http/read-or-unavailable.js';
 import { lookupInstances } from './instances-lookup.js';
-import { ID_LIST_RULE, instancesRequestBody, isJsonContentType, parseInstancesBody } from './instances-request.js';
+import { isJsonContentType } from '../../../../platform/http/json-media-type.js';
+import { ID_LIST_RULE, instancesRequestBody, parseInstancesBody } from './instances-request.js';
 import { instancesHeaders, instancesResponses } from './instances-schema.js';
 import { openServedCardCache } from './served-card-cache.js';
 

@@ -1,11 +1,11 @@
 import type { FastifyRequest } from 'fastify';
+import { isJsonContentType, refusedCharset } from '../../../../platform/http/json-media-type.js';
 import { plainAddress } from '../../../../platform/net/ip-text.js';
 import type { PostbackChannel } from '../../../../commands/postbacks/receive.js';
 import { PostbackRejection } from '../../../../commands/postbacks/rejections.js';
 import { PROTOCOL_HEADER, PROTOCOL_VERSION } from './respond.js';
 
 const FORM = /^application\/x-www-form-urlencoded\s*(;|$)/i;
-const JSON_TYPE = /^application\/json\s*(;\s*charset\s*=\s*"?utf-8"?\s*)?$/i;
 /**
  * Postbacks carry no signature, timestamp or nonce (reference, Authentication rule 6): any header
  * naming a signature, an HMAC (a signature by another name: `X-HMAC`, `X-SVC-HMAC`) or a nonce,
@@ -30,7 +30,9 @@ export function checkCurrentRequest(request: FastifyRequest): void {
     throw new PostbackRejection('unsupported_protocol_version', `send ${PROTOCOL_HEADER}: ${PROTOCOL_VERSION} (got ${version === undefined ? 'none' : JSON.stringify(version)})`);
   }
   const type = request.headers['content-type'];
-  if (type === undefined || !JSON_TYPE.test(type)) throw new PostbackRejection('unsupported_media_type', 'send the body as Content-Type: application/json');
+  if (!isJsonContentType(type)) throw new PostbackRejection('unsupported_media_type', 'send the body as Content-Type: application/json');
+  const charset = refusedCharset(type);
+  if (charset) throw new PostbackRejection('unsupported_media_type', `charset ${charset} is not accepted; send the body as UTF-8 JSON`);
   if (request.url.includes('?')) throw new PostbackRejection('query_parameters_not_allowed', 'the current contract takes every field in the JSON body; remove the query string');
   const signed = Object.keys(request.headers).find((name) => SIGNATURE_HEADER.test(name));
   if (signed) throw new PostbackRejection('signature_headers_not_allowed', `${signed}: postbacks are not signed; the partner's source address is its credential`);

@@ -72,14 +72,19 @@ export function sqlEventLog(db: Db, codec: EventCodec, options: SqlLogOptions): 
     });
   }
 
-  /** Per partition, the first offset logged at (or after) `time`; the end offset when there is none. */
+  /**
+   * Per partition, the first offset logged at (or after) `time`; the end offset when there is none.
+   * Times are compared to the millisecond, as events carry them: appended_at keeps microseconds,
+   * and an event of 12:00:00.892719 was logged at .892, not after it.
+   */
   async function firstOffsets(topic: string, time: Date, from: 'at' | 'after'): Promise<{ partition: number; offset: string }[]> {
+    const bound = from === 'at' ? time : new Date(time.getTime() + 1);
     const { rows } = await db.query<{ partition: number; offset: string }>(
       `SELECT p.partition, coalesce(
-         (SELECT min(e."offset") FROM event_log e WHERE e.topic = p.topic AND e.partition = p.partition AND e.appended_at ${from === 'at' ? '>=' : '>'} $2),
+         (SELECT min(e."offset") FROM event_log e WHERE e.topic = p.topic AND e.partition = p.partition AND e.appended_at >= $2),
          p.next_offset)::text AS "offset"
        FROM event_log_partitions p WHERE p.topic = $1`,
-      [physical(topic), time.toISOString()],
+      [physical(topic), bound.toISOString()],
     );
     return rows;
   }

@@ -66,6 +66,18 @@ function describeBoundedReads(backend: 'kafka' | 'sql') {
       expect((await readAll({ from: { time: new Date(times[times.length - 1]! + 1) } })).events).toEqual([]);
     });
 
+    it('where the log ended at a time: past every event logged in that millisecond, whatever finer time the log keeps', async () => {
+      const times = [...new Set(logged.map((event) => event.timestamp.getTime()))].sort((a, b) => a - b);
+      for (const time of [times[0]!, times[times.length - 1]!]) {
+        const stops = await t.runtime.eventLog.offsetsAfter('catalog', new Date(time));
+        for (const stop of stops) {
+          const within = logged.filter((event) => event.partition === stop.partition && event.timestamp.getTime() <= time).map((event) => BigInt(event.offset));
+          const expected = within.length === 0 ? undefined : within.reduce((a, b) => (a > b ? a : b)) + 1n;
+          if (expected !== undefined) expect(BigInt(stop.offset), `partition ${stop.partition} at ${new Date(time).toISOString()}`).toBe(expected);
+        }
+      }
+    });
+
     it('ends where the log ended when it opened, however much is appended meanwhile', async () => {
       const read = await t.runtime.eventLog.read('catalog', {});
       await t.runtime.eventLog.append('catalog', catalogEvents(50));

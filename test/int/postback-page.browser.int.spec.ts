@@ -111,6 +111,18 @@ describe('the postback log page in a headless browser', () => {
     expect(await rows()).toEqual([]);
   });
 
+  it('keeps a time range a link gives in RFC 3339 with an offset: shown in UTC, sent again by the next search', async () => {
+    const from = new Date(Math.min(...w.logRows.map((row) => row.received_at.getTime())) - 1_000);
+    from.setUTCMilliseconds(0);
+    // The same instant two hours ahead of UTC, as a partner's report or another tool writes it.
+    const ahead = new Date(from.getTime() + 2 * 3_600_000).toISOString().slice(0, 19) + '+02:00';
+    expect((await page.goto(`${origin}/admin/postbacks?from=${encodeURIComponent(ahead)}`))!.status()).toBe(200);
+    expect(await page.inputValue('form.search [name="from"]')).toBe(from.toISOString().slice(0, 19));
+    await page.selectOption('form.search select[name="decision"]', 'accepted');
+    await Promise.all([page.waitForURL(/decision=accepted/), page.click('form.search button[type="submit"]')]);
+    expect(new URL(page.url()).searchParams.get('from')).toBe(from.toISOString().slice(0, 19));
+  });
+
   it('pages through the log with Older and Newer', async () => {
     expect(await searchFor({ limit: '2' })).toBe(200);
     const seen = [await rows()];

@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import { describe, expect, it } from 'vitest';
 import { html } from '../../platform/http/html.js';
 import { returnPath } from '../../services/api/routes/admin/login.js';
-import { parseInstant, parseSearch } from '../../services/api/routes/admin/postbacks/search-params.js';
+import { datetimeLocalValue, parseInstant, parseSearch } from '../../services/api/routes/admin/postbacks/search-params.js';
 import { SESSION_SECONDS, adminSessions } from '../../services/api/routes/admin/session.js';
 
 const ID = '0193b2c4-5d6e-7f80-9a1b-2c3d4e5f6a7b';
@@ -14,6 +14,19 @@ describe('html', () => {
     expect(html`<a title="${value}">${inner}${[value, 1, null, undefined]}</a>`.text).toBe(
       '<a title="&quot;&gt;&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;&amp;"><b>&quot;&gt;&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;&amp;</b>&quot;&gt;&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;&amp;1</a>',
     );
+  });
+});
+
+describe('datetimeLocalValue', () => {
+  it.each([
+    ['', ''],
+    ['2026-11-23T14:05', '2026-11-23T14:05:00'],
+    ['2026-11-29T14:03:23.892+02:00', '2026-11-29T12:03:23.892'],
+    ['2026-11-29T12:03:23Z', '2026-11-29T12:03:23'],
+    ['2026-11-29T12:03:23.8921Z', undefined],
+    ['yesterday', undefined],
+  ])('%s → %s', (text, expected) => {
+    expect(datetimeLocalValue(text)).toBe(expected);
   });
 });
 

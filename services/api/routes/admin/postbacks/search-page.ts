@@ -4,7 +4,7 @@ import type { PostbackRefusal } from '../../../postback-refusals.js';
 import {
   NOT_IN_LEDGER, attributionPath, decisionBadge, detailPath, identityOf, payoutOf, positionOf, reasonOf, refusalRows, searchPath,
 } from './cells.js';
-import { DEFAULT_LIMIT, MAX_LIMIT, REFUSED, type SearchError, type SearchField, type SearchForm } from './search-params.js';
+import { DEFAULT_LIMIT, MAX_LIMIT, REFUSED, datetimeLocalValue, type SearchError, type SearchField, type SearchForm } from './search-params.js';
 
 /** What one search page shows: a page of the log, or of the refusals kept outside it. */
 export type Listing =
@@ -21,8 +21,13 @@ const LABELS: Record<Exclude<SearchField, 'after' | 'before' | 'identity_kind' |
 
 function searchForm(form: SearchForm): SafeHtml {
   const text = (field: keyof typeof LABELS) => html`<label>${LABELS[field]} <input type="text" name="${field}" value="${form[field]}" spellcheck="false"></label>`;
-  const time = (field: 'from' | 'to', label: string) =>
-    html`<label>${label} (UTC) <input type="datetime-local" step="1" name="${field}" value="${form[field]}"></label>`;
+  // A value a datetime-local input cannot show (a mistyped time, microseconds) stays as text, as sent.
+  const time = (field: 'from' | 'to', label: string) => {
+    const local = datetimeLocalValue(form[field]);
+    return local === undefined
+      ? html`<label>${label} (UTC) <input type="text" name="${field}" value="${form[field]}" spellcheck="false"></label>`
+      : html`<label>${label} (UTC) <input type="datetime-local" step="1" name="${field}" value="${local}"></label>`;
+  };
   const option = (value: string, label: string, current: string) => html`<option value="${value}"${value === current ? html` selected` : ''}>${label}</option>`;
   return html`<form method="get" action="/admin/postbacks" class="search" novalidate>
 ${text('correlation_id')}${text('partner_id')}${text('identity')}

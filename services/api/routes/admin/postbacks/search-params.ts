@@ -44,6 +44,19 @@ export function parseInstant(text: string): string | undefined {
   return instant?.toISOString().replace(/Z$/, `${microseconds}Z`);
 }
 
+/**
+ * A time field's value as a datetime-local input shows it (UTC, to the millisecond), or undefined
+ * when it cannot: not a time, or finer than a millisecond. A time in RFC 3339 with an offset (as a
+ * URL may carry it) is shown as its UTC time; put in as it was, the input showed nothing, and the
+ * next search sent the field empty.
+ */
+export function datetimeLocalValue(text: string): string | undefined {
+  if (text.trim() === '') return '';
+  const instant = parseInstant(text.trim());
+  if (!instant || !instant.endsWith('000Z')) return undefined;
+  return instant.slice(0, 23).replace(/\.000$/, '');
+}
+
 export function parseLogCursor(text: string): LogCursor | undefined {
   const match = LOG_CURSOR.exec(text);
   if (!match || !CANONICAL_UUID.test(match[2]!) || parseInstant(match[1]!) === undefined) return undefined;

@@ -178,9 +178,10 @@ export function buildReplayCli(): Program {
         // Bad input fails before any backend is opened.
         resolveReplayRequest(request);
         const interrupt = cancelOnInterrupt(bar);
-        const report = await replayAnywhere(loadConfig(), request, (progress) => bar.update(progress), interrupt.signal);
+        const config = loadConfig();
+        const report = await replayAnywhere(config, request, (progress) => bar.update(progress), interrupt.signal);
         bar.stop();
-        process.stdout.write(flags.json ? `${JSON.stringify(report, null, 2)}\n` : renderSummary(report));
+        process.stdout.write(flags.json ? `${JSON.stringify(report, null, 2)}\n` : renderSummary(report, { queryable: !config.embedded.database }));
         if (interrupt.signal.aborted) process.stderr.write(`interrupted after the swap had begun: it was carried through${report.swapped ? ', the rebuilt read models are live' : ''}\n`);
         code = report.mode === 'compare' && !report.identical && !report.swapped ? ExitCode.differs : ExitCode.ok;
       } catch (error) {

@@ -16,11 +16,15 @@ function tableLines(tables: TableReport[], compared: boolean): string[] {
   return [header, ...rows].map((row) => row.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd());
 }
 
-/** The replay's outcome for a person: what was rebuilt, how it compares, where it is. */
-export function renderSummary(report: ReplayReport): string {
+/**
+ * The replay's outcome for a person: what was rebuilt, how it compares, where it is, and what to
+ * do next. `queryable`: the schemas are in a Postgres others can query (not the embedded one).
+ */
+export function renderSummary(report: ReplayReport, options: { queryable: boolean } = { queryable: true }): string {
   const rate = report.seconds > 0 ? Math.round(report.events / report.seconds) : report.events;
   const lines = [`rebuilt ${report.events} events in ${report.seconds.toFixed(1)} s (${rate} events/s) into schema ${report.schema}${report.kept.length > 0 ? '' : ' (dropped)'}`];
   if (report.mode === 'point-in-time') {
+    if (report.events === 0) lines.push('no event was logged at or before that point (the log starts later): the rebuilt read models are empty');
     lines.push(`positions: ${report.positions.map((p) => `${p.topic}:${p.partition}:${p.next}`).filter((value, index, all) => all.indexOf(value) === index).join(',')}`);
   }
   for (const skipped of report.skipped) lines.push(`skipped ${skipped.projection}: --until gives no position for ${skipped.missing.join(', ')}`);
@@ -32,12 +36,19 @@ export function renderSummary(report: ReplayReport): string {
   }
   lines.push('');
   if (report.mode === 'compare') lines.push(report.identical ? 'the rebuilt read models are identical to the live ones' : 'the rebuilt read models DIFFER from the live ones');
+  if (report.mode === 'compare' && !report.identical && !report.swapped) {
+    lines.push(
+      'a row changed in a table shows its key on both sides. Next: run again with --keep to look at the rebuilt rows beside the live ones, ' +
+        'or with --swap to make the log\'s version live (the replaced tables are kept until dropped)',
+    );
+  }
   if (report.swapped) {
     const retired = report.kept.find((schema) => schema.endsWith('_retired'));
     lines.push(`swapped: the rebuilt tables are the live ones now (schema ${report.live})${retired ? `; the replaced ones are in schema ${retired}` : ''}`);
   }
   if (report.mode === 'point-in-time') {
-    lines.push(`query it: SELECT * FROM ${report.schema}.${report.tables[0]?.table ?? 'conversions'} LIMIT 10;`);
+    // The embedded database has no other client: the export below is how to read it.
+    if (options.queryable) lines.push(`query it: SELECT * FROM ${report.schema}.${report.tables[0]?.table ?? 'conversions'} LIMIT 10;`);
     // The ledger's tables are the ones the export takes (--read-model).
     if (report.tables.some((table) => table.table === 'conversions')) lines.push(`or export it: npm run export -- --read-model conversions --schema ${report.schema} --out FILE`);
   }

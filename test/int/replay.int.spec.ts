@@ -171,6 +171,7 @@ describe.each([['kafka'], ['sql']] as const)('replay on the %s log', (eventLog) 
       expect(damaged.status, damaged.stderr).toBe(5);
       expect(damaged.stdout).toMatch(/^clicks\s+clicks\s+7\s+7\s+DIFFERENT$/m);
       expect(damaged.stdout).toContain(`clicks: 1 row(s) only in the live table, 1 only in the rebuilt one; differing keys:\n  svc_click_id=${click.svc_click_id}\n`);
+      expect(damaged.stdout).toMatch(/Next: run again with --keep .*, or with --swap to make the log's version live/);
     } finally {
       await t.runtime.db.query('UPDATE clicks SET sub_id1 = $2 WHERE svc_click_id = $1', [click.svc_click_id, click.sub_id1]);
     }

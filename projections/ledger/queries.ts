@@ -298,6 +298,44 @@ export interface LedgerTable {
   orderBy: readonly string[];
 }
 
+/** What each column of the ledger's tables holds, for the documents exports write beside their rows. */
+export const LEDGER_COLUMN_DOCS: Readonly<Record<string, string>> = {
+  partner_id: 'The partner that posted it (canonical UUID, the path of POST /v1/postback/{partner_id}).',
+  identity_kind: 'Which business identity the postback carries: event_id, order_id (with event_name) or partner_txn_id, the first present.',
+  identity_key: 'The identity itself as the ledger keys it: unique per partner.',
+  correlation_id: 'UUIDv7 the service gave this postback; answered to the partner as data.correlation_id.',
+  original_correlation_id: 'The correlation id of the postback that recorded this identity (itself when it did; the original for a duplicate or a conflict).',
+  fingerprint: 'sha256 of what the partner reported (event, amount, currency, identity, attribution ids): the same identity with another fingerprint is an identity_conflict.',
+  status: 'accepted (counted) or unmapped (recorded, not counted).',
+  decision: 'What the ledger decided: accepted, unmapped, already_recorded or identity_conflict.',
+  counted: 'Whether the conversion counts towards payouts and reports (accepted), or is only recorded (unmapped).',
+  channel: 'Which contract it came by: current (JSON POST), compat_get or compat_form.',
+  source_ip: 'The address the postback came from (the socket address, or the client a trusted proxy named).',
+  received_at: 'When the postback was logged, RFC 3339 UTC.',
+  event_name: 'The partner\'s event name, as reported.',
+  event_id: 'The partner\'s event id, as reported; null when not sent.',
+  order_id: 'The partner\'s order id, as reported; null when not sent.',
+  partner_txn_id: 'The partner\'s transaction id, as reported; null when not sent.',
+  amount: 'The reported amount, exact decimal text; null when not sent.',
+  currency: 'The reported ISO 4217 currency; null when not sent.',
+  reported_click_id: 'svc_click_id as the partner sent it; null when not sent.',
+  reported_tracking_id: 'svc_tracking_id as the partner sent it; null when not sent.',
+  reported_instance_id: 'offer_instance_id as the partner sent it; null when not sent.',
+  matched_by: 'The attribution id the postback was matched by: svc_click_id, svc_tracking_id or offer_instance_id.',
+  offer_id: 'The attributed offer (canonical UUID).',
+  offer_instance_id: 'The attributed served card; null for a link that is no card\'s (static or registered).',
+  svc_click_id: 'The attributed click; null when attributed without one.',
+  application_id: 'The application the conversion is credited to; null for a link registered without one.',
+  environment: 'live, test or sandbox: the serve\'s (or link\'s) environment; payouts and reports keep to live.',
+  goal_event: 'The offer goal the partner\'s event_name maps to; null when unmapped.',
+  payout_amount: 'What the goal pays, exact decimal text in the currency\'s ISO 4217 minor units; null when nothing is paid.',
+  payout_currency: 'ISO 4217 currency of the payout; null when nothing is paid.',
+  log_partition: 'Partition of the postbacks topic the postback was logged in.',
+  log_offset: 'Offset of the postback in that partition: with log_partition, its position in the log.',
+  prev_hash: 'hash of the previous decision of the same partition (64 zeros for the first).',
+  hash: 'sha256 of prev_hash and the canonical decision: npm run ledger:verify recomputes the chain.',
+};
+
 export const LEDGER_TABLES: Record<LedgerTable['name'], LedgerTable> = {
   conversions: {
     name: 'conversions',

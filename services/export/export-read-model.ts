@@ -5,7 +5,7 @@ import { storedOffsets } from '../../platform/projection/offsets.js';
 import { keptReplaySchemas, keptReplayTable } from '../../platform/projection/replay-schema.js';
 import { ExportInputError } from './options.js';
 import { ledgerProjection } from '../../projections/ledger/projection.js';
-import { LEDGER_TABLES, copyLedgerTable, dropLedgerTableCopy, ledgerTableCount, ledgerTablePage, type LedgerColumnType, type LedgerTable } from '../../projections/ledger/queries.js';
+import { LEDGER_COLUMN_DOCS, LEDGER_TABLES, copyLedgerTable, dropLedgerTableCopy, ledgerTableCount, ledgerTablePage, type LedgerColumnType, type LedgerTable } from '../../projections/ledger/queries.js';
 import type { Cell, ColumnKind, ExportColumn } from './columns.js';
 import { writeExportFile, type ExportResult } from './export-file.js';
 import { silentProgress, type ExportProgress } from './progress.js';
@@ -35,7 +35,7 @@ export interface ReadModelExportRequest {
 }
 
 export function readModelColumns(table: LedgerTable): ExportColumn[] {
-  return table.columns.map(([name, type]) => ({ name, kind: KINDS[type], nullable: table.nullable.includes(name) }));
+  return table.columns.map(([name, type]) => ({ name, kind: KINDS[type], nullable: table.nullable.includes(name), doc: LEDGER_COLUMN_DOCS[name] }));
 }
 
 /**

@@ -208,6 +208,8 @@ function describeExports(backend: 'kafka' | 'sql') {
         expect(rows).toHaveLength(expected.size);
         for (const row of rows) expect(row).toEqual(expected.get(row.correlation_id));
         expect(document.columns.map((column) => column.name)).toContain('hash');
+        // Every column says what it holds, as a topic export's columns do.
+        expect(document.columns.filter((column) => !column.doc).map((column) => column.name)).toEqual([]);
         const positions = (await storedOffsets(t.runtime.db, 'ledger')).sort((a, b) => a.partition - b.partition);
         expect(document.source).toEqual({
           kind: 'read_model',
@@ -223,7 +225,8 @@ function describeExports(backend: 'kafka' | 'sql') {
       it.each(FORMATS)('postback_log as %s: every decision with prev_hash and hash, in log order', async (format) => {
         const out = join(dir, `postback_log.${format}`);
         expect(await exportReadModel(t.runtime.db, { readModel: 'postback_log', format, out })).toMatchObject({ rows: EVENTS });
-        const { rows } = await readExport(out, format);
+        const { document, rows } = await readExport(out, format);
+        expect(document.columns.filter((column) => !column.doc).map((column) => column.name)).toEqual([]);
         const expected = new Map((await tableRows('postback_log')).map((row) => [row.correlation_id, row]));
         expect(rows).toHaveLength(expected.size);
         for (const row of rows) expect(row).toEqual(expected.get(row.correlation_id));

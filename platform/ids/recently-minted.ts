@@ -15,17 +15,17 @@ export function mintTimeOf(id: string): number | undefined {
   return parseInt(id.slice(0, 8) + id.slice(9, 13), 16);
 }
 
-/** When this process started: what a reader that never saw its read model at the log's end judges by. */
-const PROCESS_STARTED_AT = Date.now();
-
 /**
  * Whether an unknown `id` may be one of ours not yet applied: a UUIDv7 minted no more than the
- * window before `seenAtEnd` (when its read model was last known to hold everything the log held;
- * undefined: not since this process started, which is then the reference) and no more than the
- * window after `now` (a later one was never minted by any clock we trust).
+ * window before `seenAtEnd` (when its read model was last known to hold everything the log held)
+ * and no more than the window after `now` (a later one was never minted by any clock we trust).
+ * With `seenAtEnd` undefined (this process never saw the read model at the log's end) any UUIDv7
+ * up to then may be pending: a process started while its projector was behind (a restart, a
+ * deploy) took everything minted before its own start as settled, and answered a card served
+ * a minute before, still unapplied, as unknown for good.
  */
 export function mayBeUnapplied(id: string, seenAtEnd: number | undefined, now: number): boolean {
   const mintedAt = mintTimeOf(id);
   if (mintedAt === undefined || mintedAt > now + RECENT_ID_WINDOW_MS) return false;
-  return mintedAt >= (seenAtEnd ?? PROCESS_STARTED_AT) - RECENT_ID_WINDOW_MS;
+  return seenAtEnd === undefined || mintedAt >= seenAtEnd - RECENT_ID_WINDOW_MS;
 }

@@ -100,6 +100,12 @@ function outPath(out: string | undefined): string {
   return out;
 }
 
+const extensionsOf = (format: ExportFormat) =>
+  Object.entries(EXTENSIONS)
+    .filter(([, named]) => named === format)
+    .map(([extension]) => extension)
+    .join(' or ');
+
 function formatOf(format: string | undefined, out: string): ExportFormat {
   if (format === undefined) {
     const inferred = EXTENSIONS[extname(out).toLowerCase()];
@@ -107,6 +113,9 @@ function formatOf(format: string | undefined, out: string): ExportFormat {
     return inferred;
   }
   if (!(FORMATS as readonly string[]).includes(format)) throw new ExportInputError('--format', `unknown format "${format}": one of ${FORMATS.join(', ')}`);
+  // A file named for another format would be opened as that one (DuckDB, a spreadsheet) and fail.
+  const named = EXTENSIONS[extname(out).toLowerCase()];
+  if (named && named !== format) throw new ExportInputError('--format', `${format}, but ${out} is named for ${named}: give --format ${named}, or end --out in ${extensionsOf(format as ExportFormat)}`);
   return format as ExportFormat;
 }
 

@@ -2,10 +2,11 @@ import pg from 'pg';
 import { v7 as uuidv7 } from 'uuid';
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import type { OfferServed } from '../../schemas/generated/events.js';
+import { buildApp } from '../../services/api/app.js';
 import { startProjectors, type RunningProjectors } from '../../services/projector/projectors.js';
 import { createTestApp, type TestRuntime } from '../support/app.js';
 import { buildInstanceWorld, commandRunner, DETAILS, type InstanceWorld, type RunCommand } from '../support/instance-world.js';
-import { appendServes, offerServed as servedCard } from '../support/serves.js';
+import { appendServes, offerServed as servedCard, projectedServes } from '../support/serves.js';
 import { nextNotificationGap } from '../support/notification-gap.js';
 import { withoutTable as withoutTableIn } from '../support/database.js';
 
@@ -102,6 +103,34 @@ describe('POST /v1/offers/instances when the read models cannot be read', () => 
     const { key } = await run('api-key:issue', { application_id: world.apps.main });
     await withoutTable('account_api_keys', async () => expectUnavailable(await post(key, [uuidv7()])));
     expect((await post(key, [uuidv7()])).statusCode).toBe(200);
+  });
+
+  it('in a process started while the projector is behind: a card served minutes ago and not applied yet is 503, never not_found; found once applied', async () => {
+    // Its UUIDv7 says it was minted five minutes ago; it is logged, not projected.
+    const c = card({ offer_instance_id: uuidv7({ msecs: Date.now() - 5 * 60_000 }) });
+    await projectors!.stop();
+    try {
+      await appendServes(t.runtime, [c], { applied: false });
+      // A runtime of its own knows nothing of the read models yet, as a process just started.
+      const restarted = await buildApp({ runtime: { ...t.runtime } });
+      try {
+        const response = await restarted.inject({
+          method: 'POST',
+          url: '/v1/offers/instances',
+          headers: { authorization: `Bearer ${world.keys.main}`, 'content-type': 'application/json' },
+          payload: { offer_instance_ids: [c.offer_instance_id] },
+        });
+        expect(response.statusCode, response.body).toBe(503);
+        expect(response.json()).toEqual({ code: 'OFFER_INSTANCE_UNAVAILABLE', message: expect.stringMatching(/not readable yet .*retry shortly/), data: {}, extra: {} });
+      } finally {
+        await restarted.close();
+      }
+    } finally {
+      projectors = await startProjectors(t.runtime);
+    }
+    // The card was logged now under an id of five minutes ago: wait for it, as a real one would not need.
+    await projectedServes(t.runtime, [c.offer_instance_id]);
+    expect((await post(world.keys.main, [c.offer_instance_id])).json().data.instances[0].status).toBe('found');
   });
 
   it('when the database is gone, even for a card and a key in the caches: they are dropped with the listening session', async () => {

@@ -12,7 +12,7 @@ import { createTestApp, type TestRuntime } from '../support/app.js';
 import { PROTOCOL, postbackWorld, postPostback } from '../support/postback-world.js';
 import { replayProjection } from '../support/replay.js';
 import { runCli } from '../support/cli.js';
-import { appendServes } from '../support/serves.js';
+import { appendServes, projectedServes } from '../support/serves.js';
 import { tableChecksum } from '../../platform/projection/checksum.js';
 
 const UUID_V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -497,6 +497,34 @@ describe.each([['kafka'], ['sql']] as const)('postbacks on the %s log', (eventLo
       const retry = await post(body);
       expect(retry.statusCode, retry.body).toBe(200);
       expect(retry.json().data).toMatchObject({ result: 'already_recorded', correlation_id: deferred.json().extra.correlation_id });
+    });
+  });
+
+  describe('in a process started while the projectors are behind', () => {
+    it('a card served minutes ago and not applied yet is 503 postback_v10_unavailable, never attribution_not_found; accepted once applied', async () => {
+      await projectors.stop();
+      let early;
+      // Its UUIDv7 says it was minted five minutes ago; it is logged, not projected.
+      const offer_instance_id = uuidv7({ msecs: Date.now() - 5 * 60_000 });
+      const body = { event_name: 'purchase', offer_instance_id, event_id: id('behind') };
+      try {
+        await appendServes(t.runtime, [{ offer_id: world.cpaOffer, application_id: world.application, offer_instance_id }], { applied: false });
+        // A runtime of its own knows nothing of the read models yet, as a process just started.
+        const restarted = await buildApp({ runtime: { ...t.runtime } });
+        try {
+          early = await postPostback(restarted, world.partner, body);
+        } finally {
+          await restarted.close();
+        }
+      } finally {
+        projectors = await startProjectors(t.runtime);
+      }
+      expectRejection(early!, 'postback_v10_unavailable');
+      // The card was logged now under an id of five minutes ago: wait for it, as a real one would not need.
+      await projectedServes(t.runtime, [offer_instance_id]);
+      const late = await post(body);
+      expect(late.statusCode, late.body).toBe(200);
+      expect(late.json().data.result).toBe('accepted');
     });
   });
 

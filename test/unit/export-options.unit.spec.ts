@@ -55,6 +55,8 @@ describe('export flags', () => {
     [{ topic: 'postbacks', out: join(out('plain.csv'), 'x.csv') }, '--out', /plain\.csv is a file, not a folder/],
     [{ topic: 'postbacks', out: out('x.txt') }, '--format', /--format ndjson\|csv\|parquet/],
     [{ topic: 'postbacks', format: 'xlsx', out: out('x.csv') }, '--format', /unknown format "xlsx"/],
+    [{ topic: 'postbacks', format: 'csv', out: out('x.parquet') }, '--format', /csv, but .*x\.parquet is named for parquet: give --format parquet, or end --out in \.csv$/],
+    [{ topic: 'postbacks', format: 'parquet', out: out('x.JSONL') }, '--format', /is named for ndjson: give --format ndjson, or end --out in \.parquet$/],
     [{ topic: 'postbacks', from: 'yesterday', out: out('x.csv') }, '--from', /neither an RFC 3339 time .* nor a log position \(postbacks:0:1500/],
     [{ topic: 'postbacks', from: '2026-11-01', out: out('x.csv') }, '--from', /neither an RFC 3339 time/],
     [{ topic: 'postbacks', to: '2026-13-01T00:00:00Z', out: out('x.csv') }, '--to', /not a valid time/],

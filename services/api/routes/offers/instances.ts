@@ -63,7 +63,7 @@ export async function instancesRoute(app: FastifyInstance, { runtime }: { runtim
     lastSeen: () => lastSeenAtEnd(runtime, [servesProjection]),
     await: () =>
       awaitCaughtUp(runtime, [servesProjection], FRESH_CARD_WAIT_MS).catch(
-        behindAs(() => serviceUnavailable('OFFER_INSTANCE_UNAVAILABLE', 'a card served recently is not readable yet; retry shortly')),
+        behindAs(() => serviceUnavailable('OFFER_INSTANCE_UNAVAILABLE', 'a card asked for may be served but not readable yet (the read models are behind the log); retry shortly')),
       ),
   };
 

@@ -8,6 +8,9 @@ export const PAGE_PATH = '/admin/postbacks';
 export const detailPath = (correlationId: string) => `${PAGE_PATH}/${encodeURIComponent(correlationId)}`;
 export const searchPath = (query: Record<string, string | undefined>) => pathWithQuery(PAGE_PATH, query);
 
+/** A stored time as the exports and the refusals print it: milliseconds, unless it has finer digits. */
+export const timeText = (time: string) => time.replace(/(\.\d{3})000Z$/, '$1Z');
+
 export const decisionBadge = (decision: string) => html`<span class="decision ${decision}">${decision.replaceAll('_', ' ')}</span>`;
 
 /** Why the ledger decided as it did, in words. */

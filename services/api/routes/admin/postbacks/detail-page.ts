@@ -2,7 +2,7 @@ import { html, type HtmlValue, type SafeHtml } from '../../../../../platform/htt
 import type { ConversionEntry, PostbackLogDetail, PostbackLogEntry } from '../../../../../projections/ledger/queries.js';
 import type { ServedInstanceRow } from '../../../../../projections/serves/evolve.js';
 import type { PostbackRefusal } from '../../../postback-refusals.js';
-import { NOT_IN_LEDGER, attributionPath, decisionBadge, detailPath, identityOf, payoutOf, positionOf, reasonOf, refusalRows, searchPath } from './cells.js';
+import { NOT_IN_LEDGER, attributionPath, decisionBadge, detailPath, identityOf, payoutOf, positionOf, reasonOf, refusalRows, searchPath, timeText } from './cells.js';
 
 /** What the detail view of a logged postback shows besides the row itself. */
 export interface LoggedDetail {
@@ -40,7 +40,7 @@ function conversionSection({ entry, conversion }: LoggedDetail): SafeHtml {
     ['status', html`${decisionBadge(conversion.status)} ${conversion.counted ? 'counted' : 'not counted'}`],
     ['goal', conversion.goal_event === null ? null : html`<code>${conversion.goal_event}</code>`],
     ['payout', payoutOf(conversion)],
-    ['received at (UTC)', conversion.received_at],
+    ['received at (UTC)', timeText(conversion.received_at)],
     ['log position', positionOf(conversion)],
   ])}`;
 }
@@ -48,14 +48,14 @@ function conversionSection({ entry, conversion }: LoggedDetail): SafeHtml {
 export function loggedDetailPage(detail: LoggedDetail): SafeHtml {
   const { entry } = detail;
   const siblings = detail.siblings.map(
-    (row) => html`<li>${row.received_at} ${decisionBadge(row.decision)} ${row.correlation_id === entry.correlation_id ? html`<b class="id">${row.correlation_id}</b> (this one)` : html`<a class="id" href="${detailPath(row.correlation_id)}">${row.correlation_id}</a>`}</li>`,
+    (row) => html`<li>${timeText(row.received_at)} ${decisionBadge(row.decision)} ${row.correlation_id === entry.correlation_id ? html`<b class="id">${row.correlation_id}</b> (this one)` : html`<a class="id" href="${detailPath(row.correlation_id)}">${row.correlation_id}</a>`}</li>`,
   );
   return html`<p><a href="/admin/postbacks">← Search</a></p>
 <h2>Postback <span class="id">${entry.correlation_id}</span></h2>
 ${list([
   ['decision', decisionBadge(entry.decision)],
   ['reason', reasonOf(entry)],
-  ['received at (UTC)', entry.received_at],
+  ['received at (UTC)', timeText(entry.received_at)],
   ['partner', html`<a class="id" href="${searchPath({ partner_id: entry.partner_id })}">${entry.partner_id}</a>`],
   ['channel, source', html`${entry.channel}, ${entry.source_ip}`],
   ['identity', identityOf(entry)],

@@ -1,4 +1,4 @@
-import type { AppendedEvent, NewEvent } from '../platform/events/event-log.js';
+import type { AppendOptions, AppendedEvent, NewEvent } from '../platform/events/event-log.js';
 import type { Runtime } from '../platform/runtime.js';
 import { eventTopic, type EventTypeName, type EventValues } from '../schemas/generated/events.js';
 import type { TopicName } from '../schemas/topics.js';
@@ -18,7 +18,7 @@ export function newEvent<T extends EventTypeName>(type: T, key: string, value: E
  * and resolves once they are durable, with each event's partition and offset. The topic exists:
  * every process creates its topics when it opens the log, never per append.
  */
-export async function appendEvents(runtime: Pick<Runtime, 'eventLog'>, topic: TopicName, events: NewEvent[]): Promise<AppendedEvent[]> {
+export async function appendEvents(runtime: Pick<Runtime, 'eventLog'>, topic: TopicName, events: NewEvent[], options: AppendOptions = {}): Promise<AppendedEvent[]> {
   // A projection only reads the topics it subscribes to: an event on another topic would be lost.
   const stray = events.find((event) => eventTopic[event.type as EventTypeName] !== topic);
   if (stray) throw new Error(`${stray.type} is not an event of topic ${topic}`);
@@ -26,5 +26,5 @@ export async function appendEvents(runtime: Pick<Runtime, 'eventLog'>, topic: To
     const found = unstorableText(event.value);
     if (found) throw new CommandInputError(found.path, `contains ${UNSTORABLE[found.kind]}; remove it`);
   }
-  return runtime.eventLog.append(topic, events);
+  return runtime.eventLog.append(topic, events, options);
 }

@@ -1,5 +1,6 @@
 import type { Sql } from '../../platform/db/db.js';
 import { resultWithin } from '../../platform/async/deadline.js';
+import { AppendWithdrawnError } from '../../platform/events/append-batcher.js';
 import type { Runtime } from '../../platform/runtime.js';
 import { ledgerProjection } from '../../projections/ledger/projection.js';
 import { findClick } from '../../projections/clicks/queries.js';
@@ -83,6 +84,15 @@ function allows(partner: Partner, address: string): boolean {
     decided.set(address, allowed);
   }
   return allowed;
+}
+
+/** Whether an append just given up on was taken back before it was sent: it rejects at once then, before the next turn of the event loop. */
+function withdrawnAtOnce(appending: Promise<unknown>): Promise<boolean> {
+  const settled = appending.then(
+    () => false,
+    (error: unknown) => error instanceof AppendWithdrawnError,
+  );
+  return Promise.race([settled, new Promise<boolean>((resolve) => setImmediate(() => resolve(false)))]);
 }
 
 /** The partner, enabled, called from an allowed address; throws the matching rejection otherwise. */
@@ -223,17 +233,20 @@ export async function receivePostback(
   }
   let appended;
   const appendStarted = performance.now();
+  const giveUp = new AbortController();
+  const appending = appendEvents(runtime, 'postbacks', [newEvent(EventType.PostbackReceived, `${event.partner_id}:${event.identity_key}`, event)], { signal: giveUp.signal });
   let late = false;
   try {
-    const appending = appendEvents(runtime, 'postbacks', [newEvent(EventType.PostbackReceived, `${event.partner_id}:${event.identity_key}`, event)]);
     [appended] = await resultWithin(appending, within(APPEND_DEADLINE_MS), () => ((late = true), new Error('the log did not take the postback in time')));
   } catch (error) {
-    // Not known to be logged: a failed or late append may still land, and the retry, with the
-    // same identity, then gets that postback's decision (already_recorded), never a second one.
-    // An append given up on is usually written once a hung broker answers: the message says so.
-    const message = late
-      ? 'the log did not confirm the postback in time; it may still be recorded, so retry with backoff and the same identity'
-      : 'the postback could not be logged; retry with backoff';
+    if (!late) throw Object.assign(new PostbackRejection('postback_v10_unavailable', 'the postback could not be logged; retry with backoff'), { cause: error });
+    // Given up on: taken back if it was still waiting behind another write (then certainly not
+    // logged, whatever the log does later). One already sent cannot be: a log that is down never
+    // writes it, a hung one may once it answers, and nothing here tells the two apart.
+    giveUp.abort();
+    const message = (await withdrawnAtOnce(appending))
+      ? 'the log did not take the postback in time; nothing was logged, retry with backoff'
+      : 'the log did not confirm the postback in time; it may still be recorded, so retry with backoff, the same identity and the same payload';
     throw Object.assign(new PostbackRejection('postback_v10_unavailable', message), { cause: error });
   }
   const deferred = () => new PostbackRejection('postback_intake_unavailable', 'the postback is logged but not decided yet; retry with the same identity to get its decision', true);

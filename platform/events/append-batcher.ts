@@ -12,7 +12,17 @@
  *   each append's messages in its own order.
  * - Each caller gets exactly its own offsets. A failed write rejects every caller of its batch and
  *   none of the next one.
+ * - An append whose `signal` aborts before its batch is sent is taken out and rejected with
+ *   AppendWithdrawnError: it is certainly not written. Once sent, it follows its write.
  */
+
+/** An append taken back before it was sent: nothing of it was written, nor will be. */
+export class AppendWithdrawnError extends Error {
+  constructor() {
+    super('the append was given up on before it was sent: nothing was written');
+    this.name = 'AppendWithdrawnError';
+  }
+}
 
 /** A message whose partition the caller has already chosen. */
 export interface PartitionedMessage {
@@ -54,7 +64,7 @@ export interface AppendBatcherOptions<M> {
 
 export interface AppendBatcher<M> {
   /** Resolves with the partition and offset of each message, in order, once its batch is durable. */
-  append(topic: string, messages: M[]): Promise<PartitionOffset[]>;
+  append(topic: string, messages: M[], signal?: AbortSignal): Promise<PartitionOffset[]>;
   /** Sends what is waiting at once and resolves when nothing is pending or in flight. */
   flush(): Promise<void>;
 }
@@ -62,6 +72,7 @@ export interface AppendBatcher<M> {
 interface Call<M> {
   topic: string;
   messages: M[];
+  bytes: number;
   resolve(offsets: PartitionOffset[]): void;
   reject(error: unknown): void;
 }
@@ -120,6 +131,26 @@ export function appendBatcher<M extends PartitionedMessage>(options: AppendBatch
     });
   }
 
+  /** Takes `call` out of the batch that holds it, unless that batch has been sent; whether it did. */
+  function withdraw(call: Call<M>): boolean {
+    for (const batch of open ? [open, ...ready] : ready) {
+      const index = batch.calls.indexOf(call);
+      if (index < 0) continue;
+      batch.calls.splice(index, 1);
+      batch.messages -= call.messages.length;
+      batch.bytes -= call.bytes;
+      if (batch.calls.length === 0) {
+        if (batch === open) {
+          cancelLinger?.();
+          cancelLinger = undefined;
+          open = undefined;
+        } else ready.splice(ready.indexOf(batch), 1);
+      }
+      return true;
+    }
+    return false;
+  }
+
   async function deliver(batch: Batch<M>) {
     try {
       const byTopic = new Map<string, M[]>();
@@ -138,8 +169,9 @@ export function appendBatcher<M extends PartitionedMessage>(options: AppendBatch
   }
 
   return {
-    append(topic, messages) {
+    append(topic, messages, signal) {
       if (messages.length === 0) return Promise.resolve([]);
+      if (signal?.aborted) return Promise.reject(new AppendWithdrawnError());
       return new Promise((resolve, reject) => {
         const bytes = weigh(messages);
         if (open && (open.messages + messages.length > maxMessages || open.bytes + bytes > maxBytes)) {
@@ -148,7 +180,19 @@ export function appendBatcher<M extends PartitionedMessage>(options: AppendBatch
         }
         const startsBatch = !open;
         open ??= { calls: [], messages: 0, bytes: 0 };
-        open.calls.push({ topic, messages, resolve, reject });
+        const onAbort = () => {
+          if (withdraw(call)) reject(new AppendWithdrawnError());
+        };
+        const settle = () => signal?.removeEventListener('abort', onAbort);
+        const call: Call<M> = {
+          topic,
+          messages,
+          bytes,
+          resolve: (offsets) => (settle(), resolve(offsets)),
+          reject: (error) => (settle(), reject(error)),
+        };
+        signal?.addEventListener('abort', onAbort, { once: true });
+        open.calls.push(call);
         open.messages += messages.length;
         open.bytes += bytes;
         if (open.messages >= maxMessages || open.bytes >= maxBytes) seal();

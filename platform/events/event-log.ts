@@ -78,6 +78,10 @@ export interface Subscription {
   stop(): Promise<void>;
 }
 
+export interface AppendOptions {
+  signal?: AbortSignal;
+}
+
 export interface EventLog {
   readonly kind: 'kafka' | 'embedded';
   /**
@@ -86,8 +90,12 @@ export interface EventLog {
    * topics get), one line each.
    */
   ensureTopics(topics: readonly TopicDesign[]): Promise<string[]>;
-  /** Resolves once every event is durable (acks=all on Kafka, committed in Postgres embedded). */
-  append(topic: string, events: NewEvent[]): Promise<AppendedEvent[]>;
+  /**
+   * Resolves once every event is durable (acks=all on Kafka, committed in Postgres embedded).
+   * `signal` aborting before the events are sent takes them back: rejected with
+   * AppendWithdrawnError, certainly not written; once sent, the append follows its write.
+   */
+  append(topic: string, events: NewEvent[], options?: AppendOptions): Promise<AppendedEvent[]>;
   /**
    * A bounded read of one topic (exports): the spans are fixed when it opens, ending at most where
    * the log ended then, so it finishes however busy the topic is. Throws LogBoundError for a

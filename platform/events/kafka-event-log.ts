@@ -12,6 +12,7 @@ import { appendsRefusedBecause, existingTopics, minInsyncReplicasOf } from './ka
 import { restartingProducer } from './restarting-producer.js';
 import { openBoundedRead } from './bounded-read.js';
 import type {
+  AppendOptions,
   AppendedEvent,
   EventLog,
   NewEvent,
@@ -154,7 +155,7 @@ export async function kafkaEventLog(codec: EventCodec, options: KafkaLogOptions)
     }
   }
 
-  async function append(topic: string, events: NewEvent[]): Promise<AppendedEvent[]> {
+  async function append(topic: string, events: NewEvent[], appendOptions: AppendOptions = {}): Promise<AppendedEvent[]> {
     if (events.length === 0) return [];
     const count = await partitionCount(topic);
     const partitionMetadata = Array.from({ length: count }, (_, partitionId) => ({
@@ -171,7 +172,7 @@ export async function kafkaEventLog(codec: EventCodec, options: KafkaLogOptions)
         partition: partitionFor({ topic: physical(topic), partitionMetadata, message: { key: event.key, value: null } }),
       })),
     );
-    const written = await batcher.append(physical(topic), messages);
+    const written = await batcher.append(physical(topic), messages, appendOptions.signal);
     for (const event of events) options.metrics?.eventsProduced.inc({ topic, type: event.type });
     return written.map(({ partition, offset }) => ({ topic, partition, offset }));
   }

@@ -4,7 +4,7 @@ import type { Metrics } from '../metrics/metrics.js';
 import { forEachPage, openBoundedRead } from './bounded-read.js';
 import { appendBatcher, type AppendBatcherOptions, type PartitionBase, type PartitionedMessage, type TopicMessages } from './append-batcher.js';
 import { decodeInOrder, type EventCodec } from './codec.js';
-import { LogBoundError, type AppendedEvent, type EventLog, type LoggedEvent, type NewEvent, type SubscribeOptions, type TopicPartitionOffset } from './event-log.js';
+import { LogBoundError, type AppendOptions, type AppendedEvent, type EventLog, type LoggedEvent, type NewEvent, type SubscribeOptions, type TopicPartitionOffset } from './event-log.js';
 
 /**
  * The event log in Postgres (PGlite on the embedded default). One partition per topic keeps
@@ -127,12 +127,12 @@ export function sqlEventLog(db: Db, codec: EventCodec, options: SqlLogOptions): 
       return [];
     },
 
-    async append(topic, events: NewEvent[]): Promise<AppendedEvent[]> {
+    async append(topic, events: NewEvent[], appendOptions: AppendOptions = {}): Promise<AppendedEvent[]> {
       if (events.length === 0) return [];
       const messages = await Promise.all(
         events.map(async (event) => ({ partition: PARTITION, key: event.key, value: await codec.encode(physical(topic), event.type, event.value) })),
       );
-      const written = await batcher.append(physical(topic), messages);
+      const written = await batcher.append(physical(topic), messages, appendOptions.signal);
       for (const event of events) options.metrics?.eventsProduced.inc({ topic, type: event.type });
       appended.emit('appended', topic);
       return written.map(({ partition, offset }) => ({ topic, partition, offset }));

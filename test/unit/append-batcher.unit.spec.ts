@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { appendBatcher, type PartitionBase, type PartitionedMessage, type TopicMessages } from '../../platform/events/append-batcher.js';
+import { AppendWithdrawnError, appendBatcher, type PartitionBase, type PartitionedMessage, type TopicMessages } from '../../platform/events/append-batcher.js';
 
 const message = (partition: number, value: string): PartitionedMessage => ({ partition, key: `k${partition}`, value: Buffer.from(value) });
 
@@ -107,6 +107,38 @@ describe('append batcher', () => {
     expect(log.writes).toHaveLength(2);
     expect(log.writes[1]![0]!.messages).toHaveLength(10);
     offsets.forEach((got, index) => expect(log.read('a', got[0]!.partition, got[0]!.offset)).toBe(`later${index}`));
+  });
+
+  it('takes back an append given up on before it is sent: rejected as withdrawn, never written; one already sent follows its write', async () => {
+    const log = fakeLog();
+    const batcher = appendBatcher({ write: log.write, lingerMs: 0 });
+    log.hold();
+    const sent = new AbortController();
+    const first = batcher.append('a', [message(0, 'sent')], sent.signal);
+    await vi.waitFor(() => expect(log.held).toHaveLength(1));
+    const waiting = new AbortController();
+    const withdrawn = batcher.append('a', [message(0, 'withdrawn')], waiting.signal);
+    const kept = batcher.append('a', [message(0, 'kept')]);
+    const alone = new AbortController();
+    waiting.abort();
+    sent.abort();
+    await expect(withdrawn).rejects.toBeInstanceOf(AppendWithdrawnError);
+    log.held[0]!.release();
+    expect(await first).toEqual([{ partition: 0, offset: '0' }]);
+    expect(await kept).toEqual([{ partition: 0, offset: '1' }]);
+    expect(log.writes.map((write) => write[0]!.messages.map((m) => m.value.toString()))).toEqual([['sent'], ['kept']]);
+    // A batch left empty is not written; an append aborted before it is made is refused at once.
+    log.hold();
+    const blocker = batcher.append('a', [message(0, 'blocker')]);
+    await vi.waitFor(() => expect(log.held).toHaveLength(2));
+    const lonely = batcher.append('a', [message(0, 'lonely')], alone.signal);
+    alone.abort();
+    await expect(lonely).rejects.toBeInstanceOf(AppendWithdrawnError);
+    await expect(batcher.append('a', [message(0, 'late')], alone.signal)).rejects.toBeInstanceOf(AppendWithdrawnError);
+    log.held[1]!.release();
+    await blocker;
+    await batcher.flush();
+    expect(log.writes).toHaveLength(3);
   });
 
   it('rejects every caller of a failed write and none of the next batch', async () => {

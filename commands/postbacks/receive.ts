@@ -5,7 +5,7 @@ import type { Runtime } from '../../platform/runtime.js';
 import { ledgerProjection } from '../../projections/ledger/projection.js';
 import { findClick } from '../../projections/clicks/queries.js';
 import { findDecision, type PostbackDecision } from '../../projections/ledger/queries.js';
-import { findOffer, type StoredOffer } from '../../projections/offers/queries.js';
+import { findOffer, remoteOfferGoals, type StoredOffer } from '../../projections/offers/queries.js';
 import { CANONICAL_UUID } from '../../projections/offers/links/parse-link.js';
 import { findPartner, type Partner } from '../../projections/partners/queries.js';
 import { findServedInstances } from '../../projections/serves/queries.js';
@@ -38,12 +38,15 @@ export interface PostbackRequest {
 export interface PostbackReads extends AttributionReads {
   partner(sql: Sql, partnerId: string): Promise<Partner | undefined>;
   offer(sql: Sql, offerId: string): Promise<StoredOffer | undefined>;
+  /** A remote offer's goals: its details are not stored, they come with its snapshots. */
+  remoteGoals(sql: Sql, offerId: string): Promise<OfferDetailsDocument['goals']>;
   decision(sql: Sql, correlationId: string): Promise<PostbackDecision | undefined>;
 }
 
 export const directReads: PostbackReads = {
   partner: findPartner,
   offer: findOffer,
+  remoteGoals: remoteOfferGoals,
   decision: findDecision,
   click: findClick,
   servedInstance: async (sql, id) => (await findServedInstances(sql, [id]))[0],
@@ -220,7 +223,10 @@ export async function receivePostback(
     const offer = await reads.offer(runtime.db, attribution.offer_id);
     if (!offer) throw new PostbackRejection('attribution_not_found', `the attributed offer ${attribution.offer_id} is unknown`);
     if (offer.partner_id !== request.partner_id) throw new PostbackRejection('foreign_attribution', 'the attributed offer belongs to another partner');
-    return postbackReceivedEvent(request, attribution, priceConversion(partner.goal_mappings, offer.offer_id, offer.details?.goals ?? [], request.fields), options.now);
+    // A remote offer is priced by the goals of the content offer info shows for it; the payout
+    // goes into the logged event, so a replay decides the same whatever snapshots come later.
+    const goals = offer.details?.goals ?? (offer.kind === 'remote' ? await reads.remoteGoals(runtime.db, offer.offer_id) : []);
+    return postbackReceivedEvent(request, attribution, priceConversion(partner.goal_mappings, offer.offer_id, goals, request.fields), options.now);
   };
   try {
     // Reference data that does not answer (a Postgres that stopped answering): nothing was logged, a retry can succeed.

@@ -1,5 +1,6 @@
 import type { Sql } from '../../platform/db/db.js';
 import type { OfferDetailsDocument } from '../../schemas/documents/offer.js';
+import { readSnapshotContent } from './details.js';
 
 /** An offer's stored public state; `details` in the shape of the offer document, null when none. */
 export interface StoredOffer {
@@ -107,6 +108,16 @@ export async function selectRemoteSnapshot(sql: Sql, offerId: string): Promise<S
     [offerId],
   );
   return rows[0];
+}
+
+/**
+ * The goals of a remote offer's public content: those of the snapshot offer info shows (see
+ * selectRemoteSnapshot); none without an active snapshot, or when its content cannot be read.
+ */
+export async function remoteOfferGoals(sql: Sql, offerId: string): Promise<OfferDetailsDocument['goals']> {
+  const snapshot = await selectRemoteSnapshot(sql, offerId);
+  const content = snapshot && readSnapshotContent(snapshot.content);
+  return content?.ok ? content.details.goals : [];
 }
 
 /** The offer a snapshot belongs to, or undefined for an unknown snapshot (a snapshot never moves). */

@@ -13,6 +13,7 @@ import { PROTOCOL, postbackWorld, postPostback } from '../support/postback-world
 import { replayProjection } from '../support/replay.js';
 import { runCli } from '../support/cli.js';
 import { appendServes, projectedServes } from '../support/serves.js';
+import { details } from '../support/serving-fixtures.js';
 import { tableChecksum } from '../../platform/projection/checksum.js';
 
 const UUID_V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -200,6 +201,16 @@ describe.each([['kafka'], ['sql']] as const)('postbacks on the %s log', (eventLo
         expect(response.data.result, `${amount} ${currency}`).toBe('accepted');
         expect(await conversion(response.data.correlation_id)).toMatchObject({ payout_amount: payout, payout_currency: currency, goal_event: 'sale' });
       }
+    });
+
+    it("prices a remote offer's conversion by the goals of the content offer info shows for it", async () => {
+      const remote = await world.admin.offer({ partner_id: world.partner, kind: 'remote', internal: { remote_endpoint: 'https://partner.example/offers' } });
+      await world.admin.run('offer:publish-snapshot', { offer_id: remote, language: 'en', content: details('remote', { amount: '3.25' }) });
+      const card = await world.serve(remote);
+      const response = await post({ event_name: 'purchase', offer_instance_id: card.offer_instance_id, event_id: id() });
+      expect(response.statusCode, response.body).toBe(200);
+      expect(response.json().data.result).toBe('accepted');
+      expect(await conversion(response.json().data.correlation_id)).toMatchObject({ counted: true, goal_event: 'install', payout_amount: '3.25', payout_currency: 'USD' });
     });
 
     it('logs an event_name with no goal as unmapped: recorded, not counted', async () => {

@@ -7,6 +7,7 @@ import { documentOnlyValidation } from '../../../../platform/http/envelope-schem
 import type { Runtime } from '../../../../platform/runtime.js';
 import { coalescedReads } from '../../../../platform/db/coalesced-reads.js';
 import { findClicks } from '../../../../projections/clicks/queries.js';
+import { remoteOfferGoals } from '../../../../projections/offers/queries.js';
 import { findDecisions } from '../../../../projections/ledger/queries.js';
 import { findServedInstances } from '../../../../projections/serves/queries.js';
 import type { PostbackRefusals } from '../../postback-refusals.js';
@@ -48,6 +49,7 @@ export async function postbackRoutes(app: FastifyInstance, { runtime, refusals }
   const reads: PostbackReads = {
     partner: (sql, id) => partners.get(sql, id),
     offer: async (sql, id) => (await caches.offers(sql, [id])).get(id) ?? undefined,
+    remoteGoals: remoteOfferGoals,
     decision: (_sql, id) => decisions.get(id),
     click: (_sql, id) => clicks.get(id),
     servedInstance: (_sql, id) => cards.get(id),

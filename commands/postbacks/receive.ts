@@ -1,6 +1,5 @@
 import type { Sql } from '../../platform/db/db.js';
 import { resultWithin } from '../../platform/async/deadline.js';
-import { AppendWithdrawnError } from '../../platform/events/append-batcher.js';
 import type { Runtime } from '../../platform/runtime.js';
 import { ledgerProjection } from '../../projections/ledger/projection.js';
 import { findClick } from '../../projections/clicks/queries.js';
@@ -87,15 +86,6 @@ function allows(partner: Partner, address: string): boolean {
     decided.set(address, allowed);
   }
   return allowed;
-}
-
-/** Whether an append just given up on was taken back before it was sent: it rejects at once then, before the next turn of the event loop. */
-function withdrawnAtOnce(appending: Promise<unknown>): Promise<boolean> {
-  const settled = appending.then(
-    () => false,
-    (error: unknown) => error instanceof AppendWithdrawnError,
-  );
-  return Promise.race([settled, new Promise<boolean>((resolve) => setImmediate(() => resolve(false)))]);
 }
 
 /** The partner, enabled, called from an allowed address; throws the matching rejection otherwise. */
@@ -240,7 +230,11 @@ export async function receivePostback(
   let appended;
   const appendStarted = performance.now();
   const giveUp = new AbortController();
-  const appending = appendEvents(runtime, 'postbacks', [newEvent(EventType.PostbackReceived, `${event.partner_id}:${event.identity_key}`, event)], { signal: giveUp.signal });
+  let withdrawn = false;
+  const appending = appendEvents(runtime, 'postbacks', [newEvent(EventType.PostbackReceived, `${event.partner_id}:${event.identity_key}`, event)], {
+    signal: giveUp.signal,
+    onWithdrawn: () => (withdrawn = true),
+  });
   let late = false;
   try {
     [appended] = await resultWithin(appending, within(APPEND_DEADLINE_MS), () => ((late = true), new Error('the log did not take the postback in time')));
@@ -250,7 +244,7 @@ export async function receivePostback(
     // logged, whatever the log does later). One already sent cannot be: a log that is down never
     // writes it, a hung one may once it answers, and nothing here tells the two apart.
     giveUp.abort();
-    const message = (await withdrawnAtOnce(appending))
+    const message = withdrawn
       ? 'the log did not take the postback in time; nothing was logged, retry with backoff'
       : 'the log did not confirm the postback in time; it may still be recorded, so retry with backoff, the same identity and the same payload';
     throw Object.assign(new PostbackRejection('postback_v10_unavailable', message), { cause: error });

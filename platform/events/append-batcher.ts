@@ -62,9 +62,16 @@ export interface AppendBatcherOptions<M> {
   maxBytes?: number;
 }
 
+export interface WithdrawOptions {
+  /** Aborting it before the append is sent takes the append back. */
+  signal?: AbortSignal;
+  /** Called at once, inside abort(), when the append is taken back (it is rejected too). */
+  onWithdrawn?: () => void;
+}
+
 export interface AppendBatcher<M> {
   /** Resolves with the partition and offset of each message, in order, once its batch is durable. */
-  append(topic: string, messages: M[], signal?: AbortSignal): Promise<PartitionOffset[]>;
+  append(topic: string, messages: M[], options?: WithdrawOptions): Promise<PartitionOffset[]>;
   /** Sends what is waiting at once and resolves when nothing is pending or in flight. */
   flush(): Promise<void>;
 }
@@ -169,9 +176,12 @@ export function appendBatcher<M extends PartitionedMessage>(options: AppendBatch
   }
 
   return {
-    append(topic, messages, signal) {
+    append(topic, messages, { signal, onWithdrawn } = {}) {
       if (messages.length === 0) return Promise.resolve([]);
-      if (signal?.aborted) return Promise.reject(new AppendWithdrawnError());
+      if (signal?.aborted) {
+        onWithdrawn?.();
+        return Promise.reject(new AppendWithdrawnError());
+      }
       return new Promise((resolve, reject) => {
         const bytes = weigh(messages);
         if (open && (open.messages + messages.length > maxMessages || open.bytes + bytes > maxBytes)) {
@@ -181,7 +191,9 @@ export function appendBatcher<M extends PartitionedMessage>(options: AppendBatch
         const startsBatch = !open;
         open ??= { calls: [], messages: 0, bytes: 0 };
         const onAbort = () => {
-          if (withdraw(call)) reject(new AppendWithdrawnError());
+          if (!withdraw(call)) return;
+          onWithdrawn?.();
+          reject(new AppendWithdrawnError());
         };
         const settle = () => signal?.removeEventListener('abort', onAbort);
         const call: Call<M> = {

@@ -80,6 +80,8 @@ export interface Subscription {
 
 export interface AppendOptions {
   signal?: AbortSignal;
+  /** Called at once, inside abort(), when the events are taken back before they were sent. */
+  onWithdrawn?: () => void;
 }
 
 export interface EventLog {

@@ -172,7 +172,7 @@ export async function kafkaEventLog(codec: EventCodec, options: KafkaLogOptions)
         partition: partitionFor({ topic: physical(topic), partitionMetadata, message: { key: event.key, value: null } }),
       })),
     );
-    const written = await batcher.append(physical(topic), messages, appendOptions.signal);
+    const written = await batcher.append(physical(topic), messages, appendOptions);
     for (const event of events) options.metrics?.eventsProduced.inc({ topic, type: event.type });
     return written.map(({ partition, offset }) => ({ topic, partition, offset }));
   }

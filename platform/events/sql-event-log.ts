@@ -132,7 +132,7 @@ export function sqlEventLog(db: Db, codec: EventCodec, options: SqlLogOptions): 
       const messages = await Promise.all(
         events.map(async (event) => ({ partition: PARTITION, key: event.key, value: await codec.encode(physical(topic), event.type, event.value) })),
       );
-      const written = await batcher.append(physical(topic), messages, appendOptions.signal);
+      const written = await batcher.append(physical(topic), messages, appendOptions);
       for (const event of events) options.metrics?.eventsProduced.inc({ topic, type: event.type });
       appended.emit('appended', topic);
       return written.map(({ partition, offset }) => ({ topic, partition, offset }));

@@ -114,13 +114,16 @@ describe('append batcher', () => {
     const batcher = appendBatcher({ write: log.write, lingerMs: 0 });
     log.hold();
     const sent = new AbortController();
-    const first = batcher.append('a', [message(0, 'sent')], sent.signal);
+    const first = batcher.append('a', [message(0, 'sent')], { signal: sent.signal });
     await vi.waitFor(() => expect(log.held).toHaveLength(1));
     const waiting = new AbortController();
-    const withdrawn = batcher.append('a', [message(0, 'withdrawn')], waiting.signal);
+    let toldWithdrawn = 0;
+    const withdrawn = batcher.append('a', [message(0, 'withdrawn')], { signal: waiting.signal, onWithdrawn: () => (toldWithdrawn += 1) });
     const kept = batcher.append('a', [message(0, 'kept')]);
     const alone = new AbortController();
     waiting.abort();
+    // Told inside abort(), before any promise settles.
+    expect(toldWithdrawn).toBe(1);
     sent.abort();
     await expect(withdrawn).rejects.toBeInstanceOf(AppendWithdrawnError);
     log.held[0]!.release();
@@ -131,10 +134,10 @@ describe('append batcher', () => {
     log.hold();
     const blocker = batcher.append('a', [message(0, 'blocker')]);
     await vi.waitFor(() => expect(log.held).toHaveLength(2));
-    const lonely = batcher.append('a', [message(0, 'lonely')], alone.signal);
+    const lonely = batcher.append('a', [message(0, 'lonely')], { signal: alone.signal });
     alone.abort();
     await expect(lonely).rejects.toBeInstanceOf(AppendWithdrawnError);
-    await expect(batcher.append('a', [message(0, 'late')], alone.signal)).rejects.toBeInstanceOf(AppendWithdrawnError);
+    await expect(batcher.append('a', [message(0, 'late')], { signal: alone.signal })).rejects.toBeInstanceOf(AppendWithdrawnError);
     log.held[1]!.release();
     await blocker;
     await batcher.flush();

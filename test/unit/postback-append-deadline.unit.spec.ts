@@ -43,7 +43,7 @@ describe('a postback whose append does not answer', () => {
     await vi.advanceTimersByTimeAsync(200);
     const refusal = await settled;
     expect(refusal).toBeInstanceOf(PostbackRejection);
-    expect(refusal).toMatchObject({ reason: 'postback_v10_unavailable', eventLogged: false, message: 'the log did not confirm the postback in time; it may still be recorded, so retry with backoff and the same identity' });
+    expect(refusal).toMatchObject({ reason: 'postback_v10_unavailable', eventLogged: false, message: 'the log did not confirm the postback in time; it may still be recorded, so retry with backoff, the same identity and the same payload' });
   });
 });
 

@@ -102,9 +102,17 @@ export function replayJobs(runtime: Runtime) {
     /** Drops kept schemas (`{"schemas": "a,b"}` or a list); not while a replay runs here, since one of them may be its own. */
     async drop(input: unknown): Promise<string[]> {
       const schemas = (input as { schemas?: unknown } | null)?.schemas;
-      const text = Array.isArray(schemas) && schemas.every((name) => typeof name === 'string') ? schemas.join(',') : schemas;
-      if (typeof text !== 'string') throw new ReplayInputError('drop', 'give the schemas to drop: {"schemas": ["replay_…"]}');
-      const names = dropNamesOf(text);
+      if (!Array.isArray(schemas) || !schemas.every((name) => typeof name === 'string')) {
+        throw new ReplayInputError('schemas', 'give the schemas to drop as a list of names: {"schemas": ["replay_…"]}');
+      }
+      let names: string[];
+      try {
+        names = dropNamesOf(schemas.join(','));
+      } catch (error) {
+        // Named by this input's field, not the command line's --drop.
+        if (error instanceof ReplayInputError) throw new ReplayInputError('schemas', error.message);
+        throw error;
+      }
       if (running) throw new ReplayBusyError(running);
       return dropKeptSchemas(runtime.db, names);
     },

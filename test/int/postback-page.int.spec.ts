@@ -234,6 +234,12 @@ describe('the postback log page (inject)', () => {
       expect(response.body).toContain('<form method="get" action="/admin/postbacks"');
     });
 
+    it('a search text that is not UTF-8 once percent-decoded is a 400 page naming it, not a search for U+FFFD', async () => {
+      const response = await get('/admin/postbacks?identity=%ff%fe');
+      expect(response.statusCode).toBe(400);
+      expect(response.body).toContain('<li><b>identity</b>: is not UTF-8 once percent-decoded');
+    });
+
     it('a malformed id in the detail path is a 400 page, an unknown one a 404 page', async () => {
       const malformed = await get('/admin/postbacks/not-a-uuid');
       expect(malformed.statusCode).toBe(400);

@@ -203,6 +203,12 @@ describe.each([['kafka'], ['sql']] as const)('replay on the %s log', (eventLog) 
     }
     expect((await t.app.inject({ method: 'POST', url: '/admin/replays', payload: {} })).statusCode).toBe(401);
     expect((await t.app.inject({ method: 'GET', url: '/admin/replays/nope', headers: admin })).statusCode).toBe(404);
+    // Dropping kept schemas takes a list of their names; anything else is a 400 naming the field.
+    for (const schemas of ['replay_20261101t000000000z', [], ['public'], [7]]) {
+      const refused = await t.app.inject({ method: 'POST', url: '/admin/replays/drop', headers: admin, payload: { schemas } });
+      expect(refused.statusCode, JSON.stringify(schemas)).toBe(400);
+      expect(refused.json(), JSON.stringify(schemas)).toMatchObject({ code: 'BAD_REQUEST', extra: { field: 'schemas' } });
+    }
   });
 
   it('reports a damaged live row by its key; --swap puts the rebuilt ledger live and the projector goes on', async () => {

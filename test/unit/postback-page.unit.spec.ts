@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import { describe, expect, it } from 'vitest';
 import { html } from '../../platform/http/html.js';
 import { returnPath } from '../../services/api/routes/admin/login.js';
-import { datetimeLocalValue, parseInstant, parseSearch } from '../../services/api/routes/admin/postbacks/search-params.js';
+import { datetimeLocalValue, parseInstant, parseSearch, undecodableFields } from '../../services/api/routes/admin/postbacks/search-params.js';
 import { SESSION_SECONDS, adminSessions } from '../../services/api/routes/admin/session.js';
 
 const ID = '0193b2c4-5d6e-7f80-9a1b-2c3d4e5f6a7b';
@@ -14,6 +14,19 @@ describe('html', () => {
     expect(html`<a title="${value}">${inner}${[value, 1, null, undefined]}</a>`.text).toBe(
       '<a title="&quot;&gt;&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;&amp;"><b>&quot;&gt;&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;&amp;</b>&quot;&gt;&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;&amp;1</a>',
     );
+  });
+});
+
+describe('undecodableFields', () => {
+  it('names the search fields whose percent-encoded value is not UTF-8, and no other', () => {
+    expect(undecodableFields('identity=%ff%fe&partner_id=%E2%82%AC&click_id=50%off&other=%ff')).toEqual(['identity']);
+    expect(undecodableFields('identity=caf%C3%A9&decision=accepted&from')).toEqual([]);
+  });
+
+  it('makes the search fail naming the field', () => {
+    const { search, errors } = parseSearch({ identity: '\uFFFD\uFFFD' }, ['identity']);
+    expect(search).toBeUndefined();
+    expect(errors).toEqual([{ field: 'identity', message: expect.stringMatching(/not UTF-8 once percent-decoded/) }]);
   });
 });
 

@@ -12,7 +12,7 @@ import { searchRefusals, type PostbackRefusals } from '../../../postback-refusal
 import { layout, sendPage } from '../layout.js';
 import { loggedDetailPage, refusalDetailPage } from './detail-page.js';
 import { searchPage, type Listing } from './search-page.js';
-import { logCursorOf, parseLogCursor, parseSearch, type Search } from './search-params.js';
+import { logCursorOf, parseLogCursor, parseSearch, undecodableFields, type Search } from './search-params.js';
 
 const TITLE = 'Postback log';
 /** Refusals shown under a search of the log; the rest are one link away. */
@@ -74,7 +74,7 @@ export async function postbackPages(app: FastifyInstance, { runtime, refusals }:
   }
 
   app.get('/', { schema: { hide: true } }, async (request, reply) => {
-    const { form, search, errors } = parseSearch(request.query as Record<string, unknown>);
+    const { form, search, errors } = parseSearch(request.query as Record<string, unknown>, undecodableFields(request.url.split('?')[1] ?? ''));
     if (!search) return sendPage(reply, 400, layout(TITLE, searchPage(form, errors), { signedIn: true }));
     const found = await readOrUnavailable(request, () => listing(search, request));
     return sendPage(reply, 200, layout(TITLE, searchPage(form, [], found), { signedIn: true }));

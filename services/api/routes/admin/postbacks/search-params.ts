@@ -66,11 +66,33 @@ export function parseLogCursor(text: string): LogCursor | undefined {
 export const logCursorOf = (row: LogCursor) => `${row.received_at}~${row.correlation_id}`;
 
 /**
+ * The fields of a raw query string whose value is not UTF-8 once percent-decoded: the parsed
+ * query holds U+FFFD there instead, which would be searched for as if typed.
+ */
+export function undecodableFields(rawQuery: string): SearchField[] {
+  const fields = new Set<SearchField>();
+  for (const pair of rawQuery.split('&')) {
+    const equals = pair.indexOf('=');
+    const field = SEARCH_FIELDS.find((candidate) => candidate === (equals < 0 ? pair : pair.slice(0, equals)));
+    if (!field || equals < 0) continue;
+    try {
+      // A `%` without two hex digits after it stays as written, as the query parser keeps it.
+      decodeURIComponent(pair.slice(equals + 1).replaceAll('+', ' ').replace(/%(?![0-9A-Fa-f]{2})/g, '%25'));
+    } catch {
+      fields.add(field);
+    }
+  }
+  return [...fields];
+}
+
+/**
  * The search in a page's query string, or what is wrong with it (every field that is). Empty
  * fields are absent; ids are taken trimmed and in lowercase; times without a zone are UTC.
+ * `undecodable`: fields whose value in the URL is not UTF-8 (undecodableFields).
  */
-export function parseSearch(query: Record<string, unknown>): { form: SearchForm; search?: Search; errors: SearchError[] } {
+export function parseSearch(query: Record<string, unknown>, undecodable: readonly SearchField[] = []): { form: SearchForm; search?: Search; errors: SearchError[] } {
   const errors: SearchError[] = [];
+  for (const field of undecodable) errors.push({ field, message: 'is not UTF-8 once percent-decoded; encode the text as UTF-8 before percent-encoding it' });
   const form = {} as SearchForm;
   for (const field of SEARCH_FIELDS) {
     const value = query[field];

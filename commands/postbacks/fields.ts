@@ -56,7 +56,7 @@ interface FieldRule {
 // Not blank either: an event name or identity of spaces only is a partner's template left empty.
 const PRINTABLE = /^[^\p{Cc}\p{Cs}]*[^\s\p{Cc}\p{Cs}][^\p{Cc}\p{Cs}]*$/u;
 const text = (max: number): FieldRule => ({
-  expected: `a string of 1 to ${max} characters, not only spaces, without control characters`,
+  expected: `a string of 1 to ${max} characters, not only spaces, without control characters or unpaired surrogates (a \\ud800-\\udfff escape alone)`,
   schema: { minLength: 1, maxLength: max, pattern: PRINTABLE.source },
   read: (value) => (atMostCharacters(value, max) && PRINTABLE.test(value) ? value : undefined),
 });

@@ -94,8 +94,8 @@ describe('parseCurrentBody: rejections', () => {
     ['amount', 12.5, 'amount: must be a decimal string such as "12.50" (no sign or exponent, at most 15 digits before the point and 8 after), not a number'],
     ['amount', null, 'amount: must be a decimal string such as "12.50" (no sign or exponent, at most 15 digits before the point and 8 after), not null'],
     ['currency', ['USD'], 'currency: must be an uppercase ISO 4217 currency code such as "USD", not an array'],
-    ['event_id', { id: 1 }, 'event_id: must be a string of 1 to 200 characters, not only spaces, without control characters, not an object'],
-    ['event_name', true, 'event_name: must be a string of 1 to 100 characters, not only spaces, without control characters, not a boolean'],
+    ['event_id', { id: 1 }, 'event_id: must be a string of 1 to 200 characters, not only spaces, without control characters or unpaired surrogates (a \\ud800-\\udfff escape alone), not an object'],
+    ['event_name', true, 'event_name: must be a string of 1 to 100 characters, not only spaces, without control characters or unpaired surrogates (a \\ud800-\\udfff escape alone), not a boolean'],
     ['svc_click_id', 7, 'svc_click_id: must be a canonical lowercase UUID such as "0190f5a2-7b3c-7d4e-8f60-1a2b3c4d5e6f", not a number'],
   ])('%s = %j is the wrong type', (name, value, message) => {
     expect(rejected(body({ ...BASE, amount: '1', currency: 'USD', [name]: value }))).toEqual({ ok: false, reason: 'invalid_payload', field: name, message });

@@ -49,8 +49,9 @@ async function writeHeld(file: ExportFile, fill: Fill, source: () => EventSource
     await fill(async (batch, items) => {
       file.signal?.throwIfAborted();
       // Encoded at once, while its rows are young (the file's own buffer lets the disk lag
-      // behind): rows kept waiting a few batches deep outlived the young generation, and
-      // copying them made garbage collection a third of an export's time.
+      // behind): with Node's default young generation, rows kept waiting a few batches deep
+      // outlived it, and copying them was a third of an export's time (the npm scripts' larger
+      // one hid it).
       await writer.write(batch);
       rows += batch.length;
       seen += items;

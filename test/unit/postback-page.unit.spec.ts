@@ -2,6 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import { describe, expect, it } from 'vitest';
 import { html } from '../../platform/http/html.js';
 import { returnPath } from '../../services/api/routes/admin/login.js';
+import { timeText } from '../../services/api/routes/admin/postbacks/cells.js';
 import { datetimeLocalValue, parseInstant, parseSearch, undecodableFields } from '../../services/api/routes/admin/postbacks/search-params.js';
 import { SESSION_SECONDS, adminSessions } from '../../services/api/routes/admin/session.js';
 
@@ -14,6 +15,13 @@ describe('html', () => {
     expect(html`<a title="${value}">${inner}${[value, 1, null, undefined]}</a>`.text).toBe(
       '<a title="&quot;&gt;&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;&amp;"><b>&quot;&gt;&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;&amp;</b>&quot;&gt;&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;&amp;1</a>',
     );
+  });
+});
+
+describe('timeText', () => {
+  it('prints a stored time to the millisecond, as exports and refusals do, unless it has finer digits', () => {
+    expect(timeText('2026-11-29T12:11:22.743000Z')).toBe('2026-11-29T12:11:22.743Z');
+    expect(timeText('2026-11-29T12:11:22.743219Z')).toBe('2026-11-29T12:11:22.743219Z');
   });
 });
 

@@ -21,7 +21,7 @@ export function canonicalDecimal(text: string): string | undefined {
   return `${match[1]}${fraction}`;
 }
 
-/** Fraction digits of the currency's minor unit as ISO 4217 lists it (JPY 0, USD 2, BHD and IQD 3); ICU's are the digits printed in practice (HUF, IDR, COP 0; IQD 0), not the minor unit. */
+/** Fraction digits of the currency's minor unit as ISO 4217 lists it (JPY 0, USD 2, BHD and IQD 3); 2 for a code not listed. */
 export function minorUnits(currency: string): number {
   return minorUnitsOf(currency) ?? 2;
 }

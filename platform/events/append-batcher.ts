@@ -1,3 +1,5 @@
+import type { AppendOptions } from './event-log.js';
+
 /**
  * Coalesces concurrent appends into one write. Each request pays a full acks=all round trip on its
  * own, and an idempotent producer sends one request at a time; merging the appends that arrive
@@ -62,16 +64,9 @@ export interface AppendBatcherOptions<M> {
   maxBytes?: number;
 }
 
-export interface WithdrawOptions {
-  /** Aborting it before the append is sent takes the append back. */
-  signal?: AbortSignal;
-  /** Called at once, inside abort(), when the append is taken back (it is rejected too). */
-  onWithdrawn?: () => void;
-}
-
 export interface AppendBatcher<M> {
   /** Resolves with the partition and offset of each message, in order, once its batch is durable. */
-  append(topic: string, messages: M[], options?: WithdrawOptions): Promise<PartitionOffset[]>;
+  append(topic: string, messages: M[], options?: AppendOptions): Promise<PartitionOffset[]>;
   /** Sends what is waiting at once and resolves when nothing is pending or in flight. */
   flush(): Promise<void>;
 }

@@ -79,8 +79,9 @@ export interface Subscription {
 }
 
 export interface AppendOptions {
+  /** Aborting it before the events are sent takes them back. */
   signal?: AbortSignal;
-  /** Called at once, inside abort(), when the events are taken back before they were sent. */
+  /** Called at once, inside abort(), when the events are taken back (the append rejects too). */
   onWithdrawn?: () => void;
 }
 

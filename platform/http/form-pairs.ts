@@ -23,3 +23,30 @@ export function decodeFormPairs(query: string, refuse: (part: string) => Error):
   }
   return pairs;
 }
+
+const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true });
+/** One `%XX` escape of a form-encoded text. */
+export const PERCENT_ESCAPE = /%[0-9A-Fa-f]{2}/g;
+
+/**
+ * One form-encoded name or value, from its bytes (one character per byte, as latin1 reads them):
+ * `+` is a space, `%XX` a byte, and the bytes must be UTF-8. A `%` without two hex digits after it
+ * stays as written (partner systems send `50%off` unencoded; URLSearchParams keeps it too).
+ * Undefined when the bytes are not UTF-8: URLSearchParams would turn them into U+FFFD, and
+ * `order_id=A%FF` and `order_id=A%FE` would become one identity, the second postback a duplicate.
+ */
+export function formComponent(raw: string): string | undefined {
+  const text = raw.replaceAll('+', ' ');
+  const chunks: Buffer[] = [];
+  let from = 0;
+  for (const escape of text.matchAll(PERCENT_ESCAPE)) {
+    chunks.push(Buffer.from(text.slice(from, escape.index), 'latin1'), Buffer.of(Number.parseInt(escape[0].slice(1), 16)));
+    from = escape.index + 3;
+  }
+  chunks.push(Buffer.from(text.slice(from), 'latin1'));
+  try {
+    return STRICT_UTF8.decode(Buffer.concat(chunks));
+  } catch {
+    return undefined;
+  }
+}

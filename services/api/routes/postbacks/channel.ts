@@ -1,4 +1,5 @@
 import type { FastifyRequest } from 'fastify';
+import { PERCENT_ESCAPE, formComponent } from '../../../../platform/http/form-pairs.js';
 import { isJsonContentType, refusedCharset } from '../../../../platform/http/json-media-type.js';
 import { plainAddress } from '../../../../platform/net/ip-text.js';
 import type { PostbackChannel } from '../../../../commands/postbacks/receive.js';
@@ -47,32 +48,6 @@ export function checkPostRequest(request: FastifyRequest, channel: PostbackChann
 }
 
 
-const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true });
-const ESCAPE = /%[0-9A-Fa-f]{2}/g;
-
-/**
- * One form-encoded name or value, from its bytes (one character per byte, as latin1 reads them):
- * `+` is a space, `%XX` a byte, and the bytes must be UTF-8. A `%` without two hex digits after it
- * stays as written (partner systems send `50%off` unencoded; URLSearchParams keeps it too).
- * Undefined when the bytes are not UTF-8: URLSearchParams would turn them into U+FFFD, and
- * `order_id=A%FF` and `order_id=A%FE` would become one identity, the second postback a duplicate.
- */
-function formComponent(raw: string): string | undefined {
-  const text = raw.replaceAll('+', ' ');
-  const chunks: Buffer[] = [];
-  let from = 0;
-  for (const escape of text.matchAll(ESCAPE)) {
-    chunks.push(Buffer.from(text.slice(from, escape.index), 'latin1'), Buffer.of(Number.parseInt(escape[0].slice(1), 16)));
-    from = escape.index + 3;
-  }
-  chunks.push(Buffer.from(text.slice(from), 'latin1'));
-  try {
-    return STRICT_UTF8.decode(Buffer.concat(chunks));
-  } catch {
-    return undefined;
-  }
-}
-
 /**
  * A form body (its raw bytes) or a query string (ASCII, as HTTP carries it) as name → value, a
  * repeated name as its list of values. Throws invalid_payload naming the parameter whose name or
@@ -89,7 +64,7 @@ export function paramsOf(source: string | Buffer): Record<string, string | strin
     const name = formComponent(rawName);
     const value = formComponent(equals < 0 ? '' : pair.slice(equals + 1));
     if (name === undefined || value === undefined) {
-      const shown = name ?? (formComponent(rawName.replace(ESCAPE, '')) || 'a parameter');
+      const shown = name ?? (formComponent(rawName.replace(PERCENT_ESCAPE, '')) || 'a parameter');
       throw new PostbackRejection('invalid_payload', `${shown}: is not UTF-8 once percent-decoded; encode the text as UTF-8 before percent-encoding it`);
     }
     const earlier = params[name];

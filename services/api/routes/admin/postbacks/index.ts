@@ -9,6 +9,7 @@ import { notFound } from '../../../../../platform/http/errors.js';
 import { unavailableOnFailure } from '../../../../../platform/http/read-or-unavailable.js';
 import { html } from '../../../../../platform/http/html.js';
 import { searchRefusals, type PostbackRefusals } from '../../../postback-refusals.js';
+import { rawQueryOf } from '../../../../../platform/http/form-pairs.js';
 import { layout, sendPage } from '../layout.js';
 import { loggedDetailPage, refusalDetailPage } from './detail-page.js';
 import { searchPage, type Listing } from './search-page.js';
@@ -74,7 +75,7 @@ export async function postbackPages(app: FastifyInstance, { runtime, refusals }:
   }
 
   app.get('/', { schema: { hide: true } }, async (request, reply) => {
-    const { form, search, errors } = parseSearch(request.query as Record<string, unknown>, undecodableFields(request.url.split('?')[1] ?? ''));
+    const { form, search, errors } = parseSearch(request.query as Record<string, unknown>, undecodableFields(rawQueryOf(request.url)));
     if (!search) return sendPage(reply, 400, layout(TITLE, searchPage(form, errors), { signedIn: true }));
     const found = await readOrUnavailable(request, () => listing(search, request));
     return sendPage(reply, 200, layout(TITLE, searchPage(form, [], found), { signedIn: true }));

@@ -1,3 +1,4 @@
+import { formComponent } from '../../../../../platform/http/form-pairs.js';
 import { characterCount } from '../../../../../platform/text/character-count.js';
 import { ENTRY_ID } from '../../../../../platform/diagnostics/bounded-log.js';
 import { instantOf, millisecondsOf, offsetMinutesOf } from '../../../../../platform/time/rfc3339.js';
@@ -73,14 +74,9 @@ export function undecodableFields(rawQuery: string): SearchField[] {
   const fields = new Set<SearchField>();
   for (const pair of rawQuery.split('&')) {
     const equals = pair.indexOf('=');
-    const field = SEARCH_FIELDS.find((candidate) => candidate === (equals < 0 ? pair : pair.slice(0, equals)));
-    if (!field || equals < 0) continue;
-    try {
-      // A `%` without two hex digits after it stays as written, as the query parser keeps it.
-      decodeURIComponent(pair.slice(equals + 1).replaceAll('+', ' ').replace(/%(?![0-9A-Fa-f]{2})/g, '%25'));
-    } catch {
-      fields.add(field);
-    }
+    if (equals < 0) continue;
+    const field = SEARCH_FIELDS.find((candidate) => candidate === pair.slice(0, equals));
+    if (field && formComponent(pair.slice(equals + 1)) === undefined) fields.add(field);
   }
   return [...fields];
 }

@@ -50,3 +50,21 @@ export function formComponent(raw: string): string | undefined {
     return undefined;
   }
 }
+
+/**
+ * The parameters among `names` whose value in a raw query string is not UTF-8 once percent-decoded
+ * (formComponent): the framework's parser keeps such a value as it came or turns it into U+FFFD,
+ * either way not the text that was meant.
+ */
+export function undecodableParameters<Name extends string>(rawQuery: string, names: readonly Name[]): Name[] {
+  if (!rawQuery.includes('%')) return [];
+  const found = new Set<Name>();
+  for (const pair of rawQuery.split('&')) {
+    const equals = pair.indexOf('=');
+    if (equals < 0) continue;
+    const decodedName = formComponent(pair.slice(0, equals));
+    const name = names.find((candidate) => candidate === decodedName);
+    if (name !== undefined && formComponent(pair.slice(equals + 1)) === undefined) found.add(name);
+  }
+  return [...found];
+}

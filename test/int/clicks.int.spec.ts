@@ -308,13 +308,22 @@ describe('links that do not open', () => {
     expectError(await get(serve.link_code!), 410, 'OFFER_NOT_ACTIVE');
   });
 
-  it('a repeated or overlong sub id is 400 naming it, nothing recorded', async () => {
+  it('a repeated, overlong or undecodable sub id is 400 naming it, nothing recorded', async () => {
     const serve = await appendServe(t.runtime, { offer_id: activeOffer, application_id: APP });
     const before = await clicksEnd();
     expectError(await get(`${serve.link_code}?sub_id2=a&sub_id2=b`), 400, 'BAD_REQUEST', /^sub_id2: is given more than once/);
     expectError(await get(`${serve.link_code}?sub_id1=${'x'.repeat(256)}`), 400, 'BAD_REQUEST', /^sub_id1: is longer than 255 characters/);
     expectError(await get(`${serve.link_code}?sub_id3=a%00b`), 400, 'BAD_REQUEST', /^sub_id3: contains a NUL character/);
+    // Not UTF-8 once percent-decoded (a Latin-1 byte, an encoded surrogate), also with its name spelled in escapes.
+    expectError(await get(`${serve.link_code}?sub_id4=caf%E9`), 400, 'BAD_REQUEST', /^sub_id4: is not UTF-8 once percent-decoded/);
+    expectError(await get(`${serve.link_code}?sub_id1=ok&sub%5Fid5=%ED%A0%80`), 400, 'BAD_REQUEST', /^sub_id5: is not UTF-8 once percent-decoded/);
     expect(await clicksEnd()).toEqual(before);
+    // A % without two hex digits after it is text, as written (partners' tools send `50%off` so).
+    const loose = await get(`${serve.link_code}?sub_id1=50%off&utm=caf%E9`);
+    expect(loose.statusCode, loose.body).toBe(302);
+    const isLoose = (event: { value: unknown }) => (event.value as LinkClicked).redirect_url === loose.headers.location;
+    const events = await readTopic(t.runtime.eventLog, 'clicks', (all) => all.some(isLoose));
+    expect(events.find(isLoose)?.value).toMatchObject({ sub_id1: '50%off' });
   });
 
   it('a click logged with a NUL (before the write side refused one) is stored with U+FFFD and never stalls the clicks read model', async () => {

@@ -309,6 +309,9 @@ describe('with the real excerpt loaded', () => {
       ['subdivision_code_type=ISO_3166_2', 'subdivision_code_type: is a LEGACY-only parameter'],
       ['levels=COUNTRY', 'levels: is a LEGACY-only parameter'],
       ['bogus=1', 'unknown parameter bogus; allowed: catalog, q, parent_location_id, country, target_types, limit, cursor, locale'],
+      // A name that would not show in the message is quoted.
+      ['q=cal&=1', 'unknown parameter ""; allowed: catalog, q, parent_location_id, country, target_types, limit, cursor, locale'],
+      ['q=cal&a%20b=1', 'unknown parameter "a b"; allowed: catalog, q, parent_location_id, country, target_types, limit, cursor, locale'],
       ['q=a&q=b', 'q is given more than once; give it once'],
       ['q=cal&catalog=FULL', 'catalog is given more than once; give it once'],
       ['q=cal&limit=5&limit=6', 'limit is given more than once'],

@@ -205,6 +205,14 @@ describe('by offerurl', () => {
     }
   });
 
+  it('reads an escaped letter or digit of the path as itself, as the link origin does (RFC 3986, 6.2.2.2), echoing the link as sent', async () => {
+    const code = links.short.split('/').pop()!;
+    const escaped = `${links.short.slice(0, -code.length)}${code.slice(0, 4)}%${code.charCodeAt(4).toString(16).toUpperCase()}${code.slice(5)}`;
+    const offer = expectOffer(await client.byLink(world.keys.main, escaped));
+    expect(offer.offer_id).toBe(world.offers.rich);
+    expect(offer.action.payload.url).toBe(escaped);
+  });
+
   it('resolves the serve-time link of a card from the Query route to the card\'s offer, with the same status', async () => {
     const response = await t.app.inject({
       method: 'POST',

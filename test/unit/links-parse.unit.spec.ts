@@ -15,6 +15,9 @@ describe('parseTrackedLink', () => {
     [`${BASE}/static/st_a?utm=1#top`, { shape: 'static_path', code: 'st_a' }],
     // Scheme and host compare case-insensitively, the default port is the same origin.
     [`HTTPS://GO.EXAMPLE.TEST:443/l/Ab3dE6gH`, { shape: 'short_code', code: 'Ab3dE6gH' }],
+    // An escaped unreserved character is that character (RFC 3986, 6.2.2.2), in the base's path too.
+    [`${BASE}/Ab3d%456gH`, { shape: 'short_code', code: 'Ab3dE6gH' }],
+    [`https://go.example.test/%6c/static/st%5Fa%2Db`, { shape: 'static_path', code: 'st_a-b' }],
   ])('reads %s', (url, link) => {
     expect(parseTrackedLink(url, BASE)).toEqual({ ok: true, link });
   });
@@ -39,6 +42,7 @@ describe('parseTrackedLink', () => {
     [`${BASE}/static/st_`, 'unsupported_path'],
     [`${BASE}/static/xx_abc`, 'unsupported_path'],
     [`${BASE}/static/st_a/b`, 'unsupported_path'],
+    [`${BASE}/static/st_a%2Fb`, 'unsupported_path'],
     [`${BASE}/a/Ab3dE6gH`, 'unsupported_path'],
   ])('rejects %s as %s', (url, reason) => {
     expect(parseTrackedLink(url, BASE)).toEqual({ ok: false, reason });

@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { html } from '../../platform/http/html.js';
 import { returnPath } from '../../services/api/routes/admin/login.js';
 import { timeText } from '../../services/api/routes/admin/postbacks/cells.js';
-import { datetimeLocalValue, parseInstant, parseSearch, undecodableFields } from '../../services/api/routes/admin/postbacks/search-params.js';
+import { undecodableParameters } from '../../platform/http/form-pairs.js';
+import { datetimeLocalValue, parseInstant, parseSearch, SEARCH_FIELDS } from '../../services/api/routes/admin/postbacks/search-params.js';
 import { SESSION_SECONDS, adminSessions } from '../../services/api/routes/admin/session.js';
 
 const ID = '0193b2c4-5d6e-7f80-9a1b-2c3d4e5f6a7b';
@@ -25,10 +26,12 @@ describe('timeText', () => {
   });
 });
 
-describe('undecodableFields', () => {
+describe('undecodableParameters', () => {
   it('names the search fields whose percent-encoded value is not UTF-8, and no other', () => {
-    expect(undecodableFields('identity=%ff%fe&partner_id=%E2%82%AC&click_id=50%off&other=%ff')).toEqual(['identity']);
-    expect(undecodableFields('identity=caf%C3%A9&decision=accepted&from')).toEqual([]);
+    expect(undecodableParameters('identity=%ff%fe&partner_id=%E2%82%AC&click_id=50%off&other=%ff', SEARCH_FIELDS)).toEqual(['identity']);
+    expect(undecodableParameters('identity=caf%C3%A9&decision=accepted&from', SEARCH_FIELDS)).toEqual([]);
+    // A name spelled with escapes is the same name.
+    expect(undecodableParameters('%69dentity=caf%E9', SEARCH_FIELDS)).toEqual(['identity']);
   });
 
   it('makes the search fail naming the field', () => {

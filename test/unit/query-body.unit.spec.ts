@@ -50,6 +50,9 @@ describe('Query body', () => {
   it('quotes keys that are not plain names and cuts long ones', () => {
     expect(rejection({ 'a/b~c': 1 }).extra).toEqual({ field: '["a/b~c"]' });
     expect(rejection({ context: { 'x y': 1 } }).extra).toEqual({ field: 'context["x y"]' });
+    // A key spelled with digits is a key, not a position in an array.
+    expect(rejection({ context: { 12: 1 } })).toMatchObject({ message: 'context["12"] is not a known field; context takes intent, locale and categories; a location is never sent in the body', extra: { field: 'context["12"]' } });
+    expect(rejection({ '': 1 }).extra).toEqual({ field: '[""]' });
     expect((rejection({ ['k'.repeat(300)]: 1 }).extra.field as string).length).toBeLessThan(120);
   });
 

@@ -40,6 +40,17 @@ export function shapeOfCode(code: string): TrackedLinkShape | undefined {
   return undefined;
 }
 
+/**
+ * A path with its escapes of unreserved characters decoded (`/l/Ab%63d1234` is `/l/Abcd1234`):
+ * RFC 3986 (6.2.2.2) makes them the same URI, and the link origin opens either.
+ */
+function withUnreservedDecoded(path: string): string {
+  return path.replace(/%[0-9A-Fa-f]{2}/g, (escape) => {
+    const character = String.fromCharCode(Number.parseInt(escape.slice(1), 16));
+    return /[A-Za-z0-9\-._~]/.test(character) ? character : escape;
+  });
+}
+
 export function parseTrackedLink(submitted: string, linkBase: string): ParsedLink {
   let url: URL;
   try {
@@ -51,9 +62,10 @@ export function parseTrackedLink(submitted: string, linkBase: string): ParsedLin
   // Same scheme, host and port (URL normalizes case and default ports); credentials in the URL
   // would make it a different thing from the links we issue.
   if (url.origin !== base.origin || url.username !== '' || url.password !== '') return { ok: false, reason: 'other_origin' };
-  const prefix = base.pathname.replace(/\/+$/, '');
-  if (!url.pathname.startsWith(`${prefix}/`)) return { ok: false, reason: 'other_origin' };
-  const rest = url.pathname.slice(prefix.length + 1);
+  const prefix = withUnreservedDecoded(base.pathname).replace(/\/+$/, '');
+  const path = withUnreservedDecoded(url.pathname);
+  if (!path.startsWith(`${prefix}/`)) return { ok: false, reason: 'other_origin' };
+  const rest = path.slice(prefix.length + 1);
   if (rest.startsWith('static/')) {
     const token = rest.slice('static/'.length);
     return STATIC_TOKEN.test(token) ? { ok: true, link: { shape: 'static_path', code: token } } : { ok: false, reason: 'unsupported_path' };

@@ -7,6 +7,7 @@ import { CommandInputError } from '../../../../commands/command.js';
 import { resultWithin } from '../../../../platform/async/deadline.js';
 import { ApiError, badRequest, notFound, serviceUnavailable } from '../../../../platform/http/errors.js';
 import { withExamples } from '../../../../platform/http/response-examples.js';
+import { rawQueryOf, undecodableParameters } from '../../../../platform/http/form-pairs.js';
 import type { Runtime } from '../../../../platform/runtime.js';
 import { shapeOfCode, STATIC_TOKEN, type TrackedLinkRef } from '../../../../projections/offers/links/parse-link.js';
 import { perClientRateLimit } from '../../client-rate-limit.js';
@@ -38,7 +39,7 @@ const linkResponses = withExamples({
     headers: { Location: { type: 'string', format: 'uri', description: 'GET only: the destination with svc_click_id (HEAD sends none)', examples: [REDIRECT_LOCATION_EXAMPLE] } },
   },
   ...errorStatuses({
-    400: { BAD_REQUEST: 'a sub_id parameter given more than once or too long' },
+    400: { BAD_REQUEST: 'a sub_id parameter given more than once, too long, or not UTF-8 once percent-decoded' },
     404: { NOT_FOUND: 'no tracked link at this address (or a path no link can have), or a link without a destination' },
     410: { OFFER_NOT_ACTIVE: 'the offer of this link is not active; the link opens again if the offer is reactivated' },
     429: { RATE_LIMITED: 'more than CLICK_RATE_LIMIT opens from this client address in a minute; retry after extra.retry_after_seconds' },
@@ -80,8 +81,8 @@ const OPEN_DEADLINE_MS = 8_000;
  * The link origin: GET {LINK_BASE}/{code}, /{instance UUID} and /static/st_… record a click
  * (LinkClicked, durable before the answer) and redirect (302) to the link's destination with the
  * click id; HEAD answers the same status without recording a click or minting an id (so no
- * Location). Errors, in the envelope: 400 a bad sub id, 404 no such link (or a path no link can
- * have) or a link without a destination, 410 OFFER_NOT_ACTIVE, 503 LINK_UNAVAILABLE (retry).
+ * Location). Errors, in the envelope: 400 a bad sub id (repeated, too long, holding a NUL, not
+ * UTF-8), 404 no such link (or a path no link can have) or a link without a destination, 410 OFFER_NOT_ACTIVE, 503 LINK_UNAVAILABLE (retry).
  */
 export async function linkRoutes(app: FastifyInstance, { runtime, prefix }: { runtime: Runtime; prefix: string }) {
   // Every answer under the link path, the 404s and 405s no handler here writes included.
@@ -100,6 +101,9 @@ export async function linkRoutes(app: FastifyInstance, { runtime, prefix }: { ru
 
   async function follow(request: FastifyRequest, reply: FastifyReply, link: TrackedLinkRef | undefined) {
     if (!link) throw notFound('no tracked link at this address');
+    // The framework keeps such a value as it came (`caf%E9`): recorded, it would reach the partner unlike what was sent.
+    const [undecodable] = undecodableParameters(rawQueryOf(request.url), SUB_ID_NAMES);
+    if (undecodable !== undefined) throw badRequest(`${undecodable}: is not UTF-8 once percent-decoded; encode the text as UTF-8 before percent-encoding it`);
     let subIds;
     try {
       subIds = subIdsFromQuery(request.query as Record<string, unknown>);

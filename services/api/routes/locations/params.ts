@@ -6,6 +6,9 @@ import type { LocationQuery } from './catalog-param.js';
  * BAD_REQUEST whose message names the parameter.
  */
 
+/** A parameter's name as a message shows it: plain names as they are, others (empty, spaces, long) quoted. */
+const shownName = (name: string) => (/^[\w.-]{1,100}$/.test(name) ? name : JSON.stringify(name.length > 100 ? `${name.slice(0, 100)}…` : name));
+
 /**
  * Rejects any parameter not in `allowed`. `explain` gives a specific message for parameters known
  * elsewhere (e.g. LEGACY-only ones in FULL); the rest are reported as unknown, all of them at once.
@@ -18,8 +21,9 @@ export function assertAllowedParameters(query: LocationQuery, allowed: readonly 
     if (reason !== undefined) throw badRequest(`${name}: ${reason}`);
     unknown.push(name);
   }
-  if (unknown.length === 1) throw badRequest(`unknown parameter ${unknown[0]}; allowed: ${allowed.join(', ')}`);
-  if (unknown.length > 1) throw badRequest(`unknown parameters ${unknown.join(', ')}; allowed: ${allowed.join(', ')}`);
+  const named = unknown.map(shownName);
+  if (named.length === 1) throw badRequest(`unknown parameter ${named[0]}; allowed: ${allowed.join(', ')}`);
+  if (named.length > 1) throw badRequest(`unknown parameters ${named.join(', ')}; allowed: ${allowed.join(', ')}`);
 }
 
 /** `extra.warnings` entry when `locale` is given: one text for both catalogs. */

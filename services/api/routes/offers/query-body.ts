@@ -2,6 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { ValueErrorType } from '@sinclair/typebox/errors';
 import { firstSchemaError } from '../../../../platform/validation/first-schema-error.js';
 import { badRequest } from '../../../../platform/http/errors.js';
+import { fieldPath } from '../../../../platform/text/field-path.js';
 import { UNSTORABLE, unstorableText } from '../../../../commands/unstorable-text.js';
 
 /**
@@ -81,18 +82,17 @@ const KNOWN: Record<string, string> = {
   context: 'context takes intent, locale and categories; a location is never sent in the body',
 };
 
-/** JSON pointer → its unescaped parts. */
-const pointerParts = (pointer: string) => (pointer === '' ? [] : pointer.slice(1).split('/').map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~')));
-
-/** Pointer parts → `context.categories[2]`; odd keys quoted, long ones cut. */
-function fieldName(parts: string[]): string {
-  return parts
-    .map((part, index) => {
-      if (/^\d+$/.test(part)) return `[${part}]`;
-      if (/^[A-Za-z_][A-Za-z0-9_]*$/.test(part) && part.length <= 100) return index === 0 ? part : `.${part}`;
-      return `[${JSON.stringify(part.length > 100 ? `${part.slice(0, 100)}…` : part)}]`;
-    })
-    .join('');
+/** A JSON pointer into `input` → its parts, positions in arrays as numbers (fieldPath shows them so). */
+function pathParts(pointer: string, input: unknown): (string | number)[] {
+  if (pointer === '') return [];
+  const parts: (string | number)[] = [];
+  let at: unknown = input;
+  for (const escaped of pointer.slice(1).split('/')) {
+    const part = escaped.replace(/~1/g, '/').replace(/~0/g, '~');
+    parts.push(Array.isArray(at) ? Number(part) : part);
+    at = at !== null && typeof at === 'object' && Object.hasOwn(at, part) ? (at as Record<string, unknown>)[part] : undefined;
+  }
+  return parts;
 }
 
 /** The field's schema path: array indexes folded to `[]`. */
@@ -109,10 +109,10 @@ export function parseQueryBody(body: unknown): QueryRequest {
   const input = body === undefined ? {} : body;
   const first = firstSchemaError(queryBody, input);
   if (first) {
-    const parts = pointerParts(first.path);
-    const field = fieldName(parts);
+    const parts = pathParts(first.path, input);
+    const field = fieldPath(parts);
     if (first.type === ValueErrorType.ObjectAdditionalProperties) {
-      const parent = fieldName(parts.slice(0, -1));
+      const parent = fieldPath(parts.slice(0, -1));
       throw badRequest(`${field} is not a known field; ${KNOWN[parent] ?? 'remove it'}`, { field });
     }
     const expected = EXPECTED[schemaPath(field)] ?? 'is not valid';

@@ -9,11 +9,11 @@ import { notFound } from '../../../../../platform/http/errors.js';
 import { unavailableOnFailure } from '../../../../../platform/http/read-or-unavailable.js';
 import { html } from '../../../../../platform/http/html.js';
 import { searchRefusals, type PostbackRefusals } from '../../../postback-refusals.js';
-import { rawQueryOf } from '../../../../../platform/http/form-pairs.js';
+import { rawQueryOf, undecodableParameters } from '../../../../../platform/http/form-pairs.js';
 import { layout, sendPage } from '../layout.js';
 import { loggedDetailPage, refusalDetailPage } from './detail-page.js';
 import { searchPage, type Listing } from './search-page.js';
-import { logCursorOf, parseLogCursor, parseSearch, undecodableFields, type Search } from './search-params.js';
+import { logCursorOf, parseLogCursor, parseSearch, SEARCH_FIELDS, type Search } from './search-params.js';
 
 const TITLE = 'Postback log';
 /** Refusals shown under a search of the log; the rest are one link away. */
@@ -75,7 +75,7 @@ export async function postbackPages(app: FastifyInstance, { runtime, refusals }:
   }
 
   app.get('/', { schema: { hide: true } }, async (request, reply) => {
-    const { form, search, errors } = parseSearch(request.query as Record<string, unknown>, undecodableFields(rawQueryOf(request.url)));
+    const { form, search, errors } = parseSearch(request.query as Record<string, unknown>, undecodableParameters(rawQueryOf(request.url), SEARCH_FIELDS));
     if (!search) return sendPage(reply, 400, layout(TITLE, searchPage(form, errors), { signedIn: true }));
     const found = await readOrUnavailable(request, () => listing(search, request));
     return sendPage(reply, 200, layout(TITLE, searchPage(form, [], found), { signedIn: true }));

@@ -1,4 +1,3 @@
-import { formComponent } from '../../../../../platform/http/form-pairs.js';
 import { characterCount } from '../../../../../platform/text/character-count.js';
 import { ENTRY_ID } from '../../../../../platform/diagnostics/bounded-log.js';
 import { instantOf, millisecondsOf, offsetMinutesOf } from '../../../../../platform/time/rfc3339.js';
@@ -67,24 +66,9 @@ export function parseLogCursor(text: string): LogCursor | undefined {
 export const logCursorOf = (row: LogCursor) => `${row.received_at}~${row.correlation_id}`;
 
 /**
- * The fields of a raw query string whose value is not UTF-8 once percent-decoded: the parsed
- * query holds U+FFFD there instead, which would be searched for as if typed.
- */
-export function undecodableFields(rawQuery: string): SearchField[] {
-  const fields = new Set<SearchField>();
-  for (const pair of rawQuery.split('&')) {
-    const equals = pair.indexOf('=');
-    if (equals < 0) continue;
-    const field = SEARCH_FIELDS.find((candidate) => candidate === pair.slice(0, equals));
-    if (field && formComponent(pair.slice(equals + 1)) === undefined) fields.add(field);
-  }
-  return [...fields];
-}
-
-/**
  * The search in a page's query string, or what is wrong with it (every field that is). Empty
  * fields are absent; ids are taken trimmed and in lowercase; times without a zone are UTC.
- * `undecodable`: fields whose value in the URL is not UTF-8 (undecodableFields).
+ * `undecodable`: fields whose value in the URL is not UTF-8 (undecodableParameters).
  */
 export function parseSearch(query: Record<string, unknown>, undecodable: readonly SearchField[] = []): { form: SearchForm; search?: Search; errors: SearchError[] } {
   const errors: SearchError[] = [];

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { loadConfig } from '../../platform/config/config.js';
 import { connectPostgres } from '../../platform/db/postgres.js';
 import { openRuntime } from '../../platform/runtime.js';
+import { buildApp } from '../../services/api/app.js';
 import { testEnvironment } from '../support/app.js';
 import { cuttingProxy } from '../support/cutting-proxy.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
@@ -118,4 +119,35 @@ describe("a service's listening session that ends", () => {
       await runtime.close();
     }
   }, 60_000);
+});
+
+describe('the admin routes of kept replay schemas while Postgres is down or hung', () => {
+  it('answer 503 REPLAY_UNAVAILABLE to retry, never a 500, and list again once it answers', async () => {
+    const ADMIN_TOKEN = 'admin-token-for-postgres-session-tests-0123';
+    const admin = { authorization: `Bearer ${ADMIN_TOKEN}` };
+    const url = new URL(database.url);
+    const proxy = await cuttingProxy({ host: url.hostname, port: Number(url.port) });
+    url.port = String(proxy.port);
+    const runtime = await openRuntime(loadConfig({ ...testEnvironment(database, `tk${Date.now()}.`, { env: { ADMIN_TOKEN, DATABASE_QUERY_TIMEOUT_MS: '2000' } }), DATABASE_URL: url.toString() }));
+    const app = await buildApp({ runtime });
+    try {
+      expect((await app.inject({ method: 'GET', url: '/admin/replays/kept', headers: admin })).json()).toMatchObject({ code: 'SUCCESS', data: { schemas: [] } });
+      for (const fail of [() => proxy.refuse(), () => proxy.swallow()]) {
+        fail();
+        const kept = await app.inject({ method: 'GET', url: '/admin/replays/kept', headers: admin });
+        expect(kept.statusCode, kept.body).toBe(503);
+        expect(kept.json()).toMatchObject({ code: 'REPLAY_UNAVAILABLE', data: {} });
+        const drop = await app.inject({ method: 'POST', url: '/admin/replays/drop', headers: admin, payload: { schemas: ['replay_20260101t000000z_0001'] } });
+        expect(drop.statusCode, drop.body).toBe(503);
+        expect(drop.json()).toMatchObject({ code: 'REPLAY_UNAVAILABLE', data: {} });
+        proxy.heal();
+        await waitFor(async () => (await app.inject({ method: 'GET', url: '/admin/replays/kept', headers: admin })).statusCode === 200, { timeoutMs: 20_000, what: 'the kept schemas listed again' });
+      }
+    } finally {
+      await app.close();
+      // The proxy first: sessions whose answers it swallowed end with it instead of waiting on a goodbye.
+      await proxy.close();
+      await runtime.close().catch(() => {});
+    }
+  }, 90_000);
 });

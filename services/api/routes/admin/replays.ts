@@ -1,6 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { success } from '../../../../platform/http/envelope.js';
-import { ApiError, badRequest, notFound } from '../../../../platform/http/errors.js';
+import { ApiError, badRequest, notFound, serviceUnavailable } from '../../../../platform/http/errors.js';
+import { logBackendFailure } from '../../../../platform/http/backend-failure-log.js';
+import { unavailableOnFailure } from '../../../../platform/http/read-or-unavailable.js';
 import { ReplayInputError } from '../../../../platform/projection/point-in-time.js';
 import { ReplayBusyError, type ReplayJobs } from '../../../replay/jobs.js';
 
@@ -22,8 +24,10 @@ export async function replayRoutes(app: FastifyInstance, options: { replays: Rep
   });
 
   // Kept schemas (point in time, --keep): listed, and dropped by name once their queries are done.
-  app.get('/replays/kept', { schema: { hide: true } }, async () => {
-    const { names, about } = await options.replays.kept();
+  // A database that fails or does not answer is a 503 to retry, as on every other admin route.
+  const readKept = unavailableOnFailure('REPLAY_UNAVAILABLE', 'the kept schemas cannot be read right now; retry later', 'kept replay schemas could not be read');
+  app.get('/replays/kept', { schema: { hide: true } }, async (request) => {
+    const { names, about } = await readKept(request, () => options.replays.kept());
     return success({ schemas: names, about });
   });
   app.post('/replays/drop', { schema: { hide: true } }, async (request) => {
@@ -32,7 +36,9 @@ export async function replayRoutes(app: FastifyInstance, options: { replays: Rep
     } catch (error) {
       if (error instanceof ReplayInputError) throw badRequest(`${error.option}: ${error.message}`, { field: error.option });
       if (error instanceof ReplayBusyError) throw new ApiError(409, 'REPLAY_RUNNING', error.message);
-      throw error;
+      // Dropping waits as long as the database takes (a large schema): no deadline, only its failure.
+      logBackendFailure(request.log, error, 'kept replay schemas could not be dropped');
+      throw serviceUnavailable('REPLAY_UNAVAILABLE', 'the schemas cannot be dropped right now (the database failed); list them again and retry');
     }
   });
 

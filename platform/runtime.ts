@@ -34,6 +34,12 @@ export interface OpenOptions {
   role?: OwnerRole;
   /** Shown to other processes that find DATA_DIR taken. */
   description?: string;
+  /**
+   * Whether this process connects REDIS_URL (default true). Only the API uses Redis (its rate
+   * limits and the refusals store); the projector and the commands pass false, so a Redis that is
+   * down can neither stop their start nor make them unready.
+   */
+  redis?: boolean;
 }
 
 /** How long a backend may take to answer at start-up before the process gives up on it. */
@@ -88,7 +94,7 @@ export async function openDatabase(config: Config, options: OpenOptions = {}): P
   }
 }
 
-async function connectRedis(url: string): Promise<Redis> {
+async function connectRedis(url: string, log: ((line: string) => void) | undefined): Promise<Redis> {
   let connected = false;
   const redis = new Redis(url, {
     lazyConnect: true,
@@ -106,6 +112,19 @@ async function connectRedis(url: string): Promise<Redis> {
   // why the connection failed (connect() itself only says it closed).
   let firstError: Error | undefined;
   redis.on('error', (error: Error) => (firstError ??= error));
+  // Once connected, an outage is said once when it starts and once when it ends: requests go on
+  // meanwhile (limits count in this process), so nothing else would tell an operator.
+  let down = false;
+  redis.on('error', (error: Error) => {
+    if (!connected || down) return;
+    down = true;
+    log?.(`Redis (REDIS_URL) unavailable: ${error.message}; rate limits count in this process and refusals are not kept until it answers`);
+  });
+  redis.on('ready', () => {
+    if (!down) return;
+    down = false;
+    log?.('Redis (REDIS_URL) answers again: rate limits are shared again');
+  });
   await reachBackend(
     'REDIS_URL',
     'start Redis or unset REDIS_URL (in-process limits)',
@@ -137,7 +156,7 @@ export async function openRuntime(config: Config, options: OpenOptions = {}): Pr
   const metrics = createMetrics();
   // The remote backends first: they fail in milliseconds, opening the embedded database takes seconds.
   await checkEventLogEndpoints(config);
-  const redis = config.redisUrl ? await connectRedis(config.redisUrl) : undefined;
+  const redis = config.redisUrl && options.redis !== false ? await connectRedis(config.redisUrl, options.log) : undefined;
   const opened: { close(): Promise<void> | void }[] = redis ? [{ close: () => redis.disconnect() }] : [];
   try {
     const { db, owner } = await openDatabase(config, options);

@@ -101,7 +101,7 @@ export async function runAdminCommandAnywhere(config: Config, command: Command, 
   for (;;) {
     let runtime: Runtime;
     try {
-      runtime = await openRuntime(config, { role: 'tool', description: `npm run admin -- ${command.name}` });
+      runtime = await openRuntime(config, { role: 'tool', description: `npm run admin -- ${command.name}`, redis: false });
     } catch (error) {
       if (!(error instanceof DataDirBusyError)) throw error;
       if (error.owner?.role === 'service') return runOnOwner(config, command, input, deadline);

@@ -68,7 +68,7 @@ async function run(flags: ExportFlags) {
   const config = { ...loadConfig(), redisUrl: undefined };
   let runtime;
   try {
-    runtime = await openRuntime(config, { description: 'npm run export' });
+    runtime = await openRuntime(config, { description: 'npm run export', redis: false });
   } catch (error) {
     if (!(error instanceof DataDirBusyError && error.owner?.role === 'service')) throw error;
     // On the embedded default only the service may open DATA_DIR: it runs the export and goes on answering.

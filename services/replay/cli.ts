@@ -62,7 +62,7 @@ function requestFrom(flags: Flags): ReplayRequest {
 async function replayAnywhere(config: Config, request: ReplayRequest, onProgress: (progress: RebuildProgress) => void, signal: AbortSignal): Promise<ReplayReport> {
   let runtime;
   try {
-    runtime = await openRuntime(config, { role: 'tool', description: 'npm run replay' });
+    runtime = await openRuntime(config, { role: 'tool', description: 'npm run replay', redis: false });
   } catch (error) {
     if (error instanceof DataDirBusyError && error.owner?.role === 'service') {
       process.stderr.write(`replaying inside the service that owns DATA_DIR (pid ${error.owner.pid}); it goes on answering meanwhile\n`);
@@ -85,7 +85,7 @@ async function replayAnywhere(config: Config, request: ReplayRequest, onProgress
 async function keptAnywhere(config: Config, drop: string[] | undefined): Promise<KeptSchemas> {
   let runtime;
   try {
-    runtime = await openRuntime(config, { role: 'tool', description: 'npm run replay' });
+    runtime = await openRuntime(config, { role: 'tool', description: 'npm run replay', redis: false });
   } catch (error) {
     if (error instanceof DataDirBusyError && error.owner?.role === 'service') return keptThroughOwner(config, drop);
     throw error;

@@ -1,6 +1,7 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { SHARED_COUNT_PAUSE_MS } from '../../platform/http/rate-limit-store.js';
+import { openRuntime } from '../../platform/runtime.js';
 import { loadFullCatalog } from '../../reference/locations/full/loader.js';
 import { createTestApp } from '../support/app.js';
 import { GEO_EXCERPT_FILE } from '../support/geo-excerpt.js';
@@ -30,7 +31,7 @@ afterAll(async () => {
 /** A client address of its own per test, so counts never carry over. */
 const nextClient = () => `203.0.113.${(client += 1)}`;
 const get = (url: string, remoteAddress: string) => t.app.inject({ method: 'GET', url, remoteAddress });
-const ready = async () => (await t.app.inject({ method: 'GET', url: '/readyz' })).json() as { code: string; extra: { backends?: Record<string, string> } };
+const ready = async () => (await t.app.inject({ method: 'GET', url: '/readyz' })).json() as { code: string; data?: { backends?: Record<string, string> }; extra: { backends?: Record<string, string> } };
 
 /** LIMIT answers, then 429, for one client. */
 async function expectLimitedAfter(remoteAddress: string) {
@@ -45,15 +46,19 @@ async function expectLimitedAfter(remoteAddress: string) {
 }
 
 describe('location routes when Redis fails', () => {
-  it('Redis stopped: every route answers, the limit is counted in this process, /readyz names redis; back once it is', async () => {
+  it('Redis stopped: every route answers, the limit is counted in this process, /readyz stays ready and names redis; back once it is', async () => {
     await redis.stop();
     try {
       await expectLimitedAfter(nextClient());
-      expect(await ready()).toMatchObject({ code: 'NOT_READY', extra: { backends: { redis: expect.stringMatching(/^unavailable: /), database: 'ok' } } });
+      // Not unready: a balancer would take every API out for a cache that holds no only copy.
+      expect(await ready()).toMatchObject({
+        code: 'SUCCESS',
+        data: { status: 'ready', backends: { redis: expect.stringMatching(/^unavailable: .* \(rate limits count in this process meanwhile; a process starting now would stop\)$/), database: 'ok' } },
+      });
     } finally {
       await redis.start();
     }
-    await waitFor(async () => (await ready()).code === 'SUCCESS', { what: 'readiness once Redis is back' });
+    await waitFor(async () => (await ready()).data?.backends?.redis === 'ok', { what: 'redis reported again once it is back' });
     await expectLimitedAfter(nextClient());
   });
 
@@ -89,15 +94,34 @@ describe('location routes when Redis fails', () => {
     }
   });
 
-  it('Redis paused (connected, answering nothing): routes still answer and limit, /readyz is 503 instead of hanging', async () => {
+  it('Redis paused (connected, answering nothing): routes still answer and limit, /readyz answers naming redis instead of hanging', async () => {
     redis.pause();
     try {
       await expectLimitedAfter(nextClient());
-      expect(await ready()).toMatchObject({ code: 'NOT_READY', extra: { backends: { redis: expect.stringMatching(/^unavailable: /) } } });
+      expect(await ready()).toMatchObject({ code: 'SUCCESS', data: { backends: { redis: expect.stringMatching(/^unavailable: /) } } });
     } finally {
       redis.resume();
     }
-    await waitFor(async () => (await ready()).code === 'SUCCESS', { what: 'readiness once Redis answers again' });
+    await waitFor(async () => (await ready()).data?.backends?.redis === 'ok', { what: 'redis reported again once it answers' });
+  });
+});
+
+describe('a Redis outage in the service log', () => {
+  it('is said once when it starts and once when it ends (requests go on meanwhile, so nothing else tells)', async () => {
+    const lines: string[] = [];
+    const runtime = await openRuntime(t.config, { log: (line) => lines.push(line) });
+    try {
+      await redis.stop();
+      try {
+        await waitFor(() => lines.some((line) => line.startsWith('Redis (REDIS_URL) unavailable: ')), { what: 'the outage said' });
+      } finally {
+        await redis.start();
+      }
+      await waitFor(() => lines.includes('Redis (REDIS_URL) answers again: rate limits are shared again'), { what: 'the end of the outage said' });
+      expect(lines.filter((line) => line.startsWith('Redis (REDIS_URL)'))).toHaveLength(2);
+    } finally {
+      await runtime.close();
+    }
   });
 });
 

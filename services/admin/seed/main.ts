@@ -41,7 +41,7 @@ const serves = wholeNumber('--serves', options.serves, 0, 10_000_000);
 const seed = wholeNumber('--seed', options.seed, 0, 2 ** 31 - 1);
 
 // The seed appends tens of thousands of events and projects them: it needs DATA_DIR alone.
-const runtime = await openRuntime(loadConfigOrExit(), { description: 'npm run seed' }).catch((error: unknown) => exitOnStartupFailure(error, 'npm run seed'));
+const runtime = await openRuntime(loadConfigOrExit(), { description: 'npm run seed', redis: false }).catch((error: unknown) => exitOnStartupFailure(error, 'npm run seed'));
 const context: SeedContext = {
   runtime,
   size: seedSize(offers),

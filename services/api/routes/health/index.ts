@@ -47,7 +47,6 @@ export async function healthRoutes(app: FastifyInstance, { runtime, alsoReady = 
       database: () => runtime.db.query('SELECT 1'),
       event_log: () => runtime.eventLog.ping(),
     };
-    if (runtime.redis) checks.redis = () => runtime.redis!.ping();
     Object.assign(checks, alsoReady);
     // The embedded database answers reads on a full disk, but takes no writes (DATA_DIR_MIN_FREE_MB).
     const room = runtime.db.room;
@@ -55,16 +54,27 @@ export async function healthRoutes(app: FastifyInstance, { runtime, alsoReady = 
       const { free_bytes: free, min_free_bytes: min, room: enough } = room();
       if (!enough) throw new Error(`${Math.floor(free / MB)} MB free, under DATA_DIR_MIN_FREE_MB (${Math.floor(min / MB)}); writes are refused until there is room`);
     };
-    // Reported, not required: every schema of this build was registered when the log opened, so a
-    // registry that is down stops nothing here; only a process starting meanwhile would stop.
+    // Reported, not required, with what this process does without them. The registry: every schema
+    // of this build was registered when the log opened, so one that is down stops nothing here.
+    // Redis: only caches and counts, never the only copy; every route answers without it. A
+    // balancer taking every API out while Redis is down would turn a cache outage into a full one.
+    const informational: Record<string, { check: () => Promise<unknown>; meanwhile: string }> = {};
     const registryUrl = runtime.config.kafkaBrokers ? runtime.config.schemaRegistryUrl : undefined;
-    const informational: Record<string, () => Promise<unknown>> = registryUrl ? { schema_registry: () => registryAnswers(registryUrl, READINESS_CHECK_MS) } : {};
-    const check = async ([name, run]: [string, () => Promise<unknown>]) => {
+    if (registryUrl) informational.schema_registry = { check: () => registryAnswers(registryUrl, READINESS_CHECK_MS), meanwhile: 'not needed while this process runs' };
+    const redis = runtime.redis;
+    if (redis) informational.redis = { check: () => redis.ping(), meanwhile: 'rate limits count in this process meanwhile' };
+    const state = async (run: () => Promise<unknown>) => {
       const answer = await settledWithin(run(), READINESS_CHECK_MS);
-      return [name, answer.ok ? 'ok' : `unavailable: ${answer.why}`] as const;
+      return answer.ok ? 'ok' : `unavailable: ${answer.why}`;
     };
-    const [results, notes] = await Promise.all([Promise.all(Object.entries(checks).map(check)), Promise.all(Object.entries(informational).map(check))]);
-    const backends = Object.fromEntries([...results, ...notes.map(([name, state]) => [name, state === 'ok' ? state : `${state} (not needed while this process runs; a process starting now would stop)`] as const)]);
+    const [results, notes] = await Promise.all([
+      Promise.all(Object.entries(checks).map(async ([name, run]) => [name, await state(run)] as const)),
+      Promise.all(Object.entries(informational).map(async ([name, { check, meanwhile }]) => {
+        const found = await state(check);
+        return [name, found === 'ok' ? found : `${found} (${meanwhile}; a process starting now would stop)`] as const;
+      })),
+    ]);
+    const backends = Object.fromEntries([...results, ...notes]);
     if (results.every(([, state]) => state === 'ok')) return success({ status: 'ready', backends });
     return reply.status(503).send(failure('NOT_READY', 'a backend is unavailable', { backends }));
   });

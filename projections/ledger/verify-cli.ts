@@ -25,8 +25,14 @@ async function run() {
   }
   const { db } = await openDatabase(config).catch((error: unknown) => exitOnStartupFailure(error, 'npm run ledger:verify'));
   try {
-    const report = await verifyLedger(db, (partition, decisions) => process.stderr.write(`\rpartition ${partition}: ${decisions} decisions checked`));
-    process.stderr.write('\n');
+    // On a terminal one line redrawn; in a log file (no carriage returns there) a line each.
+    const redraw = process.stderr.isTTY;
+    let shown = false;
+    const report = await verifyLedger(db, (partition, decisions) => {
+      shown = true;
+      process.stderr.write(redraw ? `\rpartition ${partition}: ${decisions} decisions checked` : `partition ${partition}: ${decisions} decisions checked\n`);
+    });
+    if (redraw && shown) process.stderr.write('\n');
     for (const { partition, decisions, head } of report.partitions) {
       process.stdout.write(`partition ${partition}: ${decisions} decisions, head ${head}\n`);
     }

@@ -484,6 +484,8 @@ describe.each([['kafka'], ['sql']] as const)('postbacks on the %s log', (eventLo
         const cli = await runCli('projections/ledger/verify-cli.ts', [], { DATABASE_URL: t.database.url, KEY_HASH_SECRET: t.config.keyHashSecret!, LOG_LEVEL: 'silent' });
         expect(cli.status, cli.stderr).toBe(0);
         expect(cli.stdout).toMatch(/^ledger verifies: \d+ decisions in \d+ partition\(s\)$/m);
+        // Not a terminal: the progress is whole lines, none run into the next.
+        expect(cli.stderr).toMatch(/^(partition \d+: \d+ decisions checked\n)+$/);
       }
     });
   });

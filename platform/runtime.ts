@@ -77,7 +77,12 @@ export async function openDatabase(config: Config, options: OpenOptions = {}): P
     // Loaded here only: the embedded engine takes about half a second to load, which every
     // process on Postgres would otherwise pay at start-up (a crashed one's restart included).
     const { openPglite } = await import('./db/pglite.js');
+    // Said before and after: after a process was killed the engine first recovers its files, and a
+    // service that said nothing for half a minute looks hung.
+    const opening = performance.now();
+    options.log?.(`embedded database: opening ${embeddedDatabaseDir(config.dataDir)} (after an unclean stop it recovers first, which can take a while)`);
     const embedded = await openPglite(embeddedDatabaseDir(config.dataDir), { minFreeBytes: config.dataDirMinFreeMb * 1024 * 1024 });
+    options.log?.(`embedded database: open in ${((performance.now() - opening) / 1000).toFixed(1)} s`);
     return {
       owner,
       db: {

@@ -116,11 +116,11 @@ async function connectRedis(url: string, log: ((line: string) => void) | undefin
   // Later errors are reported by the failing command or the readiness check; the first one says
   // why the connection failed (connect() itself only says it closed).
   let firstError: Error | undefined;
-  redis.on('error', (error: Error) => (firstError ??= error));
   // Once connected, an outage is said once when it starts and once when it ends: requests go on
   // meanwhile (limits count in this process), so nothing else would tell an operator.
   let down = false;
   redis.on('error', (error: Error) => {
+    firstError ??= error;
     if (!connected || down) return;
     down = true;
     log?.(`Redis (REDIS_URL) unavailable: ${error.message}; rate limits count in this process and refusals are not kept until it answers`);

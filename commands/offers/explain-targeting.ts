@@ -1,7 +1,9 @@
 import { Type } from '@sinclair/typebox';
 import { offerTargeting } from '../../projections/offers/internal/queries.js';
-import { findOffer } from '../../projections/offers/queries.js';
+import { findOffer, type StoredOffer } from '../../projections/offers/queries.js';
 import { currentRelease, findLocation, locationIdsOf } from '../../reference/locations/full/queries.js';
+import { registryChain } from '../../reference/locations/legacy/queries.js';
+import { targetingChain } from '../../reference/locations/targeting-chain.js';
 import { CommandNotFoundError, defineCommand } from '../command.js';
 import { canonicalUuid } from '../input.js';
 import { evaluateTargeting, type TargetingDecision } from '../serves/targeting.js';
@@ -32,25 +34,40 @@ export const explainTargeting = defineCommand({
       throw new CommandNotFoundError('location_id', `location ${input.location_id} is not in the current FULL catalog${release ? ` (release ${release.sourceFileDate})` : ' (none is loaded)'}`);
     }
     const rules = await offerTargeting(runtime.db, input.offer_id);
-    const chain = locationIdsOf(location);
+    // As serving matches a caller there (query-geo.ts): the FULL chain, completed by the registry's.
+    const chain = targetingChain(locationIdsOf(location), await registryChain(runtime.db, input.location_id));
     const evaluated = evaluateTargeting(rules, chain);
     // Rules are stored by their index in the offer's targeting; a rule with no ids has no rows.
     const decision = 'rule' in evaluated ? { ...evaluated, rule: rules[evaluated.rule]!.rule_index } : evaluated;
     const names = new Map(location.path.map((node) => [node.location_id, node.name]));
+    for (const id of chain) if (!names.has(id)) names.set(id, (await findLocation(runtime.db, release.releaseId, id))?.name ?? id);
+    // Targeting is one condition of serving; status and flags decide too (as Query's candidates).
+    const unservable = unservableBecause(offer);
+    const explanation = explain(decision, location.name, names);
     return {
       offer_id: input.offer_id,
       location_id: input.location_id,
       location_ids: chain,
-      served: decision.served,
+      served: decision.served && unservable === undefined,
       reason: decision.reason,
       ...('rule' in decision ? { rule: decision.rule, via_location_id: decision.via, via_name: names.get(decision.via) } : {}),
-      explanation: explain(decision, location.name, names),
+      explanation: unservable === undefined ? explanation : `${explanation}; but ${unservable}`,
       rules: rules.map((rule) => ({ rule: rule.rule_index, include: rule.include, exclude: rule.exclude })),
-      // Targeting is one condition of serving; status and flags decide too.
       offer_status: offer.status,
+      ...(unservable !== undefined ? { not_served_because: unservable } : {}),
     };
   },
 });
+
+/** Why the offer is served nowhere to live serves, whatever its targeting; undefined when it is servable. */
+function unservableBecause(offer: StoredOffer): string | undefined {
+  if (offer.deleted) return 'the offer is deleted: it is served nowhere';
+  if (offer.delisted) return 'the offer is delisted: it is served nowhere';
+  if (offer.status !== 'active') return `the offer is ${offer.status}: it is served nowhere until it is active`;
+  if (offer.kind === 'local' && offer.details === null) return 'the offer has no public details: it is served nowhere until it has';
+  if (offer.test_only) return 'the offer is test-only: it is served to test serves only';
+  return undefined;
+}
 
 function explain(decision: TargetingDecision, place: string, names: Map<string, string>): string {
   const via = (id: string) => (names.get(id) === place ? `${place} itself` : `its ancestor ${names.get(id)} (${id})`);

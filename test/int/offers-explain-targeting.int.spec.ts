@@ -12,6 +12,12 @@ describe('offer:explain-targeting', () => {
   let projectors: RunningProjectors;
   let commands: CommandExecutor;
   const offers: Record<string, string> = {};
+  let partner: string;
+  const details = {
+    offer_info: { title: 'Sale', category: { id: 'shopping' }, description: 'A sale' },
+    entity: { id: 'e1', name: 'Shop', type: 'merchant' },
+    goals: [{ event: 'sale', pricing: { model: 'cpa', amount: '1.00', currency: 'USD' } }],
+  };
   const run = (name: string, input: Record<string, unknown>) => commands.run(adminCommands.find((command) => command.name === name)!, input);
 
   beforeAll(async () => {
@@ -19,9 +25,9 @@ describe('offer:explain-targeting', () => {
     await loadFullCatalog(t.runtime.db, { file: GEO_EXCERPT_FILE });
     projectors = await startProjectors(t.runtime);
     commands = commandExecutor(t.runtime, { projections, catchUpTimeoutMs: 60_000 });
-    const partner = String((await run('partner:configure', { name: 'Acme', source_ip_allowlist: ['192.0.2.0/24'] })).partner_id);
+    partner = String((await run('partner:configure', { name: 'Acme', source_ip_allowlist: ['192.0.2.0/24'] })).partner_id);
     const upsert = async (targeting: unknown[]) =>
-      String((await run('offer:upsert', { partner_id: partner, kind: 'local', status: 'active', targeting })).offer_id);
+      String((await run('offer:upsert', { partner_id: partner, kind: 'local', status: 'active', details, targeting })).offer_id);
     // United States but not California (2840 > 21137 > 9061180 La Jolla; 21167 New York).
     offers.usNotCa = await upsert([{ geo: { include: [{ location_id: '2840' }], exclude: [] } }, { geo: { include: [], exclude: [{ location_id: '21137' }] } }]);
     offers.anywhere = await upsert([]);
@@ -51,6 +57,28 @@ describe('offer:explain-targeting', () => {
       served: false, reason: 'not_included', explanation: 'no rule includes France or any of its ancestors',
     });
     expect(await run('offer:explain-targeting', { offer_id: offers.anywhere, location_id: '2250' })).toMatchObject({ served: true, reason: 'no_targeting' });
+  });
+
+  it('says the offer is not served where its targeting allows it but its status or flags do not', async () => {
+    const paused = String((await run('offer:upsert', { partner_id: partner, kind: 'local', status: 'paused', details, targeting: [] })).offer_id);
+    expect(await run('offer:explain-targeting', { offer_id: paused, location_id: '2250' })).toMatchObject({
+      served: false,
+      reason: 'no_targeting',
+      offer_status: 'paused',
+      not_served_because: 'the offer is paused: it is served nowhere until it is active',
+      explanation: 'the offer has no targeting: it is served everywhere; but the offer is paused: it is served nowhere until it is active',
+    });
+    await run('offer:upsert', { offer_id: paused, partner_id: partner, kind: 'local', status: 'active', details, targeting: [], deleted: true });
+    expect(await run('offer:explain-targeting', { offer_id: paused, location_id: '2250' })).toMatchObject({ served: false, not_served_because: 'the offer is deleted: it is served nowhere' });
+    const testOnly = String((await run('offer:upsert', { partner_id: partner, kind: 'local', status: 'active', details, targeting: [], test_only: true })).offer_id);
+    expect(await run('offer:explain-targeting', { offer_id: testOnly, location_id: '2250' })).toMatchObject({ served: false, not_served_because: 'the offer is test-only: it is served to test serves only' });
+  });
+
+  it('places a city whose FULL parent is missing from the release under its country, as serving does (Kabul: its rules on Afghanistan apply)', async () => {
+    const notAfghanistan = String((await run('offer:upsert', { partner_id: partner, kind: 'local', status: 'active', details, targeting: [{ geo: { include: [], exclude: [{ location_id: '2004' }] } }] })).offer_id);
+    expect(await run('offer:explain-targeting', { offer_id: notAfghanistan, location_id: '1000002' })).toMatchObject({
+      served: false, reason: 'excluded', via_location_id: '2004', via_name: 'Afghanistan', location_ids: ['1000002', '2004'],
+    });
   });
 
   it('rejects an unknown offer or location, naming the field', async () => {

@@ -68,6 +68,7 @@ async function servedGeo(app: FastifyInstance, headers: Record<string, string>) 
 }
 
 const include = (...ids: string[]) => ids.map((location_id) => ({ location_id }));
+const afghanistan: { in?: string; notIn?: string } = {};
 
 beforeAll(async () => {
   t = await createTestApp({ eventLog: 'kafka' });
@@ -87,6 +88,10 @@ beforeAll(async () => {
   geo.us = await geoOffer([{ geo: { include: include('2840'), exclude: [] } }]);
   geo.california = await geoOffer([{ geo: { include: include('21137'), exclude: [] } }]);
   geo.notUs = await geoOffer([{ geo: { include: [], exclude: include('2840') } }]);
+  // In a category of their own, so the other tests' lists stay as they are.
+  const afOffer = (targeting: unknown) => admin.offer({ partner_id: partnerId, details: details('af'), destination_url: 'https://af.example/', targeting });
+  afghanistan.in = await afOffer([{ geo: { include: include('2004'), exclude: [] } }]);
+  afghanistan.notIn = await afOffer([{ geo: { include: [], exclude: include('2004') } }]);
 });
 
 afterAll(async () => {
@@ -113,6 +118,13 @@ describe('targeting from trusted provider headers', () => {
       expect(await servedGeo(app, headers('AU'))).toEqual({ names: ['any', 'au', 'auNotNsw', 'notUs'], location: '2036' });
       expect(await servedGeo(app, headers('US', 'CA'))).toEqual({ names: ['any', 'california', 'us'], location: '21137' });
       expect(await servedGeo(app, headers('US', 'ZZ'))).toEqual({ names: ['any', 'us'], location: '2840' });
+    });
+
+    it('a city whose FULL parent is missing from the release is still in the country its header names (Kabul: rules on Afghanistan apply)', async () => {
+      const servedAf = async (sent: Record<string, string>) =>
+        (await cards(app, { limit: 10, context: { categories: ['af'] } }, sent)).filter((card) => card.offer_info.category.id === 'af').map((card) => card.offer_id);
+      for (const sent of [headers('AF'), headers('AF', undefined, 'Kabul')]) expect(await servedAf(sent)).toEqual([afghanistan.in]);
+      expect(await servedAf(headers('AU'))).toEqual([afghanistan.notIn]);
     });
 
     it('an unknown location is served only offers without targeting', async () => {

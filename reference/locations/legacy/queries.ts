@@ -44,3 +44,23 @@ export async function registryLocationsPage(sql: Sql, afterId: string, limit: nu
   );
   return rows;
 }
+
+/**
+ * The registry's chain of one entry, self to root (`[]` when the registry has no such entry):
+ * its parents, which place a city whose FULL parent is missing from the release under its region
+ * or country.
+ */
+export async function registryChain(sql: Sql, locationId: string): Promise<string[]> {
+  const { rows } = await sql.query<{ location_id: string }>(
+    `WITH RECURSIVE chain(location_id, parent_location_id, depth) AS (
+       SELECT location_id, parent_location_id, 0 FROM legacy_registry_locations WHERE location_id = $1
+       UNION ALL
+       SELECT l.location_id, l.parent_location_id, chain.depth + 1
+         FROM legacy_registry_locations l JOIN chain ON l.location_id = chain.parent_location_id
+        WHERE chain.depth < 10
+     )
+     SELECT location_id FROM chain ORDER BY depth`,
+    [locationId],
+  );
+  return rows.map((row) => row.location_id);
+}

@@ -4,13 +4,15 @@ import { fullReaderFor } from '../../../../reference/locations/full/reader.js';
 import { foldText } from '../../../../reference/locations/legacy/normalize.js';
 import type { IndexedLocation, RegistryIndex } from '../../../../reference/locations/legacy/registry-index.js';
 import { CodeInputError, lookupSubdivision } from '../../../../reference/locations/legacy/subdivision-code.js';
+import { targetingChain } from '../../../../reference/locations/targeting-chain.js';
 import { currentRegistry } from '../locations/legacy-registry.js';
 
 /**
  * The caller's location for Query targeting, taken only from provider region headers an operator
  * trusts (TRUSTED_GEO_HEADERS). Headers of a family that is not trusted are ignored entirely: any
  * client can send them. External codes are aliases only: they are resolved to a LEGACY registry
- * id, and targeting then uses that id's FULL chain.
+ * id, and targeting then uses that id's FULL chain (completed by the registry's where the FULL
+ * chain stops at a parent missing from the release).
  */
 export type GeoFamily = 'cloudflare' | 'cloudfront' | 'vercel';
 
@@ -112,7 +114,7 @@ export function resolveReading(index: RegistryIndex, reading: GeoReading): Index
 
 export interface CallerLocation {
   location_id: string;
-  /** The FULL chain of the location, self to root: what targeting matches against. */
+  /** The location's targeting chain, self to root (targetingChain): what targeting matches against. */
   chain: string[];
 }
 
@@ -133,10 +135,11 @@ export async function callerLocation(db: Db, headers: Headers, trusted: readonly
   }
   const location = resolveReading(registry, reading);
   if (!location) return null;
+  const registryIds = registry.pathOf(location).map((l) => l.id).reverse();
   const full = await fullReaderFor(db).current();
   const row = full?.rowOf(location.id);
   // The registry is derived from the current FULL release, so its ids are there; while a new
   // release is being indexed, the registry's own path stands in.
-  if (full === undefined || row === undefined) return { location_id: location.id, chain: registry.pathOf(location).map((l) => l.id).reverse() };
-  return { location_id: location.id, chain: full.pathOf(row).reverse().map((r) => full.ids.at(r)!) };
+  const fullIds = full === undefined || row === undefined ? [] : full.pathOf(row).reverse().map((r) => full.ids.at(r)!);
+  return { location_id: location.id, chain: targetingChain(fullIds, registryIds) };
 }

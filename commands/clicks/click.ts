@@ -43,7 +43,7 @@ export type LinkState =
   | { status: 'unknown' }
   /** The link exists but has no destination a browser may be sent to. */
   | { status: 'no_destination'; target: ClickTarget }
-  /** The link's offer is not active (paused, pending, rejected, expired, deleted or delisted). */
+  /** The link's offer is not active (paused, pending, rejected, expired, deleted or delisted), or test-only and the link not a test card's. */
   | { status: 'offer_inactive'; target: ClickTarget };
 
 /**
@@ -59,6 +59,8 @@ export async function openLink(runtime: Runtime, link: TrackedLinkRef): Promise<
   // afterwards, but its link opens while the offer is active.
   const offer = await findOffer(runtime.db, target.offer_id);
   if (!offer || offer.status !== 'active' || offer.deleted || offer.delisted) return { status: 'offer_inactive', target };
+  // A test-only offer is served to test serves only (Query); elsewhere the instance route reports it expired.
+  if (offer.test_only && target.environment !== 'test') return { status: 'offer_inactive', target };
   return { status: 'open', target: { ...target, destination } };
 }
 

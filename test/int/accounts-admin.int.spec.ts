@@ -123,6 +123,12 @@ describe('accounts admin commands reject bad input', () => {
       expect(asText.statusCode, asText.body).toBe(415);
       expect(asText.json()).toMatchObject({ code: 'UNSUPPORTED_MEDIA_TYPE', message: 'text/plain is not accepted; send the input as JSON with Content-Type: application/json', data: {} });
     }
+    // A JSON string is JSON: an input that is not an object, as 1 or [] are.
+    for (const url of ['/admin/commands/api-key:issue', '/admin/replays']) {
+      const jsonString = await t.app.inject({ method: 'POST', url, headers: { ...headers, 'content-type': 'application/json' }, payload: '"{}"' });
+      expect(jsonString.statusCode, jsonString.body).toBe(400);
+      expect(jsonString.json()).toMatchObject({ code: 'BAD_REQUEST', data: {} });
+    }
     expect(await t.runtime.eventLog.endOffsets('accounts')).toEqual(before);
 
     const good = await t.app.inject({ method: 'POST', url: '/admin/commands/api-key:issue', headers, payload: { application_id: ids.app, label: 'api' } });

@@ -308,6 +308,17 @@ describe('links that do not open', () => {
     expectError(await get(serve.link_code!), 410, 'OFFER_NOT_ACTIVE');
   });
 
+  it('a test-only offer\'s link opens for a test card only: a live card\'s is 410, as the instance route reports the offer expired', async () => {
+    const testOnly = String((await run(upsertOffer, { partner_id: partnerId, kind: 'local', status: 'active', test_only: true })).offer_id);
+    await caughtUp();
+    const live = await appendServe(t.runtime, { offer_id: testOnly, application_id: APP });
+    const test = await appendServe(t.runtime, { offer_id: testOnly, application_id: APP, environment: 'test' });
+    const before = await clicksEnd();
+    expectError(await get(live.link_code!), 410, 'OFFER_NOT_ACTIVE');
+    expect(await clicksEnd()).toEqual(before);
+    expect((await get(test.link_code!)).statusCode).toBe(302);
+  });
+
   it('a repeated, overlong or undecodable sub id is 400 naming it, nothing recorded', async () => {
     const serve = await appendServe(t.runtime, { offer_id: activeOffer, application_id: APP });
     const before = await clicksEnd();

@@ -12,7 +12,7 @@ import type { EventLog } from './events/event-log.js';
 import { checkEventLogEndpoints, openEventLog } from './events/open-event-log.js';
 import { createMetrics, type Metrics } from './metrics/metrics.js';
 import { openWatermarks, type Watermarks } from './projection/watermarks.js';
-import { reachBackend } from './startup.js';
+import { ExitCode, reachBackend } from './startup.js';
 
 /** The backends of one process, chosen from the configuration; routes and projections only see this. */
 export interface Runtime {
@@ -52,6 +52,18 @@ export const embeddedDatabaseDir = (dataDir: string) => join(dataDir, 'pg');
 
 /** Whether DATA_DIR holds an embedded database (opening one that does not creates it). */
 export const holdsEmbeddedDatabase = (dataDir: string) => existsSync(join(embeddedDatabaseDir(dataDir), 'PG_VERSION'));
+
+/**
+ * For a tool that only reads what is there (export, replay, ledger:verify): with no DATABASE_URL
+ * and no database in DATA_DIR, says so and exits 2, instead of creating an empty one and reporting
+ * nothing found (usually DATA_DIR is unset or names another folder).
+ */
+export function exitUnlessThereIsADatabase(config: Config, tool: string, nothing: string, options: { onlyTheLog?: boolean } = {}): void {
+  // On Kafka the log is there whatever DATA_DIR holds: a tool that reads only the log finds it.
+  if (config.databaseUrl || (options.onlyTheLog && config.kafkaBrokers) || holdsEmbeddedDatabase(config.dataDir)) return;
+  process.stderr.write(`error: no embedded database in DATA_DIR ${config.dataDir}: ${nothing} (set DATA_DIR to the service's folder, or DATABASE_URL); ${tool} creates none\n`);
+  process.exit(ExitCode.invalidInput);
+}
 
 /**
  * The database: Postgres at DATABASE_URL, or the embedded one in DATA_DIR, which this process then

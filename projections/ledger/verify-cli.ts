@@ -1,6 +1,6 @@
 import { Command as Program } from 'commander';
 import { loadConfigOrExit } from '../../platform/config/config.js';
-import { holdsEmbeddedDatabase, openDatabase } from '../../platform/runtime.js';
+import { exitUnlessThereIsADatabase, openDatabase } from '../../platform/runtime.js';
 import { ExitCode, exitOnStartupFailure } from '../../platform/startup.js';
 import { verifyLedger } from './verify.js';
 
@@ -19,10 +19,7 @@ nothing to verify, 4 the database is unavailable or DATA_DIR is in use by the se
 async function run() {
   const config = loadConfigOrExit();
   // Verifying an embedded ledger that does not exist would create an empty one first.
-  if (!config.databaseUrl && !holdsEmbeddedDatabase(config.dataDir)) {
-    process.stderr.write(`error: no embedded database in DATA_DIR ${config.dataDir}: nothing to verify (set DATA_DIR, or DATABASE_URL)\n`);
-    process.exit(ExitCode.invalidInput);
-  }
+  exitUnlessThereIsADatabase(config, 'ledger:verify', 'nothing to verify');
   const { db } = await openDatabase(config).catch((error: unknown) => exitOnStartupFailure(error, 'npm run ledger:verify'));
   try {
     // On a terminal one line redrawn; in a log file (no carriage returns there) a line each.

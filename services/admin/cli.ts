@@ -1,4 +1,5 @@
 import { Command as Program, Option } from 'commander';
+import { onceOnly } from '../../platform/cli/once-only.js';
 import { readFileSync } from 'node:fs';
 import { CommandInputError, CommandNotFoundError, CommandUnavailableError, type Command } from '../../commands/command.js';
 import { adminCommands } from '../../commands/index.js';
@@ -61,10 +62,10 @@ function addCommand(program: Program, command: Command) {
   const sub = program.command(command.name).description(command.summary);
   for (const [property, schema] of Object.entries(command.input.properties)) {
     const required = command.input.required?.includes(property) ?? false;
-    sub.addOption(new Option(flagSyntax(property, schema), `${schema.description ?? property}${required ? ' (required)' : ''}`));
+    sub.addOption(onceOnly(new Option(flagSyntax(property, schema), `${schema.description ?? property}${required ? ' (required)' : ''}`)));
   }
-  sub.addOption(new Option('--input <json>', 'the whole input as one JSON object (instead of flags)'));
-  sub.addOption(new Option('--input-file <path>', 'read the whole input from a JSON file'));
+  sub.addOption(onceOnly(new Option('--input <json>', 'the whole input as one JSON object (instead of flags)')));
+  sub.addOption(onceOnly(new Option('--input-file <path>', 'read the whole input from a JSON file')));
   sub.action(async (options: Record<string, string | undefined>) => {
     try {
       const flags = Object.fromEntries(Object.keys(command.input.properties).map((key) => [key, options[key.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase())]]));

@@ -1,9 +1,10 @@
 import { fromCallerFolder } from '../../platform/cli/caller-folder.js';
 import { Command as Program, Option } from 'commander';
+import { onceOnly } from '../../platform/cli/once-only.js';
 import { loadConfig } from '../../platform/config/config.js';
 import { SettingError } from '../../platform/config/settings.js';
 import { DataDirBusyError } from '../../platform/data-dir/ownership.js';
-import { openRuntime } from '../../platform/runtime.js';
+import { exitUnlessThereIsADatabase, openRuntime } from '../../platform/runtime.js';
 import { BackendUnavailableError, ExitCode, busyAdvice } from '../../platform/startup.js';
 import { exportEvents } from './export-events.js';
 import { exportReadModel } from './export-read-model.js';
@@ -66,6 +67,7 @@ async function run(flags: ExportFlags) {
   removePartialOnInterrupt(parsed.request.out, () => cancelInService());
   // Exports need the database and the log; Redis only serves the API.
   const config = { ...loadConfig(), redisUrl: undefined };
+  exitUnlessThereIsADatabase(config, 'export', 'nothing to export', { onlyTheLog: flags.topic !== undefined });
   let runtime;
   try {
     runtime = await openRuntime(config, { description: 'npm run export', redis: false });
@@ -91,14 +93,14 @@ async function run(flags: ExportFlags) {
 export function buildExportCli(): Program {
   return new Program('export')
     .description('Write decoded events of one topic, or a read model table, to an ndjson, CSV or Parquet file.')
-    .addOption(new Option('--topic <topic>', 'the topic whose events to export'))
-    .addOption(new Option('--read-model <table>', 'a read model table to export instead: conversions or postback_log'))
-    .addOption(new Option('--schema <replay schema>', 'with --read-model: the table as a replay kept it (replay_<time>, e.g. a point-in-time ledger), not the live one'))
-    .addOption(new Option('--from <time|positions>', 'first event: RFC 3339 time or topic:partition:offset,… (default: the beginning)'))
-    .addOption(new Option('--to <time|positions>', 'end, exclusive: RFC 3339 time or topic:partition:offset,… (default: the end of the log at start)'))
-    .addOption(new Option('--type <event type>', 'only this event type (e.g. PostbackReceived); its fields are the columns'))
-    .addOption(new Option('--format <format>', 'ndjson, csv or parquet (default: from the --out extension)'))
-    .addOption(new Option('--out <file>', 'the file to write (replaced when it exists)'))
+    .addOption(onceOnly(new Option('--topic <topic>', 'the topic whose events to export')))
+    .addOption(onceOnly(new Option('--read-model <table>', 'a read model table to export instead: conversions or postback_log')))
+    .addOption(onceOnly(new Option('--schema <replay schema>', 'with --read-model: the table as a replay kept it (replay_<time>, e.g. a point-in-time ledger), not the live one')))
+    .addOption(onceOnly(new Option('--from <time|positions>', 'first event: RFC 3339 time or topic:partition:offset,… (default: the beginning)')))
+    .addOption(onceOnly(new Option('--to <time|positions>', 'end, exclusive: RFC 3339 time or topic:partition:offset,… (default: the end of the log at start)')))
+    .addOption(onceOnly(new Option('--type <event type>', 'only this event type (e.g. PostbackReceived); its fields are the columns')))
+    .addOption(onceOnly(new Option('--format <format>', 'ndjson, csv or parquet (default: from the --out extension)')))
+    .addOption(onceOnly(new Option('--out <file>', 'the file to write (replaced when it exists)')))
     .addHelpText('after', EXAMPLES)
     .showHelpAfterError()
     .exitOverride((error) => process.exit(error.exitCode === 0 ? 0 : ExitCode.invalidInput))

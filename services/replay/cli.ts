@@ -1,4 +1,5 @@
 import { Command as Program, Option } from 'commander';
+import { onceOnly } from '../../platform/cli/once-only.js';
 import { loadConfig, type Config } from '../../platform/config/config.js';
 import { SettingError } from '../../platform/config/settings.js';
 import { DataDirBusyError } from '../../platform/data-dir/ownership.js';
@@ -6,7 +7,7 @@ import { ReplayInputError } from '../../platform/projection/point-in-time.js';
 import type { RebuildProgress } from '../../platform/projection/rebuild.js';
 import { replay, type ReplayReport } from '../../platform/projection/replay.js';
 import { SwapError } from '../../platform/projection/swap.js';
-import { openRuntime } from '../../platform/runtime.js';
+import { exitUnlessThereIsADatabase, openRuntime } from '../../platform/runtime.js';
 import { CommandFailedError } from '../admin/command-gateway.js';
 import { BackendUnavailableError, ExitCode } from '../../platform/startup.js';
 import { ReplayCancelledError } from './jobs.js';
@@ -150,14 +151,14 @@ export function buildReplayCli(): Program {
     )
     .addOption(new Option('--projection <names>', 'read models to rebuild, comma-separated (repeatable): see services/projector/projectors.ts').argParser((value: string, previous: string[] = []) => [...previous, value]))
     .addOption(new Option('--all', 'every read model (the default)'))
-    .addOption(new Option('--as-of <time>', 'rebuild as they were at this RFC 3339 time, e.g. 2026-11-01T00:00:00Z'))
-    .addOption(new Option('--until <positions>', 'rebuild up to these log positions, topic:partition:offset,… (events below each offset)'))
+    .addOption(onceOnly(new Option('--as-of <time>', 'rebuild as they were at this RFC 3339 time, e.g. 2026-11-01T00:00:00Z')))
+    .addOption(onceOnly(new Option('--until <positions>', 'rebuild up to these log positions, topic:partition:offset,… (events below each offset)')))
     .addOption(new Option('--swap', 'make the rebuilt read models live (atomically, at the live positions)'))
     .addOption(new Option('--keep', 'keep the replay schemas (rebuilt tables, the live copy compared with, retired tables)'))
-    .addOption(new Option('--keys <n>', 'differing keys shown per table (default 10)'))
+    .addOption(onceOnly(new Option('--keys <n>', 'differing keys shown per table (default 10)')))
     .addOption(new Option('--json', 'print the report as JSON instead of a summary'))
     .addOption(new Option('--kept', 'list the schemas replays kept (point in time, --keep, an interrupted replay) instead of replaying'))
-    .addOption(new Option('--drop <schemas>', 'drop kept replay schemas (comma-separated replay_… names, as --kept lists them) instead of replaying'))
+    .addOption(onceOnly(new Option('--drop <schemas>', 'drop kept replay schemas (comma-separated replay_… names, as --kept lists them) instead of replaying')))
     .showHelpAfterError()
     .exitOverride((error) => process.exit(error.exitCode === 0 ? 0 : ExitCode.invalidInput))
     .action(async (flags: Flags) => {
@@ -166,7 +167,9 @@ export function buildReplayCli(): Program {
       try {
         const kept = keptRequest(flags);
         if (kept) {
-          const { names, about } = await keptAnywhere(loadConfig(), kept.drop);
+          const keptConfig = loadConfig();
+          exitUnlessThereIsADatabase(keptConfig, 'replay', 'no replay schemas to list or drop');
+          const { names, about } = await keptAnywhere(keptConfig, kept.drop);
           bar.stop();
           const verb = kept.drop ? 'dropped' : 'kept';
           const line = (name: string) => `${verb}: ${name}${about[name] ? ` (${about[name]})` : ''}`;
@@ -179,6 +182,7 @@ export function buildReplayCli(): Program {
         resolveReplayRequest(request);
         const interrupt = cancelOnInterrupt(bar);
         const config = loadConfig();
+        exitUnlessThereIsADatabase(config, 'replay', 'no read models to compare a replay with');
         const report = await replayAnywhere(config, request, (progress) => bar.update(progress), interrupt.signal);
         bar.stop();
         process.stdout.write(flags.json ? `${JSON.stringify(report, null, 2)}\n` : renderSummary(report, { queryable: !config.embedded.database }));

@@ -157,11 +157,14 @@ describe('accounts admin commands reject bad input', () => {
         (failed: { code: number; stderr: string }) => ({ code: failed.code, stderr: failed.stderr }),
       );
     const before = await t.runtime.eventLog.endOffsets('accounts');
-    const [invalid, missing] = await Promise.all([
+    const [invalid, missing, repeated] = await Promise.all([
       cli('application:set-status', '--application-id', ids.app!, '--status', 'archived'),
       cli('application:set-status', '--application-id', UNKNOWN, '--status', 'paused'),
+      // Two values for one flag: which was meant is not for the CLI to guess (the HTTP API refuses a field given twice too).
+      cli('application:set-status', '--application-id', ids.app!, '--status', 'paused', '--status', 'live'),
     ]);
     expect(invalid).toMatchObject({ code: 2, stderr: expect.stringMatching(/^error: status: /) });
+    expect(repeated).toMatchObject({ code: 2, stderr: expect.stringMatching(/^error: option '--status <value>' argument 'live' is invalid\. it is given more than once; give it once/) });
     expect(missing).toMatchObject({ code: 3, stderr: expect.stringMatching(/^error: application_id: no application/) });
     expect(await t.runtime.eventLog.endOffsets('accounts')).toEqual(before);
   });

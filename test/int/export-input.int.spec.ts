@@ -29,6 +29,8 @@ describe('export bounds that name no range of the log', () => {
     [['--to', '2026-11-01T24:00:00Z'], /^error: --to: 2026-11-01T24:00:00Z is not a valid time/],
     [['--to', '9999-12-31T23:30:00-01:00'], /^error: --to: 9999-12-31T23:30:00-01:00 is not a valid time/],
     [['--from', 'postbacks:0:10', '--to', 'postbacks:0:5'], /^error: --to: postbacks:0:5 is before --from postbacks:0:10; the end of a partition comes at or after its start$/],
+    // Which of two values was meant is not for the tool to guess.
+    [['--format', 'csv', '--format', 'ndjson'], /^error: option '--format <format>' argument 'ndjson' is invalid\. it is given more than once; give it once$/],
   ])('%j exits 2 with one line naming the flag, writing nothing', async (bounds, message) => {
     const out = join(dir, 'refused.ndjson');
     const result = await runCli('services/export/cli.ts', ['--topic', 'postbacks', ...bounds, '--out', out], env);

@@ -45,3 +45,25 @@ describe('ledger:verify command line', () => {
     expect(readdirSync(empty)).toEqual([]);
   });
 });
+
+/** The other tools that only read what is there refuse the same way, rather than report an empty database they created. */
+describe('export and replay on a DATA_DIR without a database', () => {
+  const tool = (script: string, args: string[]) =>
+    spawnSync(process.execPath, ['--import', 'tsx', script, ...args], {
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, DATA_DIR: dataDir },
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+
+  it.each([
+    ['services/export/cli.ts', ['--topic', 'accounts', '--out', join(parent, 'accounts.ndjson')], 'export', 'nothing to export'],
+    ['services/replay/cli.ts', [], 'replay', 'no read models to compare a replay with'],
+    ['services/replay/cli.ts', ['--kept'], 'replay', 'no replay schemas to list or drop'],
+  ])('%s %j exits 2 without creating one', (script, args, name, nothing) => {
+    const result = tool(script, args);
+    expect(result.status, result.stderr).toBe(2);
+    expect(result.stderr).toContain(`no embedded database in DATA_DIR ${dataDir}: ${nothing} (set DATA_DIR to the service's folder, or DATABASE_URL); ${name} creates none`);
+    expect(existsSync(dataDir)).toBe(false);
+    expect(existsSync(join(parent, 'accounts.ndjson'))).toBe(false);
+  });
+});

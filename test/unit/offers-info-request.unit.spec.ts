@@ -69,6 +69,8 @@ describe('submittedLink', () => {
     [`${BASE}/static/st_summer-sale_2025?`, { shape: 'static_path', code: 'st_summer-sale_2025' }],
     ['HTTPS://GO.EXAMPLE.TEST:443/l/Ab3dE6gH', { shape: 'short_code', code: 'Ab3dE6gH' }],
     [`${BASE}/Ab3dE6gH#a/b?c`, { shape: 'short_code', code: 'Ab3dE6gH' }],
+    // An escaped letter is that letter (RFC 3986, 6.2.2.2): the link origin opens this link too.
+    [`${BASE}/Ab3dE6g%48`, { shape: 'short_code', code: 'Ab3dE6gH' }],
   ])('accepts %s', (url, ref) => {
     expect(submittedLink(url, BASE)).toEqual(ref);
   });
@@ -84,7 +86,7 @@ describe('submittedLink', () => {
     ['an uppercase UUID', `${BASE}/${UUID.toUpperCase()}`, /path no tracked link has/],
     ['an st_ token at the root', `${BASE}/st_abc`, /path no tracked link has/],
     ['a dot segment', `${BASE}/x/../Ab3dE6gH`, /path no tracked link has/],
-    ['a percent-encoded code', `${BASE}/Ab3dE6g%48`, /path no tracked link has/],
+    ['a dot segment spelled in escapes', `${BASE}/x/%2E%2E/Ab3dE6gH`, /path no tracked link has/],
     ['no scheme', 'go.example.test/l/Ab3dE6gH', /complete tracked link/],
     ['a relative path', '/l/Ab3dE6gH', /complete tracked link/],
     ['a scheme without //', 'https:go.example.test/l/Ab3dE6gH', /complete tracked link/],

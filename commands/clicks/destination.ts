@@ -33,22 +33,35 @@ export function encodeValue(value: string): string {
 const isWebScheme = (scheme: string) => scheme === 'http' || scheme === 'https';
 
 /**
- * An http(s) URL written absolute, with `//` and a host. The URL parser also takes
- * `https:shop.example/p`, but a browser reads that relative to the page it is on (the link).
+ * Why a click may not be redirected to `destination`, or undefined when it may: it has a scheme,
+ * not one that runs code or reads local data, and an http(s) one is written absolute (`//` and a
+ * host: the URL parser also takes `https:shop.example/p`, but a browser reads that relative to
+ * the link), without a backslash (a browser reads `\` as `/`, so `https://shop.example\@evil.example`
+ * goes to shop.example, while the redirect writes it `%5C` and sends the browser to evil.example)
+ * and without credentials before the host (what a reader takes for the host is not where it goes).
  */
-export function isAbsoluteWebUrl(destination: string): boolean {
+export function redirectProblem(destination: string): string | undefined {
   const parts = SCHEME_AND_AUTHORITY.exec(destination);
-  return parts !== null && isWebScheme(parts[1]!.toLowerCase()) && (parts[2]?.length ?? 0) > 2;
+  const scheme = parts?.[1]?.toLowerCase();
+  if (scheme === undefined) return 'has no scheme; give an absolute http(s) URL or an app deep link';
+  if (!isWebScheme(scheme)) {
+    return UNSAFE_SCHEMES.has(scheme) ? 'has a scheme a click is never sent to (javascript:, vbscript:, data:, file:, blob:); give an http(s) URL or an app deep link' : undefined;
+  }
+  if ((parts![2]?.length ?? 0) <= 2) return 'is an http(s) URL without // and a host; a browser would open it relative to the link';
+  if (destination.includes('\\')) return 'holds a backslash, which a browser reads as / and the redirect would write as %5C (another host for user@host forms); write / or %5C';
+  if (parts![2]!.includes('@')) return 'names credentials before its host (user@host); give the URL without them';
+  return undefined;
 }
 
-/**
- * Whether a click may be redirected there: it has a scheme, not one that runs code or reads local
- * data, and an http(s) one is absolute (isAbsoluteWebUrl).
- */
+/** An http(s) URL a browser may be sent to as it is (redirectProblem finds nothing). */
+export function isAbsoluteWebUrl(destination: string): boolean {
+  const scheme = SCHEME_AND_AUTHORITY.exec(destination)?.[1]?.toLowerCase();
+  return scheme !== undefined && isWebScheme(scheme) && redirectProblem(destination) === undefined;
+}
+
+/** Whether a click may be redirected there (redirectProblem finds nothing). */
 export function isRedirectable(destination: string | null | undefined): destination is string {
-  const scheme = destination ? SCHEME_AND_AUTHORITY.exec(destination)?.[1]?.toLowerCase() : undefined;
-  if (scheme === undefined) return false;
-  return isWebScheme(scheme) ? isAbsoluteWebUrl(destination!) : !UNSAFE_SCHEMES.has(scheme);
+  return !!destination && redirectProblem(destination) === undefined;
 }
 
 /** `name=value` added to the query of `url`, before its fragment, after any existing parameters. */

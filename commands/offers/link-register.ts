@@ -12,6 +12,7 @@ import { EventType, type TrackedLinkRegistered } from '../../schemas/generated/e
 import { appendEvents } from '../append.js';
 import { CommandInputError, CommandNotFoundError, defineCommand } from '../command.js';
 import { canonicalUuid, httpUrl, oneOf } from '../input.js';
+import { redirectProblem } from '../clicks/destination.js';
 import { offerEvent } from './events.js';
 
 export const linkInput = Type.Object(
@@ -51,6 +52,8 @@ export function linkRegisteredEvent(input: LinkInput, now: Date): TrackedLinkReg
     const expected = { short_code: '8 letters or digits', instance_uuid: 'a canonical lowercase UUID', static_path: 'st_ followed by letters, digits, _ or -' }[shape];
     throw new CommandInputError('code', `"${code}" is not a ${shape} code (${expected})`);
   }
+  const targetProblem = input.target_url === undefined ? undefined : redirectProblem(input.target_url);
+  if (targetProblem) throw new CommandInputError('target_url', targetProblem);
   if (shape === 'instance_uuid' && input.offer_instance_id !== undefined && input.offer_instance_id !== code) {
     throw new CommandInputError('offer_instance_id', 'must equal code for an instance_uuid link (the code is the instance id)');
   }

@@ -5,7 +5,7 @@ import { findPartner } from '../../projections/partners/queries.js';
 import { offerDetailsDocument, newPricingProblem, type OfferDetailsDocument } from '../../schemas/documents/offer.js';
 import { EventType, type OfferDetails, type OfferTargetingRule, type OfferUpserted } from '../../schemas/generated/events.js';
 import { appendEvents } from '../append.js';
-import { isRedirectable } from '../clicks/destination.js';
+import { redirectProblem } from '../clicks/destination.js';
 import { CommandInputError, CommandNotFoundError, defineCommand } from '../command.js';
 import { canonicalUuid, httpUrl, oneOf } from '../input.js';
 import { offerEvent } from './events.js';
@@ -62,9 +62,8 @@ export function checkOfferShape(input: OfferUpsertInput) {
   const problem = input.details && newPricingProblem(input.details);
   if (problem) throw new CommandInputError(`details.${problem.field}`, problem.message);
   // The link origin never sends a browser to javascript:, data:, file: … (commands/clicks/destination.ts).
-  if (input.destination_url !== undefined && !isRedirectable(input.destination_url)) {
-    throw new CommandInputError('destination_url', 'has a scheme a click is never sent to (javascript:, vbscript:, data:, file:, blob:); give an http(s) URL or an app deep link');
-  }
+  const destinationProblem = input.destination_url === undefined ? undefined : redirectProblem(input.destination_url);
+  if (destinationProblem) throw new CommandInputError('destination_url', destinationProblem);
 }
 
 /** The document as the OfferUpserted event stores it. */

@@ -69,6 +69,13 @@ describe('isRedirectable', () => {
     ['https:/shop.example/p', false],
     ['HTTPS:///p', false],
     ['HTTPS://SHOP.EXAMPLE/p', true],
+    // A browser reads \ as /, the redirect writes it %5C: the two would go to different hosts.
+    ['https://shop.example\\@evil.example/landing', false],
+    ['https://shop.example/a\\b', false],
+    // Credentials before the host: a reader takes the wrong part for the host.
+    ['https://shop.example@evil.example/', false],
+    ['https://user:pw@shop.example/', false],
+    ['https://shop.example/p?to=a@b.example', true],
     ['', false],
     [null, false],
   ])('%s → %s', (destination, expected) => {
@@ -102,6 +109,20 @@ function splitAuthority(url: string) {
   const rest = url.slice(origin.length);
   return [origin, /^[/?#]/.test(rest) ? rest : `/${rest}`] as const;
 }
+
+describe('the host a redirect goes to', () => {
+  it('is the host a browser reads in the destination, whatever characters its authority holds', () => {
+    const character = fc.constantFrom('a', 'b', '.', '-', '@', ':', '/', '\\', '%', '5', 'C', '?', '#', '[', ']', '!');
+    fc.assert(
+      fc.property(fc.array(character, { minLength: 1, maxLength: 24 }).map((chars) => `https://${chars.join('')}`), macroValues, (destination, values) => {
+        fc.pre(isRedirectable(destination) && URL.canParse(destination));
+        const redirect = clickRedirectUrl(destination, values);
+        expect(new URL(redirect).host).toBe(new URL(destination).host);
+      }),
+      { numRuns: 3000 },
+    );
+  });
+});
 
 describe('macro substitution properties', () => {
   it('from a valid URL with macros anywhere after the authority: a valid URL, same origin, every macro replaced by its encoded value', () => {

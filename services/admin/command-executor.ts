@@ -37,6 +37,35 @@ export const COMMAND_NOT_STARTED = 'an earlier admin command is still waiting fo
 export const COMMAND_MAY_BE_WRITTEN =
   'the command did not complete in time: the log or a read model did not answer; it may still be written, so look before repeating a command that is not idempotent (api-key:issue, developer:register …)';
 
+/** The caller's answer when another process's command held the turn too long: it never runs. */
+export const COMMAND_NOT_STARTED_ELSEWHERE = 'an admin command of another process is still running; nothing was done; retry shortly';
+
+/** Any constant shared by every process that runs admin commands on one database (the migrations use another). */
+const COMMAND_LOCK_KEY = 7_311_993;
+
+/**
+ * Runs `work` holding the database's admin-command lock, so commands of several processes on one
+ * Postgres (API processes, the admin CLI) take turns as one process's do: each checks the read
+ * models after the previous one's events are applied (an email registered on one API is found by
+ * the next registration on another). A transaction-scoped advisory lock, held by an otherwise idle
+ * transaction for the command's turn; waiting for it at most `waitMs`. An embedded database has
+ * one process, whose queue is enough (and one session, which a held transaction would block).
+ */
+async function holdingCommandLock<T>(runtime: Runtime, waitMs: number, work: () => Promise<T>): Promise<T> {
+  if (runtime.db.engine !== 'postgres') return work();
+  return runtime.db.transaction(async (tx) => {
+    await tx.exec(`SET LOCAL lock_timeout = '${Math.max(1, Math.round(waitMs))}ms'`);
+    try {
+      await tx.query('SELECT pg_advisory_xact_lock($1)', [COMMAND_LOCK_KEY]);
+    } catch (error) {
+      // 55P03 lock_not_available: lock_timeout passed.
+      if ((error as { code?: string }).code === '55P03') throw new CommandUnavailableError('COMMAND_UNAVAILABLE', COMMAND_NOT_STARTED_ELSEWHERE);
+      throw error;
+    }
+    return work();
+  });
+}
+
 /** The least a command's catch-up gets, however long it waited for its turn. */
 const MIN_CATCH_UP_MS = 1_000;
 
@@ -46,8 +75,9 @@ const fedBy = (projections: Projection[], topics: readonly string[]) => projecti
 /**
  * One command at a time, each seeing the read models it checks up to the end of the log and
  * leaving its own events applied for the next one: a developer registered a moment ago is found,
- * and two registrations of one email cannot both pass the uniqueness check. (Across several
- * service processes on Kafka the check is as strong as the projection's lag.) Only the read
+ * and two registrations of one email cannot both pass the uniqueness check. Across the processes
+ * of one Postgres (several APIs, the admin CLI) too: the turn is held by a database lock
+ * (holdingCommandLock). Only the read
  * models of the command's own topics are waited for: a backlog of serves or a projection stuck
  * on a postback does not stop an operator from pausing an offer or revoking a key.
  */
@@ -70,15 +100,18 @@ export function commandExecutor(runtime: Runtime, options: ExecutorOptions): Com
       const turn = previous.then(async () => {
         if (abandoned) throw new CommandUnavailableError('COMMAND_UNAVAILABLE', COMMAND_NOT_STARTED);
         started = true;
-        // The wait for a turn and the catch-up share one budget (at least a second for the
-        // catch-up): a command queued behind one held by a hung broker answered after 19 s.
-        await awaitCaughtUp(runtime, fedBy(options.projections, command.reads), Math.max(MIN_CATCH_UP_MS, timeoutMs - (Date.now() - calledAt)));
-        execution = command.execute(valid, { runtime, now: () => new Date() });
-        const result = await withinDeadline(execution, executeTimeoutMs);
-        if (result === PAST_DEADLINE) throw new CommandUnavailableError('COMMAND_UNAVAILABLE', COMMAND_MAY_BE_WRITTEN);
-        // The events are durable already: a slow projection delays the next command, it does not fail this one.
-        await awaitCaughtUp(runtime, fedBy(options.projections, command.writes), appliedTimeoutMs).catch((error: Error) => options.onLateProjection?.(error));
-        return result;
+        // The wait for a turn (here, then across processes) and the catch-up share one budget (at
+        // least a second for the catch-up): a command queued behind one held by a hung broker answered after 19 s.
+        const left = () => Math.max(MIN_CATCH_UP_MS, timeoutMs - (Date.now() - calledAt));
+        return holdingCommandLock(runtime, left(), async () => {
+          await awaitCaughtUp(runtime, fedBy(options.projections, command.reads), left());
+          execution = command.execute(valid, { runtime, now: () => new Date() });
+          const result = await withinDeadline(execution, executeTimeoutMs);
+          if (result === PAST_DEADLINE) throw new CommandUnavailableError('COMMAND_UNAVAILABLE', COMMAND_MAY_BE_WRITTEN);
+          // The events are durable already: a slow projection delays the next command, it does not fail this one.
+          await awaitCaughtUp(runtime, fedBy(options.projections, command.writes), appliedTimeoutMs).catch((error: Error) => options.onLateProjection?.(error));
+          return result;
+        });
       });
       // The next command waits for this one's work to end, not for its caller's answer: commands
       // stay in order (a registration given up on and written late still precedes the next check).

@@ -52,3 +52,49 @@ describe('admin commands wait only for their own read models', () => {
     await expect(run('link:register', { offer_id, shape: 'short_code', code: 'LagLink2', target_url: 'https://shop.example/l', application_id })).rejects.toBeInstanceOf(ReadModelsBehindError);
   });
 });
+
+/**
+ * Several processes on one Postgres (API processes, the admin CLI) take turns like one process's
+ * commands: two executors stand for two processes (each has its own queue; the turn between them
+ * is the database's lock). Conflicting commands sent to both at once: one passes its check, the
+ * other sees the first one's events.
+ */
+describe('admin commands of several processes on one database', () => {
+  let t: TestRuntime;
+  let running: RunningProjection[];
+  const executors: CommandExecutor[] = [];
+  const command = (name: string) => adminCommands.find((candidate) => candidate.name === name)!;
+
+  beforeAll(async () => {
+    t = await createTestRuntime({ eventLog: 'kafka' });
+    const options = { db: t.runtime.db, eventLog: t.runtime.eventLog, metrics: t.runtime.metrics };
+    running = await Promise.all(projections.map((projection) => startProjection(projection, options)));
+    executors.push(commandExecutor(t.runtime, { projections }), commandExecutor(t.runtime, { projections }));
+  });
+  afterAll(async () => {
+    await Promise.all(running?.map((projection) => projection.stop()) ?? []);
+    await t?.close();
+  });
+
+  it('register one email at most once, and never leave the default placement inactive', async () => {
+    const both = (name: string, inputs: [Record<string, unknown>, Record<string, unknown>]) =>
+      Promise.allSettled(executors.map((executor, index) => executor.run(command(name), inputs[index])));
+    for (let round = 0; round < 4; round += 1) {
+      const email = `race${round}@executors.test`;
+      const registered = await both('developer:register', [{ name: 'A', email }, { name: 'B', email }]);
+      expect(registered.filter((result) => result.status === 'fulfilled'), email).toHaveLength(1);
+      expect(registered.find((result) => result.status === 'rejected')).toMatchObject({ reason: { field: 'email' } });
+    }
+    const { developer_id } = await executors[0]!.run(command('developer:register'), { name: 'Owner', email: 'owner@executors.test' });
+    const { application_id } = await executors[0]!.run(command('application:register'), { developer_id, name: 'Default app', status: 'live' });
+    for (let round = 0; round < 4; round += 1) {
+      const { placement_id } = await executors[0]!.run(command('placement:create'), { application_id, name: `P${round}` });
+      // Each refuses its half on its own: designating an inactive placement, deactivating the default one.
+      const raced = await Promise.allSettled([
+        executors[0]!.run(command('default-placement:designate'), { placement_id }),
+        executors[1]!.run(command('placement:set-status'), { placement_id, status: 'inactive' }),
+      ]);
+      expect(raced.filter((result) => result.status === 'fulfilled'), `round ${round}`).toHaveLength(1);
+    }
+  });
+});

@@ -2,6 +2,8 @@
 const SECRET_PARAMETER = /token|key|secret|passw|auth|bearer|signature|credential/i;
 /** An API key of ours, whatever parameter it was put in (`?bearer=svc_live_…`, `?q=svc_test_…`). */
 const API_KEY_VALUE = /svc_(?:live|test|sandbox)_/i;
+/** An API key of ours anywhere in a URL (a path segment too), with the rest of it. */
+const API_KEY_ANYWHERE = /svc_(?:live|test|sandbox)_[A-Za-z0-9_-]*/gi;
 
 function decodedName(name: string): string {
   try {
@@ -25,9 +27,25 @@ export function isSecretParameter(pair: string): boolean {
  */
 export function loggableUrl(url: string, secrets: readonly string[] = []): string {
   let text = url;
-  // A known secret anywhere (a path segment, a nested parameter) goes too, as sent or percent-encoded.
-  for (const secret of secrets) for (const form of new Set([secret, encodeURIComponent(secret)])) text = text.split(form).join('[redacted]');
-  return redactParameters(text);
+  // A known secret anywhere (a path segment, a nested parameter) goes too, however it is spelled.
+  for (const secret of secrets) text = text.replace(spellingOf(secret), '[redacted]');
+  return redactParameters(text.replace(API_KEY_ANYWHERE, '[redacted]'));
+}
+
+const hexDigits = (byte: number) => [...byte.toString(16).padStart(2, '0')].map((digit) => (/[a-f]/.test(digit) ? `[${digit}${digit.toUpperCase()}]` : digit)).join('');
+
+/** The few configured secrets' patterns, made once each. */
+const spellings = new Map<string, RegExp>();
+const spellingOf = (secret: string) => spellings.get(secret) ?? spellings.set(secret, anySpelling(secret)).get(secret)!;
+
+/** `secret` as a URL may spell it: each character as itself or percent-encoded (any hex case), a space also as `+`. */
+function anySpelling(secret: string): RegExp {
+  const characters = [...secret].map((character) => {
+    const escaped = [...Buffer.from(character, 'utf8')].map((byte) => `%${hexDigits(byte)}`).join('');
+    const literal = character.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+    return `(?:${literal}|${escaped}${character === ' ' ? '|\\+' : ''})`;
+  });
+  return new RegExp(characters.join(''), 'g');
 }
 
 function redactParameters(url: string): string {

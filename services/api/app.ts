@@ -50,7 +50,7 @@ export async function buildApp({ runtime, logger = false, commands, replays, pos
   const openRequests = new OpenRequests();
   const app = Fastify({
     // A credential put in a query string by mistake never reaches the access log.
-    logger: typeof logger === 'object' ? { ...logger, serializers: { req: requestForLog([runtime.config.adminToken]) } } : logger,
+    logger: typeof logger === 'object' ? { ...logger, serializers: { req: requestForLog([runtime.config.adminToken, runtime.config.metricsToken]) } } : logger,
     // Client addresses come from the socket, unless it is a proxy listed in TRUSTED_PROXIES: then
     // from its X-Forwarded-For (Fastify walks it with proxy-addr, stopping at the first address
     // no trusted proxy added, so a header forged by anyone else is never believed).

@@ -6,12 +6,13 @@ import { startApi, type ApiProcess } from '../support/service-processes.js';
 
 /** The API's access log, as an operator reads it: a credential sent in a URL by mistake is not in it. */
 const ADMIN_TOKEN = `access-log-admin-token-${randomBytes(8).toString('hex')}`;
+const METRICS_TOKEN = `access-log-metrics-token-${randomBytes(8).toString('hex')}`;
 let database: TestDatabase;
 let api: ApiProcess;
 
 beforeAll(async () => {
   database = await createTestDatabase();
-  api = await startApi({ ...testEnvironment(database, `t${randomBytes(4).toString('hex')}.`), LOG_LEVEL: 'info', ADMIN_TOKEN });
+  api = await startApi({ ...testEnvironment(database, `t${randomBytes(4).toString('hex')}.`), LOG_LEVEL: 'info', ADMIN_TOKEN, METRICS_TOKEN });
 });
 afterAll(async () => {
   await api?.stop();
@@ -31,5 +32,21 @@ describe('access log', () => {
     const entry = await api.waitForLog((line) => (line.req as { url?: string } | undefined)?.url === logged);
     expect(entry.req).toMatchObject({ method: 'GET', remoteAddress: '127.0.0.1' });
     expect(api.output()).not.toContain(ADMIN_TOKEN);
+  });
+
+  it('drops the metrics token too, and a token with a letter percent-encoded, and an API key in a path segment', async () => {
+    const spelled = `%${ADMIN_TOKEN.charCodeAt(0).toString(16)}${ADMIN_TOKEN.slice(1)}`;
+    for (const [path, logged] of [
+      [`/v1/locations/2250?x=${METRICS_TOKEN}`, '/v1/locations/2250?x=[redacted]'],
+      [`/v1/locations/2250?x=${spelled}`, '/v1/locations/2250?x=[redacted]'],
+      ['/v1/locations/svc_live_AbCdEf0123456789', '/v1/locations/[redacted]'],
+    ]) {
+      const response = await fetch(`${api.url}${path}`);
+      await response.body?.cancel();
+      await api.waitForLog((line) => (line.req as { url?: string } | undefined)?.url === logged);
+    }
+    expect(api.output()).not.toContain(METRICS_TOKEN);
+    expect(api.output()).not.toContain(ADMIN_TOKEN.slice(1));
+    expect(api.output()).not.toContain('svc_live_AbCdEf0123456789');
   });
 });

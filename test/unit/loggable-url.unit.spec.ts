@@ -24,6 +24,15 @@ describe('loggableUrl', () => {
     const secret = 'adm/secret+token value';
     expect(loggableUrl(`/admin/postbacks/${secret}`, [secret])).toBe('/admin/postbacks/[redacted]');
     expect(loggableUrl(`/admin/login?next=/admin/postbacks?q=${encodeURIComponent(secret)}`, [secret])).toBe('/admin/login?next=/admin/postbacks?q=[redacted]');
+    // However it is spelled: a letter escaped (any hex case), a space as +.
+    expect(loggableUrl('/v1/locations/2250?x=%61dm%2fsecret%2Btoken+value&y=1', [secret])).toBe('/v1/locations/2250?x=[redacted]&y=1');
+  });
+
+  it('keeps every byte of a URL without a secret, escapes included', () => {
+    fc.assert(fc.property(fc.webPath(), fc.webQueryParameters(), (path, query) => {
+      fc.pre(!/token|key|secret|passw|auth|bearer|signature|credential|svc_/i.test(query));
+      expect(loggableUrl(`${path}?${query}`, ['a-configured-secret-0123456789'])).toBe(`${path}?${query}`);
+    }));
   });
 
   it('never lets a secret-named parameter value through, and keeps every other byte', () => {
@@ -42,5 +51,7 @@ describe('an API key in any parameter', () => {
     expect(loggableUrl('/v1/locations/search?q=svc_live_abc123&limit=2')).toBe('/v1/locations/search?q=[redacted]&limit=2');
     expect(loggableUrl('/v1/offers/info?bearer=xyz&offer_id=1')).toBe('/v1/offers/info?bearer=[redacted]&offer_id=1');
     expect(loggableUrl('/v1/locations/search?q=munich')).toBe('/v1/locations/search?q=munich');
+    // In a path segment too.
+    expect(loggableUrl('/v1/locations/svc_live_aJIL0-x_9?catalog=FULL')).toBe('/v1/locations/[redacted]?catalog=FULL');
   });
 });

@@ -1,3 +1,5 @@
+import { withUnreservedDecoded } from '../../../platform/http/unreserved.js';
+
 /**
  * Reads a submitted tracked-link URL: is it on the link origin, and which link does its path name?
  * Pure; the mapping itself comes from `findTrackedLink` (queries.ts).
@@ -40,17 +42,6 @@ export function shapeOfCode(code: string): TrackedLinkShape | undefined {
   return undefined;
 }
 
-/**
- * A path with its escapes of unreserved characters decoded (`/l/Ab%63d1234` is `/l/Abcd1234`):
- * RFC 3986 (6.2.2.2) makes them the same URI, and the link origin opens either.
- */
-function withUnreservedDecoded(path: string): string {
-  return path.replace(/%[0-9A-Fa-f]{2}/g, (escape) => {
-    const character = String.fromCharCode(Number.parseInt(escape.slice(1), 16));
-    return /[A-Za-z0-9\-._~]/.test(character) ? character : escape;
-  });
-}
-
 export function parseTrackedLink(submitted: string, linkBase: string): ParsedLink {
   let url: URL;
   try {
@@ -62,6 +53,7 @@ export function parseTrackedLink(submitted: string, linkBase: string): ParsedLin
   // Same scheme, host and port (URL normalizes case and default ports); credentials in the URL
   // would make it a different thing from the links we issue.
   if (url.origin !== base.origin || url.username !== '' || url.password !== '') return { ok: false, reason: 'other_origin' };
+  // An escaped letter or digit is that character (RFC 3986, 6.2.2.2): the link origin opens either.
   const prefix = withUnreservedDecoded(base.pathname).replace(/\/+$/, '');
   const path = withUnreservedDecoded(url.pathname);
   if (!path.startsWith(`${prefix}/`)) return { ok: false, reason: 'other_origin' };

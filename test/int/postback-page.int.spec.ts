@@ -93,6 +93,10 @@ describe('the postback log page (inject)', () => {
       const fromElsewhere = await app.inject({ method: 'POST', url: '/admin/logout', headers: { cookie, 'sec-fetch-site': 'cross-site' } });
       expect(fromElsewhere.statusCode).toBe(403);
       expect(fromElsewhere.headers['set-cookie']).toBeUndefined();
+      // A sibling subdomain is same-site but another origin: refused too.
+      const fromSibling = await app.inject({ method: 'POST', url: '/admin/logout', headers: { cookie, origin: 'http://evil.localhost', 'sec-fetch-site': 'same-site' } });
+      expect(fromSibling.statusCode).toBe(403);
+      expect(fromSibling.headers['set-cookie']).toBeUndefined();
       const foreignOrigin = await app.inject({ method: 'POST', url: '/admin/login', payload: `token=${encodeURIComponent(ADMIN_TOKEN)}`, headers: { ...form, origin: 'http://evil.example' } });
       expect(foreignOrigin.statusCode).toBe(403);
       expect(foreignOrigin.headers['set-cookie']).toBeUndefined();

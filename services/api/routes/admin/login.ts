@@ -29,7 +29,8 @@ export const returnPath = (next: unknown) => (typeof next === 'string' && next.l
  */
 function crossSite(request: FastifyRequest): boolean {
   const site = request.headers['sec-fetch-site'];
-  if (site !== undefined) return site === 'cross-site';
+  // same-site is another origin too (a sibling subdomain): only this origin or the user's own act (none) pass.
+  if (site !== undefined) return site !== 'same-origin' && site !== 'none';
   const origin = request.headers.origin;
   if (origin === undefined) return false;
   if (origin === 'null') return true;

@@ -2,7 +2,7 @@ import { CANONICAL_UUID, SHORT_CODE, STATIC_TOKEN, shapeOfCode } from '../../pro
 import { CURRENCY_CODE, isKnownCurrency } from '../../schemas/documents/currency.js';
 import { DECIMAL, canonicalDecimal } from './payout.js';
 import { atMostCharacters } from '../../platform/text/character-count.js';
-import { repeatedTopLevelKey } from '../../platform/text/json-keys.js';
+import { repeatedKey } from '../../platform/text/json-keys.js';
 
 /**
  * The fields of a partner's postback, read from the current contract's JSON body or from the
@@ -167,7 +167,7 @@ export function parseCurrentBody(raw: string | Buffer): FieldsResult {
   // JSON.parse makes "__proto__" an own key, so prototype keys are refused here like any unknown one.
   const unknown = Object.keys(parsed).find((key) => !Object.hasOwn(FIELD_RULES, key));
   if (unknown !== undefined) return invalid(keyName(unknown), `is not a field of the postback body; it takes ${FIELD_NAMES.join(', ')}`);
-  const repeated = repeatedTopLevelKey(body);
+  const repeated = repeatedKey(body);
   if (repeated !== undefined) return invalid(repeated, 'is given twice; send each field once');
   return checkFields(parsed as Record<string, unknown>);
 }

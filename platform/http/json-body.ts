@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { fieldPath } from '../text/field-path.js';
-import { repeatedTopLevelKey } from '../text/json-keys.js';
+import { repeatedKey } from '../text/json-keys.js';
 import { badRequest, unsupportedMediaType } from './errors.js';
 import { refusedCharset } from './json-media-type.js';
 
@@ -81,7 +81,7 @@ export const jsonBodies = fp(async (app: FastifyInstance) => {
     const forbidden = mayNamePrototypeKey(body) ? prototypeKeyPath(parsed) : undefined;
     if (forbidden !== undefined) return done(badRequest(`${forbidden}: is not a field of any body (it would reach an object's prototype)`, { field: forbidden }), undefined);
     // JSON.parse keeps a repeated key's last value without a word; which one the sender meant is not ours to guess.
-    const repeated = typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? repeatedTopLevelKey(body) : undefined;
+    const repeated = typeof parsed === 'object' && parsed !== null ? repeatedKey(body) : undefined;
     if (repeated !== undefined) return done(badRequest(`${repeated}: is given twice; send each field once`, { field: repeated }), undefined);
     done(null, parsed);
   });

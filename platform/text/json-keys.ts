@@ -1,35 +1,44 @@
+import { fieldPath } from './field-path.js';
+
+/** Where the walk is: in an object (its keys so far, the current one) or in an array (the current position). */
+type Frame = { keys: Set<string>; key?: string } | { index: number };
+
 /**
- * The first key an object in this JSON text names twice at its top level, or undefined. JSON.parse
- * keeps a repeated key's last value without a word; where a body is an identity (a postback's
- * event_id, order_id), two values for one field are an ambiguity to refuse, not to settle.
- * The text must already be valid JSON (JSON.parse accepted it): only strings and nesting are
- * tracked. Keys are compared decoded (`"a"` and `"\u0061"` are one key).
+ * Where the first object of this JSON text names a key twice (`context.intent`, `[0].a`), or
+ * undefined. JSON.parse keeps a repeated key's last value without a word; where a body is an
+ * identity (a postback's event_id, order_id) or an operator's input, two values for one field are
+ * an ambiguity to refuse, not to settle. The text must already be valid JSON (JSON.parse accepted
+ * it): only strings, nesting and commas are tracked. Keys are compared decoded (`"a"` and
+ * `"\u0061"` are one key).
  */
-export function repeatedTopLevelKey(json: string): string | undefined {
-  const seen = new Set<string>();
-  let depth = 0;
+export function repeatedKey(json: string): string | undefined {
+  const frames: Frame[] = [];
   let index = 0;
   while (index < json.length) {
     const character = json.charCodeAt(index);
+    const top = frames[frames.length - 1];
     if (character === QUOTE) {
       const end = endOfString(json, index);
-      // A string at depth 1 followed by ':' is a key of the top-level object.
-      if (depth === 1 && json.charCodeAt(afterWhitespace(json, end)) === COLON) {
+      // A string in an object followed by ':' is one of its keys.
+      if (top && 'keys' in top && json.charCodeAt(afterWhitespace(json, end)) === COLON) {
         const key = JSON.parse(json.slice(index, end)) as string;
-        if (seen.has(key)) return key;
-        seen.add(key);
+        top.key = key;
+        if (top.keys.has(key)) return fieldPath(frames.map((frame) => ('keys' in frame ? frame.key! : frame.index)));
+        top.keys.add(key);
       }
       index = end;
       continue;
     }
-    if (character === OPEN_BRACE || character === OPEN_BRACKET) depth += 1;
-    else if (character === CLOSE_BRACE || character === CLOSE_BRACKET) depth -= 1;
+    if (character === OPEN_BRACE) frames.push({ keys: new Set() });
+    else if (character === OPEN_BRACKET) frames.push({ index: 0 });
+    else if (character === CLOSE_BRACE || character === CLOSE_BRACKET) frames.pop();
+    else if (character === COMMA && top && 'index' in top) top.index += 1;
     index += 1;
   }
   return undefined;
 }
 
-const [QUOTE, COLON, BACKSLASH, OPEN_BRACE, CLOSE_BRACE, OPEN_BRACKET, CLOSE_BRACKET] = [...'":\\{}[]'].map((character) => character.charCodeAt(0));
+const [QUOTE, COLON, COMMA, BACKSLASH, OPEN_BRACE, CLOSE_BRACE, OPEN_BRACKET, CLOSE_BRACKET] = [...'":,\\{}[]'].map((character) => character.charCodeAt(0));
 
 /** The index just past the closing quote of the string opening at `start` (searched for, not walked: bodies are mostly strings). */
 function endOfString(json: string, start: number): number {

@@ -123,10 +123,14 @@ describe.each(BODY_ROUTES)('request bodies on POST $url', ({ url, headers }) => 
     expect((await post('application/json', '{"constructor": "x", "entry_id": "a"}')).statusCode).not.toBe(500);
   });
 
-  it('400 BAD_REQUEST naming a key the body gives twice (JSON.parse would keep the last one without a word), however it is spelled', async () => {
+  it('400 BAD_REQUEST naming a key an object of the body gives twice (JSON.parse would keep the last one without a word), however it is spelled, at any depth', async () => {
     for (const [payload, field] of [
       ['{"entry_id": "a", "entry_id": "b"}', 'entry_id'],
-      ['{"entry_id": "a", "tags": {"x": 1, "x": 2}, "\\u0065ntry_id": "b"}', 'entry_id'],
+      ['{"entry_id": "a", "tags": {"y": 1}, "\\u0065ntry_id": "b"}', 'entry_id'],
+      // In any object of the body, named where it is (the first in the text).
+      ['{"entry_id": "a", "tags": {"x": 1, "x": 2}, "\\u0065ntry_id": "b"}', 'tags.x'],
+      ['{"context": {"intent": "a", "intent": "b"}}', 'context.intent'],
+      ['[{"a": 1}, {"a": 1, "a": 2}]', '[1].a'],
     ] as const) {
       const response = await post('application/json', payload);
       expect(response.statusCode, payload).toBe(400);

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { repeatedTopLevelKey } from '../../platform/text/json-keys.js';
+import { fieldPath } from '../../platform/text/field-path.js';
+import { repeatedKey } from '../../platform/text/json-keys.js';
 
 /** Any JSON value, objects nested in arrays and objects included. */
 const jsonValue = fc.jsonValue({ maxDepth: 3 });
@@ -9,17 +10,18 @@ const written = (key: string, escaped: boolean) =>
   escaped ? `"${[...key].map((character) => [...character].map((unit) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, '0')}`).join('')).join('')}"` : JSON.stringify(key);
 const whitespace = fc.constantFrom('', ' ', '\n\t ', '\r\n');
 
-describe('repeatedTopLevelKey', () => {
+describe('repeatedKey', () => {
   it('finds nothing in what JSON.stringify writes (its keys are distinct), whatever is nested', () => {
     fc.assert(
       fc.property(fc.dictionary(fc.string(), jsonValue), (object) => {
-        expect(repeatedTopLevelKey(JSON.stringify(object))).toBeUndefined();
-        expect(repeatedTopLevelKey(JSON.stringify(object, null, 2))).toBeUndefined();
+        expect(repeatedKey(JSON.stringify(object))).toBeUndefined();
+        expect(repeatedKey(JSON.stringify(object, null, 2))).toBeUndefined();
+        expect(repeatedKey(JSON.stringify([object, { nested: object }]))).toBeUndefined();
       }),
     );
   });
 
-  it('finds a top-level key written twice, however it is escaped or spaced, and only at the top level', () => {
+  it('finds a key written twice, however it is escaped or spaced, at any depth, naming where it is', () => {
     fc.assert(
       fc.property(
         fc.uniqueArray(fc.tuple(fc.string(), jsonValue), { selector: ([key]) => key, minLength: 1, maxLength: 8 }),
@@ -31,19 +33,21 @@ describe('repeatedTopLevelKey', () => {
           const [key] = entries[pick % entries.length]!;
           const members = entries.map(([name, member]) => `${JSON.stringify(name)}${space}:${space}${JSON.stringify(member)}`);
           const text = `{${members.join(',')},${space}${written(key, escaped)}${space}:${JSON.stringify(value)}}`;
-          expect(repeatedTopLevelKey(text)).toBe(key);
-          // The same text one level down, under a key of its own: nothing at the top is repeated.
-          expect(repeatedTopLevelKey(`{"outer":${text},"list":[${text}]}`)).toBeUndefined();
+          expect(repeatedKey(text)).toBe(fieldPath([key]));
+          // The same text one level down, in an object and in an array.
+          expect(repeatedKey(`{"outer":${text}}`)).toBe(fieldPath(['outer', key]));
+          expect(repeatedKey(`{"list":[1,${space}"x",${space}[2,3],${text}]}`)).toBe(fieldPath(['list', 3, key]));
         },
       ),
     );
   });
 
   it('tells keys from string values that look like keys', () => {
-    expect(repeatedTopLevelKey('{"a":"b","c":"a:"}')).toBeUndefined();
-    expect(repeatedTopLevelKey('{"a":"\\"a\\":","b":1}')).toBeUndefined();
-    expect(repeatedTopLevelKey('{"a":1,"b":{"a":2}}')).toBeUndefined();
-    expect(repeatedTopLevelKey('{"a":1,"b":[{"a":2}],"a":3}')).toBe('a');
-    expect(repeatedTopLevelKey('[{"a":1,"a":2}]')).toBeUndefined();
+    expect(repeatedKey('{"a":"b","c":"a:"}')).toBeUndefined();
+    expect(repeatedKey('{"a":"\\"a\\":","b":1}')).toBeUndefined();
+    expect(repeatedKey('{"a":1,"b":{"a":2}}')).toBeUndefined();
+    expect(repeatedKey('{"a":1,"b":[{"a":2}],"a":3}')).toBe('a');
+    expect(repeatedKey('[{"a":1},{"a":1,"b":"x,y","a":2}]')).toBe('[1].a');
+    expect(repeatedKey('{"context":{"intent":"a","intent":"b"}}')).toBe('context.intent');
   });
 });

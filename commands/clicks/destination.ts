@@ -22,8 +22,12 @@ const SCHEME_AND_AUTHORITY = /^([A-Za-z][A-Za-z0-9+.-]*):(\/\/[^/?#\\]*)?/;
 /** Everything but unreserved, reserved and `%` (RFC 3986). */
 const NOT_URI_CHARACTER = /[^A-Za-z0-9\-._~:/?#[\]@!$&'()*+,;=%]/gu;
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
-/** Schemes a browser must never be sent to from a link; a destination with one is not followed. */
-const UNSAFE_SCHEMES = new Set(['javascript', 'vbscript', 'data', 'file', 'blob']);
+/**
+ * Schemes a browser must never be sent to from a link; a destination with one is not followed.
+ * Code and local data, and the Windows handlers and wrappers known to reach them from a click
+ * (app deep links, `myapp://…`, stay allowed: that is what they are for).
+ */
+const UNSAFE_SCHEMES = new Set(['javascript', 'vbscript', 'data', 'file', 'blob', 'filesystem', 'view-source', 'jar', 'search', 'search-ms', 'ms-msdt', 'ms-officecmd']);
 
 /** encodeURIComponent that cannot throw (a lone surrogate becomes U+FFFD). */
 export function encodeValue(value: string): string {
@@ -45,7 +49,7 @@ export function redirectProblem(destination: string): string | undefined {
   const scheme = parts?.[1]?.toLowerCase();
   if (scheme === undefined) return 'has no scheme; give an absolute http(s) URL or an app deep link';
   if (!isWebScheme(scheme)) {
-    return UNSAFE_SCHEMES.has(scheme) ? 'has a scheme a click is never sent to (javascript:, vbscript:, data:, file:, blob:); give an http(s) URL or an app deep link' : undefined;
+    return UNSAFE_SCHEMES.has(scheme) ? `has a scheme a click is never sent to (${[...UNSAFE_SCHEMES].map((unsafe) => `${unsafe}:`).join(', ')}); give an http(s) URL or an app deep link` : undefined;
   }
   if ((parts![2]?.length ?? 0) <= 2) return 'is an http(s) URL without // and a host; a browser would open it relative to the link';
   if (destination.includes('\\')) return 'holds a backslash, which a browser reads as / and the redirect would write as %5C (another host for user@host forms); write / or %5C';

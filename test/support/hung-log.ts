@@ -10,6 +10,8 @@ export function hungLog(): { runtime: Runtime; accounts: Projection } {
     runtime: {
       watermarks: async () => ({ awaitApplied: async () => true }),
       eventLog: { endOffsets: () => new Promise(() => {}) },
+      // One process with its database to itself (embedded): its queue alone orders commands.
+      db: { engine: 'pglite' },
     } as unknown as Runtime,
     accounts: { name: 'accounts', topics: ['accounts'] } as unknown as Projection,
   };

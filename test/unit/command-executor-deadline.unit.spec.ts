@@ -15,7 +15,8 @@ import { COMMAND_MAY_BE_WRITTEN, COMMAND_NOT_STARTED, commandExecutor } from '..
 describe('admin commands with a deadline', () => {
   afterEach(() => vi.useRealTimers());
 
-  const runtime = { watermarks: async () => ({}) } as unknown as Runtime;
+  // One process with its database to itself (embedded): its queue alone orders commands.
+  const runtime = { watermarks: async () => ({}), db: { engine: 'pglite' } } as unknown as Runtime;
   const settleLater = () => {
     let settle!: (value: Record<string, unknown>) => void;
     const work = new Promise<Record<string, unknown>>((resolve) => (settle = resolve));

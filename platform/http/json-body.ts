@@ -8,9 +8,9 @@ import { refusedCharset } from './json-media-type.js';
 /**
  * JSON bodies for every route. Keys that could reach an object's prototype (`__proto__`, and
  * `constructor` holding `prototype`) are refused like any other unknown field: a 400 naming the
- * key where it is (`context.__proto__`). Fastify's own parser refuses them too, but as "not valid JSON", which names nothing. A key
- * the body's object names twice is a 400 naming it too (the postback route, which reads its own
- * bodies, refuses it the same way).
+ * key where it is (`context.__proto__`). Fastify's own parser refuses them too, but as "not valid
+ * JSON", which names nothing. A key one of the body's objects names twice is a 400 naming it the
+ * same way (the postback route, which reads its own bodies, refuses it so too).
  */
 const mayNamePrototypeKey = (body: string) => body.includes('\\') || body.includes('__proto__') || body.includes('constructor');
 
@@ -33,6 +33,12 @@ function pathOf(place: Place): (string | number)[] {
 /** Paths this long (an array nested 100,000 deep) are shown by their end. */
 const SHOWN_PATH_LENGTH = 200;
 
+/** A 400 naming the key where it is, in the message and in extra.field. */
+function refusalAt(path: string, why: string) {
+  const field = path.length > SHOWN_PATH_LENGTH ? `…${path.slice(-SHOWN_PATH_LENGTH)}` : path;
+  return badRequest(`${field}: ${why}`, { field });
+}
+
 /**
  * Where the first such key is (`context.__proto__`), or undefined. JSON.parse keeps `__proto__` as
  * an own key, so the parsed value shows it; walked without recursion, as deep as JSON.parse went.
@@ -44,10 +50,7 @@ function prototypeKeyPath(parsed: unknown): string | undefined {
     if (typeof value !== 'object' || value === null) continue;
     const children: [string | number, unknown][] = Array.isArray(value) ? value.map((child, index) => [index, child]) : Object.entries(value);
     const found = children.find(([key, child]) => typeof key === 'string' && reachesPrototype(key, child));
-    if (found) {
-      const path = fieldPath(pathOf({ value: found[1], key: found[0], container: place }));
-      return path.length > SHOWN_PATH_LENGTH ? `…${path.slice(-SHOWN_PATH_LENGTH)}` : path;
-    }
+    if (found) return fieldPath(pathOf({ value: found[1], key: found[0], container: place }));
     // Reversed onto the stack, so the first child is walked first.
     for (const [key, child] of children.reverse()) pending.push({ value: child, key, container: place });
   }
@@ -79,10 +82,10 @@ export const jsonBodies = fp(async (app: FastifyInstance) => {
     }
     // A body that neither names such a key nor escapes any character (an escape could spell one) cannot hold one.
     const forbidden = mayNamePrototypeKey(body) ? prototypeKeyPath(parsed) : undefined;
-    if (forbidden !== undefined) return done(badRequest(`${forbidden}: is not a field of any body (it would reach an object's prototype)`, { field: forbidden }), undefined);
+    if (forbidden !== undefined) return done(refusalAt(forbidden, "is not a field of any body (it would reach an object's prototype)"), undefined);
     // JSON.parse keeps a repeated key's last value without a word; which one the sender meant is not ours to guess.
     const repeated = typeof parsed === 'object' && parsed !== null ? repeatedKey(body) : undefined;
-    if (repeated !== undefined) return done(badRequest(`${repeated}: is given twice; send each field once`, { field: repeated }), undefined);
+    if (repeated !== undefined) return done(refusalAt(repeated, 'is given twice; send each field once'), undefined);
     done(null, parsed);
   });
 });

@@ -136,6 +136,9 @@ describe.each(BODY_ROUTES)('request bodies on POST $url', ({ url, headers }) => 
       expect(response.statusCode, payload).toBe(400);
       expect(JSON.parse(response.body)).toMatchObject({ code: 'BAD_REQUEST', message: `${field}: is given twice; send each field once`, data: {}, extra: { field } });
     }
+    // Deep down, the place is shown by its end.
+    const deep = await post('application/json', `${'{"a":'.repeat(1_000)}{"x": 1, "x": 2}${'}'.repeat(1_000)}`);
+    expect(deep.json()).toMatchObject({ code: 'BAD_REQUEST', extra: { field: `…${`${'a.'.repeat(1_000)}x`.slice(-200)}` } });
     // The same key in different objects is no repeat.
     expect((await post('application/json', '{"entry_id": "a", "tags": [{"entry_id": 1}, {"entry_id": 2}]}')).body).not.toMatch(/given twice/);
   });

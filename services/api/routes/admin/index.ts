@@ -38,7 +38,7 @@ export async function adminRoutes(app: FastifyInstance, options: AdminRouteOptio
   // Inputs are JSON: a text/plain body (read as a string) would be refused as "(input): expected object".
   app.addHook('preValidation', async (request) => {
     // Only a body that is not JSON: a JSON string ("x") is JSON whose input is not an object, a 400 as for 1 or [].
-    if (typeof request.body === 'string' && !isJsonContentType(request.headers['content-type'] ?? '')) throw unsupportedMediaType(`${request.headers['content-type']} is not accepted; send the input as JSON with Content-Type: application/json`);
+    if (typeof request.body === 'string' && !isJsonContentType(request.headers['content-type'])) throw unsupportedMediaType(`${request.headers['content-type']} is not accepted; send the input as JSON with Content-Type: application/json`);
   });
 
   // Operators' API: kept out of the public OpenAPI document.

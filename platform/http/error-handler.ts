@@ -18,9 +18,13 @@ export function renderError(error: FastifyError | ApiError | Error, request: Fas
 
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
 
-/** 405 when the path has routes under other methods (naming them in Allow), else 404. */
+/**
+ * 405 when the path has routes under other methods only (naming them in Allow), else 404. A route
+ * of the request's own method that found nothing (a missing file under /docs/) is a 404.
+ */
 function noRoute(app: FastifyInstance, request: FastifyRequest): ApiError {
   const path = request.url.split('?')[0]!;
+  if (app.findRoute({ method: request.method as (typeof METHODS)[number], url: path }) !== null) return notFound(`nothing at ${path}`);
   const allowed = METHODS.filter((method) => method !== request.method && app.findRoute({ method, url: path }) !== null);
   return allowed.length > 0 ? methodNotAllowed(allowed.join(', ')) : notFound(`no route for ${request.method} ${path}`);
 }

@@ -577,4 +577,13 @@ describe('GET /docs', () => {
     expect(served.statusCode).toBe(200);
     expect(served.json()).toEqual(document);
   });
+
+  it('answers a file the page does not have with 404 in the envelope (its route exists for GET: not a 405)', async () => {
+    for (const method of ['GET', 'HEAD'] as const) {
+      const missing = await t.app.inject({ method, url: '/docs/static/no-such-file.js' });
+      expect(missing.statusCode, method).toBe(404);
+      expect(missing.headers.allow, method).toBeUndefined();
+    }
+    expect((await t.app.inject({ url: '/docs/static/no-such-file.js' })).json()).toMatchObject({ code: 'NOT_FOUND', data: {} });
+  });
 });

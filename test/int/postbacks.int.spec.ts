@@ -378,6 +378,22 @@ describe.each([['kafka'], ['sql']] as const)('postbacks on the %s log', (eventLo
       expectRejection(latin1, 'invalid_payload');
       expect(await logEnd()).toEqual(before);
     });
+
+    it('refuses a signature, timestamp or nonce header as the current route does (no postback route checks one), recording nothing', async () => {
+      const card = await world.serve(world.cpaOffer);
+      const logEnd = async () => (await t.runtime.eventLog.endOffsets('postbacks')).map((end) => `${end.partition}:${end.offset}`).sort();
+      const before = await logEnd();
+      const fields = `event_name=purchase&offer_instance_id=${card.offer_instance_id}&order_id=${id('signed')}`;
+      for (const header of ['x-signature', 'x-timestamp', 'x-nonce', 'x-svc-hmac']) {
+        const get = await t.app.inject({ method: 'GET', url: `/v1/postback/${world.partner}?${fields}`, headers: { [header]: 'deadbeef' } });
+        expectRejection(get, 'signature_headers_not_allowed');
+        expect(get.headers['svc-protocol-version'], header).toBeUndefined();
+        const form = await t.app.inject({ method: 'POST', url: `/v1/postback/${world.partner}`, headers: { 'content-type': 'application/x-www-form-urlencoded', [header]: 'deadbeef' }, payload: fields });
+        expectRejection(form, 'signature_headers_not_allowed');
+        expect(form.headers['svc-protocol-version'], header).toBeUndefined();
+      }
+      expect(await logEnd()).toEqual(before);
+    });
   });
 
   describe('exactly once', () => {

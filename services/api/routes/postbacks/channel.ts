@@ -35,16 +35,26 @@ export function checkCurrentRequest(request: FastifyRequest): void {
   const charset = refusedCharset(type);
   if (charset) throw new PostbackRejection('unsupported_media_type', `charset ${charset} is not accepted; send the body as UTF-8 JSON`);
   if (request.url.includes('?')) throw new PostbackRejection('query_parameters_not_allowed', 'the current contract takes every field in the JSON body; remove the query string');
+  checkUnsigned(request);
+}
+
+/**
+ * No postback route takes a signature (rule 6 covers every postback callback): the compatibility
+ * routes refuse one as the current route does, rather than accept a check they never make.
+ * Throws PostbackRejection.
+ */
+export function checkUnsigned(request: FastifyRequest): void {
   const signed = Object.keys(request.headers).find((name) => SIGNATURE_HEADER.test(name));
   if (signed) throw new PostbackRejection('signature_headers_not_allowed', `${signed}: postbacks are not signed; the partner's source address is its credential`);
 }
 
 /**
- * A POST's checks before its body is read: the current contract's. A form POST needs none here,
- * since only a form body makes a POST the compatibility route (postChannel). Throws PostbackRejection.
+ * A POST's checks before its body is read: the current contract's, or for a form POST (only a
+ * form body makes a POST the compatibility route: postChannel) the signature check alone. Throws PostbackRejection.
  */
 export function checkPostRequest(request: FastifyRequest, channel: PostbackChannel): void {
   if (channel === 'current') checkCurrentRequest(request);
+  else checkUnsigned(request);
 }
 
 

@@ -12,7 +12,7 @@ import { findDecisions } from '../../../../projections/ledger/queries.js';
 import { findServedInstances } from '../../../../projections/serves/queries.js';
 import type { PostbackRefusals } from '../../postback-refusals.js';
 import { openReadCaches } from '../../read-cache.js';
-import { checkPostRequest, paramsOf, postChannel, sourceAddress } from './channel.js';
+import { checkPostRequest, checkUnsigned, paramsOf, postChannel, sourceAddress } from './channel.js';
 import { openPartnerCache } from './partner-cache.js';
 import { refusalOf } from './refusal-record.js';
 import { methodNotAllowed, noPartnerPath, PROTOCOL_HEADER, PROTOCOL_VERSION, rejectionOf, sendAnswer, sendRejection } from './respond.js';
@@ -112,6 +112,7 @@ export async function postbackRoutes(app: FastifyInstance, { runtime, refusals }
       exposeHeadRoute: false,
       schema: getSchema,
       ...documentOnlyValidation,
+      onRequest: async (request) => checkUnsigned(request),
     },
     async (request, reply) => {
       const query = request.url.includes('?') ? paramsOf(request.url.slice(request.url.indexOf('?') + 1)) : {};

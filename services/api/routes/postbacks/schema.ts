@@ -182,7 +182,7 @@ const ALL_REASONS = Object.keys(POSTBACK_REASONS) as PostbackReason[];
 /** Given only to other methods on the path. */
 const METHOD_REASONS: PostbackReason[] = ['method_not_allowed'];
 /** Checks of the current contract's request only. */
-const CURRENT_REASONS: PostbackReason[] = ['unsupported_protocol_version', 'query_parameters_not_allowed', 'signature_headers_not_allowed'];
+const CURRENT_REASONS: PostbackReason[] = ['unsupported_protocol_version', 'query_parameters_not_allowed'];
 /** A GET has no body, so none of its refusals. */
 const BODY_REASONS: PostbackReason[] = ['unsupported_media_type', 'payload_too_large', 'request_timeout'];
 const without = (excluded: PostbackReason[]) => ALL_REASONS.filter((reason) => !excluded.includes(reason));

@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { uuidV7 } from '../../platform/ids/uuid-v7.js';
 import type { Sql } from '../../platform/db/db.js';
+import { findOffer } from '../../projections/offers/queries.js';
 import { findPartner } from '../../projections/partners/queries.js';
 import { offerDetailsDocument, newPricingProblem, type OfferDetailsDocument } from '../../schemas/documents/offer.js';
 import { EventType, type OfferDetails, type OfferTargetingRule, type OfferUpserted } from '../../schemas/generated/events.js';
@@ -18,7 +19,7 @@ const stringMap = (description: string) =>
 
 export const offerUpsertInput = Type.Object(
   {
-    offer_id: Type.Optional(canonicalUuid('offer to create or replace; minted (UUIDv7) when absent')),
+    offer_id: Type.Optional(canonicalUuid("offer to create or replace; minted (UUIDv7) when absent; a replaced offer keeps its partner")),
     partner_id: canonicalUuid('supply partner that provides the offer (must be configured)'),
     upstream_offer_id: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: "the partner's own id of the offer" })),
     kind: oneOf(['local', 'remote'], 'local (details stored here) or remote (real-time, content from snapshots)'),
@@ -118,17 +119,31 @@ export async function assertPartnerExists(sql: Sql, partnerId: string) {
   if (!(await findPartner(sql, partnerId))) throw new CommandNotFoundError('partner_id', `no partner ${partnerId}; configure it first (partner:configure)`);
 }
 
+/**
+ * An offer's partner never changes: its cards' clicks and conversions are that partner's, and a
+ * postback is attributed only by the partner that owns the offer, so moving an offer would hand
+ * the clicks already made on it to another partner and refuse its own.
+ */
+async function assertSamePartner(sql: Sql, offerId: string | undefined, partnerId: string) {
+  if (offerId === undefined) return;
+  const existing = await findOffer(sql, offerId);
+  if (existing && existing.partner_id !== partnerId) {
+    throw new CommandInputError('partner_id', `offer ${offerId} belongs to partner ${existing.partner_id}, and an offer's partner never changes (its clicks and conversions are that partner's); create a new offer for partner ${partnerId}`);
+  }
+}
+
 /** Creates or replaces an offer's whole state, targeting checked against the FULL catalog. */
 export const upsertOffer = defineCommand({
   name: 'offer:upsert',
   summary: 'Create or replace an offer: kind, status, flags, public details, targeting (checked against the FULL catalog), internals',
-  reads: ['partners'],
+  reads: ['partners', 'offers'],
   writes: ['offers'],
   input: offerUpsertInput,
   async execute(input, { runtime, now }) {
     checkOfferShape(input);
     const targeting = await checkTargeting(runtime.db, input.targeting ?? []);
     await assertPartnerExists(runtime.db, input.partner_id);
+    await assertSamePartner(runtime.db, input.offer_id, input.partner_id);
     const value = offerUpsertedEvent(input, targeting, now());
     const [appended] = await appendEvents(runtime, 'offers', [offerEvent(EventType.OfferUpserted, value)]);
     return { offer_id: value.offer_id, event_id: value.event_id, ...appended };

@@ -15,7 +15,7 @@ export const POSTBACK_REASONS = {
   source_ip_not_allowed: { status: 403, code: 'SOURCE_IP_NOT_ALLOWED', retryable: false, when: "the caller's address is not in the partner's allowlist" },
   attribution_not_found: { status: 404, code: 'ATTRIBUTION_NOT_FOUND', retryable: false, when: 'an attribution id names no click, link or card (and is not a just-minted one)' },
   attribution_conflict: { status: 409, code: 'ATTRIBUTION_CONFLICT', retryable: false, when: 'the attribution ids sent name different cards: another offer, served card, application or environment (a static or registered link is no card, so its click or code never goes with a card\'s id)' },
-  foreign_attribution: { status: 403, code: 'FOREIGN_ATTRIBUTION', retryable: false, when: "the attributed offer belongs to another partner" },
+  foreign_attribution: { status: 403, code: 'FOREIGN_ATTRIBUTION', retryable: false, when: "the attributed offer belongs to another partner (an offer's partner never changes: `offer:upsert` refuses another `partner_id` for an existing offer)" },
   missing_amount: { status: 422, code: 'MISSING_AMOUNT', retryable: false, when: 'the mapped goal is priced per sale (cps) and no amount and currency were sent' },
   invalid_goal_pricing: { status: 422, code: 'INVALID_GOAL_PRICING', retryable: false, when: "the mapped goal's own pricing cannot price a conversion (e.g. a currency unknown to ISO 4217); fix the offer, then send again" },
   identity_conflict: { status: 409, code: 'IDENTITY_CONFLICT', retryable: false, when: 'the ledger already holds this identity with a different payload (logged, not counted)' },

@@ -137,6 +137,14 @@ describe('offer:upsert validation', () => {
   it('rejects an unknown partner as not found', async () => {
     await expectRejected(upsertOffer, { ...valid(), partner_id: '01939c5e-7b1a-7c3e-9f00-00000000dead' }, { name: 'CommandNotFoundError', field: 'partner_id' });
   });
+
+  it("never moves an offer to another partner (its clicks would become that partner's), and still replaces it for its own", async () => {
+    const other = String((await run(configurePartner, { name: 'Other partner', source_ip_allowlist: ['198.51.100.0/24'] })).partner_id);
+    await caughtUp();
+    await expectRejected(upsertOffer, { offer_id: localOfferId, partner_id: other, kind: 'local', status: 'active', details: details() }, { field: 'partner_id', message: /belongs to partner .* never changes/ });
+    const replaced = await run(upsertOffer, { offer_id: localOfferId, partner_id: partnerId, kind: 'local', status: 'paused', details: details() });
+    expect(replaced.offer_id).toBe(localOfferId);
+  });
 });
 
 describe('offer:publish-snapshot and link:register validation', () => {

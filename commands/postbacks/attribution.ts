@@ -43,7 +43,11 @@ async function lookUp(runtime: Runtime, reads: AttributionReads, field: Attribut
   }
   if (field === 'offer_instance_id') {
     const serve = await reads.servedInstance(runtime.db, id);
-    return serve && { offer_id: serve.offer_id, offer_instance_id: serve.offer_instance_id, svc_click_id: null, application_id: serve.application_id, environment: serve.environment };
+    if (serve) return { offer_id: serve.offer_id, offer_instance_id: serve.offer_instance_id, svc_click_id: null, application_id: serve.application_id, environment: serve.environment };
+    // A registered root-instance link is an instance too: its link fills {offer_instance_id} with
+    // its UUID and its clicks report it, so a partner that sends that id back is attributed.
+    const registered = await findLinkTarget(runtime.db, { shape: 'instance_uuid', code: id });
+    return registered?.offer_instance_id === id ? { offer_id: registered.offer_id, offer_instance_id: id, svc_click_id: null, application_id: registered.application_id, environment: registered.environment } : undefined;
   }
   const shape = shapeOfCode(id);
   const target = shape && (await findLinkTarget(runtime.db, { shape, code: id }));
@@ -51,7 +55,7 @@ async function lookUp(runtime: Runtime, reads: AttributionReads, field: Attribut
 }
 
 /** The read models that hold each kind of id. */
-const holders = { svc_click_id: [clicksProjection], offer_instance_id: [servesProjection], svc_tracking_id: [servesProjection, offersProjection] };
+const holders = { svc_click_id: [clicksProjection], offer_instance_id: [servesProjection, offersProjection], svc_tracking_id: [servesProjection, offersProjection] };
 
 /**
  * Resolves every attribution id sent to its card. They must all name the same card (the same

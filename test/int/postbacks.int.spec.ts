@@ -84,6 +84,21 @@ describe.each([['kafka'], ['sql']] as const)('postbacks on the %s log', (eventLo
       expect(sameLink.json().data.attribution).toMatchObject({ matched_by: 'svc_click_id', offer_instance_id: null });
     });
 
+    it('attributes by the UUID of a registered root-instance link, the offer_instance_id its link and clicks hand out', async () => {
+      const instance = uuidv7();
+      await world.admin.run('link:register', { offer_id: world.cpaOffer, shape: 'instance_uuid', code: instance, application_id: world.application, target_url: 'https://shop.example/inst?oid={offer_instance_id}' });
+      const clickId = await world.clickOn({ shape: 'instance_uuid', code: instance });
+      const byInstance = await post({ event_name: 'purchase', event_id: id(), offer_instance_id: instance });
+      expect(byInstance.statusCode, byInstance.body).toBe(200);
+      expect(byInstance.json().data.attribution).toEqual({ matched_by: 'offer_instance_id', offer_id: world.cpaOffer, offer_instance_id: instance, svc_click_id: null });
+      const echoed = await post({ event_name: 'purchase', event_id: id(), svc_click_id: clickId, offer_instance_id: instance });
+      expect(echoed.statusCode, echoed.body).toBe(200);
+      expect(echoed.json().data.attribution).toEqual({ matched_by: 'svc_click_id', offer_id: world.cpaOffer, offer_instance_id: instance, svc_click_id: clickId });
+      // Another partner's postback for it is refused, as for a served card.
+      const foreign = await postPostback(t.app, world.otherPartner, { event_name: 'purchase', event_id: id(), offer_instance_id: instance });
+      expectRejection(foreign, 'foreign_attribution');
+    });
+
     it("waits for a card's link code that is not projected yet: retry while the projection is held back, accepted once it is applied", async () => {
       const identity = id();
       const served = await t.runtime.db.transaction(async (tx) => {

@@ -30,7 +30,7 @@ export async function postbackWorld(runtime: Runtime, options: { allow?: string[
 
   const serve = (offerId: string): Promise<OfferServed> => appendServe(runtime, { offer_id: offerId, application_id: application });
   /** A click on a link (a card's, or a registered one), applied to the clicks read model. */
-  const clickOn = async (link: { shape: 'short_code' | 'static_path'; code: string }): Promise<string> => {
+  const clickOn = async (link: { shape: 'short_code' | 'instance_uuid' | 'static_path'; code: string }): Promise<string> => {
     const result = await clickLink(runtime, { link, sub_ids: {} }, new Date());
     if (result.status !== 'clicked') throw new Error(`click on ${link.code} was ${result.status}`);
     if (!(await (await runtime.watermarks()).awaitApplied('clicks', [result.appended], 30_000))) throw new Error('clicks projection did not apply the click');

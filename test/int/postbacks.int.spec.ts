@@ -99,6 +99,15 @@ describe.each([['kafka'], ['sql']] as const)('postbacks on the %s log', (eventLo
       expectRejection(foreign, 'foreign_attribution');
     });
 
+    it('explains a refusal naming non-ASCII text in SVC-Error-Detail, escaped', async () => {
+      const unknownKey = await post({ event_name: 'purchase', event_id: id(), 'ü😀': '1' });
+      expectRejection(unknownKey, 'invalid_payload');
+      expect(unknownKey.headers['svc-error-detail']).toContain('\\u00fc\\ud83d\\ude00');
+      const euroPath = await t.app.inject({ method: 'POST', url: '/v1/postback/%E2%82%AC', headers: PROTOCOL, payload: JSON.stringify({ event_name: 'purchase', event_id: id(), offer_instance_id: uuidv7() }) });
+      expectRejection(euroPath, 'partner_not_found');
+      expect(euroPath.headers['svc-error-detail']).toMatch(/^[\x20-\x7e]+$/);
+    });
+
     it("waits for a card's link code that is not projected yet: retry while the projection is held back, accepted once it is applied", async () => {
       const identity = id();
       const served = await t.runtime.db.transaction(async (tx) => {

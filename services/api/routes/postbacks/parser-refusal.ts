@@ -4,7 +4,7 @@ import type { PostbackRefusals } from '../../postback-refusals.js';
 import { parserRefusalOf } from './refusal-record.js';
 import type { ApiError } from '../../../../platform/http/errors.js';
 import { uuidV7 } from '../../../../platform/ids/uuid-v7.js';
-import { DETAIL_HEADER, PROTOCOL_HEADER, PROTOCOL_VERSION, rejectionEnvelope, sendableDetail } from './respond.js';
+import { DETAIL_HEADER, PROTOCOL_HEADER, PROTOCOL_VERSION, rejectionEnvelope, detailHeaderValue } from './respond.js';
 import { POSTBACK_PATH_PREFIX } from './undecodable-path.js';
 
 /** The parser's refusals that are not the partner's payload; every other one is invalid_payload. */
@@ -21,7 +21,7 @@ const REASON_BY_STATUS: Record<number, PostbackReason> = { 408: 'request_timeout
 export function postbackParserRefusal(request: RefusedRequest, error: ApiError, onRefused?: (reason: PostbackReason, correlationId: string) => void): RawAnswer | undefined {
   if (!request.target.startsWith(POSTBACK_PATH_PREFIX)) return undefined;
   const reason: PostbackReason = REASON_BY_STATUS[error.statusCode] ?? 'invalid_payload';
-  const headers: Record<string, string> = sendableDetail(error.message) ? { [DETAIL_HEADER]: error.message } : {};
+  const headers: Record<string, string> = error.message ? { [DETAIL_HEADER]: detailHeaderValue(error.message) } : {};
   if (/\r\nsvc-protocol-version:/i.test(request.head)) headers[PROTOCOL_HEADER] = PROTOCOL_VERSION;
   const correlationId = uuidV7();
   onRefused?.(reason, correlationId);

@@ -24,19 +24,37 @@ export function sendAnswer(reply: FastifyReply, answer: PostbackAnswer) {
 
 /**
  * A refusal in the postback shape: the reason's status; `code` its code, `message` the reason
- * (as the reference's example); `data` {}; `extra` the diagnostics. Header values cannot hold
- * every character, so the detail is sent only when it is plain ASCII.
+ * (as the reference's example); `data` {}; `extra` the diagnostics; the human explanation in
+ * SVC-Error-Detail (detailHeaderValue).
  */
 export function sendRejection(reply: FastifyReply, reason: PostbackReason, correlationId: string, eventLogged: boolean, detail?: string) {
   const { status } = POSTBACK_REASONS[reason];
-  if (detail && sendableDetail(detail)) reply.header(DETAIL_HEADER, detail);
+  if (detail) reply.header(DETAIL_HEADER, detailHeaderValue(detail));
   if (status === 405) reply.header('allow', 'GET, POST');
   if (status === 503 || status === 500) reply.header('retry-after', '1');
   return reply.status(status).send(rejectionEnvelope(reason, correlationId, eventLogged));
 }
 
-/** Whether a refusal's detail can go in its header as it is (plain ASCII, not too long). */
-export const sendableDetail = (detail: string) => /^[\x20-\x7e]{1,300}$/.test(detail);
+/** The most characters of SVC-Error-Detail before it is cut (an explanation, not a copy of the input). */
+const DETAIL_MAX = 300;
+
+/**
+ * A refusal's explanation as a header value: header values hold only visible ASCII safely, so a
+ * backslash, a control character and every UTF-16 unit beyond ASCII (an unknown key "ü", a
+ * path's €) are written as JSON escapes them (`\\`, `\u00fc`); a long one is cut, ending in "...".
+ */
+export function detailHeaderValue(detail: string): string {
+  let value = '';
+  for (let index = 0; index < detail.length; index += 1) {
+    const unit = detail.charCodeAt(index);
+    const written = unit === BACKSLASH ? '\\\\' : unit >= 0x20 && unit <= 0x7e ? detail[index]! : `\\u${unit.toString(16).padStart(4, '0')}`;
+    if (value.length + written.length > DETAIL_MAX) return `${value.slice(0, DETAIL_MAX - 3)}...`;
+    value += written;
+  }
+  return value;
+}
+
+const BACKSLASH = 0x5c;
 
 /** A refusal's envelope: `code` the reason's code, `message` the reason, `data` {}, `extra` the diagnostics. */
 export function rejectionEnvelope(reason: PostbackReason, correlationId: string, eventLogged: boolean) {

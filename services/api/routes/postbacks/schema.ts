@@ -85,7 +85,7 @@ const protocolHeaders = Type.Object({
 
 // Response headers, for the document only (respond.ts sets them).
 const protocolHeader = { 'SVC-Protocol-Version': { type: 'string', enum: [PROTOCOL_VERSION], description: 'on every answer of the current contract; never on the compatibility routes' } };
-const detailHeader = { 'SVC-Error-Detail': { type: 'string', description: 'a human explanation of the refusal, when it is plain ASCII' } };
+const detailHeader = { 'SVC-Error-Detail': { type: 'string', description: 'a human explanation of the refusal, in visible ASCII: a backslash, a control character and any UTF-16 unit beyond ASCII written as JSON escapes them (\\\\, \\u00fc); at most 300 characters' } };
 const retryHeader = { 'Retry-After': { type: 'string', enum: ['1'], description: 'seconds before a retry with the same identity' } };
 const withHeaders = <T extends TSchema>(schema: T, headers: Record<string, object>): T => ({ ...schema, headers });
 

@@ -27,3 +27,51 @@ export function sanitizedExcerpt(text: string, maxBytes: number): string {
   }
   return kept + ELLIPSIS;
 }
+
+// ignoreBOM: a leading U+FEFF is part of what was sent, not a marker to drop.
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/** How many bytes the well-formed UTF-8 character at `at` takes, or 0 when the bytes there are not one. */
+function utf8CharLength(bytes: Uint8Array, at: number): number {
+  const lead = bytes[at]!;
+  if (lead < 0x80) return 1;
+  // The lead byte's length and the first continuation byte's range (no overlongs, no surrogates, nothing past U+10FFFF).
+  const [length, low, high] =
+    lead >= 0xc2 && lead <= 0xdf ? [2, 0x80, 0xbf]
+    : lead === 0xe0 ? [3, 0xa0, 0xbf]
+    : lead === 0xed ? [3, 0x80, 0x9f]
+    : lead >= 0xe1 && lead <= 0xef ? [3, 0x80, 0xbf]
+    : lead === 0xf0 ? [4, 0x90, 0xbf]
+    : lead >= 0xf1 && lead <= 0xf3 ? [4, 0x80, 0xbf]
+    : lead === 0xf4 ? [4, 0x80, 0x8f]
+    : [0, 0, 0];
+  if (length === 0 || at + length > bytes.length) return 0;
+  if (bytes[at + 1]! < low || bytes[at + 1]! > high) return 0;
+  for (let next = at + 2; next < at + length; next += 1) if ((bytes[next]! & 0xc0) !== 0x80) return 0;
+  return length;
+}
+
+/**
+ * Bytes as text for diagnostics: UTF-8 as it is, and each byte that is not part of well-formed
+ * UTF-8 as `\x{e9}`, so what was sent stays visible (decoding alone would make every such byte
+ * the same U+FFFD).
+ */
+export function utf8OrEscapedBytes(bytes: Uint8Array): string {
+  try {
+    return strictUtf8.decode(bytes);
+  } catch {
+    let text = '';
+    let run = 0;
+    for (let at = 0; at < bytes.length; ) {
+      const length = utf8CharLength(bytes, at);
+      if (length > 0) {
+        at += length;
+        continue;
+      }
+      text += Buffer.from(bytes.buffer, bytes.byteOffset + run, at - run).toString('utf8') + `\\x{${bytes[at]!.toString(16)}}`;
+      at += 1;
+      run = at;
+    }
+    return text + Buffer.from(bytes.buffer, bytes.byteOffset + run, bytes.length - run).toString('utf8');
+  }
+}

@@ -60,6 +60,15 @@ describe('the diagnostics store of refused postbacks, in Redis', () => {
     expect(Buffer.byteLength(fields.join(''))).toBeLessThan(600);
   });
 
+  it('shows a byte of the body that is not UTF-8 as that byte, not as U+FFFD', async () => {
+    const body = Buffer.concat([Buffer.from(`{"event_name":"purchase","offer_instance_id":"${PARTNER}","order_id":"caf`), Buffer.from([0xe9]), Buffer.from('"}')]);
+    const response = await app.inject({ method: 'POST', url: `/v1/postback/${PARTNER}`, headers: { 'content-type': 'application/json', 'svc-protocol-version': '1.0' }, payload: body });
+    expect(response.json().extra).toMatchObject({ reason: 'invalid_payload', event_logged: false });
+    await refusals.flush();
+    const [newest] = await refusals.older(undefined, 1);
+    expect(newest!.value).toMatchObject({ correlation_id: response.json().extra.correlation_id, excerpt: expect.stringContaining('"order_id":"caf\\x{e9}"') });
+  });
+
   it('a partner id the router cannot decode is refused in the postback envelope, as the route would, and kept', async () => {
     const send = (method: 'POST' | 'GET' | 'PUT', headers: Record<string, string>) =>
       app.inject({ method, url: '/v1/postback/%zz', headers, ...(method === 'POST' ? { payload: '{"event_name":"purchase"}' } : {}) });

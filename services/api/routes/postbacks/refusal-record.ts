@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { RefusedRequest } from '../../../../platform/http/client-errors.js';
 import { POSTBACK_REASONS, type PostbackReason } from '../../../../commands/postbacks/rejections.js';
-import { sanitizedExcerpt } from '../../../../platform/diagnostics/excerpt.js';
+import { sanitizedExcerpt, utf8OrEscapedBytes } from '../../../../platform/diagnostics/excerpt.js';
 import type { PostbackRefusal } from '../../postback-refusals.js';
 import { sourceAddress } from './channel.js';
 
@@ -47,7 +47,7 @@ export function refusalOf(request: FastifyRequest, reason: PostbackReason, corre
     method: request.method,
     contentType: request.headers['content-type'],
     target: request.url,
-    body: Buffer.isBuffer(request.body) ? request.body.subarray(0, BODY_HEAD_BYTES).toString('utf8') : '',
+    body: Buffer.isBuffer(request.body) ? utf8OrEscapedBytes(request.body.subarray(0, BODY_HEAD_BYTES)) : '',
   }, reason, correlationId, at);
 }
 

@@ -111,6 +111,9 @@ export async function openDatabase(config: Config, options: OpenOptions = {}): P
   }
 }
 
+/** How often the API asks a connected Redis whether it still answers. */
+const REDIS_HEARTBEAT_MS = 3_000;
+
 async function connectRedis(url: string, log: ((line: string) => void) | undefined): Promise<Redis> {
   let connected = false;
   const redis = new Redis(url, {
@@ -137,11 +140,23 @@ async function connectRedis(url: string, log: ((line: string) => void) | undefin
     down = true;
     log?.(`Redis (REDIS_URL) unavailable: ${error.message}; rate limits count in this process and refusals are not kept until it answers`);
   });
-  redis.on('ready', () => {
+  const answersAgain = () => {
     if (!down) return;
     down = false;
     log?.('Redis (REDIS_URL) answers again: rate limits are shared again');
-  });
+  };
+  redis.on('ready', answersAgain);
+  // A Redis that hangs (paused, a black-holed network) keeps its connection, so no error event
+  // tells of it: a PING every few seconds does, and tells when it answers again.
+  const heartbeat = setInterval(() => {
+    if (!connected || redis.status !== 'ready') return;
+    redis.ping().then(answersAgain, (error: Error) => {
+      if (down) return;
+      down = true;
+      log?.(`Redis (REDIS_URL) unavailable: ${error.message} (connected, not answering); rate limits count in this process and refusals are not kept until it answers`);
+    });
+  }, REDIS_HEARTBEAT_MS).unref();
+  redis.on('end', () => clearInterval(heartbeat));
   await reachBackend(
     'REDIS_URL',
     'start Redis or unset REDIS_URL (in-process limits)',
@@ -149,6 +164,7 @@ async function connectRedis(url: string, log: ((line: string) => void) | undefin
     () => redis.connect().catch((error: unknown) => Promise.reject(firstError ?? error)),
     url,
   ).catch((error: unknown) => {
+    clearInterval(heartbeat);
     redis.disconnect();
     throw error;
   });

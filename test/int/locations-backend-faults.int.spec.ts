@@ -125,6 +125,25 @@ describe('a Redis outage in the service log', () => {
   });
 });
 
+describe('a hung Redis in the service log', () => {
+  it('is said though the connection stays up (a paused server sends no error), and its end too', async () => {
+    const lines: string[] = [];
+    const runtime = await openRuntime(t.config, { log: (line) => lines.push(line) });
+    try {
+      redis.pause();
+      try {
+        await waitFor(() => lines.some((line) => line.startsWith('Redis (REDIS_URL) unavailable: ') && line.includes('(connected, not answering)')), { what: 'the hang said', timeoutMs: 15_000 });
+      } finally {
+        redis.resume();
+      }
+      await waitFor(() => lines.includes('Redis (REDIS_URL) answers again: rate limits are shared again'), { what: 'the end of the hang said', timeoutMs: 15_000 });
+      expect(lines.filter((line) => line.startsWith('Redis (REDIS_URL)'))).toHaveLength(2);
+    } finally {
+      await runtime.close();
+    }
+  });
+});
+
 describe('location routes when Postgres refuses connections', () => {
   it('answer from the catalogs this process holds (both catalogs, every route), while /readyz names the database', async () => {
     const remoteAddress = nextClient();

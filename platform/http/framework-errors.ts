@@ -10,11 +10,8 @@ export function fromFramework(error: FastifyError, request: FastifyRequest): Api
   switch (error.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return payloadTooLarge(`the request body is larger than the ${request.routeOptions.bodyLimit} bytes accepted`);
-    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE': {
-      const type = request.headers['content-type'];
-      const given = type === undefined ? 'a body without Content-Type' : `Content-Type ${JSON.stringify(type)}`;
-      return unsupportedMediaType(`${given} is not accepted; send the body as JSON with Content-Type: application/json`);
-    }
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return notJsonBody(request.headers['content-type']);
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return badRequest('the request body is not as long as its Content-Length says');
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
@@ -31,4 +28,10 @@ export function fromFramework(error: FastifyError, request: FastifyRequest): Api
     return badRequest(error.message || 'malformed request');
   }
   return undefined;
+}
+
+/** 415 for a body sent as something other than JSON (`contentType` as the request gave it, or none). */
+export function notJsonBody(contentType: string | undefined): ApiError {
+  const given = contentType === undefined ? 'a body without Content-Type' : `Content-Type ${JSON.stringify(contentType)}`;
+  return unsupportedMediaType(`${given} is not accepted; send the body as JSON with Content-Type: application/json`);
 }

@@ -200,6 +200,17 @@ describe('serving a card', () => {
       expect(rows).toHaveLength(3);
       for (const row of rows) expect(row).toMatchObject({ application_id: id.houseApp, placement_id: id.housePlacement, anonymous: true });
     }
+    // No bytes sent chunked (as Node's http.request().end() sends a POST) is no body either.
+    const chunked = await t.app.inject({ method: 'POST', url: '/v1/offers/query', headers: { 'transfer-encoding': 'chunked' }, payload: '' });
+    expect(chunked.statusCode, chunked.body).toBe(200);
+    // Bytes without Content-Type, and plain text even when it holds JSON, are not JSON bodies: 415, nothing served.
+    const before = await servesEnd();
+    for (const [headers, payload] of [[{}, '{"limit":1}'], [{ 'content-type': 'text/plain' }, '{"limit":1}']] as const) {
+      const refused = await t.app.inject({ method: 'POST', url: '/v1/offers/query', headers, payload });
+      expect(refused.statusCode, refused.body).toBe(415);
+      expect(refused.json()).toMatchObject({ code: 'UNSUPPORTED_MEDIA_TYPE', data: {}, message: expect.stringContaining('send the body as JSON with Content-Type: application/json') });
+    }
+    expect(await servesEnd()).toEqual(before);
     // A JSON null is a body, and not the request's object.
     const nullBody = await t.app.inject({ method: 'POST', url: '/v1/offers/query', headers: { 'content-type': 'application/json' }, payload: 'null' });
     expect(nullBody.statusCode).toBe(400);

@@ -9,6 +9,7 @@ import { keyHashSecretOf } from '../../../../platform/config/key-hash-secret.js'
 import { success } from '../../../../platform/http/envelope.js';
 import { documentOnlyValidation, errorStatuses } from '../../../../platform/http/envelope-schema.js';
 import { ApiError, serviceUnavailable } from '../../../../platform/http/errors.js';
+import { notJsonBody } from '../../../../platform/http/framework-errors.js';
 import { withExamples } from '../../../../platform/http/response-examples.js';
 import { appliedLatencySampler } from '../../../../platform/projection/applied-latency.js';
 import type { Runtime } from '../../../../platform/runtime.js';
@@ -100,6 +101,16 @@ export async function queryRoutes(app: FastifyInstance, { runtime }: { runtime: 
     return typeof lookup === 'object' && (lookup.kind === 'live' || lookup.kind === 'test');
   };
   await app.register(rateLimit, perClientRateLimit(runtime, 'query', runtime.config.queryRateLimit, withApplicationKey));
+
+  // Query reads JSON only. Plain text (which the app otherwise reads as a string) is a 415 here,
+  // not a 400 saying a JSON object is not one; a body without Content-Type is the empty request
+  // when it has no bytes (chunked with none, as Node's http.request().end() sends), else a 415.
+  app.removeContentTypeParser('text/plain');
+  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: SMALL_BODY_LIMIT }, (request, bytes, done) => {
+    const contentType = request.headers['content-type'];
+    if (contentType === undefined && (bytes as Buffer).length === 0) return done(null, undefined);
+    done(notJsonBody(contentType), undefined);
+  });
 
   app.post('/query', {
     schema: {

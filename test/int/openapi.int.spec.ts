@@ -238,6 +238,22 @@ describe('GET /openapi.json', () => {
     expect(validate(answer(legacyData({ ...legacy, external_codes: { iso_3166_2: 'california' } })))).toBe(false);
   });
 
+
+  it("gives the instance item the reference's two shapes: found with its fields, not_found with only the id and status", () => {
+    const ok = (document.paths['/v1/offers/instances']!.post!.responses['200'] as { content: Record<string, { schema: object }> }).content['application/json']!.schema;
+    const validate = ajv.compile(ok);
+    const answer = (item: object) => ({ code: 'SUCCESS', message: '', data: { instances: [item] }, extra: {} });
+    const id = '0192f3a0-0000-7000-8000-00000000a001';
+    const offer = { offer_id: '0192f3a0-0000-7000-8000-00000000b001', offer_instance_id: id, offer_info: { status: 'paused' } };
+    const found = { offer_instance_id: id, status: 'found', served_at: '2026-01-01T00:00:00Z', placement_id: null, offer };
+    expect(validate(answer(found)), JSON.stringify(validate.errors)).toBe(true);
+    expect(validate(answer({ offer_instance_id: id, status: 'not_found' })), JSON.stringify(validate.errors)).toBe(true);
+    expect(validate(answer({ offer_instance_id: id, status: 'not_found', offer }))).toBe(false);
+    expect(validate(answer({ offer_instance_id: id, status: 'found' }))).toBe(false);
+    expect(validate(answer({ ...found, served_at: '2026-01-01T00:00:00.123Z' }))).toBe(false);
+    expect(validate(answer({ ...found, served_at: '2026-01-01T02:00:00+02:00' }))).toBe(false);
+    expect(validate(answer({ ...found, offer_instance_id: id.toUpperCase() }))).toBe(false);
+  });
   it('documents the instance route\'s ids as the route takes them: a UUID in either case, nothing around it', () => {
     const body = (document.paths['/v1/offers/instances']!.post as unknown as { requestBody: { content: Record<string, { schema: object }> } }).requestBody.content['application/json']!.schema;
     const validate = ajv.compile(body);

@@ -38,11 +38,12 @@ export const instanceOffer = Type.Object(
             pricing: Type.Object(
               {
                 model: oneOf(['cpa', 'cps'] as const),
-                amount: Type.Optional(Type.String()),
-                currency: Type.Optional(Type.String()),
-                rate: Type.Optional(Type.String()),
+                amount: Type.Optional(Type.String({ pattern: '^[0-9]+(\\.[0-9]+)?$', description: 'cpa only: decimal string' })),
+                currency: Type.Optional(Type.String({ pattern: '^[A-Z]{3}$', description: 'cpa only: ISO 4217' })),
+                rate: Type.Optional(Type.String({ pattern: '^[0-9]+(\\.[0-9]+)?$', description: 'cps only: a percentage, decimal string' })),
               },
-              closed,
+              // Not an if/then here: Query serializes this schema for every card, and a condition costs a validation per goal.
+              { ...closed, description: 'cpa: amount and currency; cps: rate' },
             ),
           },
           closed,
@@ -62,16 +63,26 @@ export const instanceOffer = Type.Object(
 );
 export type InstanceOffer = Static<typeof instanceOffer>;
 
-/** found items carry served_at, placement_id and offer; not_found items only the id and status. */
+/**
+ * found items carry served_at, placement_id and offer; not_found items only the id and status.
+ * The if/then/else says so to readers of the document; serializing it costs nothing at run time,
+ * since the route serializes an item only to cut its answer's pieces (instances-answer.ts).
+ */
 export const instanceItem = Type.Object(
   {
-    offer_instance_id: Type.String({ format: 'uuid' }),
+    offer_instance_id: Type.String({ format: 'uuid', pattern: '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$', description: 'the requested id, canonical lowercase' }),
     status: oneOf(['found', 'not_found'] as const),
-    served_at: Type.Optional(Type.String({ format: 'date-time', description: 'RFC 3339 UTC, second precision' })),
+    served_at: Type.Optional(Type.String({ format: 'date-time', pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$', description: 'RFC 3339 UTC, second precision' })),
     placement_id: Type.Optional(Type.Unsafe<string | null>({ type: ['string', 'null'] })),
     offer: Type.Optional(instanceOffer),
   },
-  closed,
+  {
+    ...closed,
+    description: 'found: with served_at, placement_id and offer; not_found: offer_instance_id and status only',
+    if: { properties: { status: { const: 'found' } } },
+    then: { required: ['served_at', 'placement_id', 'offer'] },
+    else: { maxProperties: 2 },
+  },
 );
 export type InstanceItem = Static<typeof instanceItem>;
 

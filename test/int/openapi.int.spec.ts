@@ -365,6 +365,23 @@ describe('examples in the document', () => {
     expect(invalid).toEqual([]);
   });
 
+  it("the location routes' 400 and 404 examples are what those routes answer", async () => {
+    const cases: [path: string, status: '400' | '404', url: string][] = [
+      ['/v1/locations/search', '400', '/v1/locations/search?catalog=FULL&q=fra&levels=COUNTRY'],
+      ['/v1/locations/search', '404', '/v1/locations/search?parent_location_id=999999999'],
+      ['/v1/locations/resolve', '400', '/v1/locations/resolve?catalog=FULL'],
+      ['/v1/locations/resolve', '404', '/v1/locations/resolve?country=US&subdivision_code=US-ZZ'],
+      ['/v1/locations/{location_id}', '400', '/v1/locations/2840?catalog=FULL&levels=COUNTRY'],
+      ['/v1/locations/{location_id}', '404', '/v1/locations/999999999'],
+    ];
+    for (const [path, status, url] of cases) {
+      const examples = (document.paths[path]!.get!.responses[status] as { content: Record<string, { examples: Record<string, { value: unknown }> }> }).content['application/json']!.examples;
+      const response = await t.app.inject({ url });
+      expect(response.statusCode, url).toBe(Number(status));
+      expect(Object.values(examples).map((example) => example.value), url).toContainEqual(response.json());
+    }
+  });
+
   it('finds a wrong example: a code its status does not give, a field the envelope does not have', () => {
     const broken = structuredClone(document.paths['/v1/offers/info']!.get!) as unknown as Operation;
     const notFound = broken.responses['404']!.content!['application/json']!.examples as Record<string, { value: { code: string } }>;

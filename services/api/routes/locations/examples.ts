@@ -49,13 +49,8 @@ const fullKabul = {
   unresolved_source_parent_location_id: '9075393',
 };
 
+/** The routes' shared error examples; each route gives its own 400 and 404, as it words them. */
 const errors = {
-  400: {
-    BAD_REQUEST: { summary: 'a LEGACY-only parameter sent to the FULL catalog', value: failure('BAD_REQUEST', 'levels: is a LEGACY-only parameter; the FULL catalog does not accept it') },
-  },
-  404: {
-    NOT_FOUND: { summary: 'an id the catalog does not have', value: failure('NOT_FOUND', 'location 999999999 is not in the LEGACY registry') },
-  },
   429: RATE_LIMITED_EXAMPLES,
   503: {
     CATALOG_NOT_LOADED: { summary: 'no geo-target release is loaded yet', value: failure('CATALOG_NOT_LOADED', catalogNotLoaded('FULL').message) },
@@ -77,6 +72,8 @@ export const searchExamples: ResponseExamples = {
     },
   },
   ...errors,
+  400: { BAD_REQUEST: { summary: 'a LEGACY-only parameter sent to the FULL catalog', value: failure('BAD_REQUEST', 'levels: is a LEGACY-only parameter; the FULL catalog does not accept it') } },
+  404: { NOT_FOUND: { summary: 'LEGACY: a parent the registry does not have', value: failure('NOT_FOUND', 'parent_location_id 999999999 is not in the LEGACY registry') } },
 };
 
 export const resolveExamples: ResponseExamples = {
@@ -95,6 +92,7 @@ export const resolveExamples: ResponseExamples = {
   },
   ...errors,
   400: { BAD_REQUEST: { summary: 'FULL without location_id', value: failure('BAD_REQUEST', 'location_id is required') } },
+  404: { NOT_FOUND: { summary: 'LEGACY: a subdivision code no region has', value: failure('NOT_FOUND', 'no LEGACY region has subdivision_code "US-ZZ" in country US') } },
 };
 
 export const lookupExamples: ResponseExamples = {
@@ -113,4 +111,6 @@ export const lookupExamples: ResponseExamples = {
     },
   },
   ...errors,
+  400: { BAD_REQUEST: { summary: 'a parameter this route does not take', value: failure('BAD_REQUEST', 'unknown parameter levels; allowed: catalog, locale') } },
+  404: { NOT_FOUND: { summary: 'an id the catalog does not have', value: failure('NOT_FOUND', 'location 999999999 is not in the LEGACY registry') } },
 };

@@ -36,8 +36,10 @@ export type RefusalShape = (request: RefusedRequest, error: ApiError) => RawAnsw
 export function refusedRequestOf(error: ParserError): RefusedRequest | undefined {
   // More than the 16 KB of head the parser takes: a header after an overlong request line still counts.
   const head = Buffer.isBuffer(error.rawPacket) ? error.rawPacket.subarray(0, 64 * 1024).toString('latin1') : undefined;
-  // A request line longer than the bytes kept ends without its version: its target still names the route.
-  const line = head === undefined ? null : /^([A-Z]+) (\/\S*)(?: HTTP\/1\.[01]\r\n|$)/.exec(head);
+  // A request line longer than the bytes kept ends without its version, and a malformed one
+  // (`POST /v1/postback/… x HTTP/1.1`) has something else after its target: either way its
+  // target still names the route.
+  const line = head === undefined ? null : /^([A-Z]+) (\/\S*)(?:[ \r]|$)/.exec(head);
   return line ? { method: line[1]!, target: line[2]!, head: head! } : undefined;
 }
 

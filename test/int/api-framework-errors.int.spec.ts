@@ -217,6 +217,8 @@ describe('requests the HTTP parser refuses, over a real socket', () => {
     for (const [request, status, reason, protocol] of [
       [`POST ${path} HTTP/1.1\r\nHost: x\r\nSVC-Protocol-Version: 1.0\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n`, 400, 'invalid_payload', '1.0'],
       [`GET ${path}?order_id=1 HTTP/1.1\r\nHost: x\r\nBad Name: y\r\n\r\n`, 400, 'invalid_payload', undefined],
+      // A malformed request line whose target still names the route.
+      [`POST ${path} x HTTP/1.1\r\nHost: x\r\nSVC-Protocol-Version: 1.0\r\nContent-Length: 2\r\n\r\n{}`, 400, 'invalid_payload', '1.0'],
       [`POST ${path} HTTP/1.1\r\nHost: x\r\nSVC-Protocol-Version: 1.0\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n2;${'e'.repeat(20_000)}\r\n{}\r\n0\r\n\r\n`, 413, 'payload_too_large', '1.0'],
     ] as const) {
       const response = await rawHttp(port, request);

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Admin, Kafka } from 'kafkajs';
 import type { BoundedSource } from './bounded-read.js';
 import type { EventCodec } from './codec.js';
+import { BackendUnavailableError } from '../startup.js';
 import { LogBoundError } from './event-log.js';
 import { decodeMessages } from './kafka-messages.js';
 import { isUnpropagatedTopic, retryRetriable } from './kafka-retry.js';
@@ -49,8 +50,12 @@ export function kafkaBoundedSource(context: KafkaReadContext, topic: string): Bo
         fail = reject;
       });
       const stopAt = (partition: number) => consumer.pause([{ topic: physical, partitions: [partition] }]);
+      // A crash fails the read, even one kafkajs would restart from: its retries (a few seconds)
+      // are spent, and a restarted consumer would start at the topic's end, never reaching the
+      // span's, so the read would wait for good.
       consumer.on(consumer.events.CRASH, ({ payload }) => {
-        if (!payload.restart) fail(payload.error);
+        ends.clear();
+        fail(new BackendUnavailableError('KAFKA_BROKERS', `the log stopped answering in the middle of the read (${payload.error.message})`, 'start Kafka (or check KAFKA_BROKERS), then run it again'));
       });
       try {
         await consumer.connect();

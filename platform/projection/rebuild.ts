@@ -1,3 +1,4 @@
+import { PAST_DEADLINE, withinDeadline } from '../async/deadline.js';
 import type { Db } from '../db/db.js';
 import { BackendUnavailableError } from '../startup.js';
 import type { EventLog, Subscription } from '../events/event-log.js';
@@ -21,6 +22,15 @@ export interface Rebuild {
   progress(): RebuildProgress;
   stop(): Promise<void>;
 }
+
+/**
+ * A rebuild whose log stops answering waits for it (a consumer retries on its own) for at most
+ * this long, then fails as an unavailable backend (exit 4), rather than sit at 0 events/s.
+ */
+export const UNANSWERED_LOG_LIMIT_MS = 60_000;
+/** How often a rebuild that applied nothing since the last look asks whether its log answers. */
+const STALL_CHECK_MS = 5_000;
+const PING_DEADLINE_MS = 3_000;
 
 export interface RebuildOptions {
   db: Db;
@@ -123,8 +133,10 @@ export async function startRebuild(options: RebuildOptions): Promise<Rebuild> {
       options.onProgress?.(progress());
       return new Promise<void>((resolve, reject) => {
         const timer = timeoutMs > 0 ? setTimeout(() => finish(new Error(`the rebuild did not reach the log positions within ${timeoutMs / 1000} s`)), timeoutMs) : undefined;
+        const watchdog = watchForAnUnansweredLog(eventLog, () => progress().applied, (error) => finish(error));
         const finish = (error?: Error) => {
           clearTimeout(timer);
+          clearInterval(watchdog);
           waiters.delete(check);
           if (error) reject(error);
           else resolve();
@@ -140,4 +152,44 @@ export async function startRebuild(options: RebuildOptions): Promise<Rebuild> {
     progress,
     stop,
   };
+}
+
+/**
+ * Every STALL_CHECK_MS while `applied` stands still, asks whether the log answers; once it has not
+ * answered for UNANSWERED_LOG_LIMIT_MS, calls `giveUp` once with the backend named (exit 4) and stops.
+ */
+export function watchForAnUnansweredLog(eventLog: EventLog, applied: () => number, giveUp: (error: Error) => void): NodeJS.Timeout {
+  let seen = applied();
+  let unansweredSince: number | undefined;
+  let asking = false;
+  const timer = setInterval(() => {
+    if (asking) return;
+    if (applied() !== seen) {
+      seen = applied();
+      unansweredSince = undefined;
+      return;
+    }
+    asking = true;
+    const ping = eventLog.ping({ appends: false });
+    withinDeadline(ping, PING_DEADLINE_MS).then(
+      (answer) => answer === PAST_DEADLINE ? noAnswer(new Error(`no answer within ${PING_DEADLINE_MS / 1000} s`)) : (unansweredSince = undefined),
+      noAnswer,
+    ).finally(() => {
+      asking = false;
+    });
+    // A ping that outlives its deadline must not fail the process once it settles.
+    ping.catch(() => {});
+  }, STALL_CHECK_MS).unref();
+  return timer;
+
+  function noAnswer(error: Error) {
+    unansweredSince ??= Date.now() - STALL_CHECK_MS;
+    const silentMs = Date.now() - unansweredSince;
+    if (silentMs < UNANSWERED_LOG_LIMIT_MS) return;
+    const [setting, hint] = eventLog.kind === 'kafka'
+      ? ['KAFKA_BROKERS', 'start Kafka (or check KAFKA_BROKERS), then run the replay again; this replay was not kept']
+      : ['DATABASE_URL', 'check the database holding the event log (DATABASE_URL, or the embedded one in DATA_DIR), then run the replay again; this replay was not kept'];
+    clearInterval(timer);
+    giveUp(new BackendUnavailableError(setting, `the event log has not answered for ${Math.round(silentMs / 1000)} s while the replay waited on it (${error.message})`, hint));
+  }
 }

@@ -50,11 +50,19 @@ export async function exportReadModel(db: Db, request: ReadModelExportRequest, p
   const table = LEDGER_TABLES[request.readModel];
   if (request.schema !== undefined) return exportKeptTable(db, table, request.schema, request, progress, signal);
   if (db.engine === 'postgres') {
-    return db.transaction(async (tx) => {
-      await tx.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY');
-      const [total, positions] = await Promise.all([ledgerTableCount(tx, table.name), storedOffsets(tx, ledgerProjection.name)]);
-      return writeTable(tx, table, { total, positions }, request, progress, signal);
-    });
+    let written: ExportResult | undefined;
+    try {
+      return await db.transaction(async (tx) => {
+        await tx.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY');
+        const [total, positions] = await Promise.all([ledgerTableCount(tx, table.name), storedOffsets(tx, ledgerProjection.name)]);
+        return (written = await writeTable(tx, table, { total, positions }, request, progress, signal));
+      });
+    } catch (error) {
+      // Only the end of the read-only snapshot failed (its session dropped): every page had been
+      // read in it and the file is complete and in place, so the export succeeded.
+      if (written) return written;
+      throw error;
+    }
   }
   const { copy, total, positions } = await db.transaction(async (tx) => {
     const made = await copyLedgerTable(tx, table.name);

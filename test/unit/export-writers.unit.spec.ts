@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
@@ -97,6 +97,23 @@ describe('export writers', () => {
       await writer.write(rows);
       await writer.abort();
       expect(existsSync(path) || existsSync(`${path}.partial`) || existsSync(`${path}.schema.json`)).toBe(false);
+    }
+  });
+
+  it("a schema document that cannot be written leaves an earlier export's file and document as they were", async () => {
+    for (const format of ['ndjson', 'csv'] as const) {
+      const path = join(dir, `earlier.${format}`);
+      writeFileSync(path, 'earlier rows\n');
+      writeFileSync(`${path}.schema.json`, '{"earlier": true}\n');
+      // Where the new document is written first: a folder, so writing it fails as a full disk would.
+      mkdirSync(`${path}.schema.json.partial`);
+      const writer = await openWriter(format, path, columns);
+      await writer.write(rows);
+      await expect(writer.finish(document(format))).rejects.toThrow();
+      await writer.abort();
+      expect(readFileSync(path, 'utf8')).toBe('earlier rows\n');
+      expect(readFileSync(`${path}.schema.json`, 'utf8')).toBe('{"earlier": true}\n');
+      expect(existsSync(`${path}.partial`)).toBe(false);
     }
   });
 });

@@ -62,6 +62,7 @@ export const releaseOut = (path: string) => rm(lockPath(path), { force: true });
 /** Removes what an export to `path` that did not finish may have left (after a kill, say). */
 export function removeUnfinished(path: string): void {
   rmSync(partialPath(path), { force: true });
+  rmSync(partialPath(sidecarPath(path)), { force: true });
   rmSync(spillPath(path), { recursive: true, force: true });
   rmSync(lockPath(path), { force: true });
 }
@@ -92,13 +93,22 @@ export function textFile(path: string): TextFile {
     async finish(document) {
       await closed();
       if (failure) throw failure;
-      await writeFile(sidecarPath(path), `${JSON.stringify(document, null, 2)}\n`);
+      // Written beside the data first: a write that fails (a full disk) leaves an earlier export's
+      // document as it was, instead of cut short next to that export's data.
+      try {
+        await writeFile(partialPath(sidecarPath(path)), `${JSON.stringify(document, null, 2)}\n`);
+      } catch (error) {
+        await rm(partialPath(sidecarPath(path)), { force: true }).catch(() => {});
+        throw error;
+      }
       await rename(partialPath(path), path);
+      await rename(partialPath(sidecarPath(path)), sidecarPath(path));
       return [path, sidecarPath(path)];
     },
     async abort() {
       await closed();
       await rm(partialPath(path), { force: true });
+      await rm(partialPath(sidecarPath(path)), { force: true }).catch(() => {});
     },
   };
 }

@@ -204,6 +204,20 @@ export async function describedKeptSchemas(sql: Sql): Promise<{ schema: string; 
   return replays.filter((row) => kept.has(row.name)).map((row) => ({ schema: row.name, about: about(row.name) }));
 }
 
+/**
+ * Why a replay schema's tables are not a finished rebuild, or undefined when they are: a replay
+ * still writes it, or one that stopped before it finished left it (its heartbeat, on it or on
+ * the schema its `_live` copy belongs to).
+ */
+export async function unfinishedReplay(sql: Sql, schema: string): Promise<string | undefined> {
+  const marks = new Map((await replayRows(sql)).map((row) => [row.name, row.mark]));
+  const heartbeat = [marks.get(schema), marks.get(replayOf(schema))].find((mark) => mark?.startsWith(RUNNING_MARK));
+  if (!heartbeat) return undefined;
+  return isFreshMark(heartbeat)
+    ? 'a replay is still writing it; wait for it to finish'
+    : `a replay stopped before it finished it (its last heartbeat ${heartbeat.slice(RUNNING_MARK.length)}): its tables are partial; drop it (npm run replay -- --drop ${schema}) and replay again`;
+}
+
 /** The replay schemas: those kept (point in time, --keep, an interrupted replay's) and those a replay is still writing, oldest first. */
 export async function replaySchemas(sql: Sql): Promise<{ kept: string[]; running: string[] }> {
   return classify(await replayRows(sql));

@@ -2,7 +2,7 @@ import type { Db, Sql } from '../../platform/db/db.js';
 import type { TopicPartitionOffset } from '../../platform/events/event-log.js';
 import { qualified } from '../../platform/db/identifier.js';
 import { storedOffsets } from '../../platform/projection/offsets.js';
-import { keptReplaySchemas, keptReplayTable } from '../../platform/projection/replay-schema.js';
+import { keptReplaySchemas, keptReplayTable, unfinishedReplay } from '../../platform/projection/replay-schema.js';
 import { ExportInputError } from './options.js';
 import { ledgerProjection } from '../../projections/ledger/projection.js';
 import { LEDGER_COLUMN_DOCS, LEDGER_TABLES, copyLedgerTable, dropLedgerTableCopy, ledgerTableCount, ledgerTablePage, type LedgerColumnType, type LedgerTable } from '../../projections/ledger/queries.js';
@@ -81,6 +81,8 @@ export async function exportReadModel(db: Db, request: ReadModelExportRequest, p
  * live tables, which keeps no positions of its own).
  */
 async function exportKeptTable(db: Db, table: LedgerTable, schema: string, request: ReadModelExportRequest, progress: ExportProgress, signal?: AbortSignal): Promise<ExportResult> {
+  const unfinished = await unfinishedReplay(db, schema);
+  if (unfinished) throw new ExportInputError('--schema', `${schema} is not a finished replay: ${unfinished}`);
   const kept = await keptReplayTable(db, schema, table.name);
   if (!kept.table) {
     const schemas = await keptReplaySchemas(db);

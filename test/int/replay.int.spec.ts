@@ -1,4 +1,8 @@
+import { existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { exportReadModel } from '../../services/export/export-read-model.js';
 import type { TopicPartitionOffset } from '../../platform/events/event-log.js';
 import { Kafka, logLevel } from 'kafkajs';
 import { tableChecksum, type TableChecksum } from '../../platform/projection/checksum.js';
@@ -135,13 +139,18 @@ describe.each([['kafka'], ['sql']] as const)('replay on the %s log', (eventLog) 
   it('takes the schema of a replay that stopped without a word (killed) for a kept one once its heartbeat is a minute old', async () => {
     const schema = `replay_stopped_${eventLog}`;
     await createReplaySchema(t.runtime.db, 'public', schema, ledgerProjection.tables, { running: true });
+    const exportIt = () => exportReadModel(t.runtime.db, { readModel: 'conversions', schema, format: 'csv', out: join(tmpdir(), `${schema}.csv`) }).then(() => undefined, (error: Error) => error);
     try {
       expect((await replaySchemas(t.runtime.db)).running).toContain(schema);
+      // Its tables are not a finished rebuild: an export of them is refused, naming --schema.
+      expect(await exportIt()).toMatchObject({ name: 'ExportInputError', message: expect.stringMatching(/is not a finished replay: a replay is still writing it/) });
       const lastBeat = new Date(Date.now() - 61_000).toISOString();
       await t.runtime.db.query(`COMMENT ON SCHEMA ${schema} IS 'offer-ledger replay under way, heartbeat ${lastBeat}'`);
       expect((await replaySchemas(t.runtime.db)).kept).toContain(schema);
       // Listed as what it is: a partial rebuild to drop.
       expect(await describedKeptSchemas(t.runtime.db)).toContainEqual({ schema, about: `left by a replay that stopped before it finished (its last heartbeat ${lastBeat}): partial, drop it` });
+      expect(await exportIt()).toMatchObject({ name: 'ExportInputError', message: expect.stringMatching(/its tables are partial; drop it/) });
+      expect(existsSync(join(tmpdir(), `${schema}.csv`))).toBe(false);
     } finally {
       await dropSchemas(t.runtime.db, [schema]);
     }

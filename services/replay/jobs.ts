@@ -6,7 +6,7 @@ import type { Runtime } from '../../platform/runtime.js';
 import { replayPace, type ReplayPace } from './progress.js';
 import { describedKeptSchemas } from '../../platform/projection/replay-schema.js';
 import { dropKeptSchemas, dropNamesOf, keptSchemasOf } from './kept.js';
-import { resolveReplayRequest } from './request.js';
+import { dropRequestNames, resolveReplayRequest } from './request.js';
 
 export interface ReplayJob {
   id: string;
@@ -101,20 +101,19 @@ export function replayJobs(runtime: Runtime) {
     kept: async () => keptSchemasOf(await describedKeptSchemas(runtime.db)),
     /** Drops kept schemas (`{"schemas": "a,b"}` or a list); not while a replay runs here, since one of them may be its own. */
     async drop(input: unknown): Promise<string[]> {
-      const schemas = (input as { schemas?: unknown } | null)?.schemas;
-      if (!Array.isArray(schemas) || !schemas.every((name) => typeof name === 'string')) {
-        throw new ReplayInputError('schemas', 'give the schemas to drop as a list of names: {"schemas": ["replay_…"]}');
-      }
-      let names: string[];
+      const schemas = dropRequestNames(input);
+      // Named by this input's field, not the command line's --drop.
+      const asSchemas = (error: unknown) => {
+        throw error instanceof ReplayInputError && error.option === 'drop' ? new ReplayInputError('schemas', error.message) : error;
+      };
+      let names: string[] = [];
       try {
         names = dropNamesOf(schemas.join(','));
       } catch (error) {
-        // Named by this input's field, not the command line's --drop.
-        if (error instanceof ReplayInputError) throw new ReplayInputError('schemas', error.message);
-        throw error;
+        asSchemas(error);
       }
       if (running) throw new ReplayBusyError(running);
-      return dropKeptSchemas(runtime.db, names);
+      return dropKeptSchemas(runtime.db, names).catch(asSchemas);
     },
   };
 }

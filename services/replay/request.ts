@@ -57,3 +57,23 @@ export function resolveReplayRequest(input: unknown): Omit<ReplayOptions, 'onPro
     keys: request.keys ?? 10,
   };
 }
+
+/** What POST /admin/replays/drop is asked: the kept schemas to drop, each named once. */
+export const DropRequest = Type.Object(
+  { schemas: Type.Array(Type.String(), { minItems: 1, description: 'Kept replay schemas to drop (replay_…), each once.' }) },
+  { additionalProperties: false },
+);
+
+/** The names a drop request gives, or ReplayInputError naming the field at fault (an unknown one, `schemas`). */
+export function dropRequestNames(input: unknown): string[] {
+  let request: Static<typeof DropRequest>;
+  try {
+    request = validateInput(DropRequest, input);
+  } catch (error) {
+    if (error instanceof CommandInputError) throw new ReplayInputError(error.field.replace(/\[\d+\]$/, ''), `${error.message.slice(error.field.length + 2)}; give the schemas to drop as a list of names: {"schemas": ["replay_…"]}`);
+    throw error;
+  }
+  const repeated = request.schemas.find((name, index) => request.schemas.indexOf(name) !== index);
+  if (repeated !== undefined) throw new ReplayInputError('schemas', `${repeated} is named twice; name each schema once`);
+  return request.schemas;
+}

@@ -218,6 +218,17 @@ describe.each([['kafka'], ['sql']] as const)('replay on the %s log', (eventLog) 
       expect(refused.statusCode, JSON.stringify(schemas)).toBe(400);
       expect(refused.json(), JSON.stringify(schemas)).toMatchObject({ code: 'BAD_REQUEST', extra: { field: 'schemas' } });
     }
+    // A field it does not know (a dry run it does not do), a name given twice, a schema not kept: refused, nothing dropped.
+    const name = 'replay_20261101t000000000z';
+    for (const [payload, field, message] of [
+      [{ schemas: [name], dry_run: true }, 'dry_run', /^dry_run: is not a known field/],
+      [{ schemas: [name, name] }, 'schemas', /is named twice/],
+      [{ schemas: [name] }, 'schemas', /no such kept replay schema/],
+    ] as const) {
+      const refused = await t.app.inject({ method: 'POST', url: '/admin/replays/drop', headers: admin, payload });
+      expect(refused.statusCode, JSON.stringify(payload)).toBe(400);
+      expect(refused.json(), JSON.stringify(payload)).toMatchObject({ code: 'BAD_REQUEST', message: expect.stringMatching(message), extra: { field } });
+    }
   });
 
   it('reports a damaged live row by its key; --swap puts the rebuilt ledger live and the projector goes on', async () => {

@@ -123,7 +123,7 @@ export function buildExportCli(): Program {
           process.stderr.write(`error: cannot export: ${error.message}\n`);
           process.exitCode = ExitCode.unavailable;
         } else {
-          process.stderr.write(`error: export failed: ${(error as Error).message}\n`);
+          process.stderr.write(`error: export failed: ${(error as Error).message}; ${nextStep(error)}\n`);
           process.exitCode = ExitCode.failure;
         }
       }
@@ -134,4 +134,11 @@ export function buildExportCli(): Program {
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   await buildExportCli().parseAsync(process.argv);
+}
+
+/** What to do after an export failed for a reason of its own (what it wrote is removed). */
+function nextStep(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'ENOSPC' || code === 'EDQUOT') return 'the disk holding --out is full: free space there, or give --out on another disk, and run it again (nothing was kept)';
+  return 'nothing was kept: run it again once that is fixed';
 }

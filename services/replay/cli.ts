@@ -139,7 +139,8 @@ function failure(error: unknown): { message: string; code: number } {
   if (error instanceof BackendUnavailableError) return { message: `cannot replay: ${error.message}`, code: ExitCode.unavailable };
   if (error instanceof CommandFailedError) return { message: error.message, code: error.exitCode };
   if (error instanceof SwapError) return { message: `nothing was swapped: ${error.message}`, code: ExitCode.unavailable };
-  return { message: (error as Error).message, code: ExitCode.failure };
+  // The replay's schema was dropped on the way out: nothing is left half done to clean up.
+  return { message: `${(error as Error).message}; nothing of this replay was kept: run it again once that is fixed`, code: ExitCode.failure };
 }
 
 export function buildReplayCli(): Program {

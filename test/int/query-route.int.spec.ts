@@ -12,6 +12,7 @@ import { tableChecksum } from '../../platform/projection/checksum.js';
 import { ReadModelsBehindError, awaitCaughtUp, lastSeenAtEnd } from '../../platform/projection/catch-up.js';
 import { uuidV7 } from '../../platform/ids/uuid-v7.js';
 import { withoutTable } from '../support/database.js';
+import { queryExamples } from '../../services/api/routes/offers/query-examples.js';
 
 // POST /v1/offers/query on Kafka, the registry, Postgres and Redis: credentials, the closed body,
 // the three environments, read-your-writes and the replay of `serves`.
@@ -210,6 +211,11 @@ describe('serving a card', () => {
       expect(refused.statusCode, refused.body).toBe(415);
       expect(refused.json()).toMatchObject({ code: 'UNSUPPORTED_MEDIA_TYPE', data: {}, message: expect.stringContaining('send the body as JSON with Content-Type: application/json') });
     }
+    // The document's examples are these answers.
+    const plain = await t.app.inject({ method: 'POST', url: '/v1/offers/query', headers: { 'content-type': 'text/plain' }, payload: '{}' });
+    expect(plain.json()).toEqual(queryExamples[415]!.UNSUPPORTED_MEDIA_TYPE!.value);
+    const large = await t.app.inject({ method: 'POST', url: '/v1/offers/query', headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ context: { intent: 'x'.repeat(70_000) } }) });
+    expect(large.json()).toEqual(queryExamples[413]!.PAYLOAD_TOO_LARGE!.value);
     expect(await servesEnd()).toEqual(before);
     // A JSON null is a body, and not the request's object.
     const nullBody = await t.app.inject({ method: 'POST', url: '/v1/offers/query', headers: { 'content-type': 'application/json' }, payload: 'null' });

@@ -34,6 +34,15 @@ export const queryExamples: ResponseExamples = {
       value: failure('NOT_FOUND', `placement_id ${EXAMPLE_PLACEMENT_ID} is not a placement of the calling application`, { field: 'placement_id' }),
     },
   },
+  413: {
+    PAYLOAD_TOO_LARGE: { summary: 'a body over 64 KiB', value: failure('PAYLOAD_TOO_LARGE', 'the request body is larger than the 65536 bytes accepted') },
+  },
+  415: {
+    UNSUPPORTED_MEDIA_TYPE: {
+      summary: 'a body sent as plain text',
+      value: failure('UNSUPPORTED_MEDIA_TYPE', 'Content-Type "text/plain" is not accepted; send the body as JSON with Content-Type: application/json'),
+    },
+  },
   429: RATE_LIMITED_EXAMPLES,
   503: {
     QUERY_UNAVAILABLE: { summary: 'serving temporarily unavailable', value: failure('QUERY_UNAVAILABLE', 'serving is temporarily unavailable; retry') },

@@ -212,6 +212,13 @@ describe.each([['kafka'], ['sql']] as const)('replay on the %s log', (eventLog) 
     }
     expect((await t.app.inject({ method: 'POST', url: '/admin/replays', payload: {} })).statusCode).toBe(401);
     expect((await t.app.inject({ method: 'GET', url: '/admin/replays/nope', headers: admin })).statusCode).toBe(404);
+    expect((await t.app.inject({ method: 'GET', url: '/admin/replays/0192f3a0-0000-7000-8000-00000000dead', headers: admin })).json()).toMatchObject({ code: 'NOT_FOUND', message: 'no such replay here' });
+    // The listing and the drop are no jobs: another method on them is a 405 naming theirs.
+    for (const [method, url, allow] of [['DELETE', '/admin/replays/kept', 'GET, HEAD'], ['POST', '/admin/replays/kept', 'GET, HEAD'], ['GET', '/admin/replays/drop', 'POST'], ['DELETE', '/admin/replays/drop', 'POST']] as const) {
+      const wrong = await t.app.inject({ method, url, headers: admin });
+      expect(wrong.statusCode, `${method} ${url}`).toBe(405);
+      expect(wrong.headers.allow, `${method} ${url}`).toBe(allow);
+    }
     // Dropping kept schemas takes a list of their names; anything else is a 400 naming the field.
     for (const schemas of ['replay_20261101t000000000z', [], ['public'], [7]]) {
       const refused = await t.app.inject({ method: 'POST', url: '/admin/replays/drop', headers: admin, payload: { schemas } });

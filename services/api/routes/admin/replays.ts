@@ -12,6 +12,9 @@ import { ReplayBusyError, type ReplayJobs } from '../../../replay/jobs.js';
  * then it ends swapped; follow it until it is no longer running). Not a command: a replay appends no event, it
  * rebuilds read models beside the live ones (README, "Analysts").
  */
+/** A replay job's id (randomUUID), as the path parameter's pattern. */
+const JOB_ID = '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$';
+
 export async function replayRoutes(app: FastifyInstance, options: { replays: ReplayJobs }) {
   app.post('/replays', { schema: { hide: true } }, async (request, reply) => {
     try {
@@ -42,13 +45,15 @@ export async function replayRoutes(app: FastifyInstance, options: { replays: Rep
     }
   });
 
-  app.get('/replays/:id', { schema: { hide: true } }, async (request) => {
+  // A job id is a UUID: `kept` and `drop` are never one, so a wrong method on those paths is a 405
+  // naming their own methods rather than a 404 for a job of that name.
+  app.get(`/replays/:id(${JOB_ID})`, { schema: { hide: true } }, async (request) => {
     const job = options.replays.get((request.params as { id: string }).id);
     if (!job) throw notFound('no such replay here');
     return success({ job });
   });
 
-  app.delete('/replays/:id', { schema: { hide: true } }, async (request) => {
+  app.delete(`/replays/:id(${JOB_ID})`, { schema: { hide: true } }, async (request) => {
     const job = options.replays.cancel((request.params as { id: string }).id);
     if (!job) throw notFound('no such replay here');
     return success({ job });

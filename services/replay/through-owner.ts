@@ -65,7 +65,11 @@ export async function replayThroughOwner(config: Config, request: ReplayRequest,
 export async function keptThroughOwner(config: Config, drop?: string[]): Promise<KeptSchemas> {
   const call = ownerJobCalls<never>(config.dataDir);
   const reply = drop ? await call('POST', '/replays/drop', { schemas: drop }) : await call('GET', '/replays/kept');
-  if (reply.status !== 200) throw refusalOf(reply);
+  if (reply.status !== 200) {
+    const refusal = refusalOf(reply);
+    // The admin API names its body's field; here the names came from --drop.
+    throw refusal instanceof ReplayInputError && refusal.option === 'schemas' ? new ReplayInputError('drop', refusal.message) : refusal;
+  }
   const data = reply.body.data as { schemas?: string[]; about?: Record<string, string | null>; dropped?: string[] };
   return { names: (drop ? data.dropped : data.schemas) ?? [], about: drop ? {} : (data.about ?? {}) };
 }

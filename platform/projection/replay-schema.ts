@@ -124,7 +124,7 @@ export async function schemaExists(sql: Sql, schema: string): Promise<boolean> {
   return rows.length > 0;
 }
 
-export async function dropSchemas(db: Db, schemas: string[]): Promise<void> {
+export async function dropSchemas(db: Sql, schemas: string[]): Promise<void> {
   for (const schema of schemas) await db.query(`DROP SCHEMA IF EXISTS ${escapeIdentifier(schema)} CASCADE`);
 }
 

@@ -15,7 +15,7 @@ import { replayProgressBar } from './progress.js';
 import { MAX_KEYS, resolveReplayRequest, type ReplayRequest } from './request.js';
 import { renderSummary } from './summary.js';
 import { describedKeptSchemas } from '../../platform/projection/replay-schema.js';
-import { dropKeptSchemas, dropNamesOf, keptSchemasOf, type KeptSchemas } from './kept.js';
+import { SchemaInUseError, dropKeptSchemas, dropNamesOf, keptSchemasOf, type KeptSchemas } from './kept.js';
 import { keptThroughOwner, replayThroughOwner } from './through-owner.js';
 
 /** The flag each request option comes from, for messages. */
@@ -131,16 +131,18 @@ function cancelOnInterrupt(bar: { stop(): void }): AbortController {
   return interrupt;
 }
 
-function failure(error: unknown): { message: string; code: number } {
+function failure(error: unknown, replaying: boolean): { message: string; code: number } {
   if (error instanceof ReplayCancelledError) return { message: error.message, code: SIGNAL_EXIT[error.signal as keyof typeof SIGNAL_EXIT] ?? ExitCode.failure };
   if (error instanceof ReplayInputError) return { message: `${FLAGS[error.option] ?? error.option}: ${error.message}`, code: ExitCode.invalidInput };
   if (error instanceof SettingError) return { message: error.message, code: ExitCode.invalidInput };
   if (error instanceof DataDirBusyError) return { message: `${error.message}; retry when it has finished`, code: ExitCode.unavailable };
   if (error instanceof BackendUnavailableError) return { message: `cannot replay: ${error.message}`, code: ExitCode.unavailable };
   if (error instanceof CommandFailedError) return { message: error.message, code: error.exitCode };
+  if (error instanceof SchemaInUseError) return { message: error.message, code: ExitCode.unavailable };
   if (error instanceof SwapError) return { message: `nothing was swapped: ${error.message}`, code: ExitCode.unavailable };
-  // The replay's schema was dropped on the way out: nothing is left half done to clean up.
-  return { message: `${(error as Error).message}; nothing of this replay was kept: run it again once that is fixed`, code: ExitCode.failure };
+  // A replay's schemas were dropped on the way out: nothing is left half done to clean up.
+  const next = replaying ? 'nothing of this replay was kept: run it again once that is fixed' : 'run it again once that is fixed';
+  return { message: `${(error as Error).message}; ${next}`, code: ExitCode.failure };
 }
 
 export function buildReplayCli(): Program {
@@ -165,6 +167,7 @@ export function buildReplayCli(): Program {
     .action(async (flags: Flags) => {
       const bar = replayProgressBar();
       let code: number;
+      let replaying = false;
       try {
         const kept = keptRequest(flags);
         if (kept) {
@@ -178,6 +181,7 @@ export function buildReplayCli(): Program {
           process.stdout.write(flags.json ? `${JSON.stringify(json)}\n` : names.length === 0 ? `no kept replay schemas\n` : `${names.map(line).join('\n')}\n`);
           process.exit(ExitCode.ok);
         }
+        replaying = true;
         const request = requestFrom(flags);
         // Bad input fails before any backend is opened.
         resolveReplayRequest(request);
@@ -191,7 +195,7 @@ export function buildReplayCli(): Program {
         code = report.mode === 'compare' && !report.identical && !report.swapped ? ExitCode.differs : ExitCode.ok;
       } catch (error) {
         bar.stop();
-        const { message, code: exitCode } = failure(error);
+        const { message, code: exitCode } = failure(error, replaying);
         process.stderr.write(`error: ${message}\n`);
         code = exitCode;
       }

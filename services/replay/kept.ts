@@ -25,8 +25,36 @@ export async function dropKeptSchemas(db: Db, names: string[]): Promise<string[]
   if (unknown.length > 0) {
     throw new ReplayInputError('drop', `${unknown.join(', ')}: no such kept replay schema (${kept.length === 0 ? 'none is kept' : `kept: ${kept.join(', ')}`}); nothing was dropped`);
   }
-  await dropSchemas(db, names);
+  const dropped: string[] = [];
+  for (const name of names) {
+    try {
+      await db.transaction(async (tx) => {
+        // A query reading its tables holds them: said in seconds, not after the statement timeout.
+        await tx.query(`SET LOCAL lock_timeout = ${DROP_LOCK_WAIT_MS}`);
+        await dropSchemas(tx, [name]);
+      });
+    } catch (error) {
+      if ((error as { code?: string }).code === LOCK_NOT_AVAILABLE) throw new SchemaInUseError(name, dropped);
+      throw error;
+    }
+    dropped.push(name);
+  }
   return names;
+}
+
+/** How long dropping a kept schema waits for its tables. */
+const DROP_LOCK_WAIT_MS = 5_000;
+const LOCK_NOT_AVAILABLE = '55P03';
+
+/** A kept schema a query is reading: not dropped (those named before it were). */
+export class SchemaInUseError extends Error {
+  constructor(readonly schema: string, readonly dropped: string[]) {
+    super(
+      `${schema}: a query is using its tables (waited ${DROP_LOCK_WAIT_MS / 1000} s); drop it once that query has finished` +
+        (dropped.length > 0 ? ` (dropped before it: ${dropped.join(', ')})` : ' (nothing was dropped)'),
+    );
+    this.name = 'SchemaInUseError';
+  }
 }
 
 /** Kept schemas as the CLI and the admin API list them: the names, and what each holds (null: it does not say). */

@@ -136,6 +136,31 @@ describe.each([['kafka'], ['sql']] as const)('replay on the %s log', (eventLog) 
     expect(await dropKeptSchemas(t.runtime.db, [report.schema])).toEqual([report.schema]);
   });
 
+  it('does not drop a kept schema whose tables a query holds: said within seconds (503 to retry), dropped once the query ends', async () => {
+    const schema = `replay_in_use_${eventLog}`;
+    await createReplaySchema(t.runtime.db, 'public', schema, ledgerProjection.tables);
+    let release!: () => void;
+    let locked!: () => void;
+    const isLocked = new Promise<void>((resolve) => (locked = resolve));
+    const holder = t.runtime.db.transaction(async (tx) => {
+      await tx.query(`LOCK TABLE ${schema}.conversions IN ACCESS SHARE MODE`);
+      locked();
+      await new Promise<void>((resolve) => (release = resolve));
+    });
+    try {
+      await isLocked;
+      const refused = await t.app.inject({ method: 'POST', url: '/admin/replays/drop', headers: admin, payload: { schemas: [schema] } });
+      expect(refused.statusCode, refused.body).toBe(503);
+      expect(refused.json()).toMatchObject({ code: 'REPLAY_UNAVAILABLE', message: expect.stringMatching(new RegExp(`^${schema}: a query is using its tables .*nothing was dropped`)), data: {} });
+      expect(await schemaExists(t.runtime.db, schema)).toBe(true);
+    } finally {
+      release();
+      await holder;
+    }
+    const dropped = await t.app.inject({ method: 'POST', url: '/admin/replays/drop', headers: admin, payload: { schemas: [schema] } });
+    expect(dropped.json()).toMatchObject({ code: 'SUCCESS', data: { dropped: [schema] } });
+  });
+
   it('takes the schema of a replay that stopped without a word (killed) for a kept one once its heartbeat is a minute old', async () => {
     const schema = `replay_stopped_${eventLog}`;
     await createReplaySchema(t.runtime.db, 'public', schema, ledgerProjection.tables, { running: true });

@@ -5,6 +5,7 @@ import { logBackendFailure } from '../../../../platform/http/backend-failure-log
 import { unavailableOnFailure } from '../../../../platform/http/read-or-unavailable.js';
 import { ReplayInputError } from '../../../../platform/projection/point-in-time.js';
 import { ReplayBusyError, type ReplayJobs } from '../../../replay/jobs.js';
+import { SchemaInUseError } from '../../../replay/kept.js';
 
 /**
  * Replays on the admin API (behind the admin routes' token): POST starts one (202 with the job),
@@ -39,7 +40,8 @@ export async function replayRoutes(app: FastifyInstance, options: { replays: Rep
     } catch (error) {
       if (error instanceof ReplayInputError) throw badRequest(`${error.option}: ${error.message}`, { field: error.option });
       if (error instanceof ReplayBusyError) throw new ApiError(409, 'REPLAY_RUNNING', error.message);
-      // Dropping waits as long as the database takes (a large schema): no deadline, only its failure.
+      if (error instanceof SchemaInUseError) throw serviceUnavailable('REPLAY_UNAVAILABLE', error.message);
+      // Dropping waits as long as the database takes (a large schema), for tables a query holds 5 s at most (SchemaInUseError).
       logBackendFailure(request.log, error, 'kept replay schemas could not be dropped');
       throw serviceUnavailable('REPLAY_UNAVAILABLE', 'the schemas cannot be dropped right now (the database failed); list them again and retry');
     }

@@ -93,7 +93,7 @@ export async function openDatabase(config: Config, options: OpenOptions = {}): P
     // service that said nothing for half a minute looks hung.
     const opening = performance.now();
     options.log?.(`embedded database: opening ${embeddedDatabaseDir(config.dataDir)} (after an unclean stop it recovers first, which can take a while)`);
-    const embedded = await openPglite(embeddedDatabaseDir(config.dataDir), { minFreeBytes: config.dataDirMinFreeMb * 1024 * 1024 });
+    const embedded = await openPglite(embeddedDatabaseDir(config.dataDir), { minFreeBytes: config.dataDirMinFreeMb * 1024 * 1024, maintenance: { log: options.log } });
     options.log?.(`embedded database: open in ${((performance.now() - opening) / 1000).toFixed(1)} s`);
     return {
       owner,

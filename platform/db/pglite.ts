@@ -2,6 +2,7 @@ import { chmodSync, mkdirSync } from 'node:fs';
 import { PGlite, type Transaction } from '@electric-sql/pglite';
 import { watchDiskRoom, type DiskRoom, type FreeBytesOf } from '../data-dir/disk-room.js';
 import { DATE_OID, INT8_OID, type Db, type QueryResult, type Sql, type TransactionEdges } from './db.js';
+import { maintainEmbeddedDatabase } from './embedded-maintenance.js';
 
 const identity = (value: string) => value;
 
@@ -49,7 +50,10 @@ function wrap(target: PGlite | Transaction, beforeWrite: (text: string) => void 
  * `minFreeBytes`, no write starts while the disk holding it has less room (watchDiskRoom: a full
  * disk hangs the engine, and this thread with it); nor does the engine, on a disk already that full.
  */
-export async function openPglite(dataDir: string, options: { minFreeBytes?: number; freeBytes?: FreeBytesOf; roomIntervalMs?: number } = {}): Promise<Db> {
+export async function openPglite(
+  dataDir: string,
+  options: { minFreeBytes?: number; freeBytes?: FreeBytesOf; roomIntervalMs?: number; maintenance?: Parameters<typeof maintainEmbeddedDatabase>[1] } = {},
+): Promise<Db> {
   let room: DiskRoom | undefined;
   if (!dataDir.startsWith('memory://')) {
     // The engine writes its files readable and writable by everyone (0666): the folder that holds
@@ -71,6 +75,7 @@ export async function openPglite(dataDir: string, options: { minFreeBytes?: numb
     if (WRITES.test(text)) assertRoom();
   };
   const db = await PGlite.create(dataDir, { parsers: { [INT8_OID]: identity, [DATE_OID]: identity } });
+  const maintenance = maintainEmbeddedDatabase(wrap(db), options.maintenance);
   return {
     engine: 'pglite',
     ...wrap(db, beforeWrite),
@@ -99,6 +104,7 @@ export async function openPglite(dataDir: string, options: { minFreeBytes?: numb
     },
     close: async () => {
       room?.close();
+      await maintenance.stop();
       await db.close();
     },
   };

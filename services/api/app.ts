@@ -51,6 +51,8 @@ export async function buildApp({ runtime, logger = false, commands, replays, pos
   const app = Fastify({
     // A credential put in a query string by mistake never reaches the access log.
     logger: typeof logger === 'object' ? { ...logger, serializers: { req: requestForLog([runtime.config.adminToken, runtime.config.metricsToken]) } } : logger,
+    // One access line a request (accessLog below), not Fastify's two: half the log's volume.
+    disableRequestLogging: true,
     // Client addresses come from the socket, unless it is a proxy listed in TRUSTED_PROXIES: then
     // from its X-Forwarded-For (Fastify walks it with proxy-addr, stopping at the first address
     // no trusted proxy added, so a header forged by anyone else is never believed).
@@ -87,6 +89,7 @@ export async function buildApp({ runtime, logger = false, commands, replays, pos
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', allErrors: false } },
   }).withTypeProvider<TypeBoxTypeProvider>();
   answerConnectRequests(app);
+  if (logger) accessLog(app);
   openRequests.watch(app.server);
   app.server.on('checkExpectation', (request, response) => answerUnmetExpectation(request, response, parserRefusals));
 
@@ -115,4 +118,14 @@ export async function buildApp({ runtime, logger = false, commands, replays, pos
     await app.register(adminPages, { runtime, token: adminToken, refusals, prefix: '/admin' });
   }
   return app;
+}
+
+/** One line a request once it is answered (or abandoned by its client): what, for whom, how it went, how long it took. */
+function accessLog(app: FastifyInstance) {
+  app.addHook('onResponse', async (request, reply) => {
+    request.log.info({ req: request, res: reply, responseTime: reply.elapsedTime }, 'request completed');
+  });
+  app.addHook('onRequestAbort', async (request) => {
+    request.log.info({ req: request }, 'request aborted by the client');
+  });
 }

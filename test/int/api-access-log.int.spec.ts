@@ -31,6 +31,9 @@ describe('access log', () => {
     await response.body?.cancel();
     const entry = await api.waitForLog((line) => (line.req as { url?: string } | undefined)?.url === logged);
     expect(entry.req).toMatchObject({ method: 'GET', remoteAddress: '127.0.0.1' });
+    // One line a request, with how it was answered and how long that took.
+    expect(entry).toMatchObject({ msg: 'request completed', res: { statusCode: response.status }, responseTime: expect.any(Number) });
+    expect(api.output().split('\n').filter((line) => line.includes(`"reqId":${JSON.stringify(entry.reqId)}`))).toHaveLength(1);
     expect(api.output()).not.toContain(ADMIN_TOKEN);
   });
 

@@ -49,7 +49,7 @@ export const settings = {
   projectors: oneOf('PROJECTORS', 'Where the read models are built: inline (in the API process) or separate (only services/projector/main.ts processes; production).', 'inline', ['inline', 'separate'] as const),
   anonymousQuery: oneOf('ANONYMOUS_QUERY', 'Query without placement_id, with a Live or Test key or without one: on (served anonymously through the default placement to the default application) or off (401; an application sends one of its placements). The shared sandbox key always serves through the default placement.', 'on', ['on', 'off'] as const),
   trustedGeoHeaders: subsetOf('TRUSTED_GEO_HEADERS', 'Provider region headers Query takes the caller\'s location from (comma list of cloudflare, cloudfront, vercel; first family present wins). Empty: no location; only trust a family whose CDN fronts every request.', ['cloudflare', 'cloudfront', 'vercel'] as const),
-  logLevel: oneOf('LOG_LEVEL', 'pino log level.', 'info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const),
+  logLevel: oneOf('LOG_LEVEL', 'pino log level. At info the API writes one access line a request (method, URL with credentials redacted, status, time) and the projector one a batch.', 'info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const),
 } as const;
 
 type Parsed<S> = { -readonly [K in keyof S]: S[K] extends { parse(raw: string | undefined): infer T } ? T : never };

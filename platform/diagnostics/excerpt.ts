@@ -68,10 +68,11 @@ export function utf8OrEscapedBytes(bytes: Uint8Array): string {
         at += length;
         continue;
       }
-      text += Buffer.from(bytes.buffer, bytes.byteOffset + run, at - run).toString('utf8') + `\\x{${bytes[at]!.toString(16)}}`;
+      // The bytes since the last bad one are well-formed UTF-8 (each character was checked).
+      text += strictUtf8.decode(bytes.subarray(run, at)) + `\\x{${bytes[at]!.toString(16)}}`;
       at += 1;
       run = at;
     }
-    return text + Buffer.from(bytes.buffer, bytes.byteOffset + run, bytes.length - run).toString('utf8');
+    return text + strictUtf8.decode(bytes.subarray(run));
   }
 }

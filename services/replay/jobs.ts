@@ -101,19 +101,14 @@ export function replayJobs(runtime: Runtime) {
     kept: async () => keptSchemasOf(await describedKeptSchemas(runtime.db)),
     /** Drops kept schemas (`{"schemas": "a,b"}` or a list); not while a replay runs here, since one of them may be its own. */
     async drop(input: unknown): Promise<string[]> {
-      const schemas = dropRequestNames(input);
-      // Named by this input's field, not the command line's --drop.
-      const asSchemas = (error: unknown) => {
-        throw error instanceof ReplayInputError && error.option === 'drop' ? new ReplayInputError('schemas', error.message) : error;
-      };
-      let names: string[] = [];
       try {
-        names = dropNamesOf(schemas.join(','));
+        const names = dropNamesOf(dropRequestNames(input).join(','));
+        if (running) throw new ReplayBusyError(running);
+        return await dropKeptSchemas(runtime.db, names);
       } catch (error) {
-        asSchemas(error);
+        // Named by this input's field, not the command line's --drop.
+        throw error instanceof ReplayInputError && error.option === 'drop' ? new ReplayInputError('schemas', error.message) : error;
       }
-      if (running) throw new ReplayBusyError(running);
-      return dropKeptSchemas(runtime.db, names).catch(asSchemas);
     },
   };
 }

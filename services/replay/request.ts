@@ -1,4 +1,4 @@
-import { Type, type Static } from '@sinclair/typebox';
+import { Type, type Static, type TObject } from '@sinclair/typebox';
 import { validateInput } from '../../commands/validate.js';
 import { CommandInputError } from '../../commands/command.js';
 import { parseAsOf, parseUntil, ReplayInputError } from '../../platform/projection/point-in-time.js';
@@ -27,13 +27,7 @@ export type ReplayRequest = Static<typeof ReplayRequest>;
  * Positions in the log (is that offset past the end?) are checked when the replay starts.
  */
 export function resolveReplayRequest(input: unknown): Omit<ReplayOptions, 'onProgress'> {
-  let request: ReplayRequest;
-  try {
-    request = validateInput(ReplayRequest, input);
-  } catch (error) {
-    if (error instanceof CommandInputError) throw new ReplayInputError(error.field.replace(/\[\d+\]$/, ''), error.message.slice(error.field.length + 2));
-    throw error;
-  }
+  const request = validated(ReplayRequest, input);
   const byName = new Map(everyProjection.map((projection) => [projection.name, projection]));
   // An empty list names nothing; taking it as every read model would rebuild (and swap) them all unasked.
   if (request.projections?.length === 0) throw new ReplayInputError('projections', 'names no read model; give names, or leave projections out for every one');
@@ -66,14 +60,18 @@ export const DropRequest = Type.Object(
 
 /** The names a drop request gives, or ReplayInputError naming the field at fault (an unknown one, `schemas`). */
 export function dropRequestNames(input: unknown): string[] {
-  let request: Static<typeof DropRequest>;
-  try {
-    request = validateInput(DropRequest, input);
-  } catch (error) {
-    if (error instanceof CommandInputError) throw new ReplayInputError(error.field.replace(/\[\d+\]$/, ''), `${error.message.slice(error.field.length + 2)}; give the schemas to drop as a list of names: {"schemas": ["replay_…"]}`);
-    throw error;
-  }
+  const request = validated(DropRequest, input, '; give the schemas to drop as a list of names: {"schemas": ["replay_…"]}');
   const repeated = request.schemas.find((name, index) => request.schemas.indexOf(name) !== index);
   if (repeated !== undefined) throw new ReplayInputError('schemas', `${repeated} is named twice; name each schema once`);
   return request.schemas;
+}
+
+/** `input` checked against `schema`, or ReplayInputError naming the field at fault (a list's, not its item's), `hint` after its message. */
+function validated<S extends TObject>(schema: S, input: unknown, hint = ''): Static<S> {
+  try {
+    return validateInput(schema, input);
+  } catch (error) {
+    if (error instanceof CommandInputError) throw new ReplayInputError(error.field.replace(/\[\d+\]$/, ''), `${error.message.slice(error.field.length + 2)}${hint}`);
+    throw error;
+  }
 }

@@ -6,6 +6,10 @@ import { unavailableOnFailure } from '../../../../platform/http/read-or-unavaila
 import { ReplayInputError } from '../../../../platform/projection/point-in-time.js';
 import { ReplayBusyError, type ReplayJobs } from '../../../replay/jobs.js';
 import { SchemaInUseError } from '../../../replay/kept.js';
+import { CANONICAL_UUID } from '../../../../projections/offers/links/parse-link.js';
+
+/** A replay job's id (randomUUID), as the path parameter's pattern. */
+const JOB_ID = CANONICAL_UUID.source;
 
 /**
  * Replays on the admin API (behind the admin routes' token): POST starts one (202 with the job),
@@ -13,9 +17,6 @@ import { SchemaInUseError } from '../../../replay/kept.js';
  * then it ends swapped; follow it until it is no longer running). Not a command: a replay appends no event, it
  * rebuilds read models beside the live ones (README, "Analysts").
  */
-/** A replay job's id (randomUUID), as the path parameter's pattern. */
-const JOB_ID = '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$';
-
 export async function replayRoutes(app: FastifyInstance, options: { replays: ReplayJobs }) {
   app.post('/replays', { schema: { hide: true } }, async (request, reply) => {
     try {

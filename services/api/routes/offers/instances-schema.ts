@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { errorStatuses, successEnvelope } from '../../../../platform/http/envelope-schema.js';
 import { withExamples } from '../../../../platform/http/response-examples.js';
+import { CANONICAL_UUID } from '../../../../projections/offers/links/parse-link.js';
 import { OFFER_DOCUMENT_VERSION } from '../../../../projections/offers/public-offer.js';
 import { instancesExamples } from './instances-examples.js';
 
@@ -70,7 +71,7 @@ export type InstanceOffer = Static<typeof instanceOffer>;
  */
 export const instanceItem = Type.Object(
   {
-    offer_instance_id: Type.String({ format: 'uuid', pattern: '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$', description: 'the requested id, canonical lowercase' }),
+    offer_instance_id: Type.String({ format: 'uuid', pattern: CANONICAL_UUID.source, description: 'the requested id, canonical lowercase' }),
     status: oneOf(['found', 'not_found'] as const),
     served_at: Type.Optional(Type.String({ format: 'date-time', pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$', description: 'RFC 3339 UTC, second precision' })),
     placement_id: Type.Optional(Type.Unsafe<string | null>({ type: ['string', 'null'] })),

@@ -44,17 +44,9 @@ const DETAIL_MAX = 300;
  * path's €) are written as JSON escapes them (`\\`, `\u00fc`); a long one is cut, ending in "...".
  */
 export function detailHeaderValue(detail: string): string {
-  let value = '';
-  for (let index = 0; index < detail.length; index += 1) {
-    const unit = detail.charCodeAt(index);
-    const written = unit === BACKSLASH ? '\\\\' : unit >= 0x20 && unit <= 0x7e ? detail[index]! : `\\u${unit.toString(16).padStart(4, '0')}`;
-    if (value.length + written.length > DETAIL_MAX) return `${value.slice(0, DETAIL_MAX - 3)}...`;
-    value += written;
-  }
-  return value;
+  const value = detail.replace(/[^\x20-\x5b\x5d-\x7e]/g, (unit) => (unit === '\\' ? '\\\\' : `\\u${unit.charCodeAt(0).toString(16).padStart(4, '0')}`));
+  return value.length > DETAIL_MAX ? `${value.slice(0, DETAIL_MAX - 3)}...` : value;
 }
-
-const BACKSLASH = 0x5c;
 
 /** A refusal's envelope: `code` the reason's code, `message` the reason, `data` {}, `extra` the diagnostics. */
 export function rejectionEnvelope(reason: PostbackReason, correlationId: string, eventLogged: boolean) {

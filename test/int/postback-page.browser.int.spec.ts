@@ -117,10 +117,12 @@ describe('the postback log page in a headless browser', () => {
     // The same instant two hours ahead of UTC, as a partner's report or another tool writes it.
     const ahead = new Date(from.getTime() + 2 * 3_600_000).toISOString().slice(0, 19) + '+02:00';
     expect((await page.goto(`${origin}/admin/postbacks?from=${encodeURIComponent(ahead)}`))!.status()).toBe(200);
-    expect(await page.inputValue('form.search [name="from"]')).toBe(from.toISOString().slice(0, 19));
+    // The browser normalizes a datetime-local value: whole minutes lose their ":00" seconds.
+    const shown = from.toISOString().slice(0, 19).replace(/:00$/, '');
+    expect(await page.inputValue('form.search [name="from"]')).toBe(shown);
     await page.selectOption('form.search select[name="decision"]', 'accepted');
     await Promise.all([page.waitForURL(/decision=accepted/), page.click('form.search button[type="submit"]')]);
-    expect(new URL(page.url()).searchParams.get('from')).toBe(from.toISOString().slice(0, 19));
+    expect(new URL(page.url()).searchParams.get('from')).toBe(shown);
   });
 
   it('pages through the log with Older and Newer', async () => {

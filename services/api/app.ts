@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { maxHeaderSize } from 'node:http';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { answerClientError, answerUnmetExpectation, OpenRequests } from '../../platform/http/client-errors.js';
 import { answerConnectRequests } from '../../platform/http/connect-requests.js';
@@ -52,7 +52,7 @@ export async function buildApp({ runtime, logger = false, commands, replays, pos
     // A credential put in a query string by mistake never reaches the access log.
     logger: typeof logger === 'object' ? { ...logger, serializers: { req: requestForLog([runtime.config.adminToken, runtime.config.metricsToken]) } } : logger,
     // One access line a request (accessLog below), not Fastify's two: half the log's volume.
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
     // Client addresses come from the socket, unless it is a proxy listed in TRUSTED_PROXIES: then
     // from its X-Forwarded-For (Fastify walks it with proxy-addr, stopping at the first address
     // no trusted proxy added, so a header forged by anyone else is never believed).

@@ -80,7 +80,7 @@ export const instanceItem = Type.Object(
   {
     ...closed,
     description: 'found: with served_at, placement_id and offer; not_found: offer_instance_id and status only',
-    if: { properties: { status: { const: 'found' } } },
+    if: { type: 'object', properties: { status: { const: 'found' } } },
     then: { required: ['served_at', 'placement_id', 'offer'] },
     else: { maxProperties: 2 },
   },

@@ -1,6 +1,8 @@
 import { Type } from '@sinclair/typebox';
+import type { Sql } from '../../platform/db/db.js';
 import { offerTargeting } from '../../projections/offers/internal/queries.js';
-import { findOffer, type StoredOffer } from '../../projections/offers/queries.js';
+import { readSnapshotContent } from '../../projections/offers/details.js';
+import { findOffer, selectRemoteSnapshot, type StoredOffer } from '../../projections/offers/queries.js';
 import { currentRelease, findLocation, locationIdsOf } from '../../reference/locations/full/queries.js';
 import { registryChain } from '../../reference/locations/legacy/queries.js';
 import { targetingChain } from '../../reference/locations/targeting-chain.js';
@@ -41,8 +43,8 @@ export const explainTargeting = defineCommand({
     const decision = 'rule' in evaluated ? { ...evaluated, rule: rules[evaluated.rule]!.rule_index } : evaluated;
     const names = new Map(location.path.map((node) => [node.location_id, node.name]));
     for (const id of chain) if (!names.has(id)) names.set(id, (await findLocation(runtime.db, release.releaseId, id))?.name ?? id);
-    // Targeting is one condition of serving; status and flags decide too (as Query's candidates).
-    const unservable = unservableBecause(offer);
+    // Targeting is one condition of serving; status, flags and content decide too (as Query's candidates).
+    const unservable = unservableBecause(offer) ?? (await remoteContentMissing(runtime.db, offer));
     const explanation = explain(decision, location.name, names);
     return {
       offer_id: input.offer_id,
@@ -66,6 +68,19 @@ function unservableBecause(offer: StoredOffer): string | undefined {
   if (offer.status !== 'active') return `the offer is ${offer.status}: it is served nowhere until it is active`;
   if (offer.kind === 'local' && offer.details === null) return 'the offer has no public details: it is served nowhere until it has';
   if (offer.test_only) return 'the offer is test-only: it is served to test serves only';
+  return undefined;
+}
+
+/**
+ * Why a remote offer is served nowhere for want of content: Query serves it with the snapshot offer
+ * info would select, so none active, or one that cannot be read, serves nothing. Undefined otherwise.
+ */
+async function remoteContentMissing(sql: Sql, offer: StoredOffer): Promise<string | undefined> {
+  if (offer.kind !== 'remote') return undefined;
+  const snapshot = await selectRemoteSnapshot(sql, offer.offer_id);
+  if (!snapshot) return 'the remote offer has no active snapshot: it is served nowhere until one is published';
+  const content = readSnapshotContent(snapshot.content);
+  if (!content.ok) return `the remote offer's selected snapshot ${snapshot.snapshot_id} cannot be read (${content.problem}): it is served nowhere until a readable one is published`;
   return undefined;
 }
 

@@ -74,6 +74,21 @@ describe('offer:explain-targeting', () => {
     expect(await run('offer:explain-targeting', { offer_id: testOnly, location_id: '2250' })).toMatchObject({ served: false, not_served_because: 'the offer is test-only: it is served to test serves only' });
   });
 
+  it('says a remote offer is served nowhere until it has an active snapshot, as Query serves it', async () => {
+    const remote = String((await run('offer:upsert', { partner_id: partner, kind: 'remote', status: 'active', targeting: [] })).offer_id);
+    expect(await run('offer:explain-targeting', { offer_id: remote, location_id: '2250' })).toMatchObject({
+      served: false,
+      reason: 'no_targeting',
+      not_served_because: 'the remote offer has no active snapshot: it is served nowhere until one is published',
+    });
+    const { snapshot_id } = await run('offer:publish-snapshot', { offer_id: remote, language: 'en', content: details });
+    const published = await run('offer:explain-targeting', { offer_id: remote, location_id: '2250' });
+    expect(published).toMatchObject({ served: true, reason: 'no_targeting' });
+    expect(published).not.toHaveProperty('not_served_because');
+    await run('offer:publish-snapshot', { offer_id: remote, snapshot_id, language: 'en', content: details, active: false });
+    expect(await run('offer:explain-targeting', { offer_id: remote, location_id: '2250' })).toMatchObject({ served: false });
+  });
+
   it('places a city whose FULL parent is missing from the release under its country, as serving does (Kabul: its rules on Afghanistan apply)', async () => {
     const notAfghanistan = String((await run('offer:upsert', { partner_id: partner, kind: 'local', status: 'active', details, targeting: [{ geo: { include: [], exclude: [{ location_id: '2004' }] } }] })).offer_id);
     expect(await run('offer:explain-targeting', { offer_id: notAfghanistan, location_id: '1000002' })).toMatchObject({

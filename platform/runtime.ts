@@ -114,7 +114,7 @@ export async function openDatabase(config: Config, options: OpenOptions = {}): P
 /** How often the API asks a connected Redis whether it still answers. */
 const REDIS_HEARTBEAT_MS = 3_000;
 
-async function connectRedis(url: string, log: ((line: string) => void) | undefined): Promise<Redis> {
+async function connectRedis(url: string, commandTimeoutMs: number, log: ((line: string) => void) | undefined): Promise<Redis> {
   let connected = false;
   const redis = new Redis(url, {
     lazyConnect: true,
@@ -123,7 +123,7 @@ async function connectRedis(url: string, log: ((line: string) => void) | undefin
     connectTimeout: 3_000,
     // A Redis that stops answering (paused, a dropped network) fails a command instead of holding
     // the request: limits fall back to this process and diagnostics go without.
-    commandTimeout: 500,
+    commandTimeout: commandTimeoutMs,
     // Reconnect after a drop, but fail the first connection at once: an unreachable Redis at
     // start is a configuration problem to report, not something to wait on.
     retryStrategy: (attempt) => (connected ? Math.min(attempt * 200, 2_000) : null),
@@ -189,7 +189,7 @@ export async function openRuntime(config: Config, options: OpenOptions = {}): Pr
   const metrics = createMetrics();
   // The remote backends first: they fail in milliseconds, opening the embedded database takes seconds.
   await checkEventLogEndpoints(config);
-  const redis = config.redisUrl && options.redis !== false ? await connectRedis(config.redisUrl, options.log) : undefined;
+  const redis = config.redisUrl && options.redis !== false ? await connectRedis(config.redisUrl, config.redisCommandTimeoutMs, options.log) : undefined;
   const opened: { close(): Promise<void> | void }[] = redis ? [{ close: () => redis.disconnect() }] : [];
   try {
     const { db, owner } = await openDatabase(config, options);

@@ -20,7 +20,7 @@ let client = 0;
 
 beforeAll(async () => {
   redis = await startPrivateRedis();
-  t = await createTestApp({ env: { REDIS_URL: redis.url, LOCATION_RATE_LIMIT: String(LIMIT) } });
+  t = await createTestApp({ env: { REDIS_URL: redis.url, LOCATION_RATE_LIMIT: String(LIMIT), REDIS_COMMAND_TIMEOUT_MS: '500' } });
   await loadFullCatalog(t.runtime.db, { file: GEO_EXCERPT_FILE });
 });
 afterAll(async () => {

@@ -41,7 +41,10 @@ describe('postbacks given up on while the log is stalled', () => {
       const sent = postPostback(impatient, world.partner, body('stalled-sent'));
       // The first append waits on the lock: what comes next queues behind it in the batcher.
       await waitFor(async () => {
-        const { rows } = await t.database.db.query<{ waiting: number }>("SELECT count(*)::int AS waiting FROM pg_stat_activity WHERE wait_event_type = 'Lock'");
+        // A wait on this table in this database: other test files lock tables of their own.
+        const { rows } = await t.database.db.query<{ waiting: number }>(
+          "SELECT count(*)::int AS waiting FROM pg_locks WHERE NOT granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database()) AND relation = 'event_log_partitions'::regclass",
+        );
         return rows[0]!.waiting > 0;
       }, { what: 'the first append to wait on the lock' });
       const queued = await Promise.all([postPostback(impatient, world.partner, body('stalled-queued-1')), postPostback(impatient, world.partner, body('stalled-queued-2'))]);

@@ -35,6 +35,9 @@ export function testEnvironment(database: TestDatabase, topicPrefix: string, opt
     QUERY_RATE_LIMIT: '1000000',
     CLICK_RATE_LIMIT: '1000000',
     POSTBACK_REFUSALS_PER_ADDRESS: '1000000',
+    // A loaded machine can stall a Redis reply past the service's 500 ms, moving a count into the
+    // process; tests that pause Redis on purpose set it back.
+    REDIS_COMMAND_TIMEOUT_MS: '5000',
     ...(options.eventLog === 'kafka'
       ? { KAFKA_BROKERS: stack.kafkaBrokers.join(','), SCHEMA_REGISTRY_URL: stack.schemaRegistryUrl }
       : {}),

@@ -39,7 +39,7 @@ function fakeWatermarks() {
 describe('the link code reserve', () => {
   it('checks and claims codes in batches and never hands one out twice', async () => {
     const { db, statements } = recordingDb(() => []);
-    const reserve = linkCodeReserve({ db }, { batch: 10 });
+    const reserve = linkCodeReserve({ db }, { batch: 10, now: () => 0 });
     const taken = [...(await reserve.take(3)), ...(await reserve.take(3)), ...(await reserve.take(3))];
     // One refill (served cards, registered links and the claim, one statement each) covered three requests.
     expect(statements.map((s) => s.text.match(/served_instances|tracked_links|link_code_claims/)?.[0]).sort()).toEqual(['link_code_claims', 'served_instances', 'tracked_links']);
@@ -68,7 +68,7 @@ describe('the link code reserve', () => {
 
   it('lets concurrent takers share one refill', async () => {
     const { db, statements } = recordingDb(() => []);
-    const reserve = linkCodeReserve({ db }, { batch: 30 });
+    const reserve = linkCodeReserve({ db }, { batch: 30, now: () => 0 });
     const all = (await Promise.all(Array.from({ length: 10 }, () => reserve.take(3)))).flat();
     expect(statements).toHaveLength(3);
     expect(new Set(all).size).toBe(30);
@@ -106,7 +106,7 @@ describe('the link code reserve', () => {
   it('fails the takers when the read models cannot be read, and checks again on the next take', async () => {
     let down = true;
     const { db } = recordingDb(() => (down ? new Error('relation "served_instances" does not exist') : []));
-    const reserve = linkCodeReserve({ db }, { batch: 10 });
+    const reserve = linkCodeReserve({ db }, { batch: 10, now: () => 0 });
     await expect(Promise.all([reserve.take(3), reserve.take(3)])).rejects.toThrow(/served_instances/);
     down = false;
     expect(await reserve.take(3)).toHaveLength(3);

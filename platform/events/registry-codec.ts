@@ -1,3 +1,4 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import type avro from 'avsc';
 import { COMPATIBILITY as LEVELS, SchemaRegistry, SchemaType } from '@kafkajs/confluent-schema-registry';
 import { wireCodec, type EventCodec } from './codec.js';
@@ -45,6 +46,10 @@ function lostCompatibilityRace(error: unknown): boolean {
   return status === 409 && typeof url === 'string' && /^put \S*\/config\//i.test(url);
 }
 
+/** After a conflicting compatibility write, how often and how far apart its level is read before it counts as another's. */
+const CONFLICT_LOOKS = 5;
+const CONFLICT_LOOK_INTERVAL_MS = 200;
+
 /** Codec backed by a Confluent-compatible registry (Apicurio's ccompat API in our stack). */
 export function registryCodec(registryUrl: string, schemas: Map<string, KnownSchema>, options: { timeoutMs?: number } = {}): EventCodec {
   const timeoutMs = options.timeoutMs ?? REGISTRY_TIMEOUT_MS;
@@ -66,7 +71,12 @@ export function registryCodec(registryUrl: string, schemas: Map<string, KnownSch
     if (response.ok) return;
     const refusal = `${response.status} ${await response.text()}`;
     if (response.status !== 409) throw new Error(`the schema registry refused compatibility ${COMPATIBILITY} for subject ${subject}: ${refusal}`);
-    const level = await compatibilityOf(subject);
+    // The winner's level may be read a moment before the registry shows it: look a few times.
+    let level = await compatibilityOf(subject);
+    for (let look = 1; level !== COMPATIBILITY && look < CONFLICT_LOOKS; look += 1) {
+      await delay(CONFLICT_LOOK_INTERVAL_MS);
+      level = await compatibilityOf(subject);
+    }
     if (level !== COMPATIBILITY) throw new Error(`subject ${subject} has compatibility ${level}, not ${COMPATIBILITY}; set it to ${COMPATIBILITY} in the schema registry and start again`);
   };
   const register = (subject: string, schema: KnownSchema) => registry.register({ type: SchemaType.AVRO, schema: schema.text }, { subject, compatibility: COMPATIBILITY });

@@ -1,3 +1,4 @@
+import { checkDataDir } from './data-dir-check.js';
 import {
   SettingError,
   brokerList,
@@ -47,7 +48,7 @@ export const settings = {
   postbackRefusalsPerAddress: integer('POSTBACK_REFUSALS_PER_ADDRESS', 'Refused postbacks from one source address kept for the operator page per minute (per API process); the rest are counted in postback_refusals_lost_total{why="source_over_budget"}, so one caller cannot push everyone else\'s refusals out of the store.', 120, 1, 1_000_000),
   offerInfoCacheEntries: integer('OFFER_INFO_CACHE_ENTRIES', 'Answers, contents and link mappings each API process keeps for GET /v1/offers/info (each emptied when the offers projection applies an event). 0: every request reads Postgres.', 50_000, 0, 1_000_000),
   instanceCacheEntries: integer('INSTANCE_CACHE_ENTRIES', 'Served cards each API process keeps for POST /v1/offers/instances once read (a served card never changes; all are dropped when the process stops hearing projector commits). About 300 bytes each (instance_cache_bytes on /metrics). 0: every request reads Postgres.', 500_000, 0, 10_000_000),
-  projectors: oneOf('PROJECTORS', 'Where the read models are built: inline (in the API process) or separate (only services/projector/main.ts processes; production).', 'inline', ['inline', 'separate'] as const),
+  projectors: oneOf('PROJECTORS', 'Where the read models are built: inline (in the API process) or separate (only services/projector/main.ts processes; production, with DATABASE_URL: the embedded default\'s DATA_DIR has one owner).', 'inline', ['inline', 'separate'] as const),
   anonymousQuery: oneOf('ANONYMOUS_QUERY', 'Query without placement_id, with a Live or Test key or without one: on (served anonymously through the default placement to the default application) or off (401; an application sends one of its placements). The shared sandbox key always serves through the default placement.', 'on', ['on', 'off'] as const),
   trustedGeoHeaders: subsetOf('TRUSTED_GEO_HEADERS', 'Provider region headers Query takes the caller\'s location from (comma list of cloudflare, cloudfront, vercel; first family present wins). Empty: no location; only trust a family whose CDN fronts every request.', ['cloudflare', 'cloudfront', 'vercel'] as const),
   logLevel: oneOf('LOG_LEVEL', 'pino log level. At info the API writes one access line a request (method, URL with credentials redacted, status, time) and the projector one a batch.', 'info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const),
@@ -80,6 +81,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (values.geoCatalogSha256 && !values.geoCatalogFile) {
     throw new SettingError('GEO_CATALOG_FILE', 'is required when GEO_CATALOG_SHA256 is set');
   }
+  if (!values.databaseUrl && values.projectors === 'separate') {
+    throw new SettingError('PROJECTORS', 'separate needs DATABASE_URL: on the embedded default one process owns DATA_DIR, so its projectors run in it (inline, the default)');
+  }
+  if (!values.databaseUrl) checkDataDir(values.dataDir);
   return {
     ...values,
     linkBase: values.linkBase ?? ownLinkBase(values.host, values.port),

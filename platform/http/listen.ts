@@ -1,15 +1,62 @@
+import { createServer } from 'node:net';
 import type { FastifyInstance } from 'fastify';
+import { SettingError } from '../config/settings.js';
 import { BackendUnavailableError } from '../startup.js';
 
+interface ListenAddress {
+  host: string;
+  port: number;
+}
+
 /**
- * Listens on host:port; a port another process holds is a startup failure naming the setting
- * (one line and exit 4 from exitOnStartupFailure), not a stack trace.
+ * What a failed listen says, naming its setting: a port another process holds is a backend-like
+ * refusal (exit 4: free it and start again); a port this user may not bind, or a HOST that is not
+ * this machine's, is configuration (exit 2). Anything else is returned as it is.
  */
-export async function listenOrRefuse(app: FastifyInstance, address: { host: string; port: number }, setting: string, hint: string): Promise<string> {
+function listenFailure(error: unknown, { host, port }: ListenAddress, setting: string, hint: string): unknown {
+  const code = (error as NodeJS.ErrnoException).code;
+  switch (code) {
+    case 'EADDRINUSE':
+      return new BackendUnavailableError(setting, `${port} on ${host} is taken by another process`, hint);
+    case 'EACCES':
+      return new SettingError(setting, `${port} on ${host} may not be bound by this user (EACCES: ports below 1024 need privileges); choose a port from 1024 up`);
+    case 'EADDRNOTAVAIL':
+      return new SettingError('HOST', `${host} is not an address of this machine (EADDRNOTAVAIL); use one of its addresses, 127.0.0.1, or 0.0.0.0 for all`);
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+    case 'EAI_FAIL':
+      return new SettingError('HOST', `"${host}" does not resolve to an address of this machine (${code}); use an address such as 127.0.0.1, or 0.0.0.0 for all`);
+    default:
+      return error;
+  }
+}
+
+/**
+ * Listens on host:port; a failure is a start-up failure naming its setting (one line and its exit
+ * code from exitOnStartupFailure), not a stack trace.
+ */
+export async function listenOrRefuse(app: FastifyInstance, address: ListenAddress, setting: string, hint: string): Promise<string> {
   try {
     return await app.listen(address);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;
-    throw new BackendUnavailableError(setting, `${address.port} on ${address.host} is taken by another process`, hint);
+    throw listenFailure(error, address, setting, hint);
+  }
+}
+
+/**
+ * Binds the address and lets it go at once, so a wrong HOST or PORT is said before the slow
+ * start-up steps (opening the embedded database takes seconds), as listenOrRefuse would say it.
+ */
+export async function checkListenable(address: ListenAddress, setting: string, hint: string): Promise<void> {
+  const probe = createServer();
+  try {
+    await new Promise<void>((resolve, reject) => {
+      probe.once('error', reject);
+      probe.listen({ host: address.host, port: address.port, exclusive: true }, resolve);
+    });
+  } catch (error) {
+    throw listenFailure(error, address, setting, hint);
+  } finally {
+    await new Promise((resolve) => probe.close(resolve));
   }
 }

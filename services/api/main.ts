@@ -1,6 +1,6 @@
 import { smallCliArgs } from '../../platform/cli/small-cli.js';
 import { loadConfigOrExit } from '../../platform/config/config.js';
-import { listenOrRefuse } from '../../platform/http/listen.js';
+import { checkListenable, listenOrRefuse } from '../../platform/http/listen.js';
 import { openRuntime } from '../../platform/runtime.js';
 import { shutDownWithin } from '../../platform/shutdown.js';
 import { exitOnStartupFailure } from '../../platform/startup.js';
@@ -24,6 +24,8 @@ process unless PROJECTORS=separate.`,
 });
 const config = loadConfigOrExit();
 const log = (line: string) => process.stderr.write(`${line}\n`);
+const PORT_HINT = 'stop what holds it, or choose another port';
+await checkListenable({ port: config.port, host: config.host }, 'PORT', PORT_HINT).catch((error: unknown) => exitOnStartupFailure(error, 'the API'));
 const runtime = await openRuntime(config, { log, role: 'service', description: 'npm start (the API)' }).catch((error: unknown) =>
   exitOnStartupFailure(error, 'the API'),
 );
@@ -67,6 +69,6 @@ async function shutdown(signal: string) {
 process.on('SIGTERM', () => void shutdown('SIGTERM'));
 process.on('SIGINT', () => void shutdown('SIGINT'));
 
-await listenOrRefuse(app, { port: config.port, host: config.host }, 'PORT', 'stop what holds it, or choose another port').catch((error: unknown) =>
+await listenOrRefuse(app, { port: config.port, host: config.host }, 'PORT', PORT_HINT).catch((error: unknown) =>
   exitOnStartupFailure(error, 'the API'),
 );

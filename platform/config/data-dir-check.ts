@@ -1,0 +1,41 @@
+import { accessSync, constants, statSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { SettingError } from './settings.js';
+
+/**
+ * Checks, reading only, that DATA_DIR is a folder this user can write, or can be made one (its
+ * nearest existing ancestor is a writable folder). Throws SettingError naming DATA_DIR: a file
+ * there, a read-only disk or another user's folder would otherwise fail deep in a start-up step.
+ */
+export function checkDataDir(dataDir: string): void {
+  const wanted = resolve(dataDir);
+  let existing = wanted;
+  for (;;) {
+    const found = kindOf(existing);
+    if (found === 'folder') break;
+    if (found === 'other') {
+      const what = existing === wanted ? `"${dataDir}" is a file, not a folder` : `"${existing}" on the way to "${dataDir}" is a file, not a folder`;
+      throw new SettingError('DATA_DIR', `names no usable folder: ${what}; set DATA_DIR to a folder (it is created when missing)`);
+    }
+    const parent = dirname(existing);
+    if (parent === existing) break;
+    existing = parent;
+  }
+  try {
+    accessSync(existing, constants.W_OK | constants.X_OK);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? 'refused';
+    const where = existing === wanted ? `"${dataDir}"` : `"${existing}" (where "${dataDir}" would be created)`;
+    throw new SettingError('DATA_DIR', `names a folder this user cannot write: ${where} (${code}); set DATA_DIR to a folder of this user's on a writable disk`);
+  }
+}
+
+function kindOf(path: string): 'folder' | 'other' | 'missing' {
+  try {
+    return statSync(path).isDirectory() ? 'folder' : 'other';
+  } catch (error) {
+    // Missing, or a file on the way (ENOTDIR: the walk up finds it), or not searchable (EACCES:
+    // the access check of the folder above says so).
+    return 'missing';
+  }
+}

@@ -8,6 +8,7 @@ import { loadConfig } from '../../platform/config/config.js';
 import { SettingError } from '../../platform/config/settings.js';
 import { DataDirBusyError } from '../../platform/data-dir/ownership.js';
 import { ReadModelsBehindError } from '../../platform/projection/catch-up.js';
+import { holdsEmbeddedDatabase } from '../../platform/runtime.js';
 import { BackendUnavailableError, ExitCode } from '../../platform/startup.js';
 import { flagName, flagSyntax, inputFromFlags } from './cli-options.js';
 import { CommandFailedError, runAdminCommandAnywhere } from './command-gateway.js';
@@ -72,7 +73,11 @@ function addCommand(program: Program, command: Command) {
       const input = inputOf(command, options, flags);
       // Invalid input fails before any backend is opened.
       const valid = validateInput(command.input, input);
-      const result = await runAdminCommandAnywhere(loadConfig(), command, valid);
+      const config = loadConfig();
+      // A mistyped or forgotten DATA_DIR would otherwise put the write in a new database unnoticed.
+      const creating = config.embedded.database && !holdsEmbeddedDatabase(config.dataDir);
+      const result = await runAdminCommandAnywhere(config, command, valid);
+      if (creating) process.stderr.write(`note: DATA_DIR ${config.dataDir} held no database: this command created one there; if the service's data is in another folder, set DATA_DIR to it\n`);
       process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
       process.exitCode = ExitCode.ok;
     } catch (error) {

@@ -119,8 +119,13 @@ describe('one owner of an embedded DATA_DIR', () => {
 
   it('without a service, commands in sequence see each other and concurrent ones take turns', async () => {
     const env = freshDataDir();
-    const developer = printed(await register(env, 'solo@example.test')).developer_id!;
-    printed(await runAdmin(env, 'application:register', { 'developer-id': developer, name: 'App' }));
+    const first = await register(env, 'solo@example.test');
+    const developer = printed(first).developer_id!;
+    // The folder held no database: the command says it made one (a mistyped DATA_DIR shows at once).
+    expect(first.stderr).toContain(`note: DATA_DIR ${env.DATA_DIR} held no database: this command created one there`);
+    const second = await runAdmin(env, 'application:register', { 'developer-id': developer, name: 'App' });
+    printed(second);
+    expect(second.stderr).not.toContain('held no database');
     expect((await register(env, 'solo@example.test')).status).toBe(2);
 
     const concurrent = await Promise.all(['x@example.test', 'y@example.test', 'z@example.test', 'x@example.test'].map((email) => register(env, email)));

@@ -178,8 +178,9 @@ async function connectRedis(url: string, commandTimeoutMs: number, log: ((line: 
  * waits for read-your-writes timed out meanwhile.
  */
 const sayNotificationGaps = (log: ((line: string) => void) | undefined) => (watermarks: Watermarks) => {
-  watermarks.onApplied((position) => {
-    if (position === undefined) log?.('projection notifications: the listening session dropped or was reopened; commits meanwhile may have been missed (in-process caches emptied, positions read again)');
+  watermarks.onApplied((_position, reset) => {
+    if (reset === 'gap') log?.('projection notifications: the listening session dropped or was reopened; commits meanwhile may have been missed (in-process caches emptied, positions read again)');
+    if (reset === 'swap') log?.('projection notifications: a replay swapped rebuilt read models into place (in-process caches emptied, positions read again)');
   });
   return watermarks;
 };

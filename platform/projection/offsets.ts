@@ -4,6 +4,14 @@ import type { TopicPartitionOffset } from '../events/event-log.js';
 
 /** The channel every projector commit notifies with its new applied position. */
 export const APPLIED_CHANNEL = 'projection_applied';
+/**
+ * What a swap of rebuilt read models into place notifies on that channel: every listener drops
+ * what it holds and reads positions again, as after missed notifications, but it is no outage.
+ */
+export const SWAPPED_PAYLOAD = 'swapped';
+
+/** Why positions must be read again: notifications may have been missed, or a replay swapped read models into place. */
+export type PositionsReset = 'gap' | 'swap';
 
 export interface AppliedPosition {
   projection: string;

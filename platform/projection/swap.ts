@@ -1,6 +1,6 @@
 import type { Db } from '../db/db.js';
 import { escapeIdentifier, qualified } from '../db/identifier.js';
-import { APPLIED_CHANNEL } from './offsets.js';
+import { APPLIED_CHANNEL, SWAPPED_PAYLOAD } from './offsets.js';
 import { positionsIn, samePositions, type Positions } from './positions.js';
 import type { Projection } from './projection.js';
 
@@ -78,7 +78,7 @@ export async function swapIntoLive(db: Db, plan: SwapPlan): Promise<Positions> {
       await tx.query(`CREATE TABLE ${retiredOffsets} (LIKE ${liveOffsets} INCLUDING ALL)`);
       await tx.query(`INSERT INTO ${retiredOffsets} SELECT * FROM ${liveOffsets} WHERE projection = ANY($1::text[])`, [names]);
       await tx.query(`UPDATE ${liveOffsets} SET updated_at = clock_timestamp() WHERE projection = ANY($1::text[])`, [names]);
-      await tx.query('SELECT pg_notify($1, $2)', [APPLIED_CHANNEL, '']);
+      await tx.query('SELECT pg_notify($1, $2)', [APPLIED_CHANNEL, SWAPPED_PAYLOAD]);
       return { swapped: live };
     });
     if ('swapped' in outcome) return outcome.swapped;

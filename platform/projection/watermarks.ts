@@ -1,7 +1,7 @@
 import { PAST_DEADLINE, withinDeadline } from '../async/deadline.js';
 import type { Db } from '../db/db.js';
 import type { TopicPartitionOffset } from '../events/event-log.js';
-import { APPLIED_CHANNEL, storedOffsets, type AppliedPosition } from './offsets.js';
+import { APPLIED_CHANNEL, storedOffsets, SWAPPED_PAYLOAD, type AppliedPosition, type PositionsReset } from './offsets.js';
 
 export { APPLIED_CHANNEL, type AppliedPosition } from './offsets.js';
 
@@ -14,10 +14,11 @@ export interface Watermarks {
   awaitApplied(projection: string, events: TopicPartitionOffset[], timeoutMs: number): Promise<boolean>;
   /**
    * Calls `listener` on every projector commit this process hears of (undefined: commits may have
-   * been missed), before any awaitApplied it satisfies resolves. A cache cleared here is current
-   * for whoever waited for the commit. Returns the function that unsubscribes.
+   * been missed, or read models were swapped into place; `reset` says which), before any
+   * awaitApplied it satisfies resolves. A cache cleared here is current for whoever waited for
+   * the commit. Returns the function that unsubscribes.
    */
-  onApplied(listener: (position: AppliedPosition | undefined) => void): () => void;
+  onApplied(listener: (position: AppliedPosition | undefined, reset?: PositionsReset) => void): () => void;
   close(): Promise<void>;
 }
 
@@ -26,7 +27,7 @@ const key = (projection: string, topic: string, partition: number) => `${project
 export async function openWatermarks(db: Db): Promise<Watermarks> {
   const applied = new Map<string, bigint>();
   const waiters = new Set<() => void>();
-  const listeners = new Set<(position: AppliedPosition | undefined) => void>();
+  const listeners = new Set<(position: AppliedPosition | undefined, reset?: PositionsReset) => void>();
   /** Projections whose positions must be read from the table (first use, or notifications missed). */
   const unread = new Set<string>();
   let everRead = new Set<string>();
@@ -40,15 +41,16 @@ export async function openWatermarks(db: Db): Promise<Watermarks> {
     for (const wake of waiters) wake();
   };
   const unlisten = await db.listen(APPLIED_CHANNEL, (payload) => {
-    const position = payload === '' ? undefined : (JSON.parse(payload) as AppliedPosition);
+    const reset: PositionsReset | undefined = payload === '' ? 'gap' : payload === SWAPPED_PAYLOAD ? 'swap' : undefined;
+    const position = reset ? undefined : (JSON.parse(payload) as AppliedPosition);
     if (position) {
       advance(position);
     } else {
-      // Possibly missed commits: read every known projection's positions again.
+      // Possibly missed commits, or swapped read models: read every known projection's positions again.
       for (const projection of everRead) unread.add(projection);
       everRead = new Set();
     }
-    for (const listener of listeners) listener(position);
+    for (const listener of listeners) listener(position, reset);
     wakeAll();
   });
 

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LoggedEvent } from '../../platform/events/event-log.js';
+import { APPLIED_CHANNEL, SWAPPED_PAYLOAD } from '../../platform/projection/offsets.js';
 import { applyBatch } from '../../platform/projection/runner.js';
 import { openWatermarks, type Watermarks } from '../../platform/projection/watermarks.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
@@ -39,9 +40,22 @@ describe('watermark listeners', () => {
     expect(heard).not.toContain('listened@4');
   });
 
+  it('tell a swap of rebuilt read models from missed notifications, and read positions again after it', async () => {
+    const heard: string[] = [];
+    const unsubscribe = watermarks.onApplied((position, reset) => heard.push(position ? `${position.projection}@${position.next}` : `reset:${reset}`));
+    await applyBatch(database.db, projection('swapped'), { topic: 't', partition: 0, events: [event(0)] });
+    expect(await watermarks.awaitApplied('swapped', [{ topic: 't', partition: 0, offset: '0' }], 30_000)).toBe(true);
+    await database.db.query('SELECT pg_notify($1, $2)', [APPLIED_CHANNEL, SWAPPED_PAYLOAD]);
+    await waitFor(() => heard.includes('reset:swap'), { what: 'the swap to be heard' });
+    expect(heard).not.toContain('reset:gap');
+    await applyBatch(database.db, projection('swapped'), { topic: 't', partition: 0, events: [event(1)] });
+    expect(await watermarks.awaitApplied('swapped', [{ topic: 't', partition: 0, offset: '1' }], 30_000)).toBe(true);
+    unsubscribe();
+  });
+
   it('survive their listening session being killed: a gap is signalled and later commits still wake waiters', async () => {
     const heard: string[] = [];
-    const unsubscribe = watermarks.onApplied((position) => heard.push(position ? `${position.projection}@${position.next}` : 'gap'));
+    const unsubscribe = watermarks.onApplied((position, reset) => heard.push(position ? `${position.projection}@${position.next}` : reset === 'gap' ? 'gap' : `reset:${reset}`));
     // Kill the LISTEN session twice: the first reconnect must not be the only one.
     for (let round = 0; round < 2; round++) {
       // The gap is signalled as soon as the session drops, before its replacement listens: wait

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { v7 as uuidv7 } from 'uuid';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testEnvironment } from '../support/app.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
@@ -51,5 +52,25 @@ describe('access log', () => {
     expect(api.output()).not.toContain(METRICS_TOKEN);
     expect(api.output()).not.toContain(ADMIN_TOKEN.slice(1));
     expect(api.output()).not.toContain('svc_live_AbCdEf0123456789');
+  });
+
+  it('says why a postback was answered 503 (the service\'s trouble, not the partner\'s), with its correlation id', async () => {
+    const configured = await fetch(`${api.url}/admin/commands/partner:configure`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'Log partner', source_ip_allowlist: ['127.0.0.1/32'] }),
+    });
+    expect(configured.status).toBe(200);
+    const { partner_id } = ((await configured.json()) as { data: { partner_id: string } }).data;
+    // A click id minted this moment that no click has: it may not be projected yet, so 503.
+    const posted = await fetch(`${api.url}/v1/postback/${partner_id}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'svc-protocol-version': '1.0' },
+      body: JSON.stringify({ event_name: 'sale', svc_click_id: uuidv7(), event_id: 'log-503' }),
+    });
+    expect(posted.status).toBe(503);
+    const { extra } = (await posted.json()) as { extra: { reason: string; correlation_id: string } };
+    const line = await api.waitForLog((entry) => typeof entry.msg === 'string' && entry.msg.startsWith('postback answered 503: '));
+    expect(line).toMatchObject({ level: 40, reason: extra.reason, correlation_id: extra.correlation_id, event_logged: false });
   });
 });

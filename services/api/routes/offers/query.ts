@@ -135,6 +135,11 @@ export async function queryRoutes(app: FastifyInstance, { runtime }: { runtime: 
     // Content-Type had no bytes (a body without one is a 415), so it is the empty request, while a
     // JSON null (which needs the header) stays a 400.
     const body = parseQueryBody(request.headers['content-type'] === undefined ? undefined : request.body);
+    // A backend too slow to answer is the service's trouble: the operator hears of it too.
+    const timedOut = (message: string) => {
+      request.log.warn(`query failed: ${message}`);
+      return unavailable(message);
+    };
     try {
       const choose = async () => {
         const caller = await resolveQueryCaller(runtime, caches, request.headers, body.placement_id, lookupKeyOf(request));
@@ -154,12 +159,12 @@ export async function queryRoutes(app: FastifyInstance, { runtime }: { runtime: 
         return { chosen, events };
       };
       // Reads that do not answer (a Postgres that stopped answering) are a 503 in bounded time too.
-      const { chosen, events } = await resultWithin(choose(), READS_TIMEOUT_MS, () => unavailable(`the read models did not answer within ${READS_TIMEOUT_MS / 1000} s`));
+      const { chosen, events } = await resultWithin(choose(), READS_TIMEOUT_MS, () => timedOut(`the read models did not answer within ${READS_TIMEOUT_MS / 1000} s`));
       if (chosen.length === 0) return success({ cards: [] });
       const appendStarted = performance.now();
       // With the log unreachable the client hears 503 within this budget, not after the Kafka
       // client's retries. Serves logged after the answer are cards nobody was given (README, "Query").
-      const appended = await resultWithin(appendServes(runtime, events), APPEND_TIMEOUT_MS, () => unavailable(`the served cards could not be logged within ${APPEND_TIMEOUT_MS / 1000} s`));
+      const appended = await resultWithin(appendServes(runtime, events), APPEND_TIMEOUT_MS, () => timedOut(`the served cards could not be logged within ${APPEND_TIMEOUT_MS / 1000} s`));
       // The projection's latency (append to applied) is measured, not waited for.
       sampleApplied('serves', appended, appendStarted);
       return success({ cards: events.map((event, index) => renderCard(chosen[index]!.offer, event)) });

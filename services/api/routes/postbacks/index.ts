@@ -2,7 +2,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { uuidV7 } from '../../../../platform/ids/uuid-v7.js';
 import { parseCompatParams, parseCurrentBody, type FieldsResult } from '../../../../commands/postbacks/fields.js';
 import { receivePostback, type PostbackChannel, type PostbackReads } from '../../../../commands/postbacks/receive.js';
-import { PostbackRejection } from '../../../../commands/postbacks/rejections.js';
+import { POSTBACK_REASONS, PostbackRejection } from '../../../../commands/postbacks/rejections.js';
+import { describeFailure } from '../../../../platform/startup.js';
 import { documentOnlyValidation } from '../../../../platform/http/envelope-schema.js';
 import type { Runtime } from '../../../../platform/runtime.js';
 import { coalescedReads } from '../../../../platform/db/coalesced-reads.js';
@@ -67,6 +68,11 @@ export async function postbackRoutes(app: FastifyInstance, { runtime, refusals }
   app.setErrorHandler((error, request, reply) => {
     const { reason, eventLogged, detail } = rejectionOf(error, request);
     const { correlation_id } = stateOf(request);
+    // A 503 is the service's trouble, not the partner's: the operator hears of it here.
+    if (POSTBACK_REASONS[reason].status === 503) {
+      const cause = (error as { cause?: unknown }).cause;
+      request.log.warn({ reason, correlation_id, event_logged: eventLogged, ...(cause !== undefined && { failure: describeFailure(cause) }) }, `postback answered 503: ${detail}`);
+    }
     if (!eventLogged) refusals.append(refusalOf(request, reason, correlation_id, new Date()));
     return sendRejection(reply, reason, correlation_id, eventLogged, detail);
   });

@@ -1,4 +1,5 @@
-import { Kafka, Partitioners, logLevel, type Admin, type Consumer, type EachBatchHandler, type ISocketFactory } from 'kafkajs';
+import { Kafka, Partitioners, type Admin, type Consumer, type EachBatchHandler, type ISocketFactory } from 'kafkajs';
+import { kafkaClientLevel, kafkaClientLog } from './kafka-client-log.js';
 import type { Metrics } from '../metrics/metrics.js';
 import { appendBatcher, type PartitionedMessage } from './append-batcher.js';
 import type { EventCodec } from './codec.js';
@@ -50,6 +51,8 @@ export interface KafkaLogOptions {
   appendLingerMs?: number;
   /** KAFKA_REPLICATION_FACTOR and KAFKA_MIN_INSYNC_REPLICAS for the topics ensureTopics creates (0: decided by the cluster's size; topic-replication.ts). */
   replication?: { replicationFactor: number; minInsyncReplicas: number };
+  /** LOG_LEVEL: how much of the Kafka client's own lines the log gets (kafka-client-log.ts). */
+  logLevel?: string;
   /** How the client opens its connections (kafkajs' own by default; tests route them through a proxy that fails on cue). */
   socketFactory?: ISocketFactory;
 }
@@ -67,7 +70,10 @@ export async function kafkaEventLog(codec: EventCodec, options: KafkaLogOptions)
   const kafka = new Kafka({
     clientId: options.clientId ?? 'offer-ledger',
     brokers: options.brokers,
-    logLevel: logLevel.ERROR,
+    // Its lines go to the service's log, at LOG_LEVEL and condensed (an unreachable broker is said
+    // once per half minute, not many times a second).
+    logLevel: kafkaClientLevel(options.logLevel ?? 'info'),
+    logCreator: kafkaClientLog(options.logLevel ?? 'info'),
     // Connections and metadata retry within the same few seconds as appends: kafkajs nests the
     // client's retries inside the producer's, so 8 here made an unreachable broker a minute-long wait.
     retry: APPEND_RETRY,

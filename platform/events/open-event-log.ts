@@ -37,6 +37,7 @@ export async function openEventLog(config: Config, db: Db, metrics?: Metrics): P
       topicPrefix: config.topicPrefix,
       metrics,
       appendLingerMs: config.kafkaAppendLingerMs,
+      logLevel: config.logLevel,
       replication: { replicationFactor: config.kafkaReplicationFactor, minInsyncReplicas: config.kafkaMinInsyncReplicas },
     });
   }

@@ -1,0 +1,58 @@
+import { logLevel, type LogEntry } from 'kafkajs';
+import pino from 'pino';
+import { describe, expect, it } from 'vitest';
+import { kafkaClientLevel, kafkaClientLog } from '../../platform/events/kafka-client-log.js';
+
+function capture(level = 'info') {
+  const lines: Record<string, unknown>[] = [];
+  const logger = pino({ level }, { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) });
+  let now = 0;
+  const log = kafkaClientLog(level, { logger, now: () => now, windowMs: 30_000 })(logLevel.ERROR);
+  const entry = (message: string, extra: Record<string, unknown> = {}, level = logLevel.ERROR): LogEntry => ({
+    namespace: 'Connection',
+    level,
+    label: 'ERROR',
+    log: { timestamp: new Date(now).toISOString(), message, ...extra },
+  });
+  return { lines, log, entry, at: (ms: number) => void (now = ms) };
+}
+
+describe('the Kafka client\'s lines in the service log', () => {
+  it('writes a repeated line once a window, the next one counting those left out', () => {
+    const { lines, log, entry, at } = capture();
+    const refused = (extra = {}) => entry('Connection error: connect ECONNREFUSED 127.0.0.1:9092', { broker: '127.0.0.1:9092', ...extra });
+    for (let ms = 0; ms < 30_000; ms += 100) {
+      at(ms);
+      log(refused());
+    }
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({ level: 50, msg: 'Kafka client (KAFKA_BROKERS): Connection error: connect ECONNREFUSED 127.0.0.1:9092', namespace: 'Connection', broker: '127.0.0.1:9092' });
+    expect(lines[0]).not.toHaveProperty('left_out_since_last');
+    at(30_000);
+    log(refused());
+    expect(lines).toHaveLength(2);
+    expect(lines[1]).toMatchObject({ left_out_since_last: 299 });
+    // Another broker, or another message, is its own line.
+    log(refused({ broker: '127.0.0.1:9093' }));
+    log(entry('Failed to connect to seed broker'));
+    expect(lines).toHaveLength(4);
+  });
+
+  it('keeps the error\'s first line, never its stack', () => {
+    const { lines, log, entry } = capture();
+    log(entry('Error when calling eachBatch', { error: 'Error: message is not in the Confluent wire format\n    at wireSchemaId (wire-format.ts:15:11)', stack: 'Error: …\n    at …' }));
+    expect(lines[0]).toMatchObject({ error: 'Error: message is not in the Confluent wire format' });
+    expect(JSON.stringify(lines[0])).not.toContain('wire-format.ts');
+  });
+
+  it('follows LOG_LEVEL: silent says nothing, warn keeps the client\'s errors, debug adds its notes', () => {
+    expect(kafkaClientLevel('silent')).toBe(logLevel.NOTHING);
+    expect(kafkaClientLevel('fatal')).toBe(logLevel.NOTHING);
+    expect(kafkaClientLevel('warn')).toBe(logLevel.ERROR);
+    expect(kafkaClientLevel('info')).toBe(logLevel.ERROR);
+    expect(kafkaClientLevel('debug')).toBe(logLevel.INFO);
+    const { lines, log, entry } = capture('warn');
+    log(entry('a note', {}, logLevel.INFO));
+    expect(lines).toEqual([]);
+  });
+});

@@ -5,7 +5,7 @@ import { appendBatcher, type PartitionedMessage } from './append-batcher.js';
 import type { EventCodec } from './codec.js';
 import { keepConsumerRunning, type ConsumerKeeper } from './consumer-keeper.js';
 import { kafkaBoundedSource } from './kafka-bounded-read.js';
-import { decodeMessages } from './kafka-messages.js';
+import { decodeMessagesUntilFailure } from './kafka-messages.js';
 import { isUnpropagatedTopic, retryRetriable, TopicNotPropagatedError } from './kafka-retry.js';
 import { heartbeatWhile } from './heartbeat-while.js';
 import { fewerCopiesThan, fewerInsyncThan, topicReplication } from './topic-replication.js';
@@ -188,9 +188,10 @@ export async function kafkaEventLog(codec: EventCodec, options: KafkaLogOptions)
    * them costs a group round of several seconds (kafkajs joins a consumer to do it, which also
    * waits out a crashed member's session), so a group at most REREAD_RATHER_THAN_RESET events
    * behind on each partition is left as it is; one ahead (read models dropped for a replay), or
-   * far behind, is reset.
+   * far behind, is reset. Answers those offsets, by logical topic and partition: what is below
+   * them was applied before this start.
    */
-  async function seedGroupOffsets(groupId: string, subscription: SubscribeOptions) {
+  async function seedGroupOffsets(groupId: string, subscription: SubscribeOptions): Promise<Map<string, bigint>> {
     const stored = new Map((await subscription.resumeFrom()).map((o) => [`${o.topic}:${o.partition}`, o.offset]));
     for (const topic of subscription.topics) {
       const [watermarks, committed] = await retryRetriable(
@@ -229,11 +230,12 @@ export async function kafkaEventLog(codec: EventCodec, options: KafkaLogOptions)
         // it already applied, so starting from the group's committed offsets is safe.
       }
     }
+    return new Map([...stored].map(([at, offset]) => [at, BigInt(offset)]));
   }
 
   async function subscribe(subscription: SubscribeOptions): Promise<Subscription> {
     const groupId = `${options.topicPrefix}${subscription.group}`;
-    await seedGroupOffsets(groupId, subscription);
+    const appliedBefore = await seedGroupOffsets(groupId, subscription);
     const logical = new Map(subscription.topics.map((topic) => [physical(topic), topic]));
     // The group's committed offsets are only a hint (the projection's table is the truth), so they
     // are committed on a timer, not after every batch: kafkajs commits after each batch and waits
@@ -281,14 +283,23 @@ export async function kafkaEventLog(codec: EventCodec, options: KafkaLogOptions)
         if (raised !== undefined && raised > BigInt(batch.messages[messages.length]!.offset)) resume();
       }
       if (messages.length === 0) return;
-      try {
-        // An event that cannot be decoded fails its batch like one that cannot be applied: the
-        // subscriber hears of it (a replay stops and says so) instead of kafkajs retrying unheard.
-        const events = await decodeMessages(codec, topic, batch.partition, messages);
-        await heartbeatWhile(heartbeat, HEARTBEAT_MS, () => subscription.onBatch({ topic, partition: batch.partition, events }));
-      } catch (error) {
-        subscription.onError?.(error as Error);
-        throw error;
+      // What a group a little behind reads again was applied before this start: it is passed over
+      // undecoded (the runner would skip it anyway), so an event that can no longer be decoded,
+      // once an operator has moved the projection past it, does not stop the partition again.
+      const floor = appliedBefore.get(`${topic}:${batch.partition}`);
+      const unapplied = floor === undefined ? messages : messages.filter((message) => BigInt(message.offset) >= floor);
+      if (unapplied.length > 0) {
+        try {
+          // An event that cannot be decoded fails its batch like one that cannot be applied: the
+          // subscriber hears of it (a replay stops and says so) instead of kafkajs retrying unheard.
+          // The events before one that cannot be decoded are applied first: the partition stops exactly at it.
+          const { events, undecodable } = await decodeMessagesUntilFailure(codec, topic, batch.partition, unapplied);
+          if (events.length > 0) await heartbeatWhile(heartbeat, HEARTBEAT_MS, () => subscription.onBatch({ topic, partition: batch.partition, events }));
+          if (undecodable) throw undecodable;
+        } catch (error) {
+          subscription.onError?.(error as Error);
+          throw error;
+        }
       }
       const last = messages[messages.length - 1]!.offset;
       resolveOffset(last);

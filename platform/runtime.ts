@@ -92,7 +92,11 @@ export async function openDatabase(config: Config, options: OpenOptions = {}): P
     // Said before and after: after a process was killed the engine first recovers its files, and a
     // service that said nothing for half a minute looks hung.
     const opening = performance.now();
-    options.log?.(`embedded database: opening ${embeddedDatabaseDir(config.dataDir)} (after an unclean stop it recovers first, which can take a while)`);
+    options.log?.(
+      holdsEmbeddedDatabase(config.dataDir)
+        ? `embedded database: opening ${embeddedDatabaseDir(config.dataDir)} (after an unclean stop it recovers first, which can take a while)`
+        : `embedded database: creating ${embeddedDatabaseDir(config.dataDir)} (a new one takes several seconds)`,
+    );
     const embedded = await openPglite(embeddedDatabaseDir(config.dataDir), { minFreeBytes: config.dataDirMinFreeMb * 1024 * 1024, maintenance: { log: options.log } });
     options.log?.(`embedded database: open in ${((performance.now() - opening) / 1000).toFixed(1)} s`);
     return {

@@ -24,5 +24,7 @@ export async function shutDownWithin(steps: readonly ShutdownStep[], log: (line:
     await run();
   }
   clearTimeout(giveUp);
+  // The last line of a clean stop, so whoever watches the log knows the process is gone.
+  log('stopped');
   process.exit(ExitCode.ok);
 }

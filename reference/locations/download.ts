@@ -15,7 +15,10 @@ export const releaseUrl = (date: string) =>
  * (zip, or a plain CSV from a mirror given by --url), writes it under its own name, records its
  * sha256 beside it (`<file>.sha256`, sha256sum format) and prints the settings that load it.
  */
-const program = new Command()
+const program = new Command('geo:download')
+  .description(
+    `Download a geo-target release from Google (internet access needed): the pinned ${PINNED_RELEASE_DATE} one unless --date says another; writes it under its own name with its sha256 beside it and prints the GEO_CATALOG_FILE and GEO_CATALOG_SHA256 that load it.`,
+  )
   .option('--dir <folder>', 'where to save the file', join('.data', 'geo'))
   .option('--date <date>', 'release date', PINNED_RELEASE_DATE)
   .option('--url <url>', 'download from this address instead of Google (file name must keep geotargets-YYYY-MM-DD)')

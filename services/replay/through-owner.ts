@@ -46,7 +46,11 @@ export async function replayThroughOwner(config: Config, request: ReplayRequest,
       // The service stopped (or was stopped) mid-replay: its report is lost with it, its schemas may remain.
       throw new CommandFailedError(`the service stopped answering during the replay (${error.message}); its replay_… schemas may be left behind (npm run replay -- --kept lists them, --drop removes them); run it again`, ExitCode.unavailable);
     });
-    if (reply.status !== 200) throw new CommandFailedError(`the service lost the replay (${reply.status} ${reply.body.code}); its schemas may be left behind`, ExitCode.unavailable);
+    if (reply.status !== 200) {
+      const said = (reply.body as { code?: unknown; message?: unknown } | undefined) ?? {};
+      const answer = [reply.status, said.code, said.message].filter((part) => part !== undefined && part !== '').join(' ');
+      throw new CommandFailedError(`the service lost the replay (answered ${answer}); its replay_… schemas may be left behind (npm run replay -- --kept lists them, --drop removes them); run it again`, ExitCode.unavailable);
+    }
     job = reply.body.data.job!;
   }
   if (job.state === 'cancelled') throw signal?.reason instanceof ReplayCancelledError ? signal.reason : new ReplayCancelledError('cancelled on the admin API');

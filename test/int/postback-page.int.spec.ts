@@ -292,7 +292,7 @@ describe('the postback log page (inject)', () => {
       expect(byPartner.body).toContain(w.posted.refusedPartner);
       expect(byPartner.body).not.toContain(w.posted.refusedPayload);
       const byId = await search({ decision: 'refused', correlation_id: w.posted.refusedPayload! });
-      expect(byId.body).toContain('1 refusals on this page');
+      expect(byId.body).toContain('1 refusal on this page');
       const byIdentity = await search({ decision: 'refused', identity: 'refused-2' });
       expect(byIdentity.body).toContain(w.posted.refusedPayload);
       const later = await search({ decision: 'refused', from: new Date(Date.now() + 60_000).toISOString() });

@@ -4,7 +4,8 @@ import { Command } from 'commander';
 import { generateGeoCatalog, writeGeoCatalog } from './geo-catalog-generator.js';
 
 /** `npm run geo:generate [-- --dir <folder>] [--scale 1] [--seed n]`: writes the synthetic full-size catalog. */
-const options = new Command()
+const options = new Command('geo:generate')
+  .description('Write a synthetic geo-target catalog the size of a full release (for load tests and benchmarks; not real places) as geotargets-2026-08-12-generated.csv.')
   .option('--dir <folder>', 'output folder', join('.data', 'geo'))
   .option('--scale <n>', 'size relative to a full release', '1')
   .option('--seed <n>', 'random seed', '20260812')

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { postbackReasonsTable } from '../../commands/postbacks/reasons-table.js';
+import { envExample } from '../../platform/config/env-example.js';
 import { configurationTable } from '../../platform/config/readme-table.js';
 import { GEO_LOAD_COMMAND } from '../../reference/locations/how-to-load.js';
 
@@ -9,6 +10,10 @@ const readme = readFileSync('README.md', 'utf8');
 describe('README', () => {
   it('documents every setting exactly as the configuration module reads it', () => {
     expect(readme).toContain(configurationTable());
+  });
+
+  it('.env.example holds every setting at its default, as the configuration module reads it (npx tsx platform/config/env-example.ts > .env.example)', () => {
+    expect(readFileSync('.env.example', 'utf8')).toBe(envExample());
   });
 
   it('lists every postback refusal exactly as the route answers it', () => {

@@ -17,11 +17,13 @@ describe('shutDownWithin', () => {
     return codes;
   };
 
-  it('runs the steps in order and exits 0', async () => {
+  it('runs the steps in order, says it stopped and exits 0', async () => {
     const codes = exits();
     const ran: string[] = [];
-    await shutDownWithin([['a', async () => ran.push('a')], ['b', async () => ran.push('b')]], () => {});
+    const lines: string[] = [];
+    await shutDownWithin([['a', async () => ran.push('a')], ['b', async () => ran.push('b')]], (line) => lines.push(line));
     expect(ran).toEqual(['a', 'b']);
+    expect(lines).toEqual(['stopped']);
     expect(codes).toEqual([0]);
   });
 

@@ -16,7 +16,7 @@ import { progressBars, seededRandom, seedSize, type SeedContext } from './seed-c
  * commands append, so the read models come from the projectors like any other data.
  */
 const program = new Command('seed')
-  .description('Append a realistic data set (accounts, keys, partners, offers, snapshots, links, serves, clicks and the postbacks of some clicks) as events.')
+  .description('Append a realistic data set (accounts, keys, partners, offers, snapshots, links, serves, clicks and the postbacks of some clicks) as events. Once per database: a second run exits 2.')
   .option('--offers <n>', 'number of offers; developers, applications and partners scale with it', '500')
   .option('--serves <n>', 'cards served across the applications (with clicks on about a quarter of their links)', '1000')
   .option('--seed <n>', 'seed of the deterministic generator', '1')

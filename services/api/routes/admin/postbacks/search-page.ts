@@ -65,7 +65,7 @@ export function searchPage(form: SearchForm, errors: SearchError[], listing?: Li
       : '';
   let results: SafeHtml | string = '';
   if (listing?.kind === 'log') {
-    const count = listing.rows.length === 0 ? html`<p class="empty">No postbacks in the log match this search.</p>` : html`<p class="count">${listing.rows.length} postbacks in the log on this page, newest first.</p>`;
+    const count = listing.rows.length === 0 ? html`<p class="empty">No postbacks in the log match this search.</p>` : html`<p class="count">${listing.rows.length} ${listing.rows.length === 1 ? 'postback' : 'postbacks'} in the log on this page, newest first.</p>`;
     const preview = listing.refusals;
     const refused = preview === 'unavailable'
       ? html`<h2>Refused before the log</h2><p class="notice" role="status">The refusals kept outside the log cannot be read right now (their store did not answer); the postback log above is complete. Try again shortly.</p>`
@@ -75,7 +75,7 @@ ${preview.more ? html`<p><a href="${searchPath({ ...form, after: undefined, befo
         : '';
     results = html`<h2>Postback log</h2>${count}${listing.rows.length > 0 ? logRows(listing.rows) : ''}${pages(form, listing)}${refused}`;
   } else if (listing?.kind === 'refused') {
-    const count = listing.rows.length === 0 ? html`<p class="empty">No refusals kept match this search.</p>` : html`<p class="count">${listing.rows.length} refusals on this page, newest first.</p>`;
+    const count = listing.rows.length === 0 ? html`<p class="empty">No refusals kept match this search.</p>` : html`<p class="count">${listing.rows.length} ${listing.rows.length === 1 ? 'refusal' : 'refusals'} on this page, newest first.</p>`;
     results = html`<h2>Refused before the log</h2>${NOT_IN_LEDGER}${count}${listing.rows.length > 0 ? refusalRows(listing.rows) : ''}${pages(form, listing)}`;
   }
   return html`${searchForm(form)}${problems}${results}`;

@@ -1,4 +1,4 @@
-import { checkDataDir } from './data-dir-check.js';
+import { checkWritableFolder } from './folder-check.js';
 import {
   SettingError,
   brokerList,
@@ -84,7 +84,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (!values.databaseUrl && values.projectors === 'separate') {
     throw new SettingError('PROJECTORS', 'separate needs DATABASE_URL: on the embedded default one process owns DATA_DIR, so its projectors run in it (inline, the default)');
   }
-  if (!values.databaseUrl) checkDataDir(values.dataDir);
+  if (!values.databaseUrl) checkWritableFolder('DATA_DIR', values.dataDir);
+  if (values.geoIndexCacheDir !== undefined && values.geoIndexCacheDir !== 'off') checkWritableFolder('GEO_INDEX_CACHE_DIR', values.geoIndexCacheDir);
   return {
     ...values,
     linkBase: values.linkBase ?? ownLinkBase(values.host, values.port),

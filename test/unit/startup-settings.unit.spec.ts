@@ -37,6 +37,13 @@ describe('DATA_DIR, checked before anything opens it (embedded default)', () => 
     });
   });
 
+  it('GEO_INDEX_CACHE_DIR is checked the same way, unless off', () => {
+    const file = join(scratch, 'cache-file');
+    writeFileSync(file, 'x');
+    expect(settingError(() => loadConfig({ DATA_DIR: scratch, GEO_INDEX_CACHE_DIR: file }))).toMatchObject({ variable: 'GEO_INDEX_CACHE_DIR' });
+    expect(loadConfig({ DATA_DIR: scratch, GEO_INDEX_CACHE_DIR: 'off' }).geoIndexCacheDir).toBe('off');
+  });
+
   it('is not checked when DATABASE_URL names the database', () => {
     const file = join(scratch, 'ignored-file');
     writeFileSync(file, 'x');

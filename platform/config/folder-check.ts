@@ -3,11 +3,12 @@ import { dirname, resolve } from 'node:path';
 import { SettingError } from './settings.js';
 
 /**
- * Checks, reading only, that DATA_DIR is a folder this user can write, or can be made one (its
- * nearest existing ancestor is a writable folder). Throws SettingError naming DATA_DIR: a file
- * there, a read-only disk or another user's folder would otherwise fail deep in a start-up step.
+ * Checks, reading only, that a folder setting (DATA_DIR, GEO_INDEX_CACHE_DIR) names a folder this
+ * user can write, or can be made one (its nearest existing ancestor is a writable folder). Throws
+ * SettingError naming the setting: a file there, a read-only disk or another user's folder would
+ * otherwise fail deep in a start-up step, or quietly.
  */
-export function checkDataDir(dataDir: string): void {
+export function checkWritableFolder(setting: string, dataDir: string): void {
   const wanted = resolve(dataDir);
   let existing = wanted;
   for (;;) {
@@ -15,7 +16,7 @@ export function checkDataDir(dataDir: string): void {
     if (found === 'folder') break;
     if (found === 'other') {
       const what = existing === wanted ? `"${dataDir}" is a file, not a folder` : `"${existing}" on the way to "${dataDir}" is a file, not a folder`;
-      throw new SettingError('DATA_DIR', `names no usable folder: ${what}; set DATA_DIR to a folder (it is created when missing)`);
+      throw new SettingError(setting, `names no usable folder: ${what}; set ${setting} to a folder (it is created when missing)`);
     }
     const parent = dirname(existing);
     if (parent === existing) break;
@@ -26,7 +27,7 @@ export function checkDataDir(dataDir: string): void {
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? 'refused';
     const where = existing === wanted ? `"${dataDir}"` : `"${existing}" (where "${dataDir}" would be created)`;
-    throw new SettingError('DATA_DIR', `names a folder this user cannot write: ${where} (${code}); set DATA_DIR to a folder of this user's on a writable disk`);
+    throw new SettingError(setting, `names a folder this user cannot write: ${where} (${code}); set ${setting} to a folder of this user's on a writable disk`);
   }
 }
 

@@ -91,7 +91,12 @@ export function registryCodec(registryUrl: string, schemas: Map<string, KnownSch
       }
     },
     async schemaById(schemaId) {
-      return (await registry.getSchema(schemaId)) as unknown as avro.Type;
+      try {
+        return (await registry.getSchema(schemaId)) as unknown as avro.Type;
+      } catch (error) {
+        // The client reports a refused connection as an HTTP 400: say which registry and which schema.
+        throw new Error(`the schema registry (SCHEMA_REGISTRY_URL) did not give schema id ${schemaId}: ${(error as Error).message}`, { cause: error });
+      }
     },
   });
 }

@@ -129,7 +129,8 @@ describe('remote offers', () => {
       { language: 'EN-gb', updated_at: '2026-01-01T00:00:00Z', title: 'English' },
       { language: 'de', updated_at: '2026-06-01T00:00:00Z', title: 'Deutsch' },
     ]);
-    expect(expectOffer(await client.byId(world.keys.main, offer_id))).toMatchObject({ offer_info: { title: 'English' }, content_language: 'EN-gb' });
+    // Shown in the conventional casing of a language tag, whatever case the partner sent.
+    expect(expectOffer(await client.byId(world.keys.main, offer_id))).toMatchObject({ offer_info: { title: 'English' }, content_language: 'en-GB' });
   });
 
   it('otherwise show the most recently updated active snapshot, inactive ones never', async () => {
@@ -258,7 +259,8 @@ describe('by offerurl', () => {
   it('404 NOT_FOUND for the link of an offer that is not public', async () => {
     for (const which of ['paused', 'deleted', 'testOnly'] as const) {
       const { url } = await run('link:register', { offer_id: world.offers[which], shape: 'short_code' });
-      expectFailure(await client.byLink(world.keys.main, url), 404, 'NOT_FOUND');
+      // Said of the link the caller sent, not of an id it did not send.
+      expectFailure(await client.byLink(world.keys.main, url), 404, 'NOT_FOUND', /^no current public offer is behind this link$/);
     }
   });
 

@@ -1,4 +1,5 @@
 import { failure, success } from '../../../../platform/http/envelope.js';
+import { methodNotAllowed } from '../../../../platform/http/errors.js';
 import type { ResponseExamples } from '../../../../platform/http/response-examples.js';
 import { credentialRefusals, EXAMPLE_LINK, exampleAction, exampleOffer } from './offer-examples.js';
 
@@ -17,6 +18,9 @@ export const infoExamples: ResponseExamples = {
   ...credentialRefusals,
   404: {
     NOT_FOUND: { summary: 'no current public offer (missing, withdrawn or not active)', value: failure('NOT_FOUND', 'no current public offer has this id') },
+  },
+  405: {
+    405: { summary: 'POST (or HEAD) on the path', value: failure('405', methodNotAllowed('GET').message) },
   },
   409: {
     OFFER_INFO_IDENTITY_CONFLICT: { summary: 'offer_id and offerurl name different offers', value: failure('OFFER_INFO_IDENTITY_CONFLICT', 'offer_id and offerurl identify different offers') },

@@ -54,6 +54,8 @@ export const infoResponses = withExamples({
       401: { UNAUTHORIZED: 'key missing, invalid or revoked, or a Test Key' },
       403: OFFER_ROUTE_FORBIDDEN,
       404: { NOT_FOUND: 'link mapping, public offer or snapshot missing, or content withdrawn, hidden or test-only' },
+      // Answered for the path (the route's own onRequest, or the app's not-found handler), as on the instance route.
+      405: { 405: 'a method other than GET on this path, HEAD included (Allow: GET)' },
       409: { OFFER_INFO_IDENTITY_CONFLICT: 'offer_id and offerurl resolve to different canonical offers' },
       503: { OFFER_INFO_UNAVAILABLE: 'stored details cannot be read or projected; no partial success; retry later' },
     },

@@ -55,7 +55,7 @@ async function readOfferInfo(sql: Sql, cache: OfferInfoCache, request: InfoReque
   const content = await cache.content(sql, offerId!);
   switch (content.status) {
     case 'hidden':
-      throw notFound('no current public offer has this id');
+      throw notFound(request.offer_id !== undefined ? 'no current public offer has this id' : 'no current public offer is behind this link');
     case 'unreadable':
       log.error({ offer_id: offerId, problem: content.problem }, 'stored offer content cannot be projected');
       throw serviceUnavailable(UNAVAILABLE, 'the offer\'s stored details cannot be read; retry later (a stored snapshot that is malformed needs correcting)');

@@ -11,7 +11,7 @@ export const EXAMPLE_INSTANCE_ID = '0192f7c4-0d15-7e9a-8b6c-2f4a6d8e0b1c';
 export const EXAMPLE_PLACEMENT_ID = '0192f7a0-3b4c-7d5e-8f60-718293a4b5c6';
 export const EXAMPLE_LINK = 'https://go.example.com/l/Hq7Zk2Pa';
 
-/** The offer's public details, as stored: the fields the offer info route returns for an id-only read. */
+/** A local offer's public details, as stored: the fields the offer info route returns for an id-only read (no content_language: only a remote offer's snapshot has one). */
 export const exampleOffer = {
   offer_id: EXAMPLE_OFFER_ID,
   version: '3.0',
@@ -26,7 +26,6 @@ export const exampleOffer = {
     { event: 'install', pricing: { model: 'cpa', amount: '12.50', currency: 'USD' } },
     { event: 'purchase', pricing: { model: 'cps', rate: '7.5' } },
   ],
-  content_language: 'en',
   material: [{ format: 'image', url: 'https://cdn.example.com/acme/icon-512.png', tag: 'icon' }],
 };
 

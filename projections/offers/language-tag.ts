@@ -1,0 +1,26 @@
+/**
+ * A BCP 47 language tag in its conventional casing (RFC 5646 §2.1.1): language lowercase, script
+ * titlecase, region uppercase, the rest lowercase; from a singleton on (an extension or `x-`
+ * private use), everything lowercase. Tags match case-insensitively, so this changes no meaning:
+ * a partner's `EN` or `pt-br` is shown as `en` and `pt-BR`. Pure.
+ */
+export function conventionalLanguageTag(tag: string): string {
+  const subtags = tag.split('-');
+  let afterSingleton = false;
+  return subtags
+    .map((subtag, index) => {
+      const lower = subtag.toLowerCase();
+      if (index === 0 || afterSingleton) {
+        if (index === 0 && subtag.length === 1) afterSingleton = true;
+        return lower;
+      }
+      if (subtag.length === 1) {
+        afterSingleton = true;
+        return lower;
+      }
+      if (subtag.length === 4 && /^[a-z]+$/i.test(subtag)) return lower[0]!.toUpperCase() + lower.slice(1);
+      if ((subtag.length === 2 && /^[a-z]+$/i.test(subtag)) || /^\d{3}$/.test(subtag)) return subtag.toUpperCase();
+      return lower;
+    })
+    .join('-');
+}

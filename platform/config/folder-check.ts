@@ -8,14 +8,14 @@ import { SettingError } from './settings.js';
  * SettingError naming the setting: a file there, a read-only disk or another user's folder would
  * otherwise fail deep in a start-up step, or quietly.
  */
-export function checkWritableFolder(setting: string, dataDir: string): void {
-  const wanted = resolve(dataDir);
+export function checkWritableFolder(setting: string, folder: string): void {
+  const wanted = resolve(folder);
   let existing = wanted;
   for (;;) {
     const found = kindOf(existing);
     if (found === 'folder') break;
     if (found === 'other') {
-      const what = existing === wanted ? `"${dataDir}" is a file, not a folder` : `"${existing}" on the way to "${dataDir}" is a file, not a folder`;
+      const what = existing === wanted ? `"${folder}" is a file, not a folder` : `"${existing}" on the way to "${folder}" is a file, not a folder`;
       throw new SettingError(setting, `names no usable folder: ${what}; set ${setting} to a folder (it is created when missing)`);
     }
     const parent = dirname(existing);
@@ -26,7 +26,7 @@ export function checkWritableFolder(setting: string, dataDir: string): void {
     accessSync(existing, constants.W_OK | constants.X_OK);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? 'refused';
-    const where = existing === wanted ? `"${dataDir}"` : `"${existing}" (where "${dataDir}" would be created)`;
+    const where = existing === wanted ? `"${folder}"` : `"${existing}" (where "${folder}" would be created)`;
     throw new SettingError(setting, `names a folder this user cannot write: ${where} (${code}); set ${setting} to a folder of this user's on a writable disk`);
   }
 }
@@ -34,7 +34,7 @@ export function checkWritableFolder(setting: string, dataDir: string): void {
 function kindOf(path: string): 'folder' | 'other' | 'missing' {
   try {
     return statSync(path).isDirectory() ? 'folder' : 'other';
-  } catch (error) {
+  } catch {
     // Missing, or a file on the way (ENOTDIR: the walk up finds it), or not searchable (EACCES:
     // the access check of the folder above says so).
     return 'missing';

@@ -138,11 +138,14 @@ async function connectRedis(url: string, commandTimeoutMs: number, log: ((line: 
   // Once connected, an outage is said once when it starts and once when it ends: requests go on
   // meanwhile (limits count in this process), so nothing else would tell an operator.
   let down = false;
+  const goneAway = (why: string) => {
+    if (down) return;
+    down = true;
+    log?.(`Redis (REDIS_URL) unavailable: ${why}; rate limits count in this process and refusals are not kept until it answers`);
+  };
   redis.on('error', (error: Error) => {
     firstError ??= error;
-    if (!connected || down) return;
-    down = true;
-    log?.(`Redis (REDIS_URL) unavailable: ${error.message}; rate limits count in this process and refusals are not kept until it answers`);
+    if (connected) goneAway(error.message);
   });
   const answersAgain = () => {
     if (!down) return;
@@ -154,11 +157,7 @@ async function connectRedis(url: string, commandTimeoutMs: number, log: ((line: 
   // tells of it: a PING every few seconds does, and tells when it answers again.
   const heartbeat = setInterval(() => {
     if (!connected || redis.status !== 'ready') return;
-    redis.ping().then(answersAgain, (error: Error) => {
-      if (down) return;
-      down = true;
-      log?.(`Redis (REDIS_URL) unavailable: ${error.message} (connected, not answering); rate limits count in this process and refusals are not kept until it answers`);
-    });
+    redis.ping().then(answersAgain, (error: Error) => goneAway(`${error.message} (connected, not answering)`));
   }, REDIS_HEARTBEAT_MS).unref();
   redis.on('end', () => clearInterval(heartbeat));
   await reachBackend(

@@ -114,15 +114,27 @@ function schemaReader(schemaId: number, type: string, shape: avro.Type, resolver
 }
 
 /**
- * Decodes messages in order; only the first message of a schema not met before waits (for its
+ * Decodes messages in order up to the first that cannot be decoded: the events before it, and
+ * where and why it failed. Only the first message of a schema not met before waits (for its
  * writer schema), the rest decode at once, with no promise each.
  */
-export async function decodeInOrder(codec: EventCodec, messages: readonly Buffer[]): Promise<DecodedEvent[]> {
-  const decoded = new Array<DecodedEvent>(messages.length);
+export async function decodeUntilFailure(codec: EventCodec, messages: readonly Buffer[]): Promise<{ decoded: DecodedEvent[]; failure?: { index: number; error: unknown } }> {
+  const decoded: DecodedEvent[] = [];
   for (let index = 0; index < messages.length; index += 1) {
     const message = messages[index]!;
-    decoded[index] = codec.decodeKnown(message) ?? (await codec.decode(message));
+    try {
+      decoded.push(codec.decodeKnown(message) ?? (await codec.decode(message)));
+    } catch (error) {
+      return { decoded, failure: { index, error } };
+    }
   }
+  return { decoded };
+}
+
+/** Decodes messages in order (decodeUntilFailure); throws what the first that cannot be decoded throws. */
+export async function decodeInOrder(codec: EventCodec, messages: readonly Buffer[]): Promise<DecodedEvent[]> {
+  const { decoded, failure } = await decodeUntilFailure(codec, messages);
+  if (failure) throw failure.error;
   return decoded;
 }
 

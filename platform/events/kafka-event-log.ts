@@ -287,7 +287,8 @@ export async function kafkaEventLog(codec: EventCodec, options: KafkaLogOptions)
       // undecoded (the runner would skip it anyway), so an event that can no longer be decoded,
       // once an operator has moved the projection past it, does not stop the partition again.
       const floor = appliedBefore.get(`${topic}:${batch.partition}`);
-      const unapplied = floor === undefined ? messages : messages.filter((message) => BigInt(message.offset) >= floor);
+      // Offsets ascend: once the first is at the floor (every batch after the first few), all are.
+      const unapplied = floor === undefined || BigInt(messages[0]!.offset) >= floor ? messages : messages.filter((message) => BigInt(message.offset) >= floor);
       if (unapplied.length > 0) {
         try {
           // An event that cannot be decoded fails its batch like one that cannot be applied: the

@@ -1,5 +1,5 @@
 import type { KafkaMessage } from 'kafkajs';
-import { decodeInOrder, type DecodedEvent, type EventCodec } from './codec.js';
+import { decodeInOrder, decodeUntilFailure, type DecodedEvent, type EventCodec } from './codec.js';
 import type { LoggedEvent } from './event-log.js';
 
 const loggedEvent = (topic: string, partition: number, message: KafkaMessage, decoded: DecodedEvent): LoggedEvent => ({
@@ -43,14 +43,10 @@ export async function decodeMessagesUntilFailure(
   partition: number,
   messages: KafkaMessage[],
 ): Promise<{ events: LoggedEvent[]; undecodable?: UndecodableEventError }> {
-  const events: LoggedEvent[] = [];
-  for (const message of messages) {
-    try {
-      const decoded = codec.decodeKnown(message.value!) ?? (await codec.decode(message.value!));
-      events.push(loggedEvent(topic, partition, message, decoded));
-    } catch (error) {
-      return { events, undecodable: new UndecodableEventError(topic, partition, message.offset, error) };
-    }
-  }
-  return { events };
+  const { decoded, failure } = await decodeUntilFailure(
+    codec,
+    messages.map((message) => message.value!),
+  );
+  const events = decoded.map((event, index) => loggedEvent(topic, partition, messages[index]!, event));
+  return failure ? { events, undecodable: new UndecodableEventError(topic, partition, messages[failure.index]!.offset, failure.error) } : { events };
 }

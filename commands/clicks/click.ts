@@ -27,7 +27,9 @@ const MISS_WAIT_MS = 2_000;
 export function subIdsFromQuery(query: Record<string, unknown>): SubIds {
   const subIds: SubIds = {};
   for (const name of SUB_ID_NAMES) {
-    const value = query[name];
+    const given = query[name];
+    // Empty values are absent, so `sub_id1=&sub_id1=x` gives sub_id1 once.
+    const value = Array.isArray(given) ? onlyOrList(given.filter((item) => item !== '')) : given;
     if (value === undefined || value === '') continue;
     if (typeof value !== 'string') throw new CommandInputError(name, 'is given more than once; give each sub id at most once');
     if (value.includes(NUL)) throw new CommandInputError(name, 'contains a NUL character (%00), which cannot be recorded; remove it');
@@ -36,6 +38,9 @@ export function subIdsFromQuery(query: Record<string, unknown>): SubIds {
   }
   return subIds;
 }
+
+/** The one value of a list, undefined for none, the list itself for more. */
+const onlyOrList = (values: unknown[]) => (values.length <= 1 ? values[0] : values);
 
 /** Whether a link can be opened now, and if so where it leads. */
 export type LinkState =

@@ -42,6 +42,12 @@ const SHUTTING_DOWN: ErrorCodes = { SHUTTING_DOWN: 'the request arrived while th
 const codeEnum = (codes: ErrorCodes) => Type.Unsafe<string>({ type: 'string', enum: Object.keys(codes) });
 const described = (codes: ErrorCodes) => Object.entries(codes).map(([code, when]) => `${code}: ${when}`).join('. ');
 
+/**
+ * The 405 a path gives to a method it does not have (answered by the app's not-found handler,
+ * never by the operation), for the table of errorStatuses.
+ */
+export const methodNotAllowedStatus = (allow: string, when = `a method other than ${allow} on this path`): { 405: ErrorCodes } => ({ 405: { 405: `${when} (Allow: ${allow})` } });
+
 /** Response headers of some error statuses, for the document (errors.ts sets them). */
 const ERROR_HEADERS: Record<number, Record<string, object>> = {
   405: { Allow: { type: 'string', description: 'the methods the path has' } },

@@ -1,7 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Metrics } from '../metrics/metrics.js';
-import { errorResponses, errorStatuses } from './envelope-schema.js';
+import { failure } from './envelope.js';
+import { errorStatuses, methodNotAllowedStatus, type ErrorCodes } from './envelope-schema.js';
+import { methodNotAllowedExample, withExamples } from './response-examples.js';
 import { ApiError } from './errors.js';
 import { bearerOf, tokenCheck } from './token-check.js';
 
@@ -13,6 +15,9 @@ const SCRAPE_EXAMPLE = [
   'http_request_duration_seconds_count{method="GET",route="/v1/locations/search",status="200"} 42',
   '',
 ].join('\n');
+
+const UNAUTHORIZED_WHEN = 'Authorization is not Bearer METRICS_TOKEN';
+const UNAUTHORIZED_MESSAGE = 'GET /metrics needs Authorization: Bearer <METRICS_TOKEN>';
 
 /**
  * Records one latency observation per response, labelled by the route pattern (not the raw URL),
@@ -33,20 +38,23 @@ export const httpMetrics = fp(async (app: FastifyInstance, options: { metrics: M
     schema: {
       summary: 'Prometheus metrics',
       ...(tags ? { tags } : {}),
-      response: {
-        200: {
-          description: 'Prometheus text exposition format',
-          content: { 'text/plain': { schema: { type: 'string' }, examples: { scrape: { summary: 'an excerpt', value: SCRAPE_EXAMPLE } } } },
+      response: withExamples(
+        {
+          200: {
+            description: 'Prometheus text exposition format',
+            content: { 'text/plain': { schema: { type: 'string' }, examples: { scrape: { summary: 'an excerpt', value: SCRAPE_EXAMPLE } } } },
+          },
+          // The HTTP layer's refusals (417, 431, …) come on this route too: its 4XX and 5XX ranges.
+          ...errorStatuses<401 | 405>({ ...(presentsToken ? { 401: { UNAUTHORIZED: UNAUTHORIZED_WHEN } } : {}), ...methodNotAllowedStatus('GET, HEAD') } as Record<401 | 405, ErrorCodes>),
         },
-        // The HTTP layer's refusals (417, 431, …) come on this route too: its 4XX and 5XX ranges.
-        ...(presentsToken ? errorStatuses({ 401: { UNAUTHORIZED: 'Authorization is not Bearer METRICS_TOKEN' } }) : errorResponses),
-      },
+        { ...(presentsToken && { 401: { UNAUTHORIZED: { summary: UNAUTHORIZED_WHEN, value: failure('UNAUTHORIZED', UNAUTHORIZED_MESSAGE) } } }), 405: methodNotAllowedExample('GET, HEAD', 'POST') },
+      ),
       ...(presentsToken && { security: [{ metricsToken: [] }] }),
     },
     // Before anything is read: series name routes, partitions and cache sizes.
     onRequest: async (request) => {
       if (presentsToken && !presentsToken(bearerOf(request))) {
-        throw new ApiError(401, 'UNAUTHORIZED', 'GET /metrics needs Authorization: Bearer <METRICS_TOKEN>', {}, { 'www-authenticate': 'Bearer realm="metrics"' });
+        throw new ApiError(401, 'UNAUTHORIZED', UNAUTHORIZED_MESSAGE, {}, { 'www-authenticate': 'Bearer realm="metrics"' });
       }
     },
   }, async (_request, reply) => {

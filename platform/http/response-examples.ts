@@ -1,3 +1,6 @@
+import { failure } from './envelope.js';
+import { methodNotAllowed } from './errors.js';
+
 /**
  * Example answers of a route, shown in /openapi.json and /docs beside the schema of their status.
  * They sit on the response schema as `x-examples`, which @fastify/swagger moves to the response's
@@ -25,3 +28,8 @@ export function withExamples<R extends Record<string | number, object>>(response
     }),
   ) as R;
 }
+
+/** The example of methodNotAllowedStatus's 405: `method` sent where only `allow` is taken. */
+export const methodNotAllowedExample = (allow: string, method: string): Record<string, ResponseExample> => ({
+  405: { summary: `${method} on the path`, value: failure('405', methodNotAllowed(allow).message) },
+});

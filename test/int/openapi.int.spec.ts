@@ -298,8 +298,8 @@ describe('GET /openapi.json', () => {
     expect(operation('post').description).toContain('not a current entrypoint');
     const statuses = (method: string) => Object.keys(document.paths[path]![method]!.responses);
     // 4XX: the HTTP layer's own 408 for a request whose line and headers stall (its other refusals there are postback reasons).
-    expect(statuses('post')).toEqual(['200', '400', '403', '404', '408', '409', '413', '415', '417', '422', '500', '503', '4XX']);
-    expect(statuses('get')).toEqual(['200', '400', '403', '404', '409', '417', '422', '500', '503', '4XX']);
+    expect(statuses('post')).toEqual(['200', '400', '403', '404', '405', '408', '409', '413', '415', '417', '422', '500', '503', '4XX']);
+    expect(statuses('get')).toEqual(['200', '400', '403', '404', '405', '409', '417', '422', '500', '503', '4XX']);
     // The explicit 408 is read before 4XX: it takes the HTTP layer's header-stall answer as well as the postback one.
     const timeout = (document.paths[path]!.post!.responses['408'] as { content: Record<string, { schema: object }> }).content['application/json']!.schema;
     const validate = ajv.compile(timeout);
@@ -475,7 +475,7 @@ describe('real answers against the document', () => {
     await replay({ operation: 'GET /readyz', request: { url: '/readyz' }, status: 200 });
     await replay({ operation: 'GET /metrics', request: { url: '/metrics' }, status: 200 });
     // The HTTP layer's refusals (417 for an Expect it cannot meet, 431) come on /metrics too: its ranges say so.
-    expect(Object.keys(document.paths['/metrics']!.get!.responses)).toEqual(['200', '4XX', '5XX']);
+    expect(Object.keys(document.paths['/metrics']!.get!.responses)).toEqual(['200', '405', '4XX', '5XX']);
   });
 
   it('the location routes, in both catalogs, and their errors', async () => {
@@ -572,6 +572,24 @@ describe('real answers against the document', () => {
     await replay({ operation: post, request: current({ ...conflicting, amount: '1', currency: 'USD' }), status: 409 });
     await replay({ operation: get, request: { url: `${url}?event_name=purchase&offer_instance_id=${card.offer_instance_id}` }, status: 400 });
     await replay({ operation: get, request: { url: `${url}?event_name=purchase&offer_instance_id=${uuidv4()}&event_id=${identity()}` }, status: 404 });
+  });
+
+  it('answers a method a documented path does not have with the 405 each of its operations declares, Allow naming its methods', async () => {
+    const concrete = (path: string) =>
+      path
+        .replace('{location_id}', '2840')
+        .replace('{partner_id}', uuidv4())
+        .replace('{code}', 'abcd2345')
+        .replace('{token}', 'st_abcdefghijklmnop');
+    for (const [path, methods] of Object.entries(document.paths)) {
+      const documented = Object.keys(methods).map((method) => method.toUpperCase());
+      for (const method of documented) {
+        const url = concrete(path);
+        await replay({ operation: `${method} ${path}`, request: { method: 'PATCH', url }, status: 405 });
+        const allowed = String((await t.app.inject({ method: 'PATCH', url })).headers.allow).split(', ');
+        expect(allowed, path).toEqual(expect.arrayContaining(documented.filter((name) => name !== 'HEAD')));
+      }
+    }
   });
 
   it('replayed a success of every documented operation', () => {

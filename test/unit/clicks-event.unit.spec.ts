@@ -9,6 +9,11 @@ describe('subIdsFromQuery', () => {
     expect(subIdsFromQuery({ sub_id1: 'a', sub_id5: 'é e', sub_id2: '', sub_id6: 'x', utm_source: 'y', svc_click_id: 'z' })).toEqual({ sub_id1: 'a', sub_id5: 'é e' });
   });
 
+  it('counts empty values of a repeated sub id as absent', () => {
+    expect(subIdsFromQuery({ sub_id1: ['', ''], sub_id2: ['', 'b'], sub_id3: ['c', ''] })).toEqual({ sub_id2: 'b', sub_id3: 'c' });
+    expect(() => subIdsFromQuery({ sub_id4: ['a', '', 'b'] })).toThrow(expect.objectContaining({ field: 'sub_id4' }));
+  });
+
   it('refuses a repeated or overlong sub id, naming it', () => {
     expect(() => subIdsFromQuery({ sub_id3: ['a', 'b'] })).toThrow(expect.objectContaining({ name: 'CommandInputError', field: 'sub_id3' }));
     expect(() => subIdsFromQuery({ sub_id4: 'x'.repeat(SUB_ID_MAX_LENGTH + 1) })).toThrow(

@@ -1,5 +1,5 @@
 import { failure, success } from '../../../../platform/http/envelope.js';
-import type { ResponseExamples } from '../../../../platform/http/response-examples.js';
+import { methodNotAllowedExample, type ResponseExamples } from '../../../../platform/http/response-examples.js';
 
 /** Example answers of the health routes. */
 
@@ -7,10 +7,12 @@ const shuttingDown = { summary: 'the instance is shutting down', value: failure(
 
 export const healthzExamples: ResponseExamples = {
   200: { alive: { summary: 'the process answers', value: success({ status: 'ok' }) } },
+  405: methodNotAllowedExample('GET, HEAD', 'POST'),
   503: { SHUTTING_DOWN: shuttingDown },
 };
 
 export const readyzExamples: ResponseExamples = {
+  405: methodNotAllowedExample('GET, HEAD', 'POST'),
   200: { ready: { summary: 'every backend answers', value: success({ status: 'ready', backends: { database: 'ok', event_log: 'ok', redis: 'ok' } }) } },
   503: {
     NOT_READY: {

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { settledWithin } from '../../../../platform/async/deadline.js';
 import { registryAnswers } from '../../../../platform/events/open-event-log.js';
 import type { FastifyInstance } from 'fastify';
-import { errorStatuses, successEnvelope } from '../../../../platform/http/envelope-schema.js';
+import { errorStatuses, methodNotAllowedStatus, successEnvelope } from '../../../../platform/http/envelope-schema.js';
 import { failure, success } from '../../../../platform/http/envelope.js';
 import { withExamples } from '../../../../platform/http/response-examples.js';
 import type { Runtime } from '../../../../platform/runtime.js';
@@ -16,7 +16,7 @@ const healthzSchema = {
   tags: [TAG.health],
   response: withExamples({
     200: successEnvelope(Type.Object({ status: Type.Literal('ok') }, { additionalProperties: false }), undefined, 'alive'),
-    ...errorStatuses({ 503: {} }),
+    ...errorStatuses({ ...methodNotAllowedStatus('GET, HEAD'), 503: {} }),
   }, healthzExamples),
 };
 
@@ -27,7 +27,7 @@ const readyzSchema = {
     200: successEnvelope(Type.Object({ status: Type.Literal('ready'), backends }, { additionalProperties: false }), undefined, 'every backend answers'),
     // backends is optional: a request arriving during shutdown is SHUTTING_DOWN, with extra {}.
     ...errorStatuses(
-      { 503: { NOT_READY: 'a backend is unavailable; extra.backends says which' } },
+      { ...methodNotAllowedStatus('GET, HEAD'), 503: { NOT_READY: 'a backend is unavailable; extra.backends says which' } },
       { extra: Type.Object({ backends: Type.Optional(backends) }, { additionalProperties: false }) },
     ),
   }, readyzExamples),

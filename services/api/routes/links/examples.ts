@@ -1,6 +1,6 @@
 import { failure } from '../../../../platform/http/envelope.js';
 import { RATE_LIMITED_EXAMPLES } from '../../client-rate-limit.js';
-import type { ResponseExamples } from '../../../../platform/http/response-examples.js';
+import { methodNotAllowedExample, type ResponseExamples } from '../../../../platform/http/response-examples.js';
 
 /**
  * Example answers of the link origin. Its success is a redirect without a body: its example is the
@@ -15,6 +15,7 @@ export const linkExamples: ResponseExamples = {
   404: {
     NOT_FOUND: { summary: 'no tracked link at this address', value: failure('NOT_FOUND', 'no tracked link at this address') },
   },
+  405: methodNotAllowedExample('GET, HEAD', 'POST'),
   410: {
     OFFER_NOT_ACTIVE: {
       summary: 'the offer is paused or expired',

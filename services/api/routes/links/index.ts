@@ -2,7 +2,7 @@ import rateLimit from '@fastify/rate-limit';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { clickLink, openLink, SUB_ID_MAX_LENGTH, SUB_ID_NAMES, subIdsFromQuery, type ClickResult, type LinkState } from '../../../../commands/clicks/click.js';
-import { documentOnlyValidation, errorStatuses } from '../../../../platform/http/envelope-schema.js';
+import { documentOnlyValidation, errorStatuses, methodNotAllowedStatus } from '../../../../platform/http/envelope-schema.js';
 import { CommandInputError } from '../../../../commands/command.js';
 import { resultWithin } from '../../../../platform/async/deadline.js';
 import { ApiError, badRequest, notFound, serviceUnavailable } from '../../../../platform/http/errors.js';
@@ -41,6 +41,7 @@ const linkResponses = withExamples({
   ...errorStatuses({
     400: { BAD_REQUEST: 'a sub_id parameter given more than once, too long, or not UTF-8 once percent-decoded' },
     404: { NOT_FOUND: 'no tracked link at this address (or a path no link can have), or a link without a destination' },
+    ...methodNotAllowedStatus('GET, HEAD'),
     410: { OFFER_NOT_ACTIVE: 'the offer of this link is not active; the link opens again if the offer is reactivated' },
     429: { RATE_LIMITED: 'more than CLICK_RATE_LIMIT opens from this client address in a minute; retry after extra.retry_after_seconds' },
     503: { LINK_UNAVAILABLE: 'the link cannot be opened right now; retry shortly' },

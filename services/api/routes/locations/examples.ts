@@ -1,6 +1,6 @@
 import { failure, success } from '../../../../platform/http/envelope.js';
 import { RATE_LIMITED_EXAMPLES } from '../../client-rate-limit.js';
-import type { ResponseExamples } from '../../../../platform/http/response-examples.js';
+import { methodNotAllowedExample, type ResponseExamples } from '../../../../platform/http/response-examples.js';
 import { catalogNotLoaded } from './catalog-not-loaded.js';
 
 /**
@@ -74,6 +74,7 @@ export const searchExamples: ResponseExamples = {
   ...errors,
   400: { BAD_REQUEST: { summary: 'a LEGACY-only parameter sent to the FULL catalog', value: failure('BAD_REQUEST', 'levels: is a LEGACY-only parameter; the FULL catalog does not accept it') } },
   404: { NOT_FOUND: { summary: 'LEGACY: a parent the registry does not have', value: failure('NOT_FOUND', 'parent_location_id 999999999 is not in the LEGACY registry') } },
+  405: methodNotAllowedExample('GET, HEAD', 'POST'),
 };
 
 export const resolveExamples: ResponseExamples = {
@@ -93,6 +94,7 @@ export const resolveExamples: ResponseExamples = {
   ...errors,
   400: { BAD_REQUEST: { summary: 'FULL without location_id', value: failure('BAD_REQUEST', 'location_id is required') } },
   404: { NOT_FOUND: { summary: 'LEGACY: a subdivision code no region has', value: failure('NOT_FOUND', 'no LEGACY region has subdivision_code "US-ZZ" in country US') } },
+  405: methodNotAllowedExample('GET, HEAD', 'POST'),
 };
 
 export const lookupExamples: ResponseExamples = {
@@ -113,4 +115,5 @@ export const lookupExamples: ResponseExamples = {
   ...errors,
   400: { BAD_REQUEST: { summary: 'a parameter this route does not take', value: failure('BAD_REQUEST', 'unknown parameter levels; allowed: catalog, locale') } },
   404: { NOT_FOUND: { summary: 'an id the catalog does not have', value: failure('NOT_FOUND', 'location 999999999 is not in the LEGACY registry') } },
+  405: methodNotAllowedExample('GET, HEAD', 'POST'),
 };

@@ -1,5 +1,5 @@
 import { Type, type TObject, type TProperties, type TSchema } from '@sinclair/typebox';
-import { errorStatuses, successEnvelope } from '../../../../platform/http/envelope-schema.js';
+import { errorStatuses, methodNotAllowedStatus, successEnvelope } from '../../../../platform/http/envelope-schema.js';
 import { withExamples, type ResponseExamples } from '../../../../platform/http/response-examples.js';
 import { TAG } from '../../openapi/tags.js';
 import { lookupExamples, resolveExamples, searchExamples } from './examples.js';
@@ -118,6 +118,7 @@ const extra = (fields: TProperties) => Type.Object(fields, closed);
 const locationErrors = errorStatuses({
   400: { BAD_REQUEST: 'an invalid parameter, or one the catalog does not take; the message names it' },
   404: { NOT_FOUND: 'an id (path, parent_location_id, location_id) or code the catalog does not have' },
+  ...methodNotAllowedStatus('GET, HEAD'),
   429: { RATE_LIMITED: 'too many requests in a short window; retry after extra.retry_after_seconds' },
   503: {
     CATALOG_NOT_LOADED: 'no geo-target release is loaded yet; the message says how to load one',

@@ -1,6 +1,5 @@
 import { failure, success } from '../../../../platform/http/envelope.js';
-import { methodNotAllowed } from '../../../../platform/http/errors.js';
-import type { ResponseExamples } from '../../../../platform/http/response-examples.js';
+import { methodNotAllowedExample, type ResponseExamples } from '../../../../platform/http/response-examples.js';
 import { credentialRefusals, EXAMPLE_LINK, exampleAction, exampleOffer } from './offer-examples.js';
 
 /** Example answers of `GET /v1/offers/info` (reference: Offer object, the offer info route's Errors). */
@@ -19,9 +18,7 @@ export const infoExamples: ResponseExamples = {
   404: {
     NOT_FOUND: { summary: 'no current public offer (missing, withdrawn or not active)', value: failure('NOT_FOUND', 'no current public offer has this id') },
   },
-  405: {
-    405: { summary: 'POST (or HEAD) on the path', value: failure('405', methodNotAllowed('GET').message) },
-  },
+  405: methodNotAllowedExample('GET', 'POST (or HEAD)'),
   409: {
     OFFER_INFO_IDENTITY_CONFLICT: { summary: 'offer_id and offerurl name different offers', value: failure('OFFER_INFO_IDENTITY_CONFLICT', 'offer_id and offerurl identify different offers') },
   },

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { errorStatuses, successEnvelope } from '../../../../platform/http/envelope-schema.js';
+import { errorStatuses, methodNotAllowedStatus, successEnvelope } from '../../../../platform/http/envelope-schema.js';
 import { withExamples } from '../../../../platform/http/response-examples.js';
 import { URL_ACTION_TYPE } from './card-action.js';
 import { infoExamples } from './info-examples.js';
@@ -55,7 +55,7 @@ export const infoResponses = withExamples({
       403: OFFER_ROUTE_FORBIDDEN,
       404: { NOT_FOUND: 'link mapping, public offer or snapshot missing, or content withdrawn, hidden or test-only' },
       // Answered for the path (the route's own onRequest, or the app's not-found handler), as on the instance route.
-      405: { 405: 'a method other than GET on this path, HEAD included (Allow: GET)' },
+      ...methodNotAllowedStatus('GET', 'a method other than GET on this path, HEAD included'),
       409: { OFFER_INFO_IDENTITY_CONFLICT: 'offer_id and offerurl resolve to different canonical offers' },
       503: { OFFER_INFO_UNAVAILABLE: 'stored details cannot be read or projected; no partial success; retry later' },
     },

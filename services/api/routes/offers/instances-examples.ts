@@ -1,6 +1,5 @@
 import { failure, success } from '../../../../platform/http/envelope.js';
-import { methodNotAllowed } from '../../../../platform/http/errors.js';
-import type { ResponseExamples } from '../../../../platform/http/response-examples.js';
+import { methodNotAllowedExample, type ResponseExamples } from '../../../../platform/http/response-examples.js';
 import { ID_LIST_RULE } from './instances-request.js';
 import { credentialRefusals, EXAMPLE_INSTANCE_ID, EXAMPLE_OFFER_ID, EXAMPLE_PLACEMENT_ID, exampleAction, exampleOffer } from './offer-examples.js';
 
@@ -42,9 +41,7 @@ export const instancesExamples: ResponseExamples = {
     ENV_MISMATCH: { summary: 'a Live API Key with X-SVC-Test: true', value: failure('ENV_MISMATCH', 'a Live API Key cannot be used with X-SVC-Test: true') },
   },
   403: credentialRefusals[403],
-  405: {
-    405: { summary: 'GET on the path', value: failure('405', methodNotAllowed('POST').message) },
-  },
+  405: methodNotAllowedExample('POST', 'GET'),
   503: {
     OFFER_INSTANCE_UNAVAILABLE: { summary: 'served cards temporarily unreadable', value: failure('OFFER_INSTANCE_UNAVAILABLE', 'served cards cannot be read right now; retry later') },
   },

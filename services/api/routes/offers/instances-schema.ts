@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { errorStatuses, successEnvelope } from '../../../../platform/http/envelope-schema.js';
+import { errorStatuses, methodNotAllowedStatus, successEnvelope } from '../../../../platform/http/envelope-schema.js';
 import { withExamples } from '../../../../platform/http/response-examples.js';
 import { CANONICAL_UUID } from '../../../../projections/offers/links/parse-link.js';
 import { OFFER_DOCUMENT_VERSION } from '../../../../projections/offers/public-offer.js';
@@ -103,8 +103,7 @@ export const instancesResponses = withExamples({
       400: { BAD_REQUEST: 'body not JSON; offer_instance_ids missing, empty, over 100 items, or containing a non-UUID; unknown body fields' },
       401: { UNAUTHORIZED: 'key missing, invalid or revoked, or a Test Key', ENV_MISMATCH: 'Live key with X-SVC-Test: true' },
       403: OFFER_ROUTE_FORBIDDEN,
-      // Answered for the path (by the app's not-found handler), never by this operation.
-      405: { 405: 'a method other than POST on this path (Allow: POST)' },
+      ...methodNotAllowedStatus('POST'),
       503: { OFFER_INSTANCE_UNAVAILABLE: 'served cards or offer details temporarily unreadable; no partial success; retry later' },
     },
     { extra: emptyExtra },

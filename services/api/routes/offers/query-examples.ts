@@ -1,6 +1,6 @@
 import { failure, success } from '../../../../platform/http/envelope.js';
 import { RATE_LIMITED_EXAMPLES } from '../../client-rate-limit.js';
-import type { ResponseExamples } from '../../../../platform/http/response-examples.js';
+import { methodNotAllowedExample, type ResponseExamples } from '../../../../platform/http/response-examples.js';
 import { EXAMPLE_INSTANCE_ID, EXAMPLE_PLACEMENT_ID, exampleAction, exampleOffer } from './offer-examples.js';
 
 /** Example answers of `POST /v1/offers/query` (the README's Query route). */
@@ -43,6 +43,7 @@ export const queryExamples: ResponseExamples = {
       value: failure('UNSUPPORTED_MEDIA_TYPE', 'Content-Type "text/plain" is not accepted; send the body as JSON with Content-Type: application/json'),
     },
   },
+  405: methodNotAllowedExample('POST', 'GET'),
   429: RATE_LIMITED_EXAMPLES,
   503: {
     QUERY_UNAVAILABLE: { summary: 'serving temporarily unavailable', value: failure('QUERY_UNAVAILABLE', 'serving is temporarily unavailable; retry') },

@@ -7,7 +7,7 @@ import { appendServes, prepareServes } from '../../../../commands/serves/serve.j
 import { resultWithin, withinDeadline } from '../../../../platform/async/deadline.js';
 import { keyHashSecretOf } from '../../../../platform/config/key-hash-secret.js';
 import { success } from '../../../../platform/http/envelope.js';
-import { documentOnlyValidation, errorStatuses } from '../../../../platform/http/envelope-schema.js';
+import { documentOnlyValidation, errorStatuses, methodNotAllowedStatus } from '../../../../platform/http/envelope-schema.js';
 import { ApiError, serviceUnavailable } from '../../../../platform/http/errors.js';
 import { notJsonBody } from '../../../../platform/http/framework-errors.js';
 import { withExamples } from '../../../../platform/http/response-examples.js';
@@ -49,13 +49,14 @@ const queryErrors = errorStatuses({
   },
   404: { NOT_FOUND: 'placement_id is not a placement of the calling application; extra.field is placement_id' },
   413: { PAYLOAD_TOO_LARGE: 'a body over 64 KiB (the largest valid one is a few kB), refused before it is parsed' },
+  ...methodNotAllowedStatus('POST'),
   415: { UNSUPPORTED_MEDIA_TYPE: 'a body that is not JSON (plain text too), bytes without Content-Type, a charset other than UTF-8, or a Content-Encoding' },
   429: { RATE_LIMITED: 'without an application\'s own key (anonymous, or the shared sandbox key): more than QUERY_RATE_LIMIT requests from this client address in a minute; retry after extra.retry_after_seconds' },
   503: { QUERY_UNAVAILABLE: 'serving is temporarily unavailable (no partial answer); retry' },
 });
 
 const queryHeaders = Type.Object({
-  'X-SVC-Test': Type.Optional(Type.String({ description: 'true: a test request, served with a Test Key (a Live key or no key is 401 ENV_MISMATCH)' })),
+  'X-SVC-Test': Type.Optional(Type.String({ description: 'true: a test request, served with a Test Key (a Live key or no key is 401 ENV_MISMATCH); the shared sandbox key serves sandbox whatever this says' })),
 });
 
 /** How long the rate limit's check of a key may take; past it the request is counted as one without a key. */

@@ -41,6 +41,7 @@ const SHOWN: Partial<Record<PostbackReason, string>> = {
   invalid_goal_pricing: "the mapped goal's pricing cannot price a conversion",
   request_timeout: 'the body did not arrive within the server\'s timeout; nothing was logged',
   expectation_failed: 'an Expect header other than 100-continue',
+  method_not_allowed: 'PUT (or any method but GET and POST) on the path',
   internal_error: 'an unexpected failure before intake; nothing was logged',
   postback_v10_unavailable: 'the log or the read models cannot be reached; nothing was logged',
   postback_intake_unavailable: 'logged, but the ledger did not decide in time; the retry gets already_recorded',

@@ -181,6 +181,9 @@ function withHeaderStall(responses: Record<number, TObject>): Record<number, TSc
 const ALL_REASONS = Object.keys(POSTBACK_REASONS) as PostbackReason[];
 /** Given only to other methods on the path. */
 const METHOD_REASONS: PostbackReason[] = ['method_not_allowed'];
+const ALLOW = { Allow: { type: 'string', enum: ['GET, POST'] } };
+/** The path's 405 with its Allow, declared by each operation as by the hidden one for other methods. */
+const methodRefusal = (headers: Record<string, object> = {}) => failures(METHOD_REASONS, { ...headers, ...ALLOW });
 /** Checks of the current contract's request only. */
 const CURRENT_REASONS: PostbackReason[] = ['unsupported_protocol_version', 'query_parameters_not_allowed'];
 /** A GET has no body, so none of its refusals. */
@@ -208,7 +211,10 @@ export const postSchema = {
       'application/x-www-form-urlencoded': { schema: compatParameters },
     },
   },
-  response: withExamples({ 200: withHeaders(accepted, protocolHeader), ...withHeaderStall(failures(POST_REASONS, protocolHeader)), ...httpLayer }, postbackExamples(POST_REASONS)),
+  response: withExamples(
+    { 200: withHeaders(accepted, protocolHeader), ...withHeaderStall(failures(POST_REASONS, protocolHeader)), ...methodRefusal(protocolHeader), ...httpLayer },
+    postbackExamples([...POST_REASONS, ...METHOD_REASONS]),
+  ),
 };
 
 export const getSchema = {
@@ -220,11 +226,11 @@ export const getSchema = {
   tags: TAGS,
   params: partnerParams,
   querystring: compatParameters,
-  response: withExamples({ 200: accepted, ...failures(GET_REASONS), ...httpLayer }, postbackExamples(GET_REASONS)),
+  response: withExamples({ 200: accepted, ...failures(GET_REASONS), ...methodRefusal(), ...httpLayer }, postbackExamples([...GET_REASONS, ...METHOD_REASONS])),
 };
 
 /** Other methods: refused on every path of the route, so not an operation of the document. */
 export const otherMethodsSchema = {
   hide: true,
-  response: failures(METHOD_REASONS, { Allow: { type: 'string', enum: ['GET, POST'] } }),
+  response: methodRefusal(),
 };

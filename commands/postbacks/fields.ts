@@ -114,7 +114,7 @@ function keyName(key: string): string {
 }
 
 /** The rules both contracts share: formats, event_name, amount with currency, attribution, identity. */
-function checkFields(values: Partial<Record<FieldName, unknown>>): FieldsResult {
+export function checkFields(values: Partial<Record<FieldName, unknown>>): FieldsResult {
   const read: Partial<Record<FieldName, string>> = {};
   for (const name of FIELD_NAMES) {
     const value = values[name];

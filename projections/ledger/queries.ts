@@ -88,6 +88,8 @@ export async function decisionPartitions(sql: Sql): Promise<number[]> {
   return rows.map((row) => row.log_partition);
 }
 
+const MONEY_COLUMNS = new Set(['amount', 'payout_amount']);
+
 /**
  * Ledger rows that do not agree with the decision that recorded them: a conversion whose columns
  * differ from that postback_log row's (its hash included, its status and counted flag from the
@@ -98,14 +100,15 @@ export async function conversionsOffChain(sql: Sql, limit: number): Promise<{ pa
   const shared = `partner_id, identity_kind, identity_key, fingerprint, received_at, event_name, event_id, order_id, partner_txn_id,
     amount, currency, matched_by, offer_id, offer_instance_id, svc_click_id, application_id, environment, goal_event,
     payout_amount, payout_currency, log_partition, log_offset, hash`;
+  // Money as written: numeric equality holds 12.50 and 12.500000 equal, which a ledger must not.
+  const columnsOf = (table: string) => shared.split(',').map((column) => `${table}.${column.trim()}${MONEY_COLUMNS.has(column.trim()) ? '::text' : ''}`).join(', ');
   const { rows } = await sql.query<{ partner_id: string; identity_key: string; correlation_id: string }>(
     `SELECT coalesce(c.partner_id, l.partner_id) AS partner_id, coalesce(c.identity_key, l.identity_key) AS identity_key,
             coalesce(c.correlation_id, l.correlation_id) AS correlation_id
      FROM conversions c
      FULL JOIN (SELECT * FROM postback_log WHERE decision IN ('accepted', 'unmapped')) l ON l.correlation_id = c.correlation_id
      WHERE c.correlation_id IS NULL OR l.correlation_id IS NULL
-       OR ROW(${shared.split(',').map((column) => `c.${column.trim()}`).join(', ')}, c.status, c.counted)
-          IS DISTINCT FROM ROW(${shared.split(',').map((column) => `l.${column.trim()}`).join(', ')}, l.decision, l.decision = 'accepted')
+       OR ROW(${columnsOf('c')}, c.status, c.counted) IS DISTINCT FROM ROW(${columnsOf('l')}, l.decision, l.decision = 'accepted')
      ORDER BY 3 LIMIT $1`,
     [limit],
   );

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { isKnownCurrency } from './currency.js';
+import { isKnownCurrency, minorUnitsOf } from './currency.js';
 
 const text = (description: string, maxLength = 500) => Type.String({ minLength: 1, maxLength, description });
 const closed = { additionalProperties: false } as const;
@@ -35,7 +35,7 @@ export const offerDetailsDocument = Type.Object(
           pricing: Type.Object(
             {
               model: Type.Union([Type.Literal('cpa'), Type.Literal('cps')], { description: 'cpa (amount + currency) or cps (rate)' }),
-              amount: Type.Optional(Type.String({ pattern: DECIMAL_PATTERN, description: 'cpa only: exact decimal string, e.g. 12.50' })),
+              amount: Type.Optional(Type.String({ pattern: DECIMAL_PATTERN, description: "cpa only: exact decimal string, e.g. 12.50, no finer than the currency's minor unit (35 JPY, not 34.93)" })),
               currency: Type.Optional(Type.String({ pattern: '^[A-Z]{3}$', description: 'cpa only: ISO 4217 code' })),
               rate: Type.Optional(Type.String({ pattern: DECIMAL_PATTERN, description: 'cps only: percentage string, e.g. 7.5' })),
             },
@@ -93,13 +93,23 @@ export function pricingProblem(document: OfferDetailsDocument): { field: string;
 
 /**
  * pricingProblem, and also what new documents must meet beyond it: a cpa goal's currency is an
- * ISO 4217 code this runtime knows (its payout could not be computed otherwise). Commands check
- * this; documents already in the log are read with pricingProblem alone, as they always were.
+ * ISO 4217 code money is accepted in (currency.ts; its payout could not be computed otherwise),
+ * and its amount has no more fraction digits than that currency's minor unit (the price the offer
+ * shows is the one paid: 1.2345 JPY would be paid 1). Commands check this; documents already in
+ * the log are read with pricingProblem alone, as they always were.
  */
 export function newPricingProblem(document: OfferDetailsDocument): { field: string; message: string } | undefined {
   const problem = pricingProblem(document);
   if (problem) return problem;
   const unknown = document.goals.findIndex((goal) => goal.pricing.currency !== undefined && !isKnownCurrency(goal.pricing.currency));
   if (unknown >= 0) return { field: `goals[${unknown}].pricing.currency`, message: `is not an ISO 4217 currency code (${JSON.stringify(document.goals[unknown]!.pricing.currency)})` };
+  for (const [index, { pricing }] of document.goals.entries()) {
+    if (pricing.amount === undefined || pricing.currency === undefined) continue;
+    const digits = minorUnitsOf(pricing.currency)!;
+    const given = pricing.amount.split('.')[1]?.length ?? 0;
+    if (given > digits) {
+      return { field: `goals[${index}].pricing.amount`, message: `has ${given} decimal places; ${pricing.currency} is paid in units of ${digits === 0 ? '1' : `0.${'0'.repeat(digits - 1)}1`} (at most ${digits} decimal places)` };
+    }
+  }
   return undefined;
 }

@@ -453,6 +453,8 @@ describe.each([['kafka'], ['sql']] as const)('postbacks on the %s log', (eventLo
       ['who a decision pays, with its conversion', "WITH decision AS (UPDATE postback_log SET application_id = NULL WHERE correlation_id = $1) UPDATE conversions SET application_id = NULL WHERE correlation_id = $1", 'break', /hash does not match/],
       ['how a decision was attributed and where it came from', "UPDATE postback_log SET matched_by = 'svc_click_id', channel = 'compat_get', source_ip = '198.51.100.66', identity_kind = 'order_id' WHERE correlation_id = $1", 'break', /hash does not match/],
       ['a conversion removed', 'DELETE FROM conversions WHERE correlation_id = $1', 'conversion', undefined],
+      // Equal as numbers, not as money written in the currency's minor units.
+      ["a conversion's payout written with more decimal places", 'UPDATE conversions SET payout_amount = payout_amount::numeric(40, 6) WHERE correlation_id = $1', 'conversion', undefined],
     ] as const)('ledger verification finds %s changed', async (_what, tamper, found, problem) => {
       const { rows } = await t.runtime.db.query<{ correlation_id: string }>(
         // One that pays an application, so taking it away changes the decision.

@@ -26,6 +26,17 @@ describe('npm run seed', () => {
     );
     expect(times!.all).toBeGreaterThan(0);
     expect(times!.future).toBe(0);
+    // Money as the intake and the offer commands write it: reported amounts in canonical form
+    // (279.5, not 279.50), and no cpa price finer than its currency pays (35 JPY, not 34.93).
+    const { rows: [money] } = await database.db.query<{ reported: number; padded: number; yen: number; fractional_yen: number }>(
+      `SELECT (SELECT count(*)::int FROM postback_log WHERE amount IS NOT NULL) AS reported,
+              (SELECT count(*)::int FROM postback_log WHERE amount::text ~ '[.]([0-9]*0)?$') AS padded,
+              (SELECT count(*)::int FROM offer_goals WHERE currency = 'JPY') AS yen,
+              (SELECT count(*)::int FROM offer_goals WHERE currency = 'JPY' AND amount::text LIKE '%.%') AS fractional_yen`,
+    );
+    expect(money!.reported).toBeGreaterThan(0);
+    expect(money!.yen).toBeGreaterThan(0);
+    expect([money!.padded, money!.fractional_yen]).toEqual([0, 0]);
     const seeded = await developerEmails();
     expect(seeded.map((row) => row.email)).toContain('dev0@house.example');
     expect(seeded.every((row) => row.copies === 1)).toBe(true);

@@ -139,6 +139,19 @@ describe('command event builders', () => {
     expect(readSnapshotContent(JSON.stringify(details({ goals: goals('ABC') })))).toMatchObject({ ok: true });
   });
 
+  it('refuses a cpa amount finer than its currency pays (the price shown is the one paid), in offers and snapshots; documents already logged are still read', () => {
+    const priced = (amount: string, currency: string) => details({ goals: [{ event: 'a', pricing: { model: 'cpa' as const, amount, currency } }] });
+    const input = (amount: string, currency: string) => ({ partner_id: PARTNER, kind: 'local', status: 'active', details: priced(amount, currency) });
+    for (const [amount, currency] of [['35', 'JPY'], ['12.5', 'USD'], ['12.50', 'USD'], ['1.235', 'KWD'], ['0.0001', 'CLF']]) {
+      expect(() => checkOfferShape(input(amount!, currency!)), `${amount} ${currency}`).not.toThrow();
+    }
+    for (const [amount, currency, message] of [['34.93', 'JPY', 'has 2 decimal places; JPY is paid in units of 1 (at most 0 decimal places)'], ['0.125', 'USD', 'has 3 decimal places; USD is paid in units of 0.01 (at most 2 decimal places)'], ['1.2345', 'KWD', 'has 4 decimal places; KWD is paid in units of 0.001 (at most 3 decimal places)']]) {
+      expect(() => checkOfferShape(input(amount!, currency!)), `${amount} ${currency}`).toThrow(expect.objectContaining({ field: 'details.goals[0].pricing.amount', message: expect.stringContaining(message!) }));
+    }
+    expect(() => snapshotPublishedEvent({ offer_id: OFFER, content: priced('1.5', 'JPY') }, now)).toThrow(expect.objectContaining({ field: 'content.goals[0].pricing.amount' }));
+    expect(readSnapshotContent(JSON.stringify(priced('1.5', 'JPY')))).toMatchObject({ ok: true });
+  });
+
   it('takes a destination with a scheme (web URLs need // and a host: `https:shop.example` would open relative to the link)', () => {
     const input = (destination_url: string) => ({ partner_id: PARTNER, kind: 'local', status: 'active', destination_url });
     for (const good of ['https://shop.example/p?x={svc_click_id}', 'HTTP://SHOP.EXAMPLE', 'myapp://offer/1', 'myapp:offer', 'intent://scan/#Intent;end']) {

@@ -132,6 +132,13 @@ export async function seedCatalog(context: SeedContext): Promise<void> {
   context.shared.set(CATALOG_SHARED.links, links);
 }
 
+/** A cpa price in the currency's own units: cents for USD and EUR, whole yen (the price shown is the one paid). */
+const cpaPrice = (currency: string, index: number) => ({
+  model: 'cpa' as const,
+  amount: currency === 'JPY' ? String((1 + (index % 40)) * 150) : `${1 + (index % 40)}.${String(index % 100).padStart(2, '0')}`,
+  currency,
+});
+
 function details(pick: <T>(items: readonly T[]) => T, chance: (p: number) => boolean, index: number): OfferDetailsDocument {
   const brand = pick(BRANDS);
   const goals = GOALS.filter(() => chance(0.4)).slice(0, 3);
@@ -139,11 +146,7 @@ function details(pick: <T>(items: readonly T[]) => T, chance: (p: number) => boo
   return {
     offer_info: { title: `${brand} offer ${index + 1}`, category: { id: pick(CATEGORIES) }, description: `Complete the steps with ${brand} and earn a reward.` },
     entity: { id: `ent-${index % 500}`, name: brand, type: pick(['app', 'merchant', 'service']) },
-    goals: chosen.map(([goal]) =>
-      chance(0.75)
-        ? { event: goal, pricing: { model: 'cpa' as const, amount: `${1 + (index % 40)}.${String(index % 100).padStart(2, '0')}`, currency: pick(['USD', 'EUR', 'JPY']) } }
-        : { event: goal, pricing: { model: 'cps' as const, rate: `${1 + (index % 25)}.5` } },
-    ),
+    goals: chosen.map(([goal]) => (chance(0.75) ? { event: goal, pricing: cpaPrice(pick(['USD', 'EUR', 'JPY']), index) } : { event: goal, pricing: { model: 'cps' as const, rate: `${1 + (index % 25)}.5` } })),
     ...(chance(0.7) ? { material: [{ format: 'image', url: `https://cdn.example.test/offers/${index}/icon.png`, tag: 'icon' }] } : {}),
     ...(chance(0.6) ? { action: { name: pick(['Play now', 'Sign up', 'Shop now']), consumer_action: pick(['install', 'register', 'purchase']) } } : {}),
   };

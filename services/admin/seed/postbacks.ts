@@ -1,7 +1,7 @@
 import { uuidV7 } from '../../../platform/ids/uuid-v7.js';
 import type { NewEvent } from '../../../platform/events/event-log.js';
 import { newEvent } from '../../../commands/append.js';
-import type { PostbackFields } from '../../../commands/postbacks/fields.js';
+import { checkFields, type PostbackFields } from '../../../commands/postbacks/fields.js';
 import { postbackReceivedEvent, priceConversion } from '../../../commands/postbacks/receive.js';
 import { EventType, type LinkClicked } from '../../../schemas/generated/events.js';
 import type { SeededOffer, SeededPartner } from './catalog.js';
@@ -37,7 +37,11 @@ export function seededPostbacks(click: LinkClicked, offer: SeededOffer, partner:
     application_id: click.application_id,
     environment: click.environment,
   };
-  const report = (reported: PostbackFields, when: Date) => {
+  const report = (sent: PostbackFields, when: Date) => {
+    // Read as the intake reads a body: the amount in canonical form ("279.50" is "279.5").
+    const read = checkFields(sent);
+    if (!read.ok) throw new Error(`the seed made a postback the intake refuses: ${read.message}`);
+    const reported = read.fields;
     const event = postbackReceivedEvent(
       { partner_id: partner.partner_id, source_ip: partner.networks[0]!.split('/')[0]!, channel: 'current', fields: reported, correlation_id: uuidV7() },
       attribution,

@@ -32,7 +32,7 @@ const MEANING: Record<FieldName, string> = {
   order_id: 'business identity (second choice, with event_name): the order; one order may convert several goals',
   partner_txn_id: "business identity (last choice): the partner's transaction id",
   amount: 'the sale amount, exact; with currency or not at all; required by a goal paid as a share of the sale (cps)',
-  currency: 'the currency of amount, an uppercase ISO 4217 code this runtime knows (e.g. USD; test and fund codes such as XTS are refused); with amount or not at all',
+  currency: 'the currency of amount, an uppercase ISO 4217 code with a minor unit, from a fixed list (e.g. USD; fund codes such as CLF are taken; XTS, XXX and metals such as XAU are refused); with amount or not at all',
 };
 
 const RULES_TEXT =

@@ -2,6 +2,7 @@ import { html, type HtmlValue, type SafeHtml } from '../../../../../platform/htt
 import type { ConversionEntry, PostbackLogDetail, PostbackLogEntry } from '../../../../../projections/ledger/queries.js';
 import type { ServedInstanceRow } from '../../../../../projections/serves/evolve.js';
 import type { PostbackRefusal } from '../../../postback-refusals.js';
+import { formatServedAt } from '../../offers/instances-cards.js';
 import { NOT_IN_LEDGER, attributionPath, decisionBadge, detailPath, identityOf, payoutOf, positionOf, reasonOf, refusalRows, searchPath, timeText } from './cells.js';
 
 /** What the detail view of a logged postback shows besides the row itself. */
@@ -27,7 +28,7 @@ function cardSection(detail: LoggedDetail): SafeHtml {
     ['application', id(card.application_id)],
     ['placement', id(card.placement_id)],
     ['environment', card.environment],
-    ['served at (UTC)', card.served_at.toISOString()],
+    ['served at (UTC)', formatServedAt(card.served_at)],
     ['tracked link', card.link_url === null ? null : html`<code>${card.link_url}</code>`],
   ])}`;
 }

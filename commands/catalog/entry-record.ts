@@ -18,7 +18,7 @@ export const recordCatalogEntry = defineCommand({
       name: Type.String({ minLength: 1, maxLength: 500, description: 'display name' }),
       amount: decimal,
       currency: Type.String({ pattern: '^[A-Z]{3}$', description: 'ISO 4217 code' }),
-      tags: Type.Optional(Type.Array(Type.String(), { maxItems: 20, description: 'labels, comma-separated on the command line' })),
+      tags: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { maxItems: 20, description: 'labels of up to 100 characters, comma-separated on the command line' })),
     },
     { additionalProperties: false },
   ),

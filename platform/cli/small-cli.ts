@@ -1,11 +1,14 @@
 import { parseArgs } from 'node:util';
 
-type StringOptions = Record<string, { type: 'string' }>;
+type StringOptions = Record<string, { type: 'string' } | { type: 'boolean' }>;
+
+/** A flag's value: a string for one taking a value, true for a switch given. */
+type ValueOf<T> = T extends { type: 'boolean' } ? boolean : string;
 
 export interface SmallCli<O extends StringOptions> {
   /** What --help prints: the command line and a few lines on what it does. */
   usage: string;
-  /** Its flags taking a value (`--out path`). */
+  /** Its flags: taking a value (`--out path`) or switches (`--allow-shrink`). */
   options?: O;
   /** How many plain arguments it takes at most. */
   positionals?: number;
@@ -16,7 +19,7 @@ export interface SmallCli<O extends StringOptions> {
  * usage and exits 0 before anything is opened, so it answers while the service holds DATA_DIR;
  * an unknown flag, a flag without its value or an argument too many exits 2 saying so.
  */
-export function smallCliArgs<O extends StringOptions>(cli: SmallCli<O>, args = process.argv.slice(2)): { values: { [K in keyof O]?: string }; positionals: string[] } {
+export function smallCliArgs<O extends StringOptions>(cli: SmallCli<O>, args = process.argv.slice(2)): { values: { [K in keyof O]?: ValueOf<O[K]> }; positionals: string[] } {
   if (args.includes('--help') || args.includes('-h')) {
     process.stdout.write(`${cli.usage.trim()}\n`);
     process.exit(0);
@@ -27,7 +30,7 @@ export function smallCliArgs<O extends StringOptions>(cli: SmallCli<O>, args = p
     if (parsed.positionals.length > most) {
       throw new Error(most === 0 ? `takes no arguments (got ${JSON.stringify(parsed.positionals[0])})` : `takes at most ${most} argument${most === 1 ? '' : 's'} (got ${parsed.positionals.length})`);
     }
-    return { values: parsed.values as { [K in keyof O]?: string }, positionals: parsed.positionals };
+    return { values: parsed.values as { [K in keyof O]?: ValueOf<O[K]> }, positionals: parsed.positionals };
   } catch (error) {
     process.stderr.write(`error: ${(error as Error).message}\n\n${cli.usage.trim()}\n`);
     process.exit(2);

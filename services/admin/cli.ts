@@ -9,6 +9,7 @@ import { SettingError } from '../../platform/config/settings.js';
 import { DataDirBusyError } from '../../platform/data-dir/ownership.js';
 import { ReadModelsBehindError } from '../../platform/projection/catch-up.js';
 import { holdsEmbeddedDatabase } from '../../platform/runtime.js';
+import { repeatedKey } from '../../platform/text/json-keys.js';
 import { BackendUnavailableError, ExitCode } from '../../platform/startup.js';
 import { flagName, flagSyntax, inputFromFlags } from './cli-options.js';
 import { CommandFailedError, runAdminCommandAnywhere } from './command-gateway.js';
@@ -32,14 +33,26 @@ function describe(error: unknown, command: Command): string {
   return (error as Error).message;
 }
 
-/** JSON text given by `flag`, parsed; a CommandInputError naming the flag when it is not JSON. */
+/**
+ * JSON text given by `flag`, parsed; a CommandInputError naming the flag when it is not JSON, or
+ * gives a key twice (JSON.parse would keep the last: the admin API refuses it the same way).
+ */
 function parseJson(flag: string, text: string): unknown {
+  let parsed: unknown;
   try {
-    return JSON.parse(text);
+    parsed = JSON.parse(text);
   } catch (error) {
     throw new CommandInputError(flag, `is not JSON: ${(error as Error).message}`);
   }
+  const repeated = repeatedKey(text);
+  if (repeated !== undefined) throw new CommandInputError(flag, `gives ${JSON.stringify(repeated)} twice; give each field once`);
+  return parsed;
 }
+
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+/** What the shell or a file passed as bytes that are not UTF-8 arrives as U+FFFD: refused, not stored as it. */
+const REPLACEMENT = '\uFFFD';
+const notUtf8 = (flag: string) => new CommandInputError(flag, 'is not UTF-8 text (bytes that are not UTF-8 would be stored as U+FFFD); send UTF-8');
 
 /** The command's input from exactly one of --input-file, --input or the field flags. */
 function inputOf(command: Command, options: Record<string, string | undefined>, flags: Record<string, string | undefined>): unknown {
@@ -49,13 +62,24 @@ function inputOf(command: Command, options: Record<string, string | undefined>, 
   if (options.inputFile !== undefined) {
     let text: string;
     try {
-      text = readFileSync(options.inputFile, 'utf8');
+      const bytes = readFileSync(options.inputFile);
+      try {
+        text = UTF8.decode(bytes);
+      } catch {
+        throw notUtf8('--input-file');
+      }
     } catch (error) {
+      if (error instanceof CommandInputError) throw error;
       throw new CommandInputError('--input-file', `cannot read ${options.inputFile} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
     }
     return parseJson('--input-file', text);
   }
-  if (options.input !== undefined) return parseJson('--input', options.input);
+  if (options.input !== undefined) {
+    if (options.input.includes(REPLACEMENT)) throw notUtf8('--input');
+    return parseJson('--input', options.input);
+  }
+  const mangled = Object.entries(flags).find(([, value]) => value?.includes(REPLACEMENT));
+  if (mangled) throw notUtf8(flagName(mangled[0]));
   return inputFromFlags(command.input, flags);
 }
 

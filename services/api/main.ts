@@ -11,6 +11,7 @@ import { projections, startProjectors } from '../projector/projectors.js';
 import { replayJobs } from '../replay/jobs.js';
 import { buildApp } from './app.js';
 import { prepareReferenceData } from './reference-data.js';
+import { warmLocationIndexes } from './routes/locations/warm.js';
 
 /**
  * Starts the API (with the projectors in the same process unless PROJECTORS=separate); stops
@@ -48,6 +49,10 @@ const commands = commandExecutor(runtime, { projections, onLateProjection: (erro
 const replays = replayJobs(runtime);
 const app = await buildApp({ runtime, logger: { level: config.logLevel }, commands, replays, ...(health && { alsoReady: { projections: () => health.check() } }) });
 const stopOwnerCommands = await serveCommandsOnOwnerSocket(runtime, commands, replays);
+// The location indexes are built (or read from their snapshots) before listening, so the first
+// requests do not pay for them; not in an onReady hook, whose 10 s plugin timeout a full-size
+// catalog can pass on a busy machine, ending the start.
+await warmLocationIndexes(runtime, (line) => app.log.info(line));
 
 let stopping = false;
 async function shutdown(signal: string) {

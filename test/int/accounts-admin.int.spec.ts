@@ -1,5 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { execFile } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CommandInputError, CommandNotFoundError } from '../../commands/command.js';
@@ -157,12 +160,21 @@ describe('accounts admin commands reject bad input', () => {
         (failed: { code: number; stderr: string }) => ({ code: failed.code, stderr: failed.stderr }),
       );
     const before = await t.runtime.eventLog.endOffsets('accounts');
-    const [invalid, missing, repeated] = await Promise.all([
+    const latin1File = join(mkdtempSync(join(tmpdir(), 'admin-cli-')), 'developer.json');
+    writeFileSync(latin1File, Buffer.from('{"name":"caf\xe9","email":"latin1@cli.example"}', 'latin1'));
+    const [invalid, missing, repeated, twiceInJson, notUtf8File, notUtf8Flag] = await Promise.all([
       cli('application:set-status', '--application-id', ids.app!, '--status', 'archived'),
       cli('application:set-status', '--application-id', UNKNOWN, '--status', 'paused'),
       // Two values for one flag: which was meant is not for the CLI to guess (the HTTP API refuses a field given twice too).
       cli('application:set-status', '--application-id', ids.app!, '--status', 'paused', '--status', 'live'),
+      cli('developer:register', '--input', '{"name":"first","email":"twice@cli.example","name":"second"}'),
+      cli('developer:register', '--input-file', latin1File),
+      // What a shell passes as bytes that are not UTF-8 reaches the process as U+FFFD.
+      cli('developer:register', '--name', 'caf\uFFFD', '--email', 'mangled@cli.example'),
     ]);
+    expect(twiceInJson).toMatchObject({ code: 2, stderr: expect.stringContaining('--input: gives "name" twice; give each field once') });
+    expect(notUtf8File).toMatchObject({ code: 2, stderr: expect.stringContaining('--input-file: is not UTF-8 text') });
+    expect(notUtf8Flag).toMatchObject({ code: 2, stderr: expect.stringContaining('--name: is not UTF-8 text') });
     expect(invalid).toMatchObject({ code: 2, stderr: expect.stringMatching(/^error: status: /) });
     expect(repeated).toMatchObject({ code: 2, stderr: expect.stringMatching(/^error: option '--status <value>' argument 'live' is invalid\. it is given more than once; give it once/) });
     expect(missing).toMatchObject({ code: 3, stderr: expect.stringMatching(/^error: application_id: no application/) });

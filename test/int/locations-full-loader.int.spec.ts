@@ -133,6 +133,28 @@ describe('refusing files', () => {
     await expect(loadFullCatalog(database.db, { file })).rejects.toThrow('the file name must start with geotargets-YYYY-MM-DD');
   });
 
+  it('refuses a release with no active location, or under half the current one (a file cut short), writing nothing; --allow-shrink loads it', async () => {
+    const current = async () => (await database.db.query<{ active_rows: number }>('SELECT active_rows FROM geo_full_releases WHERE is_current')).rows[0];
+    const before = await current();
+    expect(before?.active_rows).toBe(3143);
+    const lines = readFileSync(GEO_EXCERPT_FILE, 'utf8').split('\n');
+    const empty = join(scratch, 'geotargets-2025-07-18.csv');
+    writeFileSync(empty, `${lines[0]}\n`);
+    await expect(loadFullCatalog(database.db, { file: empty })).rejects.toThrow('it holds no active location (is it cut short?); nothing was loaded');
+    // Cut between lines: it still parses.
+    const cut = join(scratch, 'geotargets-2025-07-15-cut.csv');
+    writeFileSync(cut, `${lines.slice(0, 500).join('\n')}\n`);
+    await expect(loadFullCatalog(database.db, { file: cut })).rejects.toThrow(/it holds 499 active locations, under half of the 3143 of the current release .*pass --allow-shrink/);
+    expect(await current()).toEqual(before);
+    const shrunk = await loadFullCatalog(database.db, { file: cut, allowShrink: true });
+    expect(shrunk).toMatchObject({ status: 'loaded', activeRows: 499 });
+    expect((await loadFullCatalog(database.db, { file: GEO_EXCERPT_FILE })).activeRows).toBe(3143);
+  });
+
+  it('says a folder is not a release file', async () => {
+    await expect(loadFullCatalog(database.db, { file: scratch })).rejects.toThrow(`"${scratch}" is a folder; give the release file in it`);
+  });
+
   it('says how to get the file when it is missing', async () => {
     await expect(loadFullCatalog(database.db, { file: join(scratch, 'geotargets-2026-08-12.csv.zip') })).rejects.toThrow(
       /does not exist\. Download the pinned release with `npm run geo:download`/,

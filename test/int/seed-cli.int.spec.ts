@@ -43,7 +43,7 @@ describe('npm run seed', () => {
 
     const second = await runCli('services/admin/seed/main.ts', ['--offers', '3', '--no-progress'], env, 180_000);
     expect(second.status).toBe(2);
-    expect(ownLines(second.stderr)).toEqual(['error: this database already holds a seeded data set (developer dev0@house.example); seed a fresh DATA_DIR or database']);
+    expect(ownLines(second.stderr)).toEqual(['error: this database already holds a seeded data set (developer dev0@house.example); seed a fresh database']);
     expect(await developerEmails()).toEqual(seeded);
   }, 400_000);
 
@@ -58,7 +58,7 @@ describe('npm run seed', () => {
       const before = await logged();
       const second = await runCli('services/admin/seed/main.ts', ['--offers', '5', '--serves', '20', '--no-progress'], unprojectedEnv, 180_000);
       expect(second.status, second.stderr).toBe(2);
-      expect(ownLines(second.stderr)).toEqual(['error: this database already holds a seeded data set (developer dev0@house.example); seed a fresh DATA_DIR or database']);
+      expect(ownLines(second.stderr)).toEqual(['error: this database already holds a seeded data set (developer dev0@house.example); seed a fresh database']);
       // Nothing appended by the second run, and every developer registered once.
       expect(await logged()).toBe(before);
       const { rows } = await unprojected.db.query<{ copies: number }>('SELECT count(*)::int AS copies FROM account_developers GROUP BY email ORDER BY 1 DESC LIMIT 1');

@@ -3,7 +3,7 @@ import { smallCliArgs } from '../../../platform/cli/small-cli.js';
 import { loadConfigOrExit } from '../../../platform/config/config.js';
 import { migrate } from '../../../platform/db/migrate.js';
 import { openDatabase } from '../../../platform/runtime.js';
-import { exitOnStartupFailure } from '../../../platform/startup.js';
+import { ExitCode, exitOnStartupFailure } from '../../../platform/startup.js';
 import { loadFullCatalog } from './loader.js';
 import { barProgress, logProgress } from './progress.js';
 import { CatalogFileError, missingFileMessage } from './source-file.js';
@@ -12,12 +12,16 @@ import { CatalogFileError, missingFileMessage } from './source-file.js';
  * `npm run geo:load -- <file>`: loads a geo-target release (zip or CSV) into the configured database
  * (DATABASE_URL, else the embedded one in DATA_DIR). Without the argument, GEO_CATALOG_FILE.
  */
-const { positionals } = smallCliArgs({
+const { positionals, values } = smallCliArgs({
   positionals: 1,
-  usage: `usage: npm run geo:load [-- <file>]
+  options: { 'allow-shrink': { type: 'boolean' } },
+  usage: `usage: npm run geo:load [-- <file>] [--allow-shrink]
 Loads a geo-target release (zip or CSV) into the FULL catalog of the configured database
 (DATABASE_URL, else the embedded one in DATA_DIR). Without <file>, GEO_CATALOG_FILE; with
-GEO_CATALOG_SHA256 set, a file of another digest is refused. A release already loaded is left as it is.`,
+GEO_CATALOG_SHA256 set, a file of another digest is refused. A release already loaded is left as it is.
+A file with no active location, or with under half the current release's, is refused (a file cut
+short looks like that); --allow-shrink loads a smaller catalog on purpose. The load is one
+transaction: interrupted or failed, it leaves the current catalog as it was, and a rerun is safe.`,
 });
 const config = loadConfigOrExit();
 // The argument from the folder the command was run in (npm run starts in the project's).
@@ -28,19 +32,34 @@ if (file === undefined) {
   process.exit(2);
 }
 const { db } = await openDatabase(config).catch((error: unknown) => exitOnStartupFailure(error, 'npm run geo:load'));
+const KEPT_AS_IT_WAS = 'the load is one transaction: the current catalog is as it was, and a rerun is safe';
+for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
+  process.once(signal, () => {
+    // The progress bar hides the terminal's cursor while it runs.
+    if (process.stderr.isTTY) process.stderr.write('\x1b[?25h\n');
+    log(`geo:load interrupted; ${KEPT_AS_IT_WAS}`);
+    process.exit(code);
+  });
+}
 try {
   await migrate(db, log);
   const result = await loadFullCatalog(db, {
     file,
     expectedSha256: config.geoCatalogSha256,
+    allowShrink: values['allow-shrink'] === true,
     log,
     progress: process.stderr.isTTY ? barProgress() : logProgress(log),
   });
   process.stdout.write(`${JSON.stringify(result)}\n`);
 } catch (error) {
-  if (!(error instanceof CatalogFileError)) throw error;
-  log(error.message);
-  process.exitCode = 2;
+  if (error instanceof CatalogFileError) {
+    log(error.message);
+    process.exitCode = ExitCode.invalidInput;
+  } else {
+    // The database went away or refused a write mid-load: say so, not a driver's stack trace.
+    log(`error: the load stopped: ${(error as Error).message} (${config.embedded.database ? `the embedded database in DATA_DIR ${config.dataDir}` : 'DATABASE_URL'}); ${KEPT_AS_IT_WAS} once the database answers`);
+    process.exitCode = ExitCode.unavailable;
+  }
 } finally {
-  await db.close();
+  await db.close().catch(() => {});
 }

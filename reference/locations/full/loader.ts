@@ -10,6 +10,8 @@ export interface LoadOptions {
   file: string;
   /** When set, a file whose sha256 differs is refused before anything is written. */
   expectedSha256?: string;
+  /** Loads a release with under half the current one's active locations (refused otherwise). */
+  allowShrink?: boolean;
   log?: (line: string) => void;
   progress?: Progress;
 }
@@ -74,6 +76,7 @@ export async function loadFullCatalog(db: Db, options: LoadOptions): Promise<Loa
   log(`geo catalog: loading ${basename(file)} (sha256 ${sha256})`);
   const source = await readAll(file, progress);
   const rows = buildCatalogRows(source);
+  refuseShrinking(file, rows.length, existing, options.allowShrink === true);
 
   const releaseId = await db.transaction(async (tx) => {
     if (db.engine === 'postgres') await tx.query('SELECT pg_advisory_xact_lock($1)', [LOAD_LOCK_KEY]);
@@ -102,6 +105,23 @@ export async function loadFullCatalog(db: Db, options: LoadOptions): Promise<Loa
   await buildLegacyRegistry(db, sourceFileDate, { log });
   log(`geo catalog: loaded ${rows.length} active of ${source.length} rows (${sourceFileDate}) in ${seconds().toFixed(1)} s`);
   return { status: 'loaded', releaseId, sourceFileDate, sha256, sourceRows: source.length, activeRows: rows.length, seconds: seconds() };
+}
+
+/** A release with less than this share of the current one's active locations is refused without --allow-shrink. */
+const LEAST_SHARE_OF_CURRENT = 0.5;
+
+/**
+ * An empty release, or one with far fewer active locations than the current one (a file cut short
+ * by a failed copy still parses when the cut falls between lines), would replace the catalog every
+ * location route answers from: refused before anything is written.
+ */
+function refuseShrinking(file: string, activeRows: number, current: ReleaseRow | undefined, allowShrink: boolean) {
+  if (activeRows === 0) throw new CatalogFileError(`Refusing "${basename(file)}": it holds no active location (is it cut short?); nothing was loaded`);
+  if (!current || allowShrink || activeRows >= current.active_rows * LEAST_SHARE_OF_CURRENT) return;
+  throw new CatalogFileError(
+    `Refusing "${basename(file)}": it holds ${activeRows} active locations, under half of the ${current.active_rows} of the current release (${current.source_file_date}); ` +
+      'a file cut short looks like this. Check the file; to load a smaller catalog on purpose, pass --allow-shrink. Nothing was loaded',
+  );
 }
 
 async function readAll(file: string, progress: Progress): Promise<SourceRow[]> {

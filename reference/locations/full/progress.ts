@@ -7,15 +7,27 @@ export interface Progress {
   done(): void;
 }
 
-export function logProgress(log: (line: string) => void): Progress {
+/** How often a log hears how far a long phase is (a full-size release writes for tens of seconds). */
+const LOG_EVERY_MS = 5_000;
+
+export function logProgress(log: (line: string) => void, everyMs = LOG_EVERY_MS): Progress {
   let current = '';
   let started = 0;
+  let total = 0;
+  let said = 0;
   return {
-    phase(name) {
+    phase(name, phaseTotal) {
       current = name;
+      total = phaseTotal;
       started = performance.now();
+      said = started;
     },
-    update() {},
+    update(done) {
+      const now = performance.now();
+      if (now - said < everyMs) return;
+      said = now;
+      log(`geo catalog: ${current} ${done} of ${total} (${total > 0 ? Math.floor((done / total) * 100) : 0} %), ${((now - started) / 1000).toFixed(0)} s`);
+    },
     done() {
       log(`geo catalog: ${current} done in ${((performance.now() - started) / 1000).toFixed(1)} s`);
     },

@@ -45,6 +45,9 @@ export async function sha256OfFile(file: string): Promise<string> {
 }
 
 export function assertFileExists(file: string): void {
+  if (existsSync(file) && statSync(file).isDirectory()) {
+    throw new CatalogFileError(`"${file}" is a folder; give the release file in it (geotargets-YYYY-MM-DD.csv or .zip)`);
+  }
   if (!existsSync(file) || !statSync(file).isFile()) throw new CatalogFileError(missingFileMessage(file));
 }
 

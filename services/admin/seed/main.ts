@@ -53,12 +53,26 @@ const context: SeedContext = {
 /** How long the read models may take to reach the end of what was appended (a million serves take minutes). */
 const PROJECT_TIMEOUT_MS = 60 * 60_000;
 
+/** Where a new data set goes: on Kafka the log is the topics, which a fresh database would project again. */
+function freshPlace(): string {
+  if (!runtime.config.embedded.eventLog) return 'a fresh database with a TOPIC_PREFIX of its own';
+  return runtime.config.embedded.database ? 'a fresh DATA_DIR' : 'a fresh database';
+}
+
+// Killed while appending, the log holds part of a data set, which a rerun refuses (above).
+for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
+  process.once(signal, () => {
+    if (process.stderr.isTTY) process.stderr.write('\x1b[?25h\n');
+    process.stderr.write(`seed interrupted: the log may hold part of a data set, which a rerun here refuses; seed ${freshPlace()}\n`);
+    process.exit(code);
+  });
+}
 const started = performance.now();
 try {
   // The seed appends its events without the commands' checks (a bulk load): a second run into the
   // same database would register every developer's email again.
   if (await seededBefore()) {
-    process.stderr.write(`error: this database already holds a seeded data set (developer ${HOUSE_EMAIL}); seed a fresh DATA_DIR or database\n`);
+    process.stderr.write(`error: this database already holds a seeded data set (developer ${HOUSE_EMAIL}); seed ${freshPlace()}\n`);
     process.exitCode = ExitCode.invalidInput;
   } else {
     await seedDataSet();

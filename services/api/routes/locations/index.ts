@@ -9,7 +9,6 @@ import { lookupSchema, resolveSchema, searchSchema } from './schema.js';
 import { parseCatalog, type LocationQuery } from './catalog-param.js';
 import * as full from './full.js';
 import * as legacy from './legacy.js';
-import { warmLocationIndexes } from './warm.js';
 
 /** The location routes' rate limit (exported so the benchmark can put its baseline routes under the same one). */
 export function locationRateLimit(runtime: Runtime) {
@@ -49,10 +48,5 @@ export async function locationRoutes(app: FastifyInstance, { runtime }: { runtim
     const { location_id: locationId } = request.params as { location_id: string };
     const query = request.query as LocationQuery;
     return json(reply, parseCatalog(query) === 'FULL' ? await full.lookup(context, locationId, query) : await legacy.lookup(context, locationId, query));
-  });
-
-  // Index the reference data before serving, so the first requests do not pay for it.
-  app.addHook('onReady', async () => {
-    await warmLocationIndexes(runtime, (line) => app.log.info(line));
   });
 }

@@ -106,7 +106,8 @@ export function newPricingProblem(document: OfferDetailsDocument): { field: stri
   for (const [index, { pricing }] of document.goals.entries()) {
     if (pricing.amount === undefined || pricing.currency === undefined) continue;
     const digits = minorUnitsOf(pricing.currency)!;
-    const given = pricing.amount.split('.')[1]?.length ?? 0;
+    // Trailing zeros change nothing: 12.500 USD is 12.50.
+    const given = (pricing.amount.split('.')[1] ?? '').replace(/0+$/, '').length;
     if (given > digits) {
       return { field: `goals[${index}].pricing.amount`, message: `has ${given} decimal places; ${pricing.currency} is paid in units of ${digits === 0 ? '1' : `0.${'0'.repeat(digits - 1)}1`} (at most ${digits} decimal places)` };
     }

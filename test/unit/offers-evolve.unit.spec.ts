@@ -142,7 +142,7 @@ describe('command event builders', () => {
   it('refuses a cpa amount finer than its currency pays (the price shown is the one paid), in offers and snapshots; documents already logged are still read', () => {
     const priced = (amount: string, currency: string) => details({ goals: [{ event: 'a', pricing: { model: 'cpa' as const, amount, currency } }] });
     const input = (amount: string, currency: string) => ({ partner_id: PARTNER, kind: 'local', status: 'active', details: priced(amount, currency) });
-    for (const [amount, currency] of [['35', 'JPY'], ['12.5', 'USD'], ['12.50', 'USD'], ['1.235', 'KWD'], ['0.0001', 'CLF']]) {
+    for (const [amount, currency] of [['35', 'JPY'], ['35.00', 'JPY'], ['12.5', 'USD'], ['12.50', 'USD'], ['12.500', 'USD'], ['1.235', 'KWD'], ['0.0001', 'CLF']]) {
       expect(() => checkOfferShape(input(amount!, currency!)), `${amount} ${currency}`).not.toThrow();
     }
     for (const [amount, currency, message] of [['34.93', 'JPY', 'has 2 decimal places; JPY is paid in units of 1 (at most 0 decimal places)'], ['0.125', 'USD', 'has 3 decimal places; USD is paid in units of 0.01 (at most 2 decimal places)'], ['1.2345', 'KWD', 'has 4 decimal places; KWD is paid in units of 0.001 (at most 3 decimal places)']]) {

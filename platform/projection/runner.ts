@@ -1,3 +1,4 @@
+import { databaseIdentity } from '../db/database-identity.js';
 import { COPY_FROM_ROWS } from '../db/copy-rows.js';
 import type { Db } from '../db/db.js';
 import { escapeIdentifier, escapeLiteral } from '../db/identifier.js';
@@ -155,7 +156,9 @@ export async function startProjection(projection: Projection, options: RunnerOpt
     ? coalescing((batches) => (inOneStatement(batches) ? applyInOneStatement(db, projection, batches) : applyBatches(db, projection, batches)))
     : (batch: EventBatch) => applyBatch(db, projection, batch);
   const subscription: Subscription = await eventLog.subscribe({
-    group: `projection.${projection.name}`,
+    // Projectors of one database share a group (they split the partitions); another database's
+    // projectors on the same topics have groups of their own, and each database gets every event.
+    group: `projection.${await databaseIdentity(db)}.${projection.name}`,
     topics: projection.topics,
     resumeFrom: () => storedOffsets(db, projection.name),
     onBatch: async (batch) => {

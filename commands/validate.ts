@@ -23,6 +23,11 @@ export function validateInput<S extends TObject>(schema: S, input: unknown): Sta
     throw new CommandInputError(fieldPath(first.path), 'is not a known field');
   }
   if (first.type === ValueErrorType.ObjectRequiredProperty) throw new CommandInputError(fieldPath(first.path), 'is required');
+  // A described field says what to send rather than quoting its pattern.
+  const description = first.schema.description;
+  if (first.type === ValueErrorType.StringPattern && typeof description === 'string') {
+    throw new CommandInputError(fieldPath(first.path), `must be ${description}; got ${JSON.stringify(String(first.value).slice(0, 60))}`);
+  }
   // Only the first letter: the rest may quote a pattern, whose case is its meaning ('^[A-Z]{3}$').
   throw new CommandInputError(fieldPath(first.path), first.message.charAt(0).toLowerCase() + first.message.slice(1));
 }

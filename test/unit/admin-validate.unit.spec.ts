@@ -63,6 +63,13 @@ describe('admin input validation', () => {
     expect(() => validateInput(schema, null)).toThrow(/^\(input\): expected object/);
   });
 
+  it('says what a described field takes instead of quoting its pattern', () => {
+    const id = Type.Object({ application_id: Type.String({ pattern: '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$', description: "the application's id (canonical lowercase UUID)" }) });
+    expect(() => validateInput(id, { application_id: '0190F5A2-7B3C-7D4E-8F60-1A2B3C4D5E6F' })).toThrow(
+      'application_id: must be the application\'s id (canonical lowercase UUID); got "0190F5A2-7B3C-7D4E-8F60-1A2B3C4D5E6F"',
+    );
+  });
+
   it('turns command-line flags into typed input', () => {
     expect(inputFromFlags(schema, { name: 'n', count: '3', enabled: 'false', tags: 'a, b', rules: '[{"location_id":"2840"}]' })).toEqual({
       name: 'n', count: 3, enabled: false, tags: ['a', 'b'], rules: [{ location_id: '2840' }],

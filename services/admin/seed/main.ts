@@ -1,4 +1,5 @@
-import { Command } from 'commander';
+import { Command, Option } from 'commander';
+import { onceOnly } from '../../../platform/cli/once-only.js';
 import { loadConfigOrExit } from '../../../platform/config/config.js';
 import { openRuntime } from '../../../platform/runtime.js';
 import { ExitCode, exitOnStartupFailure } from '../../../platform/startup.js';
@@ -17,9 +18,11 @@ import { progressBars, seededRandom, seedSize, type SeedContext } from './seed-c
  */
 const program = new Command('seed')
   .description('Append a realistic data set (accounts, keys, partners, offers, snapshots, links, serves, clicks and the postbacks of some clicks) as events. Once per database: a second run exits 2.')
-  .option('--offers <n>', 'number of offers; developers, applications and partners scale with it', '500')
-  .option('--serves <n>', 'cards served across the applications (with clicks on about a quarter of their links)', '1000')
-  .option('--seed <n>', 'seed of the deterministic generator', '1')
+  // Given once at most (a repeated flag is refused, as the admin CLI refuses it); the defaults are
+  // applied below, since commander hands an option's default to its parser as a first value.
+  .addOption(onceOnly(new Option('--offers <n>', 'number of offers; developers, applications and partners scale with it (default: 500)')))
+  .addOption(onceOnly(new Option('--serves <n>', 'cards served across the applications, with clicks on about a quarter of their links (default: 1000)')))
+  .addOption(onceOnly(new Option('--seed <n>', 'seed of the deterministic generator (default: 1)')))
   .option('--no-progress', 'no progress bars')
   .option('--no-project', 'only append events; leave projecting to a running projector')
   // Unknown options and stray arguments are input errors, exit code 2 like the admin CLI's.
@@ -27,7 +30,8 @@ const program = new Command('seed')
   .exitOverride((error) => process.exit(error.exitCode === 0 ? ExitCode.ok : ExitCode.invalidInput))
   .parse();
 
-const options = program.opts<{ offers: string; serves: string; seed: string; progress: boolean; project: boolean }>();
+const given = program.opts<{ offers?: string; serves?: string; seed?: string; progress: boolean; project: boolean }>();
+const options = { ...given, offers: given.offers ?? '500', serves: given.serves ?? '1000', seed: given.seed ?? '1' };
 function wholeNumber(flag: string, raw: string, min: number, max: number): number {
   const value = Number(raw);
   if (!/^\d+$/.test(raw.trim()) || !Number.isSafeInteger(value) || value < min || value > max) {

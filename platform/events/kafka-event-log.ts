@@ -271,9 +271,53 @@ export async function kafkaEventLog(codec: EventCodec, options: KafkaLogOptions)
       held.clear();
       if (partitions.length > 0) active?.resume(partitions);
     };
+    /** Partitions whose start since the last assignment was checked against the subscriber's own offsets. */
+    const startChecked = new Set<string>();
+    /**
+     * Where a partition handed over mid-run must start instead of `first`, or undefined to go on.
+     * A consumer given a partition by a rebalance starts at the group's committed offset, which
+     * only says where the group's members got to: a member that applied into another database (a
+     * copy of this one keeps its id, so its groups) may have committed past what this subscriber
+     * applied, and starting there would skip those events for good. The subscriber's own offsets
+     * are the truth: a start beyond them goes back to them (unless retention has dropped them).
+     */
+    const startBehind = async (topic: string, partition: number, first: bigint): Promise<bigint | undefined> => {
+      const own = (await subscription.resumeFrom()).find((offset) => offset.topic === topic && offset.partition === partition);
+      const from = BigInt(own?.offset ?? '0');
+      if (first <= from) return undefined;
+      const marks = await admin.fetchTopicOffsets(physical(topic));
+      const low = BigInt(marks.find((mark) => mark.partition === partition)?.low ?? '0');
+      return from >= low ? from : undefined;
+    };
+    /** Partitions just assigned whose group commit lies past this subscriber's own offsets go back to them. */
+    const seekAssignedBehind = async (consumer: Consumer, assignment: Record<string, number[]>) => {
+      for (const [physicalTopic, partitions] of Object.entries(assignment)) {
+        const topic = logical.get(physicalTopic);
+        if (topic === undefined || partitions.length === 0) continue;
+        const [committed] = await admin.fetchOffsets({ groupId, topics: [physicalTopic] });
+        for (const partition of partitions) {
+          const at = BigInt(committed?.partitions.find((entry) => entry.partition === partition)?.offset ?? '-1');
+          if (at < 0n) continue;
+          const back = await startBehind(topic, partition, at);
+          if (back === undefined) continue;
+          kafka.logger().warn(`${groupId}: ${topic}/${partition} was handed over at the group's offset ${at}, past the ${back} this subscriber applied (another member's commit); reading from ${back}`, {});
+          consumer.seek({ topic: physicalTopic, partition, offset: back.toString() });
+        }
+      }
+    };
     const eachBatch: EachBatchHandler = async ({ batch, resolveOffset, heartbeat, isRunning }) => {
       if (!isRunning() || batch.messages.length === 0) return;
       const topic = logical.get(batch.topic)!;
+      const started = `${batch.topic}:${batch.partition}`;
+      if (!startChecked.has(started)) {
+        const back = await startBehind(topic, batch.partition, BigInt(batch.messages[0]!.offset));
+        if (back !== undefined) {
+          kafka.logger().warn(`${groupId}: ${topic}/${batch.partition} was handed over at offset ${batch.messages[0]!.offset}, past the ${back} this subscriber applied (another member's commit); reading again from ${back}`, {});
+          active?.seek({ topic: batch.topic, partition: batch.partition, offset: back.toString() });
+          return;
+        }
+        startChecked.add(started);
+      }
       const below = subscription.until?.(topic, batch.partition);
       const messages = below === undefined ? batch.messages : batch.messages.filter((message) => BigInt(message.offset) < below);
       if (messages.length < batch.messages.length) {
@@ -317,6 +361,15 @@ export async function kafkaEventLog(codec: EventCodec, options: KafkaLogOptions)
         active = consumer;
         // A replacement starts from the group's offsets: partitions held by the old one are not held.
         held.clear();
+        startChecked.clear();
+        // Every rebalance may hand over partitions: their starts are checked again, at once for
+        // the group's commits (a partition committed at the log's end sends no batch to check).
+        consumer.on(consumer.events.GROUP_JOIN, (joined) => {
+          startChecked.clear();
+          void seekAssignedBehind(consumer, joined.payload.memberAssignment).catch(() => {
+            // The first batch of each partition is checked all the same.
+          });
+        });
         await consumer.connect();
         await consumer.subscribe({ topics: subscription.topics.map(physical), fromBeginning: true });
         // Partitions are independent (each key's events stay in one): their batches apply side by side.

@@ -281,9 +281,8 @@ export async function kafkaEventLog(codec: EventCodec, options: KafkaLogOptions)
      * applied, and starting there would skip those events for good. The subscriber's own offsets
      * are the truth: a start beyond them goes back to them (unless retention has dropped them).
      */
-    const startBehind = async (topic: string, partition: number, first: bigint): Promise<bigint | undefined> => {
-      const own = (await subscription.resumeFrom()).find((offset) => offset.topic === topic && offset.partition === partition);
-      const from = BigInt(own?.offset ?? '0');
+    const startBehind = async (own: TopicPartitionOffset[], topic: string, partition: number, first: bigint): Promise<bigint | undefined> => {
+      const from = BigInt(own.find((offset) => offset.topic === topic && offset.partition === partition)?.offset ?? '0');
       if (first <= from) return undefined;
       const marks = await admin.fetchTopicOffsets(physical(topic));
       const low = BigInt(marks.find((mark) => mark.partition === partition)?.low ?? '0');
@@ -291,6 +290,7 @@ export async function kafkaEventLog(codec: EventCodec, options: KafkaLogOptions)
     };
     /** Partitions just assigned whose group commit lies past this subscriber's own offsets go back to them. */
     const seekAssignedBehind = async (consumer: Consumer, assignment: Record<string, number[]>) => {
+      const own = await subscription.resumeFrom();
       for (const [physicalTopic, partitions] of Object.entries(assignment)) {
         const topic = logical.get(physicalTopic);
         if (topic === undefined || partitions.length === 0) continue;
@@ -298,7 +298,7 @@ export async function kafkaEventLog(codec: EventCodec, options: KafkaLogOptions)
         for (const partition of partitions) {
           const at = BigInt(committed?.partitions.find((entry) => entry.partition === partition)?.offset ?? '-1');
           if (at < 0n) continue;
-          const back = await startBehind(topic, partition, at);
+          const back = await startBehind(own, topic, partition, at);
           if (back === undefined) continue;
           kafka.logger().warn(`${groupId}: ${topic}/${partition} was handed over at the group's offset ${at}, past the ${back} this subscriber applied (another member's commit); reading from ${back}`, {});
           consumer.seek({ topic: physicalTopic, partition, offset: back.toString() });
@@ -310,7 +310,7 @@ export async function kafkaEventLog(codec: EventCodec, options: KafkaLogOptions)
       const topic = logical.get(batch.topic)!;
       const started = `${batch.topic}:${batch.partition}`;
       if (!startChecked.has(started)) {
-        const back = await startBehind(topic, batch.partition, BigInt(batch.messages[0]!.offset));
+        const back = await startBehind(await subscription.resumeFrom(), topic, batch.partition, BigInt(batch.messages[0]!.offset));
         if (back !== undefined) {
           kafka.logger().warn(`${groupId}: ${topic}/${batch.partition} was handed over at offset ${batch.messages[0]!.offset}, past the ${back} this subscriber applied (another member's commit); reading again from ${back}`, {});
           active?.seek({ topic: batch.topic, partition: batch.partition, offset: back.toString() });

@@ -33,19 +33,21 @@ export const httpMetrics = fp(async (app: FastifyInstance, options: { metrics: M
       reply.elapsedTime / 1000,
     );
   });
+  const refusals: Record<number, ErrorCodes> = methodNotAllowedStatus('GET, HEAD');
+  if (presentsToken) refusals[401] = { UNAUTHORIZED: UNAUTHORIZED_WHEN };
   app.get('/metrics', {
     logLevel: 'warn',
     schema: {
       summary: 'Prometheus metrics',
       ...(tags ? { tags } : {}),
-      response: withExamples(
+      response: withExamples<Record<number | string, object>>(
         {
           200: {
             description: 'Prometheus text exposition format',
             content: { 'text/plain': { schema: { type: 'string' }, examples: { scrape: { summary: 'an excerpt', value: SCRAPE_EXAMPLE } } } },
           },
           // The HTTP layer's refusals (417, 431, …) come on this route too: its 4XX and 5XX ranges.
-          ...errorStatuses<401 | 405>({ ...(presentsToken ? { 401: { UNAUTHORIZED: UNAUTHORIZED_WHEN } } : {}), ...methodNotAllowedStatus('GET, HEAD') } as Record<401 | 405, ErrorCodes>),
+          ...errorStatuses(refusals),
         },
         { ...(presentsToken && { 401: { UNAUTHORIZED: { summary: UNAUTHORIZED_WHEN, value: failure('UNAUTHORIZED', UNAUTHORIZED_MESSAGE) } } }), 405: methodNotAllowedExample('GET, HEAD', 'POST') },
       ),

@@ -1,3 +1,4 @@
+import { onInterrupt } from '../../platform/cli/on-interrupt.js';
 import { fromCallerFolder } from '../../platform/cli/caller-folder.js';
 import { Command as Program, Option } from 'commander';
 import { onceOnly } from '../../platform/cli/once-only.js';
@@ -41,22 +42,12 @@ function inputFailure(error: unknown): string | undefined {
  * export leaves nothing behind; the exit code is the shell's for the signal.
  */
 function removePartialOnInterrupt(out: string, cancelInService: () => Promise<boolean>) {
-  for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
-    process.once(signal, () => {
-      void cancelInService()
-        .catch(() => false)
-        .then((finished) => {
-          // The service may have completed the file just before the cancel reached it.
-          if (finished) {
-            process.stderr.write(`\nexport interrupted (${signal}) after the service had finished it: ${out} is complete\n`);
-          } else {
-            removeUnfinished(out);
-            process.stderr.write(`\nexport interrupted (${signal}); nothing was written at ${out}\n`);
-          }
-          process.exit(code);
-        });
-    });
-  }
+  onInterrupt(async (signal) => {
+    // The service may have completed the file just before the cancel reached it.
+    if (await cancelInService().catch(() => false)) return `export interrupted (${signal}) after the service had finished it: ${out} is complete`;
+    removeUnfinished(out);
+    return `export interrupted (${signal}); nothing was written at ${out}`;
+  });
 }
 
 async function run(flags: ExportFlags) {

@@ -1,3 +1,4 @@
+import { onInterrupt } from '../../../platform/cli/on-interrupt.js';
 import { fromCallerFolder } from '../../../platform/cli/caller-folder.js';
 import { smallCliArgs } from '../../../platform/cli/small-cli.js';
 import { loadConfigOrExit } from '../../../platform/config/config.js';
@@ -33,14 +34,7 @@ if (file === undefined) {
 }
 const { db } = await openDatabase(config).catch((error: unknown) => exitOnStartupFailure(error, 'npm run geo:load'));
 const KEPT_AS_IT_WAS = 'the load is one transaction: the current catalog is as it was, and a rerun is safe';
-for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
-  process.once(signal, () => {
-    // The progress bar hides the terminal's cursor while it runs.
-    if (process.stderr.isTTY) process.stderr.write('\x1b[?25h\n');
-    log(`geo:load interrupted; ${KEPT_AS_IT_WAS}`);
-    process.exit(code);
-  });
-}
+onInterrupt(() => `geo:load interrupted; ${KEPT_AS_IT_WAS}`);
 try {
   await migrate(db, log);
   const result = await loadFullCatalog(db, {

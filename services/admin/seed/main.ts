@@ -1,3 +1,4 @@
+import { onInterrupt } from '../../../platform/cli/on-interrupt.js';
 import { Command, Option } from 'commander';
 import { onceOnly } from '../../../platform/cli/once-only.js';
 import { loadConfigOrExit } from '../../../platform/config/config.js';
@@ -64,13 +65,7 @@ function freshPlace(): string {
 }
 
 // Killed while appending, the log holds part of a data set, which a rerun refuses (above).
-for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
-  process.once(signal, () => {
-    if (process.stderr.isTTY) process.stderr.write('\x1b[?25h\n');
-    process.stderr.write(`seed interrupted: the log may hold part of a data set, which a rerun here refuses; seed ${freshPlace()}\n`);
-    process.exit(code);
-  });
-}
+onInterrupt(() => `seed interrupted: the log may hold part of a data set, which a rerun here refuses; seed ${freshPlace()}`);
 const started = performance.now();
 try {
   // The seed appends its events without the commands' checks (a bulk load): a second run into the

@@ -116,8 +116,8 @@ function follow(child: ChildProcess, name: string): ServiceProcess {
 }
 
 /** Starts a program of the machine (e.g. redis-server) and follows its output. */
-export function startProgram(command: string, args: string[], options: { cwd?: string } = {}): FollowedProcess {
-  return follow(spawn(command, args, { cwd: options.cwd, stdio: ['ignore', 'pipe', 'pipe'] }), command);
+export function startProgram(command: string, args: string[], options: { cwd?: string; env?: Record<string, string> } = {}): ServiceProcess {
+  return follow(spawn(command, args, { cwd: options.cwd, env: options.env, stdio: ['ignore', 'pipe', 'pipe'] }), command);
 }
 
 /** Starts one of the service's processes (e.g. the projector, a CLI) with tsx and follows its JSON logs. */

@@ -1,5 +1,25 @@
+import { createRequire } from 'node:module';
 import { logLevel, type LogEntry, type logCreator } from 'kafkajs';
 import pino, { type Logger } from 'pino';
+
+/**
+ * Broker answers the client retries by itself while leadership or a group coordinator moves (every
+ * start creates topics and groups; a broker restart moves them too). The client logs each one at its
+ * error level; they are written at debug, since an operator can do nothing about them and a move
+ * that never settles surfaces as the failing operation's own error. Read from the client's own
+ * error table by type, so the messages match whatever its version says.
+ */
+export const SETTLING_ERROR_TYPES = new Set([
+  'UNKNOWN_TOPIC_OR_PARTITION',
+  'LEADER_NOT_AVAILABLE',
+  'NOT_LEADER_FOR_PARTITION',
+  'GROUP_LOAD_IN_PROGRESS',
+  'GROUP_COORDINATOR_NOT_AVAILABLE',
+  'NOT_COORDINATOR_FOR_GROUP',
+  'REBALANCE_IN_PROGRESS',
+]);
+const { errorCodes } = createRequire(import.meta.url)('kafkajs/src/protocol/error') as { errorCodes: { type: string; message: string }[] };
+export const SETTLING_ERROR_MESSAGES = new Set(errorCodes.filter((code) => SETTLING_ERROR_TYPES.has(code.type)).map((code) => code.message));
 
 /** How long a repeated client line (the same message about the same broker) is counted instead of written. */
 const REPEAT_WINDOW_MS = 30_000;
@@ -41,7 +61,8 @@ export function kafkaClientLog(level: string, options: { logger?: Logger; now?: 
   const windowMs = options.windowMs ?? REPEAT_WINDOW_MS;
   const windows = new Map<string, { startedAt: number; leftOut: number }>();
   return () => (entry) => {
-    const method = PINO_LEVEL[entry.level];
+    const settling = typeof entry.log.error === 'string' && SETTLING_ERROR_MESSAGES.has(entry.log.error);
+    const method = settling ? 'debug' : PINO_LEVEL[entry.level];
     if (!method) return;
     const fields = fieldsOf(entry);
     const key = `${entry.namespace}\u0000${entry.log.message}\u0000${String(fields.broker ?? '')}`;

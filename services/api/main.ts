@@ -1,3 +1,4 @@
+import pino from 'pino';
 import { smallCliArgs } from '../../platform/cli/small-cli.js';
 import { loadConfigOrExit } from '../../platform/config/config.js';
 import { checkListenable, listenOrRefuse } from '../../platform/http/listen.js';
@@ -24,7 +25,10 @@ else on the backends the environment names (README, Configuration), with the pro
 process unless PROJECTORS=separate.`,
 });
 const config = loadConfigOrExit();
-const log = (line: string) => process.stderr.write(`${line}\n`);
+// Start-up and background lines as JSON on stdout beside the access log, so one log shipper reads
+// them all; only a refused start (exitOnStartupFailure) is a plain line on stderr, for whoever ran it.
+const logger = pino({ level: config.logLevel });
+const log = (line: string) => logger.info(line);
 const PORT_HINT = 'stop what holds it, or choose another port';
 await checkListenable({ port: config.port, host: config.host }, 'PORT', PORT_HINT).catch((error: unknown) => exitOnStartupFailure(error, 'the API'));
 const runtime = await openRuntime(config, { log, role: 'service', description: 'npm start (the API)' }).catch((error: unknown) =>
@@ -40,12 +44,12 @@ const projectors = health
     onBatchApplied: (projection) => health.applied(projection),
     onError: (projection, error) => {
       health.failed(projection, error);
-      log(`projection ${projection}: reading or applying the log failed (${error.message}); it will be retried`);
+      logger.error({ projection }, `projection ${projection}: reading or applying the log failed (${error.message}); it will be retried`);
     },
   })
   : undefined;
 if (health && projectors) health.started(projectors.lagByProjection);
-const commands = commandExecutor(runtime, { projections, onLateProjection: (error) => log(`admin command: ${error.message}`) });
+const commands = commandExecutor(runtime, { projections, onLateProjection: (error) => logger.warn(`admin command: ${error.message}`) });
 const replays = replayJobs(runtime);
 const app = await buildApp({ runtime, logger: { level: config.logLevel }, commands, replays, ...(health && { alsoReady: { projections: () => health.check() } }) });
 const stopOwnerCommands = await serveCommandsOnOwnerSocket(runtime, commands, replays);

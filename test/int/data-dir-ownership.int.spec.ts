@@ -55,7 +55,7 @@ describe('one owner of an embedded DATA_DIR', () => {
     const service = await startService(env);
     // Opening the embedded database is said before and after: a new one takes seconds to create,
     // and after a kill an existing one may first recover for a while.
-    expect(service.output()).toMatch(/embedded database: creating .*\(a new one takes several seconds\)\n(.*\n)*embedded database: open in \d+\.\d s/);
+    expect(service.output()).toMatch(/embedded database: creating .*\(a new one takes several seconds\)".*\n(.*\n)*.*embedded database: open in \d+\.\d s/);
     const emails = ['a@example.test', 'b@example.test', 'c@example.test'];
     const results = await Promise.all(emails.map((email) => register(env, email)));
     const offsets = results.map((result) => printed(result).offset);
@@ -71,7 +71,7 @@ describe('one owner of an embedded DATA_DIR', () => {
     expect(await service.stop('SIGTERM')).toBe(0);
     expect(await stored(env)).toEqual({ events: 4, emails });
     const again = await startService(env);
-    expect(again.output()).toMatch(/embedded database: opening .*\(after an unclean stop it recovers first, which can take a while\)\n(.*\n)*embedded database: open in \d+\.\d s/);
+    expect(again.output()).toMatch(/embedded database: opening .*\(after an unclean stop it recovers first, which can take a while\)".*\n(.*\n)*.*embedded database: open in \d+\.\d s/);
     expect(await again.stop('SIGTERM')).toBe(0);
   }, PROCESS_TESTS_MS);
 

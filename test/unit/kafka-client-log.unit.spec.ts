@@ -1,7 +1,7 @@
 import { logLevel, type LogEntry } from 'kafkajs';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
-import { kafkaClientLevel, kafkaClientLog } from '../../platform/events/kafka-client-log.js';
+import { kafkaClientLevel, kafkaClientLog, SETTLING_ERROR_MESSAGES, SETTLING_ERROR_TYPES } from '../../platform/events/kafka-client-log.js';
 
 function capture(level = 'info') {
   const lines: Record<string, unknown>[] = [];
@@ -43,6 +43,21 @@ describe('the Kafka client\'s lines in the service log', () => {
     log(entry('Error when calling eachBatch', { error: 'Error: message is not in the Confluent wire format\n    at wireSchemaId (wire-format.ts:15:11)', stack: 'Error: …\n    at …' }));
     expect(lines[0]).toMatchObject({ error: 'Error: message is not in the Confluent wire format' });
     expect(JSON.stringify(lines[0])).not.toContain('wire-format.ts');
+  });
+
+  it('writes the answers the client retries while leadership or a coordinator moves at debug, other broker errors at error', () => {
+    const { lines, log, entry } = capture('debug');
+    const response = (error: string) => entry('Response ListOffsets(key: 2, version: 3)', { broker: '127.0.0.1:9092', error });
+    log(response('This server is not the leader for that topic-partition'));
+    log(entry('Response OffsetFetch(key: 9, version: 4)', { error: 'This is not the correct coordinator for this group' }));
+    log(entry('Response GroupCoordinator(key: 10, version: 2)', { error: 'The group coordinator is not available' }));
+    log(entry('Response Produce(key: 0, version: 7)', { error: 'The server experienced an unexpected error when processing the request' }));
+    expect(lines.map((line) => line.level)).toEqual([20, 20, 20, 50]);
+    const { lines: atInfo, log: logAtInfo, entry: entryAtInfo } = capture('info');
+    logAtInfo(entryAtInfo('Response InitProducerId(key: 22, version: 1)', { error: "The coordinator is loading and hence can't process requests for this group" }));
+    expect(atInfo).toEqual([]);
+    // Every type named is in the client's table (a renamed one would be logged at error again).
+    expect(SETTLING_ERROR_MESSAGES.size).toBe(SETTLING_ERROR_TYPES.size);
   });
 
   it('follows LOG_LEVEL: silent says nothing, warn keeps the client\'s errors, debug adds its notes', () => {

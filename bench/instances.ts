@@ -4,12 +4,11 @@ import { adminCommands } from '../commands/index.js';
 import { loadConfig } from '../platform/config/config.js';
 import { awaitCaughtUp } from '../platform/projection/catch-up.js';
 import { openRuntime, type Runtime } from '../platform/runtime.js';
-import { buildApp } from '../services/api/app.js';
 import { projections, startProjectors } from '../services/projector/projectors.js';
 import { DETAILS } from '../test/support/instance-world.js';
 import { resolveStack } from '../test/support/stack.js';
 import { openLoop } from './open-loop.js';
-import { halfRate, listenForBench, medianRun, routeDurations, saturationColumns, serviceMemory, serviceP99Ms, startBenchServer, staticAnswerRoute, summarize, type LoadRun, type ServiceMemory } from './server.js';
+import { halfRate, medianRun, routeDurations, saturationColumns, serviceMemory, serviceP99Ms, startBenchServer, serveWithStaticAnswer, summarize, type LoadRun, type ServiceMemory } from './server.js';
 import { benchDatabase, printTable, writeResults, type BenchRow } from './support.js';
 
 /**
@@ -204,16 +203,9 @@ export async function instanceLookupBench(): Promise<BenchRow[]> {
   return rows;
 }
 
-/** The bench's server process: the real API, plus a static route that answers a stored envelope. */
-async function serve() {
-  const runtime = await openRuntime(loadConfig(process.env));
-  const app = await buildApp({ runtime });
-  staticAnswerRoute(app, '/bench/static-instances', 'POST');
-  await listenForBench(app, runtime);
-}
 
 if (process.env.BENCH_ROLE === 'instances-server') {
-  await serve();
+  await serveWithStaticAnswer('/bench/static-instances', 'POST');
 } else if (import.meta.url === `file://${process.argv[1]}`) {
   const rows = await instanceLookupBench();
   printTable('instances', rows);

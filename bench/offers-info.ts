@@ -2,11 +2,10 @@ import type { ChildProcess } from 'node:child_process';
 import autocannon from 'autocannon';
 import { loadConfig } from '../platform/config/config.js';
 import { openRuntime } from '../platform/runtime.js';
-import { buildApp } from '../services/api/app.js';
 import { startProjectors } from '../services/projector/projectors.js';
 import { commandRunner, DETAILS } from '../test/support/instance-world.js';
 import { resolveStack } from '../test/support/stack.js';
-import { halfRate, listenForBench, medianRun, saturationColumns, startBenchServer, staticAnswerRoute, summarize, type LoadRun } from './server.js';
+import { halfRate, medianRun, saturationColumns, startBenchServer, serveWithStaticAnswer, summarize, type LoadRun } from './server.js';
 import { benchDatabase, type BenchRow } from './support.js';
 
 /**
@@ -131,12 +130,5 @@ export async function run(): Promise<BenchRow[]> {
   return rows;
 }
 
-/** The bench's server process: the real API, plus a static route that answers a stored envelope. */
-async function serve() {
-  const runtime = await openRuntime(loadConfig(process.env));
-  const app = await buildApp({ runtime });
-  staticAnswerRoute(app, '/bench/static-info', 'GET');
-  await listenForBench(app, runtime);
-}
 
-if (process.env.BENCH_ROLE === 'offers-info-server') await serve();
+if (process.env.BENCH_ROLE === 'offers-info-server') await serveWithStaticAnswer('/bench/static-info', 'GET');

@@ -3,8 +3,9 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import type autocannon from 'autocannon';
 import type { FastifyInstance } from 'fastify';
-import { settings } from '../platform/config/config.js';
-import type { Runtime } from '../platform/runtime.js';
+import { loadConfig, settings } from '../platform/config/config.js';
+import { openRuntime, type Runtime } from '../platform/runtime.js';
+import { buildApp } from '../services/api/app.js';
 import { median } from './support.js';
 
 export const API_MAIN = fileURLToPath(new URL('../services/api/main.ts', import.meta.url));
@@ -92,6 +93,14 @@ export function staticAnswerRoute(app: FastifyInstance, path: string, method: 'G
     return {};
   });
   app.route({ method, url: path, schema: { hide: true }, handler: async (_request, reply) => reply.type('application/json; charset=utf-8').send(answer) });
+}
+
+/** A bench's server process: the real API on the environment's backends, plus a static baseline route. */
+export async function serveWithStaticAnswer(path: string, method: 'GET' | 'POST'): Promise<void> {
+  const runtime = await openRuntime(loadConfig(process.env));
+  const app = await buildApp({ runtime });
+  staticAnswerRoute(app, path, method);
+  await listenForBench(app, runtime);
 }
 
 /** The figures every bench reports of one load run. */

@@ -3,6 +3,7 @@ import { plainAddress } from '../net/ip-text.js';
 import type { Socket } from 'node:net';
 import { failure } from './envelope.js';
 import { type ApiError, badRequest, expectationFailed, headerFieldsTooLarge, payloadTooLarge, requestTimeout } from './errors.js';
+import { noRouteFor } from './error-handler.js';
 
 /** What Node's HTTP parser reports on a 'clientError': a code, and for parse errors a reason. */
 export interface ParserError extends Error {
@@ -39,7 +40,8 @@ export function refusedRequestOf(error: ParserError): RefusedRequest | undefined
   // A request line longer than the bytes kept ends without its version, and a malformed one
   // (`POST /v1/postback/… x HTTP/1.1`) has something else after its target: either way its
   // target still names the route.
-  const line = head === undefined ? null : /^([A-Z]+) (\/\S*)(?:[ \r]|$)/.exec(head);
+  // The method as any token (a method the parser does not know, `get` or `FOO`, is refused as one).
+  const line = head === undefined ? null : /^([!#$%&'*+.^_`|~0-9A-Za-z-]+) (\/\S*)(?:[ \r]|$)/.exec(head);
   return line ? { method: line[1]!, target: line[2]!, head: head! } : undefined;
 }
 
@@ -80,10 +82,23 @@ export class OpenRequests {
 }
 
 /**
+ * What a parser refusal says, by the part of the request at fault, in our words: the parser's own
+ * reasons are its internals (and a TLS or HTTP/2 client gets them for bytes it never meant as HTTP/1).
+ */
+const PARSER_REFUSALS: [RegExp, string][] = [
+  [/^HPE_PAUSED_(UPGRADE|H2_UPGRADE)$/, 'this service speaks HTTP/1.1 only (no HTTP/2 prior knowledge, no TLS on this port)'],
+  [/^HPE_INVALID_(URL|VERSION|CONSTANT)$/, 'the request line is malformed; send METHOD /path?query HTTP/1.1'],
+  [/^HPE_(INVALID_CONTENT_LENGTH|UNEXPECTED_CONTENT_LENGTH|INVALID_TRANSFER_ENCODING|INVALID_CHUNK_SIZE|INVALID_EOF_STATE)$/,
+    'the request body is not framed as its Content-Length or chunked Transfer-Encoding says'],
+];
+
+/**
  * The catalogue's error for a request Node's HTTP parser refused before Fastify saw it (so no
  * route, hook or error handler runs): the statuses Node itself would answer, in the envelope.
+ * A method the parser does not know is one no route takes: 405 naming the path's methods
+ * (`allowedAt`), or 404 when the path has none.
  */
-export function fromParser(error: ParserError): ApiError {
+export function fromParser(error: ParserError, refused?: RefusedRequest, allowedAt?: (path: string) => string[]): ApiError {
   switch (error.code) {
     case 'HPE_HEADER_OVERFLOW':
       return headerFieldsTooLarge(`the request line and headers are larger than the ${maxHeaderSize} bytes accepted`);
@@ -91,8 +106,15 @@ export function fromParser(error: ParserError): ApiError {
       return payloadTooLarge('the chunk extensions of the request body are too large');
     case 'ERR_HTTP_REQUEST_TIMEOUT':
       return requestTimeout('the request did not arrive in time');
+    case 'HPE_INVALID_METHOD':
+      if (refused && allowedAt) {
+        const path = refused.target.split('?')[0]!;
+        return noRouteFor(allowedAt(path), refused.method, path);
+      }
+      return badRequest('malformed HTTP request: the method is not one this service knows');
   }
-  return badRequest(`malformed HTTP request${error.reason ? `: ${error.reason}` : ''}`);
+  const known = PARSER_REFUSALS.find(([codes]) => codes.test(error.code ?? ''));
+  return badRequest(`malformed HTTP request: ${known ? known[1] : 'a header line is malformed'}`);
 }
 
 /** Connections given their refusal: the parser may report more errors on them, which get no second answer. */
@@ -106,7 +128,7 @@ const refusedConnections = new WeakSet<Socket>();
  * once those answers are sent, so a request that was taken is never answered by the refusal of
  * what followed it.
  */
-export function answerClientError(error: ParserError, socket: Socket, shapeFor?: RefusalShape, open?: OpenRequests): void {
+export function answerClientError(error: ParserError, socket: Socket, shapeFor?: RefusalShape, open?: OpenRequests, allowedAt?: (path: string) => string[]): void {
   // A reset or already closed connection has nobody to answer.
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
   if (!socket.writable) {
@@ -115,12 +137,12 @@ export function answerClientError(error: ParserError, socket: Socket, shapeFor?:
   }
   if (refusedConnections.has(socket)) return;
   refusedConnections.add(socket);
-  const apiError = fromParser(error);
   const underWay = open?.of(socket) ?? [];
   const unfinished = underWay.find((request) => !request.complete);
   // The refused request's own: the one whose rest was refused, else the bytes' request line.
   // Which request bytes read after others began cannot be told from them: the generic envelope then.
   const refused = unfinished ? refusedRequestFrom(unfinished) : underWay.length === 0 ? refusedRequestOf(error) : undefined;
+  const apiError = fromParser(error, refused, allowedAt);
   const answer = answerOf(apiError, refused && withPeer(refused, socket), shapeFor);
   const before = underWay.filter((request) => request !== unfinished);
   if (before.length === 0) return writeRefusal(socket, answer);
@@ -132,7 +154,7 @@ const withPeer = (request: RefusedRequest, socket: Socket): RefusedRequest =>
 
 /** The route's own shape of the refusal where it has one, else the envelope. */
 const answerOf = (apiError: ApiError, request: RefusedRequest | undefined, shapeFor: RefusalShape | undefined): RawAnswer =>
-  (request && shapeFor?.(request, apiError)) ?? { status: apiError.statusCode, headers: {}, body: JSON.stringify(failure(apiError.code, apiError.message)) };
+  (request && shapeFor?.(request, apiError)) ?? { status: apiError.statusCode, headers: { ...apiError.headers }, body: JSON.stringify(failure(apiError.code, apiError.message, apiError.extra)) };
 
 function writeRefusal(socket: Socket, answer: RawAnswer): void {
   const head = [

@@ -18,15 +18,21 @@ export function renderError(error: FastifyError | ApiError | Error, request: Fas
 
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
 
+/** The methods the app has a route for at `path` (no query). */
+export const methodsAt = (app: FastifyInstance, path: string): string[] => METHODS.filter((method) => app.findRoute({ method, url: path }) !== null);
+
 /**
- * 405 when the path has routes under other methods only (naming them in Allow), else 404. A route
- * of the request's own method that found nothing (a missing file under /docs/) is a 404.
+ * 405 naming the allowed methods in Allow when `path` has routes under other methods only, else 404.
+ * A route of the request's own method that found nothing (a missing file under /docs/) is a 404.
  */
+export function noRouteFor(allowedAtPath: readonly string[], method: string, path: string): ApiError {
+  if (allowedAtPath.includes(method)) return notFound(`nothing at ${path}`);
+  return allowedAtPath.length > 0 ? methodNotAllowed(allowedAtPath.join(', ')) : notFound(`no route for ${method} ${path}`);
+}
+
 function noRoute(app: FastifyInstance, request: FastifyRequest): ApiError {
   const path = request.url.split('?')[0]!;
-  if (app.findRoute({ method: request.method as (typeof METHODS)[number], url: path }) !== null) return notFound(`nothing at ${path}`);
-  const allowed = METHODS.filter((method) => method !== request.method && app.findRoute({ method, url: path }) !== null);
-  return allowed.length > 0 ? methodNotAllowed(allowed.join(', ')) : notFound(`no route for ${request.method} ${path}`);
+  return noRouteFor(methodsAt(app, path), request.method, path);
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyRequest } from 'fastify';
-import { type ApiError, badRequest, payloadTooLarge, tooManyRequests, unsupportedMediaType } from './errors.js';
+import { STATUS_CODES } from 'node:http';
+import { ApiError, badRequest, notFound, payloadTooLarge, tooManyRequests, unsupportedMediaType } from './errors.js';
 
 /**
  * Errors Fastify raises itself, before or around a handler (reading the body, decoding the URL,
@@ -23,11 +24,27 @@ export function fromFramework(error: FastifyError, request: FastifyRequest): Api
   }
   if (error.validation) return badRequest(error.message);
   if (error.statusCode === 429) return tooManyRequests(1);
-  // Any other client error a plugin raises: the request is at fault, so a 400 with its reason.
-  if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) {
-    return badRequest(error.message || 'malformed request');
-  }
+  if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) return pluginRefusal(error.statusCode, error, request);
   return undefined;
+}
+
+/**
+ * A client error a plugin raises (the static files under /docs/) keeps its status, in our words:
+ * a path leaving the folder is nothing there, a range past the file's end says the file's length.
+ */
+function pluginRefusal(status: number, error: FastifyError & { headers?: Record<string, string> }, request: FastifyRequest): ApiError {
+  switch (status) {
+    case 403:
+      return notFound(`nothing at ${request.url.split('?')[0]}`);
+    case 412:
+      return new ApiError(412, 'PRECONDITION_FAILED', 'the file does not meet the request\'s preconditions (If-Match, If-Unmodified-Since)');
+    case 416: {
+      const contentRange = error.headers?.['Content-Range'];
+      return new ApiError(416, 'RANGE_NOT_SATISFIABLE', 'the requested range lies outside the file', {}, contentRange ? { 'content-range': contentRange } : {});
+    }
+  }
+  const phrase = STATUS_CODES[status] ?? 'Bad Request';
+  return new ApiError(status, phrase.toUpperCase().replace(/[^A-Z]+/g, '_'), `the request cannot be answered: ${phrase.toLowerCase()}`);
 }
 
 /** 415 for a body sent as something other than JSON (`contentType` as the request gave it, or none). */

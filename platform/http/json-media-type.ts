@@ -1,7 +1,7 @@
 /**
  * What a Content-Type header says about a JSON body, one rule for every route: the media type is
- * `application/json` (any case, parameters allowed), and a charset, when named, is one whose bytes
- * UTF-8 reads as sent (ASCII is UTF-8's first 128 code points).
+ * `application/json` (any case, parameters allowed), and a charset, when named (once), is one whose
+ * bytes UTF-8 reads as sent (ASCII is UTF-8's first 128 code points).
  */
 const UTF8_CHARSETS = new Set(['utf-8', 'utf8', 'us-ascii']);
 
@@ -10,11 +10,16 @@ export function isJsonContentType(header: string | undefined): boolean {
   return header?.split(';')[0]!.trim().toLowerCase() === 'application/json';
 }
 
-/** The charset a Content-Type names, lower case, or undefined. */
-const charsetOf = (header: string | undefined) => /;\s*charset\s*=\s*"?([^";\s]*)/i.exec(header ?? '')?.[1]?.toLowerCase();
+/** Every charset a Content-Type names, lower case (one, in a well-formed header). */
+const charsetsOf = (header: string | undefined) => [...(header ?? '').matchAll(/;\s*charset\s*=\s*"?([^";\s]*)/gi)].map((match) => match[1]!.toLowerCase());
 
-/** The charset named that UTF-8 cannot read as sent, or undefined when there is none. */
+/**
+ * The charset named that UTF-8 cannot read as sent, or undefined when there is none. A header
+ * naming two is refused with both: which one the client meant is not ours to guess.
+ */
 export function refusedCharset(header: string | undefined): string | undefined {
-  const charset = charsetOf(header);
+  const charsets = charsetsOf(header);
+  if (charsets.length > 1) return charsets.join(' and ');
+  const [charset] = charsets;
   return charset !== undefined && !UTF8_CHARSETS.has(charset) ? charset : undefined;
 }

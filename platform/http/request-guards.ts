@@ -33,43 +33,61 @@ export const requestGuards = fp(async (app: FastifyInstance) => {
   });
   app.addHook('onRequest', (request, _reply, done) => {
     if (closing || (draining && request.url === '/readyz')) done(serviceUnavailable('SHUTTING_DOWN', 'this instance is shutting down; retry the request'));
-    else if (request.raw.httpVersion === '1.1' && request.headers.host === undefined) done(badRequest('an HTTP/1.1 request needs a Host header'));
-    else done(bodyFramingRefusal(request.raw));
+    else done(hostRefusal(request.raw) ?? targetRefusal(request.raw) ?? bodyFramingRefusal(request.raw));
   });
   // After the route's own onRequest checks (a key, a rate limit): a caller without a valid key
   // learns nothing about what the body may be, and a route whose error table has no 415 (the
   // instance route) answers in its own terms.
   app.addHook('preParsing', (request, _reply, payload, done) => {
-    const refusal = contentEncodingRefusal(request.raw);
+    const refusal = repeatedHeaderRefusal(request.raw, BODY_HEADERS) ?? contentEncodingRefusal(request.raw);
     if (refusal) done(refusal);
     else done(null, payload);
   });
 });
 
-/** Headers Node keeps the first of when sent twice: which one the client meant is not ours to guess. */
-const SINGLE_HEADERS = new Map([
-  ['content-type', 'Content-Type'],
+/**
+ * Headers Node keeps the first of when sent twice: which one the client meant is not ours to
+ * guess. Those about the request itself are refused before anything else; Content-Type only
+ * once the route's key is checked, with the other rules about the body.
+ */
+const REQUEST_HEADERS = new Map([
+  ['host', 'Host'],
   ['authorization', 'Authorization'],
 ]);
+const BODY_HEADERS = new Map([['content-type', 'Content-Type']]);
 
-function repeatedSingleHeader(rawHeaders: string[]): string | undefined {
+function repeatedHeaderRefusal(request: IncomingMessage, single: Map<string, string>): Error | undefined {
   const seen = new Set<string>();
-  for (let index = 0; index < rawHeaders.length; index += 2) {
-    const name = rawHeaders[index]!.toLowerCase();
-    if (!SINGLE_HEADERS.has(name)) continue;
-    if (seen.has(name)) return SINGLE_HEADERS.get(name);
+  for (let index = 0; index < request.rawHeaders.length; index += 2) {
+    const name = request.rawHeaders[index]!.toLowerCase();
+    if (!single.has(name)) continue;
+    if (seen.has(name)) return badRequest(`${single.get(name)} is given more than once; send it once`);
     seen.add(name);
   }
   return undefined;
 }
 
 /**
- * A request the server would read other than the client meant: Node keeps the first of two
- * Content-Types (or credentials), and ignores transfer codings besides chunked.
+ * RFC 9112 3.2: an HTTP/1.1 request has exactly one Host, whose value is a host (a name, an IPv4
+ * address or a bracketed IPv6 one) and an optional port, or empty; Node checks none of it.
  */
+const HOST_VALUE = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9\-._~!$&'()*+,;=%]*)(?::[0-9]*)?$/;
+
+function hostRefusal(request: IncomingMessage): Error | undefined {
+  const repeated = repeatedHeaderRefusal(request, REQUEST_HEADERS);
+  if (repeated) return repeated;
+  const host = request.headers.host;
+  if (host === undefined) return request.httpVersion === '1.1' ? badRequest('an HTTP/1.1 request needs a Host header') : undefined;
+  return HOST_VALUE.test(host) ? undefined : badRequest('the Host header is not a host name or address with an optional port');
+}
+
+/** A fragment is the client's own (RFC 9112 3.2): one sent in the request target would be read as part of the path or a parameter. */
+function targetRefusal(request: IncomingMessage): Error | undefined {
+  return request.url?.includes('#') ? badRequest('the request target contains a fragment (#); send the path and query only') : undefined;
+}
+
+/** Node ignores transfer codings besides chunked: the body would be read other than the client meant. */
 function bodyFramingRefusal(request: IncomingMessage): Error | undefined {
-  const repeated = repeatedSingleHeader(request.rawHeaders);
-  if (repeated !== undefined) return badRequest(`${repeated} is given more than once; send it once`);
   const transferEncoding = request.headers['transfer-encoding']?.trim().toLowerCase();
   if (transferEncoding !== undefined && transferEncoding !== 'chunked') {
     return badRequest(`Transfer-Encoding ${transferEncoding} is not supported; send the body chunked or with a Content-Length`);
@@ -77,8 +95,12 @@ function bodyFramingRefusal(request: IncomingMessage): Error | undefined {
   return undefined;
 }
 
-/** Node ignores content codings: a gzip body would be parsed as its compressed bytes (or plain bytes taken as gzip's). */
+/**
+ * Node ignores content codings: a gzip body would be parsed as its compressed bytes (or plain
+ * bytes taken as gzip's). A body sent with GET or HEAD is never read, so it may be coded as it likes.
+ */
 function contentEncodingRefusal(request: IncomingMessage): Error | undefined {
+  if (request.method === 'GET' || request.method === 'HEAD') return undefined;
   const hasBody = request.headers['transfer-encoding'] !== undefined || Number(request.headers['content-length'] ?? 0) > 0;
   const contentEncoding = request.headers['content-encoding']?.trim().toLowerCase();
   if (hasBody && contentEncoding !== undefined && contentEncoding !== '' && contentEncoding !== 'identity') {

@@ -6,7 +6,7 @@ import { answerClientError, answerUnmetExpectation, OpenRequests } from '../../p
 import { answerConnectRequests } from '../../platform/http/connect-requests.js';
 import { jsonBodies } from '../../platform/http/json-body.js';
 import { requestForLog } from '../../platform/http/loggable-url.js';
-import { errorHandling, renderError } from '../../platform/http/error-handler.js';
+import { errorHandling, methodsAt, renderError } from '../../platform/http/error-handler.js';
 import { httpMetrics } from '../../platform/http/metrics-plugin.js';
 import { requestGuards } from '../../platform/http/request-guards.js';
 import type { Runtime } from '../../platform/runtime.js';
@@ -48,6 +48,8 @@ export async function buildApp({ runtime, logger = false, commands, replays, pos
   const linkPrefix = linkRoutePrefix(runtime.config.linkBase);
   const parserRefusals = keptParserRefusals(refusals);
   const openRequests = new OpenRequests();
+  // The app itself, once built: a request the parser refuses for its method is answered from its routes.
+  let routes: FastifyInstance | undefined;
   const app = Fastify({
     // A credential put in a query string by mistake never reaches the access log.
     logger: typeof logger === 'object' ? { ...logger, serializers: { req: requestForLog([runtime.config.adminToken, runtime.config.metricsToken]) } } : logger,
@@ -68,7 +70,7 @@ export async function buildApp({ runtime, logger = false, commands, replays, pos
     },
     // Requests the HTTP parser refuses (headers too large, malformed) answer in the envelope too,
     // on a postback path in the postback envelope.
-    clientErrorHandler: (error, socket) => answerClientError(error, socket, parserRefusals, openRequests),
+    clientErrorHandler: (error, socket) => answerClientError(error, socket, parserRefusals, openRequests, (path) => methodsAt(routes!, path)),
     // A missing Host header and requests arriving during shutdown are answered by requestGuards,
     // in the envelope, instead of by Node (an empty 400) and Fastify (its own 503 shape).
     // A request (line, headers, body) that does not arrive in REQUEST_TIMEOUT_MS is a 408 (Fastify's
@@ -88,6 +90,7 @@ export async function buildApp({ runtime, logger = false, commands, replays, pos
     routerOptions: { maxParamLength: maxHeaderSize },
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', allErrors: false } },
   }).withTypeProvider<TypeBoxTypeProvider>();
+  routes = app;
   answerConnectRequests(app);
   if (logger) accessLog(app);
   openRequests.watch(app.server);

@@ -22,7 +22,8 @@ export async function prepareReferenceData(runtime: Runtime, log: (line: string)
     await loadFullCatalog(runtime.db, { file, expectedSha256: runtime.config.geoCatalogSha256, log, progress: defaultProgress(log) });
   } catch (error) {
     if (!(error instanceof CatalogFileError)) throw error;
-    log(`geo catalog: ${error.message}`);
+    // A refused start: one plain line on stderr, whatever LOG_LEVEL lets through (README, Configuration).
+    process.stderr.write(`error: cannot start the API: GEO_CATALOG_FILE: ${error.message}\n`);
     process.exit(2);
   }
 }

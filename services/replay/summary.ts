@@ -39,7 +39,7 @@ export function renderSummary(report: ReplayReport, options: { queryable: boolea
   if (report.mode === 'compare' && !report.identical && !report.swapped) {
     lines.push(
       'a row changed in a table shows its key on both sides. Next: run again with --keep to look at the rebuilt rows beside the live ones, ' +
-        'or with --swap to make the log\'s version live (the replaced tables are kept until dropped)',
+        'or with --swap to make the log\'s version live (with --keep too, the replaced tables are kept until dropped)',
     );
   }
   if (report.swapped) {

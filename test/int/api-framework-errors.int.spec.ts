@@ -190,6 +190,39 @@ describe('routes and methods', () => {
   });
 });
 
+describe('what a request says about a body', () => {
+  it('a JSON Content-Type naming charset twice is refused: which one the client meant is not ours to guess', async () => {
+    const response = await t.app.inject({ method: 'POST', url: '/test-only/echo', headers: { 'content-type': 'application/json; charset=utf-8; charset=latin1' }, payload: '{}' });
+    expect(response.statusCode).toBe(415);
+    expectEnvelope(response, 'UNSUPPORTED_MEDIA_TYPE', /charset utf-8 and latin1 is not accepted/);
+  });
+
+  it('a body sent with GET is not read, so its Content-Encoding refuses nothing', async () => {
+    const response = await rawHttp(port, 'GET /healthz HTTP/1.1\r\nHost: x\r\nContent-Encoding: gzip\r\nContent-Length: 1\r\nConnection: close\r\n\r\nx');
+    expect(response.status).toBe(200);
+  });
+});
+
+describe('static files of the API description (/docs/static)', () => {
+  it('keeps the meaning of a refused file request: 416 with the file\'s length, 412, and 404 for a path leaving the folder', async () => {
+    const file = await t.app.inject({ url: '/docs/static/index.css' });
+    expect(file.statusCode).toBe(200);
+    const length = Buffer.byteLength(file.body);
+    const range = await t.app.inject({ url: '/docs/static/index.css', headers: { range: 'bytes=999999999-' } });
+    expect(range.statusCode).toBe(416);
+    expect(range.headers['content-range']).toBe(`bytes */${length}`);
+    expectEnvelope(range, 'RANGE_NOT_SATISFIABLE', /range lies outside the file/);
+    const precondition = await t.app.inject({ url: '/docs/static/index.css', headers: { 'if-match': '"nope"' } });
+    expect(precondition.statusCode).toBe(412);
+    expectEnvelope(precondition, 'PRECONDITION_FAILED', /preconditions/);
+    for (const path of ['/docs/static/../../package.json', '/docs/static/%00']) {
+      const outside = await rawHttp(port, `GET ${path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+      expect(outside.status, path).toBe(404);
+      expectEnvelope(outside, 'NOT_FOUND', /nothing at/);
+    }
+  });
+});
+
 describe('requests the HTTP parser refuses, over a real socket', () => {
   it('431 REQUEST_HEADER_FIELDS_TOO_LARGE for headers past the server limit', async () => {
     const response = await rawHttp(port, `GET /healthz HTTP/1.1\r\nHost: x\r\nX-Filler: ${'a'.repeat(20_000)}\r\n\r\n`);
@@ -198,18 +231,42 @@ describe('requests the HTTP parser refuses, over a real socket', () => {
     expectEnvelope(response, 'REQUEST_HEADER_FIELDS_TOO_LARGE', /larger than the 16384 bytes accepted/);
   });
 
-  it('400 BAD_REQUEST for malformed requests, naming what is wrong', async () => {
+  it('400 BAD_REQUEST for malformed requests, naming what is wrong in its own words (not the parser\'s)', async () => {
     for (const [request, mentions] of [
-      [`POST /test-only/echo HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n`, /Transfer-Encoding/],
+      [`POST /test-only/echo HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n`, /Content-Length or chunked Transfer-Encoding/],
       [`POST /test-only/echo HTTP/1.1\r\nHost: x\r\nContent-Length: two\r\n\r\n{}`, /Content-Length/],
-      [`GET /healthz HTTP/1.1\r\nHost: x\r\nBad Name: y\r\n\r\n`, /header/],
-      [`BREW /healthz HTTP/1.1\r\nHost: x\r\n\r\n`, /method/],
+      [`GET /healthz HTTP/1.1\r\nHost: x\r\nBad Name: y\r\n\r\n`, /a header line is malformed/],
       [`GET /healthz HTTP/1.1\r\nConnection: close\r\n\r\n`, /Host header/],
+      [`GET /v1/locations/search?q=a b HTTP/1.1\r\nHost: x\r\n\r\n`, /the request line is malformed/],
+      [`PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n`, /HTTP\/1\.1 only/],
+      // RFC 9112 3.2: one Host, whose value is a host and an optional port.
+      [`GET /healthz HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n`, /Host is given more than once/],
+      [`GET /healthz HTTP/1.1\r\nHost: a b\r\n\r\n`, /Host header is not a host name/],
+      [`GET /healthz HTTP/1.1\r\nHost: user@example.test\r\n\r\n`, /Host header is not a host name/],
+      // A fragment is the client's own: one in the target would be read as part of the path or a parameter.
+      [`GET /v1/locations/2250#x HTTP/1.1\r\nHost: x\r\n\r\n`, /fragment/],
+      [`GET /v1/locations/search#?q=paris HTTP/1.1\r\nHost: x\r\n\r\n`, /fragment/],
     ] as const) {
       const response = await rawHttp(port, request);
       expect(response.status, request.split('\r\n')[0]).toBe(400);
       expectEnvelope(response, 'BAD_REQUEST', mentions);
+      expect(response.body).not.toMatch(/Invalid|Expected|Pause on|HPE_/);
     }
+    for (const host of ['example.test:8080', '127.0.0.1', '[::1]:80', '']) {
+      expect((await rawHttp(port, `GET /healthz HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`)).status, host).toBe(200);
+    }
+  });
+
+  it('405 (or 404 on a path without routes) for a method the parser does not know, as for any method no route takes', async () => {
+    for (const method of ['BREW', 'get', 'Post']) {
+      const instances = await rawHttp(port, `${method} /v1/offers/instances HTTP/1.1\r\nHost: x\r\n\r\n`);
+      expect(instances.status, method).toBe(405);
+      expect(instances.headers.allow).toBe('POST');
+      expectEnvelope(instances, '405', /use POST/);
+    }
+    const nowhere = await rawHttp(port, 'BREW /v1/nothing-here HTTP/1.1\r\nHost: x\r\n\r\n');
+    expect(nowhere.status).toBe(404);
+    expectEnvelope(nowhere, 'NOT_FOUND', /no route for BREW \/v1\/nothing-here/);
   });
 
   it('on a postback path, in the postback envelope: invalid_payload (or payload_too_large), SVC-Protocol-Version when the request sent it', async () => {
@@ -248,6 +305,10 @@ describe('requests the HTTP parser refuses, over a real socket', () => {
     const twice = await rawHttp(port, `${route}Content-Type: application/json\r\nContent-Type: text/plain\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
     expect(twice.status).toBe(400);
     expectEnvelope(twice, 'BAD_REQUEST', /Content-Type is given more than once/);
+    // Content-Type is about the body: a caller without a valid key learns nothing about the body rules.
+    const instances = await rawHttp(port, 'POST /v1/offers/instances HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}');
+    expect(instances.status).toBe(401);
+    expect(JSON.parse(instances.body)).toMatchObject({ code: 'UNAUTHORIZED' });
     const twoCredentials = await rawHttp(port, `${route}Authorization: Bearer another\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
     expect(twoCredentials.status).toBe(400);
     expectEnvelope(twoCredentials, 'BAD_REQUEST', /Authorization is given more than once/);
@@ -270,7 +331,7 @@ describe('requests the HTTP parser refuses, over a real socket', () => {
     const cutShort = 'POST /test-only/echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 20\r\n\r\n{"a"';
     const inOrder = (await rawConversation(port, `${taken}${cutShort}`, { endWriting: true })).split(/(?=HTTP\/1\.1 )/);
     expect(inOrder.map((answer) => answer.slice(0, 12))).toEqual(['HTTP/1.1 200', 'HTTP/1.1 400']);
-    expect(inOrder[1]).toContain('Invalid EOF state');
+    expect(inOrder[1]).toContain('the request body is not framed as its Content-Length');
   });
 
   it('answers a postback whose body is cut short, or whose Expect cannot be met, in the postback envelope with its header', async () => {

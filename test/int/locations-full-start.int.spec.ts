@@ -77,3 +77,14 @@ it('npm start on a port another process holds exits 4 with one line naming PORT,
   expect(second.output()).not.toMatch(/\n\s+at /);
   await first.service.stop();
 });
+
+it('npm start with a catalog file it refuses exits 2 with one plain line saying why, whatever LOG_LEVEL lets through', async () => {
+  const environment = testEnvironment(database, `t${randomBytes(4).toString('hex')}.`, {
+    env: { GEO_CATALOG_FILE: GEO_EXCERPT_FILE, GEO_CATALOG_SHA256: '0'.repeat(64), PORT: '0', LOG_LEVEL: 'silent', REDIS_URL: '' },
+  });
+  const refused = startServiceProcess('services/api/main.ts', environment);
+  started.push(refused);
+  expect(await refused.exited).toBe(2);
+  expect(refused.output()).toMatch(/^error: cannot start the API: GEO_CATALOG_FILE: Refusing "geotargets-2025-07-15-excerpt.csv": its sha256 is [0-9a-f]{64}, but GEO_CATALOG_SHA256 expects 0{64}/m);
+  expect(refused.output()).not.toMatch(/\n\s+at /);
+});

@@ -400,6 +400,11 @@ describe.each([['kafka'], ['sql']] as const)('postbacks on the %s log', (eventLo
       }
       const latin1 = await form(Buffer.concat([Buffer.from(`event_name=purchase&offer_instance_id=${card.offer_instance_id}&order_id=${order}-`), Buffer.from([0xe9])]));
       expectRejection(latin1, 'invalid_payload');
+      // A form declared in another charset (or in two) would be read as text it is not.
+      for (const type of ['application/x-www-form-urlencoded; charset=latin1', 'application/x-www-form-urlencoded; charset=utf-8; charset=latin1']) {
+        const declared = await t.app.inject({ method: 'POST', url: `/v1/postback/${world.partner}`, headers: { 'content-type': type }, payload: `event_name=purchase&offer_instance_id=${card.offer_instance_id}&order_id=${order}-%E9` });
+        expectRejection(declared, 'unsupported_media_type');
+      }
       expect(await logEnd()).toEqual(before);
     });
 

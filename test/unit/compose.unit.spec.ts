@@ -17,8 +17,12 @@ const dockerfile = readFileSync('ops/Dockerfile', 'utf8');
 const ci = readFileSync('.ci/run', 'utf8');
 
 describe('docker-compose.yml and the image', () => {
-  it('runs the API without projectors beside a projector service', () => {
-    expect(compose.services.projector?.command).toEqual(['npm', 'run', 'projector']);
+  it('runs the API without projectors beside a projector service, each as node itself (the stop signal reaches it) with its npm script\'s flags', () => {
+    const { scripts } = JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: Record<string, string> };
+    const asRun = (script: string) => scripts[script]!.replace(/^exec /, '').split(' ');
+    expect(compose.services.projector?.command).toEqual(asRun('projector'));
+    expect(compose.services.api?.command).toEqual(asRun('start'));
+    expect(dockerfile).toContain(`CMD ${JSON.stringify(asRun('start')).replaceAll(',', ', ')}`);
     expect(compose.services.api?.environment?.PROJECTORS).toBe('separate');
     expect(settings.projectors.parse('separate')).toBe('separate');
   });

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { onInterrupt } from '../../../platform/cli/on-interrupt.js';
 import { fromCallerFolder } from '../../../platform/cli/caller-folder.js';
 import { smallCliArgs } from '../../../platform/cli/small-cli.js';
@@ -19,15 +20,22 @@ const { positionals, values } = smallCliArgs({
   usage: `usage: npm run geo:load [-- <file>] [--allow-shrink]
 Loads a geo-target release (zip or CSV) into the FULL catalog of the configured database
 (DATABASE_URL, else the embedded one in DATA_DIR). Without <file>, GEO_CATALOG_FILE; with
-GEO_CATALOG_SHA256 set, a file of another digest is refused. A release already loaded is left as it is.
+GEO_CATALOG_SHA256 set, a file (given or configured) of another digest is refused. A release already loaded is left as it is.
 A file with no active location, or with under half the current release's, is refused (a file cut
 short looks like that); --allow-shrink loads a smaller catalog on purpose. The load is one
 transaction: interrupted or failed, it leaves the current catalog as it was, and a rerun is safe.`,
 });
-const config = loadConfigOrExit();
-// The argument from the folder the command was run in (npm run starts in the project's).
-const file = positionals[0] === undefined ? config.geoCatalogFile : fromCallerFolder(positionals[0]);
+// The argument from the folder the command was run in (npm run starts in the project's). It is
+// the file GEO_CATALOG_SHA256 pins, as GEO_CATALOG_FILE would be.
+const given = positionals[0] === undefined ? undefined : fromCallerFolder(positionals[0]);
 const log = (line: string) => process.stderr.write(`${line}\n`);
+// Said as for a missing GEO_CATALOG_FILE (with where to get a release), not as a setting's error.
+if (given !== undefined && !existsSync(given)) {
+  log(missingFileMessage(given));
+  process.exit(2);
+}
+const config = loadConfigOrExit(given === undefined ? process.env : { ...process.env, GEO_CATALOG_FILE: given });
+const file = config.geoCatalogFile;
 if (file === undefined) {
   log(missingFileMessage(undefined));
   process.exit(2);

@@ -120,7 +120,7 @@ function refuseShrinking(file: string, activeRows: number, current: ReleaseRow |
   if (!current || allowShrink || activeRows >= current.active_rows * LEAST_SHARE_OF_CURRENT) return;
   throw new CatalogFileError(
     `Refusing "${basename(file)}": it holds ${activeRows} active locations, under half of the ${current.active_rows} of the current release (${current.source_file_date}); ` +
-      'a file cut short looks like this. Check the file; to load a smaller catalog on purpose, pass --allow-shrink. Nothing was loaded',
+      'a file cut short looks like this. Check the file; to load a smaller catalog on purpose, run `npm run geo:load -- <file> --allow-shrink`. Nothing was loaded',
   );
 }
 

@@ -50,11 +50,14 @@ export function checkUnsigned(request: FastifyRequest): void {
 
 /**
  * A POST's checks before its body is read: the current contract's, or for a form POST (only a
- * form body makes a POST the compatibility route: postChannel) the signature check alone. Throws PostbackRejection.
+ * form body makes a POST the compatibility route: postChannel) its charset and the signature check. Throws PostbackRejection.
  */
 export function checkPostRequest(request: FastifyRequest, channel: PostbackChannel): void {
-  if (channel === 'current') checkCurrentRequest(request);
-  else checkUnsigned(request);
+  if (channel === 'current') return checkCurrentRequest(request);
+  // Form escapes are decoded as UTF-8: a form declared in another charset would be read as text it is not.
+  const charset = refusedCharset(request.headers['content-type']);
+  if (charset) throw new PostbackRejection('unsupported_media_type', `charset ${charset} is not accepted; percent-encode the form's text as UTF-8`);
+  checkUnsigned(request);
 }
 
 

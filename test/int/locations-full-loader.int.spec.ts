@@ -144,7 +144,7 @@ describe('refusing files', () => {
     // Cut between lines: it still parses.
     const cut = join(scratch, 'geotargets-2025-07-15-cut.csv');
     writeFileSync(cut, `${lines.slice(0, 500).join('\n')}\n`);
-    await expect(loadFullCatalog(database.db, { file: cut })).rejects.toThrow(/it holds 499 active locations, under half of the 3143 of the current release .*pass --allow-shrink/);
+    await expect(loadFullCatalog(database.db, { file: cut })).rejects.toThrow(/it holds 499 active locations, under half of the 3143 of the current release .*run `npm run geo:load -- <file> --allow-shrink`/);
     expect(await current()).toEqual(before);
     const shrunk = await loadFullCatalog(database.db, { file: cut, allowShrink: true });
     expect(shrunk).toMatchObject({ status: 'loaded', activeRows: 499 });

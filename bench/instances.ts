@@ -1,6 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import autocannon from 'autocannon';
 import { adminCommands } from '../commands/index.js';
+import { runCommand } from '../commands/run.js';
 import { loadConfig } from '../platform/config/config.js';
 import { awaitCaughtUp } from '../platform/projection/catch-up.js';
 import { openRuntime, type Runtime } from '../platform/runtime.js';
@@ -45,8 +46,7 @@ const KEY_HASH_SECRET = 'bench-key-hash-secret-0123456789abcdef';
 
 async function command(runtime: Runtime, name: string, input: Record<string, unknown>) {
   const found = adminCommands.find((candidate) => candidate.name === name)!;
-  const { validateInput } = await import('../commands/validate.js');
-  const result = await found.execute(validateInput(found.input, input), { runtime, now: () => new Date() });
+  const result = await runCommand(found, input, { runtime, now: () => new Date() });
   await awaitCaughtUp(runtime, projections, 60_000);
   return result as Record<string, any>;
 }

@@ -21,6 +21,7 @@ import { freePort, resolveStack, type StackEndpoints } from '../test/support/sta
 import { openLoop } from './open-loop.js';
 import { PROJECTOR_MAIN, spawnService, startApi, stopService } from './server.js';
 import { benchDatabase, rawKafkaProducer, type BenchRow } from './support.js';
+import { postbackLogKey } from '../commands/postbacks/log-key.js';
 
 /**
  * `npm run bench -- postbacks`: `POST /v1/postback/{partner_id}` (current contract), every request
@@ -223,7 +224,7 @@ async function rawProducer(stack: StackEndpoints, prefix: string, world: World):
         { goal_event: 'install', payout_amount: '12.50', payout_currency: 'USD' },
         new Date(),
       );
-      return { key: `${event.partner_id}:${event.identity_key}`, value: await codec.encode(topic, EventType.PostbackReceived, { ...event }) };
+      return { key: postbackLogKey(event), value: await codec.encode(topic, EventType.PostbackReceived, { ...event }) };
     }),
   );
   const producer = await rawKafkaProducer(stack, topic, partitionsOf('postbacks'));

@@ -3,9 +3,11 @@ import type { Runtime } from '../platform/runtime.js';
 import type { TopicName } from '../schemas/topics.js';
 
 /**
- * One write operation, declared once: its closed input schema and `execute`, which checks what
+ * One admin operation, declared once: its closed input schema and `execute`, which checks what
  * the schema cannot (references to other records through the read models' queries, catalog ids),
- * builds its events and appends them (commands/append.ts); it never writes a read model. The
+ * builds its events and appends them (commands/append.ts); it never writes a read model. A few
+ * only read and explain (offer:explain-targeting, `writes: []`), so operators find them beside the
+ * writes they explain. The
  * admin ones are exposed twice: as a CLI subcommand (flags from the input schema) and as
  * `POST /admin/commands/{name}` on the internal admin API.
  */

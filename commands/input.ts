@@ -1,9 +1,9 @@
 import { Type } from '@sinclair/typebox';
+import { CANONICAL_UUID_PATTERN } from '../platform/ids/uuid-text.js';
 
 /** Input pieces the commands of several topics share. */
 
 /** Canonical ids only: lowercase, hyphenated, no braces. Minted ids are UUIDv7. */
-export const CANONICAL_UUID_PATTERN = '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$';
 
 export const canonicalUuid = (description: string) =>
   Type.String({ pattern: CANONICAL_UUID_PATTERN, description: `${description} (canonical lowercase UUID)` });

@@ -26,9 +26,6 @@ import {
 } from './processes.js';
 import { registryAnswers, registryProcess, startRegistry } from './registry.js';
 
-export { StackError } from './processes.js';
-export type { StackEnv } from './config.js';
-
 export type Log = (line: string) => void;
 
 const startTimeoutMs = 120_000;

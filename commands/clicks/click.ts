@@ -7,7 +7,8 @@ import { EventType, type LinkClicked } from '../../schemas/generated/events.js';
 import { appendEvents, newEvent } from '../append.js';
 import { CommandInputError } from '../command.js';
 import { clickRedirectUrl, isRedirectable } from './destination.js';
-import { resolveClickTarget, type ClickTarget } from './target.js';
+import type { ClickTarget } from '../../projections/offers/links/link-target.js';
+import { resolveClickTarget } from './target.js';
 import { atMostCharacters } from '../../platform/text/character-count.js';
 import { NUL } from '../../platform/db/storable-text.js';
 

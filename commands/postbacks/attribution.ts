@@ -9,7 +9,7 @@ import { offersProjection } from '../../projections/offers/projection.js';
 import { servesProjection } from '../../projections/serves/projection.js';
 import type { ServedInstanceRow } from '../../projections/serves/evolve.js';
 import type { PostbackReceived } from '../../schemas/generated/events.js';
-import { findLinkTarget } from '../clicks/target.js';
+import { findLinkTarget } from '../../projections/offers/links/link-target.js';
 import { ATTRIBUTION_FIELDS, type PostbackFields } from './fields.js';
 import { PostbackRejection } from './rejections.js';
 

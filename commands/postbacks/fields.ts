@@ -1,4 +1,5 @@
-import { CANONICAL_UUID, SHORT_CODE, STATIC_TOKEN, shapeOfCode } from '../../projections/offers/links/parse-link.js';
+import { SHORT_CODE, STATIC_TOKEN, shapeOfCode } from '../../projections/offers/links/parse-link.js';
+import { CANONICAL_UUID } from '../../platform/ids/uuid-text.js';
 import { CURRENCY_CODE, isKnownCurrency } from '../../schemas/documents/currency.js';
 import { DECIMAL, canonicalDecimal } from './payout.js';
 import { atMostCharacters } from '../../platform/text/character-count.js';

@@ -5,7 +5,7 @@ import { ledgerProjection } from '../../projections/ledger/projection.js';
 import { findClick } from '../../projections/clicks/queries.js';
 import { findDecision, type PostbackDecision } from '../../projections/ledger/queries.js';
 import { findOffer, remoteOfferGoals, type StoredOffer } from '../../projections/offers/queries.js';
-import { CANONICAL_UUID } from '../../projections/offers/links/parse-link.js';
+import { CANONICAL_UUID } from '../../platform/ids/uuid-text.js';
 import { findPartner, type Partner } from '../../projections/partners/queries.js';
 import { findServedInstances } from '../../projections/serves/queries.js';
 import type { OfferDetailsDocument } from '../../schemas/documents/offer.js';
@@ -17,6 +17,7 @@ import { postbackFingerprint, postbackIdentity } from './identity.js';
 import { payoutFor } from './payout.js';
 import { PostbackRejection } from './rejections.js';
 import { sourceAllowlist } from './source-allowlist.js';
+import { postbackLogKey } from './log-key.js';
 
 export type PostbackChannel = PostbackReceived['channel'];
 
@@ -231,7 +232,7 @@ export async function receivePostback(
   const appendStarted = performance.now();
   const giveUp = new AbortController();
   let withdrawn = false;
-  const appending = appendEvents(runtime, 'postbacks', [newEvent(EventType.PostbackReceived, `${event.partner_id}:${event.identity_key}`, event)], {
+  const appending = appendEvents(runtime, 'postbacks', [newEvent(EventType.PostbackReceived, postbackLogKey(event), event)], {
     signal: giveUp.signal,
     onWithdrawn: () => (withdrawn = true),
   });

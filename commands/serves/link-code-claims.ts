@@ -27,15 +27,6 @@ export async function claimLinkCodes(sql: Sql, codes: string[]): Promise<Set<str
   return new Set(rows.map((row) => row.code));
 }
 
-/** Whether `code` was claimed for a card within CLAIM_TTL_SECONDS (its serve may not be projected yet). */
-export async function isLinkCodeClaimed(sql: Sql, code: string): Promise<boolean> {
-  const { rows } = await sql.query(
-    'SELECT 1 FROM link_code_claims WHERE code = $1 AND claimed_at >= now() - make_interval(secs => $2)',
-    [code, CLAIM_TTL_SECONDS],
-  );
-  return rows.length > 0;
-}
-
 /** Gives back codes claimed for something that was then not logged, so a retry can claim them again. */
 export async function releaseLinkCodes(sql: Sql, codes: string[]): Promise<void> {
   if (codes.length === 0) return;

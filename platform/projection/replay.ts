@@ -65,7 +65,7 @@ export interface ReplayReport {
 /** `replay_20261101t000000123z`-like: sorts by time, valid unquoted. */
 export const defaultSchemaName = (now: Date) => `replay_${now.toISOString().replace(/[-:.]/g, '').toLowerCase()}`;
 
-async function partitionsOf(eventLog: EventLog, projections: Projection[]) {
+async function livePartitionsOf(eventLog: EventLog, projections: Projection[]) {
   const result: { projection: string; topic: string; partition: number }[] = [];
   for (const projection of projections) {
     for (const topic of projection.topics) {
@@ -199,7 +199,7 @@ async function rebuildInto(
       // The last moment a cancel stops it.
       signal?.throwIfAborted();
       if (options.swap) {
-        const partitions = await partitionsOf(eventLog, projections);
+        const partitions = await livePartitionsOf(eventLog, projections);
         positions = await swapIntoLive(db, {
           live,
           rebuilt: schema,

@@ -7,8 +7,6 @@ import type { Metrics } from '../metrics/metrics.js';
 import type { Projection } from './projection.js';
 import { APPLIED_CHANNEL, storedOffsets, type AppliedPosition } from './offsets.js';
 
-export { storedOffsets } from './offsets.js';
-
 export interface RunningProjection {
   name: string;
   /** Events in the log that this projection has not applied yet, per topic-partition. */

@@ -3,8 +3,6 @@ import type { Db } from '../db/db.js';
 import type { TopicPartitionOffset } from '../events/event-log.js';
 import { APPLIED_CHANNEL, storedOffsets, SWAPPED_PAYLOAD, type AppliedPosition, type PositionsReset } from './offsets.js';
 
-export { APPLIED_CHANNEL, type AppliedPosition } from './offsets.js';
-
 export interface Watermarks {
   /**
    * Resolves true once `projection` has applied every listed event (offsets of appended events),

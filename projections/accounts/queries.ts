@@ -114,20 +114,3 @@ export async function findDefaultPlacement(sql: Sql): Promise<DefaultPlacement |
   );
   return rows[0];
 }
-
-/** Row counts and an order-independent digest of every accounts table: equal digests, equal read models. */
-export async function accountsChecksum(sql: Sql) {
-  const table = (name: string, key: string) =>
-    `coalesce((SELECT string_agg(t::text, E'\\n' ORDER BY ${key}) FROM ${name} t), '')`;
-  const { rows } = await sql.query<{ developers: string; applications: string; keys: string; placements: string; digest: string }>(
-    `SELECT
-       (SELECT count(*) FROM account_developers)::text AS developers,
-       (SELECT count(*) FROM account_applications)::text AS applications,
-       (SELECT count(*) FROM account_api_keys)::text AS keys,
-       (SELECT count(*) FROM account_placements)::text AS placements,
-       md5(${table('account_developers', 'developer_id')} || ${table('account_applications', 'application_id')}
-           || ${table('account_api_keys', 'key_id')} || ${table('account_placements', 'placement_id')}
-           || ${table('account_default_placement', 'singleton')}) AS digest`,
-  );
-  return rows[0]!;
-}

@@ -51,7 +51,8 @@ export function toDocument(row: OfferQueryRow): OfferDetailsDocument {
   };
 }
 
-const OFFER_COLUMNS = `o.offer_id, o.partner_id, o.kind, o.status, o.deleted, o.delisted, o.test_only, o.updated_at, o.has_details,
+/** The columns of an offer row (its goals aggregated), for every query of offers in this module. */
+export const OFFER_COLUMNS = `o.offer_id, o.partner_id, o.kind, o.status, o.deleted, o.delisted, o.test_only, o.updated_at, o.has_details,
        o.title, o.category_id, o.description, o.entity_id, o.entity_name, o.entity_type, o.action_name, o.consumer_action,
        o.material,
        coalesce((SELECT jsonb_agg(jsonb_build_object('event', g.event, 'model', g.model, 'amount', g.amount::text,

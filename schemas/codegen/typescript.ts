@@ -94,7 +94,6 @@ export function renderTypes(files: SchemaFile[]): string {
     '} as const;',
     '',
     'export type EventTypeName = keyof EventValues;',
-    'export type Topic = (typeof eventTopic)[EventTypeName];',
     '',
   ].join('\n');
 }

@@ -514,4 +514,3 @@ export const eventTopic = {
 } as const;
 
 export type EventTypeName = keyof EventValues;
-export type Topic = (typeof eventTopic)[EventTypeName];

@@ -1,5 +1,5 @@
 import { CommandInputError, CommandNotFoundError, type Command } from '../../commands/command.js';
-import { validateInput } from '../../commands/validate.js';
+import { runCommand } from '../../commands/run.js';
 import type { Config } from '../../platform/config/config.js';
 import { readOwnerToken, requestOwner } from '../../platform/data-dir/owner-client.js';
 import { DataDirBusyError } from '../../platform/data-dir/ownership.js';
@@ -82,7 +82,7 @@ async function runHere(runtime: Runtime, command: Command, input: unknown): Prom
   const caughtUp = !runtime.owner && (await awaitCaughtUp(runtime, projections, EXTERNAL_PROJECTOR_GRACE_MS).then(() => true, () => false));
   if (caughtUp || runtime.eventLog.kind === 'kafka') {
     // Behind on Kafka: a missing record's message already says it may not be projected yet.
-    return command.execute(validateInput(command.input, input), { runtime, now: () => new Date() });
+    return runCommand(command, input, { runtime, now: () => new Date() });
   }
   const local = await startProjectors(runtime);
   try {

@@ -12,8 +12,9 @@ import { silentProgress, type ExportProgress } from './progress.js';
 import type { ExportFormat } from './schema-document.js';
 
 /** The read models an export can read, each through its own module's queries. */
-export const READ_MODELS = { conversions: 'ledger', postback_log: 'ledger' } as const;
-export type ReadModelName = keyof typeof READ_MODELS;
+/** The tables `--read-model` exports (the ledger's). */
+export const READ_MODELS = ['conversions', 'postback_log'] as const;
+export type ReadModelName = (typeof READ_MODELS)[number];
 
 const KINDS: Record<LedgerColumnType, ColumnKind> = {
   text: 'text',

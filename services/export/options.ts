@@ -52,7 +52,7 @@ const POSITION = /^([A-Za-z0-9._-]+):(\d+):(\d+)$/;
 export function parseExportFlags(flags: ExportFlags): ParsedExport {
   if (flags.topic !== undefined && flags.readModel !== undefined) throw new ExportInputError('--read-model', 'give either --topic (events) or --read-model (a table), not both');
   if (flags.topic === undefined && flags.readModel === undefined) {
-    throw new ExportInputError('--topic', `missing: give --topic <${TOPICS.map((t) => t.topic).join('|')}> for events or --read-model <${Object.keys(READ_MODELS).join('|')}> for a table`);
+    throw new ExportInputError('--topic', `missing: give --topic <${TOPICS.map((t) => t.topic).join('|')}> for events or --read-model <${READ_MODELS.join('|')}> for a table`);
   }
   const out = outPath(flags.out);
   const format = formatOf(flags.format, out);
@@ -64,7 +64,7 @@ export function parseExportFlags(flags: ExportFlags): ParsedExport {
     for (const flag of ['from', 'to', 'type'] as const) {
       if (flags[flag] !== undefined) throw new ExportInputError(`--${flag}`, 'applies to --topic exports only; a --read-model export is the whole table as of its projection\'s positions');
     }
-    if (!(flags.readModel in READ_MODELS)) throw new ExportInputError('--read-model', `unknown read model "${flags.readModel}": one of ${Object.keys(READ_MODELS).join(', ')}`);
+    if (!(READ_MODELS as readonly string[]).includes(flags.readModel)) throw new ExportInputError('--read-model', `unknown read model "${flags.readModel}": one of ${READ_MODELS.join(', ')}`);
     return { kind: 'read_model', request: { readModel: flags.readModel as ReadModelName, format, out, ...(flags.schema !== undefined ? { schema: flags.schema } : {}) } };
   }
   const topic = topicOf(flags.topic!);

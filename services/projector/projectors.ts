@@ -3,14 +3,14 @@ import { catalogEntriesProjection } from '../../projections/catalog-entries/proj
 import { clicksProjection } from '../../projections/clicks/projection.js';
 import { ledgerProjection } from '../../projections/ledger/projection.js';
 import { servesProjection } from '../../projections/serves/projection.js';
-import { offerProjections } from '../../projections/offers/projections.js';
+import { partnerOfferProjections } from '../../projections/offers/projections.js';
 import { startAll } from '../../platform/async/start-all.js';
 import type { Projection } from '../../platform/projection/projection.js';
 import { startProjection, type RunningProjection } from '../../platform/projection/runner.js';
 import type { Runtime } from '../../platform/runtime.js';
 
 /** Every read model this build maintains. */
-export const projections: Projection[] = [catalogEntriesProjection, ...offerProjections, accountsProjection, servesProjection, clicksProjection, ledgerProjection];
+export const projections: Projection[] = [catalogEntriesProjection, ...partnerOfferProjections, accountsProjection, servesProjection, clicksProjection, ledgerProjection];
 
 export interface ProjectorHooks {
   onBatchApplied?(projection: string, topic: string, partition: number, lastOffset: string, applied: number): void;

@@ -3,7 +3,7 @@ import { accountEvent } from '../../commands/accounts/events.js';
 import type { LoggedEvent, NewEvent } from '../../platform/events/event-log.js';
 import { hashApiKey, sandboxKey } from '../../projections/accounts/api-keys.js';
 import { accountsProjection } from '../../projections/accounts/projection.js';
-import { accountsChecksum } from '../../projections/accounts/queries.js';
+import { accountsChecksum } from '../support/read-model-checksums.js';
 import { EventType } from '../../schemas/generated/events.js';
 import { createTestRuntime, type TestRuntime } from '../support/app.js';
 

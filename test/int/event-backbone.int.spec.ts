@@ -2,7 +2,7 @@ import { Kafka, logLevel } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startProjection } from '../../platform/projection/runner.js';
 import { catalogEntriesProjection } from '../../projections/catalog-entries/projection.js';
-import { catalogChecksum } from '../../projections/catalog-entries/queries.js';
+import { catalogChecksum } from '../support/read-model-checksums.js';
 import { EventType } from '../../schemas/generated/events.js';
 import { createTestRuntime, type TestRuntime } from '../support/app.js';
 import { catalogEvents, expectedTotals } from '../support/catalog-events.js';

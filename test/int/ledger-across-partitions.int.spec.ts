@@ -9,6 +9,7 @@ import { findDecisions } from '../../projections/ledger/queries.js';
 import { verifyLedger } from '../../projections/ledger/verify.js';
 import { EventType } from '../../schemas/generated/events.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { postbackLogKey } from '../../commands/postbacks/log-key.js';
 
 const PARTNER = '0192f3a0-0000-7000-8000-00000000f001';
 
@@ -29,7 +30,7 @@ const batchOf = (partition: number, values: ReturnType<typeof received>[], from 
   topic: 'postbacks',
   partition,
   events: values.map((value, index): LoggedEvent => ({
-    topic: 'postbacks', partition, offset: String(from + index), key: `${value.partner_id}:${value.identity_key}`,
+    topic: 'postbacks', partition, offset: String(from + index), key: postbackLogKey(value),
     type: EventType.PostbackReceived, value: { ...value }, schemaId: 1, timestamp: new Date(0),
   })),
 });

@@ -8,7 +8,7 @@ import { runCommand } from '../../commands/run.js';
 import type { RunningProjection } from '../../platform/projection/runner.js';
 import { startProjection } from '../../platform/projection/runner.js';
 import { offerTargeting } from '../../projections/offers/internal/queries.js';
-import { offerProjections } from '../../projections/offers/projections.js';
+import { partnerOfferProjections } from '../../projections/offers/projections.js';
 import { loadFullCatalog } from '../../reference/locations/full/loader.js';
 import { createTestApp, testEnvironment, type TestRuntime } from '../support/app.js';
 import { runCli } from '../support/cli.js';
@@ -57,7 +57,7 @@ async function expectRejected(command: Command, input: unknown, error: { name?: 
 beforeAll(async () => {
   t = await createTestApp({ eventLog: 'kafka', env: { ADMIN_TOKEN } });
   await loadFullCatalog(t.runtime.db, { file: GEO_EXCERPT_FILE });
-  for (const projection of offerProjections) running.push(await startProjection(projection, { db: t.runtime.db, eventLog: t.runtime.eventLog }));
+  for (const projection of partnerOfferProjections) running.push(await startProjection(projection, { db: t.runtime.db, eventLog: t.runtime.eventLog }));
   partnerId = String((await run(configurePartner, { name: 'Acme', source_ip_allowlist: ['192.0.2.0/24'] })).partner_id);
   await caughtUp();
   localOfferId = String((await run(upsertOffer, { partner_id: partnerId, kind: 'local', status: 'active', details: details() })).offer_id);

@@ -7,9 +7,9 @@ import type { NewEvent } from '../../platform/events/event-log.js';
 import { startProjection, type RunningProjection } from '../../platform/projection/runner.js';
 import { readSnapshotContent } from '../../projections/offers/details.js';
 import { offerTargeting } from '../../projections/offers/internal/queries.js';
-import { linkUrl } from '../../projections/offers/links/parse-link.js';
-import { lookupTrackedLinkUrl } from '../../projections/offers/links/queries.js';
-import { offerProjections } from '../../projections/offers/projections.js';
+import { linkUrl, parseTrackedLink } from '../../projections/offers/links/parse-link.js';
+import { findLinkTarget } from '../../projections/offers/links/link-target.js';
+import { partnerOfferProjections } from '../../projections/offers/projections.js';
 import { findOffer, selectRemoteSnapshot } from '../../projections/offers/queries.js';
 import { EventType } from '../../schemas/generated/events.js';
 import { createTestRuntime, type TestRuntime } from '../support/app.js';
@@ -65,7 +65,7 @@ beforeAll(async () => {
     snapshot(REMOTE, '00000000-0000-7000-8000-00000000000b', 'en-US', '2026-02-01T00:00:00Z'),
     snapshot(REMOTE, '00000000-0000-7000-8000-00000000000c', 'fr', '2026-02-02T00:00:00Z'),
   ]);
-  for (const projection of offerProjections) running.push(await startProjection(projection, { db: t.runtime.db, eventLog: log }));
+  for (const projection of partnerOfferProjections) running.push(await startProjection(projection, { db: t.runtime.db, eventLog: log }));
   await caughtUp();
 });
 
@@ -101,17 +101,19 @@ describe('offers read models on Kafka', () => {
 
   it('looks up links of every shape by URL, ignoring query and fragment', async () => {
     const base = t.runtime.config.linkBase;
-    const lookup = (url: string) => lookupTrackedLinkUrl(t.runtime.db, url, base);
-    expect(await lookup(`${linkUrl(base, { shape: 'short_code', code: 'Ab3dE6gH' })}?sub_id=1#x`)).toEqual({
-      status: 'found',
-      mapping: { shape: 'short_code', code: 'Ab3dE6gH', offer_id: LOCAL, offer_instance_id: null, application_id: INSTANCE },
+    const lookup = async (url: string) => {
+      const parsed = parseTrackedLink(url, base);
+      return parsed.ok ? ((await findLinkTarget(t.runtime.db, parsed.link)) ?? 'not_found') : parsed.reason;
+    };
+    expect(await lookup(`${linkUrl(base, { shape: 'short_code', code: 'Ab3dE6gH' })}?sub_id=1#x`)).toMatchObject({
+      shape: 'short_code', code: 'Ab3dE6gH', offer_id: LOCAL, offer_instance_id: null, application_id: INSTANCE,
     });
-    expect(await lookup(`${base}/${INSTANCE}`)).toMatchObject({ status: 'found', mapping: { offer_id: REMOTE, offer_instance_id: INSTANCE } });
-    expect(await lookup(`${base}/static/st_spring-2026?a=b`)).toMatchObject({ status: 'found', mapping: { offer_id: LOCAL, shape: 'static_path' } });
-    expect(await lookup(`${base}/Zz3dE6gH`)).toEqual({ status: 'not_found', link: { shape: 'short_code', code: 'Zz3dE6gH' } });
-    expect(await lookup(`${base}/ab3de6gh`)).toMatchObject({ status: 'not_found' });
-    expect(await lookup('https://elsewhere.example.test/l/Ab3dE6gH')).toEqual({ status: 'invalid', reason: 'other_origin' });
-    expect(await lookup(`${base}/shop/Ab3dE6gH`)).toEqual({ status: 'invalid', reason: 'unsupported_path' });
+    expect(await lookup(`${base}/${INSTANCE}`)).toMatchObject({ offer_id: REMOTE, offer_instance_id: INSTANCE });
+    expect(await lookup(`${base}/static/st_spring-2026?a=b`)).toMatchObject({ offer_id: LOCAL, shape: 'static_path' });
+    expect(await lookup(`${base}/Zz3dE6gH`)).toBe('not_found');
+    expect(await lookup(`${base}/ab3de6gh`)).toBe('not_found');
+    expect(await lookup('https://elsewhere.example.test/l/Ab3dE6gH')).toBe('other_origin');
+    expect(await lookup(`${base}/shop/Ab3dE6gH`)).toBe('unsupported_path');
   });
 });
 
@@ -163,7 +165,7 @@ describe('replay', () => {
     const before = await digest();
     await Promise.all(running.map((p) => p.stop()));
     running = [];
-    await Promise.all(offerProjections.map((projection) => replayProjection(t.runtime.db, t.runtime.eventLog, projection)));
+    await Promise.all(partnerOfferProjections.map((projection) => replayProjection(t.runtime.db, t.runtime.eventLog, projection)));
     expect(await digest()).toEqual(before);
   });
 });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startProjection } from '../../platform/projection/runner.js';
-import { offerProjections } from '../../projections/offers/projections.js';
+import { partnerOfferProjections } from '../../projections/offers/projections.js';
 import { loadFullCatalog } from '../../reference/locations/full/loader.js';
 import { seedCatalog } from '../../services/admin/seed/catalog.js';
 import { seededRandom, seedSize } from '../../services/admin/seed/seed-context.js';
@@ -22,7 +22,7 @@ beforeAll(async () => {
     progress: () => ({ tick() {}, done() {} }),
     shared: new Map(),
   });
-  const running = await Promise.all(offerProjections.map((projection) => startProjection(projection, { db: t.runtime.db, eventLog: t.runtime.eventLog })));
+  const running = await Promise.all(partnerOfferProjections.map((projection) => startProjection(projection, { db: t.runtime.db, eventLog: t.runtime.eventLog })));
   try {
     await waitFor(async () => (await Promise.all(running.map((p) => p.lag()))).flat().every((p) => p.lag === 0), { what: 'seed projected' });
   } finally {

@@ -4,7 +4,7 @@ import { awaitCaughtUp } from '../../platform/projection/catch-up.js';
 import { startProjection, type RunningProjection } from '../../platform/projection/runner.js';
 import { openRuntime, type Runtime } from '../../platform/runtime.js';
 import { catalogEntriesProjection } from '../../projections/catalog-entries/projection.js';
-import { catalogChecksum } from '../../projections/catalog-entries/queries.js';
+import { catalogChecksum } from '../support/read-model-checksums.js';
 import { createTestRuntime, testEnvironment, type TestRuntime } from '../support/app.js';
 import { catalogEvents, expectedTotals } from '../support/catalog-events.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';

@@ -8,7 +8,7 @@ import { findServedInstances } from '../../projections/serves/queries.js';
 import { EventType } from '../../schemas/generated/events.js';
 import { offerServed } from '../support/serves.js';
 import { catalogEntriesProjection } from '../../projections/catalog-entries/projection.js';
-import { catalogChecksum } from '../../projections/catalog-entries/queries.js';
+import { catalogChecksum } from '../support/read-model-checksums.js';
 import { catalogEvents, expectedTotals } from '../support/catalog-events.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 

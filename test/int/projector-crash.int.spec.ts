@@ -7,7 +7,7 @@ import { loadConfig } from '../../platform/config/config.js';
 import type { NewEvent } from '../../platform/events/event-log.js';
 import { openRuntime, type Runtime } from '../../platform/runtime.js';
 import { catalogEntriesProjection } from '../../projections/catalog-entries/projection.js';
-import { catalogChecksum } from '../../projections/catalog-entries/queries.js';
+import { catalogChecksum } from '../support/read-model-checksums.js';
 import { testEnvironment } from '../support/app.js';
 import { catalogEvents, expectedTotals } from '../support/catalog-events.js';
 import { startServiceProcess } from '../support/child-process.js';

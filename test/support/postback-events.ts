@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { newEvent } from '../../commands/append.js';
 import type { NewEvent } from '../../platform/events/event-log.js';
 import { EventType, type PostbackReceived } from '../../schemas/generated/events.js';
+import { postbackLogKey } from '../../commands/postbacks/log-key.js';
 
 const PARTNERS = ['0b7f3c1e-6a51-4c4e-9d0a-1f2e3d4c5b6a', '5d2a9e47-1c3b-4f8e-a6d7-9b0c1d2e3f4a', 'c4e8f1a2-7b3d-4a5c-8e9f-0a1b2c3d4e5f'];
 const hex = (text: string) => createHash('sha256').update(text).digest('hex');
@@ -50,7 +51,7 @@ export function postbackEvents(count: number, epoch = Date.UTC(2026, 10, 1)): Ne
       payout_amount: mapped ? `${(index % 50) + 1}.25` : null,
       payout_currency: mapped ? 'EUR' : null,
     };
-    events.push(newEvent(EventType.PostbackReceived, `${value.partner_id}:${value.identity_key}`, value));
+    events.push(newEvent(EventType.PostbackReceived, postbackLogKey(value), value));
   }
   return events;
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { linkClickedEvent, SUB_ID_MAX_LENGTH, subIdsFromQuery } from '../../commands/clicks/click.js';
-import type { ClickTarget } from '../../commands/clicks/target.js';
+import type { ClickTarget } from '../../projections/offers/links/link-target.js';
 
 const CLICK = '0193a0b4-7c1d-7e2f-8a3b-4c5d6e7f8091';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { invalidatedCache } from '../../platform/cache/invalidated-cache.js';
-import type { AppliedPosition } from '../../platform/projection/watermarks.js';
+import type { AppliedPosition } from '../../platform/projection/offsets.js';
 import { openOfferInfoCache } from '../../services/api/routes/offers/info-cache.js';
 
 /** Watermarks that deliver the commits a test announces. */

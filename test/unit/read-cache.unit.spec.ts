@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { invalidatedCache } from '../../platform/cache/invalidated-cache.js';
 import type { QueryResult, Sql } from '../../platform/db/db.js';
-import type { AppliedPosition } from '../../platform/projection/watermarks.js';
+import type { AppliedPosition } from '../../platform/projection/offsets.js';
 import { openReadCaches } from '../../services/api/read-cache.js';
 
 const deferred = <T>() => {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { linkCodeReserve } from '../../commands/serves/link-code-reserve.js';
 import { reusableBuffers } from '../../platform/http/reusable-buffers.js';
 import type { Db, QueryResult } from '../../platform/db/db.js';
-import type { AppliedPosition } from '../../platform/projection/watermarks.js';
+import type { AppliedPosition } from '../../platform/projection/offsets.js';
 import type { ServedInstanceRow } from '../../projections/serves/evolve.js';
 import { openServedCardCache } from '../../services/api/routes/offers/served-card-cache.js';
 

@@ -1,6 +1,6 @@
 import type { Sql } from '../../../platform/db/db.js';
 import type { OfferDetailsDocument } from '../../../schemas/documents/offer.js';
-import { SNAPSHOT_PREFERENCE, toDocument, type OfferQueryRow } from '../queries.js';
+import { OFFER_COLUMNS, SNAPSHOT_PREFERENCE, toDocument, type OfferQueryRow } from '../queries.js';
 import type { TargetingRule } from './queries.js';
 
 /**
@@ -33,12 +33,7 @@ interface CandidateQueryRow extends OfferQueryRow {
  */
 export async function servingCandidates(sql: Sql): Promise<ServingCandidateRow[]> {
   const { rows } = await sql.query<CandidateQueryRow>(
-    `SELECT o.offer_id, o.partner_id, o.kind, o.status, o.deleted, o.delisted, o.test_only, o.updated_at, o.has_details,
-       o.title, o.category_id, o.description, o.entity_id, o.entity_name, o.entity_type, o.action_name, o.consumer_action,
-       o.material,
-       coalesce((SELECT jsonb_agg(jsonb_build_object('event', g.event, 'model', g.model, 'amount', g.amount::text,
-                  'currency', g.currency, 'rate', g.rate::text) ORDER BY g.position)
-                 FROM offer_goals g WHERE g.offer_id = o.offer_id), '[]') AS goals,
+    `SELECT ${OFFER_COLUMNS},
        i.destination_url, s.content AS snapshot_content, s.language AS snapshot_language
      FROM offers o
      LEFT JOIN offer_internals i ON i.offer_id = o.offer_id

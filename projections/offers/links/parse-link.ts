@@ -1,8 +1,9 @@
 import { withUnreservedDecoded } from '../../../platform/http/unreserved.js';
+import { CANONICAL_UUID } from '../../../platform/ids/uuid-text.js';
 
 /**
  * Reads a submitted tracked-link URL: is it on the link origin, and which link does its path name?
- * Pure; the mapping itself comes from `findTrackedLink` (queries.ts).
+ * Pure; what the link opens comes from `findLinkTarget` (link-target.ts).
  *
  * Supported paths below the link base: `/{8 alphanumerics}` (root short code), `/{canonical
  * lowercase UUID}` (root historical instance), `/static/st_{[A-Za-z0-9_-]+}`. Query string and
@@ -21,7 +22,6 @@ export type ParsedLink =
   | { ok: false; reason: 'malformed_url' | 'other_origin' | 'unsupported_path' };
 
 export const SHORT_CODE = /^[A-Za-z0-9]{8}$/;
-export const CANONICAL_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 export const STATIC_TOKEN = /^st_[A-Za-z0-9_-]+$/;
 
 /** The link's path relative to the link base, without its leading slash. */

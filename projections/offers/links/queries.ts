@@ -1,5 +1,5 @@
 import type { Sql } from '../../../platform/db/db.js';
-import { parseTrackedLink, type ParsedLink, type TrackedLinkRef, type TrackedLinkShape } from './parse-link.js';
+import type { TrackedLinkRef, TrackedLinkShape } from './parse-link.js';
 
 export interface TrackedLinkMapping {
   shape: TrackedLinkShape;
@@ -9,15 +9,6 @@ export interface TrackedLinkMapping {
   application_id: string | null;
 }
 
-/** The mapping of one link, or undefined when it was never registered (or has another shape). */
-export async function findTrackedLink(sql: Sql, link: TrackedLinkRef): Promise<TrackedLinkMapping | undefined> {
-  const { rows } = await sql.query<TrackedLinkMapping>(
-    'SELECT shape, code, offer_id, offer_instance_id, application_id FROM tracked_links WHERE code = $1 AND shape = $2',
-    [link.code, link.shape],
-  );
-  return rows[0];
-}
-
 /** The mapping of a code whatever its shape (a code is registered once), or undefined. */
 export async function findTrackedLinkByCode(sql: Sql, code: string): Promise<TrackedLinkMapping | undefined> {
   const { rows } = await sql.query<TrackedLinkMapping>(
@@ -25,22 +16,6 @@ export async function findTrackedLinkByCode(sql: Sql, code: string): Promise<Tra
     [code],
   );
   return rows[0];
-}
-
-export type LinkLookup =
-  | { status: 'found'; mapping: TrackedLinkMapping }
-  | { status: 'not_found'; link: TrackedLinkRef }
-  | { status: 'invalid'; reason: Extract<ParsedLink, { ok: false }>['reason'] };
-
-/**
- * What the offer info route needs for `offerurl`: `invalid` (400: not a tracked link of this
- * origin, or an unsupported path), `not_found` (404: no mapping) or the mapping.
- */
-export async function lookupTrackedLinkUrl(sql: Sql, submitted: string, linkBase: string): Promise<LinkLookup> {
-  const parsed = parseTrackedLink(submitted, linkBase);
-  if (!parsed.ok) return { status: 'invalid', reason: parsed.reason };
-  const mapping = await findTrackedLink(sql, parsed.link);
-  return mapping ? { status: 'found', mapping } : { status: 'not_found', link: parsed.link };
 }
 
 /** A link's mapping with the destination it was registered with (null: none), for the link origin. */

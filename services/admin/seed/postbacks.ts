@@ -5,6 +5,7 @@ import { checkFields, type PostbackFields } from '../../../commands/postbacks/fi
 import { postbackReceivedEvent, priceConversion } from '../../../commands/postbacks/receive.js';
 import { EventType, type LinkClicked } from '../../../schemas/generated/events.js';
 import type { SeededOffer, SeededPartner } from './catalog.js';
+import { postbackLogKey } from '../../../commands/postbacks/log-key.js';
 
 /** About this share of clicks converts; a few conversions are resent or resent changed. */
 export const CONVERSION_RATE = 0.4;
@@ -48,7 +49,7 @@ export function seededPostbacks(click: LinkClicked, offer: SeededOffer, partner:
       priceConversion(partner.goal_mappings, offer.offer_id, offer.goals, reported),
       when,
     );
-    return newEvent(EventType.PostbackReceived, `${event.partner_id}:${event.identity_key}`, event);
+    return newEvent(EventType.PostbackReceived, postbackLogKey(event), event);
   };
   const events = [report(fields, at)];
   const later = new Date(at.getTime() + RESEND_AFTER_MS);

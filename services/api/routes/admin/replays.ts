@@ -6,7 +6,7 @@ import { unavailableOnFailure } from '../../../../platform/http/read-or-unavaila
 import { ReplayInputError } from '../../../../platform/projection/point-in-time.js';
 import { ReplayBusyError, type ReplayJobs } from '../../../replay/jobs.js';
 import { SchemaInUseError } from '../../../replay/kept.js';
-import { CANONICAL_UUID } from '../../../../projections/offers/links/parse-link.js';
+import { CANONICAL_UUID } from '../../../../platform/ids/uuid-text.js';
 
 /** A replay job's id (randomUUID), as the path parameter's pattern. */
 const JOB_ID = CANONICAL_UUID.source;

@@ -1,4 +1,4 @@
-import { findLinkTarget } from '../../../../commands/clicks/target.js';
+import { findLinkTarget } from '../../../../projections/offers/links/link-target.js';
 import { invalidatedCache } from '../../../../platform/cache/invalidated-cache.js';
 import type { Sql } from '../../../../platform/db/db.js';
 import type { Watermarks } from '../../../../platform/projection/watermarks.js';

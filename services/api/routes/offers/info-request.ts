@@ -1,6 +1,7 @@
 import { badRequest } from '../../../../platform/http/errors.js';
 import { decodeFormPairs } from '../../../../platform/http/form-pairs.js';
 import { parseTrackedLink, type TrackedLinkRef } from '../../../../projections/offers/links/parse-link.js';
+import { ANY_CASE_UUID } from '../../../../platform/ids/uuid-text.js';
 
 /**
  * The query string of `GET /v1/offers/info` (reference: the route's parameters and rules 1–2).
@@ -19,7 +20,6 @@ export interface InfoRequest {
   link?: { url: string; ref: TrackedLinkRef };
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** RFC 3986 URI characters, percent-escapes well formed: `offerurl` is a `uri`, echoed as one. */
 const URI_TEXT = /^(?:[A-Za-z0-9\-._~:/?#[\]@!$&'()*+,;=]|%[0-9A-Fa-f]{2})*$/;
 /** scheme://authority, then the path as written (up to the query or fragment). */
@@ -75,7 +75,7 @@ export function parseInfoQuery(query: string, linkBase: string): InfoRequest {
 
   const request: InfoRequest = {};
   if (offerId !== undefined) {
-    if (!UUID.test(offerId)) throw badRequest(`offer_id must be a canonical offer id (a UUID), got ${shown(offerId)}`);
+    if (!ANY_CASE_UUID.test(offerId)) throw badRequest(`offer_id must be a canonical offer id (a UUID), got ${shown(offerId)}`);
     request.offer_id = offerId.toLowerCase();
   }
   if (offerUrl !== undefined) request.link = { url: offerUrl, ref: submittedLink(offerUrl, linkBase) };

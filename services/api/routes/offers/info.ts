@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { keyHashSecretOf } from '../../../../platform/config/key-hash-secret.js';
-import { awaitLinkHolders } from '../../../../commands/clicks/target.js';
+import { awaitLinkHolders } from '../../../../projections/offers/links/link-target.js';
 import type { Sql } from '../../../../platform/db/db.js';
 import { success } from '../../../../platform/http/envelope.js';
 import { documentOnlyValidation } from '../../../../platform/http/envelope-schema.js';

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { badRequest } from '../../../../platform/http/errors.js';
-import { CANONICAL_UUID } from '../../../../projections/offers/links/parse-link.js';
+import { ANY_CASE_UUID, ANY_CASE_UUID_PATTERN, CANONICAL_UUID } from '../../../../platform/ids/uuid-text.js';
 
 /** Most ids one request may ask for (reference: Limits). */
 export const MAX_INSTANCE_IDS = 100;
@@ -8,14 +8,11 @@ export const MAX_INSTANCE_IDS = 100;
 /** What every 400 about the id list says first (reference: Errors, instance route). */
 export const ID_LIST_RULE = `offer_instance_ids must contain between 1 and ${MAX_INSTANCE_IDS} offer instance ids`;
 
-// Any hexadecimal 8-4-4-4-12 UUID, in either case; nothing around it (no braces, no urn:uuid:).
-const UUID_PATTERN = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
-const UUID = new RegExp(UUID_PATTERN);
 
 /** The request body as documented; parseInstancesBody is what enforces it, with the reference's messages. */
 export const instancesRequestBody = Type.Object(
   {
-    offer_instance_ids: Type.Array(Type.String({ format: 'uuid', pattern: UUID_PATTERN }), {
+    offer_instance_ids: Type.Array(Type.String({ format: 'uuid', pattern: ANY_CASE_UUID_PATTERN }), {
       minItems: 1,
       maxItems: MAX_INSTANCE_IDS,
       description: 'offer_instance_id values of served cards, any case; duplicates after lowercasing are removed keeping the first',
@@ -64,7 +61,7 @@ export function parseInstancesBody(body: unknown): InstancesRequest {
     let id = value;
     // Most callers send the canonical form already: no lowercasing needed.
     if (!CANONICAL_UUID.test(value)) {
-      if (!UUID.test(value)) throw listError(describeItem(value, index));
+      if (!ANY_CASE_UUID.test(value)) throw listError(describeItem(value, index));
       id = value.toLowerCase();
     }
     if (seen.has(id)) continue;

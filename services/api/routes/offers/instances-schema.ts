@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { errorStatuses, methodNotAllowedStatus, successEnvelope } from '../../../../platform/http/envelope-schema.js';
 import { withExamples } from '../../../../platform/http/response-examples.js';
-import { CANONICAL_UUID } from '../../../../projections/offers/links/parse-link.js';
+import { CANONICAL_UUID } from '../../../../platform/ids/uuid-text.js';
 import { OFFER_DOCUMENT_VERSION } from '../../../../projections/offers/public-offer.js';
 import { instancesExamples } from './instances-examples.js';
 

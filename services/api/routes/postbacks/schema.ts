@@ -4,7 +4,7 @@ import { POSTBACK_RESULTS } from '../../../../commands/postbacks/receive.js';
 import { POSTBACK_REASONS, type PostbackReason } from '../../../../commands/postbacks/rejections.js';
 import { failureEnvelope, successEnvelope } from '../../../../platform/http/envelope-schema.js';
 import { withExamples } from '../../../../platform/http/response-examples.js';
-import { CANONICAL_UUID } from '../../../../projections/offers/links/parse-link.js';
+import { CANONICAL_UUID } from '../../../../platform/ids/uuid-text.js';
 import { TAG } from '../../openapi/tags.js';
 import { postbackExamples } from './examples.js';
 import { PROTOCOL_VERSION, resultOf } from './respond.js';

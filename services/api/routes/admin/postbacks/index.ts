@@ -3,7 +3,7 @@ import { settledWithin } from '../../../../../platform/async/deadline.js';
 import { findClick } from '../../../../../projections/clicks/queries.js';
 import { findConversion, findPostbackLogEntry, postbacksOfIdentity, searchPostbackLog } from '../../../../../projections/ledger/queries.js';
 import { findServedInstances } from '../../../../../projections/serves/queries.js';
-import { CANONICAL_UUID } from '../../../../../projections/offers/links/parse-link.js';
+import { CANONICAL_UUID } from '../../../../../platform/ids/uuid-text.js';
 import type { Runtime } from '../../../../../platform/runtime.js';
 import { notFound } from '../../../../../platform/http/errors.js';
 import { unavailableOnFailure } from '../../../../../platform/http/read-or-unavailable.js';

@@ -1,7 +1,7 @@
 import { characterCount } from '../../../../../platform/text/character-count.js';
 import { ENTRY_ID } from '../../../../../platform/diagnostics/bounded-log.js';
 import { instantOf, millisecondsOf, offsetMinutesOf } from '../../../../../platform/time/rfc3339.js';
-import { CANONICAL_UUID } from '../../../../../projections/offers/links/parse-link.js';
+import { CANONICAL_UUID } from '../../../../../platform/ids/uuid-text.js';
 import { DECISIONS, IDENTITY_KINDS, type LogCursor, type PostbackLogFilter } from '../../../../../projections/ledger/queries.js';
 
 /** The search form's fields, as the page's query string carries them. */

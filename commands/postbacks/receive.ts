@@ -14,9 +14,9 @@ import { appendEvents, newEvent } from '../append.js';
 import { resolveAttribution, type Attribution, type AttributionReads } from './attribution.js';
 import type { PostbackFields } from './fields.js';
 import { postbackFingerprint, postbackIdentity } from './identity.js';
-import { payoutFor } from './payout.js';
 import { PostbackRejection } from './rejections.js';
-import { sourceAllowlist } from './source-allowlist.js';
+import { partnerAdmits } from './source-allowlist.js';
+import { priceConversion, type ConversionPricing } from './pricing.js';
 import { postbackLogKey } from './log-key.js';
 
 export type PostbackChannel = PostbackReceived['channel'];
@@ -63,32 +63,6 @@ export interface PostbackAnswer {
   ledger_position: { partition: number; offset: string };
 }
 
-/** Per partner state (partners come from a cache that hands out a new object when one changes). */
-interface Allowlist {
-  admits: (address: string) => boolean;
-  /** Answers by source address: a partner posts from a few, and each check builds a SocketAddress. */
-  decided: Map<string, boolean>;
-}
-const allowlists = new WeakMap<Partner, Allowlist>();
-/** Addresses remembered per partner before the answers start over. */
-const MAX_DECIDED_ADDRESSES = 1_024;
-
-function allows(partner: Partner, address: string): boolean {
-  let allowlist = allowlists.get(partner);
-  if (!allowlist) {
-    allowlist = { admits: sourceAllowlist(partner.source_ip_allowlist), decided: new Map() };
-    allowlists.set(partner, allowlist);
-  }
-  const { admits, decided } = allowlist;
-  let allowed = decided.get(address);
-  if (allowed === undefined) {
-    allowed = admits(address);
-    if (decided.size >= MAX_DECIDED_ADDRESSES) decided.clear();
-    decided.set(address, allowed);
-  }
-  return allowed;
-}
-
 /** The partner, enabled, called from an allowed address; throws the matching rejection otherwise. */
 async function checkPartner(runtime: Runtime, reads: PostbackReads, request: PostbackRequest): Promise<Partner> {
   // Ids are canonical lowercase UUIDs; anything else names no partner.
@@ -99,37 +73,8 @@ async function checkPartner(runtime: Runtime, reads: PostbackReads, request: Pos
     throw new PostbackRejection('partner_not_found', `no partner has id ${JSON.stringify(request.partner_id)}${advice}`);
   }
   if (!partner.enabled) throw new PostbackRejection('partner_disabled', 'this partner\'s postback route is disabled');
-  if (!allows(partner, request.source_ip)) throw new PostbackRejection('source_ip_not_allowed', `${request.source_ip} is not in this partner's source allowlist`);
+  if (!partnerAdmits(partner, request.source_ip)) throw new PostbackRejection('source_ip_not_allowed', `${request.source_ip} is not in this partner's source allowlist`);
   return partner;
-}
-
-export interface ConversionPricing {
-  goal_event: string | null;
-  payout_amount: string | null;
-  payout_currency: string | null;
-}
-
-/**
- * The goal an event_name maps to on this offer (through the partner's mapping), with its payout;
- * a null goal is unmapped. Throws PostbackRejection('missing_amount') for a CPS goal without an
- * amount. Pure.
- */
-export function priceConversion(goalMappings: Record<string, string>, offerId: string, goals: OfferDetailsDocument['goals'], fields: PostbackFields): ConversionPricing {
-  const goalEvent = goalMappings[fields.event_name];
-  const goal = goalEvent === undefined ? undefined : goals.find((candidate) => candidate.event === goalEvent);
-  if (!goal) return { goal_event: null, payout_amount: null, payout_currency: null };
-  const pricing = goal.pricing;
-  const payout = payoutFor(
-    pricing.model === 'cpa'
-      ? { model: 'cpa', amount: pricing.amount ?? null, currency: pricing.currency ?? null, rate: null }
-      : { model: 'cps', amount: null, currency: null, rate: pricing.rate ?? null },
-    { amount: fields.amount, currency: fields.currency },
-  );
-  if (!payout.ok) {
-    if (payout.reason === 'missing_amount') throw new PostbackRejection('missing_amount', `goal "${goal.event}" pays a share of the sale: send amount and currency`);
-    throw new PostbackRejection('invalid_goal_pricing', `offer ${offerId} goal "${goal.event}": ${payout.message}`);
-  }
-  return { goal_event: goal.event, payout_amount: payout.amount, payout_currency: payout.currency };
 }
 
 /** Errors of the code itself rather than of a backend it could not reach. */

@@ -1,5 +1,6 @@
 import { BlockList, isIP } from 'node:net';
 import { plainAddress } from '../../platform/net/ip-text.js';
+import type { Partner } from '../../projections/partners/queries.js';
 
 /**
  * Whether an address is in a partner's allowlist (canonical CIDRs, as partner:configure stores
@@ -24,4 +25,31 @@ export function sourceAllowlist(networks: readonly string[]): (address: string) 
     if (family === 4) return v4.check(address, 'ipv4');
     return family === 6 && v6.check(address, 'ipv6');
   };
+}
+
+/** Per partner state (partners come from a cache that hands out a new object when one changes). */
+interface Allowlist {
+  admits: (address: string) => boolean;
+  /** Answers by source address: a partner posts from a few, and each check builds a SocketAddress. */
+  decided: Map<string, boolean>;
+}
+const allowlists = new WeakMap<Partner, Allowlist>();
+/** Addresses remembered per partner before the answers start over. */
+const MAX_DECIDED_ADDRESSES = 1_024;
+
+/** Whether `partner`'s allowlist admits `address`, each partner's answers remembered by address. */
+export function partnerAdmits(partner: Partner, address: string): boolean {
+  let allowlist = allowlists.get(partner);
+  if (!allowlist) {
+    allowlist = { admits: sourceAllowlist(partner.source_ip_allowlist), decided: new Map() };
+    allowlists.set(partner, allowlist);
+  }
+  const { admits, decided } = allowlist;
+  let allowed = decided.get(address);
+  if (allowed === undefined) {
+    allowed = admits(address);
+    if (decided.size >= MAX_DECIDED_ADDRESSES) decided.clear();
+    decided.set(address, allowed);
+  }
+  return allowed;
 }

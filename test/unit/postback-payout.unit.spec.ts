@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { canonicalDecimal, minorUnits, payoutFor, type GoalPricing } from '../../commands/postbacks/payout.js';
 import { CURRENCIES, isKnownCurrency } from '../../schemas/documents/currency.js';
-import { priceConversion } from '../../commands/postbacks/receive.js';
+import { priceConversion } from '../../commands/postbacks/pricing.js';
 import { PostbackRejection } from '../../commands/postbacks/rejections.js';
 import { currency, decimalText, withoutTrailingZeros } from '../support/postback-arbitraries.js';
 

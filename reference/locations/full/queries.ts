@@ -1,4 +1,5 @@
 import type { Sql } from '../../../platform/db/db.js';
+import { legacyLevelJoin, legacyLevelOf } from '../legacy/queries.js';
 
 /** The FULL catalog's reads. Every read is of the current release. */
 export interface CurrentRelease {
@@ -60,14 +61,14 @@ export const locationColumns = (alias: string) => `
   ${alias}.location_id, ${alias}.name, ${alias}.canonical_name, ${alias}.country_code, ${alias}.target_type,
   ${alias}.source_parent_location_id, ${alias}.parent_location_id, ${alias}.chain_status,
   ${alias}.unresolved_source_parent_location_id, ${alias}.hierarchy_precision,
-  (SELECT r.level FROM legacy_registry_locations r WHERE r.location_id = ${alias}.location_id) AS legacy_level,
+  ${legacyLevelOf(`${alias}.location_id`)} AS legacy_level,
   (SELECT json_agg(json_strip_nulls(json_build_object(
       'location_id', a.location_id::text, 'name', a.name, 'canonical_name', a.canonical_name,
       'country_code', a.country_code, 'target_type', a.target_type,
-      'hierarchy_precision', a.hierarchy_precision, 'legacy_level', r.level)) ORDER BY p.ord)
+      'hierarchy_precision', a.hierarchy_precision, 'legacy_level', r.legacy_level)) ORDER BY p.ord)
      FROM unnest(${alias}.path_ids) WITH ORDINALITY AS p(id, ord)
      JOIN geo_full_locations a ON a.release_id = ${alias}.release_id AND a.location_id = p.id
-     LEFT JOIN legacy_registry_locations r ON r.location_id = a.location_id) AS path`;
+     ${legacyLevelJoin('r', 'a.location_id')}) AS path`;
 
 /** A geo_full_locations row as read, with the LEGACY level of its id. */
 export interface StoredLocationRow extends LocationFields {

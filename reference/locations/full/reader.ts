@@ -4,6 +4,7 @@ import { indexSnapshotsOf, type IndexSnapshots } from '../index-snapshots.js';
 import { FullIndex, type FullIndexColumns, type FullIndexState } from './memory-index.js';
 import type { CurrentRelease, StoredLocationRow } from './queries.js';
 import { stringInterner } from '../interner.js';
+import { legacyBuildJoin, legacyLevelJoin } from '../legacy/queries.js';
 
 /**
  * The API's FULL catalog: the current release held in memory (memory-index.ts), one copy per
@@ -35,8 +36,8 @@ interface State {
 }
 
 const stateQuery = `SELECT r.release_id, r.source_file_date, r.cursor_secret, r.file_sha256, r.loaded_at, r.active_rows,
-    b.fingerprint AS legacy_fingerprint, b.built_at AS legacy_built_at
-  FROM geo_full_releases r LEFT JOIN legacy_registry_build b ON true WHERE r.is_current`;
+    b.legacy_fingerprint, b.legacy_built_at
+  FROM geo_full_releases r ${legacyBuildJoin('b')} WHERE r.is_current`;
 
 interface StateRow {
   release_id: number;
@@ -112,8 +113,8 @@ async function buildFullIndex(db: Db): Promise<{ index: FullIndex; snapshotKey: 
       const { rows: batch } = await tx.query<IndexedLocationRow>(
         `SELECT l.location_id, l.name, l.canonical_name, l.country_code, l.target_type, l.source_parent_location_id,
                 l.parent_location_id, l.chain_status, l.unresolved_source_parent_location_id, l.type_bucket,
-                l.name_norm, l.text_norm, g.level AS legacy_level
-           FROM geo_full_locations l LEFT JOIN legacy_registry_locations g ON g.location_id = l.location_id
+                l.name_norm, l.text_norm, g.legacy_level
+           FROM geo_full_locations l ${legacyLevelJoin('g', 'l.location_id')}
           WHERE l.release_id = $1 AND l.location_id > $2
           ORDER BY l.location_id LIMIT ${BATCH}`,
         [state.release.releaseId, after],

@@ -26,6 +26,21 @@ export interface RegistryLocationRow {
   provider_short: string | null;
 }
 
+/**
+ * SQL for queries of other modules that read the registry in the same statement (the FULL
+ * catalog's `legacy_level`, the index state's build fingerprint): a LEFT JOIN giving
+ * `${alias}.legacy_level` for the location id `idExpression` (null when it is no registry entry).
+ */
+export const legacyLevelJoin = (alias: string, idExpression: string) =>
+  `LEFT JOIN (SELECT location_id, level AS legacy_level FROM legacy_registry_locations) ${alias} ON ${alias}.location_id = ${idExpression}`;
+
+/** As legacyLevelJoin, as one value: the LEGACY level of the location id `idExpression`, or null. */
+export const legacyLevelOf = (idExpression: string) => `(SELECT level FROM legacy_registry_locations WHERE location_id = ${idExpression})`;
+
+/** As legacyLevelJoin: `${alias}.legacy_fingerprint` and `${alias}.legacy_built_at` of the current build (null before one). */
+export const legacyBuildJoin = (alias: string) =>
+  `LEFT JOIN (SELECT fingerprint AS legacy_fingerprint, built_at AS legacy_built_at FROM legacy_registry_build) ${alias} ON true`;
+
 /** The current build, undefined when no registry has been built. */
 export async function registryBuild(sql: Sql): Promise<RegistryBuild | undefined> {
   const { rows } = await sql.query<RegistryBuild>(

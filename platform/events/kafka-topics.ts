@@ -1,0 +1,90 @@
+import type { Admin } from 'kafkajs';
+import type { TopicDesign } from './event-log.js';
+import { retryRetriable } from './kafka-retry.js';
+import { appendsRefusedBecause, existingTopics, minInsyncReplicasOf } from './kafka-topic-state.js';
+import { fewerCopiesThan, fewerInsyncThan, topicReplication } from './topic-replication.js';
+
+/** The log's topics on the broker: the designed ones created, their partition counts, whether appends can go in. */
+export interface KafkaTopics {
+  /** Creates the missing topics; answers warnings about existing ones that keep fewer copies than new ones would. */
+  ensureTopics(topics: readonly TopicDesign[]): Promise<string[]>;
+  partitionCount(topic: string): Promise<number>;
+  /** Throws when an append to the topics this process ensured would be refused (no leader, too few copies in sync). */
+  checkAppendable(): Promise<void>;
+  /** Whether this process ensured any topic (a process that only reads has none to check). */
+  readonly ensuredAny: boolean;
+}
+
+export function kafkaTopics(admin: Admin, physical: (topic: string) => string, replication: { replicationFactor: number; minInsyncReplicas: number }): KafkaTopics {
+  const partitionCounts = new Map<string, Promise<number>>();
+
+  function partitionCount(topic: string): Promise<number> {
+    let count = partitionCounts.get(topic);
+    if (!count) {
+      count = retryRetriable(() => admin.fetchTopicMetadata({ topics: [physical(topic)] })).then(({ topics }) => topics[0]!.partitions.length);
+      count.catch(() => partitionCounts.delete(topic));
+      partitionCounts.set(topic, count);
+    }
+    return count;
+  }
+
+  /** Existing topics that keep fewer copies, or take an append with fewer, than new ones would: they are left as they are, and said so. */
+  async function weakerTopics(names: string[], replicationFactor: number, minInsyncReplicas: number): Promise<string[]> {
+    if (names.length === 0) return [];
+    const [{ topics }, settings] = await Promise.all([retryRetriable(() => admin.fetchTopicMetadata({ topics: names })), minInsyncReplicasOf(admin, names)]);
+    return [...fewerCopiesThan(replicationFactor, topics), ...fewerInsyncThan(minInsyncReplicas, settings)];
+  }
+
+  /** The topics this process ensured (physical names): the ones readiness looks at. */
+  let ownTopics: string[] = [];
+
+  async function ensureTopics(topics: readonly TopicDesign[]): Promise<string[]> {
+    ownTopics = [...new Set([...ownTopics, ...topics.map(({ topic }) => physical(topic))])];
+    const existing = await existingTopics(admin, topics.map(({ topic }) => physical(topic)));
+    const missing = topics.filter(({ topic }) => !existing.has(physical(topic)));
+    const { brokers } = await retryRetriable(() => admin.describeCluster());
+    const { replicationFactor, minInsyncReplicas } = topicReplication(brokers.length, replication);
+    const warnings = await weakerTopics([...existing], replicationFactor, minInsyncReplicas);
+    if (missing.length === 0) return warnings;
+    const names = missing.map(({ topic }) => physical(topic));
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        await admin.createTopics({
+          waitForLeaders: true,
+          topics: missing.map(({ topic, partitions }) => ({
+            topic: physical(topic),
+            numPartitions: partitions,
+            replicationFactor,
+            configEntries: [{ name: 'min.insync.replicas', value: String(minInsyncReplicas) }],
+          })),
+        });
+        return warnings;
+      } catch (error) {
+        // Another process may have created them between our list and create.
+        if (/already exists/i.test((error as Error).message)) return warnings;
+        // A busy broker can create the topics and still answer the wait for leaders with "does
+        // not host this topic-partition": when they exist, wait for their metadata instead.
+        const now = await existingTopics(admin, names);
+        if (names.every((name) => now.has(name))) {
+          await retryRetriable(() => admin.fetchTopicMetadata({ topics: names }), 20);
+          return warnings;
+        }
+        if (attempt >= 3) throw error;
+      }
+    }
+  }
+
+  return {
+    ensureTopics,
+    partitionCount,
+    async checkAppendable() {
+      // Brokers that answer are not enough: an append needs every partition's leader and enough copies in sync.
+      const [{ topics }, minInsync] = await Promise.all([admin.fetchTopicMetadata({ topics: ownTopics }), minInsyncReplicasOf(admin, ownTopics)]);
+      const refused = appendsRefusedBecause(topics, minInsync);
+      if (refused) throw new Error(refused);
+    },
+    get ensuredAny() {
+      return ownTopics.length > 0;
+    },
+  };
+}

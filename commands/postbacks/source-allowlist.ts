@@ -1,6 +1,7 @@
 import { BlockList, isIP } from 'node:net';
 import { plainAddress } from '../../platform/net/ip-text.js';
 import type { Partner } from '../../projections/partners/queries.js';
+import { memoized } from '../../platform/cache/bounded-memo.js';
 
 /**
  * Whether an address is in a partner's allowlist (canonical CIDRs, as partner:configure stores
@@ -44,12 +45,5 @@ export function partnerAdmits(partner: Partner, address: string): boolean {
     allowlist = { admits: sourceAllowlist(partner.source_ip_allowlist), decided: new Map() };
     allowlists.set(partner, allowlist);
   }
-  const { admits, decided } = allowlist;
-  let allowed = decided.get(address);
-  if (allowed === undefined) {
-    allowed = admits(address);
-    if (decided.size >= MAX_DECIDED_ADDRESSES) decided.clear();
-    decided.set(address, allowed);
-  }
-  return allowed;
+  return memoized(allowlist.decided, MAX_DECIDED_ADDRESSES, address, allowlist.admits);
 }

@@ -1,4 +1,6 @@
 import { isAbsoluteWebUrl } from '../../../../commands/clicks/destination.js';
+import { memoized } from '../../../../platform/cache/bounded-memo.js';
+
 /** `action.type` of a card whose tracked short link opens in a browser: the only action a card has. */
 export const URL_ACTION_TYPE = 'url';
 
@@ -16,14 +18,7 @@ const MAX_REMEMBERED = 10_000;
  * host (an https universal link qualifies). App deep links (custom schemes) never do.
  */
 export function isOpenableDestination(destination: string | null): boolean {
-  if (!destination) return false;
-  let known = openable.get(destination);
-  if (known === undefined) {
-    known = parsesAsWebUrl(destination);
-    if (openable.size >= MAX_REMEMBERED) openable.clear();
-    openable.set(destination, known);
-  }
-  return known;
+  return destination ? memoized(openable, MAX_REMEMBERED, destination, parsesAsWebUrl) : false;
 }
 
 function parsesAsWebUrl(destination: string): boolean {

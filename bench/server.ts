@@ -8,7 +8,7 @@ import { openRuntime, type Runtime } from '../platform/runtime.js';
 import { buildApp } from '../services/api/app.js';
 import { median } from './support.js';
 
-export const API_MAIN = fileURLToPath(new URL('../services/api/main.ts', import.meta.url));
+const API_MAIN = fileURLToPath(new URL('../services/api/main.ts', import.meta.url));
 export const PROJECTOR_MAIN = fileURLToPath(new URL('../services/projector/main.ts', import.meta.url));
 
 /** The service's own settings are left out of the inherited environment: a child is configured by `env` alone. */
@@ -86,7 +86,7 @@ export async function listenForBench(app: FastifyInstance, runtime: Runtime): Pr
  * The baseline route of a bench: `PUT path` stores a real answer, `method path` sends those bytes
  * back, so the baseline serializes nothing and sends the same size as the route measured.
  */
-export function staticAnswerRoute(app: FastifyInstance, path: string, method: 'GET' | 'POST') {
+function staticAnswerRoute(app: FastifyInstance, path: string, method: 'GET' | 'POST') {
   let answer = '';
   app.put(path, { schema: { hide: true } }, async (request) => {
     answer = JSON.stringify(request.body);

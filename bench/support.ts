@@ -29,7 +29,7 @@ export const rate = (count: number, milliseconds: number) => Math.round((count *
 export const median = <T>(list: readonly T[], by: (item: T) => number): T => [...list].sort((a, b) => by(a) - by(b))[Math.floor(list.length / 2)]!;
 
 /** Adds the ratio column: the figure we track, since absolute rates vary between machines. */
-export function withRatio(row: BenchRow): BenchRow {
+function withRatio(row: BenchRow): BenchRow {
   const value = Number(row.per_second);
   const baseline = Number(row.baseline_per_second);
   return baseline > 0 ? { ...row, ratio: Number((value / baseline).toFixed(2)) } : row;

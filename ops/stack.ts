@@ -219,7 +219,7 @@ export interface ComponentStatus {
   detail: string;
 }
 
-export async function stackStatus(config: StackConfig = stackConfig()): Promise<ComponentStatus[]> {
+async function stackStatus(config: StackConfig = stackConfig()): Promise<ComponentStatus[]> {
   const jvms = await Promise.all(components(config).map(async (component): Promise<ComponentStatus> => {
     const up = await component.answers();
     const pid = runningPid(component.process);

@@ -1,7 +1,7 @@
 import { ExitCode } from './startup.js';
 
 /** How long a process's closing steps may take once it has stopped taking work. */
-export const SHUTDOWN_STEPS_MS = 10_000;
+const SHUTDOWN_STEPS_MS = 10_000;
 
 export type ShutdownStep = readonly [name: string, run: () => Promise<unknown>];
 

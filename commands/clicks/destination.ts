@@ -30,7 +30,7 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
 const UNSAFE_SCHEMES = new Set(['javascript', 'vbscript', 'data', 'file', 'blob', 'filesystem', 'view-source', 'jar', 'search', 'search-ms', 'ms-msdt', 'ms-officecmd']);
 
 /** encodeURIComponent that cannot throw (a lone surrogate becomes U+FFFD). */
-export function encodeValue(value: string): string {
+function encodeValue(value: string): string {
   return encodeURIComponent(value.replace(LONE_SURROGATE, '\uFFFD'));
 }
 
@@ -69,7 +69,7 @@ export function isRedirectable(destination: string | null | undefined): destinat
 }
 
 /** `name=value` added to the query of `url`, before its fragment, after any existing parameters. */
-export function appendQueryParameter(url: string, name: string, value: string): string {
+function appendQueryParameter(url: string, name: string, value: string): string {
   const hash = url.indexOf('#');
   const head = hash < 0 ? url : url.slice(0, hash);
   const fragment = hash < 0 ? '' : url.slice(hash);

@@ -15,7 +15,7 @@ import { canonicalUuid, httpUrl, oneOf } from '../input.js';
 import { redirectProblem } from '../clicks/destination.js';
 import { offerEvent } from './events.js';
 
-export const linkInput = Type.Object(
+const linkInput = Type.Object(
   {
     offer_id: canonicalUuid('offer the link opens'),
     shape: oneOf(['short_code', 'instance_uuid', 'static_path'], 'path shape of the link'),

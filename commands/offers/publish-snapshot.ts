@@ -10,7 +10,7 @@ import { CommandInputError, CommandNotFoundError, defineCommand } from '../comma
 import { canonicalUuid } from '../input.js';
 import { offerEvent } from './events.js';
 
-export const snapshotInput = Type.Object(
+const snapshotInput = Type.Object(
   {
     offer_id: canonicalUuid('remote offer the snapshot belongs to'),
     snapshot_id: Type.Optional(canonicalUuid('snapshot to publish or replace; minted (UUIDv7) when absent')),

@@ -6,7 +6,7 @@ import type { OfferTargetingRule } from '../../schemas/generated/events.js';
 import { CommandInputError, CommandUnavailableError } from '../command.js';
 
 const closed = { additionalProperties: false } as const;
-export const MAX_TARGETING_RULES = 10;
+const MAX_TARGETING_RULES = 10;
 
 const locationRef = Type.Object(
   { location_id: Type.String({ pattern: '^[0-9]+$', maxLength: 19, description: 'FULL catalog location id (numeric string)' }) },

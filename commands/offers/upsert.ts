@@ -115,7 +115,7 @@ export function offerUpsertedEvent(input: OfferUpsertInput, targeting: OfferTarg
   };
 }
 
-export async function assertPartnerExists(sql: Sql, partnerId: string) {
+async function assertPartnerExists(sql: Sql, partnerId: string) {
   if (!(await findPartner(sql, partnerId))) throw new CommandNotFoundError('partner_id', `no partner ${partnerId}; configure it first (partner:configure)`);
 }
 

@@ -9,7 +9,7 @@ import { checkCidr } from './cidr.js';
 
 const closed = { additionalProperties: false } as const;
 
-export const partnerConfigureInput = Type.Object(
+const partnerConfigureInput = Type.Object(
   {
     partner_id: Type.Optional(canonicalUuid('partner to configure; minted (UUIDv7) when absent')),
     name: Type.String({ minLength: 1, maxLength: 200, pattern: '\\S', description: 'display name of the partner (not blank)' }),

@@ -43,7 +43,7 @@ export interface PostbackReads extends AttributionReads {
   decision(sql: Sql, correlationId: string): Promise<PostbackDecision | undefined>;
 }
 
-export const directReads: PostbackReads = {
+const directReads: PostbackReads = {
   partner: findPartner,
   offer: findOffer,
   remoteGoals: remoteOfferGoals,

@@ -31,7 +31,7 @@ export interface ServeRequest {
  */
 const MINT_ATTEMPTS = 5;
 
-export class LinkCodeExhaustedError extends Error {
+class LinkCodeExhaustedError extends Error {
   constructor() {
     super('could not mint an unused link code; retry');
     this.name = 'LinkCodeExhaustedError';

@@ -13,8 +13,8 @@ export interface EmbeddedMaintenance {
   stop(): Promise<void>;
 }
 
-export const CHECKPOINT_EVERY_MS = 60_000;
-export const VACUUM_EVERY_MS = 10 * 60_000;
+const CHECKPOINT_EVERY_MS = 60_000;
+const VACUUM_EVERY_MS = 10 * 60_000;
 
 export function maintainEmbeddedDatabase(sql: Sql, options: { checkpointMs?: number; vacuumMs?: number; log?: (line: string) => void } = {}): EmbeddedMaintenance {
   let under = Promise.resolve();

@@ -20,7 +20,7 @@ function findSqlMigrations(dir: string): string[] {
   return found;
 }
 
-export function listMigrations(): { name: string; path: string }[] {
+function listMigrations(): { name: string; path: string }[] {
   return migrationRoots
     .flatMap((root) => findSqlMigrations(join(projectRoot, root)))
     .map((path) => ({ name: basename(path, '.sql'), path }))

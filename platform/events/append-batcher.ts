@@ -85,8 +85,8 @@ interface Batch<M> {
   bytes: number;
 }
 
-export const DEFAULT_MAX_MESSAGES = 500;
-export const DEFAULT_MAX_BYTES = 1_000_000;
+const DEFAULT_MAX_MESSAGES = 500;
+const DEFAULT_MAX_BYTES = 1_000_000;
 
 const weigh = (messages: PartitionedMessage[]) =>
   messages.reduce((sum, message) => sum + message.value.length + (message.key === undefined ? 0 : Buffer.byteLength(message.key)), 0);

@@ -23,7 +23,7 @@ export async function decodeMessages(codec: EventCodec, topic: string, partition
 }
 
 /** An event of the log that cannot be decoded (not in the wire format, or a schema the registry does not have). */
-export class UndecodableEventError extends Error {
+class UndecodableEventError extends Error {
   constructor(readonly topic: string, readonly partition: number, readonly offset: string, cause: unknown) {
     super(
       `the event at ${topic}/${partition} offset ${offset} cannot be decoded (${(cause as Error).message ?? String(cause)}); it is tried again, and until it decodes its partition waits there (README, "An event that cannot be decoded")`,

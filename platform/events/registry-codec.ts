@@ -11,7 +11,7 @@ import type { KnownSchema } from './schema-catalog.js';
  * answers 503. Schema ids, once known, are cached: a registry that is down stops only appends of
  * an event type not appended before by this process, and reads of a schema not read before.
  */
-export const REGISTRY_TIMEOUT_MS = 5_000;
+const REGISTRY_TIMEOUT_MS = 5_000;
 
 type RegistryMiddleware = NonNullable<ConstructorParameters<typeof SchemaRegistry>[0]['middlewares']>[number];
 

@@ -5,7 +5,7 @@ import type { Producer, RecordMetadata, TopicMessages } from 'kafkajs';
  * (kafkajs' default is 30 s, retried five times: with too few brokers up to reach
  * min.insync.replicas an append then hung for minutes). The client's retries still apply.
  */
-export const ACK_TIMEOUT_MS = 2_000;
+const ACK_TIMEOUT_MS = 2_000;
 
 /**
  * Sends through an idempotent kafkajs producer, and after a send that failed, through a new one.

@@ -34,7 +34,7 @@ export interface RawAnswer {
 /** Gives the refusal of `error` in a route's own shape, for requests whose request line names that route. */
 export type RefusalShape = (request: RefusedRequest, error: ApiError) => RawAnswer | undefined;
 
-export function refusedRequestOf(error: ParserError): RefusedRequest | undefined {
+function refusedRequestOf(error: ParserError): RefusedRequest | undefined {
   // More than the 16 KB of head the parser takes: a header after an overlong request line still counts.
   const head = Buffer.isBuffer(error.rawPacket) ? error.rawPacket.subarray(0, 64 * 1024).toString('latin1') : undefined;
   // A request line longer than the bytes kept ends without its version, and a malformed one

@@ -28,7 +28,7 @@ export const successEnvelope = <D extends TSchema>(data: D, extra: TObject = Typ
  * Errors of the HTTP layer on any route (README, "Errors of the HTTP layer itself"): whatever a
  * route's own statuses do not name (408, 413, 431, 500…) is one of these ranges.
  */
-export const errorResponses = {
+const errorResponses = {
   '4xx': failureEnvelope({ description: 'error envelope: another refusal of the HTTP layer (malformed request, timeout, body or headers too large)' }),
   '5xx': failureEnvelope({ description: 'error envelope: INTERNAL_ERROR, a failure of ours; retry later' }),
 };

@@ -8,7 +8,7 @@ import { ApiError, serviceUnavailable } from './errors.js';
  * moment ago (2 s), far shorter than a connection to a Postgres that stopped answering takes to
  * fail (TCP gives up after minutes).
  */
-export const READ_DEADLINE_MS = 5_000;
+const READ_DEADLINE_MS = 5_000;
 
 /**
  * Runs a route's reads: our refusals (ApiError) pass through; a read model that fails, or does not

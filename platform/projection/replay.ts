@@ -63,7 +63,7 @@ export interface ReplayReport {
 }
 
 /** `replay_20261101t000000123z`-like: sorts by time, valid unquoted. */
-export const defaultSchemaName = (now: Date) => `replay_${now.toISOString().replace(/[-:.]/g, '').toLowerCase()}`;
+const defaultSchemaName = (now: Date) => `replay_${now.toISOString().replace(/[-:.]/g, '').toLowerCase()}`;
 
 async function livePartitionsOf(eventLog: EventLog, projections: Projection[]) {
   const result: { projection: string; topic: string; partition: number }[] = [];

@@ -6,7 +6,7 @@ import type { ApiKeyKind } from '../../schemas/generated/events.js';
  * it; the log and the read model hold HMAC-SHA256(KEY_HASH_SECRET, key) and a display prefix, so
  * a leaked table or topic reveals no usable key.
  */
-export const KEY_PREFIX: Record<ApiKeyKind, string> = { live: 'svc_live_', test: 'svc_test_', sandbox: 'svc_sandbox_' };
+const KEY_PREFIX: Record<ApiKeyKind, string> = { live: 'svc_live_', test: 'svc_test_', sandbox: 'svc_sandbox_' };
 
 /** Random part of live and test keys: 40 base62 characters, about 238 bits. */
 export const RANDOM_KEY_LENGTH = 40;

@@ -93,7 +93,7 @@ export interface AccountChanges {
   designation?: Designation;
 }
 
-export function emptyChanges(): AccountChanges {
+function emptyChanges(): AccountChanges {
   return {
     developers: new Map(),
     developerStatus: new Map(),

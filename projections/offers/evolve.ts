@@ -61,7 +61,7 @@ export interface OfferChanges {
   links: Map<string, LinkRow>;
 }
 
-export function offerRow(value: OfferUpserted): OfferRow {
+function offerRow(value: OfferUpserted): OfferRow {
   const details = value.details;
   return {
     offer_id: value.offer_id,

@@ -6,8 +6,8 @@ import { pipeline } from 'node:stream/promises';
 import { Command } from 'commander';
 
 /** The release protocol v1.0 pins as its FULL catalog. */
-export const PINNED_RELEASE_DATE = '2026-08-12';
-export const releaseUrl = (date: string) =>
+const PINNED_RELEASE_DATE = '2026-08-12';
+const releaseUrl = (date: string) =>
   `https://developers.google.com/static/google-ads/api/data/geo/geotargets-${date}.csv.zip`;
 
 /**

@@ -39,7 +39,7 @@ function codePointDifference(x: number, y: number): number {
 }
 
 /** UTF-16 code unit order (JavaScript's `<`). */
-export const compareCodeUnits = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+const compareCodeUnits = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 const SURROGATE = /[\ud800-\udfff]/;
 /** The faster native comparison when it agrees with code point order on every given string. */
@@ -92,13 +92,13 @@ export interface Scope {
 }
 
 /** Row lists are merged only up to this many rows; beyond, a scan finds a full page sooner. */
-export const GATHER_LIMIT = 2048;
+const GATHER_LIMIT = 2048;
 /**
  * Rows are listed for the character pairs held by at most this share of all rows. A more common
  * pair is common in nearly every country too, where a scan beats checking its rows (listLimitFor);
  * leaving those out keeps the lists to a few MB (1.7M rows on the full-size synthetic catalog).
  */
-export const LISTED_PAIR_SHARE = 1 / 16;
+const LISTED_PAIR_SHARE = 1 / 16;
 /** Rows of a group are merged from at most this many word lists; a shorter prefix is scanned for. */
 const MAX_MERGED_WORDS = 256;
 /** Character pairs are indexed for at most this many distinct characters (a pair table of 4 MB). */

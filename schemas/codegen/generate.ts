@@ -4,7 +4,7 @@ import { listSchemaFiles, schemasRoot } from '../files.js';
 import { renderTypes } from './typescript.js';
 
 /** `generate` writes schemas/generated/events.ts; `check` exits 1 when that file is stale. */
-export const generatedPath = join(schemasRoot, 'generated', 'events.ts');
+const generatedPath = join(schemasRoot, 'generated', 'events.ts');
 
 export function isGeneratedCurrent(): boolean {
   try {

@@ -5,7 +5,7 @@ const text = (description: string, maxLength = 500) => Type.String({ minLength: 
 const closed = { additionalProperties: false } as const;
 
 /** Exact non-negative decimal strings: money never goes through a float. */
-export const DECIMAL_PATTERN = '^(0|[1-9][0-9]{0,11})(\\.[0-9]{1,8})?$';
+const DECIMAL_PATTERN = '^(0|[1-9][0-9]{0,11})(\\.[0-9]{1,8})?$';
 const httpUrl = Type.String({ pattern: '^https?://[^\\s]+$', maxLength: 2000, description: 'absolute http or https URL' });
 
 /**

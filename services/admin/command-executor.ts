@@ -38,7 +38,7 @@ export const COMMAND_MAY_BE_WRITTEN =
   'the command did not complete in time: the log or a read model did not answer; it may still be written, so look before repeating a command that is not idempotent (api-key:issue, developer:register …)';
 
 /** The caller's answer when another process's command held the turn too long: it never runs. */
-export const COMMAND_NOT_STARTED_ELSEWHERE = 'an admin command of another process is still running; nothing was done; retry shortly';
+const COMMAND_NOT_STARTED_ELSEWHERE = 'an admin command of another process is still running; nothing was done; retry shortly';
 
 /** Any constant shared by every process that runs admin commands on one database (the migrations use another). */
 const COMMAND_LOCK_KEY = 7_311_993;

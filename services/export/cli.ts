@@ -81,7 +81,7 @@ async function run(flags: ExportFlags) {
   }
 }
 
-export function buildExportCli(): Program {
+function buildExportCli(): Program {
   return new Program('export')
     .description('Write decoded events of one topic, or a read model table, to an ndjson, CSV or Parquet file.')
     .addOption(onceOnly(new Option('--topic <topic>', 'the topic whose events to export')))

@@ -35,7 +35,7 @@ export interface ReadModelExportRequest {
   out: string;
 }
 
-export function readModelColumns(table: LedgerTable): ExportColumn[] {
+function readModelColumns(table: LedgerTable): ExportColumn[] {
   return table.columns.map(([name, type]) => ({ name, kind: KINDS[type], nullable: table.nullable.includes(name), doc: LEDGER_COLUMN_DOCS[name] }));
 }
 

@@ -134,7 +134,7 @@ function typeOf(name: string, topic: TopicName): string {
 }
 
 /** An RFC 3339 time (to the millisecond), or log positions `topic:partition:offset,…` of the exported topic. */
-export function boundOf(flag: '--from' | '--to', text: string, topic: TopicName): LogBound {
+function boundOf(flag: '--from' | '--to', text: string, topic: TopicName): LogBound {
   if (TIME_LIKE.test(text)) {
     const time = parseRfc3339(text);
     if (!time) throw new ExportInputError(flag, `${text} is not a valid time: give an RFC 3339 time with its offset, e.g. 2026-11-01T00:00:00Z`);

@@ -145,7 +145,7 @@ function failure(error: unknown, replaying: boolean): { message: string; code: n
   return { message: `${(error as Error).message}; ${next}`, code: ExitCode.failure };
 }
 
-export function buildReplayCli(): Program {
+function buildReplayCli(): Program {
   return new Program('replay')
     .description(
       'Rebuilds read models from the log into a fresh Postgres schema beside the live ones and compares them table by table; ' +

@@ -31,7 +31,7 @@ export class ReplayBusyError extends Error {
 const NOTHING_LEFT = 'before the swap: nothing was swapped and its replay schemas were dropped';
 
 /** Why a cancelled replay stopped; its job's error message. */
-export const REPLAY_CANCELLED = `cancelled ${NOTHING_LEFT}`;
+const REPLAY_CANCELLED = `cancelled ${NOTHING_LEFT}`;
 
 /** A replay stopped by its caller (Ctrl-C of the CLI, or a cancel on the admin API) before its swap. */
 export class ReplayCancelledError extends Error {

@@ -53,7 +53,7 @@ export function resolveReplayRequest(input: unknown): Omit<ReplayOptions, 'onPro
 }
 
 /** What POST /admin/replays/drop is asked: the kept schemas to drop, each named once. */
-export const DropRequest = Type.Object(
+const DropRequest = Type.Object(
   { schemas: Type.Array(Type.String(), { minItems: 1, description: 'Kept replay schemas to drop (replay_…), each once.' }) },
   { additionalProperties: false },
 );

@@ -27,7 +27,7 @@ export interface OfferInternalState {
 const LOCATION_ID = /^[0-9]{1,18}$/;
 
 /** Rules as rows, without repeats (an id listed twice in one rule is one row). */
-export function targetingRows(value: OfferUpserted): TargetingRow[] {
+function targetingRows(value: OfferUpserted): TargetingRow[] {
   const rows = new Map<string, TargetingRow>();
   value.targeting.forEach((rule, rule_index) => {
     for (const mode of ['include', 'exclude'] as const) {

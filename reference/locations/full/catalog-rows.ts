@@ -21,7 +21,7 @@ export interface CatalogRow {
   textNorm: string;
 }
 
-export const isActive = (row: SourceRow) => row.status === 'Active';
+const isActive = (row: SourceRow) => row.status === 'Active';
 
 /** Turns the source rows of a release into catalog rows (active records only). Pure. */
 export function buildCatalogRows(source: readonly SourceRow[]): CatalogRow[] {

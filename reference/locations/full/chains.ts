@@ -76,7 +76,7 @@ export function computeChains(records: readonly SourceRecord[]): Chain[] {
 }
 
 /** Members of the rings of a functional graph (next[i] = -1 when i has no edge). */
-export function findRingMembers(next: readonly number[]): boolean[] {
+function findRingMembers(next: readonly number[]): boolean[] {
   const state = new Uint8Array(next.length); // 0 unseen, 1 on the current walk, 2 done
   const onRing = new Array<boolean>(next.length).fill(false);
   for (let start = 0; start < next.length; start++) {

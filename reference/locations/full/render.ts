@@ -10,7 +10,7 @@ import { BytePacker } from '../packed-bytes.js';
  */
 
 /** Per-row values, dropped all at once when `limit` accumulate: bounded memory, nothing to do per hit. */
-export class RowCache<V> {
+class RowCache<V> {
   private values: (V | undefined)[];
   private count = 0;
   constructor(private readonly size: number, private readonly limit: number) {
@@ -71,7 +71,7 @@ function head(index: FullIndex, r: number): string {
     `"country_code":${countries[index.countryOf[r]!]},"target_type":${types[index.typeOf[r]!]}`;
 }
 
-export function nodeJson(index: FullIndex, r: number): string {
+function nodeJson(index: FullIndex, r: number): string {
   const { nodes } = caches(index);
   const held = nodes.get(r);
   if (held !== undefined) return held;

@@ -10,7 +10,7 @@ import { GEO_LOAD_COMMAND } from '../how-to-load.js';
 
 export type { SourceRow };
 
-export const RELEASE_URL_PATTERN = 'https://developers.google.com/static/google-ads/api/data/geo/geotargets-YYYY-MM-DD.csv.zip';
+const RELEASE_URL_PATTERN = 'https://developers.google.com/static/google-ads/api/data/geo/geotargets-YYYY-MM-DD.csv.zip';
 
 /** A release file that cannot be used; the message says what to do. */
 export class CatalogFileError extends Error {

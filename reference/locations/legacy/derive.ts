@@ -13,11 +13,11 @@ import type { Level, RegistryEntry, SourceRow } from './source-row.js';
  *   stops at a parent missing from the release is kept only when its country has no regions
  *   (then the country is the right parent whatever the missing link was).
  */
-export const REGION_TARGET_TYPES: ReadonlySet<string> = new Set([
+const REGION_TARGET_TYPES: ReadonlySet<string> = new Set([
   'State', 'Province', 'Region', 'Prefecture', 'Governorate', 'Canton', 'Autonomous Community',
   'Union Territory', 'Territory', 'Department', 'County', 'District', 'Okrug',
 ]);
-export const CITY_TARGET_TYPES: ReadonlySet<string> = new Set(['City', 'Municipality']);
+const CITY_TARGET_TYPES: ReadonlySet<string> = new Set(['City', 'Municipality']);
 
 const ACTIVE = 'Active';
 

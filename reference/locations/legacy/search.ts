@@ -8,14 +8,14 @@ import { LEVEL_WEIGHT, LEVELS, type Level } from './source-row.js';
  * its own. Candidates arrive in browse order (level weight, folded name, name, id), so each tier
  * stays in that order and the tie-break needs no second sort.
  */
-export const MatchTier = { EXACT: 0, PREFIX: 1, WORD_PREFIX: 2, SUBSTRING: 3 } as const;
+const MatchTier = { EXACT: 0, PREFIX: 1, WORD_PREFIX: 2, SUBSTRING: 3 } as const;
 export type MatchTier = (typeof MatchTier)[keyof typeof MatchTier];
 
 /**
  * `idQuery` is the query as sent, trimmed (an id matches only as written, digits alone: no
  * folding). `canonical: false` matches names only (resolve's `city`).
  */
-export function tierOf(location: IndexedLocation, foldedQuery: string, idQuery: string, canonical = true): MatchTier | undefined {
+function tierOf(location: IndexedLocation, foldedQuery: string, idQuery: string, canonical = true): MatchTier | undefined {
   if (idQuery === location.id || (location.aliases.length > 0 && location.aliases.includes(foldedQuery))) return MatchTier.EXACT;
   // Every other tier is a substring match: one search rules most locations out.
   const text = canonical ? location.text : location.spaced;

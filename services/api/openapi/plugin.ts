@@ -5,8 +5,8 @@ import swaggerUi from '@fastify/swagger-ui';
 import { TAG_DESCRIPTIONS } from './tags.js';
 
 /** Where the document and its browsable page are served. */
-export const OPENAPI_PATH = '/openapi.json';
-export const DOCS_PREFIX = '/docs';
+const OPENAPI_PATH = '/openapi.json';
+const DOCS_PREFIX = '/docs';
 
 /**
  * The docs page's Content-Security-Policy: its own origin only. The package's default policy
@@ -32,7 +32,7 @@ const capitalized = (word: string) => word.charAt(0).toUpperCase() + word.slice(
 const camel = (text: string) => text.split(/[^A-Za-z0-9]+/).filter(Boolean).map(capitalized).join('');
 
 /** `get` and `/v1/locations/{location_id}` → getV1LocationsByLocationId. */
-export function operationIdOf(method: string, path: string): string {
+function operationIdOf(method: string, path: string): string {
   const segments = path.split('/').filter(Boolean).map((segment) => (/^\{.+\}$/.test(segment) ? `By${camel(segment.slice(1, -1))}` : camel(segment)));
   return `${method.toLowerCase()}${segments.join('')}`;
 }

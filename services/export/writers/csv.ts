@@ -7,7 +7,7 @@ const NEEDS_QUOTES = /[",\r\n]/;
 const QUOTE = /"/g;
 
 /** One RFC 4180 field: quoted when it holds a comma, quote or line break, and always when empty (so "" is an empty string, nothing is null). */
-export const csvField = (text: string) => (text === '' ? '""' : NEEDS_QUOTES.test(text) ? `"${text.replace(QUOTE, '""')}"` : text);
+const csvField = (text: string) => (text === '' ? '""' : NEEDS_QUOTES.test(text) ? `"${text.replace(QUOTE, '""')}"` : text);
 
 /** The expression that writes cell `c` of a column of `kind` (not null) as a CSV field. */
 function fieldExpression(kind: ExportColumn['kind']): string {
@@ -26,7 +26,7 @@ function fieldExpression(kind: ExportColumn['kind']): string {
  * per-column functions cost more than the cells' own work; each record goes straight into the
  * batch's UTF-8 bytes (utf8-batch.ts).
  */
-export function csvRecords(columns: readonly ExportColumn[]): (rows: Cell[][]) => Buffer {
+function csvRecords(columns: readonly ExportColumn[]): (rows: Cell[][]) => Buffer {
   const cells = columns.map((column, index) => `${index > 0 ? "r += ',';" : ''} c = row[${index}]; if (c !== null && c !== undefined) r += ${fieldExpression(column.kind)};`);
   const record = new Function('field', `return (row) => { let r = ''; let c; ${cells.join('\n')} return r + '\\r\\n'; };`)(csvField) as (row: Cell[]) => string;
   const batch = utf8Batch();

@@ -68,7 +68,7 @@ export function removeUnfinished(path: string): void {
 }
 
 /** The schema document written beside a CSV or ndjson file. */
-export const sidecarPath = (path: string) => `${path}.schema.json`;
+const sidecarPath = (path: string) => `${path}.schema.json`;
 
 /** A text file written chunk by chunk (waiting when the disk is slower), moved into place when finished. */
 export interface TextFile {

@@ -9,7 +9,7 @@ import type { FastifyRequest } from 'fastify';
  * session. The cookie is HttpOnly (no script reads it), SameSite=Strict (no other site's page
  * sends it), limited to /admin, and Secure when the request came over https.
  */
-export const SESSION_COOKIE = 'admin_session';
+const SESSION_COOKIE = 'admin_session';
 export const SESSION_SECONDS = 8 * 60 * 60;
 const VERSION = 'v1';
 

@@ -3,12 +3,12 @@ import { REGISTRY_VERSION } from '../../../../reference/locations/legacy/source-
 import { BytePacker } from '../../../../reference/locations/packed-bytes.js';
 
 /** A LEGACY path node: id, name and level only. */
-export function pathNode(location: IndexedLocation) {
+function pathNode(location: IndexedLocation) {
   return { location_id: location.id, name: location.name, level: location.level };
 }
 
 /** The LEGACY Location object; `external_codes` only when the location has any. */
-export function renderLocation(index: RegistryIndex, location: IndexedLocation) {
+function renderLocation(index: RegistryIndex, location: IndexedLocation) {
   const hasCodes = Object.keys(location.codes).length > 0;
   return {
     location_id: location.id,

@@ -9,7 +9,7 @@
  * frees it in a full collection: caching every miss made uncached searches several times slower
  * (measured, `npm run bench -- locations`, the "uncached" scenario).
  */
-export const PAGE_CACHE_BYTES = 16 * 2 ** 20;
+const PAGE_CACHE_BYTES = 16 * 2 ** 20;
 /** How many searches asked once are remembered (keys only). */
 const SEEN_ONCE_KEYS = 16_384;
 

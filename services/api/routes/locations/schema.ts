@@ -29,9 +29,9 @@ const levelOf = (description: string) => ({ ...level, description });
 const chainStatus = Type.Unsafe<string>({ type: 'string', enum: ['COMPLETE', 'UNRESOLVED_SOURCE_PARENT'] });
 
 /** A LEGACY path node. */
-export const legacyPathNode = Type.Object({ location_id: locationId('the node\'s id'), name: Type.String(), level: levelOf('the registry level') }, closed);
+const legacyPathNode = Type.Object({ location_id: locationId('the node\'s id'), name: Type.String(), level: levelOf('the registry level') }, closed);
 /** A FULL path node: only verified relations, never an invented segment. */
-export const fullPathNode = Type.Object(
+const fullPathNode = Type.Object(
   {
     location_id: locationId('the node\'s id'),
     name: Type.String(),
@@ -53,7 +53,7 @@ const common = {
 };
 
 /** A LEGACY location (COUNTRY, REGION, CITY). */
-export const legacyLocation = Type.Object(
+const legacyLocation = Type.Object(
   {
     ...common,
     level: levelOf('COUNTRY, REGION or CITY'),
@@ -74,7 +74,7 @@ export const legacyLocation = Type.Object(
 );
 
 /** A FULL location: raw types kept, verified parent chains. */
-export const fullLocation = Type.Object(
+const fullLocation = Type.Object(
   {
     ...common,
     source_parent_location_id: nullableId('the raw parent id from the source'),

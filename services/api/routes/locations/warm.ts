@@ -10,7 +10,7 @@ import { currentRegistry } from './legacy-registry.js';
  * else DATA_DIR/geo-index on the embedded default; with DATABASE_URL only when configured (the
  * process may have no writable folder of its own).
  */
-export function indexSnapshotFolder(config: Pick<Config, 'geoIndexCacheDir' | 'dataDir' | 'embedded'>): string | undefined {
+function indexSnapshotFolder(config: Pick<Config, 'geoIndexCacheDir' | 'dataDir' | 'embedded'>): string | undefined {
   if (config.geoIndexCacheDir === 'off') return undefined;
   return config.geoIndexCacheDir ?? (config.embedded.database ? join(config.dataDir, 'geo-index') : undefined);
 }

@@ -38,7 +38,7 @@ function slotsFor(cards: number): number {
  * A 30-bit hash of an id: its last eight characters (hex digits in a canonical UUID, random in
  * UUIDv7 and v4), mixed. Any string hashes; short or non-hex ones just collide more.
  */
-export function idHash(id: string): number {
+function idHash(id: string): number {
   let key = 0;
   for (let index = id.length - 8; index < id.length; index += 1) key = (key << 4) | (id.charCodeAt(index) & 15);
   return (Math.imul(key, 0x9e3779b1) >>> 2) & 0x3fffffff;

@@ -10,7 +10,7 @@ import { ANY_CASE_UUID } from '../../../../platform/ids/uuid-text.js';
  * `action.payload.url` echoes.
  */
 
-export const INFO_PARAMETERS = ['offer_id', 'offerurl'] as const;
+const INFO_PARAMETERS = ['offer_id', 'offerurl'] as const;
 type InfoParameter = (typeof INFO_PARAMETERS)[number];
 
 export interface InfoRequest {

@@ -33,7 +33,7 @@ const { offer_instance_id: _instanceId, action: _cardAction, ...offerFields } = 
 const withDetails = Type.Required(Type.Pick(instanceOffer, ['version', 'entity', 'goals'])).properties;
 const offerInfoWithDetails = Type.Required(instanceOffer.properties.offer_info);
 
-export const infoAction = Type.Object(
+const infoAction = Type.Object(
   {
     type: Type.Unsafe<typeof URL_ACTION_TYPE>({ type: 'string', enum: [URL_ACTION_TYPE] }),
     payload: Type.Object({ url: Type.String({ format: 'uri', description: 'the submitted offerurl, exactly' }) }, closed),

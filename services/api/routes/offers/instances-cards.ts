@@ -55,7 +55,7 @@ export function cardAction(card: ServedCard, offer: StoredOffer, placement: Plac
  * and no action. The details' own action fields (name, consumer_action) belong to the offer info
  * route: here `action` is only the card's link (rule 7).
  */
-export function cardOffer(card: ServedCard, offer: StoredOffer, placement: Placement | null, applicationId: string): InstanceOffer {
+function cardOffer(card: ServedCard, offer: StoredOffer, placement: Placement | null, applicationId: string): InstanceOffer {
   const withdrawn = offer.deleted || offer.delisted || offer.test_only;
   if (offer.kind !== 'local' || !offer.details || withdrawn) {
     const { offer_id, offer_info } = publicOffer(offer);

@@ -3,7 +3,7 @@ import { badRequest } from '../../../../platform/http/errors.js';
 import { ANY_CASE_UUID, ANY_CASE_UUID_PATTERN, CANONICAL_UUID } from '../../../../platform/ids/uuid-text.js';
 
 /** Most ids one request may ask for (reference: Limits). */
-export const MAX_INSTANCE_IDS = 100;
+const MAX_INSTANCE_IDS = 100;
 
 /** What every 400 about the id list says first (reference: Errors, instance route). */
 export const ID_LIST_RULE = `offer_instance_ids must contain between 1 and ${MAX_INSTANCE_IDS} offer instance ids`;

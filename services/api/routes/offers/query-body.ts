@@ -11,7 +11,7 @@ import { UNSTORABLE, unstorableText } from '../../../../commands/unstorable-text
  */
 export const MAX_LIMIT = 10;
 export const DEFAULT_LIMIT = 3;
-export const MAX_CATEGORIES = 10;
+const MAX_CATEGORIES = 10;
 const MAX_INTENT = 200;
 
 const closed = { additionalProperties: false } as const;
@@ -34,9 +34,9 @@ const GRANDFATHERED = [
   'en-GB-oed', 'i-ami', 'i-bnn', 'i-default', 'i-enochian', 'i-hak', 'i-klingon', 'i-lux', 'i-mingo', 'i-navajo', 'i-pwn', 'i-tao', 'i-tay', 'i-tsu',
   'sgn-BE-FR', 'sgn-BE-NL', 'sgn-CH-DE',
 ].map((tag) => tag.replace(/[a-z]/gi, (letter) => `[${letter.toLowerCase()}${letter.toUpperCase()}]`));
-export const LANGUAGE_TAG = `^(?:${LANGTAG}|${PRIVATE_USE}|${GRANDFATHERED.join('|')})$`;
+const LANGUAGE_TAG = `^(?:${LANGTAG}|${PRIVATE_USE}|${GRANDFATHERED.join('|')})$`;
 
-export const queryContext = Type.Object(
+const queryContext = Type.Object(
   {
     intent: Type.Optional(Type.String({ maxLength: MAX_INTENT, description: 'short free text: what the user is after' })),
     locale: Type.Optional(Type.String({ pattern: LANGUAGE_TAG, maxLength: 100, description: 'BCP 47 language tag (RFC 5646), e.g. en, pt-BR or en-US-u-ca-gregory' })),

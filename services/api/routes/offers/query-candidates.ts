@@ -29,7 +29,7 @@ const highest = (values: (string | undefined)[]) => {
 };
 
 /** A candidate from its row; undefined when its content cannot be shown (a malformed snapshot is never served). */
-export function prepareCandidate(row: ServingCandidateRow): Candidate | undefined {
+function prepareCandidate(row: ServingCandidateRow): Candidate | undefined {
   let content: { details: OfferDetailsDocument; language: string | null } | undefined;
   if (row.details) content = { details: row.details, language: null };
   else if (row.snapshot) {

@@ -17,7 +17,7 @@ import { currentRegistry } from '../locations/legacy-registry.js';
 export type GeoFamily = 'cloudflare' | 'cloudfront' | 'vercel';
 
 /** Header names (lowercase, as Node gives them) of each family: country, first-level region code, city. */
-export const GEO_HEADERS: Record<GeoFamily, { country: string; region: string; city: string }> = {
+const GEO_HEADERS: Record<GeoFamily, { country: string; region: string; city: string }> = {
   cloudflare: { country: 'cf-ipcountry', region: 'cf-region-code', city: 'cf-ipcity' },
   cloudfront: { country: 'cloudfront-viewer-country', region: 'cloudfront-viewer-country-region', city: 'cloudfront-viewer-city' },
   vercel: { country: 'x-vercel-ip-country', region: 'x-vercel-ip-country-region', city: 'x-vercel-ip-city' },
@@ -66,7 +66,7 @@ export function cityText(value: string): string {
  * leaves to its users (AA, QM-QZ, XA-XZ, ZZ), which CDNs send for "no country known" (Cloudflare's
  * XX) or for no country at all. XK stays: CDNs send it for Kosovo.
  */
-export function isCountryCode(code: string): boolean {
+function isCountryCode(code: string): boolean {
   if (!/^[A-Z]{2}$/.test(code)) return false;
   if (code === 'XK') return true;
   const userAssigned = code === 'AA' || code === 'ZZ' || (code[0] === 'Q' && code[1]! >= 'M') || code[0] === 'X';
@@ -92,7 +92,7 @@ export function readTrustedGeo(headers: Headers, trusted: readonly GeoFamily[]):
  * code names in that country, else the country; undefined for a country the registry does not
  * have (Cloudflare's `XX` and `T1` included). A city name two cities share names neither.
  */
-export function resolveReading(index: RegistryIndex, reading: GeoReading): IndexedLocation | undefined {
+function resolveReading(index: RegistryIndex, reading: GeoReading): IndexedLocation | undefined {
   const country = index.countryByCode.get(reading.country);
   if (!country) return undefined;
   let region: IndexedLocation | undefined;

@@ -31,7 +31,7 @@ import { logBackendFailure } from '../../../../platform/http/backend-failure-log
  * How long Query waits for its serves to be logged before answering 503: a card is handed out only
  * once the log holds it (acks from every in-sync replica), never before.
  */
-export const APPEND_TIMEOUT_MS = 3_000;
+const APPEND_TIMEOUT_MS = 3_000;
 /** How long the reads before the append (key, placement, location, candidates, link codes) may take in all. */
 const READS_TIMEOUT_MS = 5_000;
 

@@ -25,7 +25,7 @@ export function postChannel(request: FastifyRequest): PostbackChannel {
 }
 
 /** The current contract's request checks, before the body is read. Throws PostbackRejection. */
-export function checkCurrentRequest(request: FastifyRequest): void {
+function checkCurrentRequest(request: FastifyRequest): void {
   const version = request.headers[PROTOCOL_HEADER];
   if (version !== PROTOCOL_VERSION) {
     throw new PostbackRejection('unsupported_protocol_version', `send ${PROTOCOL_HEADER}: ${PROTOCOL_VERSION} (got ${version === undefined ? 'none' : JSON.stringify(version)})`);

@@ -18,7 +18,7 @@ const REASON_BY_STATUS: Record<number, PostbackReason> = { 408: 'request_timeout
  * generic envelope would give them none. A request that stalled is request_timeout (408,
  * retryable), an Expect the server cannot meet expectation_failed (417). Undefined for other paths.
  */
-export function postbackParserRefusal(request: RefusedRequest, error: ApiError, onRefused?: (reason: PostbackReason, correlationId: string) => void): RawAnswer | undefined {
+function postbackParserRefusal(request: RefusedRequest, error: ApiError, onRefused?: (reason: PostbackReason, correlationId: string) => void): RawAnswer | undefined {
   if (!request.target.startsWith(POSTBACK_PATH_PREFIX)) return undefined;
   const reason: PostbackReason = REASON_BY_STATUS[error.statusCode] ?? 'invalid_payload';
   const headers: Record<string, string> = error.message ? { [DETAIL_HEADER]: detailHeaderValue(error.message) } : {};

@@ -41,7 +41,7 @@ const RULES_TEXT =
   'the same identity and payload again is already_recorded, with a different payload identity_conflict.';
 
 /** Current contract: a closed JSON object of strings. */
-export const postbackBody = Type.Object(
+const postbackBody = Type.Object(
   Object.fromEntries(
     FIELD_NAMES.map((name) => {
       const field = Type.String({ ...FIELD_RULES[name].schema, description: `${MEANING[name]}. Must be ${FIELD_RULES[name].expected}.` });
@@ -57,7 +57,7 @@ export const postbackBody = Type.Object(
 );
 
 /** Compatibility routes: the same fields as query or form parameters, read leniently. */
-export const compatParameters = Type.Object(
+const compatParameters = Type.Object(
   Object.fromEntries(
     FIELD_NAMES.map((name) => {
       const field = Type.String({

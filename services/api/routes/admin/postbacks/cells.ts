@@ -4,7 +4,7 @@ import type { PostbackRefusal } from '../../../postback-refusals.js';
 
 /** Pieces of the postback pages shared by the listing and the detail view. */
 
-export const PAGE_PATH = '/admin/postbacks';
+const PAGE_PATH = '/admin/postbacks';
 export const detailPath = (correlationId: string) => `${PAGE_PATH}/${encodeURIComponent(correlationId)}`;
 export const searchPath = (query: Record<string, string | undefined>) => pathWithQuery(PAGE_PATH, query);
 

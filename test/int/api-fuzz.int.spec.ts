@@ -201,9 +201,22 @@ function build(input: FuzzRequest) {
   };
 }
 
+/**
+ * What light-my-request refuses to build (a header value Node would not send: its TypeError
+ * ERR_INVALID_CHAR and kin; a URL it cannot parse): never an answer of the service, which inject
+ * resolves with whatever its status.
+ */
+const isInjectRefusal = (error: unknown) =>
+  (error instanceof TypeError && /^ERR_(INVALID_CHAR|INVALID_HTTP_TOKEN|HTTP_INVALID_HEADER_VALUE|INVALID_URL)/.test(String((error as { code?: string }).code))) ||
+  /^Invalid URI/.test((error as Error).message);
+let refusedByInject = 0;
+/** Few of the drawn requests may be ones inject cannot send, or the run would test little. */
+const expectMostSent = (runs: number) => expect(refusedByInject, `${refusedByInject} of ${runs} requests could not be sent`).toBeLessThan(runs / 5);
+
 describe('any request to any route', () => {
   it('never gets a 500 (a 503 only with its documented code); /v1 answers are envelopes; a refusal appends nothing; what is accepted is applied', async () => {
     const seen = new Map<string, number>();
+    refusedByInject = 0;
     await fc.assert(
       fc.asyncProperty(requests(), async (input) => {
         const { template, method, url, headers, payload } = build(input);
@@ -213,7 +226,7 @@ describe('any request to any route', () => {
           response = await t.app.inject({ method: method as 'GET', url, headers, ...(payload === undefined ? {} : { payload }), remoteAddress: '127.0.0.1' });
         } catch (error) {
           // inject itself refuses some URLs and headers (as Node's HTTP parser would): not the service's answer.
-          if (error instanceof TypeError || /Invalid URI|invalid/i.test(String(error))) return;
+          if (isInjectRefusal(error)) return void (refusedByInject += 1);
           throw error;
         }
         const label = `${method} ${url.slice(0, 200)} ${JSON.stringify(headers).slice(0, 300)} ${String(payload).slice(0, 200)} → ${response.statusCode} ${response.body.slice(0, 300)}`;
@@ -230,6 +243,7 @@ describe('any request to any route', () => {
       }),
       { numRuns: Number(process.env.FUZZ_RUNS ?? 2_500) },
     );
+    expectMostSent(Number(process.env.FUZZ_RUNS ?? 2_500));
     if (process.env.FUZZ_RUNS) console.log([...seen].sort().join('\n'));
     // Whatever was accepted (postbacks, clicks, serves) every read model applied: none is stuck.
     await awaitCaughtUp(t.runtime, projections, 30_000);
@@ -241,6 +255,7 @@ describe('any request to any route', () => {
 
   it('with its Postgres sessions ended under it now and then: a 503 envelope at worst, never a 500', async () => {
     const unavailable = new Map<string, number>();
+    refusedByInject = 0;
     await fc.assert(
       fc.asyncProperty(requests(), fc.nat(9), async (input, dice) => {
         const { template, method, url, headers, payload } = build(input);
@@ -250,7 +265,7 @@ describe('any request to any route', () => {
           const answer = t.app.inject({ method: method as 'GET', url, headers, ...(payload === undefined ? {} : { payload }), remoteAddress: '127.0.0.1' });
           [response] = await Promise.all([answer, dice === 0 ? t.database.dropConnections() : undefined]);
         } catch (error) {
-          if (error instanceof TypeError || /Invalid URI|invalid/i.test(String(error))) return;
+          if (isInjectRefusal(error)) return void (refusedByInject += 1);
           throw error;
         }
         const label = `${method} ${url.slice(0, 200)} → ${response.statusCode} ${response.body.slice(0, 300)}`;
@@ -261,6 +276,7 @@ describe('any request to any route', () => {
       }),
       { numRuns: Number(process.env.FUZZ_RUNS ?? 1_000) },
     );
+    expectMostSent(Number(process.env.FUZZ_RUNS ?? 1_000));
     if (process.env.FUZZ_RUNS) console.log([...unavailable].sort().join('\n'));
   }, 600_000);
 });

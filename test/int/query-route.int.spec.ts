@@ -49,6 +49,9 @@ async function servesEnd(): Promise<string> {
   return (await t.runtime.eventLog.endOffsets('serves')).map((end) => `${end.partition}:${end.offset}`).sort().join(',');
 }
 
+/** The served offer's internal fields: stored, never in a card. */
+const QUERY_INTERNAL = { credentials: { token: 'QUERY-INTERNAL-TOKEN' }, settlement_contract: 'QUERY-INTERNAL-CONTRACT', recommendation_context: { boost: 'QUERY-INTERNAL-BOOST' } };
+
 beforeAll(async () => {
   t = await createTestApp({ eventLog: 'kafka' });
   projectors = await startProjectors(t.runtime);
@@ -79,7 +82,7 @@ beforeAll(async () => {
   await admin.run('developer:set-status', { developer_id: suspended, status: 'suspended' });
 
   const partner_id = await admin.partner();
-  offer.plain = await admin.offer({ partner_id, details: details('plain', { amount: '4.00' }), destination_url: 'https://shop.example/p?x=1' });
+  offer.plain = await admin.offer({ partner_id, details: details('plain', { amount: '4.00' }), destination_url: 'https://shop.example/p?x=1', internal: QUERY_INTERNAL });
   offer.deep = await admin.offer({ partner_id, details: details('deep'), destination_url: 'myapp://offer/1' });
   offer.noDestination = await admin.offer({ partner_id, details: details('no-destination') });
   offer.testOnly = await admin.offer({ partner_id, details: details('test-only'), test_only: true, destination_url: 'https://shop.example/t' });
@@ -116,7 +119,7 @@ describe('serving a card', () => {
     expect(row.link_url).toBe(`http://127.0.0.1:8080/l/${row.link_code}`);
     expect(row.served_at.getTime() % 1000).toBe(0);
     // The frozen destination, targeting and internals stay inside.
-    for (const hidden of ['shop.example', 'destination_url', 'targeting', 'credentials', 'internal']) expect(raw).not.toContain(hidden);
+    for (const hidden of ['shop.example', 'destination_url', 'targeting', 'credentials', 'internal', 'QUERY-INTERNAL-']) expect(raw).not.toContain(hidden);
   });
 
   it('a deep-link destination gets a link but no action; an offer without destination gets neither', async () => {

@@ -38,6 +38,8 @@ async function cards(app: FastifyInstance, body: Record<string, unknown>, header
     payload: JSON.stringify({ placement_id: placementId, ...body }),
   });
   expect(response.statusCode, response.body).toBe(200);
+  // Targeting is evaluated, never shown: no rule, and no location the caller was resolved to.
+  expect(response.body).not.toMatch(/"(targeting|geo|include|exclude|location_id|location_ids)":/);
   return (response.json() as { data: { cards: Card[] } }).data.cards;
 }
 

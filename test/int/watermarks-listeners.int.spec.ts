@@ -75,6 +75,9 @@ describe('watermark listeners', () => {
     }
     await applyBatch(database.db, projection('reconnected'), { topic: 't', partition: 0, events: [event(0)] });
     expect(await watermarks.awaitApplied('reconnected', [{ topic: 't', partition: 0, offset: '0' }], 30_000)).toBe(true);
+    // Listeners hear notifications only (awaitApplied may also have read the table): the commit's
+    // reached the process through the session that came back.
+    await waitFor(() => heard.includes('reconnected@1'), { what: 'the commit to be heard on the new listening session' });
     unsubscribe();
   });
 });

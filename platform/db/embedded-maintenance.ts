@@ -16,7 +16,16 @@ export interface EmbeddedMaintenance {
 const CHECKPOINT_EVERY_MS = 60_000;
 const VACUUM_EVERY_MS = 10 * 60_000;
 
-export function maintainEmbeddedDatabase(sql: Sql, options: { checkpointMs?: number; vacuumMs?: number; log?: (line: string) => void } = {}): EmbeddedMaintenance {
+export interface MaintenanceOptions {
+  checkpointMs?: number;
+  vacuumMs?: number;
+  /** Failures and recoveries, one line each. */
+  log?: (line: string) => void;
+  /** Called after each statement that completed (a test waits on it rather than on the clock). */
+  done?: (statement: 'CHECKPOINT' | 'VACUUM') => void;
+}
+
+export function maintainEmbeddedDatabase(sql: Sql, options: MaintenanceOptions = {}): EmbeddedMaintenance {
   let under = Promise.resolve();
   const failing = new Set<string>();
   // One at a time, each failure said once (a full disk fails them all) and its recovery too.
@@ -24,6 +33,7 @@ export function maintainEmbeddedDatabase(sql: Sql, options: { checkpointMs?: num
     under = under.then(() => sql.query(statement)).then(
       () => {
         if (failing.delete(statement)) options.log?.(`embedded database: ${statement} works again`);
+        options.done?.(statement);
       },
       (error: Error) => {
         if (failing.has(statement)) return;

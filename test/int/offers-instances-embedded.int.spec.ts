@@ -89,7 +89,8 @@ describe('POST /v1/offers/instances on the embedded default', () => {
     expect((await post(world.keys.main, { offer_instance_ids: [] })).json()).toMatchObject({ code: 'BAD_REQUEST', message: expect.stringMatching(/between 1 and 100 offer instance ids/) });
     expect((await post(world.keys.main, { offer_instance_ids: [uuidv7()] }, { 'x-svc-test': 'true' })).json().code).toBe('ENV_MISMATCH');
     expect((await post(world.keys.sandbox, { offer_instance_ids: [uuidv7()] })).json().code).toBe('PUBLIC_TEST_SCOPE_DENIED');
-    expect((await post(world.keys.mainTest, { offer_instance_ids: [uuidv7()] })).statusCode).toBe(401);
+    const testKey = await post(world.keys.mainTest, { offer_instance_ids: [uuidv7()] });
+    expect([testKey.statusCode, testKey.json()]).toEqual([401, { code: 'UNAUTHORIZED', message: expect.any(String), data: {}, extra: {} }]);
     const get = await app.inject({ method: 'GET', url: '/v1/offers/instances' });
     expect([get.statusCode, get.json().code]).toEqual([405, '405']);
   });

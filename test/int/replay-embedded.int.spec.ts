@@ -63,7 +63,7 @@ describe('replay on the embedded default (one process owns DATA_DIR)', () => {
     const alone = report(await replayCli(env, '--projection', 'accounts', '--json'));
     expect(alone).toMatchObject({ identical: true });
     expect(rows(alone, 'account_developers')).toBe('3');
-    expect(third.developer_id).toBeDefined();
+    expect(third.developer_id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
   }, PROCESS_TESTS_MS);
 });
 

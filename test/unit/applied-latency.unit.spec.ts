@@ -19,7 +19,8 @@ describe('the applied-latency sampler', () => {
     const watermarks = handWatermarks();
     const observed: number[] = [];
     const sample = appliedLatencySampler(watermarks, (seconds) => observed.push(seconds));
-    const started = performance.now();
+    // Appended a quarter of a second before: each sample is at least that (seconds, not milliseconds).
+    const started = performance.now() - 250;
     for (let i = 0; i < 70; i += 1) sample('serves', position, started);
     expect(watermarks.pending).toHaveLength(64);
 
@@ -27,7 +28,7 @@ describe('the applied-latency sampler', () => {
     watermarks.pending[1]!(false);
     await settled();
     expect(observed).toHaveLength(2);
-    for (const seconds of observed) expect(seconds).toBeGreaterThanOrEqual(0);
+    for (const seconds of observed) expect(seconds).toBeGreaterThanOrEqual(0.25);
 
     // Two places freed: the next two appends are followed, the third is not.
     for (let i = 0; i < 3; i += 1) sample('serves', position, performance.now());

@@ -105,8 +105,19 @@ describe('infoOffer', () => {
   const shown = projected.status === 'public' ? projected.offer : undefined;
 
   it('answers a public offer with every field the reference requires when details are returned', () => {
-    expect(shown).toBeDefined();
-    expect(shown).toMatchObject({ version: '3.0', entity: expect.any(Object), goals: expect.any(Array), offer_info: { title: expect.any(String), category: { id: expect.any(String) }, description: expect.any(String) } });
+    // The stored details as they are, with the status and the document version; the action's
+    // name and consumer action stay until infoOffer decides on the action.
+    expect(shown).toEqual({
+      offer_id: '01939c5e-7b1a-7c3e-9f00-0123456789ab',
+      version: '3.0',
+      offer_info: { status: 'active', title: 'Spring sale', category: { id: 'shopping' }, description: 'Ten percent off' },
+      entity: { id: 'acme', name: 'Acme', type: 'merchant' },
+      goals: [
+        { event: 'install', pricing: { model: 'cpa', amount: '12.50', currency: 'USD' } },
+        { event: 'sale', pricing: { model: 'cps', rate: '7.5' } },
+      ],
+      action: { name: 'Shop now', consumer_action: 'Open the store' },
+    });
   });
 
   it('has no action for an id-only read', () => {

@@ -106,6 +106,8 @@ function describeExports(backend: 'kafka' | 'sql') {
       const result = await runCli('services/export/cli.ts', ['--topic', 'postbacks', '--format', format, '--out', out], env, 180_000);
       expect(result.status, result.stderr).toBe(0);
       expect(JSON.parse(result.stdout)).toEqual({ rows: EVENTS, format, files: format === 'parquet' ? [out] : [out, `${out}.schema.json`] });
+      // Progress on stderr (without a terminal, a line every few seconds and the last one at the end).
+      expect(ownLines(result.stderr).at(-1)).toMatch(new RegExp(`^postbacks → ${format} \\[█+\\] 100% \\| ${EVENTS}/${EVENTS} \\| \\d+/s \\| ETA `));
       const { document, rows } = await readExport(out, format);
       const columns = [...LOG_COLUMNS, ...loadSchemaCatalog().get(EventType.PostbackReceived)!.schema.fields.map((field) => field.name)];
       expect(document.columns.map((column) => column.name)).toEqual(columns);

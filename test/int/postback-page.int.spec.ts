@@ -133,6 +133,8 @@ describe('the postback log page (inject)', () => {
     it('lists the whole log newest first, with decision, reason, attribution path, payout and log position', async () => {
       const response = await search({});
       expect(response.statusCode).toBe(200);
+      // Plain HTML: no script, and nothing loaded from anywhere (its style is inline, its icon a data: URL).
+      expect(response.body).not.toMatch(/<script|<[a-z][^>]*\ssrc=|<link(?![^>]*href="data:)/i);
       expect(listed(response.body)).toEqual(w.logOrder);
       const accepted = response.body.slice(response.body.indexOf(`<tr data-correlation-id="${w.posted.accepted}"`)).split('</tr>')[0]!;
       expect(accepted).toContain('<span class="decision accepted">accepted</span>');

@@ -342,6 +342,17 @@ describe.each([['kafka'], ['sql']] as const)('postbacks on the %s log', (eventLo
       expectRejection(await post({ ...valid(), svc_tracking_id: foreign.link_code, offer_instance_id: undefined }), 'foreign_attribution');
     });
 
+    it('refuses a conversion whose mapped goal cannot be priced (a goal an older build stored with an unknown currency), terminally', async () => {
+      const offerId = await world.admin.offer({ partner_id: world.partner, details: details('legacy-priced', { amount: '2.00' }), destination_url: 'https://shop.example/l' });
+      const card = await world.serve(offerId);
+      // The offer commands refuse such a price now; a read model built by an older build may still hold one.
+      await t.runtime.db.query("UPDATE offer_goals SET currency = 'ABC' WHERE offer_id = $1", [offerId]);
+      const refused = await post({ event_name: 'purchase', offer_instance_id: card.offer_instance_id, event_id: id() });
+      expectRejection(refused, 'invalid_goal_pricing');
+      expect(refused.statusCode).toBe(422);
+      expect(refused.headers['svc-error-detail']).toMatch(new RegExp(`offer ${offerId} goal "install"`));
+    });
+
     it('refuses a CPS conversion without an amount', async () => {
       const card = await world.serve(world.cpsOffer);
       expectRejection(await post({ event_name: 'sale', offer_instance_id: card.offer_instance_id, event_id: id() }), 'missing_amount');

@@ -20,6 +20,17 @@ describe('npm run seed', () => {
   it('seeds a database once and projects it; a second run exits 2 and registers no email twice', async () => {
     const first = await runCli('services/admin/seed/main.ts', ['--offers', '20', '--serves', '400', '--no-progress'], env, 180_000);
     expect(first.status, first.stderr).toBe(0);
+    // --serves 400: that many served cards across many applications, and some clicks on them, projected.
+    const { rows: [serving] } = await database.db.query<{ serves: number; applications: number; clicks: number; clicked_serves: number }>(
+      `SELECT (SELECT count(*)::int FROM served_instances) AS serves,
+              (SELECT count(DISTINCT application_id)::int FROM served_instances) AS applications,
+              (SELECT count(*)::int FROM clicks) AS clicks,
+              (SELECT count(*)::int FROM clicks c JOIN served_instances s USING (offer_instance_id)) AS clicked_serves`,
+    );
+    expect(serving!.serves).toBe(400);
+    expect(serving!.applications).toBeGreaterThan(1);
+    expect(serving!.clicks).toBeGreaterThan(0);
+    expect(serving!.clicked_serves).toBe(serving!.clicks);
     // Nothing seeded lies in the future (postbacks come up to a day after their click).
     const { rows: [times] } = await database.db.query<{ all: number; future: number }>(
       'SELECT count(*)::int AS all, (count(*) FILTER (WHERE received_at > now()))::int AS future FROM postback_log',

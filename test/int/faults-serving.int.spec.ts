@@ -104,7 +104,20 @@ describe('serving under faults', () => {
         .join('\n');
 
     await fault('kafka restart', async () => {
+      // A card's link, opened once while the log answers (so its serve is applied), then again without it.
+      const served = await retriedUntilOk(() => postJson(`${url}/v1/offers/query`, { placement_id: placement, limit: 1 }), isQueryUnavailable, 'Query to serve a card to click');
+      const link = new URL((served.body as { data: { cards: { action: { payload: { url: string } } }[] } }).data.cards[0]!.action.payload.url);
+      const click = async () => {
+        const answer = await fetch(`${url}${link.pathname}`, { redirect: 'manual' });
+        return { status: answer.status === 302 ? 200 : answer.status, body: answer.status === 302 ? answer.headers.get('location') : ((await answer.json()) as unknown) };
+      };
+      const isLinkUnavailable = (body: unknown) => (body as { code?: unknown } | null)?.code === 'LINK_UNAVAILABLE';
+      await retriedUntilOk(click, isLinkUnavailable, 'the card\'s link to open');
       await kafka.stop();
+      // A click is logged before its redirect: with the log unreachable, no redirect, a retryable 503.
+      const unlogged = await click();
+      expect(unlogged.status).toBe(503);
+      expect(isLinkUnavailable(unlogged.body)).toBe(true);
       // While the log is unreachable, Query answers its retryable 503 within its own budget, not
       // after the Kafka client has given up retrying.
       const refused = await fetch(`${url}/v1/offers/query`, {
@@ -117,6 +130,8 @@ describe('serving under faults', () => {
       expect(isQueryUnavailable(body)).toBe(true);
       expect(body.message).toMatch(/could not be logged within 3 s/);
       await kafka.start();
+      const reopened = await retriedUntilOk(click, isLinkUnavailable, 'the card\'s link to open again after the restart');
+      expect(reopened.body).toMatch(/^https:\/\/merchant\.example\//);
     });
     await fault('projector SIGKILL', async () => {
       await projector.kill('SIGKILL');

@@ -1,5 +1,7 @@
 import type { FastifyInstance } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import type { Config } from '../../platform/config/config.js';
 import { loadFullCatalog } from '../../reference/locations/full/loader.js';
 import { buildApp } from '../../services/api/app.js';
@@ -170,8 +172,17 @@ describe('ranking and content', () => {
     expect(await order([], [...ranked, cheapPreferred])).toEqual([highA, highB, low, cheapPreferred, cpsHigh, cpsLow]);
   });
 
-  it('a remote offer is served from its preferred active snapshot; one without an active snapshot is not served', async () => {
-    const remote = await admin.offer({ partner_id: partnerId, kind: 'remote', destination_url: 'https://remote.example/' });
+  it('a remote offer is served from its preferred active snapshot, with no call to its partner; one without an active snapshot is not served', async () => {
+    // The partner's offer endpoint, listening: it must hear nothing while the offer is served.
+    const partnerCalls: string[] = [];
+    const partnerEndpoint = createServer((request, response) => {
+      partnerCalls.push(`${request.method} ${request.url}`);
+      response.end('{}');
+    });
+    await new Promise<void>((resolve) => partnerEndpoint.listen(0, '127.0.0.1', resolve));
+    const endpoint = `http://127.0.0.1:${(partnerEndpoint.address() as AddressInfo).port}/offers`;
+    onTestFinished(() => new Promise<void>((resolve) => partnerEndpoint.close(() => resolve())));
+    const remote = await admin.offer({ partner_id: partnerId, kind: 'remote', destination_url: 'https://remote.example/', internal: { remote_endpoint: endpoint } });
     await admin.run('offer:publish-snapshot', { offer_id: remote, language: 'de', content: details('remote', { amount: '3.00' }, 'Angebot') });
     await admin.run('offer:publish-snapshot', { offer_id: remote, language: 'en-GB', content: details('remote', { amount: '3.00' }, 'Offer') });
     const silent = await admin.offer({ partner_id: partnerId, kind: 'remote', destination_url: 'https://remote.example/' });
@@ -180,6 +191,8 @@ describe('ranking and content', () => {
     const got = (await cards(t.app, { limit: 10, context: { categories: ['remote'] } })).filter((card) => card.offer_info.category.id === 'remote');
     expect(got.map((card) => card.offer_id)).toEqual([remote]);
     expect(got[0]).toMatchObject({ offer_info: { status: 'active', title: 'Offer' }, content_language: 'en-GB', action: { type: 'url' } });
+    expect(JSON.stringify(got)).not.toContain(endpoint);
+    expect(partnerCalls).toEqual([]);
   });
 
   it('a paused offer or changed targeting counts from the next Query after the projector applied it', async () => {

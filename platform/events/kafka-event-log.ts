@@ -71,7 +71,10 @@ export async function kafkaEventLog(codec: EventCodec, options: KafkaLogOptions)
   );
   const batcher = appendBatcher<PartitionedMessage>({
     lingerMs: options.appendLingerMs ?? 1,
-    write: (topicMessages) => producer.sendBatch(topicMessages),
+    write: (topicMessages) => {
+      options.metrics?.eventLogWrites.inc();
+      return producer.sendBatch(topicMessages);
+    },
   });
   const partitionFor = Partitioners.DefaultPartitioner();
   const keepers = new Set<ConsumerKeeper<Consumer>>();

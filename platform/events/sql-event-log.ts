@@ -49,6 +49,7 @@ export function sqlEventLog(db: Db, codec: EventCodec, options: SqlLogOptions): 
 
   /** One transaction; topics in name order, so two processes never lock counter rows in opposite orders. */
   async function writeBatch(batch: TopicMessages<PartitionedMessage>[]): Promise<PartitionBase[]> {
+    options.metrics?.eventLogWrites.inc();
     const topics = [...batch].sort((a, b) => (a.topic < b.topic ? -1 : a.topic > b.topic ? 1 : 0));
     return db.transaction(async (tx) => {
       const bases: PartitionBase[] = [];

@@ -21,6 +21,11 @@ export function createMetrics() {
       labelNames: ['topic', 'type'] as const,
       registers: [registry],
     }),
+    eventLogWrites: new Counter({
+      name: 'event_log_writes_total',
+      help: 'Writes to the log (Kafka produce requests, or transactions of the embedded log): concurrent appends share one, so events_produced_total / this is the batching',
+      registers: [registry],
+    }),
     appendProducersReplaced: new Counter({
       name: 'event_log_producers_replaced_total',
       help: 'Kafka producers replaced after a failed send (the broker may have written it; see restarting-producer.ts)',

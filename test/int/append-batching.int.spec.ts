@@ -38,7 +38,11 @@ function describeConcurrentAppends(backend: 'kafka' | 'sql') {
         return { topic: 'serves', events };
       });
 
+      const writes = async () => (await t.runtime.metrics.eventLogWrites.get()).values[0]?.value ?? 0;
+      const writesBefore = await writes();
       const appended: AppendedEvent[][] = await Promise.all(calls.map(({ topic, events }) => t.runtime.eventLog.append(topic, events)));
+      // They shared writes (produce requests, or transactions): one each would be CALLERS of them.
+      expect(await writes() - writesBefore).toBeLessThanOrEqual(CALLERS / 4);
 
       const total = (topic: string) => calls.filter((call) => call.topic === topic).length * EVENTS_PER_CALLER;
       const stored = new Map<string, LoggedEvent>();

@@ -1,0 +1,87 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../platform/config/config.js';
+import { openRuntime, type Runtime } from '../../platform/runtime.js';
+import { verifyLedger } from '../../projections/ledger/verify.js';
+import { buildApp } from '../../services/api/app.js';
+import { startProjectors, type RunningProjectors } from '../../services/projector/projectors.js';
+import { postbackWorld, postPostback } from '../support/postback-world.js';
+
+/**
+ * The postback route on the embedded default (PGlite holds the log and the ledger, no Redis): the
+ * same decisions, exactly once, as on Kafka or Postgres.
+ */
+describe('postbacks on the embedded default', () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'offer-ledger-postbacks-'));
+  let runtime: Runtime;
+  let app: FastifyInstance;
+  let projectors: RunningProjectors;
+  let world: Awaited<ReturnType<typeof postbackWorld>>;
+  let n = 0;
+  const id = (prefix: string) => `${prefix}-embedded-${(n += 1)}`;
+  const post = (body: unknown) => postPostback(app, world.partner, body);
+  const conversions = async (eventId: string) =>
+    (await runtime.db.query<{ n: number }>('SELECT count(*)::int AS n FROM conversions WHERE event_id = $1', [eventId])).rows[0]!.n;
+
+  beforeAll(async () => {
+    runtime = await openRuntime(loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent' }));
+    app = await buildApp({ runtime });
+    projectors = await startProjectors(runtime);
+    world = await postbackWorld(runtime);
+  }, 120_000);
+  afterAll(async () => {
+    await projectors?.stop();
+    await app?.close();
+    await runtime?.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('accepts a conversion once: the same postback is already_recorded, a changed one identity_conflict', async () => {
+    const card = await world.serve(world.cpaOffer);
+    const body = { event_name: 'purchase', offer_instance_id: card.offer_instance_id, event_id: id('once') };
+    const first = await post(body);
+    expect(first.statusCode, first.body).toBe(200);
+    expect(first.json().data).toMatchObject({ result: 'accepted', attribution: { matched_by: 'offer_instance_id', offer_id: world.cpaOffer } });
+    const again = await post(body);
+    expect(again.json().data).toMatchObject({ result: 'already_recorded', correlation_id: first.json().data.correlation_id });
+    const changed = await post({ ...body, amount: '5.00', currency: 'EUR' });
+    expect(changed.statusCode).toBe(409);
+    expect(changed.json().extra).toMatchObject({ reason: 'identity_conflict', event_logged: true });
+    expect(await conversions(body.event_id)).toBe(1);
+  });
+
+  it('50 concurrent copies of one postback: one accepted, 49 already_recorded, one ledger row', async () => {
+    const card = await world.serve(world.cpaOffer);
+    const body = { event_name: 'purchase', offer_instance_id: card.offer_instance_id, event_id: id('burst') };
+    const responses = await Promise.all(Array.from({ length: 50 }, () => post(body)));
+    const results = responses.map((response) => response.json().data.result);
+    expect(results.filter((result) => result === 'accepted')).toHaveLength(1);
+    expect(results.filter((result) => result === 'already_recorded')).toHaveLength(49);
+    expect(new Set(responses.map((response) => response.json().data.correlation_id)).size).toBe(1);
+    expect(await conversions(body.event_id)).toBe(1);
+  });
+
+  it('without a decision in time: 503 postback_intake_unavailable, logged; the retry gets already_recorded; the chain verifies', async () => {
+    const card = await world.serve(world.cpaOffer);
+    const body = { event_name: 'purchase', offer_instance_id: card.offer_instance_id, event_id: id('deferred') };
+    const impatient = await buildApp({ runtime: { ...runtime, config: { ...runtime.config, postbackDecisionTimeoutMs: 10 } } });
+    await projectors.stop();
+    let deferred;
+    try {
+      deferred = await postPostback(impatient, world.partner, body);
+    } finally {
+      projectors = await startProjectors(runtime);
+      await impatient.close();
+    }
+    expect(deferred.statusCode).toBe(503);
+    expect(deferred.json().extra).toMatchObject({ result: 'deferred', reason: 'postback_intake_unavailable', retryable: true, event_logged: true });
+    const retry = await post(body);
+    expect(retry.statusCode, retry.body).toBe(200);
+    expect(retry.json().data).toMatchObject({ result: 'already_recorded', correlation_id: deferred.json().extra.correlation_id });
+    expect(await conversions(body.event_id)).toBe(1);
+    expect((await verifyLedger(runtime.db)).breaks).toEqual([]);
+  });
+});

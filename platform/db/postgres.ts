@@ -79,6 +79,13 @@ export function connectPostgres(connectionString: string, options: PostgresOptio
   });
   // A dropped idle connection must not crash the process; the next query reconnects.
   pool.on('error', () => {});
+  // Nor one dropped in the instant it is handed from one caller to the next: pg-pool takes its own
+  // listener off before a waiting pool.connect() resumes (a microtask later), and a backend
+  // terminated right after a statement sends its FATAL in the same read as that statement's end,
+  // parsed in between with nobody listening (an uncaught exception, seen with sessions ended under
+  // load). Heard here, the session is simply not queryable: its next statement fails, and the
+  // caller discards it (inTransaction) or the pool does.
+  pool.on('connect', (client) => client.on('error', () => {}));
   const base = wrap(pool);
   return {
     engine: 'postgres',

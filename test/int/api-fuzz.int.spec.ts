@@ -210,6 +210,8 @@ const isInjectRefusal = (error: unknown) =>
   (error instanceof TypeError && /^ERR_(INVALID_CHAR|INVALID_HTTP_TOKEN|HTTP_INVALID_HEADER_VALUE|INVALID_URL)/.test(String((error as { code?: string }).code))) ||
   /^Invalid URI/.test((error as Error).message);
 let refusedByInject = 0;
+/** FUZZ_SEED (and FUZZ_PATH) from a failure's report run its counterexample again. */
+const replayable = process.env.FUZZ_SEED ? { seed: Number(process.env.FUZZ_SEED), ...(process.env.FUZZ_PATH ? { path: process.env.FUZZ_PATH } : {}) } : {};
 /** Few of the drawn requests may be ones inject cannot send, or the run would test little. */
 const expectMostSent = (runs: number) => expect(refusedByInject, `${refusedByInject} of ${runs} requests could not be sent`).toBeLessThan(runs / 5);
 
@@ -241,7 +243,7 @@ describe('any request to any route', () => {
         }
         if (response.statusCode >= 400 && !template.startsWith('/v1/postback')) expect(await eventCount(), label).toBe(before);
       }),
-      { numRuns: Number(process.env.FUZZ_RUNS ?? 2_500) },
+      { numRuns: Number(process.env.FUZZ_RUNS ?? 2_500), ...replayable },
     );
     expectMostSent(Number(process.env.FUZZ_RUNS ?? 2_500));
     if (process.env.FUZZ_RUNS) console.log([...seen].sort().join('\n'));
@@ -274,7 +276,7 @@ describe('any request to any route', () => {
           unavailable.set(`${template} ${code}`, (unavailable.get(`${template} ${code}`) ?? 0) + 1);
         }
       }),
-      { numRuns: Number(process.env.FUZZ_RUNS ?? 1_000) },
+      { numRuns: Number(process.env.FUZZ_RUNS ?? 1_000), ...replayable },
     );
     expectMostSent(Number(process.env.FUZZ_RUNS ?? 1_000));
     if (process.env.FUZZ_RUNS) console.log([...unavailable].sort().join('\n'));

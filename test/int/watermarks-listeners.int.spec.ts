@@ -56,15 +56,17 @@ describe('watermark listeners', () => {
   it('survive their listening session being killed: a gap is signalled and later commits still wake waiters', async () => {
     const heard: string[] = [];
     const unsubscribe = watermarks.onApplied((position, reset) => heard.push(position ? `${position.projection}@${position.next}` : reset === 'gap' ? 'gap' : `reset:${reset}`));
-    // Kill the LISTEN session twice: the first reconnect must not be the only one.
-    for (let round = 0; round < 2; round++) {
-      // The gap is signalled as soon as the session drops, before its replacement listens: wait
-      // for a listening session to kill.
-      await waitFor(
+    // The gap is signalled as soon as a session drops, before its replacement listens: this waits
+    // for a listening session (to kill, or to hear the commit below).
+    const listening = () =>
+      waitFor(
         async () =>
           (await database.db.query(`SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND query LIKE 'LISTEN%'`)).rows.length > 0,
         { what: 'a listening session' },
       );
+    // Kill the LISTEN session twice: the first reconnect must not be the only one.
+    for (let round = 0; round < 2; round++) {
+      await listening();
       const { rows } = await database.db.query<{ killed: boolean }>(
         `SELECT pg_terminate_backend(pid) AS killed FROM pg_stat_activity
          WHERE datname = current_database() AND pid <> pg_backend_pid() AND query LIKE 'LISTEN%'`,
@@ -73,6 +75,7 @@ describe('watermark listeners', () => {
       const gapsBefore = heard.filter((entry) => entry === 'gap').length;
       await waitFor(() => heard.filter((entry) => entry === 'gap').length > gapsBefore, { what: 'the listening session to come back' });
     }
+    await listening();
     await applyBatch(database.db, projection('reconnected'), { topic: 't', partition: 0, events: [event(0)] });
     expect(await watermarks.awaitApplied('reconnected', [{ topic: 't', partition: 0, offset: '0' }], 30_000)).toBe(true);
     // Listeners hear notifications only (awaitApplied may also have read the table): the commit's

@@ -93,7 +93,8 @@ export async function currentRegistry(db: Db): Promise<RegistryIndex> {
     return held.index;
   }
   let pending = loading.get(db);
-  if (!pending || (await pending).fingerprint !== build.fingerprint) {
+  // A load under way that failed is no answer either: this request loads again.
+  if (!pending || (await pending.catch(() => undefined))?.fingerprint !== build.fingerprint) {
     pending = load(db, build.fingerprint, build.source_file_date);
     loading.set(db, pending);
   }
@@ -102,6 +103,9 @@ export async function currentRegistry(db: Db): Promise<RegistryIndex> {
     loaded.checkedUntil = Date.now() + CHECK_TTL_MS;
     cache.set(db, loaded);
     return loaded.index;
+  } catch (error) {
+    // The registry's rows could not be read (the database went away mid-load): nothing is held yet.
+    throw catalogUnavailable(error);
   } finally {
     if (loading.get(db) === pending) loading.delete(db);
   }

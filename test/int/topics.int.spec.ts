@@ -2,7 +2,9 @@ import { Kafka, logLevel } from 'kafkajs';
 import { describe, expect, inject, it } from 'vitest';
 import { openRuntime } from '../../platform/runtime.js';
 import { TOPICS } from '../../schemas/topics.js';
-import { createTestRuntime } from '../support/app.js';
+import { startProjectors } from '../../services/projector/projectors.js';
+import { createTestApp, createTestRuntime } from '../support/app.js';
+import { postbackWorld, postPostback } from '../support/postback-world.js';
 
 const designed = Object.fromEntries(TOPICS.map((design) => [design.topic, design.partitions]));
 
@@ -37,6 +39,36 @@ describe('topics are created once, when a process opens the log', () => {
         TOPICS.map((design) => ({ topic: `${t.topicPrefix}${design.topic}`, partition: 0 })).sort((a, b) => a.topic.localeCompare(b.topic)),
       );
     } finally {
+      await t.close();
+    }
+  });
+
+  it('then never again: admin commands, a Query, a click and a postback append without ensuring a topic', async () => {
+    const t = await createTestApp({ eventLog: 'kafka' });
+    const projectors = await startProjectors(t.runtime);
+    let ensured = 0;
+    const ensureTopics = t.runtime.eventLog.ensureTopics.bind(t.runtime.eventLog);
+    t.runtime.eventLog.ensureTopics = (designs) => {
+      ensured += 1;
+      return ensureTopics(designs);
+    };
+    try {
+      const world = await postbackWorld(t.runtime);
+      const { key } = await world.admin.key(world.application);
+      const placement = await world.admin.placement(world.application);
+      const query = await t.app.inject({
+        method: 'POST', url: '/v1/offers/query',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        payload: JSON.stringify({ placement_id: placement, limit: 1 }),
+      });
+      expect(query.statusCode, query.body).toBe(200);
+      const card = await world.serve(world.cpaOffer);
+      await world.click(card);
+      const posted = await postPostback(t.app, world.partner, { event_name: 'purchase', offer_instance_id: card.offer_instance_id, event_id: `topics-${card.offer_instance_id}` });
+      expect(posted.json().data).toMatchObject({ result: 'accepted' });
+      expect(ensured).toBe(0);
+    } finally {
+      await projectors.stop();
       await t.close();
     }
   });

@@ -9,6 +9,7 @@ import { settings } from '../../platform/config/config.js';
  */
 interface Service {
   command?: string[];
+  healthcheck?: { test: string[] };
   environment?: Record<string, string>;
   volumes?: string[];
 }
@@ -23,6 +24,9 @@ describe('docker-compose.yml and the image', () => {
     expect(compose.services.projector?.command).toEqual(asRun('projector'));
     expect(compose.services.api?.command).toEqual(asRun('start'));
     expect(dockerfile).toContain(`CMD ${JSON.stringify(asRun('start')).replaceAll(',', ', ')}`);
+    // Both report readiness on their own ports (the API's PORT, the projector's PROJECTOR_PORT).
+    expect(compose.services.api?.healthcheck?.test.join(' ')).toContain(`http://127.0.0.1:${compose.services.api?.environment?.PORT}/readyz`);
+    expect(compose.services.projector?.healthcheck?.test.join(' ')).toContain(`http://127.0.0.1:${compose.services.projector?.environment?.PROJECTOR_PORT}/readyz`);
     expect(compose.services.api?.environment?.PROJECTORS).toBe('separate');
     expect(settings.projectors.parse('separate')).toBe('separate');
   });

@@ -33,7 +33,7 @@ export const requestGuards = fp(async (app: FastifyInstance) => {
   });
   app.addHook('onRequest', (request, _reply, done) => {
     if (closing || (draining && request.url === '/readyz')) done(serviceUnavailable('SHUTTING_DOWN', 'this instance is shutting down; retry the request'));
-    else done(hostRefusal(request.raw) ?? targetRefusal(request.raw) ?? bodyFramingRefusal(request.raw));
+    else done(repeatedHeaderRefusal(request.raw, REQUEST_HEADERS) ?? hostRefusal(request.raw) ?? targetRefusal(request.raw) ?? bodyFramingRefusal(request.raw));
   });
   // After the route's own onRequest checks (a key, a rate limit): a caller without a valid key
   // learns nothing about what the body may be, and a route whose error table has no 415 (the
@@ -68,14 +68,13 @@ function repeatedHeaderRefusal(request: IncomingMessage, single: Map<string, str
 }
 
 /**
- * RFC 9112 3.2: an HTTP/1.1 request has exactly one Host, whose value is a host (a name, an IPv4
- * address or a bracketed IPv6 one) and an optional port, or empty; Node checks none of it.
+ * RFC 9112 3.2: an HTTP/1.1 request has a Host (exactly one: REQUEST_HEADERS), whose value is a
+ * host (a name, an IPv4 address or a bracketed IPv6 one) and an optional port, or empty; Node
+ * checks none of it.
  */
 const HOST_VALUE = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9\-._~!$&'()*+,;=%]*)(?::[0-9]*)?$/;
 
 function hostRefusal(request: IncomingMessage): Error | undefined {
-  const repeated = repeatedHeaderRefusal(request, REQUEST_HEADERS);
-  if (repeated) return repeated;
   const host = request.headers.host;
   if (host === undefined) return request.httpVersion === '1.1' ? badRequest('an HTTP/1.1 request needs a Host header') : undefined;
   return HOST_VALUE.test(host) ? undefined : badRequest('the Host header is not a host name or address with an optional port');

@@ -8,7 +8,10 @@ import { GENESIS_HASH, chainHashV1 } from '../../projections/ledger/chain.js';
 import { decisionPartitions, decisionsAfter } from '../../projections/ledger/queries.js';
 import { buildApp } from '../../services/api/app.js';
 import { startProjectors, type RunningProjectors } from '../../services/projector/projectors.js';
-import { createTestApp, type TestRuntime } from '../support/app.js';
+import { createTestApp, testEnvironment, type TestRuntime } from '../support/app.js';
+import { cuttingProxy } from '../support/cutting-proxy.js';
+import { loadConfig } from '../../platform/config/config.js';
+import { openRuntime } from '../../platform/runtime.js';
 import { expectOneOf50Accepted } from '../support/postback-bursts.js';
 import { PROTOCOL, postbackWorld, postPostback } from '../support/postback-world.js';
 import { replayProjection } from '../support/replay.js';
@@ -614,19 +617,31 @@ describe.each([['kafka'], ['sql']] as const)('postbacks on the %s log', (eventLo
     });
   });
 
-  describe('when waiting for the decision fails after the append', () => {
+  describe('when the database drops between the append and the decision', () => {
     it('answers 503 postback_intake_unavailable with event_logged true (never 500 "nothing logged"); the retry gets already_recorded', async () => {
       const card = await world.serve(world.cpaOffer);
       const body = { event_name: 'purchase', offer_instance_id: card.offer_instance_id, event_id: id('wait-fails') };
-      const watermarks = await t.runtime.watermarks();
-      // The database drops between the append and the decision: the wait itself fails.
-      const failing = { ...watermarks, awaitApplied: async () => Promise.reject(new Error('Connection terminated unexpectedly')) };
-      const cut = await buildApp({ runtime: { ...t.runtime, watermarks: async () => failing } });
+      // An API whose database sessions go through a proxy, cut once its append is acknowledged:
+      // the wait for the decision (its first, so it reads the ledger's positions) meets a dead database.
+      const proxy = await cuttingProxy({ host: new URL(t.database.url).hostname, port: Number(new URL(t.database.url).port || 5432) });
+      const proxiedUrl = new URL(t.database.url);
+      proxiedUrl.host = `127.0.0.1:${proxy.port}`;
+      const cutRuntime = await openRuntime(loadConfig(testEnvironment({ ...t.database, url: proxiedUrl.toString() }, t.topicPrefix, { eventLog })));
+      const { eventLog: log } = cutRuntime;
+      const append: typeof log.append = async (...args) => {
+        const appended = await log.append(...args);
+        proxy.refuse();
+        return appended;
+      };
+      const cut = await buildApp({ runtime: { ...cutRuntime, eventLog: { ...log, append } } });
       let answer;
       try {
         answer = await postPostback(cut, world.partner, body);
       } finally {
         await cut.close();
+        proxy.heal();
+        await cutRuntime.close();
+        await proxy.close();
       }
       expectRejection(answer, 'postback_intake_unavailable', true);
       const retry = await post(body);

@@ -236,9 +236,11 @@ describe('registered links', () => {
     const links = [
       { shape: 'short_code', code: 'Rg5tLnk1', application_id: APP, path: 'Rg5tLnk1', instance: null },
       { shape: 'instance_uuid', code: instance, application_id: APP, path: instance, instance },
+      // The same instance link written in uppercase: a UUID in either case is one link.
+      { shape: 'instance_uuid', code: instance, application_id: APP, path: instance.toUpperCase(), instance, registered: true },
       { shape: 'static_path', code: 'st_offer-wall_1', path: 'static/st_offer-wall_1', instance: null },
     ];
-    for (const link of links) {
+    for (const link of links.filter((candidate) => !candidate.registered)) {
       await run(registerLink, {
         offer_id: activeOffer,
         shape: link.shape,
@@ -269,10 +271,10 @@ describe('registered links', () => {
 describe('links that do not open', () => {
   it('unknown codes of every shape and paths no link can have: 404 NOT_FOUND in the envelope, nothing recorded', async () => {
     const before = await clicksEnd();
-    for (const path of ['Zz9yX8wV', uuidv7(), 'static/st_never-registered']) {
+    for (const path of ['Zz9yX8wV', uuidv7(), uuidv7().toUpperCase(), 'static/st_never-registered']) {
       expectError(await get(path), 404, 'NOT_FOUND', /no tracked link/);
     }
-    for (const path of ['abc', 'Ab3dE6gH9', 'Ab3dE6g-', uuidv7().toUpperCase(), 'st_at-the-root', 'static/xx_1', 'static/st_', 'static/st_a.b', '%7Bcode%7D']) {
+    for (const path of ['abc', 'Ab3dE6gH9', 'Ab3dE6g-', 'st_at-the-root', 'static/xx_1', 'static/st_', 'static/st_a.b', '%7Bcode%7D']) {
       expectError(await get(path), 404, 'NOT_FOUND', /no tracked link/);
     }
     // Not the link origin's path at all: the ordinary 404.

@@ -9,6 +9,8 @@ describe('parseTrackedLink', () => {
   it.each([
     [`${BASE}/Ab3dE6gH`, { shape: 'short_code', code: 'Ab3dE6gH' }],
     [`${BASE}/${UUID}`, { shape: 'instance_uuid', code: UUID }],
+    // A UUID is read in either case (RFC 9562, 4): the same link, by its lowercase key. Short codes keep their case.
+    [`${BASE}/${UUID.toUpperCase()}`, { shape: 'instance_uuid', code: UUID }],
     [`${BASE}/static/st_summer-sale_2025`, { shape: 'static_path', code: 'st_summer-sale_2025' }],
     // Query and fragment never change identity.
     [`${BASE}/Ab3dE6gH?sub_id=42&x=%20#frag`, { shape: 'short_code', code: 'Ab3dE6gH' }],
@@ -37,7 +39,6 @@ describe('parseTrackedLink', () => {
     [`${BASE}/Ab3dE6g-`, 'unsupported_path'],
     [`${BASE}/Ab3dE6gH/`, 'unsupported_path'],
     [`${BASE}/`, 'unsupported_path'],
-    [`${BASE}/${UUID.toUpperCase()}`, 'unsupported_path'],
     [`${BASE}/%7B${UUID}%7D`, 'unsupported_path'],
     [`${BASE}/static/st_`, 'unsupported_path'],
     [`${BASE}/static/xx_abc`, 'unsupported_path'],

@@ -1,13 +1,13 @@
 import { withUnreservedDecoded } from '../../../platform/http/unreserved.js';
-import { CANONICAL_UUID } from '../../../platform/ids/uuid-text.js';
+import { ANY_CASE_UUID, CANONICAL_UUID } from '../../../platform/ids/uuid-text.js';
 
 /**
  * Reads a submitted tracked-link URL: is it on the link origin, and which link does its path name?
  * Pure; what the link opens comes from `findLinkTarget` (link-target.ts).
  *
- * Supported paths below the link base: `/{8 alphanumerics}` (root short code), `/{canonical
- * lowercase UUID}` (root historical instance), `/static/st_{[A-Za-z0-9_-]+}`. Query string and
- * fragment are ignored: they never change which link it is.
+ * Supported paths below the link base: `/{8 alphanumerics}` (root short code), `/{UUID}` (root
+ * historical instance; kept lowercase, read in either case as a UUID is), `/static/st_{[A-Za-z0-9_-]+}`.
+ * Query string and fragment are ignored: they never change which link it is.
  */
 export type TrackedLinkShape = 'short_code' | 'instance_uuid' | 'static_path';
 
@@ -42,6 +42,16 @@ export function shapeOfCode(code: string): TrackedLinkShape | undefined {
   return undefined;
 }
 
+/**
+ * The link a root path segment names (a short code, or an instance UUID in either case, as its
+ * lowercase key), or undefined. Short codes are case-sensitive: `abcDEF12` and `ABCdef12` are two links.
+ */
+export function rootLinkOf(segment: string): TrackedLinkRef | undefined {
+  if (SHORT_CODE.test(segment)) return { shape: 'short_code', code: segment };
+  if (ANY_CASE_UUID.test(segment)) return { shape: 'instance_uuid', code: segment.toLowerCase() };
+  return undefined;
+}
+
 export function parseTrackedLink(submitted: string, linkBase: string): ParsedLink {
   let url: URL;
   try {
@@ -62,7 +72,6 @@ export function parseTrackedLink(submitted: string, linkBase: string): ParsedLin
     const token = rest.slice('static/'.length);
     return STATIC_TOKEN.test(token) ? { ok: true, link: { shape: 'static_path', code: token } } : { ok: false, reason: 'unsupported_path' };
   }
-  if (SHORT_CODE.test(rest)) return { ok: true, link: { shape: 'short_code', code: rest } };
-  if (CANONICAL_UUID.test(rest)) return { ok: true, link: { shape: 'instance_uuid', code: rest } };
-  return { ok: false, reason: 'unsupported_path' };
+  const root = rootLinkOf(rest);
+  return root ? { ok: true, link: root } : { ok: false, reason: 'unsupported_path' };
 }

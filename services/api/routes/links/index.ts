@@ -9,7 +9,7 @@ import { ApiError, badRequest, notFound, serviceUnavailable } from '../../../../
 import { withExamples } from '../../../../platform/http/response-examples.js';
 import { rawQueryOf, undecodableParameters } from '../../../../platform/http/form-pairs.js';
 import type { Runtime } from '../../../../platform/runtime.js';
-import { shapeOfCode, STATIC_TOKEN, type TrackedLinkRef } from '../../../../projections/offers/links/parse-link.js';
+import { rootLinkOf, STATIC_TOKEN, type TrackedLinkRef } from '../../../../projections/offers/links/parse-link.js';
 import { perClientRateLimit } from '../../client-rate-limit.js';
 import { TAG } from '../../openapi/tags.js';
 import { linkExamples, REDIRECT_LOCATION_EXAMPLE } from './examples.js';
@@ -60,11 +60,6 @@ const rootSchema = linkSchema(
 );
 const staticSchema = linkSchema(Type.Object({ token: Type.String({ pattern: STATIC_TOKEN.source, description: 'a static link token (st_…)' }) }), 'Open a static tracked link');
 
-/** `{root}/{8 alphanumerics}` or `{root}/{canonical UUID}`; an st_ token lives only under /static/. */
-function rootLink(code: string): TrackedLinkRef | undefined {
-  const shape = shapeOfCode(code);
-  return shape === 'short_code' || shape === 'instance_uuid' ? { shape, code } : undefined;
-}
 
 function staticLink(token: string): TrackedLinkRef | undefined {
   return STATIC_TOKEN.test(token) ? { shape: 'static_path', code: token } : undefined;
@@ -146,7 +141,7 @@ export async function linkRoutes(app: FastifyInstance, { runtime, prefix }: { ru
     exposeHeadRoute: false,
     schema: rootSchema,
     ...documentOnlyValidation,
-    handler: (request, reply) => follow(request, reply, rootLink((request.params as { code: string }).code)),
+    handler: (request, reply) => follow(request, reply, rootLinkOf((request.params as { code: string }).code)),
   });
   app.route({
     method: methods,

@@ -17,7 +17,11 @@ export class ApiError extends Error {
 
 export const badRequest = (message: string, extra?: Record<string, unknown>) => new ApiError(400, 'BAD_REQUEST', message, extra);
 export const notFound = (message: string) => new ApiError(404, 'NOT_FOUND', message);
-export const unauthorized = (message: string) => new ApiError(401, 'UNAUTHORIZED', message);
+/** RFC 9110, 11.6.1: a 401 names the scheme that answers it (RFC 6750's Bearer: the key goes in Authorization). */
+const BEARER_CHALLENGE = { 'www-authenticate': 'Bearer' };
+export const unauthorized = (message: string) => new ApiError(401, 'UNAUTHORIZED', message, {}, BEARER_CHALLENGE);
+/** A key of the other environment than the request asks for (X-SVC-Test). */
+export const envMismatch = (message: string) => new ApiError(401, 'ENV_MISMATCH', message, {}, BEARER_CHALLENGE);
 export const methodNotAllowed = (allowed: string) =>
   new ApiError(405, '405', `method not allowed; use ${allowed}`, {}, { allow: allowed });
 export const tooManyRequests = (retryAfterSeconds: number) =>

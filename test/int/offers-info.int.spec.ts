@@ -343,7 +343,10 @@ describe('authentication, as on the instance route', () => {
     ['a key of a paused application', () => world.keys.paused, {}, 403, 'APPLICATION_NOT_SERVING'],
     ['a key of a suspended application', () => world.keys.suspended, {}, 403, 'APPLICATION_NOT_SERVING'],
   ])('%s → %i %s', async (_what, key, headers, status, code) => {
-    expectFailure(await client.get(key(), `offer_id=${world.offers.rich}`, headers), status, code);
+    const response = await client.get(key(), `offer_id=${world.offers.rich}`, headers);
+    expectFailure(response, status, code);
+    // RFC 9110, 11.6.1: a 401 names the scheme that answers it.
+    expect(response.headers['www-authenticate']).toBe(status === 401 ? 'Bearer' : undefined);
   });
 
   it('reads the Bearer scheme in any case, with any number of spaces before the key (RFC 9110, RFC 6750)', async () => {

@@ -279,7 +279,10 @@ describe('authentication, in the reference\'s order', () => {
     ['a key of a paused application', () => world.keys.paused, {}, 403, 'APPLICATION_NOT_SERVING'],
     ['a key of a suspended application', () => world.keys.suspended, {}, 403, 'APPLICATION_NOT_SERVING'],
   ])('%s → %i %s', async (_what, key, headers, status, code) => {
-    expectFailure(await post(key(), body(), headers), status, code);
+    const response = await post(key(), body(), headers);
+    expectFailure(response, status, code);
+    // RFC 9110, 11.6.1: a 401 names the scheme that answers it.
+    expect(response.headers['www-authenticate']).toBe(status === 401 ? 'Bearer' : undefined);
   });
 
   it('takes another scheme or a malformed header as a missing key', async () => {

@@ -284,6 +284,7 @@ describe('credentials', () => {
     expect(answer.status).toBe(status);
     expect(answer.body).toMatchObject({ code, data: {} });
     expect(answer.body.message.length).toBeGreaterThan(0);
+    expect(answer.headers['www-authenticate']).toBe(status === 401 ? 'Bearer' : undefined);
     expect(await servesEnd()).toBe(before);
   });
 

@@ -1,5 +1,5 @@
 import type { Sql } from '../../../platform/db/db.js';
-import { ApiError, forbidden, unauthorized } from '../../../platform/http/errors.js';
+import { envMismatch, forbidden, unauthorized } from '../../../platform/http/errors.js';
 import { lookupApiKey, type KeyLookup } from '../../../projections/accounts/key-lookup.js';
 
 /** The caller of an offer route once its key is accepted. */
@@ -43,7 +43,7 @@ export function authorizeOfferRoute(
       break;
   }
   if (options.route === 'instances' && options.testHeader) {
-    throw new ApiError(401, 'ENV_MISMATCH', 'a Live API Key cannot be used with X-SVC-Test: true');
+    throw envMismatch('a Live API Key cannot be used with X-SVC-Test: true');
   }
   if (lookup.developer_status !== 'active') throw forbidden('DEVELOPER_SUSPENDED', 'the developer account is suspended');
   if (lookup.application_status !== 'live' && lookup.application_status !== 'live_limited') {
@@ -65,7 +65,7 @@ export function saysTest(headers: Record<string, string | string[] | undefined>)
 
 /**
  * The whole check the offer routes call: reads the bearer key and `X-SVC-Test`, looks the key up
- * (with `lookup`, e.g. a cached lookupApiKey) and maps the result. Throws the ApiError to answer
+ * (with `lookup`, e.g. a cached lookupApiKey) and maps the result. Throws the ApiError (platform/http/errors.ts) to answer
  * with; returns the caller otherwise.
  */
 export async function authenticateOfferRequest(

@@ -1,4 +1,4 @@
-import { ApiError, forbidden, unauthorized } from '../../../../platform/http/errors.js';
+import { ApiError, envMismatch, forbidden, unauthorized } from '../../../../platform/http/errors.js';
 import type { Runtime } from '../../../../platform/runtime.js';
 import type { ApplicationStatus, DeveloperStatus, ServeEnvironment } from '../../../../schemas/generated/events.js';
 import { bearerKey, saysTest } from '../../auth/offer-route-access.js';
@@ -15,7 +15,6 @@ export interface QueryCaller {
 
 type Headers = Record<string, string | string[] | undefined>;
 
-const envMismatch = (message: string) => new ApiError(401, 'ENV_MISMATCH', message);
 
 function header(headers: Headers, name: string): string | undefined {
   const value = headers[name];

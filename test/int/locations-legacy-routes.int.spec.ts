@@ -125,7 +125,9 @@ describe('GET /v1/locations/resolve (LEGACY)', () => {
       expect(byOld.data.location).toMatchObject({
         name, level: 'REGION', external_codes: { iso_3166_2: current, cldr_subdivision: current.replace('-', ''), provider_short: current.slice(3) },
       });
-      expect(byOld.extra).toEqual({ subdivision_code_type: 'ISO_3166_2' });
+      // The code that found it is not among the codes it shows: said in a warning.
+      expect(byOld.extra).toEqual({ subdivision_code_type: 'ISO_3166_2', warnings: [expect.stringMatching(new RegExp(`^subdivision_code ${old} is a former code of ${name}, now ${current} \\(`))] });
+      expect(byCurrent.extra).toEqual({ subdivision_code_type: 'ISO_3166_2' });
     }
     // The provider short form, as region headers carry it.
     expect((await ok('/v1/locations/resolve?subdivision_code=TG&country=IN')).data.location.name).toBe('Telangana');
@@ -136,6 +138,7 @@ describe('GET /v1/locations/resolve (LEGACY)', () => {
       const body = await ok(`/v1/locations/resolve?subdivision_code=${code}`);
       expect(body.data.location).toMatchObject({ location_id: id, name, level: 'COUNTRY' });
       expect(body.data.location_ids).toEqual([id]);
+      expect(body.extra.warnings).toEqual([`subdivision_code ${code} is ISO 3166-2's code for ${name}, which the catalog lists as a country of its own (${body.data.location.country_code}); that entry is answered`]);
     }
     // The catalog does not place the territory in the country whose code it carries.
     await fails('/v1/locations/resolve?subdivision_code=US-AS&country=US', 404, 'NOT_FOUND', 'US-AS');
@@ -269,14 +272,27 @@ describe('GET /v1/locations/search (LEGACY)', () => {
     expect(names(await ok('/v1/locations/search?parent_location_id=20035&q=syd'))).toEqual(['Sydney']);
     const auCities = await ok('/v1/locations/search?parent_location_id=2036&levels=CITY&q=sydney');
     expect(names(auCities)).toEqual(['Sydney']);
+    // With levels, a country's cities through its regions: said in extra.expansion; without, direct children only.
+    expect(auCities.extra.expansion).toEqual({ location_id: '2036', includes: 'DESCENDANTS' });
+    expect((await ok('/v1/locations/search?parent_location_id=2036&q=sydney')).extra).not.toHaveProperty('expansion');
     expect(names(await ok('/v1/locations/search?parent_location_id=2660'))).toEqual(['The Valley']);
   });
 
   it('filters by subdivision code and country', async () => {
     const california = await ok('/v1/locations/search?subdivision_code=US-CA');
     expect(names(california)).toEqual(['California']);
-    expect(california.extra).toEqual({ pagination: { limit: 20, returned: 1, has_more: false }, subdivision_code_type: 'ISO_3166_2' });
+    // The scope a code names is the region and its cities: said in extra.expansion.
+    expect(california.extra).toEqual({
+      pagination: { limit: 20, returned: 1, has_more: false }, subdivision_code_type: 'ISO_3166_2', expansion: { location_id: '21137', includes: 'SELF_AND_CHILDREN' },
+    });
+    const newSouthWales = await ok('/v1/locations/search?subdivision_code=NSW&country=AU');
+    expect(names(newSouthWales).slice(0, 2)).toEqual(['New South Wales', 'Albury']);
+    expect(newSouthWales.extra.expansion).toEqual({ location_id: '20035', includes: 'SELF_AND_CHILDREN' });
     expect(names(await ok('/v1/locations/search?subdivision_code=NSW&country=AU&levels=CITY&q=syd'))).toEqual(['Sydney']);
+    // A former code finds its region, and says so.
+    const formerCode = await ok('/v1/locations/search?subdivision_code=IN-CT');
+    expect(names(formerCode)[0]).toBe('Chhattisgarh');
+    expect(formerCode.extra.warnings).toEqual(['subdivision_code IN-CT is a former code of Chhattisgarh, now IN-CG (Chhattisgarh: ISO replaced CT with CG); Chhattisgarh is answered']);
     expect(names(await ok('/v1/locations/search?q=georgia&country=US'))).toEqual(['Georgia']);
   });
 

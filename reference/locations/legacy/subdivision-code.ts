@@ -1,3 +1,4 @@
+import { SUPERSEDED_CODES, TERRITORY_CODES } from './code-overrides.js';
 import type { IndexedLocation, RegistryIndex } from './registry-index.js';
 
 /**
@@ -64,4 +65,27 @@ export function lookupSubdivision(index: RegistryIndex, rawCode: string, type: C
     if (location) return { location, matchedAs: form };
   }
   return undefined;
+}
+
+/**
+ * When `rawCode` found its location as an alias rather than as one of the location's own codes
+ * (a superseded ISO code, or the ISO code of a territory the catalog lists as a country), a
+ * sentence saying so, for `extra.warnings`: the answer's `external_codes` would not show the code
+ * that found it. Undefined for the location's own code in any case. Pure.
+ */
+export function aliasNote(match: CodeMatch, rawCode: string, country: string | undefined): string | undefined {
+  const code = rawCode.toUpperCase();
+  const { location, matchedAs } = match;
+  const own = matchedAs === 'ISO_3166_2' ? location.codes.iso_3166_2 : matchedAs === 'CLDR' ? location.codes.cldr_subdivision : location.codes.provider_short;
+  if (own === code) return undefined;
+  // The ISO 3166-2 form of the code given, which is how the overrides are kept.
+  const iso = matchedAs === 'ISO_3166_2' ? code : matchedAs === 'CLDR' ? `${code.slice(0, 2)}-${code.slice(2)}` : `${country}-${code}`;
+  const superseded = SUPERSEDED_CODES[iso];
+  if (superseded) {
+    return `subdivision_code ${rawCode} is a former code of ${location.name}, now ${superseded.current} (${superseded.reason}); ${location.name} is answered`;
+  }
+  if (TERRITORY_CODES[iso] !== undefined) {
+    return `subdivision_code ${rawCode} is ISO 3166-2's code for ${location.name}, which the catalog lists as a country of its own (${location.countryCode}); that entry is answered`;
+  }
+  return `subdivision_code ${rawCode} is an alias of ${location.name}; ${location.name} is answered`;
 }

@@ -3,7 +3,7 @@ import { foldText } from '../../../../reference/locations/legacy/normalize.js';
 import type { IndexedLocation, RegistryIndex } from '../../../../reference/locations/legacy/registry-index.js';
 import { rank, rankAll } from '../../../../reference/locations/legacy/search.js';
 import type { Level } from '../../../../reference/locations/legacy/source-row.js';
-import { CodeInputError, lookupSubdivision, type CodeMatch, type CodeType } from '../../../../reference/locations/legacy/subdivision-code.js';
+import { aliasNote, CodeInputError, lookupSubdivision, type CodeMatch, type CodeType } from '../../../../reference/locations/legacy/subdivision-code.js';
 import { joinBytes, type LocationContext, type LocationQuery } from './catalog-param.js';
 import { checkLegacyParams, codeTypeParam, countryParam, idParam, levelsParam, limitParam, text } from './legacy-params.js';
 import { currentRegistry } from './legacy-registry.js';
@@ -41,6 +41,26 @@ function sameNameWarnings(city: string, candidates: readonly IndexedLocation[], 
   const namesakes = candidates.filter((candidate) => candidate.folded === best.folded).length;
   if (namesakes < 2) return [];
   return [`city ${JSON.stringify(city)} matches ${namesakes} locations named ${JSON.stringify(best.name)} in ${scope.name}; location is the first of candidates, which lists each with its path`];
+}
+
+const codeWarnings = (match: CodeMatch, code: string, country: string | undefined): string[] => {
+  const note = aliasNote(match, code, country);
+  return note === undefined ? [] : [note];
+};
+
+/**
+ * `extra.expansion` when search answers more than the one location its scope names: the region a
+ * subdivision_code names and its cities (`SELF_AND_CHILDREN`), or with `levels`, every descendant
+ * of parent_location_id at those levels, not only its direct children (`DESCENDANTS`).
+ */
+function searchExpansion(
+  scope: IndexedLocation | undefined,
+  parentId: string | undefined,
+  levels: ReadonlySet<Level> | undefined,
+): { expansion?: { location_id: string; includes: 'SELF_AND_CHILDREN' | 'DESCENDANTS' } } {
+  if (scope !== undefined) return { expansion: { location_id: scope.id, includes: 'SELF_AND_CHILDREN' } };
+  if (parentId !== undefined && levels !== undefined) return { expansion: { location_id: parentId, includes: 'DESCENDANTS' } };
+  return {};
 }
 
 /**
@@ -138,7 +158,8 @@ export async function search(context: LocationContext, query: LocationQuery): Pr
   const extra = {
     pagination: { limit, returned: ranked.locations.length, has_more: ranked.hasMore },
     ...(subdivision ? { subdivision_code_type: subdivision.matchedAs } : {}),
-    ...localeWarnings(query),
+    ...searchExpansion(scope, parentId, given),
+    ...localeWarnings(query, subdivision ? codeWarnings(subdivision, code!, country) : []),
   };
   return cache.set(pageKey, joinBytes([
     `{"code":"SUCCESS","message":"","data":{${catalogFields(index)},"locations":[`,
@@ -176,7 +197,7 @@ export async function resolve(context: LocationContext, query: LocationQuery): P
   const extra = {
     ...(subdivision ? { subdivision_code_type: subdivision.matchedAs } : {}),
     ...(city !== undefined ? { pagination: { limit, returned: candidates.length, has_more: hasMore } } : {}),
-    ...localeWarnings(query, city !== undefined ? sameNameWarnings(city, candidates, scope) : []),
+    ...localeWarnings(query, [...(subdivision ? codeWarnings(subdivision, code!, country) : []), ...(city !== undefined ? sameNameWarnings(city, candidates, scope) : [])]),
   };
   return joinBytes([
     `{"code":"SUCCESS","message":"","data":{${catalogFields(index)},`,

@@ -110,10 +110,19 @@ const fullChain = { location: fullLocation, path: Type.Array(fullPathNode, { des
 const perCatalog = (legacy: TProperties, full: TProperties) =>
   Type.Union([Type.Object({ ...legacyCatalogFields, ...legacy }, { ...closed, title: 'LEGACY' }), Type.Object({ ...fullCatalogFields, ...full }, { ...closed, title: 'FULL' })]);
 const extraFields = {
-  warnings: Type.Optional(Type.Array(Type.String(), { description: 'when locale is given: it is reserved' })),
+  warnings: Type.Optional(Type.Array(Type.String(), {
+    description: 'when locale is given (it is reserved); LEGACY: when subdivision_code found its location as an alias (a former code, a territory listed as a country), or a city name several candidates share',
+  })),
   subdivision_code_type: Type.Optional(Type.String({ description: 'LEGACY: how subdivision_code was matched' })),
 };
 const extra = (fields: TProperties) => Type.Object(fields, closed);
+const expansion = Type.Object(
+  {
+    location_id: Type.String({ pattern: LOCATION_ID }),
+    includes: Type.Union([Type.Literal('SELF_AND_CHILDREN'), Type.Literal('DESCENDANTS')]),
+  },
+  { ...closed, description: 'LEGACY search: the scope was widened past one location: the region subdivision_code names and its cities (SELF_AND_CHILDREN), or with levels every descendant of parent_location_id at those levels (DESCENDANTS)' },
+);
 // README, "Choices where the reference says not shown": the location routes' errors.
 const locationErrors = errorStatuses({
   400: { BAD_REQUEST: 'an invalid parameter, or one the catalog does not take; the message names it' },
@@ -157,7 +166,7 @@ export const searchSchema = {
       { locations: Type.Array(legacyLocation) },
       { locations: Type.Array(fullLocation), next_cursor: Type.Optional(Type.String({ description: 'when another page exists' })) },
     ),
-    extra({ ...extraFields, pagination: Type.Optional(pagination) }),
+    extra({ ...extraFields, pagination: Type.Optional(pagination), expansion: Type.Optional(expansion) }),
     'one page of matching locations',
     searchExamples,
   ),

@@ -14,12 +14,15 @@ export function isJsonContentType(header: string | undefined): boolean {
 const charsetsOf = (header: string | undefined) => [...(header ?? '').matchAll(/;\s*charset\s*=\s*"?([^";\s]*)/gi)].map((match) => match[1]!.toLowerCase());
 
 /**
- * The charset named that UTF-8 cannot read as sent, or undefined when there is none. A header
- * naming two is refused with both: which one the client meant is not ours to guess.
+ * The charset named that UTF-8 cannot read as sent (`""` for `charset=` with no value), or
+ * undefined when there is none. A header naming two is refused with both: which one the client
+ * meant is not ours to guess.
  */
 export function refusedCharset(header: string | undefined): string | undefined {
   const charsets = charsetsOf(header);
   if (charsets.length > 1) return charsets.join(' and ');
   const [charset] = charsets;
-  return charset !== undefined && !UTF8_CHARSETS.has(charset) ? charset : undefined;
+  if (charset === undefined || UTF8_CHARSETS.has(charset)) return undefined;
+  // An empty charset names none UTF-8 can read: said as the empty value it is.
+  return charset === '' ? '""' : charset;
 }

@@ -27,6 +27,9 @@ describe('refusedCharset', () => {
     ['application/json; charset=us-ascii', undefined],
     ['application/json; charset=iso-8859-1', 'iso-8859-1'],
     ['application/json; foo=bar; charset=UTF-16', 'utf-16'],
+    // A charset named without a value names none UTF-8 reads.
+    ['application/json;charset=', '""'],
+    ['application/json; charset=""', '""'],
   ])('%s → %s', (header, expected) => {
     expect(refusedCharset(header)).toBe(expected);
   });

@@ -9,11 +9,10 @@ import { PROTOCOL_HEADER, PROTOCOL_VERSION } from './respond.js';
 const FORM = /^application\/x-www-form-urlencoded\s*(;|$)/i;
 /**
  * Postbacks carry no signature, timestamp or nonce (reference, Authentication rule 6): any header
- * naming a signature, an HMAC (a signature by another name: `X-HMAC`, `X-SVC-HMAC`) or a nonce,
- * and a timestamp header in the service's namespace (`SVC-` or
- * `X-SVC-`, as `SVC-Protocol-Version`) or the bare `X-Timestamp`. Other timestamps (a proxy's) pass.
+ * whose name holds a signature, an HMAC (a signature by another name: `X-HMAC`, `X-SVC-HMAC`), a
+ * nonce or a timestamp (`X-Timestamp`, `SVC-Request-Timestamp`, `X-Auth-Timestamp`) is refused.
  */
-const SIGNATURE_HEADER = /signature|hmac|nonce|^(x-)?svc-timestamp$|^x-timestamp$/i;
+const SIGNATURE_HEADER = /signature|hmac|nonce|timestamp/i;
 
 /**
  * Which contract a POST speaks: a form body without the protocol header is the compatibility
@@ -33,7 +32,7 @@ function checkCurrentRequest(request: FastifyRequest): void {
   const type = request.headers['content-type'];
   if (!isJsonContentType(type)) throw new PostbackRejection('unsupported_media_type', 'send the body as Content-Type: application/json');
   const charset = refusedCharset(type);
-  if (charset) throw new PostbackRejection('unsupported_media_type', `charset ${charset} is not accepted; send the body as UTF-8 JSON`);
+  if (charset !== undefined) throw new PostbackRejection('unsupported_media_type', `charset ${charset} is not accepted; send the body as UTF-8 JSON`);
   if (request.url.includes('?')) throw new PostbackRejection('query_parameters_not_allowed', 'the current contract takes every field in the JSON body; remove the query string');
   checkUnsigned(request);
 }
@@ -56,7 +55,7 @@ export function checkPostRequest(request: FastifyRequest, channel: PostbackChann
   if (channel === 'current') return checkCurrentRequest(request);
   // Form escapes are decoded as UTF-8: a form declared in another charset would be read as text it is not.
   const charset = refusedCharset(request.headers['content-type']);
-  if (charset) throw new PostbackRejection('unsupported_media_type', `charset ${charset} is not accepted; percent-encode the form's text as UTF-8`);
+  if (charset !== undefined) throw new PostbackRejection('unsupported_media_type', `charset ${charset} is not accepted; percent-encode the form's text as UTF-8`);
   checkUnsigned(request);
 }
 

@@ -20,10 +20,10 @@ describe('isoTimeFormatter', () => {
     );
   });
 
-  it('writes the times of one day from the kept day, to the millisecond, across its boundaries', () => {
+  it('writes the times of one day from the kept day and minute, to the millisecond, across their boundaries and repeated', () => {
     const time = isoTimeFormatter();
     const day = Date.UTC(2026, 10, 27);
-    for (const ms of [day, day + 1, day + 999, day + 59_999, day + 3_599_999, day + 86_399_999, day + 86_400_000, day - 1]) {
+    for (const ms of [day, day, day + 1, day + 999, day + 59_999, day + 60_000, day + 60_000, day + 119_001, day + 3_599_999, day + 86_399_999, day + 86_400_000, day - 1, day - 1, day - 60_001]) {
       expect(time(ms)).toBe(new Date(ms).toISOString());
     }
   });

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { IncomingMessage } from 'node:http';
 import { Server } from 'node:net';
 import fp from 'fastify-plugin';
-import { badRequest, serviceUnavailable, unsupportedMediaType } from './errors.js';
+import { badRequest, serviceUnavailable, unsupportedMediaType, type ApiError } from './errors.js';
 
 /**
  * Requests refused before their route runs, which Node or Fastify would otherwise answer in their
@@ -45,6 +45,19 @@ export const requestGuards = fp(async (app: FastifyInstance) => {
   });
 });
 
+/** Refusals of the request's own framing (its headers, its target), which no route's body rules are about. */
+const aboutTheRequest = new WeakSet<Error>();
+
+/** A 400 about the request's framing rather than its content, such as a header sent twice. */
+function requestRefusal(message: string): ApiError {
+  const refusal = badRequest(message);
+  aboutTheRequest.add(refusal);
+  return refusal;
+}
+
+/** Whether an error is one of these guards' refusals of the request's framing (a route may word its own 400s apart from them). */
+export const isRequestRefusal = (error: unknown): boolean => error instanceof Error && aboutTheRequest.has(error);
+
 /**
  * Headers Node keeps the first of when sent twice: which one the client meant is not ours to
  * guess. Those about the request itself are refused before anything else; Content-Type only
@@ -61,7 +74,7 @@ function repeatedHeaderRefusal(request: IncomingMessage, single: Map<string, str
   for (let index = 0; index < request.rawHeaders.length; index += 2) {
     const name = request.rawHeaders[index]!.toLowerCase();
     if (!single.has(name)) continue;
-    if (seen.has(name)) return badRequest(`${single.get(name)} is given more than once; send it once`);
+    if (seen.has(name)) return requestRefusal(`${single.get(name)} is given more than once; send it once`);
     seen.add(name);
   }
   return undefined;
@@ -76,13 +89,13 @@ const HOST_VALUE = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9\-._~!$&'()*+,;=%]*)(?::[0-
 
 function hostRefusal(request: IncomingMessage): Error | undefined {
   const host = request.headers.host;
-  if (host === undefined) return request.httpVersion === '1.1' ? badRequest('an HTTP/1.1 request needs a Host header') : undefined;
-  return HOST_VALUE.test(host) ? undefined : badRequest('the Host header is not a host name or address with an optional port');
+  if (host === undefined) return request.httpVersion === '1.1' ? requestRefusal('an HTTP/1.1 request needs a Host header') : undefined;
+  return HOST_VALUE.test(host) ? undefined : requestRefusal('the Host header is not a host name or address with an optional port');
 }
 
 /** A fragment is the client's own (RFC 9112 3.2): one sent in the request target would be read as part of the path or a parameter. */
 function targetRefusal(request: IncomingMessage): Error | undefined {
-  return request.url?.includes('#') ? badRequest('the request target contains a fragment (#); send the path and query only') : undefined;
+  return request.url?.includes('#') ? requestRefusal('the request target contains a fragment (#); send the path and query only') : undefined;
 }
 
 /** Node ignores transfer codings besides chunked: the body would be read other than the client meant. */

@@ -312,6 +312,10 @@ describe('requests the HTTP parser refuses, over a real socket', () => {
     const twoCredentials = await rawHttp(port, `${route}Authorization: Bearer another\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
     expect(twoCredentials.status).toBe(400);
     expectEnvelope(twoCredentials, 'BAD_REQUEST', /Authorization is given more than once/);
+    // On the instance route too, said as what it is: not as a problem of the id list its other 400s state the rule of.
+    const twoKeys = await rawHttp(port, 'POST /v1/offers/instances HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer a\r\nAuthorization: Bearer b\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}');
+    expect(twoKeys.status).toBe(400);
+    expectEnvelope(twoKeys, 'BAD_REQUEST', /^Authorization is given more than once; send it once$/);
     const chunk = `${body.length.toString(16)}\r\n${body}\r\n0\r\n\r\n`;
     const gzipped = await rawHttp(port, `${route}Content-Type: application/json\r\nTransfer-Encoding: gzip, chunked\r\n\r\n${chunk}`);
     expect(gzipped.status).toBe(400);

@@ -4,6 +4,7 @@ import { keyHashSecretOf } from '../../../../platform/config/key-hash-secret.js'
 import { renderError } from '../../../../platform/http/error-handler.js';
 import { ApiError, badRequest, serviceUnavailable } from '../../../../platform/http/errors.js';
 import { fromFramework } from '../../../../platform/http/framework-errors.js';
+import { isRequestRefusal } from '../../../../platform/http/request-guards.js';
 import { reusableBuffers } from '../../../../platform/http/reusable-buffers.js';
 import { awaitCaughtUp, behindAs, lastSeenAtEnd } from '../../../../platform/projection/catch-up.js';
 import type { Runtime } from '../../../../platform/runtime.js';
@@ -98,13 +99,14 @@ export async function instancesRoute(app: FastifyInstance, { runtime }: { runtim
         );
         callers.set(request, caller);
       },
-      // Every 400 of this route is about the body, the id list: each states the list's rule, as the
-      // reference asks of the message for a bad id list (not JSON, empty, an unknown field too).
+      // Every 400 of this route about the body, the id list, states the list's rule, as the
+      // reference asks of the message for a bad id list (not JSON, empty, an unknown field too);
+      // one about the request's own framing (a header sent twice, a fragment) says only that.
       // The route's error table has no 413 or 415: a body too large for 100 ids, in another
       // charset or compressed is a body that is not the list, a 400 like the others.
       errorHandler: (error, request, reply) => {
         const known = error instanceof ApiError ? error : fromFramework(error, request);
-        const aboutTheBody = (known?.statusCode === 400 && known.code === 'BAD_REQUEST') || known?.statusCode === 413 || known?.statusCode === 415;
+        const aboutTheBody = ((known?.statusCode === 400 && known.code === 'BAD_REQUEST') || known?.statusCode === 413 || known?.statusCode === 415) && !isRequestRefusal(known);
         if (known && aboutTheBody && !known.message.startsWith(ID_LIST_RULE)) {
           return renderError(badRequest(`${ID_LIST_RULE}; ${known.message}`, known.extra), request, reply);
         }

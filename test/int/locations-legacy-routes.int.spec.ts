@@ -326,7 +326,12 @@ describe('GET /v1/locations/search (LEGACY)', () => {
 
   it('answers 404 for parents, countries and codes the registry does not have', async () => {
     await fails('/v1/locations/search?parent_location_id=9061180', 404, 'NOT_FOUND', '9061180');
-    await fails('/v1/locations/search?q=a&country=ZZ', 404, 'NOT_FOUND', 'ZZ');
+    // country narrows search's results, as in FULL: one the registry lacks narrows them to none.
+    for (const query of ['q=a&country=ZZ', 'country=ZZ', 'country=ZZ&levels=CITY']) {
+      const narrowed = await ok(`/v1/locations/search?${query}`);
+      expect(narrowed.data.locations, query).toEqual([]);
+      expect(narrowed.extra.pagination, query).toEqual({ limit: 20, returned: 0, has_more: false });
+    }
     await fails('/v1/locations/search?subdivision_code=US-ZZ', 404, 'NOT_FOUND', 'US-ZZ');
   });
 

@@ -14,7 +14,7 @@ import { LOCALE_WARNING, single } from './params.js';
 /**
  * The LEGACY catalog's three handlers over registry v1 (reference/locations/legacy/README.md).
  * Errors: 400 BAD_REQUEST for parameters LEGACY does not accept or cannot read, 404 NOT_FOUND for
- * ids, countries, codes or cities the registry does not have, 503 CATALOG_NOT_LOADED before
+ * ids, codes, cities (and on resolve countries) the registry does not have, 503 CATALOG_NOT_LOADED before
  * the first registry build.
  */
 const SEARCH_PARAMS = ['catalog', 'q', 'parent_location_id', 'country', 'subdivision_code', 'subdivision_code_type', 'levels', 'limit', 'locale'];
@@ -131,7 +131,7 @@ export async function search(context: LocationContext, query: LocationQuery): Pr
   const levels = browseAll ? COUNTRY_LEVEL : given;
 
   const index = await currentRegistry(context.db);
-  countryOf(index, country);
+  // country narrows the results, as in FULL (it is not an id): one the registry lacks narrows them to none.
   let candidates: readonly IndexedLocation[] = index.ordered;
   if (parentId !== undefined) {
     if (!index.byId.has(parentId)) throw notFound(`parent_location_id ${parentId} is not in the LEGACY registry`);

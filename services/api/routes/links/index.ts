@@ -60,7 +60,6 @@ const rootSchema = linkSchema(
 );
 const staticSchema = linkSchema(Type.Object({ token: Type.String({ pattern: STATIC_TOKEN.source, description: 'a static link token (st_…)' }) }), 'Open a static tracked link');
 
-
 function staticLink(token: string): TrackedLinkRef | undefined {
   return STATIC_TOKEN.test(token) ? { shape: 'static_path', code: token } : undefined;
 }

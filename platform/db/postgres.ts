@@ -38,6 +38,10 @@ function wrap(client: pg.Pool | pg.PoolClient): Sql {
       let failure: Error | undefined;
       try {
         const stream = session.query(copyFromStdin(`${savepoint}COPY ${table} (${columns.join(', ')}) FROM STDIN`));
+        // pg fails a COPY stream once more when it closes the connection of a failed session (a
+        // statement timeout, then the discarded session's end): heard here, not as an unhandled
+        // 'error' that would end the process. The first failure is once()'s.
+        stream.on('error', () => {});
         const finished = once(stream, 'finish');
         stream.end(text);
         await finished;

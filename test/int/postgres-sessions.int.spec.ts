@@ -79,6 +79,31 @@ describe('a Postgres session whose server stops answering while the connection s
   }, 60_000);
 });
 
+describe('a COPY whose server stops answering while the connection stays open', () => {
+  it('fails after DATABASE_QUERY_TIMEOUT_MS without an unhandled error (the failed stream is told twice), and the next COPY runs on a new session', async () => {
+    await database.db.exec('CREATE TABLE IF NOT EXISTS copy_stall (id text PRIMARY KEY)');
+    const { proxy, db } = await behindProxy(2);
+    const rows = (prefix: string) => Array.from({ length: 500 }, (_, index) => `${prefix}-${index}`).join('\n') + '\n';
+    try {
+      await db.transaction((tx) => tx.copyFrom('copy_stall', ['id'], rows('before')));
+      proxy.swallow();
+      // Outside a transaction and inside one: each lent session fails, is discarded, and pg
+      // fails its COPY stream once more as it closes the connection.
+      await expect(db.copyFrom('copy_stall', ['id'], rows('stalled-alone'))).rejects.toThrow(/timeout/i);
+      await expect(db.transaction((tx) => tx.copyFrom('copy_stall', ['id'], rows('stalled-in-tx')))).rejects.toThrow(/timeout/i);
+      proxy.heal();
+      await db.transaction((tx) => tx.copyFrom('copy_stall', ['id'], rows('after')));
+      const { rows: counted } = await database.db.query<{ prefix: string; count: string }>(
+        "SELECT split_part(id, '-', 1) AS prefix, count(*)::text AS count FROM copy_stall GROUP BY 1 ORDER BY 1",
+      );
+      expect(counted).toEqual([{ prefix: 'after', count: '500' }, { prefix: 'before', count: '500' }]);
+    } finally {
+      await db.close().catch(() => {});
+      await proxy.close();
+    }
+  }, 60_000);
+});
+
 describe('a listening session whose server stops answering while the connection stays open', () => {
   it('proves itself, is dropped (listeners told notifications may have been missed) and opened again; notifications arrive after', async () => {
     const { proxy, db } = await behindProxy(1);

@@ -78,6 +78,8 @@ export interface TableComparison {
     onlyRight: number;
     /** Up to the asked number of primary keys (column → value) of rows that differ; the whole row for a table without one. */
     keys: Record<string, unknown>[];
+    /** How many distinct keys differ in all (`keys` holds at most the asked number of them). */
+    keyCount: number;
   };
 }
 
@@ -93,15 +95,22 @@ export async function compareTable(sql: Sql, table: string, left: string, right:
   const pk = leftKey.length > 0 ? leftKey : await primaryKey(sql, right, table);
   const key = `${pk.length > 0 ? `json_build_object(${pk.map((column) => `'${column.replace(/'/g, "''")}', t.${escapeIdentifier(column)}`).join(', ')})` : 'row_to_json(t)'}::text`;
   const rowsOf = (schema: string) => `SELECT t::text AS row, ${key} AS key FROM ${qualified(schema, table)} AS t`;
-  const { rows } = await sql.query<{ only_left: string; only_right: string; keys: string[] }>(
-    `WITH only_left AS (${rowsOf(left)} EXCEPT ALL ${rowsOf(right)}), only_right AS (${rowsOf(right)} EXCEPT ALL ${rowsOf(left)})
+  const { rows } = await sql.query<{ only_left: string; only_right: string; key_count: string; keys: string[] }>(
+    `WITH only_left AS (${rowsOf(left)} EXCEPT ALL ${rowsOf(right)}), only_right AS (${rowsOf(right)} EXCEPT ALL ${rowsOf(left)}),
+       differing AS (SELECT key FROM only_left UNION SELECT key FROM only_right)
      SELECT (SELECT count(*) FROM only_left) AS only_left, (SELECT count(*) FROM only_right) AS only_right,
-       ARRAY(SELECT key FROM (SELECT key FROM only_left UNION SELECT key FROM only_right) AS k ORDER BY key LIMIT $1) AS keys`,
+       (SELECT count(*) FROM differing) AS key_count,
+       ARRAY(SELECT key FROM differing ORDER BY key LIMIT $1) AS keys`,
     [limit],
   );
-  const { only_left, only_right, keys } = rows[0]!;
+  const { only_left, only_right, key_count, keys } = rows[0]!;
   return {
     ...checksums,
-    difference: { onlyLeft: Number(only_left), onlyRight: Number(only_right), keys: keys.map((text) => JSON.parse(text) as Record<string, unknown>) },
+    difference: {
+      onlyLeft: Number(only_left),
+      onlyRight: Number(only_right),
+      keys: keys.map((text) => JSON.parse(text) as Record<string, unknown>),
+      keyCount: Number(key_count),
+    },
   };
 }

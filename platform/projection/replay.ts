@@ -39,7 +39,7 @@ export interface TableReport {
   /** The live table at the same positions (not for a point-in-time rebuild). */
   live?: TableChecksum;
   /** Present when rebuilt and live differ: rows on one side only and some of their keys. */
-  difference?: { only_live: number; only_rebuilt: number; keys: Record<string, unknown>[] };
+  difference?: { only_live: number; only_rebuilt: number; keys: Record<string, unknown>[]; key_count: number };
 }
 
 export interface ReplayReport {
@@ -86,7 +86,7 @@ async function compareTables(db: Db, tables: { projection: string; table: string
       table,
       rebuilt: right,
       live: left,
-      ...(difference ? { difference: { only_live: difference.onlyLeft, only_rebuilt: difference.onlyRight, keys: difference.keys } } : {}),
+      ...(difference ? { difference: { only_live: difference.onlyLeft, only_rebuilt: difference.onlyRight, keys: difference.keys, key_count: difference.keyCount } } : {}),
     });
   }
   return reports;

@@ -30,16 +30,18 @@ export function renderSummary(report: ReplayReport, options: { queryable: boolea
   for (const skipped of report.skipped) lines.push(`skipped ${skipped.projection}: --until gives no position for ${skipped.missing.join(', ')}`);
   lines.push('', ...tableLines(report.tables, report.mode === 'compare'));
   for (const table of report.tables.filter((t) => t.difference)) {
-    const { only_live: onlyLive, only_rebuilt: onlyRebuilt, keys } = table.difference!;
+    const { only_live: onlyLive, only_rebuilt: onlyRebuilt, keys, key_count: keyCount } = table.difference!;
     lines.push('', `${table.table}: ${onlyLive} row(s) only in the live table, ${onlyRebuilt} only in the rebuilt one; differing keys:`);
     for (const columns of keys) lines.push(`  ${key(columns)}`);
+    if (keyCount > keys.length) lines.push(`  … and ${keyCount - keys.length} more (--keys ${keyCount} lists them all)`);
   }
   lines.push('');
   if (report.mode === 'compare') lines.push(report.identical ? 'the rebuilt read models are identical to the live ones' : 'the rebuilt read models DIFFER from the live ones');
   if (report.mode === 'compare' && !report.identical && !report.swapped) {
+    const kept = report.kept.length > 0;
     lines.push(
-      'a row changed in a table shows its key on both sides. Next: run again with --keep to look at the rebuilt rows beside the live ones, ' +
-        'or with --swap to make the log\'s version live (with --keep too, the replaced tables are kept until dropped)',
+      `a row changed in a table shows its key on both sides. Next: ${kept ? `look at the rebuilt rows beside the live ones in schema ${report.schema}` : 'run again with --keep to look at the rebuilt rows beside the live ones'}, ` +
+        'or run again with --swap to make the log\'s version live (with --keep too, the replaced tables are kept until dropped)',
     );
   }
   if (report.swapped) {

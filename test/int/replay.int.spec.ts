@@ -205,7 +205,7 @@ describe.each([['kafka'], ['sql']] as const)('replay on the %s log', (eventLog) 
       expect(damaged.status, damaged.stderr).toBe(5);
       expect(damaged.stdout).toMatch(/^clicks\s+clicks\s+7\s+7\s+DIFFERENT$/m);
       expect(damaged.stdout).toContain(`clicks: 1 row(s) only in the live table, 1 only in the rebuilt one; differing keys:\n  svc_click_id=${click.svc_click_id}\n`);
-      expect(damaged.stdout).toMatch(/Next: run again with --keep .*, or with --swap to make the log's version live/);
+      expect(damaged.stdout).toMatch(/Next: run again with --keep .*, or run again with --swap to make the log's version live/);
     } finally {
       await t.runtime.db.query('UPDATE clicks SET sub_id1 = $2 WHERE svc_click_id = $1', [click.svc_click_id, click.sub_id1]);
     }
@@ -275,7 +275,7 @@ describe.each([['kafka'], ['sql']] as const)('replay on the %s log', (eventLog) 
     const [report] = await Promise.all([replay(t.runtime.db, t.runtime.eventLog, { projections: [ledgerProjection], swap: true, keep: true }), postbacks(3)]);
     expect(report.identical).toBe(false);
     const conversions = report.tables.find((table) => table.table === 'conversions')!;
-    expect(conversions.difference).toEqual({ only_live: 1, only_rebuilt: 1, keys: [{ partner_id: damaged.partner_id, identity_key: damaged.identity_key }] });
+    expect(conversions.difference).toEqual({ only_live: 1, only_rebuilt: 1, keys: [{ partner_id: damaged.partner_id, identity_key: damaged.identity_key }], key_count: 1 });
     expect(report.tables.find((table) => table.table === 'postback_log')!.difference).toBeUndefined();
     expect(report.swapped).toBe(true);
 

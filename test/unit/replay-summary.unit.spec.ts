@@ -35,11 +35,23 @@ describe('renderSummary', () => {
       ...pointInTime(5),
       mode: 'compare',
       identical: false,
-      tables: [{ ...ledgerTable('5'), live: { rows: '5', md5: 'abd' }, difference: { only_live: 1, only_rebuilt: 1, keys: [{ correlation_id: 'x' }] } }] as ReplayReport['tables'],
+      kept: [],
+      tables: [{ ...ledgerTable('5'), live: { rows: '5', md5: 'abd' }, difference: { only_live: 1, only_rebuilt: 1, keys: [{ correlation_id: 'x' }], key_count: 1 } }] as ReplayReport['tables'],
     };
     const text = renderSummary(differs);
     expect(text).toContain('the rebuilt read models DIFFER from the live ones');
-    expect(text).toMatch(/Next: run again with --keep .* or with --swap/);
+    expect(text).toMatch(/Next: run again with --keep .* or run again with --swap/);
+    expect(text).not.toContain('more (--keys');
     expect(renderSummary({ ...differs, swapped: true })).not.toContain('Next:');
+    // Kept already (--keep): where to look, not to run again with --keep.
+    const kept = renderSummary({ ...differs, kept: ['replay_20261101t000000000z'] });
+    expect(kept).toMatch(/Next: look at the rebuilt rows beside the live ones in schema replay_20261101t000000000z, or run again with --swap/);
+    expect(kept).not.toContain('run again with --keep');
+  });
+
+  it('says how many differing keys it left out, and how to list them', () => {
+    const table = { ...ledgerTable('20'), live: { rows: '20', md5: 'abd' }, difference: { only_live: 20, only_rebuilt: 20, keys: [{ correlation_id: 'a' }, { correlation_id: 'b' }, { correlation_id: 'c' }], key_count: 20 } };
+    const text = renderSummary({ ...pointInTime(20), mode: 'compare', identical: false, tables: [table] as ReplayReport['tables'] });
+    expect(text).toContain('  correlation_id=c\n  … and 17 more (--keys 20 lists them all)\n');
   });
 });

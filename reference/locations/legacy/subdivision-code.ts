@@ -1,5 +1,6 @@
 import { SUPERSEDED_CODES, TERRITORY_CODES } from './code-overrides.js';
 import type { IndexedLocation, RegistryIndex } from './registry-index.js';
+import type { ExternalCodes } from './source-row.js';
 
 /**
  * Reading an external subdivision code (README.md, "Subdivision codes"). Codes are accepted in
@@ -10,10 +11,11 @@ export const CODE_TYPES = ['AUTO', 'ISO_3166_2', 'CLDR', 'PROVIDER_SHORT'] as co
 export type CodeType = (typeof CODE_TYPES)[number];
 export type ResolvedCodeType = Exclude<CodeType, 'AUTO'>;
 
-const FORMS: Record<ResolvedCodeType, { pattern: RegExp; example: string }> = {
-  ISO_3166_2: { pattern: /^[A-Z]{2}-[A-Z0-9]{1,3}$/, example: 'US-CA' },
-  CLDR: { pattern: /^[A-Z]{2}[A-Z0-9]{1,3}$/, example: 'USCA' },
-  PROVIDER_SHORT: { pattern: /^[A-Z0-9]{1,3}$/, example: 'CA' },
+/** Each form: what it looks like, which of a location's external codes it is, and the ISO 3166-2 code it writes (the overrides are kept by it). */
+const FORMS: Record<ResolvedCodeType, { pattern: RegExp; example: string; own: keyof ExternalCodes; asIso: (code: string, country: string | undefined) => string }> = {
+  ISO_3166_2: { pattern: /^[A-Z]{2}-[A-Z0-9]{1,3}$/, example: 'US-CA', own: 'iso_3166_2', asIso: (code) => code },
+  CLDR: { pattern: /^[A-Z]{2}[A-Z0-9]{1,3}$/, example: 'USCA', own: 'cldr_subdivision', asIso: (code) => `${code.slice(0, 2)}-${code.slice(2)}` },
+  PROVIDER_SHORT: { pattern: /^[A-Z0-9]{1,3}$/, example: 'CA', own: 'provider_short', asIso: (code, country) => `${country}-${code}` },
 };
 
 /** Input that cannot be read at all; `parameter` names the query parameter to fix. */
@@ -76,10 +78,9 @@ export function lookupSubdivision(index: RegistryIndex, rawCode: string, type: C
 export function aliasNote(match: CodeMatch, rawCode: string, country: string | undefined): string | undefined {
   const code = rawCode.toUpperCase();
   const { location, matchedAs } = match;
-  const own = matchedAs === 'ISO_3166_2' ? location.codes.iso_3166_2 : matchedAs === 'CLDR' ? location.codes.cldr_subdivision : location.codes.provider_short;
-  if (own === code) return undefined;
-  // The ISO 3166-2 form of the code given, which is how the overrides are kept.
-  const iso = matchedAs === 'ISO_3166_2' ? code : matchedAs === 'CLDR' ? `${code.slice(0, 2)}-${code.slice(2)}` : `${country}-${code}`;
+  const form = FORMS[matchedAs];
+  if (location.codes[form.own] === code) return undefined;
+  const iso = form.asIso(code, country);
   const superseded = SUPERSEDED_CODES[iso];
   if (superseded) {
     return `subdivision_code ${rawCode} is a former code of ${location.name}, now ${superseded.current} (${superseded.reason}); ${location.name} is answered`;

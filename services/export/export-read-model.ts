@@ -11,8 +11,7 @@ import { writeExportFile, type ExportResult } from './export-file.js';
 import { silentProgress, type ExportProgress } from './progress.js';
 import type { ExportFormat } from './schema-document.js';
 
-/** The read models an export can read, each through its own module's queries. */
-/** The tables `--read-model` exports (the ledger's). */
+/** The tables `--read-model` exports (the ledger's, read through its queries). */
 export const READ_MODELS = ['conversions', 'postback_log'] as const;
 export type ReadModelName = (typeof READ_MODELS)[number];
 

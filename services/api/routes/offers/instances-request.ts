@@ -8,7 +8,6 @@ const MAX_INSTANCE_IDS = 100;
 /** What every 400 about the id list says first (reference: Errors, instance route). */
 export const ID_LIST_RULE = `offer_instance_ids must contain between 1 and ${MAX_INSTANCE_IDS} offer instance ids`;
 
-
 /** The request body as documented; parseInstancesBody is what enforces it, with the reference's messages. */
 export const instancesRequestBody = Type.Object(
   {

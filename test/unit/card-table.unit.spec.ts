@@ -52,6 +52,11 @@ describe('the card table', () => {
           expect(read(copy, copy.addFrom(table, slot))).toEqual(expected(card));
         }
         for (const id of others) if (!cards.some((card) => card.offer_instance_id === id)) expect(table.find(id)).toBe(-1);
+        // findAll, in any order and with repeats, answers what find answers one id at a time.
+        const asked = [...others, ...cards.map((card) => card.offer_instance_id).reverse(), cards[0]!.offer_instance_id];
+        const places = new Int32Array(asked.length);
+        table.findAll(asked, places);
+        expect([...places]).toEqual(asked.map((id) => table.find(id)));
       }),
       { numRuns: 300 },
     );

@@ -48,6 +48,19 @@ describe('parseInstancesBody', () => {
     expect(rejection({ offer_instance_ids: [A], offer_ids: [A] })).toBe('unknown body field "offer_ids"; the body holds only offer_instance_ids');
   });
 
+  it('removes duplicates among ids that end alike, keeping the first of each (property)', () => {
+    // Ids that differ only before their last characters, in either case: the same place in the
+    // parser's table of ids seen, told apart by the whole id.
+    const pool = Array.from({ length: 12 }, (_, n) => `${n.toString(16).padStart(8, '0')}-0000-7000-8000-00000000abcd`);
+    const item = fc.constantFrom(...pool).chain((id) => fc.constantFrom(id, id.toUpperCase()));
+    fc.assert(
+      fc.property(fc.array(item, { minLength: 1, maxLength: 100 }), (list) => {
+        expect(parseInstancesBody({ offer_instance_ids: list }).offer_instance_ids).toEqual([...new Set(list.map((id) => id.toLowerCase()))]);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
   it('accepts exactly the lists of 1 to 100 UUID strings; answers them canonical and unique (property)', () => {
     const uuidLike = fc.uuid().chain((id) => fc.constantFrom(id, id.toUpperCase()));
     const item = fc.oneof(uuidLike, uuidLike, fc.string(), fc.integer(), fc.constant(null));

@@ -196,6 +196,8 @@ describe('the served card cache', () => {
     const [placeOfB, placeOfC] = [bounded.find(B), bounded.find(C)];
     expect([placeOfB, placeOfC].map((place) => bounded.table(place).offerId(bounded.slotOf(place)))).toEqual(['offer', 'offer']);
     expect(bounded.table(placeOfB)).not.toBe(bounded.table(placeOfC));
+    // findAll answers the places find does, from either table.
+    expect([...bounded.findAll([C, A, B, C])]).toEqual([placeOfC, -1, placeOfB, placeOfC]);
     await bounded.load(db, [B, C]);
     expect(statements).toHaveLength(1);
     const none = openServedCardCache(fakeWatermarks(), { maxEntries: 0 });
@@ -217,6 +219,8 @@ describe('the served card cache', () => {
     }
     expect(cache.find(ids[299]!)).toBe(-1);
     expect(cache.find(ids[0]!.toUpperCase())).toBe(-1);
+    const asked = [...ids].reverse().concat(ids[0]!.toUpperCase());
+    expect([...cache.findAll(asked)]).toEqual(asked.map((id) => cache.find(id)));
   });
 
   it('fails a lookup the read model cannot answer, and keeps nothing from it', async () => {

@@ -146,7 +146,7 @@ export function instancesAnswer(serialize: SerializeAnswer): InstancesAnswer {
             target.set(parts[0]!, at);
             at += parts[0]!.length;
             for (let index = 0; index < slots.length; index += 1) {
-              if (typeof source === 'string') at += target.write(source, at, 'latin1');
+              if (typeof source === 'string') at = copyAscii(source, target, at);
               else at = source.copyText(slotsInTable[item]!, slots[index]!, target, at);
               const part = parts[index + 1]!;
               target.set(part, at);
@@ -162,3 +162,9 @@ export function instancesAnswer(serialize: SerializeAnswer): InstancesAnswer {
 }
 
 const COMMA = 0x2c;
+
+/** An ASCII string's bytes into `target` at `offset` (a requested id, canonical); answers the offset past it. */
+function copyAscii(text: string, target: Uint8Array, offset: number): number {
+  for (let index = 0; index < text.length; index += 1) target[offset + index] = text.charCodeAt(index);
+  return offset + text.length;
+}

@@ -42,7 +42,7 @@ export async function lookupInstances(
   allocate?: (bytes: number) => Buffer,
   now = Date.now(),
 ): Promise<Buffer> {
-  const kept = writeAnswer(answer, applicationId, ids, { places: Int32Array.from(ids, served.find), table: served.table, slotOf: served.slotOf, offer: caches.offerIfKept, placement: caches.placementIfKept }, allocate);
+  const kept = writeAnswer(answer, applicationId, ids, { places: served.findAll(ids), table: served.table, slotOf: served.slotOf, offer: caches.offerIfKept, placement: caches.placementIfKept }, allocate);
   if (kept !== undefined) return kept;
   let cards = await served.load(sql, ids);
   const seenAtEnd = servesAtEnd.lastSeen();

@@ -17,6 +17,8 @@ import type { ServedCard } from './instances-cards.js';
 export interface ServedCardCache {
   /** Where the kept card of `id` is (see `table`), or -1 when it is not in process (unknown, or not read yet); nothing is read. */
   find(id: string): number;
+  /** `find` of every id, in order (quicker than one at a time: CardTable.findAll). */
+  findAll(ids: readonly string[]): Int32Array;
   /** The table a place found by `find` is in; `slotOf` gives its slot there. */
   table(place: number): CardTable;
   slotOf(place: number): number;
@@ -61,6 +63,20 @@ export function openServedCardCache(watermarks: Pick<Watermarks, 'onApplied'>, o
       if (newer >= 0) return newer * 2;
       const older = tables[1]!.find(id);
       return older >= 0 ? older * 2 + 1 : -1;
+    },
+    findAll(ids) {
+      const places = new Int32Array(ids.length);
+      tables[0]!.findAll(ids, places);
+      const older = tables[1]!;
+      for (let index = 0; index < places.length; index += 1) {
+        const newer = places[index]!;
+        if (newer >= 0) places[index] = newer * 2;
+        else if (older.size > 0) {
+          const slot = older.find(ids[index]!);
+          places[index] = slot >= 0 ? slot * 2 + 1 : -1;
+        }
+      }
+      return places;
     },
     table: (place) => tables[place & 1]!,
     slotOf: (place) => place >> 1,

@@ -29,14 +29,18 @@ interface CandidateQueryRow extends OfferQueryRow {
 /**
  * Active, undeleted, non-delisted offers that have content to show: local offers with details,
  * remote offers with an active snapshot (the one the offer info route would select). Test-only
- * offers are included and flagged; the caller decides who may see them.
+ * offers are included and flagged; the caller decides who may see them. An offer counts only
+ * once both projections of the `offers` topic have applied its latest upsert (the same
+ * last_event_id): they commit apart, and in between a new offer would be served before its
+ * targeting and destination were there, an updated one by its former rules. Read both
+ * statements in one snapshot.
  */
 export async function servingCandidates(sql: Sql): Promise<ServingCandidateRow[]> {
   const { rows } = await sql.query<CandidateQueryRow>(
     `SELECT ${OFFER_COLUMNS},
        i.destination_url, s.content AS snapshot_content, s.language AS snapshot_language
      FROM offers o
-     LEFT JOIN offer_internals i ON i.offer_id = o.offer_id
+     JOIN offer_internals i ON i.offer_id = o.offer_id AND i.last_event_id = o.last_event_id
      LEFT JOIN LATERAL (
        SELECT content, language FROM offer_snapshots
        WHERE offer_id = o.offer_id AND active AND o.kind = 'remote'

@@ -9,8 +9,8 @@ import { projections, startProjectors } from '../services/projector/projectors.j
 import { DETAILS } from '../test/support/instance-world.js';
 import { resolveStack } from '../test/support/stack.js';
 import { openLoop } from './open-loop.js';
-import { halfRate, medianRun, routeDurations, saturationColumns, serviceMemory, serviceP99Ms, startBenchServer, serveWithStaticAnswer, summarize, type LoadRun, type ServiceMemory } from './server.js';
-import { benchDatabase, printTable, writeResults, type BenchRow } from './support.js';
+import { halfRate, medianRun, processCpuSeconds, routeDurations, saturationColumns, serviceMemory, serviceP99Ms, startBenchServer, serveWithStaticAnswer, summarize, type LoadRun, type ServiceMemory } from './server.js';
+import { benchDatabase, median, printTable, writeResults, type BenchRow } from './support.js';
 
 /**
  * `POST /v1/offers/instances` with 100 ids per call over SERVED (default 1,000,000) served
@@ -31,7 +31,10 @@ import { benchDatabase, printTable, writeResults, type BenchRow } from './suppor
  * The static route is also run at the lookup's half rate: the latency this machine gives the
  * same bytes at the same load, with no lookup. Beside each open loop's p99 stands the service's
  * own (its request duration histogram, as the bucket bound it is within), which leaves out the
- * time requests wait in queues and sockets for a process the machine has not scheduled. A kept
+ * time requests wait in queues and sockets for a process the machine has not scheduled. Each
+ * saturated run also reads the service's CPU time per answer (service_cpu_us_per_request, and
+ * cpu_ratio: the static route's over the lookup's), which the machine's other load disturbs far
+ * less than the rates. A kept
  * card's memory is reported after the first pass (the cache's bytes, and the process's resident
  * memory before and after).
  */
@@ -114,9 +117,10 @@ function memoryRow(before: ServiceMemory, after: ServiceMemory): BenchRow {
   };
 }
 
-async function cannon(base: string, path: string, key: string, bodies: string[], load: { overallRate?: number; amount?: number } = {}) {
+async function cannon(base: string, path: string, key: string, bodies: string[], load: { overallRate?: number; amount?: number; servicePid?: number } = {}) {
   let next = 0;
   const started = performance.now();
+  const cpuBefore = load.servicePid === undefined ? 0 : processCpuSeconds(load.servicePid);
   const result = await autocannon({
     url: base,
     connections: CONNECTIONS,
@@ -132,7 +136,7 @@ async function cannon(base: string, path: string, key: string, bodies: string[],
     ...(load.overallRate ? { overallRate: load.overallRate } : {}),
   });
   // A run of a fixed number of calls is rated over its own length (autocannon averages per whole second).
-  const summary = summarize(result);
+  const summary = { ...summarize(result), cpuMicrosPerRequest: load.servicePid === undefined ? 0 : Math.round(((processCpuSeconds(load.servicePid) - cpuBefore) * 1e6) / Math.max(1, result['2xx'])) };
   return load.amount ? { ...summary, perSecond: Math.round((result['2xx'] / (performance.now() - started)) * 1000) } : summary;
 }
 
@@ -166,14 +170,16 @@ export async function instanceLookupBench(): Promise<BenchRow[]> {
     const afterFirstPass = await serviceMemory(base);
     rows.push(memoryRow(beforeFirstPass, afterFirstPass));
     const measured = {
-      static: { scenario: `static envelope of the same size (same bodies, median of ${ROUNDS})`, path: '/bench/static-instances', target: '', runs: [] as LoadRun[] },
-      lookup: { scenario: `instance lookup, 100 ids per call, cards seen before (median of ${ROUNDS})`, path: '/v1/offers/instances', target: '>= 0.6, p99 <= 10 ms at half', runs: [] as LoadRun[] },
+      static: { scenario: `static envelope of the same size (same bodies, median of ${ROUNDS})`, path: '/bench/static-instances', target: '', runs: [] as (LoadRun & { cpuMicrosPerRequest: number })[] },
+      lookup: { scenario: `instance lookup, 100 ids per call, cards seen before (median of ${ROUNDS})`, path: '/v1/offers/instances', target: '>= 0.6, p99 <= 10 ms at half', runs: [] as (LoadRun & { cpuMicrosPerRequest: number })[] },
     };
     for (let round = 1; round <= ROUNDS; round += 1) {
       process.stderr.write(`bench instances: saturated, round ${round} of ${ROUNDS} (static, then the lookup)\n`);
-      for (const side of [measured.static, measured.lookup]) side.runs.push(await cannon(base, side.path, key, bodies));
+      for (const side of [measured.static, measured.lookup]) side.runs.push(await cannon(base, side.path, key, bodies, { servicePid: server.pid }));
     }
     const staticPerSecond = medianRun(measured.static.runs).perSecond;
+    /** The service's CPU time per answer, median of the saturated runs. */
+    const cpuPerRequest = (side: typeof measured.static) => median(side.runs, (run) => run.cpuMicrosPerRequest).cpuMicrosPerRequest;
     const lookupHalfRate = halfRate(medianRun(measured.lookup.runs));
     /** An open loop at `rate`, with the service's own p99 of its answers (warm-up included) beside the load generator's. */
     const steady = async (path: string, rate: number) => {
@@ -189,7 +195,9 @@ export async function instanceLookupBench(): Promise<BenchRow[]> {
       const burst = await cannon(base, side.path, key, bodies, { overallRate: halfRate(saturated) });
       rows.push({
         scenario: side.scenario, served_instances: SERVED, ...saturationColumns(saturated, half),
-        half_rate_service_p99_ms_within: half.serviceP99, autocannon_half_rate_p99_ms: burst.p99, baseline_per_second: side === measured.static ? 0 : staticPerSecond, target: side.target,
+        half_rate_service_p99_ms_within: half.serviceP99, autocannon_half_rate_p99_ms: burst.p99,
+        service_cpu_us_per_request: cpuPerRequest(side), cpu_ratio: side === measured.static ? '' : Number((cpuPerRequest(measured.static) / cpuPerRequest(side)).toFixed(2)),
+        baseline_per_second: side === measured.static ? 0 : staticPerSecond, target: side.target,
       });
     }
     // The floor of that latency on this machine: the static bytes at the lookup's half rate.

@@ -1,4 +1,5 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import type autocannon from 'autocannon';
@@ -172,4 +173,19 @@ export function serviceP99Ms(before: DurationBuckets, after: DurationBuckets): n
   const total = counts.at(-1)?.[1] ?? 0;
   const within = counts.find(([, count]) => count >= 0.99 * total);
   return within ? within[0] * 1000 : Infinity;
+}
+
+/** Clock ticks per second of /proc's CPU times. */
+let clockTicks: number | undefined;
+
+/**
+ * CPU seconds a process has used so far (user and system, all its threads), from /proc (Linux).
+ * A rate divided by this is how much work each request cost the service, a figure the other
+ * processes and virtual machines sharing the cores disturb far less than the rate itself.
+ */
+export function processCpuSeconds(pid: number): number {
+  clockTicks ??= Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim());
+  // proc(5): after "pid (command) " come state (field 3) … utime (14) and stime (15).
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ');
+  return (Number(fields[14 - 3]) + Number(fields[15 - 3])) / clockTicks;
 }

@@ -2,7 +2,7 @@ import { Command as Program } from 'commander';
 import { loadConfigOrExit } from '../../platform/config/config.js';
 import { exitUnlessThereIsADatabase, openDatabase } from '../../platform/runtime.js';
 import { ExitCode, exitOnStartupFailure } from '../../platform/startup.js';
-import { verifyLedger } from './verify.js';
+import { verifyFailure, verifyLedger } from './verify.js';
 
 const ABOUT = `
 Checks, per partition of the postbacks topic, that every decision follows the previous one
@@ -43,8 +43,9 @@ async function run() {
     process.stdout.write(ok ? `ledger verifies: ${report.partitions.reduce((sum, p) => sum + p.decisions, 0)} decisions in ${report.partitions.length} partition(s)\n` : 'ledger does NOT verify: restore the named rows from the log (npm run replay) and find out who changed them\n');
     process.exitCode = ok ? ExitCode.ok : 1;
   } catch (error) {
-    process.stderr.write(`ledger verification failed to run: ${(error as Error).message}\n`);
-    process.exitCode = ExitCode.invalidInput;
+    const [exitCode, nextStep] = verifyFailure(error);
+    process.stderr.write(`ledger verification failed to run: ${(error as Error).message}; ${nextStep}\n`);
+    process.exitCode = exitCode;
   } finally {
     await db.close();
   }

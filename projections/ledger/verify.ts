@@ -1,3 +1,4 @@
+import { ExitCode } from '../../platform/startup.js';
 import type { Sql } from '../../platform/db/db.js';
 import { GENESIS_HASH, chainHash, chainHashV1 } from './chain.js';
 import { postbackFingerprint } from '../../commands/postbacks/identity.js';
@@ -80,3 +81,17 @@ export async function verifyLedger(sql: Sql, progress: (partition: number, decis
   report.conversionsOffChain = await conversionsOffChain(sql, 100);
   return report;
 }
+
+/**
+ * A verification that stopped partway: no ledger tables to verify (exit 2), the database gone or
+ * failing under it (exit 4, as one unavailable at the start), anything else (exit 1).
+ */
+export function verifyFailure(error: unknown): [exitCode: number, nextStep: string] {
+  const code = (error as { code?: unknown }).code;
+  if (code === UNDEFINED_TABLE) return [ExitCode.invalidInput, 'nothing to verify here: this database has no ledger (check DATABASE_URL or DATA_DIR)'];
+  if (error instanceof TypeError || error instanceof RangeError || error instanceof ReferenceError) return [ExitCode.failure, 'nothing was changed'];
+  return [ExitCode.unavailable, 'the database failed while it was read: check it (DATABASE_URL, or the embedded one in DATA_DIR) and run it again; nothing was changed'];
+}
+
+/** SQLSTATE of a relation that does not exist. */
+const UNDEFINED_TABLE = '42P01';

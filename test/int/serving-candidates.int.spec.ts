@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { offerUpsertedEvent } from '../../commands/offers/upsert.js';
+import { offerUpsertedEvent, type OfferUpsertInput } from '../../commands/offers/upsert.js';
 import type { LoggedEvent } from '../../platform/events/event-log.js';
 import { applyBatch } from '../../platform/projection/runner.js';
 import type { Projection } from '../../platform/projection/projection.js';
@@ -22,7 +22,7 @@ const offsets = new Map<string, number>();
 /** One OfferUpserted as the log would hand it over, active, targeting `include`. */
 function upserted(include: string): LoggedEvent {
   const value = offerUpsertedEvent(
-    { offer_id: OFFER, partner_id: PARTNER, kind: 'local', status: 'active', details: details('candidates'), destination_url: 'https://shop.example/p' },
+    { offer_id: OFFER, partner_id: PARTNER, kind: 'local', status: 'active', details: details('candidates') as OfferUpsertInput['details'], destination_url: 'https://shop.example/p' },
     [{ geo: { include: [include], exclude: [] } }],
     new Date('2026-11-30T00:00:00Z'),
   );

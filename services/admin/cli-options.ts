@@ -1,5 +1,6 @@
 import type { TObject, TSchema } from '@sinclair/typebox';
 import { CommandInputError } from '../../commands/command.js';
+import { repeatedKey } from '../../platform/text/json-keys.js';
 
 /** `entry_id` → `--entry-id`. */
 export const flagName = (property: string) => `--${property.replace(/_/g, '-')}`;
@@ -44,15 +45,27 @@ export function inputFromFlags(schema: TObject, flags: Record<string, string | u
         break;
       case 'json':
       case 'object':
-        try {
-          input[property] = JSON.parse(raw);
-        } catch {
-          throw new CommandInputError(property, 'must be valid JSON');
-        }
+        input[property] = parseJson(property, raw);
         break;
       default:
         input[property] = raw;
     }
   }
   return input;
+}
+
+/**
+ * JSON text given by `flag`, parsed; a CommandInputError naming the flag when it is not JSON, or
+ * gives a key twice (JSON.parse would keep the last: the admin API refuses it the same way).
+ */
+export function parseJson(flag: string, text: string): unknown {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw new CommandInputError(flag, `is not JSON: ${(error as Error).message}`);
+  }
+  const repeated = repeatedKey(text);
+  if (repeated !== undefined) throw new CommandInputError(flag, `gives ${JSON.stringify(repeated)} twice; give each field once`);
+  return parsed;
 }

@@ -9,9 +9,8 @@ import { SettingError } from '../../platform/config/settings.js';
 import { DataDirBusyError } from '../../platform/data-dir/ownership.js';
 import { ReadModelsBehindError } from '../../platform/projection/catch-up.js';
 import { holdsEmbeddedDatabase } from '../../platform/runtime.js';
-import { repeatedKey } from '../../platform/text/json-keys.js';
 import { BackendUnavailableError, ExitCode } from '../../platform/startup.js';
-import { flagName, flagSyntax, inputFromFlags } from './cli-options.js';
+import { flagName, flagSyntax, inputFromFlags, parseJson } from './cli-options.js';
 import { CommandFailedError, runAdminCommandAnywhere } from './command-gateway.js';
 
 /** Exit codes: 0 done, 1 unexpected failure, 2 invalid input, 3 a referenced record is missing, 4 a backend is unavailable. */
@@ -31,22 +30,6 @@ function describe(error: unknown, command: Command): string {
   // A field of the input is given on the command line as its flag: say which (email → --email).
   if (error instanceof CommandInputError && Object.hasOwn(command.input.properties, error.field)) return `${error.message} (${flagName(error.field)})`;
   return (error as Error).message;
-}
-
-/**
- * JSON text given by `flag`, parsed; a CommandInputError naming the flag when it is not JSON, or
- * gives a key twice (JSON.parse would keep the last: the admin API refuses it the same way).
- */
-function parseJson(flag: string, text: string): unknown {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch (error) {
-    throw new CommandInputError(flag, `is not JSON: ${(error as Error).message}`);
-  }
-  const repeated = repeatedKey(text);
-  if (repeated !== undefined) throw new CommandInputError(flag, `gives ${JSON.stringify(repeated)} twice; give each field once`);
-  return parsed;
 }
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true });

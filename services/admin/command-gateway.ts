@@ -1,5 +1,4 @@
 import { CommandInputError, CommandNotFoundError, type Command } from '../../commands/command.js';
-import { runCommand } from '../../commands/run.js';
 import type { Config } from '../../platform/config/config.js';
 import { readOwnerToken, requestOwner } from '../../platform/data-dir/owner-client.js';
 import { DataDirBusyError } from '../../platform/data-dir/ownership.js';
@@ -71,19 +70,21 @@ async function runOnOwner(config: Config, command: Command, input: unknown, dead
 }
 
 /**
- * Runs the command in this process with the read models brought to the log's end first, so it
- * sees every record written before it: by the projectors already running elsewhere, or by
- * projecting here when nothing else does (the embedded DATA_DIR, which this process now holds,
- * or a log in Postgres). On Kafka the projector processes are expected to run; when they lag,
- * the command goes on with the read models as they are (joining consumer groups from a one-shot command would stall
- * it for seconds and rebalance the real projectors).
+ * Runs the command in this process with the read models it checks brought to the log's end
+ * first, so it sees every record written before it: by the projectors already running
+ * elsewhere, or by projecting here when nothing else does (the embedded DATA_DIR, which this
+ * process now holds, or a log in Postgres with no projector running). Through the same executor
+ * as the service's commands: it takes its turn under the database's admin-command lock, with
+ * those of every API process, and on Kafka, where the projector processes are expected to run
+ * (joining their consumer groups from a one-shot command would stall it for seconds and
+ * rebalance them), read models that stay behind refuse the command (exit 4) rather than let it
+ * check against a stale one (an email registered twice).
  */
 async function runHere(runtime: Runtime, command: Command, input: unknown): Promise<Record<string, unknown>> {
-  const caughtUp = !runtime.owner && (await awaitCaughtUp(runtime, projections, EXTERNAL_PROJECTOR_GRACE_MS).then(() => true, () => false));
-  if (caughtUp || runtime.eventLog.kind === 'kafka') {
-    // Behind on Kafka: a missing record's message already says it may not be projected yet.
-    return runCommand(command, input, { runtime, now: () => new Date() });
-  }
+  const projectedElsewhere =
+    !runtime.owner &&
+    (runtime.eventLog.kind === 'kafka' || (await awaitCaughtUp(runtime, projections, EXTERNAL_PROJECTOR_GRACE_MS).then(() => true, () => false)));
+  if (projectedElsewhere) return commandExecutor(runtime, { projections }).run(command, input);
   const local = await startProjectors(runtime);
   try {
     return await commandExecutor(runtime, { projections }).run(command, input);

@@ -152,13 +152,33 @@ describe('accounts admin commands reject bad input', () => {
     expect(retried.statusCode).toBe(200);
   });
 
-  it('the CLI exits 2 for invalid input, 3 for a missing record, and names the field', async () => {
+  /** The admin CLI in a process of its own, on this test's Kafka log and database. */
+  const cli = (...args: string[]) => {
     const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...testEnvironment(t.database, t.topicPrefix, { eventLog: 'kafka' }) };
-    const cli = (...args: string[]) =>
-      promisify(execFile)(process.execPath, ['--import', 'tsx', 'services/admin/cli.ts', ...args], { env }).then(
-        (done) => ({ code: 0, stderr: done.stderr }),
-        (failed: { code: number; stderr: string }) => ({ code: failed.code, stderr: failed.stderr }),
-      );
+    return promisify(execFile)(process.execPath, ['--import', 'tsx', 'services/admin/cli.ts', ...args], { env }).then(
+      (done) => ({ code: 0, stderr: done.stderr }),
+      (failed: { code: number; stderr: string }) => ({ code: failed.code, stderr: failed.stderr }),
+    );
+  };
+
+  it('the CLI on Kafka refuses a command whose read models are behind the log (exit 4) instead of checking a stale one', async () => {
+    await projection.stop();
+    try {
+      // Appended, not projected: the accounts read model does not know this email yet.
+      await execute('developer:register', { name: 'Lagging', email: 'lagging@cli.example' });
+      const before = await t.runtime.eventLog.endOffsets('accounts');
+      const behind = await cli('developer:register', '--name', 'Lagging', '--email', 'lagging@cli.example');
+      expect(behind).toMatchObject({ code: 4, stderr: expect.stringContaining('did not catch up with the log') });
+      expect(await t.runtime.eventLog.endOffsets('accounts')).toEqual(before);
+    } finally {
+      projection = await startProjection(accountsProjection, { db: t.runtime.db, eventLog: t.runtime.eventLog });
+    }
+    // Caught up, the same registration is the duplicate it is.
+    const duplicate = await cli('developer:register', '--name', 'Lagging', '--email', 'lagging@cli.example');
+    expect(duplicate).toMatchObject({ code: 2, stderr: expect.stringMatching(/^error: email: /) });
+  });
+
+  it('the CLI exits 2 for invalid input, 3 for a missing record, and names the field', async () => {
     const before = await t.runtime.eventLog.endOffsets('accounts');
     const latin1File = join(mkdtempSync(join(tmpdir(), 'admin-cli-')), 'developer.json');
     writeFileSync(latin1File, Buffer.from('{"name":"caf\xe9","email":"latin1@cli.example"}', 'latin1'));

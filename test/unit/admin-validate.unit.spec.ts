@@ -74,7 +74,9 @@ describe('admin input validation', () => {
     expect(inputFromFlags(schema, { name: 'n', count: '3', enabled: 'false', tags: 'a, b', rules: '[{"location_id":"2840"}]' })).toEqual({
       name: 'n', count: 3, enabled: false, tags: ['a', 'b'], rules: [{ location_id: '2840' }],
     });
-    expect(() => inputFromFlags(schema, { rules: '[{' })).toThrow('rules: must be valid JSON');
+    expect(() => inputFromFlags(schema, { rules: '[{' })).toThrow(/^rules: is not JSON: .+/);
+    // A key given twice is refused, as --input and the admin API refuse it (JSON.parse kept the last).
+    expect(() => inputFromFlags(schema, { rules: '[{"location_id":"2840","location_id":"2036"}]' })).toThrow('rules: gives "[0].location_id" twice; give each field once');
   });
 });
 

@@ -58,6 +58,24 @@ describe('npm run seed', () => {
     expect(await developerEmails()).toEqual(seeded);
   }, 400_000);
 
+  it('two runs started together into one Postgres database on Kafka: one seeds it, the other exits 2, no email registered twice', async () => {
+    const together = await createTestDatabase();
+    try {
+      // On Kafka (where two unserialised runs were seen to both seed: each checked before the other appended).
+      const togetherEnv = testEnvironment(together, `t${randomBytes(4).toString('hex')}.`, { eventLog: 'kafka' });
+      const runs = await Promise.all([1, 2].map(() => runCli('services/admin/seed/main.ts', ['--offers', '5', '--serves', '20', '--no-progress'], togetherEnv, 180_000)));
+      expect(runs.map((run) => run.status).sort(), runs.map((run) => run.stderr).join('\n')).toEqual([0, 2]);
+      // Refused while the other runs, or (had it started that much later) once the other finished.
+      expect(ownLines(runs.find((run) => run.status === 2)!.stderr)).toEqual([
+        expect.stringMatching(/^error: (another npm run seed is seeding this database now \(a database is seeded once\)|this database already holds a seeded data set \(developer dev0@house\.example\)); seed a fresh database with a TOPIC_PREFIX of its own$/),
+      ]);
+      const { rows } = await together.db.query<{ copies: number }>('SELECT count(*)::int AS copies FROM account_developers GROUP BY email ORDER BY 1 DESC LIMIT 1');
+      expect(rows).toEqual([{ copies: 1 }]);
+    } finally {
+      await together.drop();
+    }
+  }, 400_000);
+
   it('a second run into a database whose seeded events are not projected yet (a seed killed while appending) exits 2 too', async () => {
     const unprojected = await createTestDatabase();
     try {

@@ -55,6 +55,8 @@ const context: SeedContext = {
   progress: progressBars(options.progress && process.stderr.isTTY !== false),
   shared: new Map(),
 };
+/** Any constant of the seed's own (the admin commands and the migrations use others). */
+const SEED_LOCK_KEY = 7_311_994;
 /** How long the read models may take to reach the end of what was appended (a million serves take minutes). */
 const PROJECT_TIMEOUT_MS = 60 * 60_000;
 
@@ -68,16 +70,41 @@ function freshPlace(): string {
 onInterrupt(() => `seed interrupted: the log may hold part of a data set, which a rerun here refuses; seed ${freshPlace()}`);
 const started = performance.now();
 try {
-  // The seed appends its events without the commands' checks (a bulk load): a second run into the
-  // same database would register every developer's email again.
-  if (await seededBefore()) {
-    process.stderr.write(`error: this database already holds a seeded data set (developer ${HOUSE_EMAIL}); seed ${freshPlace()}\n`);
+  const alone = await holdingSeedLock(async () => {
+    // The seed appends its events without the commands' checks (a bulk load): a second run into the
+    // same database would register every developer's email again.
+    if (await seededBefore()) {
+      process.stderr.write(`error: this database already holds a seeded data set (developer ${HOUSE_EMAIL}); seed ${freshPlace()}\n`);
+      process.exitCode = ExitCode.invalidInput;
+    } else {
+      await seedDataSet();
+    }
+  });
+  if (!alone) {
+    process.stderr.write(`error: another npm run seed is seeding this database now (a database is seeded once); seed ${freshPlace()}\n`);
     process.exitCode = ExitCode.invalidInput;
-  } else {
-    await seedDataSet();
   }
 } finally {
   await runtime.close();
+}
+
+/**
+ * Runs `work` as the only seed of this database, or answers false at once when another seed runs
+ * on it: two seeds started together would both find it unseeded (on Postgres nothing else
+ * serialises them; an embedded DATA_DIR has one process at a time anyway). A transaction-scoped
+ * advisory lock, held by a transaction left open for the whole run.
+ */
+async function holdingSeedLock(work: () => Promise<void>): Promise<boolean> {
+  if (runtime.db.engine !== 'postgres') {
+    await work();
+    return true;
+  }
+  return runtime.db.transaction(async (tx) => {
+    const { rows } = await tx.query<{ locked: boolean }>('SELECT pg_try_advisory_xact_lock($1) AS locked', [SEED_LOCK_KEY]);
+    if (!rows[0]!.locked) return false;
+    await work();
+    return true;
+  });
 }
 
 /**

@@ -42,6 +42,8 @@ describe('the postback log page (inject)', () => {
     it('answers a page without a session 401 with the sign-in form', async () => {
       const response = await get('/admin/postbacks?decision=accepted', {});
       expect(response.statusCode).toBe(401);
+      // A 401 names its scheme (RFC 9110); the pages take the token as a bearer too.
+      expect(response.headers['www-authenticate']).toBe('Bearer');
       expect(response.headers['content-type']).toBe('text/html; charset=utf-8');
       expect(response.body).toContain('<form method="post" action="/admin/login"');
       expect(response.body).toContain('name="next" value="/admin/postbacks?decision=accepted"');
@@ -52,6 +54,7 @@ describe('the postback log page (inject)', () => {
       const wrong = 'wrong-token-<b>visible</b>-0123456789';
       const response = await app.inject({ method: 'POST', url: '/admin/login', payload: `token=${encodeURIComponent(wrong)}`, headers: { 'content-type': 'application/x-www-form-urlencoded' } });
       expect(response.statusCode).toBe(401);
+      expect(response.headers['www-authenticate']).toBe('Bearer');
       expect(response.headers['set-cookie']).toBeUndefined();
       expect(response.body).toContain('That token was not accepted.');
       expect(response.body).not.toContain('wrong-token');

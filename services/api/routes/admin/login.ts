@@ -51,6 +51,8 @@ ${problem ? html`<div class="errors" role="alert">${problem}</div>` : ''}
 <div class="buttons"><button type="submit">Sign in</button></div>
 </form>
 <p class="muted">The token is ADMIN_TOKEN. The session cookie holds a signature made with it, never the token itself, and lasts 8 hours.</p>`;
+  // A 401 names its scheme (RFC 9110): the pages take the token as a bearer too (scripts), besides the form.
+  if (status === 401) reply.header('www-authenticate', 'Bearer');
   return sendPage(reply, status, layout('Operator pages', body, { signedIn: false }));
 }
 

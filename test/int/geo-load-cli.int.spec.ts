@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -21,6 +21,25 @@ describe('npm run geo:load -- <file> with GEO_CATALOG_SHA256', () => {
     const loaded = await runCli(LOAD, [GEO_EXCERPT_FILE], { DATA_DIR: dataDir, GEO_CATALOG_SHA256: sha256 }, 180_000);
     expect(loaded.status, loaded.stderr).toBe(0);
     expect(JSON.parse(loaded.stdout)).toMatchObject({ status: 'loaded', sha256, activeRows: 3143 });
+  }, 400_000);
+
+  it('refuses a release that is not UTF-8 and a damaged zip as bad files (exit 2), loading nothing', async () => {
+    const files = mkdtempSync(join(tmpdir(), 'offer-ledger-geo-files-'));
+    try {
+      // The excerpt with its en dashes written as one Latin-1 byte: names would load with U+FFFD.
+      const latin1 = join(files, 'geotargets-2025-07-23-latin1.csv');
+      writeFileSync(latin1, Buffer.from(readFileSync(GEO_EXCERPT_FILE, 'utf8').replaceAll('\u2013', '\u00e9'), 'latin1'));
+      const damaged = join(files, 'geotargets-2025-07-19-damaged.zip');
+      writeFileSync(damaged, Buffer.from('PK\x03\x04 not a zip after all', 'latin1'));
+      // Each in a DATA_DIR of its own: both run at once.
+      const [notUtf8, notZip] = await Promise.all([latin1, damaged].map((file, index) => runCli(LOAD, [file], { DATA_DIR: join(files, `data-${index}`) }, 180_000)));
+      expect(notUtf8.status, notUtf8.stderr).toBe(2);
+      expect(ownLines(notUtf8.stderr).at(-1)).toMatch(/^"geotargets-2025-07-23-latin1\.csv" is not UTF-8 text \(near byte \d+\); the geo-target releases are UTF-8/);
+      expect(notZip.status, notZip.stderr).toBe(2);
+      expect(ownLines(notZip.stderr).at(-1)).toMatch(/^"geotargets-2025-07-19-damaged\.zip" is not a readable zip \(.+\); download the release again/);
+    } finally {
+      rmSync(files, { recursive: true, force: true });
+    }
   }, 400_000);
 
   it('says a file given that does not exist is missing, with where to get a release, not as a setting', async () => {

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { createReadStream, existsSync, statSync } from 'node:fs';
 import { open as openFile } from 'node:fs/promises';
 import { basename } from 'node:path';
-import type { Readable } from 'node:stream';
+import { Transform, pipeline, type Readable } from 'node:stream';
 import { parse } from 'csv-parse';
 import yauzl from 'yauzl';
 import { SOURCE_HEADER, sourceRowOf, type SourceRow } from '../geo-target-row.js';
@@ -65,19 +65,46 @@ async function isZip(file: string): Promise<boolean> {
 /** The CSV bytes of a release: the file itself, or the single .csv entry of a zip. */
 async function openCsv(file: string): Promise<{ stream: Readable; totalBytes: number }> {
   if (!(await isZip(file))) return { stream: createReadStream(file), totalBytes: statSync(file).size };
+  // A damaged zip is the file's fault, not the database's: say so (exit 2), not that the load stopped.
+  const damaged = (error: Error) => new CatalogFileError(`"${basename(file)}" is not a readable zip (${error.message}); download the release again`);
   const zip = await new Promise<yauzl.ZipFile>((resolve, reject) =>
-    yauzl.open(file, { lazyEntries: true, autoClose: true }, (error, opened) => (error ? reject(error) : resolve(opened))),
+    yauzl.open(file, { lazyEntries: true, autoClose: true }, (error, opened) => (error ? reject(damaged(error)) : resolve(opened))),
   );
   const entry = await new Promise<yauzl.Entry>((resolve, reject) => {
     zip.on('entry', (candidate: yauzl.Entry) => (candidate.fileName.toLowerCase().endsWith('.csv') ? resolve(candidate) : zip.readEntry()));
     zip.on('end', () => reject(new CatalogFileError(`"${basename(file)}" is a zip without a .csv file inside.`)));
-    zip.on('error', reject);
+    zip.on('error', (error: Error) => reject(damaged(error)));
     zip.readEntry();
   });
   const stream = await new Promise<Readable>((resolve, reject) =>
-    zip.openReadStream(entry, (error, opened) => (error ? reject(error) : resolve(opened))),
+    zip.openReadStream(entry, (error, opened) => (error ? reject(damaged(error)) : resolve(opened))),
   );
   return { stream, totalBytes: entry.uncompressedSize };
+}
+
+/**
+ * Passes the bytes on unchanged once they are known to be UTF-8 (the releases are): a file in
+ * another encoding would otherwise load with U+FFFD in place of its accented names.
+ */
+function utf8Only(file: string): Transform {
+  const decoder = new TextDecoder('utf-8', { fatal: true });
+  let offset = 0;
+  const check = (chunk: Buffer | undefined) => {
+    try {
+      decoder.decode(chunk, { stream: chunk !== undefined });
+      return undefined;
+    } catch {
+      return new CatalogFileError(`"${basename(file)}" is not UTF-8 text (near byte ${offset}); the geo-target releases are UTF-8: download the release again rather than convert it`);
+    }
+  };
+  return new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      const error = check(chunk);
+      offset += chunk.length;
+      done(error, error ? undefined : chunk);
+    },
+    flush: (done) => done(check(undefined)),
+  });
 }
 
 /**
@@ -91,7 +118,8 @@ export async function* readSourceRows(file: string, onBytes: (done: number, tota
     bytes += chunk.length;
     onBytes(bytes, totalBytes);
   });
-  const records = stream.pipe(parse({ bom: true, relax_column_count: true }));
+  // pipeline: a failure of any stage (the UTF-8 check, a damaged zip entry) ends the iteration below with it.
+  const records = pipeline(stream, utf8Only(file), parse({ bom: true, relax_column_count: true }), () => {});
   let line = 0;
   try {
     for await (const record of records as AsyncIterable<string[]>) {

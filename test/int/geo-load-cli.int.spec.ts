@@ -32,7 +32,8 @@ describe('npm run geo:load -- <file> with GEO_CATALOG_SHA256', () => {
       const damaged = join(files, 'geotargets-2025-07-19-damaged.zip');
       writeFileSync(damaged, Buffer.from('PK\x03\x04 not a zip after all', 'latin1'));
       // Each in a DATA_DIR of its own: both run at once.
-      const [notUtf8, notZip] = await Promise.all([latin1, damaged].map((file, index) => runCli(LOAD, [file], { DATA_DIR: join(files, `data-${index}`) }, 180_000)));
+      const load = (file: string, index: number) => runCli(LOAD, [file], { DATA_DIR: join(files, `data-${index}`) }, 180_000);
+      const [notUtf8, notZip] = await Promise.all([load(latin1, 0), load(damaged, 1)]);
       expect(notUtf8.status, notUtf8.stderr).toBe(2);
       expect(ownLines(notUtf8.stderr).at(-1)).toMatch(/^"geotargets-2025-07-23-latin1\.csv" is not UTF-8 text \(near byte \d+\); the geo-target releases are UTF-8/);
       expect(notZip.status, notZip.stderr).toBe(2);

@@ -14,3 +14,27 @@ export const httpUrl = (description: string) =>
 /** A string from a fixed list; a plain string schema so the CLI takes it as a bare flag value. */
 export const oneOf = (values: readonly string[], description: string) =>
   Type.String({ pattern: `^(${values.join('|')})$`, description: `${description}: ${values.join(', ')}` });
+
+/**
+ * Characters a name shown to operators and partners never holds: C0 and C1 controls (a line
+ * break, an escape that recolours a terminal) and the bidirectional embeddings, overrides and
+ * isolates (U+202A–U+202E, U+2066–U+2069), which make text read differently from what it is.
+ */
+const INVISIBLE_CONTROLS = '\\u0000-\\u001F\\u007F-\\u009F\\u202A-\\u202E\\u2066-\\u2069';
+
+/** A name or label: at least one visible character, none of INVISIBLE_CONTROLS. */
+export const displayText = (description: string, maxLength = 200) =>
+  Type.String({
+    minLength: 1,
+    maxLength,
+    pattern: `^(?=[^${INVISIBLE_CONTROLS}]*\\S)[^${INVISIBLE_CONTROLS}]*$`,
+    description: `${description} (visible text: not blank, no control or bidirectional formatting characters)`,
+  });
+
+/** An email address: something@domain.tld, with no spaces, controls or bidirectional formatting characters. */
+export const emailAddress = (description: string) =>
+  Type.String({
+    maxLength: 254,
+    pattern: `^[^\\s@${INVISIBLE_CONTROLS}]+@[^\\s@${INVISIBLE_CONTROLS}]+\\.[^\\s@${INVISIBLE_CONTROLS}]+$`,
+    description: `${description} (name@domain, no spaces or control characters)`,
+  });

@@ -4,6 +4,7 @@ import { appendEvents } from '../append.js';
 import { defineCommand } from '../command.js';
 import { issueApiKey } from './events.js';
 import { requireApplicationAcceptingCredentials } from './guards.js';
+import { displayText } from '../input.js';
 import { id, keyKind } from './schema.js';
 
 export const issueKey = defineCommand({
@@ -15,7 +16,7 @@ export const issueKey = defineCommand({
     {
       application_id: id('the application that owns the key'),
       kind: Type.Optional({ ...keyKind, description: 'live (svc_live_, for the offer routes) or test (svc_test_); default live' }),
-      label: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'free label, e.g. the server that will use the key' })),
+      label: Type.Optional(displayText('free label, e.g. the server that will use the key')),
     },
     { additionalProperties: false },
   ),

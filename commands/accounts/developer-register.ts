@@ -3,6 +3,7 @@ import { findDeveloperByEmail } from '../../projections/accounts/queries.js';
 import { EventType } from '../../schemas/generated/events.js';
 import { appendEvents } from '../append.js';
 import { CommandInputError, defineCommand } from '../command.js';
+import { emailAddress } from '../input.js';
 import { accountEvent, newId } from './events.js';
 import { name } from './schema.js';
 
@@ -14,7 +15,7 @@ export const registerDeveloper = defineCommand({
   input: Type.Object(
     {
       name: name('display name of the developer or company'),
-      email: Type.String({ maxLength: 254, pattern: '^[^\\s@]+@[^\\s@]+\\.[^\\s@]+$', description: 'contact address, unique across accounts' }),
+      email: emailAddress('contact address, unique across accounts'),
     },
     { additionalProperties: false },
   ),

@@ -1,9 +1,9 @@
 import { Type } from '@sinclair/typebox';
-import { canonicalUuid } from '../input.js';
+import { canonicalUuid, displayText } from '../input.js';
 
 /** Input pieces shared by the accounts commands. */
 export const id = canonicalUuid;
-export const name = (description: string) => Type.String({ minLength: 1, maxLength: 200, pattern: '\\S', description });
+export const name = (description: string) => displayText(description);
 export const reason = Type.Optional(Type.String({ minLength: 1, maxLength: 500, description: 'why, for the audit trail (internal)' }));
 
 /**

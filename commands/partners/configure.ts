@@ -4,7 +4,7 @@ import type { NewEvent } from '../../platform/events/event-log.js';
 import { EventType, type PartnerConfigured } from '../../schemas/generated/events.js';
 import { appendEvents, newEvent } from '../append.js';
 import { CommandInputError, defineCommand } from '../command.js';
-import { canonicalUuid } from '../input.js';
+import { canonicalUuid, displayText } from '../input.js';
 import { checkCidr } from './cidr.js';
 
 const closed = { additionalProperties: false } as const;
@@ -12,7 +12,7 @@ const closed = { additionalProperties: false } as const;
 const partnerConfigureInput = Type.Object(
   {
     partner_id: Type.Optional(canonicalUuid('partner to configure; minted (UUIDv7) when absent')),
-    name: Type.String({ minLength: 1, maxLength: 200, pattern: '\\S', description: 'display name of the partner (not blank)' }),
+    name: displayText('display name of the partner'),
     enabled: Type.Optional(Type.Boolean({ description: 'whether its postback route accepts requests (default true)' })),
     source_ip_allowlist: Type.Optional(
       Type.Array(Type.String({ minLength: 1, maxLength: 64 }), {
@@ -53,7 +53,7 @@ export function partnerConfiguredEvent(input: PartnerConfigureInput, now: Date):
   return {
     event_id: uuidV7(),
     partner_id: input.partner_id ?? uuidV7(),
-    name: input.name,
+    name: input.name.trim(),
     enabled: input.enabled ?? true,
     source_ip_allowlist: networks,
     goal_mappings: mappings.map(({ event_name, goal_event }) => ({ event_name, goal_event })),

@@ -175,8 +175,9 @@ describe('inputs the write side accepts', () => {
       }),
       { numRuns: Number(process.env.POISON_RUNS ?? 150) },
     );
-    // Many inputs are accepted (58-79 of 150 in runs measured): the property is about what the
-    // write side lets through, so it must not be left with nearly nothing to check.
-    expect(accepted).toBeGreaterThan(40);
+    // Many inputs are accepted (46-52 of 150 in runs measured, since names, labels and addresses
+    // refuse control characters; 58-79 before): the property is about what the write side lets
+    // through, so it must not be left with nearly nothing to check.
+    expect(accepted).toBeGreaterThan(30);
   }, 600_000);
 });

@@ -17,3 +17,13 @@ export async function offerTargeting(sql: Sql, offerId: string): Promise<Targeti
   );
   return rows;
 }
+
+/** Every location id some undeleted offer's targeting names, with how many such offers name it. */
+export async function targetedLocations(sql: Sql): Promise<{ location_id: string; offers: number }[]> {
+  const { rows } = await sql.query<{ location_id: string; offers: number }>(
+    `SELECT t.location_id::text AS location_id, count(DISTINCT t.offer_id)::int AS offers
+     FROM offer_targeting t JOIN offers o ON o.offer_id = t.offer_id AND NOT o.deleted
+     GROUP BY t.location_id ORDER BY t.location_id`,
+  );
+  return rows;
+}

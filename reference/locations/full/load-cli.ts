@@ -9,6 +9,7 @@ import { ExitCode, exitOnStartupFailure } from '../../../platform/startup.js';
 import { loadFullCatalog } from './loader.js';
 import { barProgress, logProgress } from './progress.js';
 import { CatalogFileError, missingFileMessage } from './source-file.js';
+import { targetingOutsideRelease } from './targeting-gaps.js';
 
 /**
  * `npm run geo:load -- <file>`: loads a geo-target release (zip or CSV) into the configured database
@@ -53,6 +54,14 @@ try {
     progress: process.stderr.isTTY ? barProgress() : logProgress(log),
   });
   process.stdout.write(`${JSON.stringify(result)}\n`);
+  const outside = await targetingOutsideRelease(db);
+  if (outside.length > 0) {
+    const named = outside.slice(0, 10).map((row) => `${row.location_id} (${row.offers} offer${row.offers === 1 ? '' : 's'})`).join(', ');
+    log(
+      `warning: offers target ${outside.length} location(s) this release does not hold: ${named}${outside.length > 10 ? ', …' : ''}; ` +
+        "rules naming them match nothing now: update those offers' targeting, or load a release that holds them",
+    );
+  }
 } catch (error) {
   if (error instanceof CatalogFileError) {
     log(error.message);

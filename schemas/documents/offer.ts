@@ -35,9 +35,9 @@ export const offerDetailsDocument = Type.Object(
           pricing: Type.Object(
             {
               model: Type.Union([Type.Literal('cpa'), Type.Literal('cps')], { description: 'cpa (amount + currency) or cps (rate)' }),
-              amount: Type.Optional(Type.String({ pattern: DECIMAL_PATTERN, description: "cpa only: exact decimal string, e.g. 12.50, no finer than the currency's minor unit (35 JPY, not 34.93)" })),
-              currency: Type.Optional(Type.String({ pattern: '^[A-Z]{3}$', description: 'cpa only: ISO 4217 code' })),
-              rate: Type.Optional(Type.String({ pattern: DECIMAL_PATTERN, description: 'cps only: percentage string, e.g. 7.5' })),
+              amount: Type.Optional(Type.String({ pattern: DECIMAL_PATTERN, description: "an exact decimal string, not negative, at most 12 digits before the point and 8 after, e.g. 12.50 (cpa only; no finer than the currency's minor unit: 35 JPY, not 34.93)" })),
+              currency: Type.Optional(Type.String({ pattern: '^[A-Z]{3}$', description: 'an ISO 4217 code in capitals, e.g. USD (cpa only)' })),
+              rate: Type.Optional(Type.String({ pattern: DECIMAL_PATTERN, description: 'a percentage as an exact decimal string, not negative, e.g. 7.5 (cps only)' })),
             },
             { ...closed, description: 'pricing of the goal' },
           ),

@@ -30,6 +30,9 @@ const snapshotInput = Type.Object(
 );
 export type SnapshotInput = Static<typeof snapshotInput>;
 
+/** How far ahead of this clock a partner's updated_at may be (their clock, a time zone written wrong). */
+const UPDATED_AT_AHEAD_MS = 24 * 60 * 60_000;
+
 /** The event for an input whose shape was checked; throws CommandInputError for what the schema cannot say. Pure. */
 export function snapshotPublishedEvent(input: SnapshotInput, now: Date): RemoteSnapshotPublished {
   const problem = newPricingProblem(input.content);
@@ -37,6 +40,10 @@ export function snapshotPublishedEvent(input: SnapshotInput, now: Date): RemoteS
   // Strict: Date would read 2026-02-30 as 2 March, and this time picks the snapshot shown.
   const updatedAt = input.updated_at === undefined ? now : parseRfc3339(input.updated_at);
   if (updatedAt === undefined) throw new CommandInputError('updated_at', 'is not a valid date-time (a day the calendar has, hours 00-23)');
+  // The most recently updated active snapshot is the one shown: one dated ahead would win for good.
+  if (updatedAt.getTime() > now.getTime() + UPDATED_AT_AHEAD_MS) {
+    throw new CommandInputError('updated_at', `is more than a day ahead of now (${now.toISOString()}); give when the partner updated the content`);
+  }
   return {
     event_id: uuidV7(),
     offer_id: input.offer_id,

@@ -186,6 +186,15 @@ describe('command event builders', () => {
     );
   });
 
+  it('refuses a snapshot updated_at more than a day ahead of now (it would be the one shown for good); a day ahead passes', () => {
+    const ahead = (ms: number) => new Date(now.getTime() + ms).toISOString();
+    expect(() => snapshotPublishedEvent({ offer_id: OFFER, content: details(), updated_at: '9999-12-31T23:59:59Z' }, now)).toThrow(
+      expect.objectContaining({ field: 'updated_at', message: expect.stringContaining('is more than a day ahead of now') }),
+    );
+    expect(() => snapshotPublishedEvent({ offer_id: OFFER, content: details(), updated_at: ahead(24 * 3_600_000 + 1_000) }, now)).toThrow(expect.objectContaining({ field: 'updated_at' }));
+    expect(snapshotPublishedEvent({ offer_id: OFFER, content: details(), updated_at: ahead(24 * 3_600_000) }, now).updated_at).toBe(now.getTime() + 24 * 3_600_000);
+  });
+
   it.each(['2026-02-30T00:00:00Z', '2026-11-01T24:00:00Z', '2026-11-01T10:60:00Z', '0000-01-01T00:00:00Z'])('refuses a snapshot updated_at the calendar does not have (%s), never rolling it over', (updatedAt) => {
     expect(() => snapshotPublishedEvent({ offer_id: OFFER, content: details(), updated_at: updatedAt }, now)).toThrow(expect.objectContaining({ field: 'updated_at' }));
   });

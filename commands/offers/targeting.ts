@@ -40,7 +40,10 @@ interface IdRef {
   id: string;
 }
 
-/** Shape checks beyond the schema: no empty rule, no id twice in one list. Returns every id. */
+/**
+ * Shape checks beyond the schema: no empty rule, no id twice in one list, nor in both lists of one
+ * rule (exclude wins, so that include could never match). Returns every id.
+ */
 function collectIds(rules: TargetingInput): IdRef[] {
   const refs: IdRef[] = [];
   rules.forEach((rule, index) => {
@@ -48,6 +51,15 @@ function collectIds(rules: TargetingInput): IdRef[] {
     const exclude = rule.geo.exclude ?? [];
     if (include.length + exclude.length === 0) {
       throw new CommandInputError(`targeting[${index}].geo`, `rule targeting[${index}] must include or exclude at least one location`);
+    }
+    const excluded = new Set(exclude.map(({ location_id }) => location_id));
+    const both = include.findIndex(({ location_id }) => excluded.has(location_id));
+    if (both >= 0) {
+      const id = include[both]!.location_id;
+      throw new CommandInputError(
+        `targeting[${index}].geo.include[${both}].location_id`,
+        `rule targeting[${index}] both includes and excludes location ${id}; exclude wins, so that include would match nothing: keep one`,
+      );
     }
     for (const [mode, list] of [['include', include], ['exclude', exclude]] as const) {
       const seen = new Set<string>();

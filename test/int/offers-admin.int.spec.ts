@@ -110,6 +110,11 @@ describe('offer targeting against the FULL catalog (real excerpt)', () => {
       field: 'targeting[0].geo.include[1].location_id',
     });
     await expectRejected(upsertOffer, offer([{ geo: { include: [{ location_id: '2840' }] }, extra: true }]), { field: 'targeting[0].extra' });
+    // Included and excluded by one rule: exclude wins, the include could never match.
+    await expectRejected(upsertOffer, offer([{ geo: { include: [{ location_id: '2036' }, { location_id: '2840' }], exclude: [{ location_id: '2840' }] } }]), {
+      field: 'targeting[0].geo.include[1].location_id',
+      message: /rule targeting\[0\] both includes and excludes location 2840; exclude wins/,
+    });
   });
 });
 

@@ -28,7 +28,7 @@ const linkInput = Type.Object(
     ),
     offer_instance_id: Type.Optional(canonicalUuid('served card the link belongs to (instance_uuid links: the code itself)')),
     application_id: Type.Optional(canonicalUuid('application the link was issued to')),
-    target_url: Type.Optional(httpUrl('destination the link redirects to')),
+    target_url: Type.Optional(httpUrl('destination the link redirects to; without one the link never opens (its clicks answer 404)')),
   },
   { additionalProperties: false },
 );

@@ -98,7 +98,7 @@ function addCommand(program: Program, command: Command) {
 
 export function buildCli(): Program {
   const program = new Program('admin')
-    .description('Offer ledger administration: every command validates its input and appends events.')
+    .description('Offer ledger administration: every command validates its input; those that change something append events (offer:explain-targeting only reads).')
     // Shown after "unknown command": replays and exports append nothing, so they are tools of their own.
     .addHelpText('after', '\nReplays and exports are not admin commands: npm run replay -- --help, npm run export -- --help.')
     .showHelpAfterError()

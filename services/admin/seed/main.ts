@@ -21,9 +21,9 @@ const program = new Command('seed')
   .description('Append a realistic data set (accounts, keys, partners, offers, snapshots, links, serves, clicks and the postbacks of some clicks) as events. Once per database: a second run exits 2.')
   // Given once at most (a repeated flag is refused, as the admin CLI refuses it); the defaults are
   // applied below, since commander hands an option's default to its parser as a first value.
-  .addOption(onceOnly(new Option('--offers <n>', 'number of offers; developers, applications and partners scale with it (default: 500)')))
-  .addOption(onceOnly(new Option('--serves <n>', 'cards served across the applications, with clicks on about a quarter of their links (default: 1000)')))
-  .addOption(onceOnly(new Option('--seed <n>', 'seed of the deterministic generator (default: 1)')))
+  .addOption(onceOnly(new Option('--offers <n>', 'number of offers, 1 to 1,000,000; developers, applications and partners scale with it (default: 500)')))
+  .addOption(onceOnly(new Option('--serves <n>', 'cards served across the applications, 0 to 10,000,000, with clicks on about a quarter of their links (default: 1000)')))
+  .addOption(onceOnly(new Option('--seed <n>', 'seed of the deterministic generator, 0 to 2147483647 (default: 1)')))
   .option('--no-progress', 'no progress bars')
   .option('--no-project', 'only append events; leave projecting to a running projector')
   // Unknown options and stray arguments are input errors, exit code 2 like the admin CLI's.

@@ -53,7 +53,11 @@ export async function applyBatches(db: Db, projection: Projection, batches: Even
   const where = (batch: EventBatch) => `projection = ${name} AND topic = ${escapeLiteral(batch.topic)} AND partition = ${batch.partition}`;
   const locking = [...batches].sort(byTopicPartition);
   // A rebuild beside the live read model applies into that schema (set before anything is named).
-  const searchPath = options.schema ? `SELECT set_config('search_path', ${escapeLiteral(escapeIdentifier(options.schema))}, true);\n` : '';
+  // Its commits need not wait for the disk: a rebuild that does not finish is never used, and the
+  // swap that puts one in place commits synchronously, which flushes every earlier commit with it.
+  const searchPath = options.schema
+    ? `SELECT set_config('search_path', ${escapeLiteral(escapeIdentifier(options.schema))}, true), set_config('synchronous_commit', 'off', true);\n`
+    : '';
   return db.transactionWithEdges({
     // One statement creates the offset rows if needed and locks them until COMMIT (the no-op
     // update takes the row lock), so two runners of one projection never apply the same batch.

@@ -112,7 +112,7 @@ export class CardTable {
 
   /**
    * `find` of every id, into `places` (same index). The ids' slots are read first, then the
-   * start of each found slot's id in the arena, then each id is compared: with hundreds of
+   * arena lines of those slots' cards, then each id is compared: with hundreds of
    * thousands of cards both reads miss the processor's caches, and loads that do not wait on each
    * other are in flight together, where `find` one id after another waits out each miss in turn.
    */

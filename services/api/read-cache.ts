@@ -2,8 +2,7 @@ import { invalidatedCache } from '../../platform/cache/invalidated-cache.js';
 import type { Sql } from '../../platform/db/db.js';
 import type { Watermarks } from '../../platform/projection/watermarks.js';
 import { hashApiKey, MAX_PRESENTED_KEY_LENGTH } from '../../projections/accounts/api-keys.js';
-import { lookupApiKey, type KeyLookup } from '../../projections/accounts/key-lookup.js';
-import { findDefaultPlacement, findPlacements, type DefaultPlacement, type Placement } from '../../projections/accounts/queries.js';
+import { findDefaultPlacement, findPlacements, lookupApiKey, type DefaultPlacement, type KeyLookup, type Placement } from '../../projections/accounts/queries.js';
 import { findOffers, type StoredOffer } from '../../projections/offers/queries.js';
 
 /**

@@ -5,7 +5,7 @@ import { keyHashSecretOf } from '../../platform/config/key-hash-secret.js';
 import { ApiError } from '../../platform/http/errors.js';
 import { startProjection, type RunningProjection } from '../../platform/projection/runner.js';
 import { newApiKey, sandboxKey } from '../../projections/accounts/api-keys.js';
-import { lookupApiKey, type KeyLookup } from '../../projections/accounts/key-lookup.js';
+import { lookupApiKey, type KeyLookup } from '../../projections/accounts/queries.js';
 import { accountsProjection } from '../../projections/accounts/projection.js';
 import { authenticateOfferRequest } from '../../services/api/auth/offer-route-access.js';
 import { createTestRuntime, type TestRuntime } from '../support/app.js';

@@ -4,7 +4,7 @@ import type { LoggedEvent } from '../../platform/events/event-log.js';
 import { applyBatch } from '../../platform/projection/runner.js';
 import type { Projection } from '../../platform/projection/projection.js';
 import { offerInternalProjection } from '../../projections/offers/internal/projection.js';
-import { servingCandidates } from '../../projections/offers/internal/serving-candidates.js';
+import { servingCandidates } from '../../projections/offers/internal/queries.js';
 import { offersProjection } from '../../projections/offers/projection.js';
 import { EventType } from '../../schemas/generated/events.js';
 import { createTestRuntime, type TestRuntime } from '../support/app.js';

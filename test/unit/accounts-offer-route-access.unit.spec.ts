@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../platform/http/errors.js';
-import type { KeyLookup } from '../../projections/accounts/key-lookup.js';
+import type { KeyLookup } from '../../projections/accounts/queries.js';
 import { authorizeOfferRoute, bearerKey, saysTest } from '../../services/api/auth/offer-route-access.js';
 
 const live = (overrides: Partial<Extract<KeyLookup, { application_id: string }>> = {}): KeyLookup => ({

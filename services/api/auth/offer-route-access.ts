@@ -1,6 +1,6 @@
 import type { Sql } from '../../../platform/db/db.js';
 import { envMismatch, forbidden, unauthorized } from '../../../platform/http/errors.js';
-import { lookupApiKey, type KeyLookup } from '../../../projections/accounts/key-lookup.js';
+import { lookupApiKey, type KeyLookup } from '../../../projections/accounts/queries.js';
 
 /** The caller of an offer route once its key is accepted. */
 export interface OfferRouteCaller {

@@ -3,7 +3,7 @@ import type { Runtime } from '../../../../platform/runtime.js';
 import type { ApplicationStatus, DeveloperStatus, ServeEnvironment } from '../../../../schemas/generated/events.js';
 import { bearerKey, saysTest } from '../../auth/offer-route-access.js';
 import type { ReadCaches } from '../../read-cache.js';
-import type { KeyLookup } from '../../../../projections/accounts/key-lookup.js';
+import type { KeyLookup } from '../../../../projections/accounts/queries.js';
 
 /** Who a Query serves: the cards belong to `application_id`. */
 export interface QueryCaller {

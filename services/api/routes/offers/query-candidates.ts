@@ -2,7 +2,7 @@ import { Decimal } from 'decimal.js';
 import type { Db } from '../../../../platform/db/db.js';
 import type { Watermarks } from '../../../../platform/projection/watermarks.js';
 import { readSnapshotContent } from '../../../../projections/offers/details.js';
-import { servingCandidates, type ServingCandidateRow } from '../../../../projections/offers/internal/serving-candidates.js';
+import { servingCandidates, type ServingCandidateRow } from '../../../../projections/offers/internal/queries.js';
 import { publicOffer } from '../../../../projections/offers/public-offer.js';
 import type { OfferDetailsDocument } from '../../../../schemas/documents/offer.js';
 import { comparePayout, type Candidate } from './query-ranking.js';

@@ -14,7 +14,7 @@ import { withExamples } from '../../../../platform/http/response-examples.js';
 import { appliedLatencySampler } from '../../../../platform/projection/applied-latency.js';
 import type { Runtime } from '../../../../platform/runtime.js';
 import { bearerKey } from '../../auth/offer-route-access.js';
-import type { KeyLookup } from '../../../../projections/accounts/key-lookup.js';
+import type { KeyLookup } from '../../../../projections/accounts/queries.js';
 import { perClientRateLimit } from '../../client-rate-limit.js';
 import { TAG } from '../../openapi/tags.js';
 import { openReadCaches } from '../../read-cache.js';

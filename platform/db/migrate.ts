@@ -3,13 +3,11 @@ import { basename, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Umzug, type UmzugStorage } from 'umzug';
 import type { Db, Sql } from './db.js';
+import { ADVISORY_LOCK_KEYS } from './advisory-locks.js';
 
 const projectRoot = fileURLToPath(new URL('../../', import.meta.url));
 /** Folders whose `migrations/*.sql` files make up the schema; ordered by file name (timestamp prefix). */
 const migrationRoots = ['platform', 'commands', 'projections', 'reference'];
-/** Any constant shared by every process that migrates; serializes concurrent start-ups. */
-const MIGRATION_LOCK_KEY = 7_311_992;
-
 function findSqlMigrations(dir: string): string[] {
   const found: string[] = [];
   for (const entry of readdirSync(dir)) {
@@ -48,7 +46,7 @@ function sqlStorage(): UmzugStorage<Sql> {
  */
 export async function migrate(db: Db, log: (line: string) => void = () => {}): Promise<string[]> {
   return db.transaction(async (tx) => {
-    if (db.engine === 'postgres') await tx.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK_KEY]);
+    if (db.engine === 'postgres') await tx.query('SELECT pg_advisory_xact_lock($1)', [ADVISORY_LOCK_KEYS.migrations]);
     await tx.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
       name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`);
     const umzug = new Umzug<Sql>({

@@ -4,6 +4,7 @@ import { validateInput } from '../../commands/validate.js';
 import { awaitCaughtUp } from '../../platform/projection/catch-up.js';
 import type { Projection } from '../../platform/projection/projection.js';
 import type { Runtime } from '../../platform/runtime.js';
+import { ADVISORY_LOCK_KEYS } from '../../platform/db/advisory-locks.js';
 
 /** Runs admin commands for one process: the CLI's own, or every caller of a service's. */
 export interface CommandExecutor {
@@ -40,9 +41,6 @@ export const COMMAND_MAY_BE_WRITTEN =
 /** The caller's answer when another process's command held the turn too long: it never runs. */
 const COMMAND_NOT_STARTED_ELSEWHERE = 'an admin command of another process is still running; nothing was done; retry shortly';
 
-/** Any constant shared by every process that runs admin commands on one database (the migrations use another). */
-const COMMAND_LOCK_KEY = 7_311_993;
-
 /**
  * Runs `work` holding the database's admin-command lock, so commands of several processes on one
  * Postgres (API processes, the admin CLI) take turns as one process's do: each checks the read
@@ -56,7 +54,7 @@ async function holdingCommandLock<T>(runtime: Runtime, waitMs: number, work: () 
   return runtime.db.transaction(async (tx) => {
     await tx.exec(`SET LOCAL lock_timeout = '${Math.max(1, Math.round(waitMs))}ms'`);
     try {
-      await tx.query('SELECT pg_advisory_xact_lock($1)', [COMMAND_LOCK_KEY]);
+      await tx.query('SELECT pg_advisory_xact_lock($1)', [ADVISORY_LOCK_KEYS.adminCommands]);
     } catch (error) {
       // 55P03 lock_not_available: lock_timeout passed.
       if ((error as { code?: string }).code === '55P03') throw new CommandUnavailableError('COMMAND_UNAVAILABLE', COMMAND_NOT_STARTED_ELSEWHERE);

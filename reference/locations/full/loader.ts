@@ -5,6 +5,7 @@ import { buildLegacyRegistry } from '../legacy/build.js';
 import { buildCatalogRows, type CatalogRow } from './catalog-rows.js';
 import { logProgress, type Progress } from './progress.js';
 import { assertFileExists, CatalogFileError, readSourceRows, sha256OfFile, sourceFileDateOf, type SourceRow } from './source-file.js';
+import { ADVISORY_LOCK_KEYS } from '../../../platform/db/advisory-locks.js';
 
 export interface LoadOptions {
   file: string;
@@ -27,8 +28,6 @@ export interface LoadResult {
 }
 
 const BATCH = 5_000;
-/** Serializes loaders of one database (two API processes starting with the same new file). */
-const LOAD_LOCK_KEY = 7_311_993;
 
 interface ReleaseRow {
   release_id: number;
@@ -79,7 +78,7 @@ export async function loadFullCatalog(db: Db, options: LoadOptions): Promise<Loa
   refuseShrinking(file, rows.length, existing, options.allowShrink === true);
 
   const releaseId = await db.transaction(async (tx) => {
-    if (db.engine === 'postgres') await tx.query('SELECT pg_advisory_xact_lock($1)', [LOAD_LOCK_KEY]);
+    if (db.engine === 'postgres') await tx.query('SELECT pg_advisory_xact_lock($1)', [ADVISORY_LOCK_KEYS.fullCatalogLoad]);
     const now = await currentRelease(tx);
     if (now?.file_sha256 === sha256) return undefined;
     const { rows: inserted } = await tx.query<{ release_id: number }>(

@@ -7,11 +7,10 @@ import { matchRegions, type RegionMatch } from './match.js';
 import { PROVIDER_NAME_ALIASES } from './provider-aliases.js';
 import { REGISTRY_VERSION, type RegistryEntry, type SourceRow } from './source-row.js';
 import { loadSubdivisions, type SubdivisionSource } from './subdivisions.js';
+import { ADVISORY_LOCK_KEYS } from '../../../platform/db/advisory-locks.js';
 
 /** Bump when derive.ts or match.ts change what they produce, so the next start rebuilds. */
 const DERIVATION_VERSION = '2';
-/** Serializes two processes rebuilding the same database. */
-const BUILD_LOCK_KEY = 7_311_994;
 const BATCH = 5_000;
 
 export interface BuildOptions {
@@ -98,7 +97,7 @@ export async function buildLegacyRegistry(db: Db, sourceFileDate: string, option
   const log = options.log ?? (() => {});
   const subdivisions = options.subdivisions ?? loadSubdivisions();
   return db.transaction(async (tx) => {
-    if (db.engine === 'postgres') await tx.query('SELECT pg_advisory_xact_lock($1)', [BUILD_LOCK_KEY]);
+    if (db.engine === 'postgres') await tx.query('SELECT pg_advisory_xact_lock($1)', [ADVISORY_LOCK_KEYS.legacyRegistryBuild]);
     const release = await currentReleaseSource(tx);
     if (!release) throw new Error('no FULL catalog release is loaded; load one before building the LEGACY registry');
     if (release.sourceFileDate !== sourceFileDate) {

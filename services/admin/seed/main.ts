@@ -12,6 +12,7 @@ import { HOUSE_EMAIL, seedAccounts } from './accounts.js';
 import { seedCatalog } from './catalog.js';
 import { seedServing } from './serving.js';
 import { progressBars, seededRandom, seedSize, type SeedContext } from './seed-context.js';
+import { ADVISORY_LOCK_KEYS } from '../../../platform/db/advisory-locks.js';
 
 /**
  * `npm run seed -- --offers 10000`: a realistic data set built through the same events the admin
@@ -55,8 +56,6 @@ const context: SeedContext = {
   progress: progressBars(options.progress && process.stderr.isTTY !== false),
   shared: new Map(),
 };
-/** Any constant of the seed's own (the admin commands and the migrations use others). */
-const SEED_LOCK_KEY = 7_311_994;
 /** How long the read models may take to reach the end of what was appended (a million serves take minutes). */
 const PROJECT_TIMEOUT_MS = 60 * 60_000;
 
@@ -100,7 +99,7 @@ async function holdingSeedLock(work: () => Promise<void>): Promise<boolean> {
     return true;
   }
   return runtime.db.transaction(async (tx) => {
-    const { rows } = await tx.query<{ locked: boolean }>('SELECT pg_try_advisory_xact_lock($1) AS locked', [SEED_LOCK_KEY]);
+    const { rows } = await tx.query<{ locked: boolean }>('SELECT pg_try_advisory_xact_lock($1) AS locked', [ADVISORY_LOCK_KEYS.seed]);
     if (!rows[0]!.locked) return false;
     await work();
     return true;

@@ -2,9 +2,7 @@ import { isoTimeFormatter } from '../time/iso-time.js';
 import type { Sql } from './db.js';
 import { NUL, NUL_STAND_IN } from './storable-text.js';
 import { insertRowsSkippingTaken, type InsertColumn } from './unnest-insert.js';
-
-/** Postgres' unique_violation. */
-const UNIQUE_VIOLATION = '23505';
+import { hasSqlState, SQLSTATE } from './sqlstate.js';
 
 /**
  * Characters COPY's text format gives a meaning of their own, escaped with a backslash; and NUL,
@@ -97,7 +95,7 @@ export async function insertNewRows<R>(tx: Sql, table: string, columns: readonly
   try {
     await copyRows(tx, table, columns, rows, { savepoint: 'insert_new_rows' });
   } catch (error) {
-    if ((error as { code?: string }).code !== UNIQUE_VIOLATION) throw error;
+    if (!hasSqlState(error, SQLSTATE.uniqueViolation)) throw error;
     await tx.exec('ROLLBACK TO SAVEPOINT insert_new_rows');
     await insertRowsSkippingTaken(tx, table, columns, rows);
   }

@@ -1,5 +1,6 @@
-import { ExitCode } from '../../platform/startup.js';
 import type { Sql } from '../../platform/db/db.js';
+import { hasSqlState, SQLSTATE } from '../../platform/db/sqlstate.js';
+import { ExitCode } from '../../platform/startup.js';
 import { GENESIS_HASH, chainHash, chainHashV1 } from './chain.js';
 import { postbackFingerprint } from '../../commands/postbacks/identity.js';
 import type { PostbackFields } from '../../commands/postbacks/fields.js';
@@ -87,11 +88,7 @@ export async function verifyLedger(sql: Sql, progress: (partition: number, decis
  * failing under it (exit 4, as one unavailable at the start), anything else (exit 1).
  */
 export function verifyFailure(error: unknown): [exitCode: number, nextStep: string] {
-  const code = (error as { code?: unknown }).code;
-  if (code === UNDEFINED_TABLE) return [ExitCode.invalidInput, 'nothing to verify here: this database has no ledger (check DATABASE_URL or DATA_DIR)'];
+  if (hasSqlState(error, SQLSTATE.undefinedTable)) return [ExitCode.invalidInput, 'nothing to verify here: this database has no ledger (check DATABASE_URL or DATA_DIR)'];
   if (error instanceof TypeError || error instanceof RangeError || error instanceof ReferenceError) return [ExitCode.failure, 'nothing was changed'];
   return [ExitCode.unavailable, 'the database failed while it was read: check it (DATABASE_URL, or the embedded one in DATA_DIR) and run it again; nothing was changed'];
 }
-
-/** SQLSTATE of a relation that does not exist. */
-const UNDEFINED_TABLE = '42P01';

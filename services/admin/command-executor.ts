@@ -5,6 +5,7 @@ import { awaitCaughtUp } from '../../platform/projection/catch-up.js';
 import type { Projection } from '../../platform/projection/projection.js';
 import type { Runtime } from '../../platform/runtime.js';
 import { ADVISORY_LOCK_KEYS } from '../../platform/db/advisory-locks.js';
+import { hasSqlState, SQLSTATE } from '../../platform/db/sqlstate.js';
 
 /** Runs admin commands for one process: the CLI's own, or every caller of a service's. */
 export interface CommandExecutor {
@@ -56,8 +57,7 @@ async function holdingCommandLock<T>(runtime: Runtime, waitMs: number, work: () 
     try {
       await tx.query('SELECT pg_advisory_xact_lock($1)', [ADVISORY_LOCK_KEYS.adminCommands]);
     } catch (error) {
-      // 55P03 lock_not_available: lock_timeout passed.
-      if ((error as { code?: string }).code === '55P03') throw new CommandUnavailableError('COMMAND_UNAVAILABLE', COMMAND_NOT_STARTED_ELSEWHERE);
+      if (hasSqlState(error, SQLSTATE.lockNotAvailable)) throw new CommandUnavailableError('COMMAND_UNAVAILABLE', COMMAND_NOT_STARTED_ELSEWHERE);
       throw error;
     }
     return work();

@@ -1,6 +1,7 @@
 import type { Db } from '../../platform/db/db.js';
 import { ReplayInputError } from '../../platform/projection/point-in-time.js';
 import { REPLAY_SCHEMA_NAME, dropSchemas, replaySchemas } from '../../platform/projection/replay-schema.js';
+import { hasSqlState, SQLSTATE } from '../../platform/db/sqlstate.js';
 
 /** `--drop a,b` as names; the option is `drop` in messages. */
 export function dropNamesOf(text: string): string[] {
@@ -34,7 +35,7 @@ export async function dropKeptSchemas(db: Db, names: string[]): Promise<string[]
         await dropSchemas(tx, [name]);
       });
     } catch (error) {
-      if ((error as { code?: string }).code === LOCK_NOT_AVAILABLE) throw new SchemaInUseError(name, dropped);
+      if (hasSqlState(error, SQLSTATE.lockNotAvailable)) throw new SchemaInUseError(name, dropped);
       throw error;
     }
     dropped.push(name);
@@ -44,7 +45,6 @@ export async function dropKeptSchemas(db: Db, names: string[]): Promise<string[]
 
 /** How long dropping a kept schema waits for its tables. */
 const DROP_LOCK_WAIT_MS = 5_000;
-const LOCK_NOT_AVAILABLE = '55P03';
 
 /** A kept schema a query is reading: not dropped (those named before it were). */
 export class SchemaInUseError extends Error {

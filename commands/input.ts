@@ -31,10 +31,13 @@ export const displayText = (description: string, maxLength = 200) =>
     description: `${description} (visible text: not blank, no control or bidirectional formatting characters)`,
   });
 
+/** A run of an address's characters: no @, spaces, controls or bidirectional formatting characters. */
+const ADDRESS_PART = `[^\\s@${INVISIBLE_CONTROLS}]+`;
+
 /** An email address: something@domain.tld, with no spaces, controls or bidirectional formatting characters. */
 export const emailAddress = (description: string) =>
   Type.String({
     maxLength: 254,
-    pattern: `^[^\\s@${INVISIBLE_CONTROLS}]+@[^\\s@${INVISIBLE_CONTROLS}]+\\.[^\\s@${INVISIBLE_CONTROLS}]+$`,
+    pattern: `^${ADDRESS_PART}@${ADDRESS_PART}\\.${ADDRESS_PART}$`,
     description: `${description} (name@domain, no spaces or control characters)`,
   });

@@ -3,7 +3,7 @@ import { canonicalUuid, displayText } from '../input.js';
 
 /** Input pieces shared by the accounts commands. */
 export const id = canonicalUuid;
-export const name = (description: string) => displayText(description);
+export const name = displayText;
 export const reason = Type.Optional(Type.String({ minLength: 1, maxLength: 500, description: 'why, for the audit trail (internal)' }));
 
 /**

@@ -55,17 +55,18 @@ export function inputFromFlags(schema: TObject, flags: Record<string, string | u
 }
 
 /**
- * JSON text given by `flag`, parsed; a CommandInputError naming the flag when it is not JSON, or
- * gives a key twice (JSON.parse would keep the last: the admin API refuses it the same way).
+ * JSON text given for `field` (an input property, or the flag that carried the whole input),
+ * parsed; a CommandInputError naming it when the text is not JSON, or gives a key twice
+ * (JSON.parse would keep the last: the admin API refuses it the same way).
  */
-export function parseJson(flag: string, text: string): unknown {
+export function parseJson(field: string, text: string): unknown {
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
   } catch (error) {
-    throw new CommandInputError(flag, `is not JSON: ${(error as Error).message}`);
+    throw new CommandInputError(field, `is not JSON: ${(error as Error).message}`);
   }
   const repeated = repeatedKey(text);
-  if (repeated !== undefined) throw new CommandInputError(flag, `gives ${JSON.stringify(repeated)} twice; give each field once`);
+  if (repeated !== undefined) throw new CommandInputError(field, `gives ${JSON.stringify(repeated)} twice; give each field once`);
   return parsed;
 }

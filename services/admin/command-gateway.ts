@@ -84,12 +84,11 @@ async function runHere(runtime: Runtime, command: Command, input: unknown): Prom
   const projectedElsewhere =
     !runtime.owner &&
     (runtime.eventLog.kind === 'kafka' || (await awaitCaughtUp(runtime, projections, EXTERNAL_PROJECTOR_GRACE_MS).then(() => true, () => false)));
-  if (projectedElsewhere) return commandExecutor(runtime, { projections }).run(command, input);
-  const local = await startProjectors(runtime);
+  const local = projectedElsewhere ? undefined : await startProjectors(runtime);
   try {
     return await commandExecutor(runtime, { projections }).run(command, input);
   } finally {
-    await local.stop();
+    await local?.stop();
   }
 }
 

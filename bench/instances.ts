@@ -117,6 +117,9 @@ function memoryRow(before: ServiceMemory, after: ServiceMemory): BenchRow {
   };
 }
 
+/** One load run as cannon() reports it: the summary, and the service's CPU time per answer (0 unmeasured). */
+type CannonRun = LoadRun & { cpuMicrosPerRequest: number };
+
 async function cannon(base: string, path: string, key: string, bodies: string[], load: { overallRate?: number; amount?: number; servicePid?: number } = {}) {
   let next = 0;
   const started = performance.now();
@@ -170,8 +173,8 @@ export async function instanceLookupBench(): Promise<BenchRow[]> {
     const afterFirstPass = await serviceMemory(base);
     rows.push(memoryRow(beforeFirstPass, afterFirstPass));
     const measured = {
-      static: { scenario: `static envelope of the same size (same bodies, median of ${ROUNDS})`, path: '/bench/static-instances', target: '', runs: [] as (LoadRun & { cpuMicrosPerRequest: number })[] },
-      lookup: { scenario: `instance lookup, 100 ids per call, cards seen before (median of ${ROUNDS})`, path: '/v1/offers/instances', target: '>= 0.6, p99 <= 10 ms at half', runs: [] as (LoadRun & { cpuMicrosPerRequest: number })[] },
+      static: { scenario: `static envelope of the same size (same bodies, median of ${ROUNDS})`, path: '/bench/static-instances', target: '', runs: [] as CannonRun[] },
+      lookup: { scenario: `instance lookup, 100 ids per call, cards seen before (median of ${ROUNDS})`, path: '/v1/offers/instances', target: '>= 0.6, p99 <= 10 ms at half', runs: [] as CannonRun[] },
     };
     for (let round = 1; round <= ROUNDS; round += 1) {
       process.stderr.write(`bench instances: saturated, round ${round} of ${ROUNDS} (static, then the lookup)\n`);

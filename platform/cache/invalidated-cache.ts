@@ -27,6 +27,8 @@ export interface InvalidatedCacheOptions<K, V> {
   /** With `weigh`: the total weight kept at most (e.g. characters); a heavier value is never kept. */
   maxWeight?: number;
   weigh?: (key: K, value: V) => number;
+  /** False while the invalidations may not be heard (see Watermarks.hearing): what is loaded then is answered, not kept. */
+  keepWhile?: () => boolean;
 }
 
 export function invalidatedCache<K, V>(options: InvalidatedCacheOptions<K, V>): InvalidatedCache<K, V> {
@@ -43,7 +45,7 @@ export function invalidatedCache<K, V>(options: InvalidatedCacheOptions<K, V>): 
     weights.delete(key);
   };
   const keep = (key: K, value: V, loadedIn: number) => {
-    if (loadedIn !== generation || options.maxEntries <= 0) return;
+    if (loadedIn !== generation || options.maxEntries <= 0 || options.keepWhile?.() === false) return;
     const weight = options.weigh?.(key, value) ?? 0;
     if (weight > maxWeight) return;
     forget(key);

@@ -48,9 +48,11 @@ export interface Db extends Sql {
    * Receives NOTIFY payloads of a channel (sent by any process on this database) until the
    * returned function is called. A notification sent inside a transaction arrives at its commit.
    * An empty payload says notifications may have been missed (the listening session dropped, or
-   * was opened again): re-read whatever they stand for.
+   * was opened again): re-read whatever they stand for. `onHearing(false)` comes just before the
+   * empty payload of a drop and `onHearing(true)` just before that of a reopening: in between
+   * nothing is heard, so whatever is read then may change unheard.
    */
-  listen(channel: string, onPayload: (payload: string) => void): Promise<() => Promise<void>>;
+  listen(channel: string, onPayload: (payload: string) => void, onHearing?: (hearing: boolean) => void): Promise<() => Promise<void>>;
   /** The embedded engine's room on its disk, when it watches it (DATA_DIR_MIN_FREE_MB). */
   room?(): { free_bytes: number; min_free_bytes: number; room: boolean };
   /** Reads that room again now (it is read every second anyway). */

@@ -117,7 +117,7 @@ export function connectPostgres(connectionString: string, options: PostgresOptio
         return value;
       });
     },
-    listen: (channel, onPayload) => listenOn(connectionString, channel, onPayload),
+    listen: (channel, onPayload, onHearing) => listenOn(connectionString, channel, onPayload, onHearing),
     close: () => pool.end(),
   };
 }
@@ -160,7 +160,12 @@ const LISTEN_CONNECT_TIMEOUT_MS = 10_000;
  * meanwhile is lost, so when the session drops and after every (re)connect the listener gets an
  * empty payload and re-reads state (the watermarks and caches do).
  */
-async function listenOn(connectionString: string, channel: string, onPayload: (payload: string) => void): Promise<() => Promise<void>> {
+async function listenOn(
+  connectionString: string,
+  channel: string,
+  onPayload: (payload: string) => void,
+  onHearing: (hearing: boolean) => void = () => {},
+): Promise<() => Promise<void>> {
   let client: pg.Client | undefined;
   let stopped = false;
   let retry: NodeJS.Timeout | undefined;
@@ -180,6 +185,7 @@ async function listenOn(connectionString: string, channel: string, onPayload: (p
         client = undefined;
         // From now until the next connect nothing is heard: whoever keeps state by these
         // notifications (caches) must stop trusting it now, not only once the session is back.
+        onHearing(false);
         onPayload('');
       }
       reconnect(0);
@@ -204,6 +210,7 @@ async function listenOn(connectionString: string, channel: string, onPayload: (p
       return;
     }
     client = next;
+    onHearing(true);
     onPayload('');
     // A session whose server stopped answering while the connection stays open raises no event:
     // its notifications just stop, and every caller waiting on them times out. A quiet session

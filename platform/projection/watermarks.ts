@@ -17,6 +17,12 @@ export interface Watermarks {
    * the commit. Returns the function that unsubscribes.
    */
   onApplied(listener: (position: AppliedPosition | undefined, reset?: PositionsReset) => void): () => void;
+  /**
+   * False from a drop of the listening session until it is open again: a commit meanwhile is not
+   * heard, so a cache must not keep what it reads then (the reopening empties it, not what it
+   * read after that).
+   */
+  hearing(): boolean;
   close(): Promise<void>;
 }
 
@@ -29,6 +35,7 @@ export async function openWatermarks(db: Db): Promise<Watermarks> {
   /** Projections whose positions must be read from the table (first use, or notifications missed). */
   const unread = new Set<string>();
   let everRead = new Set<string>();
+  let hearing = true;
 
   const advance = (position: AppliedPosition) => {
     const at = key(position.projection, position.topic, position.partition);
@@ -50,7 +57,7 @@ export async function openWatermarks(db: Db): Promise<Watermarks> {
     }
     for (const listener of listeners) listener(position, reset);
     wakeAll();
-  });
+  }, (heard) => (hearing = heard));
 
   async function refresh(projection: string) {
     for (const stored of await storedOffsets(db, projection)) {
@@ -93,6 +100,7 @@ export async function openWatermarks(db: Db): Promise<Watermarks> {
       listeners.add(listener);
       return () => void listeners.delete(listener);
     },
+    hearing: () => hearing,
     async close() {
       listeners.clear();
       for (const wake of waiters) wake();

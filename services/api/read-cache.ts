@@ -11,8 +11,9 @@ import { findOffers, type StoredOffer } from '../../projections/offers/queries.j
  * every commit of the projection it copies (`accounts` for keys and placements, `offers` for
  * offers), heard through the applied-watermark notifications before anyone waiting for that
  * commit is woken; a notification gap (the listening session dropped or reopened) empties all of
- * them. So a revoked key, a paused offer or a deactivated placement takes effect on the first
- * request after its event is applied, and with Postgres gone nothing is answered from here.
+ * them, and nothing read while the session is down is kept (a commit then goes unheard). So a
+ * revoked key, a paused offer or a deactivated placement takes effect on the first request after
+ * its event is applied, and with Postgres gone nothing is answered from here.
  * Served cards have a cache of their own (routes/offers/served-card-cache.ts).
  */
 export interface ReadCaches {
@@ -37,12 +38,13 @@ const MAX_ENTRIES = 50_000;
 
 const withNulls = <V>(ids: readonly string[], found: Map<string, V>) => new Map(ids.map((id) => [id, found.get(id) ?? null]));
 
-export function openReadCaches(watermarks: Pick<Watermarks, 'onApplied'>, options: { maxEntries?: number } = {}): ReadCaches {
+export function openReadCaches(watermarks: Pick<Watermarks, 'onApplied' | 'hearing'>, options: { maxEntries?: number } = {}): ReadCaches {
   const maxEntries = options.maxEntries ?? MAX_ENTRIES;
-  const keys = invalidatedCache<string, KeyLookup>({ maxEntries });
-  const placements = invalidatedCache<string, Placement | null>({ maxEntries });
-  const offers = invalidatedCache<string, StoredOffer | null>({ maxEntries });
-  const defaultPlacement = invalidatedCache<'default', DefaultPlacement | undefined>({ maxEntries: Math.min(1, maxEntries) });
+  const keepWhile = () => watermarks.hearing();
+  const keys = invalidatedCache<string, KeyLookup>({ maxEntries, keepWhile });
+  const placements = invalidatedCache<string, Placement | null>({ maxEntries, keepWhile });
+  const offers = invalidatedCache<string, StoredOffer | null>({ maxEntries, keepWhile });
+  const defaultPlacement = invalidatedCache<'default', DefaultPlacement | undefined>({ maxEntries: Math.min(1, maxEntries), keepWhile });
   const byProjection: Record<string, { invalidate(): void }[]> = { accounts: [keys, placements, defaultPlacement], offers: [offers] };
 
   const unsubscribe = watermarks.onApplied((position) => {

@@ -14,6 +14,8 @@ export interface CuttingProxy {
   cutNextAnswer(): Promise<void>;
   /** Cuts every open connection and closes every new one at once, as a stopped server's port does, until heal(). */
   refuse(): void;
+  /** Closes every new connection at once while the open ones go on (a server that takes no more sessions), until heal(). */
+  refuseNew(): void;
   /** Requests still arrive, answers never come back (a hung server), until heal(). */
   swallow(): void;
   heal(): void;
@@ -69,6 +71,9 @@ export async function cuttingProxy(target: { host: string; port: number }): Prom
     refuse() {
       refusing = true;
       for (const socket of open) socket.destroy();
+    },
+    refuseNew() {
+      refusing = true;
     },
     swallow() {
       swallowing = true;

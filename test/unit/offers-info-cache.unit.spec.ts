@@ -11,6 +11,7 @@ function announcer() {
       listeners.add(listener);
       return () => void listeners.delete(listener);
     },
+    hearing: () => true,
     commit(projection: string) {
       for (const listener of listeners) listener({ projection, topic: 't', partition: 0, next: '1' });
     },

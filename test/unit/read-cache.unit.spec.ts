@@ -112,10 +112,17 @@ describe('openReadCaches', () => {
   }
   function fakeWatermarks() {
     let listener: (position: AppliedPosition | undefined) => void = () => {};
+    let hearing = true;
     return {
       onApplied(next: typeof listener) {
         listener = next;
         return () => (listener = () => {});
+      },
+      hearing: () => hearing,
+      /** The listening session dropped (false: a gap, heard nothing from then on) or reopened (true: a gap again). */
+      listening(open: boolean) {
+        hearing = open;
+        listener(undefined);
       },
       commit: (projection: string | undefined) => listener(projection === undefined ? undefined : { projection, topic: 't', partition: 0, next: '1' }),
     };
@@ -152,6 +159,25 @@ describe('openReadCaches', () => {
     expect(reads).toMatchObject({ account_placements: 3, offers: 3 });
     caches.close();
     watermarks.commit('accounts');
+    await readAll();
+    expect(reads).toMatchObject({ account_placements: 3, offers: 3 });
+  });
+
+  it('keeps nothing it reads while the listening session is down (a commit then is not heard), and keeps again once it is back', async () => {
+    const { sql, reads } = fakeSql();
+    const watermarks = fakeWatermarks();
+    const caches = openReadCaches(watermarks);
+    const readAll = async () => {
+      await caches.placements(sql, ['p1']);
+      await caches.offers(sql, ['o1']);
+    };
+    watermarks.listening(false);
+    await readAll();
+    await readAll();
+    expect(reads).toMatchObject({ account_placements: 2, offers: 2 });
+    expect(caches.placementIfKept('p1')).toBeUndefined();
+    watermarks.listening(true);
+    await readAll();
     await readAll();
     expect(reads).toMatchObject({ account_placements: 3, offers: 3 });
   });

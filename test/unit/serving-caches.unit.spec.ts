@@ -31,6 +31,7 @@ function fakeWatermarks() {
       listeners.add(listener);
       return () => void listeners.delete(listener);
     },
+    hearing: () => true,
     commit: (projection: string) => listeners.forEach((listener) => listener({ projection, topic: projection, partition: 0, next: '1' })),
     gap: () => listeners.forEach((listener) => listener(undefined)),
   };

@@ -9,7 +9,8 @@ import { loadOfferInfo, type OfferInfoContent } from '../../../../projections/of
  * In-process caches of what `GET /v1/offers/info` reads, so a repeated read costs no round trip:
  *
  * - the projected public content per offer id (public, hidden or unreadable), emptied by every
- *   commit of the `offers` projection (and by a gap in the commit notifications), heard before
+ *   commit of the `offers` projection (and by a gap in the commit notifications; nothing read
+ *   while the listening session is down is kept), heard before
  *   anyone waiting for that commit wakes: a pause, a deletion or a new snapshot shows on the
  *   first request after its event is applied, in every API process;
  * - the offer a link names, kept only once found and never emptied: a mapping never changes
@@ -40,14 +41,15 @@ const MAX_ANSWER_QUERY_LENGTH = 2_048;
 /** Characters of query strings and answers kept in all (about 64 MiB at most). */
 const MAX_ANSWER_CHARS = 32 * 1024 * 1024;
 
-export function openOfferInfoCache(watermarks: Pick<Watermarks, 'onApplied'>, options: { maxEntries?: number; maxAnswerChars?: number } = {}): OfferInfoCache {
+export function openOfferInfoCache(watermarks: Pick<Watermarks, 'onApplied' | 'hearing'>, options: { maxEntries?: number; maxAnswerChars?: number } = {}): OfferInfoCache {
   const maxEntries = options.maxEntries ?? MAX_ENTRIES;
-  const contents = invalidatedCache<string, OfferInfoContent>({ maxEntries });
+  const contents = invalidatedCache<string, OfferInfoContent>({ maxEntries, keepWhile: () => watermarks.hearing() });
   const links = invalidatedCache<string, string | null>({ maxEntries });
   const answers = invalidatedCache<string, string>({
     maxEntries,
     maxWeight: options.maxAnswerChars ?? MAX_ANSWER_CHARS,
     weigh: (rawQuery, answer) => rawQuery.length + answer.length,
+    keepWhile: () => watermarks.hearing(),
   });
   const unsubscribe = watermarks.onApplied((position) => {
     if (position && position.projection !== 'offers') return;

@@ -66,7 +66,7 @@ async function load(db: Db): Promise<Candidate[]> {
   return candidates.sort(comparePayout);
 }
 
-export function servingCandidatesOf(db: Db, watermarks: Pick<Watermarks, 'onApplied'>): ServingCandidates {
+export function servingCandidatesOf(db: Db, watermarks: Pick<Watermarks, 'onApplied' | 'hearing'>): ServingCandidates {
   /** Bumped by every offers commit: a load that started before one is answered but not kept. */
   let generation = 0;
   let held: readonly Candidate[] | undefined;
@@ -86,7 +86,8 @@ export function servingCandidatesOf(db: Db, watermarks: Pick<Watermarks, 'onAppl
         loading = { generation: started, candidates };
         void candidates
           .then((loaded) => {
-            if (generation === started) held = loaded;
+            // Read while the listening session is down, they would outlive a commit nobody heard.
+            if (generation === started && watermarks.hearing()) held = loaded;
           }, () => {})
           .finally(() => {
             if (loading?.candidates === candidates) loading = undefined;

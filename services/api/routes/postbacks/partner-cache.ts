@@ -8,8 +8,8 @@ import { findPartner, type Partner } from '../../../../projections/partners/quer
  * `partners` projection (and by a notification gap), so a disabled partner or a changed
  * allowlist takes effect on the first postback after its event is applied. Unknown ids are not kept.
  */
-export function openPartnerCache(watermarks: Pick<Watermarks, 'onApplied'>, maxEntries = 10_000) {
-  const cache = invalidatedCache<string, Partner | undefined>({ maxEntries });
+export function openPartnerCache(watermarks: Pick<Watermarks, 'onApplied' | 'hearing'>, maxEntries = 10_000) {
+  const cache = invalidatedCache<string, Partner | undefined>({ maxEntries, keepWhile: () => watermarks.hearing() });
   const unsubscribe = watermarks.onApplied((position) => {
     if (!position || position.projection === 'partners') cache.invalidate();
   });

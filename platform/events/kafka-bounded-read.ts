@@ -5,6 +5,7 @@ import type { EventCodec } from './codec.js';
 import { BackendUnavailableError } from '../startup.js';
 import { LogBoundError } from './event-log.js';
 import { decodeMessages } from './kafka-messages.js';
+import { offsetsAtOrAfter } from './kafka-offsets-by-time.js';
 import { isUnpropagatedTopic, retryRetriable } from './kafka-retry.js';
 import { existingTopics } from './kafka-topic-state.js';
 
@@ -33,7 +34,7 @@ export function kafkaBoundedSource(context: KafkaReadContext, topic: string): Bo
       return marks.map((mark) => ({ partition: mark.partition, low: BigInt(mark.low), high: BigInt(mark.high) }));
     },
     async offsetsAt(time) {
-      const offsets = await retryRetriable(() => admin.fetchTopicOffsetsByTimestamp(physical, time.getTime()));
+      const offsets = await offsetsAtOrAfter(admin, physical, time.getTime());
       return new Map(offsets.map((mark) => [mark.partition, BigInt(mark.offset)]));
     },
     async forEach(spans, onBatch) {

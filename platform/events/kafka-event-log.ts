@@ -5,6 +5,7 @@ import { appendBatcher, type PartitionedMessage } from './append-batcher.js';
 import type { EventCodec } from './codec.js';
 import type { ConsumerKeeper } from './consumer-keeper.js';
 import { kafkaBoundedSource } from './kafka-bounded-read.js';
+import { offsetsAtOrAfter } from './kafka-offsets-by-time.js';
 import { isUnpropagatedTopic, retryRetriable } from './kafka-retry.js';
 import { kafkaSubscribe } from './kafka-subscription.js';
 import { kafkaTopics } from './kafka-topics.js';
@@ -114,7 +115,7 @@ export async function kafkaEventLog(codec: EventCodec, options: KafkaLogOptions)
     },
     async offsetsAfter(topic, time): Promise<TopicPartitionOffset[]> {
       // Kafka answers the first offset at or after a timestamp (in whole milliseconds).
-      const offsets = await retryRetriable(() => admin.fetchTopicOffsetsByTimestamp(physical(topic), Math.floor(time.getTime()) + 1));
+      const offsets = await offsetsAtOrAfter(admin, physical(topic), Math.floor(time.getTime()) + 1);
       return offsets.map((mark) => ({ topic, partition: mark.partition, offset: mark.offset }));
     },
     async ping({ appends = true } = {}) {

@@ -78,6 +78,24 @@ function describeBoundedReads(backend: 'kafka' | 'sql') {
       }
     });
 
+    it('a time before 1970 comes before every event, to the millisecond before it (Kafka reads -1 and -2 as the end and the start)', async () => {
+      const before1970 = [new Date(-1), new Date(-2), new Date(-3), new Date('1969-12-31T23:59:59Z'), new Date('0001-01-01T00:00:00Z')];
+      const firstOffsets = new Map<number, bigint>();
+      for (const event of logged) {
+        const offset = BigInt(event.offset);
+        if (!firstOffsets.has(event.partition) || offset < firstOffsets.get(event.partition)!) firstOffsets.set(event.partition, offset);
+      }
+      for (const time of before1970) {
+        const at = time.toISOString();
+        expect((await readAll({ from: { time } })).events.map(position).sort(), `from ${at}`).toEqual(logged.map(position).sort());
+        expect((await readAll({ to: { time } })).events, `to ${at}`).toEqual([]);
+        const stops = await t.runtime.eventLog.offsetsAfter('catalog', time);
+        for (const [partition, first] of firstOffsets) {
+          expect(BigInt(stops.find((stop) => stop.partition === partition)!.offset), `partition ${partition} as of ${at}`).toBe(first);
+        }
+      }
+    });
+
     it('ends where the log ended when it opened, however much is appended meanwhile', async () => {
       const read = await t.runtime.eventLog.read('catalog', {});
       await t.runtime.eventLog.append('catalog', catalogEvents(50));

@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { uuidV7 } from '../../platform/ids/uuid-v7.js';
-import { parseRfc3339 } from '../../platform/time/rfc3339.js';
+import { RFC_3339_PATTERN, parseRfc3339, rfc3339Problem } from '../../platform/time/rfc3339.js';
 import type { Sql } from '../../platform/db/db.js';
 import { findOffer, snapshotOwner } from '../../projections/offers/queries.js';
 import { offerDetailsDocument, newPricingProblem } from '../../schemas/documents/offer.js';
@@ -20,7 +20,9 @@ const snapshotInput = Type.Object(
     active: Type.Optional(Type.Boolean({ description: 'whether the snapshot may be shown (default true)' })),
     updated_at: Type.Optional(
       Type.String({
-        pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,3})?(Z|[+-]\\d{2}:\\d{2})$',
+        // The grammar parseRfc3339 reads, so a time every other input takes is taken here too
+        // (to the microsecond, as many clocks write it; `t`, `z` or a space, as RFC 3339 allows).
+        pattern: RFC_3339_PATTERN,
         description: "when the partner updated the content, RFC 3339 (default now)",
       }),
     ),
@@ -39,7 +41,7 @@ export function snapshotPublishedEvent(input: SnapshotInput, now: Date): RemoteS
   if (problem) throw new CommandInputError(`content.${problem.field}`, problem.message);
   // Strict: Date would read 2026-02-30 as 2 March, and this time picks the snapshot shown.
   const updatedAt = input.updated_at === undefined ? now : parseRfc3339(input.updated_at);
-  if (updatedAt === undefined) throw new CommandInputError('updated_at', 'is not a valid date-time (a day the calendar has, hours 00-23)');
+  if (updatedAt === undefined) throw new CommandInputError('updated_at', rfc3339Problem(input.updated_at!));
   // The most recently updated active snapshot is the one shown: one dated ahead would win for good.
   if (updatedAt.getTime() > now.getTime() + UPDATED_AT_AHEAD_MS) {
     throw new CommandInputError('updated_at', `is more than a day ahead of now (${now.toISOString()}); give when the partner updated the content`);

@@ -10,7 +10,9 @@ export interface WrittenTime {
   offsetMinutes: number;
 }
 
-const RFC_3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?([Zz]|[+-]\d{2}:\d{2})$/;
+/** An RFC 3339 date-time with its offset, as a JSON Schema pattern: what parseRfc3339 reads (whether it names an instant aside). */
+export const RFC_3339_PATTERN = '^(\\d{4})-(\\d{2})-(\\d{2})[Tt ](\\d{2}):(\\d{2}):(\\d{2})(?:\\.(\\d+))?([Zz]|[+-]\\d{2}:\\d{2})$';
+const RFC_3339 = new RegExp(RFC_3339_PATTERN);
 const DAY_MINUTES = 24 * 60;
 
 const MONTH_DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];

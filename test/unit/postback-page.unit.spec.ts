@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import type { FastifyRequest } from 'fastify';
 import { describe, expect, it } from 'vitest';
 import { html } from '../../platform/http/html.js';
@@ -66,6 +67,30 @@ describe('parseInstant', () => {
     expect(parseInstant(new URLSearchParams('from=2026-11-23T14:05:00+02:00').get('from')!)).toBe('2026-11-23T12:05:00.000000Z');
     expect(parseInstant('2026-11-23T14:05:00 1:30')).toBeUndefined();
     expect(parseInstant('0050-01-01T00:00')).toBe('0050-01-01T00:00:00.000000Z');
+  });
+
+  it('reads a space between the date and a time without seconds as the separator, and an offset after it as one whose + became a space', () => {
+    expect(parseInstant('2026-11-23 14:05')).toBe('2026-11-23T14:05:00.000000Z');
+    expect(parseInstant('2026-11-23 14:05 01:00')).toBe('2026-11-23T13:05:00.000000Z');
+    const twoDigits = (value: number) => String(value).padStart(2, '0');
+    fc.assert(
+      fc.property(
+        fc.integer({ min: Date.parse('0002-01-01T00:00:00Z'), max: Date.parse('9998-12-31T23:59:00Z') }),
+        fc.integer({ min: -(23 * 60 + 59), max: 23 * 60 + 59 }),
+        fc.constantFrom('T', 't', ' '),
+        fc.boolean(),
+        (ms, offsetMinutes, separator, withSeconds) => {
+          const minute = Math.floor(ms / 60_000) * 60_000;
+          const local = new Date(minute + offsetMinutes * 60_000).toISOString();
+          const zone = `${offsetMinutes < 0 ? '-' : '+'}${twoDigits(Math.floor(Math.abs(offsetMinutes) / 60))}:${twoDigits(Math.abs(offsetMinutes) % 60)}`;
+          const text = `${local.slice(0, 10)}${separator}${local.slice(11, withSeconds ? 19 : 16)}${zone}`;
+          const expected = new Date(minute).toISOString().replace(/Z$/, '000Z');
+          expect(parseInstant(text), text).toBe(expected);
+          expect(parseInstant(new URLSearchParams(`from=${text}`).get('from')!), `${text} in a URL`).toBe(expected);
+          if (offsetMinutes === 0) expect(parseInstant(text.slice(0, -6)), `${text} without its zone`).toBe(expected);
+        },
+      ),
+    );
   });
 
   it('refuses what is not a time', () => {

@@ -32,8 +32,9 @@ const CONTROL = /\p{Cc}/u;
 
 /** An instant from the form (no zone: UTC) or RFC 3339, as an ISO string; undefined if it is not one. */
 export function parseInstant(text: string): string | undefined {
-  // A `+01:00` pasted into an address arrives as ` 01:00` (a `+` there is a space): read it back.
-  const match = TIME.exec(text.replace(/ (\d{2}:\d{2})$/, '+$1'));
+  // A `+01:00` pasted into an address arrives as ` 01:00` (a `+` there is a space): read it back,
+  // unless the text is a time as it is (`2026-11-23 14:05`: that space is the date's separator).
+  const match = TIME.exec(text) ?? TIME.exec(text.replace(/ (\d{2}:\d{2})$/, '+$1'));
   if (!match) return undefined;
   const [year, month, day, hour, minute, second] = match.slice(1, 7).map((field) => Number(field ?? 0)) as [number, number, number, number, number, number];
   const offsetMinutes = offsetMinutesOf(match[8] ?? 'Z');

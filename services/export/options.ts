@@ -135,9 +135,12 @@ function typeOf(name: string, topic: TopicName): string {
 
 /** An RFC 3339 time (to the millisecond), or log positions `topic:partition:offset,…` of the exported topic. */
 function boundOf(flag: '--from' | '--to', text: string, topic: TopicName): LogBound {
-  if (TIME_LIKE.test(text)) {
+  // Spaces around a time are refused, as --as-of refuses them, but as a time: read as positions
+  // (whose items are trimmed), the message showed a valid time as neither a time nor a position.
+  if (TIME_LIKE.test(text.trim())) {
     const time = parseRfc3339(text);
-    if (!time) throw new ExportInputError(flag, `${text} is not a valid time: give an RFC 3339 time with its offset, e.g. 2026-11-01T00:00:00Z`);
+    const shown = text.trim() === text ? text : JSON.stringify(text);
+    if (!time) throw new ExportInputError(flag, `${shown} is not a valid time: give an RFC 3339 time with its offset and nothing around it, e.g. 2026-11-01T00:00:00Z`);
     return { time };
   }
   const positions: TopicPartitionOffset[] = [];

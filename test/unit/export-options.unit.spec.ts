@@ -63,6 +63,8 @@ describe('export flags', () => {
     [{ topic: 'postbacks', to: '2026-02-30T00:00:00Z', out: out('x.csv') }, '--to', /not a valid time: give an RFC 3339 time with its offset/],
     [{ topic: 'postbacks', from: '2026-11-01T24:00:00Z', out: out('x.csv') }, '--from', /not a valid time/],
     [{ topic: 'postbacks', from: '2026-11-01T10:00', out: out('x.csv') }, '--from', /not a valid time: give an RFC 3339 time with its offset/],
+    [{ topic: 'postbacks', from: ' 2026-11-01T00:00:00Z', out: out('x.csv') }, '--from', /^--from: " 2026-11-01T00:00:00Z" is not a valid time: .*nothing around it/],
+    [{ topic: 'postbacks', to: '2026-11-01T00:00:00Z\n', out: out('x.csv') }, '--to', /^--to: "2026-11-01T00:00:00Z\\n" is not a valid time/],
     [{ topic: 'postbacks', from: 'postbacks:0:9,postbacks:1:3', to: 'postbacks:1:2', out: out('x.csv') }, '--to', /postbacks:1:2 is before --from postbacks:1:3/],
     [{ topic: 'postbacks', to: 'clicks:0:5', out: out('x.csv') }, '--to', /position of topic clicks, not of the exported topic postbacks/],
     [{ topic: 'postbacks', to: 'postbacks:0:-5', out: out('x.csv') }, '--to', /neither/],

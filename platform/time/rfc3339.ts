@@ -67,5 +67,5 @@ export function parseRfc3339(text: string): Date | undefined {
 export function rfc3339Problem(text: string): string {
   const example = 'e.g. 2026-11-01T00:00:00Z';
   if (!RFC_3339.test(text)) return `must be an RFC 3339 date-time with an offset, ${example} (got ${JSON.stringify(text)})`;
-  return `${JSON.stringify(text)} names no instant: a date, time of day or offset the calendar does not have, or a year outside 0001-9999; give a real one, ${example}`;
+  return `${JSON.stringify(text)} names no instant taken here: a date the calendar does not have, hour 24, minute or second 60 (leap seconds are not taken), an offset of a day or more, or a year outside 0001-9999; give a real one, ${example}`;
 }

@@ -29,7 +29,7 @@ describe('replay input that names no point in the log', () => {
     expect(result.status, result.stdout + result.stderr).toBe(2);
     // The text has the shape: the message says the instant is what is wrong.
     expect(ownLines(result.stderr)).toEqual([
-      `error: --as-of: ${JSON.stringify(time)} names no instant: a date, time of day or offset the calendar does not have, or a year outside 0001-9999; give a real one, e.g. 2026-11-01T00:00:00Z`,
+      `error: --as-of: ${JSON.stringify(time)} names no instant taken here: a date the calendar does not have, hour 24, minute or second 60 (leap seconds are not taken), an offset of a day or more, or a year outside 0001-9999; give a real one, e.g. 2026-11-01T00:00:00Z`,
     ]);
     expect(result.stdout).toBe('');
     expect(await replaySchemas()).toEqual([]);

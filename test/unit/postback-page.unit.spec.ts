@@ -188,6 +188,15 @@ describe('returnPath', () => {
 
   });
 
+  it('returns to no path with a dot segment, which the browser would resolve out of the admin pages', () => {
+    for (const next of ['/admin/postbacks/../../l/AbCd1234', '/admin/postbacks/%2e%2e/%2E%2E/l/AbCd1234', '/admin/postbacks/.%2e/..', '/admin/postbacks/./x', '/admin/postbacks/..?x=1']) {
+      expect(returnPath(next)).toBe('/admin/postbacks');
+    }
+    // Dots elsewhere are ordinary text: in a segment, or in the query string (which no browser resolves).
+    expect(returnPath('/admin/postbacks/a..b')).toBe('/admin/postbacks/a..b');
+    expect(returnPath('/admin/postbacks?identity=../x')).toBe('/admin/postbacks?identity=../x');
+  });
+
   it('returns to nothing a Location header cannot carry: a control or non-ASCII character sends the sign-in home', () => {
     // These made the sign-in's redirect throw inside Node (a 500 in the framework's own shape).
     for (const next of ['/admin/postbacks?x=\u0001', '/admin/postbacks?x=\u007f', '/admin/postbacks?x=\u0000', '/admin/postbacks?x=\u0101', '/admin/postbacks/\\x']) {

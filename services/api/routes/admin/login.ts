@@ -20,7 +20,15 @@ function withoutSecrets(path: string): string {
   return kept.length === 0 ? route : `${route}?${kept.join('&')}`;
 }
 
-export const returnPath = (next: unknown) => (typeof next === 'string' && next.length <= 2_000 && RETURN_TO.test(next) ? withoutSecrets(next) : HOME);
+/**
+ * A `.` or `..` segment in the path, also percent-encoded (`%2e`): a browser resolves it before
+ * it asks, so `/admin/postbacks/../../l/<code>` would leave the admin pages (there: open a tracked
+ * link, record a click and go to its destination).
+ */
+const DOT_SEGMENT = /\/(?:\.|%2e){1,2}(?:\/|$)/i;
+
+export const returnPath = (next: unknown) =>
+  typeof next === 'string' && next.length <= 2_000 && RETURN_TO.test(next) && !DOT_SEGMENT.test(next.split(/[?#]/, 1)[0]!) ? withoutSecrets(next) : HOME;
 
 /**
  * A sign-in or sign-out posted from another site (a form there aimed at this one): refused, so a

@@ -147,6 +147,8 @@ describe('accounts admin commands reject bad input', () => {
     const good = await t.app.inject({ method: 'POST', url: '/admin/commands/api-key:issue', headers, payload: { application_id: ids.app, label: 'api' } });
     expect(good.statusCode).toBe(200);
     expect(good.json().data).toMatchObject({ kind: 'live', key: expect.stringMatching(/^svc_live_/), application_id: ids.app });
+    // Shown once: no cache between the operator and the service may keep it, nor a refusal.
+    for (const answer of [good, bad, missing]) expect(answer.headers['cache-control']).toBe('no-store');
   });
 
   it('the admin HTTP API answers 503 COMMAND_UNAVAILABLE, not a 500, when a read model fails while a command runs; nothing is appended', async () => {

@@ -35,6 +35,10 @@ export async function adminRoutes(app: FastifyInstance, options: AdminRouteOptio
   app.addHook('onRequest', async (request) => {
     if (!isAdminToken(bearerOf(request))) throw unauthorized('admin token missing or invalid');
   });
+  // Answers hold what only operators may read (an issued key is shown once): no cache keeps them.
+  app.addHook('onSend', async (_request, reply) => {
+    reply.header('cache-control', 'no-store');
+  });
   // Inputs are JSON: a text/plain body (read as a string) would be refused as "(input): expected object".
   app.addHook('preValidation', async (request) => {
     // Only a body that is not JSON: a JSON string ("x") is JSON whose input is not an object, a 400 as for 1 or [].

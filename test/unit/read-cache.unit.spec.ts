@@ -128,7 +128,8 @@ describe('openReadCaches', () => {
     };
   }
 
-  it('empties the key and placement caches on accounts commits, the offer cache on offers commits, all of them on a gap, none on others', async () => {
+  /** Caches over fake reads and notifications, and one read of placement p1 and offer o1. */
+  function placementAndOfferReads() {
     const { sql, reads } = fakeSql();
     const watermarks = fakeWatermarks();
     const caches = openReadCaches(watermarks);
@@ -136,6 +137,11 @@ describe('openReadCaches', () => {
       await caches.placements(sql, ['p1']);
       await caches.offers(sql, ['o1']);
     };
+    return { reads, watermarks, caches, readAll };
+  }
+
+  it('empties the key and placement caches on accounts commits, the offer cache on offers commits, all of them on a gap, none on others', async () => {
+    const { reads, watermarks, caches, readAll } = placementAndOfferReads();
     await readAll();
     await readAll();
     expect(reads).toMatchObject({ account_placements: 1, offers: 1 });
@@ -164,13 +170,7 @@ describe('openReadCaches', () => {
   });
 
   it('keeps nothing it reads while the listening session is down (a commit then is not heard), and keeps again once it is back', async () => {
-    const { sql, reads } = fakeSql();
-    const watermarks = fakeWatermarks();
-    const caches = openReadCaches(watermarks);
-    const readAll = async () => {
-      await caches.placements(sql, ['p1']);
-      await caches.offers(sql, ['o1']);
-    };
+    const { reads, watermarks, caches, readAll } = placementAndOfferReads();
     watermarks.listening(false);
     await readAll();
     await readAll();

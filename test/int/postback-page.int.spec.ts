@@ -58,7 +58,7 @@ describe('the postback log page (inject)', () => {
       expect(response.headers['set-cookie']).toBeUndefined();
       expect(response.body).toContain('That token was not accepted.');
       expect(response.body).not.toContain('wrong-token');
-      expect((await get('/admin/postbacks', { cookie: 'admin_session=v1.9999999999.' + '0'.repeat(64) })).statusCode).toBe(401);
+      expect((await get('/admin/postbacks', { cookie: 'admin_session=v2.9999999999.' + '0'.repeat(64) })).statusCode).toBe(401);
       expect((await get('/admin/postbacks', { cookie: `admin_session=${ADMIN_TOKEN}` })).statusCode).toBe(401);
       expect((await get('/admin/postbacks', { authorization: 'Bearer not-the-token-0123456789abcdef' })).statusCode).toBe(401);
     });
@@ -71,7 +71,7 @@ describe('the postback log page (inject)', () => {
       expect(response.statusCode).toBe(303);
       expect(response.headers.location).toBe(`/admin/postbacks/${w.posted.accepted}`);
       const setCookie = response.headers['set-cookie']!.toString();
-      expect(setCookie).toMatch(/^admin_session=v1\.\d+\.[0-9a-f]{64}; Max-Age=28800; Path=\/admin; HttpOnly; SameSite=Strict$/);
+      expect(setCookie).toMatch(/^admin_session=v2\.\d+\.[0-9a-f]{64}; Max-Age=28800; Path=\/admin; HttpOnly; SameSite=Strict$/);
       expect(setCookie).not.toContain(ADMIN_TOKEN);
       expect((await get('/admin/postbacks', { cookie: setCookie.split(';')[0]! })).statusCode).toBe(200);
       // Never back to another site.

@@ -1,19 +1,27 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, scryptSync, timingSafeEqual } from 'node:crypto';
 import { parseCookie, stringifySetCookie } from 'cookie';
 import type { FastifyRequest } from 'fastify';
 
 /**
  * Browser sessions of the admin pages, without the token ever leaving the login form: the cookie
- * holds an expiry and HMAC-SHA256(key = ADMIN_TOKEN, "admin-session.v1.<expiry>"). Nothing is
+ * holds an expiry and HMAC-SHA256(key, "admin-session.v2.<expiry>"), the key derived from
+ * ADMIN_TOKEN with scrypt (sessionKey). Nothing is
  * stored on the server, every API process checks it alike, and changing ADMIN_TOKEN ends every
  * session. The cookie is HttpOnly (no script reads it), SameSite=Strict (no other site's page
  * sends it), limited to /admin, and Secure when the request came over https.
  */
 const SESSION_COOKIE = 'admin_session';
 export const SESSION_SECONDS = 8 * 60 * 60;
-const VERSION = 'v1';
+const VERSION = 'v2';
 
-const mac = (token: string, expires: number) => createHmac('sha256', token).update(`admin-session.${VERSION}.${expires}`).digest('hex');
+/**
+ * The MAC key: scrypt of the token, once per process (adminSessions derives it when first needed). Keyed by the token itself, a copied cookie
+ * (an expiry and its MAC, the message known) let anyone test guesses of the token offline at
+ * hash speed, and the token opens the whole admin API; each guess now costs a scrypt.
+ */
+const sessionKey = (token: string) => scryptSync(token, 'offer-ledger admin session key', 32, { N: 1 << 15, r: 8, p: 1, maxmem: 64 * 1024 * 1024 });
+
+const mac = (key: Buffer, expires: number) => createHmac('sha256', key).update(`admin-session.${VERSION}.${expires}`).digest('hex');
 
 export interface AdminSessions {
   /** The Set-Cookie header of a new session. */
@@ -25,22 +33,25 @@ export interface AdminSessions {
 }
 
 export function adminSessions(token: string, now: () => number = Date.now): AdminSessions {
+  // Derived at the first sign-in or page (a few hundred ms), not when the app is built.
+  let derived: Buffer | undefined;
+  const key = () => (derived ??= sessionKey(token));
   const attributes = (request: FastifyRequest) => ({ httpOnly: true, sameSite: 'strict' as const, path: '/admin', secure: request.protocol === 'https' });
   return {
     open(request) {
       const expires = Math.floor(now() / 1000) + SESSION_SECONDS;
-      return stringifySetCookie({ name: SESSION_COOKIE, value: `${VERSION}.${expires}.${mac(token, expires)}`, maxAge: SESSION_SECONDS, ...attributes(request) });
+      return stringifySetCookie({ name: SESSION_COOKIE, value: `${VERSION}.${expires}.${mac(key(), expires)}`, maxAge: SESSION_SECONDS, ...attributes(request) });
     },
     close(request) {
       return stringifySetCookie({ name: SESSION_COOKIE, value: '', maxAge: 0, ...attributes(request) });
     },
     valid(request) {
       const value = parseCookie(request.headers.cookie ?? '')[SESSION_COOKIE];
-      const match = value ? /^v1\.([0-9]{1,12})\.([0-9a-f]{64})$/.exec(value) : null;
+      const match = value ? /^v2\.([0-9]{1,12})\.([0-9a-f]{64})$/.exec(value) : null;
       if (!match) return false;
       const expires = Number(match[1]);
       if (expires * 1000 <= now()) return false;
-      return timingSafeEqual(Buffer.from(match[2]!, 'hex'), Buffer.from(mac(token, expires), 'hex'));
+      return timingSafeEqual(Buffer.from(match[2]!, 'hex'), Buffer.from(mac(key(), expires), 'hex'));
     },
   };
 }

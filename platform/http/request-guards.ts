@@ -23,6 +23,8 @@ export const requestGuards = fp(async (app: FastifyInstance) => {
     if (app.server.listening) Server.prototype.close.call(app.server);
   });
   app.addHook('onSend', async (_request, reply) => {
+    // Some answers quote what was sent (an unknown path, a field): no browser may read them as anything but their type.
+    reply.header('x-content-type-options', 'nosniff');
     if (draining) reply.header('connection', 'close');
   });
   // Fastify stops routing new work once close() starts; requests still arriving on kept-alive

@@ -470,3 +470,16 @@ describe('a server shutting down', () => {
     }
   });
 });
+
+describe('what a browser may make of an answer', () => {
+  it('every answer says nosniff: a 404 quoting the path, a refusal quoting a field, a success, the API description', async () => {
+    const answers = await Promise.all([
+      t.app.inject({ method: 'GET', url: '/no-such-route/<b>quoted</b>' }),
+      t.app.inject({ method: 'POST', url: '/admin/commands/catalog-entry:record', headers: admin, payload: { '<b>field</b>': 1 } }),
+      t.app.inject({ method: 'GET', url: '/healthz' }),
+      t.app.inject({ method: 'GET', url: '/openapi.json' }),
+    ]);
+    expect(answers.map((answer) => answer.statusCode)).toEqual([404, 400, 200, 200]);
+    for (const answer of answers) expect(answer.headers['x-content-type-options'], answer.body).toBe('nosniff');
+  });
+});

@@ -1,5 +1,6 @@
 import type { Db } from '../db/db.js';
 import { escapeIdentifier, qualified } from '../db/identifier.js';
+import { hasSqlState, SQLSTATE } from '../db/sqlstate.js';
 import { APPLIED_CHANNEL, SWAPPED_PAYLOAD } from './offsets.js';
 import { positionsIn, samePositions, type Positions } from './positions.js';
 import type { Projection } from './projection.js';
@@ -55,6 +56,8 @@ export async function swapIntoLive(db: Db, plan: SwapPlan): Promise<Positions> {
   const tables = plan.projections.flatMap((projection) => projection.tables);
   const liveOffsets = qualified(plan.live, 'projection_offsets');
   for (let attempt = 1; ; attempt += 1) {
+    /** What the statement under way waits for, should its lock not come in time. */
+    let waitingFor = `the live ${names.join(', ')} positions (a projector batch)`;
     const outcome = await db.transaction(async (tx): Promise<{ swapped: Positions } | { behind: Positions }> => {
       await tx.query(`SET LOCAL lock_timeout = '${LOCK_TIMEOUT}'`);
       await tx.query(
@@ -71,7 +74,9 @@ export async function swapIntoLive(db: Db, plan: SwapPlan): Promise<Positions> {
       }
       await tx.query(`CREATE SCHEMA ${escapeIdentifier(plan.retired)}`);
       for (const table of tables) {
+        waitingFor = `the live ${table} table`;
         await tx.query(`ALTER TABLE ${qualified(plan.live, table)} SET SCHEMA ${escapeIdentifier(plan.retired)}`);
+        waitingFor = `the rebuilt ${table} table`;
         await tx.query(`ALTER TABLE ${qualified(plan.rebuilt, table)} SET SCHEMA ${escapeIdentifier(plan.live)}`);
       }
       const retiredOffsets = qualified(plan.retired, 'projection_offsets');
@@ -80,6 +85,12 @@ export async function swapIntoLive(db: Db, plan: SwapPlan): Promise<Positions> {
       await tx.query(`UPDATE ${liveOffsets} SET updated_at = clock_timestamp() WHERE projection = ANY($1::text[])`, [names]);
       await tx.query('SELECT pg_notify($1, $2)', [APPLIED_CHANNEL, SWAPPED_PAYLOAD]);
       return { swapped: live };
+    }).catch((error: unknown) => {
+      // Rolled back whole: nothing was swapped, to retry (exit 4), not a failed replay.
+      if (hasSqlState(error, SQLSTATE.lockNotAvailable)) {
+        throw new SwapError(`${waitingFor} stayed in use by another session for ${LOCK_TIMEOUT} (a long query or an export reading it); retry once it is free`);
+      }
+      throw error;
     });
     if ('swapped' in outcome) return outcome.swapped;
     if (attempt >= EMBEDDED_ATTEMPTS) {

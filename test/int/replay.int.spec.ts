@@ -11,7 +11,7 @@ import { positionsIn, samePositions, type Positions } from '../../platform/proje
 import { startRebuild } from '../../platform/projection/rebuild.js';
 import { buildIndexes, createReplaySchema, describedKeptSchemas, dropSchemas, replaySchemas, schemaExists } from '../../platform/projection/replay-schema.js';
 import { dropKeptSchemas } from '../../services/replay/kept.js';
-import { swapIntoLive } from '../../platform/projection/swap.js';
+import { SwapError, swapIntoLive } from '../../platform/projection/swap.js';
 import { awaitCaughtUp } from '../../platform/projection/catch-up.js';
 import { catalogEntriesProjection } from '../../projections/catalog-entries/projection.js';
 import { ledgerProjection } from '../../projections/ledger/projection.js';
@@ -341,6 +341,27 @@ describe.each([['kafka'], ['sql']] as const)('replay on the %s log', (eventLog) 
     await postbacks(1);
     expect((await replay(t.runtime.db, t.runtime.eventLog, { projections: [ledgerProjection] })).identical).toBe(true);
     await dropSchemas(t.runtime.db, [schema, `${schema}_retired`]);
+  });
+
+  it('a swap that cannot have a live table within 10 s (a query reading it) swaps nothing and says so, as a swap error to retry', async () => {
+    const schema = `replay_swap_blocked_${eventLog}`;
+    const before = await ledgerChecksums();
+    // An analyst's query (or an export) reading the live ledger for longer than the swap waits for it.
+    const refusal = await t.runtime.db.transaction(async (reader) => {
+      await reader.query('LOCK TABLE postback_log IN ACCESS SHARE MODE');
+      return replay(t.runtime.db, t.runtime.eventLog, { projections: [ledgerProjection], swap: true, schema }).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+    });
+    expect(refusal).toBeInstanceOf(SwapError);
+    expect((refusal as Error).message).toMatch(/^the live postback_log table stayed in use by another session for 10s .*; retry once it is free$/);
+    expect(await ledgerChecksums()).toEqual(before);
+    for (const left of [schema, `${schema}_live`, `${schema}_retired`]) expect(await schemaExists(t.runtime.db, left), left).toBe(false);
+    // Once the query is done, the same swap goes through.
+    const report = await replay(t.runtime.db, t.runtime.eventLog, { projections: [ledgerProjection], swap: true, schema });
+    expect(report.swapped).toBe(true);
+    expect(await ledgerChecksums()).toEqual(before);
   });
 
   it('a rebuild schema can start with only the indexes of its keys; the others are built after the rows, the same as live', async () => {

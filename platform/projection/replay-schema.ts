@@ -198,8 +198,10 @@ export async function describedKeptSchemas(sql: Sql): Promise<{ schema: string; 
     const own = marks.get(name) ?? null;
     if (own?.startsWith(ABOUT_MARK)) return own.slice(ABOUT_MARK.length);
     const heartbeat = own ?? marks.get(replayOf(name)) ?? null;
-    if (heartbeat?.startsWith(RUNNING_MARK)) return `left by a replay that stopped before it finished (its last heartbeat ${heartbeat.slice(RUNNING_MARK.length)}): partial, drop it`;
-    return null;
+    if (!heartbeat?.startsWith(RUNNING_MARK)) return null;
+    const lastBeat = heartbeat.slice(RUNNING_MARK.length);
+    if (isRetired(name)) return `the read models the swap of ${replayOf(name)} retired: the swap went through (the rebuilt ones are live), then its replay stopped before it finished (its last heartbeat ${lastBeat})`;
+    return `left by a replay that stopped before it finished (its last heartbeat ${lastBeat}): partial, drop it`;
   };
   return replays.filter((row) => kept.has(row.name)).map((row) => ({ schema: row.name, about: about(row.name) }));
 }
@@ -213,9 +215,10 @@ export async function unfinishedReplay(sql: Sql, schema: string): Promise<string
   const marks = new Map((await replayRows(sql)).map((row) => [row.name, row.mark]));
   const heartbeat = [marks.get(schema), marks.get(replayOf(schema))].find((mark) => mark?.startsWith(RUNNING_MARK));
   if (!heartbeat) return undefined;
-  return isFreshMark(heartbeat)
-    ? 'a replay is still writing it; wait for it to finish'
-    : `a replay stopped before it finished it (its last heartbeat ${heartbeat.slice(RUNNING_MARK.length)}): its tables are partial; drop it (npm run replay -- --drop ${schema}) and replay again`;
+  if (isFreshMark(heartbeat)) return 'a replay is still writing it; wait for it to finish';
+  // Only a committed swap creates it, with the tables that were live until then: whole, whatever happened to the replay after.
+  if (isRetired(schema)) return undefined;
+  return `a replay stopped before it finished it (its last heartbeat ${heartbeat.slice(RUNNING_MARK.length)}): its tables are partial; drop it (npm run replay -- --drop ${schema}) and replay again`;
 }
 
 /** The replay schemas: those kept (point in time, --keep, an interrupted replay's) and those a replay is still writing, oldest first. */
@@ -232,6 +235,9 @@ async function replayRows(sql: Sql): Promise<{ name: string; mark: string | null
 
 /** The replay schema a `_live` or `_retired` companion belongs to (itself for a replay's own). */
 const replayOf = (name: string) => name.replace(/_(live|retired)$/, '');
+
+/** A swap's `_retired` companion: the tables that were live before it. */
+const isRetired = (name: string) => name.endsWith('_retired');
 
 function classify(replays: { name: string; mark: string | null }[]): { kept: string[]; running: string[] } {
   const running = new Set(replays.filter((row) => isFreshMark(row.mark)).map((row) => row.name));

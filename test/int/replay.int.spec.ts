@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -178,6 +178,41 @@ describe.each([['kafka'], ['sql']] as const)('replay on the %s log', (eventLog) 
       expect(existsSync(join(tmpdir(), `${schema}.csv`))).toBe(false);
     } finally {
       await dropSchemas(t.runtime.db, [schema]);
+    }
+  });
+
+  it('a replay killed once its swap went through: its retired tables are listed as such, whole, and export, not as a partial rebuild', async () => {
+    const schema = `replay_swapped_then_killed_${eventLog}`;
+    const retired = `${schema}_retired`;
+    // What the replay had done when it was killed: rebuilt, swapped in; its rebuilt schema (now its offsets alone) not yet dropped.
+    await createReplaySchema(t.runtime.db, 'public', schema, ledgerProjection.tables, { running: true });
+    const rebuild = await startRebuild({ db: t.runtime.db, eventLog: t.runtime.eventLog, schema, projections: [ledgerProjection] });
+    const partitions = (await t.runtime.eventLog.endOffsets('postbacks')).map((end) => ({ projection: 'ledger', topic: 'postbacks', partition: end.partition }));
+    try {
+      await rebuild.reach(await positionsIn(t.runtime.db, 'public', ['ledger']));
+      await swapIntoLive(t.runtime.db, { live: 'public', rebuilt: schema, retired, projections: [ledgerProjection], partitions, catchUp: (positions) => rebuild.reach(positions, 60_000) });
+    } finally {
+      await rebuild.stop();
+    }
+    const out = join(tmpdir(), `${retired}.csv`);
+    let written: string[] = [];
+    try {
+      const lastBeat = new Date(Date.now() - 61_000).toISOString();
+      await t.runtime.db.query(`COMMENT ON SCHEMA ${schema} IS 'offer-ledger replay under way, heartbeat ${lastBeat}'`);
+      const described = await describedKeptSchemas(t.runtime.db);
+      expect(described).toContainEqual({ schema, about: `left by a replay that stopped before it finished (its last heartbeat ${lastBeat}): partial, drop it` });
+      expect(described).toContainEqual({
+        schema: retired,
+        about: `the read models the swap of ${schema} retired: the swap went through (the rebuilt ones are live), then its replay stopped before it finished (its last heartbeat ${lastBeat})`,
+      });
+      // The tables that were live until the swap, every row of them.
+      const exported = await exportReadModel(t.runtime.db, { readModel: 'conversions', schema: retired, format: 'csv', out });
+      written = exported.files;
+      expect(exported.rows).toBe(Number((await tableChecksum(t.runtime.db, 'conversions', retired)).rows));
+      expect(await tableChecksum(t.runtime.db, 'conversions', retired)).toEqual(await tableChecksum(t.runtime.db, 'conversions'));
+    } finally {
+      await dropSchemas(t.runtime.db, [schema, retired]);
+      for (const file of written) rmSync(file, { force: true });
     }
   });
 

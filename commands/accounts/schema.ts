@@ -4,7 +4,8 @@ import { canonicalUuid, displayText } from '../input.js';
 /** Input pieces shared by the accounts commands. */
 export const id = canonicalUuid;
 export const name = displayText;
-export const reason = Type.Optional(Type.String({ minLength: 1, maxLength: 500, description: 'why, for the audit trail (internal)' }));
+/** Shown to operators in the audit trail as written: visible text, as names are. */
+export const reason = Type.Optional(displayText('why, for the audit trail (internal)', 500));
 
 /**
  * A closed set of words. A pattern on a string rather than a union of literals, so the CLI takes

@@ -87,6 +87,10 @@ describe('accounts admin commands reject bad input', () => {
     ['api-key:issue', 'key', 'input', (i) => ({ application_id: i.app, key: 'svc_live_mine' })],
     ['api-key:revoke', 'key_id', 'input', (i) => ({ key_id: i.revokedKey })],
     ['api-key:revoke', 'key_id', 'not found', () => ({ key_id: UNKNOWN })],
+    // A reason is read in the audit trail: a blank one says nothing, an escape sequence rewrites what is shown.
+    ['api-key:revoke', 'reason', 'input', (i) => ({ key_id: i.revokedKey, reason: '   ' })],
+    ['application:set-status', 'reason', 'input', (i) => ({ application_id: i.app, status: 'paused', reason: 'ok\u001b[2K' })],
+    ['developer:set-status', 'reason', 'input', (i) => ({ developer_id: i.developer, status: 'suspended', reason: 'line1\nline2' })],
     ['sandbox-key:ensure', 'generation', 'input', () => ({ generation: 3 })],
     ['placement:create', 'application_id', 'input', (i) => ({ application_id: i.suspendedApp, name: 'x' })],
     ['placement:create', 'status', 'input', (i) => ({ application_id: i.app, name: 'x', status: 'paused' })],

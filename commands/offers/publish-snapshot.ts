@@ -23,6 +23,8 @@ const snapshotInput = Type.Object(
         // The grammar parseRfc3339 reads, so a time every other input takes is taken here too
         // (to the microsecond, as many clocks write it; `t`, `z` or a space, as RFC 3339 allows).
         pattern: RFC_3339_PATTERN,
+        // The pattern takes any number of fraction digits: nine (nanoseconds) and an offset fit.
+        maxLength: 40,
         description: "when the partner updated the content, RFC 3339 (default now)",
       }),
     ),

@@ -623,6 +623,14 @@ describe('GET /docs', () => {
     }
   });
 
+  it('sends the page asked for with a query string to the page without it (its script would look for the document after the query)', async () => {
+    for (const asked of ['/docs?x=1', '/docs/?url=https://elsewhere.example/doc.json']) {
+      const answer = await t.app.inject({ url: asked });
+      expect(answer.statusCode, asked).toBe(302);
+      expect(answer.headers.location).toBe('/docs/');
+    }
+  });
+
   it('points the page at the same document', async () => {
     const served = await t.app.inject({ url: '/docs/json' });
     expect(served.statusCode).toBe(200);

@@ -84,7 +84,16 @@ export const openApiDocument = fp(async (app: FastifyInstance, { version }: { ve
       },
     },
   });
-  await app.register(swaggerUi, { routePrefix: DOCS_PREFIX, staticCSP: DOCS_CSP });
+  await app.register(async (docs) => {
+    // The page's script finds the document by appending `json` to its own address, query string
+    // and all, so `/docs/?anything` showed no operation: that address goes to the page without it.
+    docs.addHook('onRequest', async (request, reply) => {
+      const query = request.url.indexOf('?');
+      const path = query < 0 ? request.url : request.url.slice(0, query);
+      if (query >= 0 && (path === DOCS_PREFIX || path === `${DOCS_PREFIX}/`)) return reply.redirect(`${DOCS_PREFIX}/`, 302);
+    });
+    await docs.register(swaggerUi, { routePrefix: DOCS_PREFIX, staticCSP: DOCS_CSP });
+  });
   // The document is fixed once the routes are registered: written once, and every answer sends
   // the same bytes (serializing its 170 kB per request let a client that asks many times without
   // reading the answers take the process's CPU and memory).

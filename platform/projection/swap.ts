@@ -27,8 +27,17 @@ export class SwapError extends Error {
   }
 }
 
-/** How long the swap waits for readers of the live tables (it needs them alone for a moment). */
-const LOCK_TIMEOUT = '10s';
+/** How long the swap waits in all for readers of the live tables (it needs them alone for a moment). */
+const LOCK_BUDGET_MS = 10_000;
+/**
+ * How long one attempt waits for a lock before it lets go of everything and tries again. An
+ * attempt holds the tables it has moved while it waits for the next: with one wait for the whole
+ * budget, a long query on one table stopped every reader of the others for 10 s (the API's
+ * deadlines are shorter: 503s); now they wait this long at most per attempt.
+ */
+const ATTEMPT_LOCK_TIMEOUT_MS = 250;
+/** Between attempts, so that the readers queued behind the last one get their turn first. */
+const ATTEMPT_PAUSE_MS = 50;
 /** Rounds on the embedded database before giving up on a live projector that keeps moving ahead. */
 const EMBEDDED_ATTEMPTS = 20;
 
@@ -49,17 +58,19 @@ const EMBEDDED_ATTEMPTS = 20;
  * below the locked live positions, so those rows stay right (only `updated_at` changes, which is
  * part of the positions key caches compare). The waiting live projector then applies its batch
  * to the new tables and continues; no event is skipped or applied twice, and nothing needs to be
- * stopped. Readers wait for the renames for a moment (at most LOCK_TIMEOUT, then SwapError).
+ * stopped. Readers wait for the renames for a moment (at most ATTEMPT_LOCK_TIMEOUT_MS an attempt;
+ * after LOCK_BUDGET_MS of attempts, SwapError).
  */
 export async function swapIntoLive(db: Db, plan: SwapPlan): Promise<Positions> {
   const names = plan.projections.map((projection) => projection.name);
   const tables = plan.projections.flatMap((projection) => projection.tables);
   const liveOffsets = qualified(plan.live, 'projection_offsets');
-  for (let attempt = 1; ; attempt += 1) {
+  const lockDeadline = performance.now() + LOCK_BUDGET_MS;
+  for (let behindRounds = 1; ; ) {
     /** What the statement under way waits for, should its lock not come in time. */
     let waitingFor = `the live ${names.join(', ')} positions (a projector batch)`;
-    const outcome = await db.transaction(async (tx): Promise<{ swapped: Positions } | { behind: Positions }> => {
-      await tx.query(`SET LOCAL lock_timeout = '${LOCK_TIMEOUT}'`);
+    const outcome = await db.transaction(async (tx): Promise<{ swapped: Positions } | { behind: Positions } | { locked: true }> => {
+      await tx.query(`SET LOCAL lock_timeout = '${ATTEMPT_LOCK_TIMEOUT_MS}ms'`);
       await tx.query(
         `INSERT INTO ${liveOffsets} (projection, topic, partition, next_offset)
          SELECT projection, topic, partition, 0 FROM unnest($1::text[], $2::text[], $3::int[]) AS p(projection, topic, partition)
@@ -86,16 +97,23 @@ export async function swapIntoLive(db: Db, plan: SwapPlan): Promise<Positions> {
       await tx.query('SELECT pg_notify($1, $2)', [APPLIED_CHANNEL, SWAPPED_PAYLOAD]);
       return { swapped: live };
     }).catch((error: unknown) => {
-      // Rolled back whole: nothing was swapped, to retry (exit 4), not a failed replay.
-      if (hasSqlState(error, SQLSTATE.lockNotAvailable)) {
-        throw new SwapError(`${waitingFor} stayed in use by another session for ${LOCK_TIMEOUT} (a long query or an export reading it); retry once it is free`);
-      }
+      // Rolled back whole: nothing was swapped and every lock it held is let go.
+      if (hasSqlState(error, SQLSTATE.lockNotAvailable)) return { locked: true as const };
       throw error;
     });
     if ('swapped' in outcome) return outcome.swapped;
-    if (attempt >= EMBEDDED_ATTEMPTS) {
+    if ('locked' in outcome) {
+      // To retry (exit 4) once the reader is done, not a failed replay.
+      if (performance.now() >= lockDeadline) {
+        throw new SwapError(`${waitingFor} stayed in use by another session for ${LOCK_BUDGET_MS / 1000}s (a long query or an export reading it); retry once it is free`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, ATTEMPT_PAUSE_MS));
+      continue;
+    }
+    if (behindRounds >= EMBEDDED_ATTEMPTS) {
       throw new SwapError(`the live ${names.join(', ')} projector kept moving ahead of the rebuilt read model; retry when traffic is lower`);
     }
+    behindRounds += 1;
     await plan.catchUp(outcome.behind);
   }
 }

@@ -156,37 +156,37 @@ describe('admin sessions', () => {
   const request = (cookie?: string, protocol: 'http' | 'https' = 'http') => ({ headers: cookie ? { cookie } : {}, protocol }) as unknown as FastifyRequest;
   const valueOf = (setCookie: string) => setCookie.split(';')[0]!;
 
-  it('signs a session without the token in it, HttpOnly, SameSite=Strict, Secure over https', () => {
+  it('signs a session without the token in it, HttpOnly, SameSite=Strict, Secure over https', async () => {
     const now = Date.UTC(2026, 10, 23);
     const sessions = adminSessions(TOKEN, () => now);
-    const cookie = sessions.open(request());
+    const cookie = await sessions.open(request());
     expect(cookie).not.toContain(TOKEN);
     expect(cookie).toMatch(/^admin_session=v2\.\d+\.[0-9a-f]{64}; Max-Age=28800; Path=\/admin; HttpOnly; SameSite=Strict$/);
-    expect(sessions.open(request(undefined, 'https'))).toContain('; Secure');
-    expect(sessions.valid(request(valueOf(cookie)))).toBe(true);
+    expect(await sessions.open(request(undefined, 'https'))).toContain('; Secure');
+    expect(await sessions.valid(request(valueOf(cookie)))).toBe(true);
   });
 
-  it('keys its MAC by a scrypt of the token, not the token: a copied cookie is no cheap test of token guesses', () => {
+  it('keys its MAC by a scrypt of the token, not the token: a copied cookie is no cheap test of token guesses', async () => {
     const now = Date.UTC(2026, 10, 23);
-    const [, expires, mac] = valueOf(adminSessions(TOKEN, () => now).open(request())).split('=')[1]!.split('.');
+    const [, expires, mac] = valueOf(await adminSessions(TOKEN, () => now).open(request())).split('=')[1]!.split('.');
     const keyedByToken = (version: string) => createHmac('sha256', TOKEN).update(`admin-session.${version}.${expires}`).digest('hex');
     expect(mac).not.toBe(keyedByToken('v2'));
     // A session signed the earlier way is not taken either.
-    expect(adminSessions(TOKEN, () => now).valid(request(`admin_session=v1.${expires}.${keyedByToken('v1')}`))).toBe(false);
+    expect(await adminSessions(TOKEN, () => now).valid(request(`admin_session=v1.${expires}.${keyedByToken('v1')}`))).toBe(false);
   });
 
-  it('refuses an expired, altered or foreign session', () => {
+  it('refuses an expired, altered or foreign session', async () => {
     let now = Date.UTC(2026, 10, 23);
     const sessions = adminSessions(TOKEN, () => now);
-    const cookie = valueOf(sessions.open(request()));
-    const other = valueOf(adminSessions(`${TOKEN}-rotated`, () => now).open(request()));
-    expect(sessions.valid(request(other))).toBe(false);
-    expect(sessions.valid(request(cookie.replace(/.$/, (last) => (last === '0' ? '1' : '0'))))).toBe(false);
-    expect(sessions.valid(request(cookie.replace(/v2\.(\d+)/, (_all, expires: string) => `v2.${Number(expires) + 1}`)))).toBe(false);
-    expect(sessions.valid(request('admin_session=garbage'))).toBe(false);
-    expect(sessions.valid(request())).toBe(false);
+    const cookie = valueOf(await sessions.open(request()));
+    const other = valueOf(await adminSessions(`${TOKEN}-rotated`, () => now).open(request()));
+    expect(await sessions.valid(request(other))).toBe(false);
+    expect(await sessions.valid(request(cookie.replace(/.$/, (last) => (last === '0' ? '1' : '0'))))).toBe(false);
+    expect(await sessions.valid(request(cookie.replace(/v2\.(\d+)/, (_all, expires: string) => `v2.${Number(expires) + 1}`)))).toBe(false);
+    expect(await sessions.valid(request('admin_session=garbage'))).toBe(false);
+    expect(await sessions.valid(request())).toBe(false);
     now += SESSION_SECONDS * 1000;
-    expect(sessions.valid(request(cookie))).toBe(false);
+    expect(await sessions.valid(request(cookie))).toBe(false);
   });
 });
 

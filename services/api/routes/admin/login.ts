@@ -73,7 +73,7 @@ export async function loginRoutes(app: FastifyInstance, { sessions, isAdminToken
     const next = returnPath(form.next);
     if (crossSite(request)) return sendLogin(reply, 403, next, 'Sign in from this page, not from another site.');
     if (typeof form.token !== 'string' || !isAdminToken(form.token)) return sendLogin(reply, 401, next, 'That token was not accepted.');
-    return reply.status(303).header('set-cookie', sessions.open(request)).header('location', next).send();
+    return reply.status(303).header('set-cookie', await sessions.open(request)).header('location', next).send();
   });
 
   app.post('/logout', { schema: { hide: true } }, async (request, reply) => {

@@ -38,7 +38,7 @@ export async function adminPages(app: FastifyInstance, options: { runtime: Runti
   await app.register(loginRoutes, { sessions, isAdminToken });
   await app.register(async (pages) => {
     pages.addHook('onRequest', async (request, reply) => {
-      if (sessions.valid(request) || isAdminToken(bearerOf(request))) return;
+      if (isAdminToken(bearerOf(request)) || (await sessions.valid(request))) return;
       return sendLogin(reply, 401, returnPath(request.url));
     });
     await pages.register(postbackPages, { runtime: options.runtime, refusals: options.refusals, prefix: '/postbacks' });

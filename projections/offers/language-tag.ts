@@ -24,3 +24,13 @@ export function conventionalLanguageTag(tag: string): string {
     })
     .join('-');
 }
+
+/**
+ * Whether a tag names a known language: not one whose language subtag is `und`, BCP 47's
+ * "Undetermined" (RFC 5646 §4.1), which a partner may send for content whose language it does
+ * not know. `content_language` reports only a known language (reference: Offer object; offer
+ * info rule 5), so such content has none, as an untagged snapshot has none. Pure.
+ */
+export function isKnownLanguage(tag: string): boolean {
+  return tag.split('-')[0]!.toLowerCase() !== 'und';
+}

@@ -1,6 +1,6 @@
 import type { OfferDetailsDocument } from '../../schemas/documents/offer.js';
 import type { StoredOffer } from './queries.js';
-import { conventionalLanguageTag } from './language-tag.js';
+import { conventionalLanguageTag, isKnownLanguage } from './language-tag.js';
 
 /** Offer document version of every offer object the routes return (reference: Versioning). */
 export const OFFER_DOCUMENT_VERSION = '3.0';
@@ -65,7 +65,7 @@ export function publicOffer(offer: Pick<StoredOffer, 'offer_id' | 'kind' | 'stat
     offer_info: { status, title: details.offer_info.title, category: { id: details.offer_info.category.id }, description: details.offer_info.description },
     entity: details.entity,
     goals: details.goals,
-    ...(language ? { content_language: conventionalLanguageTag(language) } : {}),
+    ...(language && isKnownLanguage(language) ? { content_language: conventionalLanguageTag(language) } : {}),
     ...(details.material && details.material.length > 0 ? { material: details.material } : {}),
     ...(details.action && Object.keys(details.action).length > 0 ? { action: details.action } : {}),
   };

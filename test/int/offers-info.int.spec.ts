@@ -158,6 +158,13 @@ describe('remote offers', () => {
     expect(offer).not.toHaveProperty('content_language');
   });
 
+  it.each(['und', 'UND', 'und-Latn'])('omit content_language when the snapshot is tagged %s (BCP 47: undetermined, so no known language)', async (language) => {
+    const offer_id = await remoteOffer('active', [{ language, updated_at: '2026-01-01T00:00:00Z', title: 'Undetermined' }]);
+    const offer = expectOffer(await client.byId(world.keys.main, offer_id));
+    expect(offer.offer_info.title).toBe('Undetermined');
+    expect(offer).not.toHaveProperty('content_language');
+  });
+
   it.each(['paused', 'expired'] as const)('show details when the offer is %s (serving unavailability or an expired quote does not hide them)', async (status) => {
     const offer_id = await remoteOffer(status, [{ language: 'en', updated_at: '2026-01-01T00:00:00Z', title: 'Still public' }]);
     expect(expectOffer(await client.byId(world.keys.main, offer_id)).offer_info).toMatchObject({ status: 'expired', title: 'Still public' });

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { conventionalLanguageTag } from '../../projections/offers/language-tag.js';
+import { conventionalLanguageTag, isKnownLanguage } from '../../projections/offers/language-tag.js';
 
 describe('conventionalLanguageTag', () => {
   it.each([
@@ -25,5 +25,11 @@ describe('conventionalLanguageTag', () => {
         expect(conventionalLanguageTag(shown)).toBe(shown);
       }),
     );
+  });
+});
+
+describe('isKnownLanguage', () => {
+  it.each([['und', false], ['UND', false], ['und-Latn', false], ['und-x-private', false], ['en', true], ['pt-BR', true], ['sgn-BE-FR', true], ['unde', true]])('%s → %s', (tag, expected) => {
+    expect(isKnownLanguage(tag)).toBe(expected);
   });
 });

@@ -26,11 +26,17 @@ export function conventionalLanguageTag(tag: string): string {
 }
 
 /**
- * Whether a tag names a known language: not one whose language subtag is `und`, BCP 47's
- * "Undetermined" (RFC 5646 §4.1), which a partner may send for content whose language it does
- * not know. `content_language` reports only a known language (reference: Offer object; offer
- * info rule 5), so such content has none, as an untagged snapshot has none. Pure.
+ * BCP 47's special language subtags that name no one language (RFC 5646 §4.1, ISO 639-2): `und`
+ * "undetermined" (a partner may send it for content whose language it does not know), `zxx` "no
+ * linguistic content", `mul` "multiple languages", `mis` "uncoded language".
+ */
+const NOT_A_KNOWN_LANGUAGE = new Set(['und', 'zxx', 'mul', 'mis']);
+
+/**
+ * Whether a tag names a known language. `content_language` reports only the selected content's
+ * known language (reference: Offer object; offer info rule 5), so content tagged with one of the
+ * special subtags has none, as an untagged snapshot has none. Pure.
  */
 export function isKnownLanguage(tag: string): boolean {
-  return tag.split('-')[0]!.toLowerCase() !== 'und';
+  return !NOT_A_KNOWN_LANGUAGE.has(tag.split('-')[0]!.toLowerCase());
 }

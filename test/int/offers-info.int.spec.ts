@@ -158,7 +158,7 @@ describe('remote offers', () => {
     expect(offer).not.toHaveProperty('content_language');
   });
 
-  it.each(['und', 'UND', 'und-Latn'])('omit content_language when the snapshot is tagged %s (BCP 47: undetermined, so no known language)', async (language) => {
+  it.each(['und', 'UND', 'und-Latn', 'zxx', 'mul'])('omit content_language when the snapshot is tagged %s (BCP 47: undetermined, no linguistic content or several languages: no one known language)', async (language) => {
     const offer_id = await remoteOffer('active', [{ language, updated_at: '2026-01-01T00:00:00Z', title: 'Undetermined' }]);
     const offer = expectOffer(await client.byId(world.keys.main, offer_id));
     expect(offer.offer_info.title).toBe('Undetermined');

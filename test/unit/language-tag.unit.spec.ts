@@ -29,7 +29,7 @@ describe('conventionalLanguageTag', () => {
 });
 
 describe('isKnownLanguage', () => {
-  it.each([['und', false], ['UND', false], ['und-Latn', false], ['und-x-private', false], ['en', true], ['pt-BR', true], ['sgn-BE-FR', true], ['unde', true]])('%s → %s', (tag, expected) => {
+  it.each([['und', false], ['UND', false], ['und-Latn', false], ['und-x-private', false], ['zxx', false], ['mul', false], ['MIS', false], ['en', true], ['pt-BR', true], ['sgn-BE-FR', true], ['unde', true]])('%s → %s', (tag, expected) => {
     expect(isKnownLanguage(tag)).toBe(expected);
   });
 });

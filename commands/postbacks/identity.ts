@@ -1,13 +1,12 @@
 import { createHash } from 'node:crypto';
+import type { PostbackIdentityKind } from '../../schemas/generated/events.js';
 import type { PostbackFields } from './fields.js';
 import { canonicalDecimal } from './payout.js';
 
 /** The business identity of a postback within its partner, and the fingerprint of what it reports. */
 
-export type IdentityKind = 'event_id' | 'order_id' | 'partner_txn_id';
-
 export interface PostbackIdentity {
-  kind: IdentityKind;
+  kind: PostbackIdentityKind;
   /** JSON array of the kind and its parts: unambiguous whatever the parts contain, and stable. */
   key: string;
 }
@@ -21,7 +20,7 @@ export function postbackIdentity(fields: PostbackFields): PostbackIdentity | und
   return undefined;
 }
 
-const identity = (kind: IdentityKind, ...parts: string[]): PostbackIdentity => ({ kind, key: JSON.stringify([kind, ...parts]) });
+const identity = (kind: PostbackIdentityKind, ...parts: string[]): PostbackIdentity => ({ kind, key: JSON.stringify([kind, ...parts]) });
 
 /**
  * sha256 (hex) of what the postback reports, in a fixed key order with absent fields as null and

@@ -1,5 +1,8 @@
 import { withUnreservedDecoded } from '../../../platform/http/unreserved.js';
 import { ANY_CASE_UUID, CANONICAL_UUID } from '../../../platform/ids/uuid-text.js';
+import type { TrackedLinkShape } from '../../../schemas/generated/events.js';
+
+export type { TrackedLinkShape };
 
 /**
  * Reads a submitted tracked-link URL: is it on the link origin, and which link does its path name?
@@ -9,8 +12,6 @@ import { ANY_CASE_UUID, CANONICAL_UUID } from '../../../platform/ids/uuid-text.j
  * historical instance; kept lowercase, read in either case as a UUID is), `/static/st_{[A-Za-z0-9_-]+}`.
  * Query string and fragment are ignored: they never change which link it is.
  */
-export type TrackedLinkShape = 'short_code' | 'instance_uuid' | 'static_path';
-
 export interface TrackedLinkRef {
   shape: TrackedLinkShape;
   /** The identifying segment, the key of `tracked_links`: the code, the UUID, or the st_ token. */

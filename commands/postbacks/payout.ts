@@ -1,5 +1,6 @@
 import { Decimal } from 'decimal.js';
 import { isKnownCurrency, minorUnitsOf } from '../../schemas/documents/currency.js';
+import type { OfferPricingModel } from '../../schemas/generated/events.js';
 
 /**
  * Money of a postback: canonical decimal strings and the payout of a goal. Exact decimal
@@ -37,7 +38,7 @@ function inMinorUnits(value: Decimal, currency: string): string {
 
 /** A goal's pricing as offers store it (OfferGoal: cpa carries amount + currency, cps a rate). */
 export interface GoalPricing {
-  model: 'cpa' | 'cps';
+  model: OfferPricingModel;
   amount: string | null;
   currency: string | null;
   /** Percentage, e.g. "7.5" for 7.5 %. */

@@ -139,7 +139,7 @@ export type KeyLookup =
 
 interface KeyRow {
   key_id: string;
-  kind: 'live' | 'test' | 'sandbox';
+  kind: ApiKeyKind;
   key_hash: string;
   revoked: boolean;
   application_id: string | null;

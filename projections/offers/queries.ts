@@ -1,13 +1,14 @@
 import type { Sql } from '../../platform/db/db.js';
 import type { OfferDetailsDocument } from '../../schemas/documents/offer.js';
+import type { OfferKind, OfferPricingModel, OfferStatus } from '../../schemas/generated/events.js';
 import { readSnapshotContent } from './details.js';
 
 /** An offer's stored public state; `details` in the shape of the offer document, null when none. */
 export interface StoredOffer {
   offer_id: string;
   partner_id: string;
-  kind: 'local' | 'remote';
-  status: 'active' | 'paused' | 'pending' | 'rejected' | 'expired';
+  kind: OfferKind;
+  status: OfferStatus;
   deleted: boolean;
   delisted: boolean;
   test_only: boolean;
@@ -27,7 +28,7 @@ export interface OfferQueryRow extends Omit<StoredOffer, 'details'> {
   action_name: string | null;
   consumer_action: string | null;
   material: { format: string; url: string; tag: string }[];
-  goals: { event: string; model: 'cpa' | 'cps'; amount: string | null; currency: string | null; rate: string | null }[];
+  goals: { event: string; model: OfferPricingModel; amount: string | null; currency: string | null; rate: string | null }[];
 }
 
 /** The stored detail columns of a row with details, in the offer document shape. */

@@ -1,5 +1,6 @@
 import type { Sql } from '../../../platform/db/db.js';
 import type { OfferDetailsDocument } from '../../../schemas/documents/offer.js';
+import type { OfferKind } from '../../../schemas/generated/events.js';
 import { OFFER_COLUMNS, SNAPSHOT_PREFERENCE, toDocument, type OfferQueryRow } from '../queries.js';
 
 export interface TargetingRule {
@@ -36,7 +37,7 @@ export async function targetedLocations(sql: Sql): Promise<{ location_id: string
  */
 export interface ServingCandidateRow {
   offer_id: string;
-  kind: 'local' | 'remote';
+  kind: OfferKind;
   test_only: boolean;
   destination_url: string | null;
   /** Local offers: their stored details. */

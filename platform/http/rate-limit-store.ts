@@ -20,7 +20,7 @@ const LocalStore = require('@fastify/rate-limit/store/LocalStore.js') as new (co
 /**
  * After Redis fails a count, how long every limit of this process counts in process before Redis
  * is asked again: a stalled Redis then costs one command timeout (500 ms) per pause instead of
- * one per request (an audit saw every link open take 510 ms while Redis hung).
+ * one per request (without it every link open took 510 ms while Redis hung).
  */
 export const SHARED_COUNT_PAUSE_MS = 5_000;
 

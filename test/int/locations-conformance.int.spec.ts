@@ -1039,10 +1039,10 @@ describe('parameters each catalog does not take, and malformed values', () => {
 });
 
 // ---------------------------------------------------------------------------------------------
-// Findings of the conformance audit, each pinned by the rule it restores.
+// Cases once answered against the rules, each pinned by the rule it restores.
 // ---------------------------------------------------------------------------------------------
 
-describe('audit findings', () => {
+describe('rules once broken', () => {
   /** A 404 NOT_FOUND envelope whose message names `id`, or a problem saying what came instead. */
   function expectNotFound(problems: Problems, reply: Reply, id: string) {
     checkEnvelope(problems, reply);

@@ -80,7 +80,8 @@ describe('the diagnostics store of refused postbacks, in Redis', () => {
       { method: 'POST', headers: { 'content-type': 'application/json', 'svc-protocol-version': '2.0' }, status: 400, reason: 'unsupported_protocol_version', protocolHeader: '1.0' },
       { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, status: 404, reason: 'partner_not_found', protocolHeader: undefined },
       { method: 'GET', headers: {}, status: 404, reason: 'partner_not_found', protocolHeader: undefined },
-      { method: 'PUT', headers: {}, status: 405, reason: 'method_not_allowed', protocolHeader: undefined },
+      { method: 'PUT', headers: {}, status: 405, reason: 'method_not_allowed', protocolHeader: '1.0' },
+      { method: 'PUT', headers: { 'content-type': 'application/x-www-form-urlencoded' }, status: 405, reason: 'method_not_allowed', protocolHeader: '1.0' },
     ];
     for (const { method, headers, status, reason, protocolHeader } of cases) {
       const response = await send(method, headers);

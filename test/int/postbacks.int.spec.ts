@@ -313,6 +313,28 @@ describe.each([['kafka'], ['sql']] as const)('postbacks on the %s log', (eventLo
       expectRejection(await t.app.inject({ method: 'GET', url: `/v1/postback/${world.partner}/more?event_name=purchase` }), 'partner_not_found');
     });
 
+    it('answers every other method with the protocol header whatever Content-Type it sends, and on a partner id the router cannot decode', async () => {
+      // Only GET and a form POST without the header are the compatibility routes; every other method is refused as the current contract refuses.
+      const form = { 'content-type': 'application/x-www-form-urlencoded' };
+      for (const [method, url, headers] of [
+        ['PUT', `/v1/postback/${world.partner}`, form],
+        ['DELETE', `/v1/postback/${world.partner}`, form],
+        ['OPTIONS', `/v1/postback/${world.partner}`, form],
+        ['PROPFIND', `/v1/postback/${world.partner}`, form],
+        ['HEAD', `/v1/postback/${world.partner}`, form],
+        ['PUT', '/v1/postback/%zz', {}],
+        ['DELETE', '/v1/postback/%zz', form],
+        ['HEAD', '/v1/postback/%zz', {}],
+      ] as const) {
+        const response = await t.app.inject({ method, url, headers, ...(method === 'PUT' ? { payload: 'event_name=purchase' } : {}) });
+        const what = `${method} ${url} ${JSON.stringify(headers)}`;
+        expect(response.statusCode, what).toBe(405);
+        expect(response.headers.allow, what).toBe('GET, POST');
+        expect(response.headers['svc-protocol-version'], what).toBe('1.0');
+        if (method !== 'HEAD') expectRejection(response, 'method_not_allowed');
+      }
+    });
+
     it('requires an identity and an attribution', async () => {
       expectRejection(await post({ event_name: 'purchase', offer_instance_id: instance }), 'missing_identity');
       expectRejection(await post({ event_name: 'purchase', event_id: id() }), 'missing_attribution');

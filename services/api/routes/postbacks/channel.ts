@@ -23,6 +23,16 @@ export function postChannel(request: FastifyRequest): PostbackChannel {
   return request.headers[PROTOCOL_HEADER] === undefined && FORM.test(type) ? 'compat_form' : 'current';
 }
 
+/**
+ * Which contract a request on a postback path is answered by: GET is the compatibility query
+ * route, a POST as postChannel says, and every other method is refused as the current contract
+ * refuses (its 405 carries SVC-Protocol-Version, whatever Content-Type it sends).
+ */
+export function requestChannel(request: FastifyRequest): PostbackChannel {
+  if (request.method === 'GET') return 'compat_get';
+  return request.method === 'POST' ? postChannel(request) : 'current';
+}
+
 /** The current contract's request checks, before the body is read. Throws PostbackRejection. */
 function checkCurrentRequest(request: FastifyRequest): void {
   const version = request.headers[PROTOCOL_HEADER];

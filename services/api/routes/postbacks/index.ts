@@ -13,7 +13,7 @@ import { findDecisions } from '../../../../projections/ledger/queries.js';
 import { findServedInstances } from '../../../../projections/serves/queries.js';
 import type { PostbackRefusals } from '../../postback-refusals.js';
 import { openReadCaches } from '../../read-cache.js';
-import { checkPostRequest, checkUnsigned, paramsOf, postChannel, sourceAddress } from './channel.js';
+import { checkPostRequest, checkUnsigned, paramsOf, requestChannel, sourceAddress } from './channel.js';
 import { openPartnerCache } from './partner-cache.js';
 import { refusalOf } from './refusal-record.js';
 import { methodNotAllowed, noPartnerPath, PROTOCOL_HEADER, PROTOCOL_VERSION, rejectionOf, sendAnswer, sendRejection } from './respond.js';
@@ -58,7 +58,7 @@ export async function postbackRoutes(app: FastifyInstance, { runtime, refusals }
   const states = new WeakMap<FastifyRequest, PostbackState>();
   const stateOf = (request: FastifyRequest): PostbackState => {
     let state = states.get(request);
-    if (!state) states.set(request, (state = { channel: request.method === 'GET' ? 'compat_get' : postChannel(request), correlation_id: uuidV7() }));
+    if (!state) states.set(request, (state = { channel: requestChannel(request), correlation_id: uuidV7() }));
     return state;
   };
 

@@ -182,8 +182,10 @@ const ALL_REASONS = Object.keys(POSTBACK_REASONS) as PostbackReason[];
 /** Given only to other methods on the path. */
 const METHOD_REASONS: PostbackReason[] = ['method_not_allowed'];
 const ALLOW = { Allow: { type: 'string', enum: ['GET, POST'] } };
-/** The path's 405 with its Allow, declared by each operation as by the hidden one for other methods. */
-const methodRefusal = (headers: Record<string, object> = {}) => failures(METHOD_REASONS, { ...headers, ...ALLOW });
+/** A method other than GET and POST is refused as the current contract refuses, whatever its Content-Type (channel.ts requestChannel). */
+const METHOD_PROTOCOL_HEADER = { 'SVC-Protocol-Version': { type: 'string', enum: [PROTOCOL_VERSION], description: 'on every 405: a method other than GET and POST is refused as the current contract refuses' } };
+/** The path's 405 with its Allow and the protocol header, declared by each operation as by the hidden one for other methods. */
+const methodRefusal = () => failures(METHOD_REASONS, { ...METHOD_PROTOCOL_HEADER, ...ALLOW });
 /** Checks of the current contract's request only. */
 const CURRENT_REASONS: PostbackReason[] = ['unsupported_protocol_version', 'query_parameters_not_allowed'];
 /** A GET has no body, so none of its refusals. */
@@ -212,7 +214,7 @@ export const postSchema = {
     },
   },
   response: withExamples(
-    { 200: withHeaders(accepted, protocolHeader), ...withHeaderStall(failures(POST_REASONS, protocolHeader)), ...methodRefusal(protocolHeader), ...httpLayer },
+    { 200: withHeaders(accepted, protocolHeader), ...withHeaderStall(failures(POST_REASONS, protocolHeader)), ...methodRefusal(), ...httpLayer },
     postbackExamples([...POST_REASONS, ...METHOD_REASONS]),
   ),
 };

@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { PostbackRejection, type PostbackReason } from '../../../../commands/postbacks/rejections.js';
 import { uuidV7 } from '../../../../platform/ids/uuid-v7.js';
 import type { PostbackRefusals } from '../../postback-refusals.js';
-import { checkPostRequest, postChannel } from './channel.js';
+import { checkPostRequest, requestChannel } from './channel.js';
 import { refusalOf } from './refusal-record.js';
 import { methodNotAllowed, PROTOCOL_HEADER, PROTOCOL_VERSION, sendRejection } from './respond.js';
 
@@ -20,13 +20,10 @@ export function refuseUndecodablePath(request: FastifyRequest, reply: FastifyRep
   let reason: PostbackReason = 'partner_not_found';
   let detail = 'the partner id in the path is not valid percent-encoded UTF-8, so it names no partner';
   try {
-    if (request.method === 'POST') {
-      const channel = postChannel(request);
-      if (channel === 'current') reply.header(PROTOCOL_HEADER, PROTOCOL_VERSION);
-      checkPostRequest(request, channel);
-    } else if (request.method !== 'GET') {
-      throw methodNotAllowed();
-    }
+    const channel = requestChannel(request);
+    if (channel === 'current') reply.header(PROTOCOL_HEADER, PROTOCOL_VERSION);
+    if (request.method === 'POST') checkPostRequest(request, channel);
+    else if (request.method !== 'GET') throw methodNotAllowed();
   } catch (error) {
     if (!(error instanceof PostbackRejection)) throw error;
     ({ reason, message: detail } = error);

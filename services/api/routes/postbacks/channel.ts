@@ -19,8 +19,7 @@ const SIGNATURE_HEADER = /signature|hmac|nonce|timestamp/i;
  * form route; everything else is held to the current contract.
  */
 export function postChannel(request: FastifyRequest): PostbackChannel {
-  const type = request.headers['content-type'] ?? '';
-  return request.headers[PROTOCOL_HEADER] === undefined && FORM.test(type) ? 'compat_form' : 'current';
+  return channelOf('POST', request.headers['content-type'], request.headers[PROTOCOL_HEADER] !== undefined);
 }
 
 /**
@@ -29,8 +28,17 @@ export function postChannel(request: FastifyRequest): PostbackChannel {
  * refuses (its 405 carries SVC-Protocol-Version, whatever Content-Type it sends).
  */
 export function requestChannel(request: FastifyRequest): PostbackChannel {
-  if (request.method === 'GET') return 'compat_get';
-  return request.method === 'POST' ? postChannel(request) : 'current';
+  return channelOf(request.method, request.headers['content-type'], request.headers[PROTOCOL_HEADER] !== undefined);
+}
+
+/**
+ * requestChannel from what a request says (also what a head the HTTP parser refused says, so
+ * its answer carries SVC-Protocol-Version exactly when the route's would). Pure.
+ */
+export function channelOf(method: string, contentType: string | undefined, sentProtocolHeader: boolean): PostbackChannel {
+  if (method === 'GET') return 'compat_get';
+  if (method !== 'POST') return 'current';
+  return !sentProtocolHeader && FORM.test(contentType ?? '') ? 'compat_form' : 'current';
 }
 
 /** The current contract's request checks, before the body is read. Throws PostbackRejection. */

@@ -6,6 +6,7 @@ import type { ApiError } from '../../../../platform/http/errors.js';
 import { uuidV7 } from '../../../../platform/ids/uuid-v7.js';
 import { DETAIL_HEADER, PROTOCOL_HEADER, PROTOCOL_VERSION, rejectionEnvelope, detailHeaderValue } from './respond.js';
 import { POSTBACK_PATH_PREFIX } from './undecodable-path.js';
+import { channelOf } from './channel.js';
 
 /** The parser's refusals that are not the partner's payload; every other one is invalid_payload. */
 const REASON_BY_STATUS: Record<number, PostbackReason> = { 408: 'request_timeout', 413: 'payload_too_large', 417: 'expectation_failed' };
@@ -14,7 +15,7 @@ const REASON_BY_STATUS: Record<number, PostbackReason> = { 408: 'request_timeout
  * A postback request Node's HTTP parser refused (a malformed header, Content-Length with
  * Transfer-Encoding, chunk extensions too large, headers over the limit), answered as the
  * postback routes refuse: in their envelope, as invalid_payload or payload_too_large, with
- * SVC-Protocol-Version when the request carried it. Partners branch on `extra.reason`; the
+ * SVC-Protocol-Version when the route's answer would carry it (the current contract: channelOf). Partners branch on `extra.reason`; the
  * generic envelope would give them none. A request that stalled is request_timeout (408,
  * retryable), an Expect the server cannot meet expectation_failed (417). Undefined for other paths.
  */
@@ -22,7 +23,8 @@ function postbackParserRefusal(request: RefusedRequest, error: ApiError, onRefus
   if (!request.target.startsWith(POSTBACK_PATH_PREFIX)) return undefined;
   const reason: PostbackReason = REASON_BY_STATUS[error.statusCode] ?? 'invalid_payload';
   const headers: Record<string, string> = error.message ? { [DETAIL_HEADER]: detailHeaderValue(error.message) } : {};
-  if (/\r\nsvc-protocol-version:/i.test(request.head)) headers[PROTOCOL_HEADER] = PROTOCOL_VERSION;
+  const contentType = /\r\ncontent-type:[ \t]*([^\r\n]*)/i.exec(request.head)?.[1];
+  if (channelOf(request.method, contentType, /\r\nsvc-protocol-version:/i.test(request.head)) === 'current') headers[PROTOCOL_HEADER] = PROTOCOL_VERSION;
   const correlationId = uuidV7();
   onRefused?.(reason, correlationId);
   return { status: POSTBACK_REASONS[reason].status, headers, body: JSON.stringify(rejectionEnvelope(reason, correlationId, false)) };

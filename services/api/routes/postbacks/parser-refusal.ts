@@ -15,9 +15,11 @@ const REASON_BY_STATUS: Record<number, PostbackReason> = { 408: 'request_timeout
  * A postback request Node's HTTP parser refused (a malformed header, Content-Length with
  * Transfer-Encoding, chunk extensions too large, headers over the limit), answered as the
  * postback routes refuse: in their envelope, as invalid_payload or payload_too_large, with
- * SVC-Protocol-Version when the route's answer would carry it (the current contract: channelOf). Partners branch on `extra.reason`; the
- * generic envelope would give them none. A request that stalled is request_timeout (408,
- * retryable), an Expect the server cannot meet expectation_failed (417). Undefined for other paths.
+ * SVC-Protocol-Version when the route's answer would carry it (the current contract: channelOf).
+ * Partners branch on `extra.reason`; the generic envelope would give them none. A request that
+ * stalled is request_timeout (408; `retryable` false, as every 4xx of the reference's table: the
+ * partner resends a whole request), an Expect the server cannot meet expectation_failed (417).
+ * Undefined for other paths.
  */
 function postbackParserRefusal(request: RefusedRequest, error: ApiError, onRefused?: (reason: PostbackReason, correlationId: string) => void): RawAnswer | undefined {
   if (!request.target.startsWith(POSTBACK_PATH_PREFIX)) return undefined;

@@ -170,6 +170,16 @@ describe('ranking and content', () => {
     // A preferred category ranks above any payout; without preference any CPA offer precedes CPS ones.
     expect(await order(['rank-b'], [...ranked, cheapPreferred])).toEqual([cheapPreferred, ...ranked]);
     expect(await order([], [...ranked, cheapPreferred])).toEqual([highA, highB, low, cheapPreferred, cpsHigh, cpsLow]);
+
+    // Equal CPA amounts: the CPS rate decides before the offer id (README: "then the highest CPS rate").
+    const cpaOnly = await offer('rank-mixed', { amount: '3.00' });
+    const withCps = await admin.offer({
+      partner_id: partnerId,
+      details: { ...details('rank-mixed', { amount: '3.0' }), goals: [...details('rank-mixed', { amount: '3.0' }).goals, { event: 'purchase', pricing: { model: 'cps', rate: '90' } }] },
+      destination_url: 'https://rank.example/',
+    });
+    expect(cpaOnly < withCps).toBe(true);
+    expect(await order(['rank-mixed'], [cpaOnly, withCps])).toEqual([withCps, cpaOnly]);
   });
 
   it('a remote offer is served from its preferred active snapshot, with no call to its partner; one without an active snapshot is not served', async () => {

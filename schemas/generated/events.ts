@@ -435,7 +435,7 @@ export interface OfferServed {
   served_at: number;
   /** live: a Live API Key; test: a Test Key with X-SVC-Test: true; sandbox: the shared public sandbox key. Only live cards are found by the instance route. */
   environment: ServeEnvironment;
-  /** True when the Query carried neither a key nor a placement and was served through the default placement. */
+  /** True when the Query carried no placement_id (without a key, or with a Live or Test key) and was served anonymously through the default placement to the default application; false for a placement's serve and for the shared sandbox key. */
   anonymous: boolean;
   /** The caller's location resolved from trusted provider region headers (a registry id), or null when none was given or trusted. */
   location_id: null | string;

@@ -40,6 +40,12 @@ export interface OpenOptions {
    * down can neither stop their start nor make them unready.
    */
   redis?: boolean;
+  /**
+   * Whether this process creates the topics the log lacks (default true). An export only reads
+   * the log and passes false: a TOPIC_PREFIX naming no environment made it create every topic in
+   * the cluster, then write an empty file and exit 0.
+   */
+  ensureTopics?: boolean;
 }
 
 /** How long a backend may take to answer at start-up before the process gives up on it. */
@@ -206,7 +212,7 @@ export async function openRuntime(config: Config, options: OpenOptions = {}): Pr
     const eventLog = await reachBackend(setting, hint, STARTUP_TIMEOUT_MS, () => openEventLog(config, db, metrics), endpoint);
     opened.unshift(eventLog);
     // Every topic, once per process: appends and projections then take their topics as given.
-    const topicWarnings = await reachBackend(setting, hint, TOPIC_CREATION_TIMEOUT_MS, () => eventLog.ensureTopics(TOPICS), endpoint);
+    const topicWarnings = options.ensureTopics === false ? [] : await reachBackend(setting, hint, TOPIC_CREATION_TIMEOUT_MS, () => eventLog.ensureTopics(TOPICS), endpoint);
     for (const warning of topicWarnings) options.log?.(warning);
     let watermarks: Promise<Watermarks> | undefined;
     return {

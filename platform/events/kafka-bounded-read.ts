@@ -29,7 +29,7 @@ export function kafkaBoundedSource(context: KafkaReadContext, topic: string): Bo
     async extents() {
       // Checked first: offsets of a missing topic are a retriable error kafkajs would retry for long.
       const topics = await existingTopics(admin, [physical]);
-      if (!topics.has(physical)) throw new LogBoundError('topic', `topic ${topic} does not exist on this log (${physical})`);
+      if (!topics.has(physical)) throw new LogBoundError('topic', `topic ${topic} does not exist on this log (${physical}): check TOPIC_PREFIX and KAFKA_BROKERS`);
       const marks = await retryRetriable(() => admin.fetchTopicOffsets(physical), 12, isUnpropagatedTopic);
       return marks.map((mark) => ({ partition: mark.partition, low: BigInt(mark.low), high: BigInt(mark.high) }));
     },

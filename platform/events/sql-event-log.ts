@@ -146,7 +146,7 @@ export function sqlEventLog(db: Db, codec: EventCodec, options: SqlLogOptions): 
             'SELECT partition, next_offset FROM event_log_partitions WHERE topic = $1',
             [physical(topic)],
           );
-          if (rows.length === 0) throw new LogBoundError('topic', `topic ${topic} does not exist on this log`);
+          if (rows.length === 0) throw new LogBoundError('topic', `topic ${topic} does not exist on this log (${physical(topic)}): check TOPIC_PREFIX`);
           // Nothing is ever deleted from the embedded log: every partition starts at 0.
           return rows.map((row) => ({ partition: row.partition, low: 0n, high: BigInt(row.next_offset) }));
         },

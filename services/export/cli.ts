@@ -61,7 +61,8 @@ async function run(flags: ExportFlags) {
   exitUnlessThereIsADatabase(config, 'export', 'nothing to export', { onlyTheLog: flags.topic !== undefined });
   let runtime;
   try {
-    runtime = await openRuntime(config, { description: 'npm run export', redis: false });
+    // Read only: a topic the log lacks is refused (--topic), not created.
+    runtime = await openRuntime(config, { description: 'npm run export', redis: false, ensureTopics: false });
   } catch (error) {
     if (!(error instanceof DataDirBusyError && error.owner?.role === 'service')) throw error;
     // On the embedded default only the service may open DATA_DIR: it runs the export and goes on answering.

@@ -3,7 +3,8 @@ import { createReadStream, existsSync, mkdtempSync, readdirSync, readFileSync, r
 import { once } from 'node:events';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Kafka, logLevel } from 'kafkajs';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startServiceProcess } from '../support/child-process.js';
 import { createTestRuntime, testEnvironment, type TestRuntime } from '../support/app.js';
 import { ownLines, runCli } from '../support/cli.js';
@@ -109,5 +110,35 @@ describe('export bounds that name no range of the log', () => {
     expect(existsSync(`${out}.partial`)).toBe(false);
     expect(existsSync(out)).toBe(false);
     expect(readdirSync(dir)).toEqual([]);
+  });
+});
+
+describe('export from a Kafka log that has not the topic', () => {
+  let t: TestRuntime;
+  const dir = mkdtempSync(join(tmpdir(), 'export-no-topic-'));
+  beforeAll(async () => {
+    t = await createTestRuntime({ eventLog: 'kafka' });
+  });
+  afterAll(async () => {
+    await t?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('a TOPIC_PREFIX naming no environment exits 2 naming --topic, creating no topic and writing nothing', async () => {
+    // Another environment's prefix on the same cluster, of which nothing was ever logged.
+    const prefix = `${t.topicPrefix}none.`;
+    const out = join(dir, 'postbacks.csv');
+    const result = await runCli('services/export/cli.ts', ['--topic', 'postbacks', '--out', out], testEnvironment(t.database, prefix, { eventLog: 'kafka' }));
+    expect(result.status, result.stderr).toBe(2);
+    expect(ownLines(result.stderr)[0]).toBe(`error: --topic: topic postbacks does not exist on this log (${prefix}postbacks): check TOPIC_PREFIX and KAFKA_BROKERS`);
+    expect(result.stdout).toBe('');
+    expect(readdirSync(dir)).toEqual([]);
+    const admin = new Kafka({ brokers: inject('stack').kafkaBrokers, logLevel: logLevel.NOTHING }).admin();
+    await admin.connect();
+    try {
+      expect((await admin.listTopics()).filter((name) => name.startsWith(prefix))).toEqual([]);
+    } finally {
+      await admin.disconnect();
+    }
   });
 });

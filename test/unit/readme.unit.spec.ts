@@ -31,4 +31,14 @@ describe('README', () => {
     expect(forms.length).toBeGreaterThan(0);
     expect(new Set(forms)).toEqual(new Set([GEO_LOAD_COMMAND]));
   });
+
+  it('sums payouts, in its analyst examples, of live conversions only and of one currency at a time', () => {
+    // A sum over currencies is no amount, and test and sandbox conversions are counted but never billed.
+    const sums = readme.split('\n').filter((line) => /sum\(payout_amount/.test(line));
+    expect(sums.length).toBeGreaterThan(0);
+    for (const line of sums) {
+      expect(line).toContain("environment = 'live'");
+      expect(line).toMatch(/payout_currency = '[A-Z]{3}'|GROUP BY[^"]*\b2\b|GROUP BY[^"]*payout_currency/);
+    }
+  });
 });

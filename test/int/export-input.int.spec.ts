@@ -82,6 +82,19 @@ describe('export bounds that name no range of the log', () => {
     await exportsWhole(out);
   });
 
+  it('a file already at --out is replaced, with its schema document, once the new one is complete', async () => {
+    const out = join(dir, 'again.csv');
+    writeFileSync(out, 'an earlier export\n');
+    writeFileSync(`${out}.schema.json`, '{"about":"an earlier export"}\n');
+    const result = await runCli('services/export/cli.ts', ['--topic', 'postbacks', '--out', out], env);
+    expect(result.status, result.stderr).toBe(0);
+    expect(readFileSync(out, 'utf8')).toMatch(/^log_topic,log_partition,log_offset,/);
+    expect(JSON.parse(readFileSync(`${out}.schema.json`, 'utf8'))).toMatchObject({ file: 'again.csv', rows: 20 });
+    expect(readdirSync(dir).sort()).toEqual(['again.csv', 'again.csv.schema.json']);
+    rmSync(out);
+    rmSync(`${out}.schema.json`);
+  });
+
   it('a folder that cannot be written exits 2 naming --out, not a failure of the file system', async () => {
     const result = await runCli('services/export/cli.ts', ['--topic', 'postbacks', '--out', '/proc/export.csv'], env);
     expect(result.status, result.stderr).toBe(2);

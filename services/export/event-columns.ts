@@ -3,6 +3,7 @@ import type { LoggedEvent } from '../../platform/events/event-log.js';
 import type { KnownSchema } from '../../platform/events/schema-catalog.js';
 import { isoTimeFormatter } from '../../platform/time/iso-time.js';
 import type { Cell, ColumnKind, ExportColumn } from './columns.js';
+import { REDACTED_NOTE, redactionOf } from './redacted-fields.js';
 
 /** Where each row comes from in the log; named apart from event fields, which never start with `log_`. */
 export const LOG_COLUMNS: readonly ExportColumn[] = [
@@ -23,6 +24,14 @@ export interface EventTable {
   row(event: LoggedEvent): Cell[];
 }
 
+/** One event field's column and how its value becomes a cell (redacted first when it holds secrets). */
+interface ExportedField {
+  position: number;
+  name: string;
+  convert: (value: unknown) => Cell;
+  redact?: (value: unknown) => unknown;
+}
+
 interface FieldShape {
   kind: ColumnKind;
   nullable: boolean;
@@ -40,9 +49,9 @@ const same = (value: unknown) => value;
 export function eventTable(types: KnownSchema[]): EventTable {
   const columns: ExportColumn[] = [...LOG_COLUMNS];
   const index = new Map(columns.map((column, position) => [column.name, position]));
-  const readers = new Map<string, { position: number; name: string; convert: (value: unknown) => Cell }[]>();
+  const readers = new Map<string, ExportedField[]>();
   for (const schema of types) {
-    const fields: { position: number; name: string; convert: (value: unknown) => Cell }[] = [];
+    const fields: ExportedField[] = [];
     const record = schema.avroType as avro.types.RecordType;
     for (const [at, field] of record.fields.entries()) {
       const declared = schema.schema.fields[at]!;
@@ -59,7 +68,9 @@ export function eventTable(types: KnownSchema[]): EventTable {
       const column = columns[position]!;
       if (column.kind !== shape.kind) column.kind = 'json';
       column.eventTypes!.push(schema.schema.name);
-      fields.push({ position, name: field.name, convert: shape.convert });
+      const redact = redactionOf(schema.schema.name, field.name);
+      if (redact && !column.doc?.includes(REDACTED_NOTE)) column.doc = `${column.doc ?? ''} In ${schema.schema.name} events ${REDACTED_NOTE}.`.trim();
+      fields.push({ position, name: field.name, convert: shape.convert, redact });
     }
     readers.set(schema.fullName, fields);
   }
@@ -85,7 +96,7 @@ export function eventTable(types: KnownSchema[]): EventTable {
       cells[6] = event.schemaId;
       for (const field of fields) {
         const value = event.value[field.name];
-        cells[field.position] = value === null || value === undefined ? null : field.convert(value);
+        cells[field.position] = value === null || value === undefined ? null : field.convert(field.redact ? field.redact(value) : value);
       }
       return cells;
     },

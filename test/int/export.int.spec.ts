@@ -2,16 +2,18 @@ import { existsSync, readFileSync, mkdtempSync, readdirSync, rmSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { appendEvents } from '../../commands/append.js';
+import { appendEvents, newEvent } from '../../commands/append.js';
 import type { LoggedEvent } from '../../platform/events/event-log.js';
 import { loadSchemaCatalog } from '../../platform/events/schema-catalog.js';
 import { storedOffsets } from '../../platform/projection/offsets.js';
 import { ledgerProjection } from '../../projections/ledger/projection.js';
 import { LEDGER_TABLES } from '../../projections/ledger/queries.js';
+import { offerUpsertedEvent } from '../../commands/offers/upsert.js';
 import { EventType } from '../../schemas/generated/events.js';
 import { exportEvents } from '../../services/export/export-events.js';
 import { exportReadModel } from '../../services/export/export-read-model.js';
 import { parseExportFlags, type ExportFlags } from '../../services/export/options.js';
+import { REDACTED } from '../../services/export/redacted-fields.js';
 import { FORMATS } from '../../services/export/schema-document.js';
 import { createTestRuntime, testEnvironment, type TestRuntime } from '../support/app.js';
 import { catalogEvents } from '../support/catalog-events.js';
@@ -126,6 +128,38 @@ function describeExports(backend: 'kafka' | 'sql') {
       expect(columns).toEqual([...LOG_COLUMNS, 'event_id', 'entry_id', 'name', 'amount', 'currency', 'tags', 'recorded_at', 'reason', 'removed_at']);
       expect(document.columns.find((column) => column.name === 'reason')).toMatchObject({ type: 'text', nullable: true, event_types: ['CatalogEntryRemoved'] });
       expectRoundTrip(rows, catalog, columns);
+    });
+
+    describe('secrets', () => {
+      const partner_id = '01a20000-0000-7000-8000-00000000c0de';
+      const withCredentials = offerUpsertedEvent(
+        { partner_id, kind: 'remote', status: 'active', internal: { remote_endpoint: 'https://partner.example/offers', credentials: { api_key: 'SECRET-KEY-1', token: 'SECRET-TOKEN-2' }, settlement_contract: 'contract-9' } },
+        [],
+        new Date(Date.UTC(2026, 10, 2)),
+      );
+      const without = offerUpsertedEvent({ partner_id, kind: 'local', status: 'paused' }, [], new Date(Date.UTC(2026, 10, 3)));
+      beforeAll(async () => {
+        await appendEvents(t.runtime, 'offers', [withCredentials, without].map((value) => newEvent(EventType.OfferUpserted, value.offer_id, value)));
+        await readTopic(t.runtime.eventLog, 'offers', (events) => events.length >= 2);
+      });
+
+      it.each(FORMATS)('%s: offers\' internal credentials are written redacted, their names kept; every other field as logged', async (format) => {
+        const out = join(dir, `offers.${format}`);
+        expect(await exportFlags({ topic: 'offers', out, format })).toMatchObject({ rows: 2 });
+        const file = readFileSync(out);
+        expect(file.includes('SECRET-KEY-1')).toBe(false);
+        expect(file.includes('SECRET-TOKEN-2')).toBe(false);
+        const { document, rows } = await readExport(out, format);
+        const rowOf = (offerId: string) => rows.find((row) => row.offer_id === offerId)!;
+        const internalOf = (offerId: string) => {
+          const cell = rowOf(offerId).internal;
+          return typeof cell === 'string' ? JSON.parse(cell) : cell;
+        };
+        expect(internalOf(withCredentials.offer_id)).toEqual({ ...withCredentials.internal, credentials: { api_key: REDACTED, token: REDACTED } });
+        expect(internalOf(without.offer_id)).toBeNull();
+        expect(rowOf(withCredentials.offer_id)).toMatchObject({ partner_id, kind: 'remote', status: 'active', upstream_offer_id: null });
+        expect(document.columns.find((column) => column.name === 'internal')?.doc).toContain(`written as "${REDACTED}"`);
+      });
     });
 
     it('--type: only that event type, only its fields', async () => {

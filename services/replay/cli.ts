@@ -86,7 +86,8 @@ async function replayAnywhere(config: Config, request: ReplayRequest, onProgress
 async function keptAnywhere(config: Config, drop: string[] | undefined): Promise<KeptSchemas> {
   let runtime;
   try {
-    runtime = await openRuntime(config, { role: 'tool', description: 'npm run replay', redis: false });
+    // Lists and drops schemas only: the log's topics are not created here.
+    runtime = await openRuntime(config, { role: 'tool', description: 'npm run replay', redis: false, ensureTopics: false });
   } catch (error) {
     if (error instanceof DataDirBusyError && error.owner?.role === 'service') return keptThroughOwner(config, drop);
     throw error;

@@ -1,5 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, testEnvironment, type TestRuntime } from '../support/app.js';
+import { Kafka, logLevel } from 'kafkajs';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { createTestApp, createTestRuntime, testEnvironment, type TestRuntime } from '../support/app.js';
 import { ownLines, runCli } from '../support/cli.js';
 
 type App = Awaited<ReturnType<typeof createTestApp>>['app'];
@@ -79,5 +80,29 @@ describe('replay input that names no point in the log', () => {
     expect(response.json()).toMatchObject({ code: 'BAD_REQUEST', extra: { field: 'as_of' } });
     expect(response.json().message).toContain(`${JSON.stringify(time)} names no instant`);
     expect(await replaySchemas()).toEqual([]);
+  });
+});
+
+describe('replay --kept on a Kafka log', () => {
+  let t: TestRuntime;
+  beforeAll(async () => {
+    t = await createTestRuntime({ eventLog: 'kafka' });
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('lists the kept schemas without creating a topic (a TOPIC_PREFIX naming no environment leaves the cluster as it was)', async () => {
+    const prefix = `${t.topicPrefix}elsewhere.`;
+    const result = await runCli('services/replay/cli.ts', ['--kept', '--json'], testEnvironment(t.database, prefix, { eventLog: 'kafka' }));
+    expect(result.status, result.stderr).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({ kept: [] });
+    const admin = new Kafka({ brokers: inject('stack').kafkaBrokers, logLevel: logLevel.NOTHING }).admin();
+    await admin.connect();
+    try {
+      expect((await admin.listTopics()).filter((name) => name.startsWith(prefix))).toEqual([]);
+    } finally {
+      await admin.disconnect();
+    }
   });
 });

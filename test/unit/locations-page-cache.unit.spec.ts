@@ -18,7 +18,8 @@ describe('PageCache', () => {
   });
 
   it('keeps pages within its byte budget, dropping the least recently used first', () => {
-    const cache = new PageCache(1600);
+    // Keys count too: 16 pages of 100 bytes with keys of up to 9 characters fit in 1760.
+    const cache = new PageCache(1760);
     keep(cache, 'a', page(100, 'a'));
     keep(cache, 'b', page(100, 'b'));
     keep(cache, 'c', page(100, 'c'));
@@ -32,14 +33,32 @@ describe('PageCache', () => {
     expect(cache.size).toBe(16);
   });
 
-  it('counts a replaced page once and does not keep a page of more than a sixteenth of the budget', () => {
+  it('counts a replaced page once and does not keep a page (with its key) of more than a sixteenth of the budget', () => {
     const cache = new PageCache(1600);
-    for (let i = 0; i < 20; i++) cache.set('same', page(100));
-    keep(cache, 'other', page(100));
+    for (let i = 0; i < 20; i++) cache.set('same', page(90));
+    keep(cache, 'other', page(90));
     expect(cache.size).toBe(2);
-    const big = page(101);
+    const big = page(98); // 101 with its key
+
     expect(keep(cache, 'big', big)).toBe(big);
     expect(cache.get('big')).toBeUndefined();
+  });
+
+  it('counts the keys in its budget: long searches with small pages cannot hold more than it', () => {
+    // A LEGACY key holds q as sent (up to the 16 KiB request line): an empty page is about 180
+    // bytes, so counting pages alone let keys hold many times the budget.
+    const cache = new PageCache(16_000);
+    for (let i = 0; i < 100; i++) keep(cache, `${i}`.padEnd(500, 'q'), page(10));
+    expect(cache.size).toBe(Math.floor(16_000 / 510));
+  });
+
+  it('remembers searches asked once within an eighth of its budget in key characters', () => {
+    const cache = new PageCache(16_000);
+    cache.set('first', page(10));
+    for (let i = 0; i < 10; i++) cache.set(`${i}`.padEnd(500, 'q'), page(10));
+    // 5,000 characters of keys asked once since: 'first' was forgotten, so this is its first time again.
+    cache.set('first', page(10));
+    expect(cache.get('first')).toBeUndefined();
   });
 
   it('gives each index build its own cache', () => {

@@ -12,7 +12,12 @@ import type { FastifyInstance } from 'fastify';
  */
 export function answerConnectRequests(app: FastifyInstance): void {
   app.server.on('connect', (request: IncomingMessage, socket: Duplex) => {
+    // Node hands the socket over without an 'error' listener of its own, and this response has
+    // none either: a client resetting the connection was an unhandled error event (on the socket
+    // when read, on the response when written), which ended the process.
+    socket.on('error', () => socket.destroy());
     const response = new ServerResponse(request);
+    response.on('error', () => socket.destroy());
     response.shouldKeepAlive = false;
     response.assignSocket(socket as Socket);
     response.on('finish', () => {

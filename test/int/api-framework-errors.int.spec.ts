@@ -1,5 +1,5 @@
 import { Agent, get as httpGet } from 'node:http';
-import { connect } from 'node:net';
+import { connect, type Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { success } from '../../platform/http/envelope.js';
@@ -177,6 +177,23 @@ describe('routes and methods', () => {
     expect(postback.status).toBe(405);
     expect(postback.headers.allow).toBe('GET, POST');
     expect(JSON.parse(postback.body)).toMatchObject({ code: '405', message: 'method_not_allowed', data: {}, extra: { reason: 'method_not_allowed', event_logged: false } });
+  });
+
+  it('survives a client resetting a CONNECT connection (the reset was an unhandled error event that ended the process)', async () => {
+    const client = connect({ port, host: '127.0.0.1' }, () => client.write('CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n'));
+    client.on('error', () => {});
+    // Reset before the app's listener answers: the server's socket then reads or writes into a reset connection.
+    const serverSide = new Promise<Socket>((resolve) =>
+      t.app.server.prependOnceListener('connect', (_request, socket: Socket) => {
+        client.resetAndDestroy();
+        resolve(socket);
+      }),
+    );
+    const socket = await serverSide;
+    // Not events.once: it rejects on the 'error' event this test causes.
+    if (!socket.destroyed) await new Promise((resolve) => socket.once('close', resolve));
+    expect(socket.destroyed).toBe(true);
+    expect((await t.app.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);
   });
 
   it('answers 404 and 405 before reading the body: a body that would be refused does not change them', async () => {

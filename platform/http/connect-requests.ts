@@ -22,7 +22,10 @@ export function answerConnectRequests(app: FastifyInstance): void {
     response.assignSocket(socket as Socket);
     response.on('finish', () => {
       response.detachSocket(socket as Socket);
-      socket.end();
+      // Destroyed once the answer is written, as Node does after a `Connection: close` answer:
+      // the server is half-open, so end() alone left the connection (a descriptor) open for as
+      // long as the client kept its own side open, with no timeout.
+      (socket as Socket).destroySoon();
     });
     app.routing(request, response);
   });

@@ -1,3 +1,4 @@
+import { once } from 'node:events';
 import { Agent, get as httpGet } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
@@ -177,6 +178,21 @@ describe('routes and methods', () => {
     expect(postback.status).toBe(405);
     expect(postback.headers.allow).toBe('GET, POST');
     expect(JSON.parse(postback.body)).toMatchObject({ code: '405', message: 'method_not_allowed', data: {}, extra: { reason: 'method_not_allowed', event_logged: false } });
+  });
+
+  it('closes a CONNECT connection once answered, also while the client keeps its side open (each held a descriptor until the client closed)', async () => {
+    const serverSide = new Promise<Socket>((resolve) => t.app.server.once('connect', (_request, socket: Socket) => resolve(socket)));
+    // allowHalfOpen: the client does not end its side when the server ends its own, as a
+    // client that means to hold the connection would not.
+    const client = connect({ port, host: '127.0.0.1', allowHalfOpen: true }, () => client.write('CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n'));
+    client.on('error', () => {});
+    let received = '';
+    client.on('data', (chunk: Buffer) => (received += chunk.toString('latin1')));
+    const socket = await serverSide;
+    await Promise.all([once(socket, 'close'), once(client, 'end')]);
+    expect(socket.destroyed).toBe(true);
+    expect(received).toMatch(/^HTTP\/1\.1 404 /);
+    client.destroy();
   });
 
   it('survives a client resetting a CONNECT connection (the reset was an unhandled error event that ended the process)', async () => {

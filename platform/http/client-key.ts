@@ -1,4 +1,5 @@
-import { isIPv6 } from 'node:net';
+import type { Server } from 'node:http';
+import { isIPv6, type Socket } from 'node:net';
 import { ipv6Bits, plainAddress } from '../net/ip-text.js';
 
 /**
@@ -12,4 +13,18 @@ export function rateLimitKey(address: string): string {
   if (!isIPv6(withoutZone)) return plain;
   const network = ipv6Bits(withoutZone) >> 64n;
   return `${[48n, 32n, 16n, 0n].map((shift) => ((network >> shift) & 0xffffn).toString(16)).join(':')}::/64`;
+}
+
+/**
+ * Reads each connection's peer address as it is accepted, so Node keeps it: it asks the socket
+ * only when first read, and a socket its client has reset has none left. request.ip (the rate
+ * limits' key, a postback's source) was undefined for a request reset before its hooks ran: a
+ * TypeError, logged and counted as a 500 of ours. A connection reset before it was even accepted
+ * has no address to read: it is closed at once, as nobody is there to read an answer (the API
+ * listens on TCP only, where every connected socket has one).
+ */
+export function keepPeerAddresses(server: Server): void {
+  server.on('connection', (socket: Socket) => {
+    if (socket.remoteAddress === undefined) socket.destroy();
+  });
 }

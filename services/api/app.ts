@@ -3,6 +3,7 @@ import { maxHeaderSize } from 'node:http';
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { answerClientError, answerUnmetExpectation, OpenRequests } from '../../platform/http/client-errors.js';
+import { keepPeerAddresses } from '../../platform/http/client-key.js';
 import { answerConnectRequests } from '../../platform/http/connect-requests.js';
 import { jsonBodies } from '../../platform/http/json-body.js';
 import { requestForLog } from '../../platform/http/loggable-url.js';
@@ -92,6 +93,7 @@ export async function buildApp({ runtime, logger = false, commands, replays, pos
   }).withTypeProvider<TypeBoxTypeProvider>();
   routes = app;
   answerConnectRequests(app);
+  keepPeerAddresses(app.server);
   if (logger) accessLog(app);
   openRequests.watch(app.server);
   app.server.on('checkExpectation', (request, response) => answerUnmetExpectation(request, response, parserRefusals));

@@ -1,6 +1,6 @@
 import { once } from 'node:events';
-import { Agent, get as httpGet } from 'node:http';
-import { connect, type Socket } from 'node:net';
+import { Agent, get as httpGet, type IncomingMessage, type ServerResponse } from 'node:http';
+import { connect, Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { success } from '../../platform/http/envelope.js';
@@ -413,6 +413,32 @@ describe('requests the HTTP parser refuses, over a real socket', () => {
     const response = await rawHttp(port, `POST /test-only/echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 7\r\nConnection: close\r\n\r\n{"a":1}`);
     expect(response.status).toBe(200);
     expect(JSON.parse(response.body)).toEqual({ code: 'SUCCESS', message: '', data: { body: { a: 1 } }, extra: {} });
+  });
+});
+
+describe('a client that resets its connection', () => {
+  it('is not a failure of ours when it resets before a rate-limited route runs (its address was read from the closed socket: a TypeError, a 500 in the log and the metrics)', async () => {
+    const client = connect(port, '127.0.0.1', () => client.write('GET /v1/locations/search?q=paris HTTP/1.1\r\nHost: x\r\n\r\n'));
+    client.on('error', () => {});
+    // The server's side closed before the route's hooks run, as a reset read between them closes it.
+    const answered = new Promise<ServerResponse>((resolve) =>
+      t.app.server.prependOnceListener('request', (request: IncomingMessage, response: ServerResponse) => {
+        request.socket.destroy();
+        resolve(response);
+      }),
+    );
+    const response = await answered;
+    // The hooks up to the rate limit's key run as Node emits 'request', before the close is reported.
+    await once(response, 'close');
+    expect(response.statusCode).not.toBe(500);
+    expect((await t.app.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);
+  });
+
+  it('is closed at once when it reset the connection before the server accepted it: it has no address left, and nobody to answer', async () => {
+    // A socket without a peer, as one reset in the accept queue is handed over.
+    const gone = new Socket();
+    t.app.server.emit('connection', gone);
+    expect(gone.destroyed).toBe(true);
   });
 });
 

@@ -92,6 +92,10 @@ export async function buildApp({ runtime, logger = false, commands, replays, pos
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', allErrors: false } },
   }).withTypeProvider<TypeBoxTypeProvider>();
   routes = app;
+  // A client may end its side once it has sent its requests (a shutdown(SHUT_WR), `nc -N`): Node
+  // then ended the connection at once, and an answer still being worked out was never sent.
+  // Half-open, the answers under way are sent, and the connection closed after the last one.
+  (app.server as typeof app.server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;
   answerConnectRequests(app);
   keepPeerAddresses(app.server);
   if (logger) accessLog(app);

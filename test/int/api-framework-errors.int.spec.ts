@@ -416,7 +416,7 @@ describe('requests the HTTP parser refuses, over a real socket', () => {
   });
 });
 
-describe('a client that resets its connection', () => {
+describe('a client that resets or half-closes its connection', () => {
   it('is not a failure of ours when it resets before a rate-limited route runs (its address was read from the closed socket: a TypeError, a 500 in the log and the metrics)', async () => {
     const client = connect(port, '127.0.0.1', () => client.write('GET /v1/locations/search?q=paris HTTP/1.1\r\nHost: x\r\n\r\n'));
     client.on('error', () => {});
@@ -439,6 +439,15 @@ describe('a client that resets its connection', () => {
     const gone = new Socket();
     t.app.server.emit('connection', gone);
     expect(gone.destroyed).toBe(true);
+  });
+
+  it('gets its answers when it ends its side right after its requests, then the connection closes (Node closed it at once: an answer still being worked out was never sent)', async () => {
+    // /readyz asks the backends: its answer comes after the client's end has been read.
+    const one = await rawConversation(port, 'GET /readyz HTTP/1.1\r\nHost: x\r\n\r\n', { endWriting: true });
+    expect(parseRaw(one).status).toBe(200);
+    expect(JSON.parse(parseRaw(one).body)).toMatchObject({ code: 'SUCCESS' });
+    const pipelined = (await rawConversation(port, 'GET /readyz HTTP/1.1\r\nHost: x\r\n\r\nGET /healthz HTTP/1.1\r\nHost: x\r\n\r\n', { endWriting: true })).split(/(?=HTTP\/1\.1 )/);
+    expect(pipelined.map((answer) => parseRaw(answer).status)).toEqual([200, 200]);
   });
 });
 

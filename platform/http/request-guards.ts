@@ -22,10 +22,10 @@ export const requestGuards = fp(async (app: FastifyInstance) => {
     // idle kept-alive ones a client may be writing a request on right now. close() later ends them.
     if (app.server.listening) Server.prototype.close.call(app.server);
   });
-  app.addHook('onSend', async (_request, reply) => {
+  app.addHook('onSend', async (request, reply) => {
     // Some answers quote what was sent (an unknown path, a field): no browser may read them as anything but their type.
     reply.header('x-content-type-options', 'nosniff');
-    if (draining) reply.header('connection', 'close');
+    if (draining || asksToUpgrade(request.raw)) reply.header('connection', 'close');
   });
   // Fastify stops routing new work once close() starts; requests still arriving on kept-alive
   // connections are told to retry (elsewhere) and their connection closes.
@@ -46,6 +46,16 @@ export const requestGuards = fp(async (app: FastifyInstance) => {
     else done(null, payload);
   });
 });
+
+/**
+ * A request asking to switch protocols (an Upgrade header named in Connection: a WebSocket, h2c)
+ * is answered as HTTP/1.1, and its connection closed after the answer: Node's parser stops at its
+ * end, and with no 'upgrade' listener (this service upgrades to nothing) Node dropped what else
+ * came in the same read, so requests pipelined after it went unanswered on a connection kept open.
+ */
+function asksToUpgrade(request: IncomingMessage): boolean {
+  return request.headers.upgrade !== undefined && /(?:^|,)[ \t]*upgrade[ \t]*(?:,|$)/i.test(request.headers.connection ?? '');
+}
 
 /** Refusals of the request's own framing (its headers, its target), which no route's body rules are about. */
 const aboutTheRequest = new WeakSet<Error>();

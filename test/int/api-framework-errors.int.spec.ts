@@ -212,6 +212,23 @@ describe('routes and methods', () => {
     expect((await t.app.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);
   });
 
+  it('answers a request that asks to upgrade the protocol, then closes the connection (Node dropped the requests sent after it, and the client waited for the keep-alive timeout)', async () => {
+    const upgrade = (protocol: string) => `GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: ${protocol}\r\n\r\n`;
+    for (const protocol of ['websocket', 'h2c']) {
+      expect((await rawHttp(port, upgrade(protocol))).headers.connection, protocol).toBe('close');
+      const answers = (await rawConversation(port, `${upgrade(protocol)}GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n`)).split(/(?=HTTP\/1\.1 )/);
+      expect(answers, protocol).toHaveLength(1);
+      const answer = parseRaw(answers[0]!);
+      expect(answer.status).toBe(200);
+      expect(answer.headers.connection).toBe('close');
+    }
+    // A body sent with the upgrade (curl --http2 on a POST) is read and answered as usual.
+    const post = await rawHttp(port, 'POST /test-only/echo HTTP/1.1\r\nHost: x\r\nConnection: Upgrade, HTTP2-Settings\r\nUpgrade: h2c\r\nHTTP2-Settings: AAMAAABkAAQCAAAAAAIAAAAA\r\nContent-Type: application/json\r\nContent-Length: 7\r\n\r\n{"a":1}');
+    expect(post.status).toBe(200);
+    expect(JSON.parse(post.body)).toMatchObject({ data: { body: { a: 1 } } });
+    expect(post.headers.connection).toBe('close');
+  });
+
   it('answers 404 and 405 before reading the body: a body that would be refused does not change them', async () => {
     for (const [url, status, code] of [['/v1/nothing-here', 404, 'NOT_FOUND'], ['/v1/locations/2840', 405, '405']] as const) {
       for (const [contentType, payload] of [['application/json', ''], ['application/json', '{"a":'], ['application/xml', '<a/>'], ['application/json', `"${'x'.repeat(ONE_MIB)}"`]]) {

@@ -85,8 +85,9 @@ export class OpenRequests {
  * What a parser refusal says, by the part of the request at fault, in our words: the parser's own
  * reasons are its internals (and a TLS or HTTP/2 client gets them for bytes it never meant as HTTP/1).
  */
+const HTTP1_ONLY = 'this service speaks HTTP/1.1 only (no HTTP/2 prior knowledge, no TLS on this port)';
 const PARSER_REFUSALS: [RegExp, string][] = [
-  [/^HPE_PAUSED_(UPGRADE|H2_UPGRADE)$/, 'this service speaks HTTP/1.1 only (no HTTP/2 prior knowledge, no TLS on this port)'],
+  [/^HPE_PAUSED_(UPGRADE|H2_UPGRADE)$/, HTTP1_ONLY],
   [/^HPE_INVALID_(URL|VERSION|CONSTANT)$/, 'the request line is malformed; send METHOD /path?query HTTP/1.1'],
   [/^HPE_(INVALID_CONTENT_LENGTH|UNEXPECTED_CONTENT_LENGTH|INVALID_TRANSFER_ENCODING|INVALID_CHUNK_SIZE|INVALID_EOF_STATE)$/,
     'the request body is not framed as its Content-Length or chunked Transfer-Encoding says'],
@@ -99,6 +100,9 @@ const PARSER_REFUSALS: [RegExp, string][] = [
  * (`allowedAt`), or 404 when the path has none.
  */
 export function fromParser(error: ParserError, refused?: RefusedRequest, allowedAt?: (path: string) => string[]): ApiError {
+  // A TLS handshake record (type 22, version 3.x) on this plain port: its first byte is no method's,
+  // and "the method is not one this service knows" told a client speaking TLS nothing of use.
+  if (Buffer.isBuffer(error.rawPacket) && error.rawPacket[0] === 0x16 && error.rawPacket[1] === 0x03) return badRequest(`malformed HTTP request: ${HTTP1_ONLY}`);
   switch (error.code) {
     case 'HPE_HEADER_OVERFLOW':
       return headerFieldsTooLarge(`the request line and headers are larger than the ${maxHeaderSize} bytes accepted`);

@@ -289,6 +289,8 @@ describe('requests the HTTP parser refuses, over a real socket', () => {
       [`GET /healthz HTTP/1.1\r\nConnection: close\r\n\r\n`, /Host header/],
       [`GET /v1/locations/search?q=a b HTTP/1.1\r\nHost: x\r\n\r\n`, /the request line is malformed/],
       [`PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n`, /HTTP\/1\.1 only/],
+      // The start of a TLS ClientHello, as an https:// URL on this port sends it.
+      [`\x16\x03\x01\x00\x2f\x01\x00\x00\x2b\x03\x03${'\x00'.repeat(43)}`, /no TLS on this port/],
       // RFC 9112 3.2: one Host, whose value is a host and an optional port.
       [`GET /healthz HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n`, /Host is given more than once/],
       [`GET /healthz HTTP/1.1\r\nHost: a b\r\n\r\n`, /Host header is not a host name/],

@@ -55,12 +55,18 @@ function refusedRequestFrom(request: IncomingMessage): RefusedRequest {
 /**
  * The requests of each connection whose headers were read and whose answers are not finished:
  * the parser can refuse bytes that come after them on the same connection (pipelined), or the
- * rest of one of them (a body cut short, stalled or badly chunked). answerClientError reads it.
+ * rest of one of them (a body cut short, stalled or badly chunked). answerClientError reads it,
+ * and refuseArriving at close, with the connections themselves.
  */
 export class OpenRequests {
   readonly #open = new WeakMap<object, Map<IncomingMessage, ServerResponse>>();
+  readonly #connections = new Set<Socket>();
 
   watch(server: Server): void {
+    server.on('connection', (socket: Socket) => {
+      this.#connections.add(socket);
+      socket.once('close', () => this.#connections.delete(socket));
+    });
     server.on('request', (request: IncomingMessage, response: ServerResponse) => {
       let open = this.#open.get(request.socket);
       if (!open) this.#open.set(request.socket, (open = new Map()));
@@ -71,6 +77,26 @@ export class OpenRequests {
 
   of(socket: Socket): IncomingMessage[] {
     return [...(this.#open.get(socket)?.keys() ?? [])];
+  }
+
+  /**
+   * At close, once the drain is over: Node's close waits for every connection that is not idle
+   * between requests, and stops checking REQUEST_TIMEOUT_MS, so one opened and left silent, or
+   * stalled in a head or a body, held the close for good (the shutdown gave up after 10 s, exit
+   * 4). A request whose body is still arriving is refused with `refusal`, in its route's shape; a
+   * connection with no request under way (silent, or partway through a head: nothing of it was
+   * taken) is closed. Answers under way are left to finish.
+   */
+  refuseArriving(refusal: ApiError, shapeFor?: RefusalShape): void {
+    for (const socket of this.#connections) {
+      const underWay = this.of(socket);
+      const unfinished = underWay.find((request) => !request.complete);
+      if (underWay.length === 0) socket.destroy();
+      else if (unfinished && socket.writable && !refusedConnections.has(socket)) {
+        refusedConnections.add(socket);
+        writeAfter(socket, answerOf(refusal, withPeer(refusedRequestFrom(unfinished), socket), shapeFor), underWay.filter((request) => request !== unfinished), this);
+      }
+    }
   }
 
   /** Resolves once the answers of `requests` (open on `socket`) have been sent, or their connection closed. */
@@ -148,7 +174,11 @@ export function answerClientError(error: ParserError, socket: Socket, shapeFor?:
   const refused = unfinished ? refusedRequestFrom(unfinished) : underWay.length === 0 ? refusedRequestOf(error) : undefined;
   const apiError = fromParser(error, refused, allowedAt);
   const answer = answerOf(apiError, refused && withPeer(refused, socket), shapeFor);
-  const before = underWay.filter((request) => request !== unfinished);
+  writeAfter(socket, answer, underWay.filter((request) => request !== unfinished), open);
+}
+
+/** Writes `answer` and closes the connection once the answers of `before` (taken earlier on it) are sent. */
+function writeAfter(socket: Socket, answer: RawAnswer, before: IncomingMessage[], open?: OpenRequests): void {
   if (before.length === 0) return writeRefusal(socket, answer);
   void open!.finished(socket, before).then(() => (socket.writable ? writeRefusal(socket, answer) : socket.destroy()));
 }

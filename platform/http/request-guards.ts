@@ -34,7 +34,7 @@ export const requestGuards = fp(async (app: FastifyInstance) => {
     done();
   });
   app.addHook('onRequest', (request, _reply, done) => {
-    if (closing || (draining && request.url === '/readyz')) done(serviceUnavailable('SHUTTING_DOWN', 'this instance is shutting down; retry the request'));
+    if (closing || (draining && request.url === '/readyz')) done(shuttingDown());
     else done(repeatedHeaderRefusal(request.raw, REQUEST_HEADERS) ?? hostRefusal(request.raw) ?? targetRefusal(request.raw) ?? bodyFramingRefusal(request.raw));
   });
   // After the route's own onRequest checks (a key, a rate limit): a caller without a valid key
@@ -56,6 +56,9 @@ export const requestGuards = fp(async (app: FastifyInstance) => {
 function asksToUpgrade(request: IncomingMessage): boolean {
   return request.headers.upgrade !== undefined && /(?:^|,)[ \t]*upgrade[ \t]*(?:,|$)/i.test(request.headers.connection ?? '');
 }
+
+/** The answer to a request that arrives while this instance shuts down: retry it (elsewhere). */
+export const shuttingDown = (): ApiError => serviceUnavailable('SHUTTING_DOWN', 'this instance is shutting down; retry the request');
 
 /** Refusals of the request's own framing (its headers, its target), which no route's body rules are about. */
 const aboutTheRequest = new WeakSet<Error>();

@@ -9,7 +9,7 @@ import { jsonBodies } from '../../platform/http/json-body.js';
 import { requestForLog } from '../../platform/http/loggable-url.js';
 import { errorHandling, methodsAt, renderError } from '../../platform/http/error-handler.js';
 import { httpMetrics } from '../../platform/http/metrics-plugin.js';
-import { requestGuards } from '../../platform/http/request-guards.js';
+import { requestGuards, shuttingDown } from '../../platform/http/request-guards.js';
 import type { Runtime } from '../../platform/runtime.js';
 import { commandExecutor, type CommandExecutor } from '../admin/command-executor.js';
 import { replayJobs, type ReplayJobs } from '../replay/jobs.js';
@@ -100,6 +100,11 @@ export async function buildApp({ runtime, logger = false, commands, replays, pos
   keepPeerAddresses(app.server);
   if (logger) accessLog(app);
   openRequests.watch(app.server);
+  // Requests still arriving when the drain is over are not waited for (OpenRequests.refuseArriving).
+  app.addHook('preClose', (done) => {
+    openRequests.refuseArriving(shuttingDown(), parserRefusals);
+    done();
+  });
   app.server.on('checkExpectation', (request, response) => answerUnmetExpectation(request, response, parserRefusals));
 
   await app.register(errorHandling);

@@ -533,6 +533,43 @@ describe('a server shutting down', () => {
       extra: { result: 'unavailable', reason: 'postback_v10_unavailable', retryable: true, event_logged: false },
     });
   });
+  it('closes without waiting for requests that have not arrived: a body still coming is answered 503 (in its route\'s shape), a connection with nothing under way is closed (each held the close for good: Node stops checking REQUEST_TIMEOUT_MS once it closes)', async () => {
+    const closing = await createTestApp({ eventLog: 'sql', env: { REDIS_URL: '' } });
+    await closing.app.listen({ port: 0, host: '127.0.0.1' });
+    const closingPort = (closing.app.server.address() as { port: number }).port;
+    const headers = (path: string, length: number, extra = '') => `POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n${extra}Content-Length: ${length}\r\n\r\n`;
+    const conversations: Record<string, Promise<string>> = {};
+    const taken = new Set<string>();
+    const allTaken = new Promise<void>((resolve) =>
+      closing.app.server.on('request', (request: IncomingMessage) => {
+        taken.add(request.url!);
+        if (taken.size === 2) resolve();
+      }),
+    );
+    // Headers read, body still to come: on a route of the envelope, and on the postback route.
+    conversations.body = rawConversation(closingPort, `${headers('/v1/offers/query', 20)}{"a":`);
+    conversations.postback = rawConversation(closingPort, `${headers('/v1/postback/0190a000-0000-7000-8000-000000000000', 30, 'SVC-Protocol-Version: 1.0\r\n')}{"event_name":`);
+    await allTaken;
+    // Connected and silent, and partway through a head: nothing of theirs was taken.
+    const silent = connect(closingPort, '127.0.0.1');
+    const partial = connect(closingPort, '127.0.0.1', () => partial.write('GET /healthz HTTP/1.1\r\nHost: x\r\n'));
+    for (const client of [silent, partial]) client.on('error', () => {});
+    await Promise.all([once(silent, 'connect'), once(partial, 'connect')]);
+    // Not events.once: it rejects on the 'error' event a closed connection may give.
+    const [silentClosed, partialClosed] = [silent, partial].map((client) => new Promise((resolve) => client.once('close', resolve)));
+
+    await closing.close();
+    const body = parseRaw(await conversations.body);
+    expect(body.status).toBe(503);
+    expect(body.headers.connection).toBe('close');
+    expectEnvelope(body, 'SHUTTING_DOWN', /retry/);
+    const postback = parseRaw(await conversations.postback);
+    expect(postback.status).toBe(503);
+    expect(postback.headers['svc-protocol-version']).toBe('1.0');
+    expect(JSON.parse(postback.body)).toMatchObject({ code: 'POSTBACK_V10_UNAVAILABLE', extra: { reason: 'postback_v10_unavailable', retryable: true, event_logged: false } });
+    await Promise.all([silentClosed, partialClosed]);
+  });
+
   it('drains before it closes: a kept-alive connection gets its answer with Connection: close, readiness says it is going, and no new connection is taken', async () => {
     const draining = await createTestApp({ eventLog: 'sql', env: { REDIS_URL: '' } });
     try {

@@ -9,7 +9,7 @@ import { POSTBACK_PATH_PREFIX } from './undecodable-path.js';
 import { channelOf } from './channel.js';
 
 /** The parser's refusals that are not the partner's payload; every other one is invalid_payload. */
-const REASON_BY_STATUS: Record<number, PostbackReason> = { 408: 'request_timeout', 413: 'payload_too_large', 417: 'expectation_failed' };
+const REASON_BY_STATUS: Record<number, PostbackReason> = { 408: 'request_timeout', 413: 'payload_too_large', 417: 'expectation_failed', 503: 'postback_v10_unavailable' };
 
 /**
  * A postback request Node's HTTP parser refused (a malformed header, Content-Length with
@@ -18,7 +18,8 @@ const REASON_BY_STATUS: Record<number, PostbackReason> = { 408: 'request_timeout
  * SVC-Protocol-Version when the route's answer would carry it (the current contract: channelOf).
  * Partners branch on `extra.reason`; the generic envelope would give them none. A request that
  * stalled is request_timeout (408; `retryable` false, as every 4xx of the reference's table: the
- * partner resends a whole request), an Expect the server cannot meet expectation_failed (417).
+ * partner resends a whole request), an Expect the server cannot meet expectation_failed (417),
+ * a body still arriving when this instance closes postback_v10_unavailable (503, retryable).
  * Undefined for other paths.
  */
 function postbackParserRefusal(request: RefusedRequest, error: ApiError, onRefused?: (reason: PostbackReason, correlationId: string) => void): RawAnswer | undefined {

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { IncomingMessage } from 'node:http';
 import { Server } from 'node:net';
 import fp from 'fastify-plugin';
-import { badRequest, serviceUnavailable, unsupportedMediaType, type ApiError } from './errors.js';
+import { ApiError, badRequest, serviceUnavailable, unsupportedMediaType } from './errors.js';
 
 /**
  * Requests refused before their route runs, which Node or Fastify would otherwise answer in their
@@ -113,9 +113,16 @@ function targetRefusal(request: IncomingMessage): Error | undefined {
   return request.url?.includes('#') ? requestRefusal('the request target contains a fragment (#); send the path and query only') : undefined;
 }
 
-/** Node ignores transfer codings besides chunked: the body would be read other than the client meant. */
+/**
+ * Node ignores transfer codings besides chunked: the body would be read other than the client meant.
+ * HTTP/1.0 has none at all, yet Node reads a chunked body there: RFC 9112 6.1 has the framing
+ * treated as faulty and the connection closed, as a proxy in front may have framed the body otherwise.
+ */
 function bodyFramingRefusal(request: IncomingMessage): Error | undefined {
   const transferEncoding = request.headers['transfer-encoding']?.trim().toLowerCase();
+  if (transferEncoding !== undefined && request.httpVersion === '1.0') {
+    return new ApiError(400, 'BAD_REQUEST', 'Transfer-Encoding is not HTTP/1.0; send the body with a Content-Length', {}, { connection: 'close' });
+  }
   if (transferEncoding !== undefined && transferEncoding !== 'chunked') {
     return badRequest(`Transfer-Encoding ${transferEncoding} is not supported; send the body chunked or with a Content-Length`);
   }

@@ -377,6 +377,14 @@ describe('requests the HTTP parser refuses, over a real socket', () => {
     const gzipped = await rawHttp(port, `${route}Content-Type: application/json\r\nTransfer-Encoding: gzip, chunked\r\n\r\n${chunk}`);
     expect(gzipped.status).toBe(400);
     expectEnvelope(gzipped, 'BAD_REQUEST', /Transfer-Encoding gzip, chunked is not supported/);
+    // RFC 9112 6.1: HTTP/1.0 has no transfer codings; a server treats such framing as faulty and
+    // closes the connection (a proxy in front may have framed the body otherwise).
+    const http10 = (await rawConversation(port, `${route.replace('HTTP/1.1', 'HTTP/1.0').replace('Connection: close', 'Connection: keep-alive')}Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n${chunk}GET /healthz HTTP/1.0\r\n\r\n`)).split(/(?=HTTP\/1\.1 )/);
+    expect(http10).toHaveLength(1);
+    const chunkedHttp10 = parseRaw(http10[0]!);
+    expect(chunkedHttp10.status).toBe(400);
+    expect(chunkedHttp10.headers.connection).toBe('close');
+    expectEnvelope(chunkedHttp10, 'BAD_REQUEST', /Transfer-Encoding is not HTTP\/1\.0/);
     expect(await t.runtime.eventLog.endOffsets('catalog')).toEqual(before);
   });
 

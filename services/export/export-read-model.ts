@@ -2,7 +2,7 @@ import type { Db, Sql } from '../../platform/db/db.js';
 import type { TopicPartitionOffset } from '../../platform/events/event-log.js';
 import { qualified } from '../../platform/db/identifier.js';
 import { storedOffsets } from '../../platform/projection/offsets.js';
-import { keptReplaySchemas, keptReplayTable, unfinishedReplay } from '../../platform/projection/replay-schema.js';
+import { describedKeptSchemas, keptReplaySchemas, keptReplayTable, unfinishedReplay } from '../../platform/projection/replay-schema.js';
 import { ExportInputError } from './options.js';
 import { ledgerProjection } from '../../projections/ledger/projection.js';
 import { LEDGER_COLUMN_DOCS, LEDGER_TABLES, copyLedgerTable, dropLedgerTableCopy, ledgerTableCount, ledgerTablePage, type LedgerColumnType, type LedgerTable } from '../../projections/ledger/queries.js';
@@ -92,14 +92,16 @@ async function exportKeptTable(db: Db, table: LedgerTable, schema: string, reque
   }
   const positions = kept.offsets ? await storedOffsets(db, ledgerProjection.name, schema) : [];
   const from = qualified(schema, table.name);
-  return writeTable(db, table, { total: await ledgerTableCount(db, table.name, from), positions, copy: from }, request, progress, signal);
+  // The schema's name is only the time the replay ran: the file says what it holds (an --as-of time, positions).
+  const about = (await describedKeptSchemas(db)).find((kept) => kept.schema === schema)?.about ?? null;
+  return writeTable(db, table, { total: await ledgerTableCount(db, table.name, from), positions, copy: from, about }, request, progress, signal);
 }
 
 /** The file of `table` (or of its `copy`) with `total` rows as of `positions`. */
 async function writeTable(
   sql: Sql,
   table: LedgerTable,
-  at: { total: number; positions: TopicPartitionOffset[]; copy?: string },
+  at: { total: number; positions: TopicPartitionOffset[]; copy?: string; about?: string | null },
   request: ReadModelExportRequest,
   progress: ExportProgress,
   signal: AbortSignal | undefined,
@@ -124,7 +126,7 @@ async function writeTable(
       read_model: table.name,
       description: table.description,
       projection: ledgerProjection.name,
-      ...(request.schema !== undefined ? { replay_schema: request.schema } : {}),
+      ...(request.schema !== undefined ? { replay_schema: request.schema, replay_about: at.about ?? null } : {}),
       positions: sorted,
       order_by: [...table.orderBy],
     }),

@@ -28,6 +28,8 @@ export interface ReadModelSource {
   projection: string;
   /** The schema a replay kept the table in (`--schema`), when it is not the live read model. */
   replay_schema?: string;
+  /** What that replay kept it as (`npm run replay -- --kept`): the `--as-of` time or the positions it was rebuilt to, and when. */
+  replay_about?: string | null;
   /** Everything below these offsets is in the exported rows (one snapshot with them). */
   positions: TopicPartitionOffset[];
   order_by: string[];

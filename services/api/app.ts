@@ -2,14 +2,13 @@ import { readFileSync } from 'node:fs';
 import { maxHeaderSize } from 'node:http';
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { answerClientError, answerUnmetExpectation, OpenRequests } from '../../platform/http/client-errors.js';
-import { keepPeerAddresses } from '../../platform/http/client-key.js';
-import { answerConnectRequests } from '../../platform/http/connect-requests.js';
+import { OpenRequests } from '../../platform/http/client-errors.js';
+import { connectionOptions, handleConnections } from '../../platform/http/connection-handling.js';
 import { jsonBodies } from '../../platform/http/json-body.js';
 import { requestForLog } from '../../platform/http/loggable-url.js';
 import { errorHandling, methodsAt, renderError } from '../../platform/http/error-handler.js';
 import { httpMetrics } from '../../platform/http/metrics-plugin.js';
-import { requestGuards, shuttingDown } from '../../platform/http/request-guards.js';
+import { requestGuards } from '../../platform/http/request-guards.js';
 import type { Runtime } from '../../platform/runtime.js';
 import { commandExecutor, type CommandExecutor } from '../admin/command-executor.js';
 import { replayJobs, type ReplayJobs } from '../replay/jobs.js';
@@ -48,9 +47,9 @@ export async function buildApp({ runtime, logger = false, commands, replays, pos
   const refusals = postbackRefusals ?? openPostbackRefusals(runtime);
   const linkPrefix = linkRoutePrefix(runtime.config.linkBase);
   const parserRefusals = keptParserRefusals(refusals);
-  const openRequests = new OpenRequests();
   // The app itself, once built: a request the parser refuses for its method is answered from its routes.
   let routes: FastifyInstance | undefined;
+  const connectionRefusals = { openRequests: new OpenRequests(), shapeFor: parserRefusals, allowedAt: (path: string) => methodsAt(routes!, path) };
   const app = Fastify({
     // A credential put in a query string by mistake never reaches the access log.
     logger: typeof logger === 'object' ? { ...logger, serializers: { req: requestForLog([runtime.config.adminToken, runtime.config.metricsToken]) } } : logger,
@@ -69,43 +68,17 @@ export async function buildApp({ runtime, logger = false, commands, replays, pos
       if (linkPrefix !== '' && request.url.startsWith(`${linkPrefix}/`)) reply.headers(LINK_HEADERS);
       return renderError(error, request, reply);
     },
-    // Requests the HTTP parser refuses (headers too large, malformed) answer in the envelope too,
-    // on a postback path in the postback envelope.
-    clientErrorHandler: (error, socket) => answerClientError(error, socket, parserRefusals, openRequests, (path) => methodsAt(routes!, path)),
-    // A missing Host header and requests arriving during shutdown are answered by requestGuards,
-    // in the envelope, instead of by Node (an empty 400) and Fastify (its own 503 shape).
-    // A request (line, headers, body) that does not arrive in REQUEST_TIMEOUT_MS is a 408 (Fastify's
-    // default is no limit: a client stalling mid-body held its connection forever). Node checks
-    // the connections every connectionsCheckingInterval, and only while headersTimeout is not
-    // longer than requestTimeout (its default of 60 s would keep the check from ever firing).
-    requestTimeout: runtime.config.requestTimeoutMs,
-    http: {
-      requireHostHeader: false,
-      requestTimeout: runtime.config.requestTimeoutMs,
-      headersTimeout: runtime.config.requestTimeoutMs,
-      connectionsCheckingInterval: Math.min(5_000, Math.ceil(runtime.config.requestTimeoutMs / 4)),
-    },
-    return503OnClosing: false,
+    // What Node refuses before a route runs answers in the envelope too, on a postback path in the
+    // postback envelope; a request that does not arrive in REQUEST_TIMEOUT_MS is a 408.
+    ...connectionOptions(runtime.config.requestTimeoutMs, connectionRefusals),
     // A path parameter may be as long as any request line the server accepts, so a long location
     // id in the path is treated like the same id in a query parameter (an unknown id, 404).
     routerOptions: { maxParamLength: maxHeaderSize },
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', allErrors: false } },
   }).withTypeProvider<TypeBoxTypeProvider>();
   routes = app;
-  // A client may end its side once it has sent its requests (a shutdown(SHUT_WR), `nc -N`): Node
-  // then ended the connection at once, and an answer still being worked out was never sent.
-  // Half-open, the answers under way are sent, and the connection closed after the last one.
-  (app.server as typeof app.server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;
-  answerConnectRequests(app);
-  keepPeerAddresses(app.server);
+  handleConnections(app, connectionRefusals);
   if (logger) accessLog(app);
-  openRequests.watch(app.server);
-  // Requests still arriving when the drain is over are not waited for (OpenRequests.refuseArriving).
-  app.addHook('preClose', (done) => {
-    openRequests.refuseArriving(shuttingDown(), parserRefusals);
-    done();
-  });
-  app.server.on('checkExpectation', (request, response) => answerUnmetExpectation(request, response, parserRefusals));
 
   await app.register(errorHandling);
   await app.register(jsonBodies);

@@ -1,7 +1,10 @@
 import Fastify, { type FastifyInstance } from 'fastify';
-import { errorHandling } from '../../platform/http/error-handler.js';
+import { OpenRequests } from '../../platform/http/client-errors.js';
+import { connectionOptions, handleConnections } from '../../platform/http/connection-handling.js';
+import { errorHandling, methodsAt } from '../../platform/http/error-handler.js';
 import { listenOrRefuse } from '../../platform/http/listen.js';
 import { httpMetrics } from '../../platform/http/metrics-plugin.js';
+import { requestGuards } from '../../platform/http/request-guards.js';
 import type { Runtime } from '../../platform/runtime.js';
 import { healthRoutes } from '../api/routes/health/index.js';
 import type { ProjectionHealth } from './projection-health.js';
@@ -13,8 +16,15 @@ import type { ProjectionHealth } from './projection-health.js';
  * projector appends nothing) and no projection is failing.
  */
 export async function serveProjectorHttp(runtime: Runtime, health: ProjectionHealth): Promise<FastifyInstance> {
-  const app = Fastify({ logger: false });
+  // Answered as the API's port answers what Node refuses (a malformed head, CONNECT, a stalled
+  // request, a client that half-closes): in the envelope, and never a crash or a held connection.
+  let routes: FastifyInstance | undefined;
+  const refusals = { openRequests: new OpenRequests(), allowedAt: (path: string) => methodsAt(routes!, path) };
+  const app = Fastify({ logger: false, ...connectionOptions(runtime.config.requestTimeoutMs, refusals) });
+  routes = app;
+  handleConnections(app, refusals);
   await app.register(errorHandling);
+  await app.register(requestGuards);
   await app.register(httpMetrics, { metrics: runtime.metrics, token: runtime.config.metricsToken });
   await app.register(healthRoutes, {
     runtime,

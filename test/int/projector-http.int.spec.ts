@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../platform/config/config.js';
 import { openRuntime, type Runtime } from '../../platform/runtime.js';
@@ -7,6 +8,7 @@ import { catalogEvents } from '../support/catalog-events.js';
 import { startServiceProcess, type ServiceProcess } from '../support/child-process.js';
 import { createTestDatabase, withoutTable, type TestDatabase } from '../support/database.js';
 import { startApi, startProjector } from '../support/service-processes.js';
+import { rawHttp, type RawResponse } from '../support/raw-http.js';
 import { freePort } from '../support/stack.js';
 import { waitFor } from '../support/wait-for.js';
 
@@ -84,6 +86,31 @@ describe('the projector process over HTTP (PROJECTOR_PORT, on Kafka)', () => {
     });
     await waitFor(async () => (await readiness()).status === 200, { what: 'the projector to be ready again' });
   }, 90_000);
+
+  it('answers what Node refuses in the envelope, as the API does: a malformed head, no Host, CONNECT, a client that half-closes', async () => {
+    const port = Number(new URL(base).port);
+    const expectEnvelope = (response: RawResponse, status: number, code: string) => {
+      expect(response.status, response.body).toBe(status);
+      expect(JSON.parse(response.body)).toMatchObject({ code, data: {}, extra: {} });
+    };
+    expectEnvelope(await rawHttp(port, 'GET /healthz HTTP/1.1\r\nHost: x\r\nBad Header: y\r\n\r\n'), 400, 'BAD_REQUEST');
+    expectEnvelope(await rawHttp(port, 'GET /healthz HTTP/1.1\r\nConnection: close\r\n\r\n'), 400, 'BAD_REQUEST');
+    expectEnvelope(await rawHttp(port, 'CONNECT /readyz HTTP/1.1\r\nHost: x\r\n\r\n'), 405, '405');
+    // Ends its side right after the request: the answer, worked out after the end was read, still comes.
+    const halfClosed = await new Promise<RawResponse>((resolve, reject) => {
+      const socket = connect(port, '127.0.0.1', () => socket.end('GET /readyz HTTP/1.1\r\nHost: x\r\n\r\n'));
+      const chunks: Buffer[] = [];
+      socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+      socket.on('error', reject);
+      socket.on('close', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        const [head = '', body = ''] = text.split('\r\n\r\n');
+        resolve({ status: Number(head.split(' ')[1]), headers: {}, body });
+      });
+    });
+    expect([200, 503]).toContain(halfClosed.status);
+    expect(JSON.parse(halfClosed.body)).toHaveProperty('code');
+  });
 
   it('refuses to start on a port another process holds, before joining the log', async () => {
     const second = startServiceProcess('services/projector/main.ts', env);

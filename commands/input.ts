@@ -17,17 +17,25 @@ export const oneOf = (values: readonly string[], description: string) =>
 
 /**
  * Characters a name shown to operators and partners never holds: C0 and C1 controls (a line
- * break, an escape that recolours a terminal) and the bidirectional embeddings, overrides and
- * isolates (U+202A–U+202E, U+2066–U+2069), which make text read differently from what it is.
+ * break, an escape that recolours a terminal) and UAX #9's bidirectional formatting characters:
+ * the embeddings, overrides and isolates (U+202A–U+202E, U+2066–U+2069) and the implicit marks
+ * (ALM U+061C, LRM U+200E, RLM U+200F), which make text read differently from what it is.
  */
-const INVISIBLE_CONTROLS = '\\u0000-\\u001F\\u007F-\\u009F\\u202A-\\u202E\\u2066-\\u2069';
+const INVISIBLE_CONTROLS = '\\u0000-\\u001F\\u007F-\\u009F\\u061C\\u200E\\u200F\\u202A-\\u202E\\u2066-\\u2069';
+
+/**
+ * Format characters with no glyph (soft hyphen, zero-width space, joiners, word joiner and
+ * invisible operators, BOM): allowed inside a name (a joiner belongs to an emoji or a script), but
+ * they are not the visible character a name needs, which `\S` alone would take them for.
+ */
+const ZERO_WIDTH = '\\u00AD\\u180E\\u200B-\\u200D\\u2060-\\u2064\\uFEFF';
 
 /** A name or label: at least one visible character, none of INVISIBLE_CONTROLS. */
 export const displayText = (description: string, maxLength = 200) =>
   Type.String({
     minLength: 1,
     maxLength,
-    pattern: `^(?=[^${INVISIBLE_CONTROLS}]*\\S)[^${INVISIBLE_CONTROLS}]*$`,
+    pattern: `^(?=[^${INVISIBLE_CONTROLS}]*[^\\s${ZERO_WIDTH}${INVISIBLE_CONTROLS}])[^${INVISIBLE_CONTROLS}]*$`,
     description: `${description} (visible text: not blank, no control or bidirectional formatting characters)`,
   });
 

@@ -63,6 +63,13 @@ describe('accounts admin commands reject bad input', () => {
     ['developer:register', 'name', 'input', () => ({ name: 'line1\nline2', email: 'x@example.test' })],
     ['developer:register', 'name', 'input', () => ({ name: 'evil\u202Egnp.exe', email: 'x@example.test' })],
     ['developer:register', 'name', 'input', () => ({ name: '\u001b[31mred', email: 'x@example.test' })],
+    // UAX #9's implicit marks (RLM, LRM, ALM) are bidirectional formatting characters too.
+    ['developer:register', 'name', 'input', () => ({ name: 'evil\u200Fgnp.exe', email: 'x@example.test' })],
+    ['application:register', 'name', 'input', (i) => ({ developer_id: i.developer, name: '\u200E' })],
+    ['developer:register', 'email', 'input', () => ({ name: 'X', email: 'a\u061C@example.test' })],
+    // A name of zero-width characters only is blank on every screen.
+    ['developer:register', 'name', 'input', () => ({ name: '\u200B', email: 'x@example.test' })],
+    ['placement:create', 'name', 'input', (i) => ({ application_id: i.app, name: ' \uFEFF\u2060 ' })],
     ['developer:register', 'email', 'input', () => ({ name: 'X', email: 'a\u0007@example.test' })],
     ['developer:register', 'email', 'input', () => ({ name: 'X', email: 'a@example.test\u0085' })],
     ['developer:register', 'email', 'input', () => ({ name: 'X', email: 'a\u2066@example.test' })],

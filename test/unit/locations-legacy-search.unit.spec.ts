@@ -40,6 +40,12 @@ describe('LEGACY search ranking', () => {
     expect(ids('ÓNTÁRIO')).toEqual(['20121']);
   });
 
+  it('matches the location id as q folds, as FULL does: full-width digits are the id', () => {
+    expect(ids('\uFF12\uFF11\uFF11\uFF18\uFF10')).toEqual(['21180']);
+    expect(rankAll(index, '\uFF12\uFF11\uFF11\uFF18\uFF10', 20).locations.map((location) => location.id)).toEqual(['21180']);
+    expect(ids(' 21180 ')).toEqual(['21180']);
+  });
+
   it('browses in level, name, id order without a query and reports more pages', () => {
     expect(ids(undefined, 3)).toEqual(['2124', '2840', '21137']);
     expect(rank(index.ordered, undefined, 3).hasMore).toBe(true);

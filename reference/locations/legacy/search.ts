@@ -53,7 +53,8 @@ export function rank(
     return { locations: locations.slice(0, limit), hasMore: locations.length > limit };
   }
   const folded = foldText(query);
-  const idQuery = query.trim();
+  // The id is matched as q folds, as FULL does (full-width "２２５０" is 2250): ids are digits, which folding keeps.
+  const idQuery = folded;
   const tiers: IndexedLocation[][] = [[], [], [], []];
   for (const location of candidates) {
     const tier = tierOf(location, folded, idQuery, canonical);
@@ -84,7 +85,7 @@ export function rankAll(
 ): Ranked {
   const want = limit + 1;
   const folded = foldText(query);
-  const exact = [...new Set([...(index.byAlias.get(folded) ?? []), ...[index.byId.get(query.trim())].filter((hit) => hit !== undefined)])]
+  const exact = [...new Set([...(index.byAlias.get(folded) ?? []), ...[index.byId.get(folded)].filter((hit) => hit !== undefined)])]
     .sort(compareLocations)
     .filter(keep);
   const found: IndexedLocation[] = exact.slice(0, want);

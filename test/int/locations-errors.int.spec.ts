@@ -87,6 +87,16 @@ describe('location ids, with the excerpt loaded', () => {
     }
   });
 
+  it('a refusal quoting an id with invisible or bidi characters shows them as \\u escapes, never raw', async () => {
+    for (const [sent, seen] of [['2250%E2%80%8B', '2250\\u200b'], ['%E2%80%AE0522', '\\u202e0522'], ['22%C2%AD50', '22\\u00ad50']]) {
+      const response = await t.app.inject(`/v1/locations/${sent}?catalog=FULL`);
+      expect(response.statusCode).toBe(400);
+      const { message } = response.json() as { message: string };
+      expect(message).toContain(seen);
+      expect(message).not.toMatch(/[\u200b\u202e\u00ad]/u);
+    }
+  });
+
   it('the ids both catalogs have still answer', async () => {
     for (const url of idUrls('2840')) expect((await t.app.inject(url)).statusCode, url).toBe(200);
   });

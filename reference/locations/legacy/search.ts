@@ -12,11 +12,11 @@ const MatchTier = { EXACT: 0, PREFIX: 1, WORD_PREFIX: 2, SUBSTRING: 3 } as const
 export type MatchTier = (typeof MatchTier)[keyof typeof MatchTier];
 
 /**
- * `idQuery` is the query as sent, trimmed (an id matches only as written, digits alone: no
- * folding). `canonical: false` matches names only (resolve's `city`).
+ * The id is matched by the folded query too, as FULL matches it (full-width "２２５０" is 2250):
+ * ids are digits, which folding keeps. `canonical: false` matches names only (resolve's `city`).
  */
-function tierOf(location: IndexedLocation, foldedQuery: string, idQuery: string, canonical = true): MatchTier | undefined {
-  if (idQuery === location.id || (location.aliases.length > 0 && location.aliases.includes(foldedQuery))) return MatchTier.EXACT;
+function tierOf(location: IndexedLocation, foldedQuery: string, canonical = true): MatchTier | undefined {
+  if (foldedQuery === location.id || (location.aliases.length > 0 && location.aliases.includes(foldedQuery))) return MatchTier.EXACT;
   // Every other tier is a substring match: one search rules most locations out.
   const text = canonical ? location.text : location.spaced;
   if (!text.includes(foldedQuery)) return undefined;
@@ -53,11 +53,9 @@ export function rank(
     return { locations: locations.slice(0, limit), hasMore: locations.length > limit };
   }
   const folded = foldText(query);
-  // The id is matched as q folds, as FULL does (full-width "２２５０" is 2250): ids are digits, which folding keeps.
-  const idQuery = folded;
   const tiers: IndexedLocation[][] = [[], [], [], []];
   for (const location of candidates) {
-    const tier = tierOf(location, folded, idQuery, canonical);
+    const tier = tierOf(location, folded, canonical);
     // A tier never needs more than limit + 1 entries: anything after them is not returned.
     if (tier !== undefined && tiers[tier]!.length <= limit && keep(location)) tiers[tier]!.push(location);
   }

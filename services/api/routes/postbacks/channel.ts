@@ -15,17 +15,10 @@ const FORM = /^application\/x-www-form-urlencoded\s*(;|$)/i;
 const SIGNATURE_HEADER = /signature|hmac|nonce|timestamp/i;
 
 /**
- * Which contract a POST speaks: a form body without the protocol header is the compatibility
- * form route; everything else is held to the current contract.
- */
-export function postChannel(request: FastifyRequest): PostbackChannel {
-  return channelOf('POST', request.headers['content-type'], request.headers[PROTOCOL_HEADER] !== undefined);
-}
-
-/**
  * Which contract a request on a postback path is answered by: GET is the compatibility query
- * route, a POST as postChannel says, and every other method is refused as the current contract
- * refuses (its 405 carries SVC-Protocol-Version, whatever Content-Type it sends).
+ * route; a POST with a form body and without the protocol header is the compatibility form
+ * route, any other POST the current contract; every other method is refused as the current
+ * contract refuses (its 405 carries SVC-Protocol-Version, whatever Content-Type it sends).
  */
 export function requestChannel(request: FastifyRequest): PostbackChannel {
   return channelOf(request.method, request.headers['content-type'], request.headers[PROTOCOL_HEADER] !== undefined);
@@ -67,7 +60,7 @@ export function checkUnsigned(request: FastifyRequest): void {
 
 /**
  * A POST's checks before its body is read: the current contract's, or for a form POST (only a
- * form body makes a POST the compatibility route: postChannel) its charset and the signature check. Throws PostbackRejection.
+ * form body makes a POST the compatibility route: requestChannel) its charset and the signature check. Throws PostbackRejection.
  */
 export function checkPostRequest(request: FastifyRequest, channel: PostbackChannel): void {
   if (channel === 'current') return checkCurrentRequest(request);

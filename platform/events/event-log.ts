@@ -93,6 +93,8 @@ export interface EventLog {
    * topics get), one line each.
    */
   ensureTopics(topics: readonly TopicDesign[]): Promise<string[]>;
+  /** The topics (as named by the code, without TOPIC_PREFIX) this log does not have. */
+  missingTopics(topics: readonly string[]): Promise<string[]>;
   /**
    * Resolves once every event is durable (acks=all on Kafka, committed in Postgres embedded).
    * `signal` aborting before the events are sent takes them back: rejected with

@@ -8,6 +8,7 @@ import { kafkaBoundedSource } from './kafka-bounded-read.js';
 import { offsetsAtOrAfter } from './kafka-offsets-by-time.js';
 import { isUnpropagatedTopic, retryRetriable } from './kafka-retry.js';
 import { kafkaSubscribe } from './kafka-subscription.js';
+import { existingTopics } from './kafka-topic-state.js';
 import { kafkaTopics } from './kafka-topics.js';
 import { restartingProducer } from './restarting-producer.js';
 import { openBoundedRead } from './bounded-read.js';
@@ -106,6 +107,10 @@ export async function kafkaEventLog(codec: EventCodec, options: KafkaLogOptions)
   return {
     kind: 'kafka',
     ensureTopics: (designs) => topics.ensureTopics(designs),
+    async missingTopics(names) {
+      const existing = await existingTopics(admin, names.map(physical));
+      return names.filter((name) => !existing.has(physical(name)));
+    },
     append,
     subscribe: (subscription) => kafkaSubscribe({ kafka, admin, codec, topicPrefix: options.topicPrefix, physical, keepers }, subscription),
     read: (topic, bounds) => openBoundedRead(topic, bounds, kafkaBoundedSource({ kafka, admin, codec, topicPrefix: options.topicPrefix }, topic)),

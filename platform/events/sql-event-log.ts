@@ -128,6 +128,12 @@ export function sqlEventLog(db: Db, codec: EventCodec, options: SqlLogOptions): 
       return [];
     },
 
+    async missingTopics(names) {
+      const { rows } = await db.query<{ topic: string }>('SELECT DISTINCT topic FROM event_log_partitions WHERE topic = ANY($1::text[])', [names.map(physical)]);
+      const existing = new Set(rows.map((row) => row.topic));
+      return names.filter((name) => !existing.has(physical(name)));
+    },
+
     async append(topic, events: NewEvent[], appendOptions: AppendOptions = {}): Promise<AppendedEvent[]> {
       if (events.length === 0) return [];
       const messages = await Promise.all(

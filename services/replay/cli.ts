@@ -2,6 +2,8 @@ import { Command as Program, Option } from 'commander';
 import { onceOnly } from '../../platform/cli/once-only.js';
 import { loadConfig, type Config } from '../../platform/config/config.js';
 import { SettingError } from '../../platform/config/settings.js';
+import type { EventLog } from '../../platform/events/event-log.js';
+import type { Projection } from '../../platform/projection/projection.js';
 import { DataDirBusyError } from '../../platform/data-dir/ownership.js';
 import { ReplayInputError } from '../../platform/projection/point-in-time.js';
 import type { RebuildProgress } from '../../platform/projection/rebuild.js';
@@ -63,7 +65,8 @@ function requestFrom(flags: Flags): ReplayRequest {
 async function replayAnywhere(config: Config, request: ReplayRequest, onProgress: (progress: RebuildProgress) => void, signal: AbortSignal): Promise<ReplayReport> {
   let runtime;
   try {
-    runtime = await openRuntime(config, { role: 'tool', description: 'npm run replay', redis: false });
+    // A replay only reads the log: it creates no topic (the service does, when it starts).
+    runtime = await openRuntime(config, { role: 'tool', description: 'npm run replay', redis: false, ensureTopics: false });
   } catch (error) {
     if (error instanceof DataDirBusyError && error.owner?.role === 'service') {
       process.stderr.write(`replaying inside the service that owns DATA_DIR (pid ${error.owner.pid}); it goes on answering meanwhile\n`);
@@ -72,10 +75,26 @@ async function replayAnywhere(config: Config, request: ReplayRequest, onProgress
     throw error;
   }
   try {
-    return await replay(runtime.db, runtime.eventLog, { ...resolveReplayRequest(request), onProgress, signal });
+    const options = resolveReplayRequest(request);
+    await refuseMissingTopics(runtime.eventLog, options.projections, config.topicPrefix);
+    return await replay(runtime.db, runtime.eventLog, { ...options, onProgress, signal });
   } finally {
     await runtime.close();
   }
+}
+
+/**
+ * Topics the log does not have mean the wrong log (another TOPIC_PREFIX or broker, or a service
+ * that never started there): said before anything is rebuilt, rather than replaying nothing.
+ */
+async function refuseMissingTopics(eventLog: EventLog, projections: readonly Projection[], topicPrefix: string): Promise<void> {
+  const missing = await eventLog.missingTopics([...new Set(projections.flatMap((projection) => projection.topics))]);
+  if (missing.length === 0) return;
+  const where = eventLog.kind === 'kafka' ? 'TOPIC_PREFIX and KAFKA_BROKERS' : 'TOPIC_PREFIX';
+  throw new SettingError(
+    'TOPIC_PREFIX',
+    `is ${JSON.stringify(topicPrefix)}, and this log has no topic ${missing.map((topic) => topicPrefix + topic).join(', ')}: check ${where} (the service creates its topics when it starts); nothing was replayed`,
+  );
 }
 
 /**

@@ -50,6 +50,16 @@ describe('replay input that names no point in the log', () => {
     for (const schema of await replaySchemas()) await t.runtime.db.query(`DROP SCHEMA ${schema} CASCADE`);
   });
 
+  it('a TOPIC_PREFIX the embedded log has no topics under exits 2 naming it, rebuilding nothing', async () => {
+    const prefix = `${t.topicPrefix}elsewhere.`;
+    const result = await runCli('services/replay/cli.ts', ['--projection', 'serves,clicks'], testEnvironment(t.database, prefix, { eventLog: 'sql' }));
+    expect(result.status, result.stdout + result.stderr).toBe(2);
+    expect(ownLines(result.stderr)).toEqual([
+      `error: TOPIC_PREFIX is ${JSON.stringify(prefix)}, and this log has no topic ${prefix}serves, ${prefix}clicks: check TOPIC_PREFIX (the service creates its topics when it starts); nothing was replayed`,
+    ]);
+    expect(await replaySchemas()).toEqual([]);
+  });
+
   it('an empty --projection exits 2 instead of rebuilding every read model', async () => {
     for (const value of ['', ' , ']) {
       const result = await runCli('services/replay/cli.ts', ['--projection', value], env);
@@ -98,5 +108,23 @@ describe('replay --kept on a Kafka log', () => {
     expect(result.status, result.stderr).toBe(0);
     expect(JSON.parse(result.stdout)).toMatchObject({ kept: [] });
     expect(await clusterTopicsStartingWith(prefix)).toEqual([]);
+  });
+
+  it('a replay under a TOPIC_PREFIX naming no environment exits 2 naming it, creating no topic and no schema', async () => {
+    const prefix = `${t.topicPrefix}elsewhere.`;
+    const result = await runCli('services/replay/cli.ts', ['--projection', 'ledger'], testEnvironment(t.database, prefix, { eventLog: 'kafka' }));
+    expect(result.status, result.stdout + result.stderr).toBe(2);
+    expect(ownLines(result.stderr)).toEqual([
+      `error: TOPIC_PREFIX is ${JSON.stringify(prefix)}, and this log has no topic ${prefix}postbacks: check TOPIC_PREFIX and KAFKA_BROKERS (the service creates its topics when it starts); nothing was replayed`,
+    ]);
+    expect(await clusterTopicsStartingWith(prefix)).toEqual([]);
+    const schemas = await t.runtime.db.query("SELECT nspname FROM pg_namespace WHERE nspname LIKE 'replay%'");
+    expect(schemas.rows).toEqual([]);
+  });
+
+  it('a replay on the right TOPIC_PREFIX still runs (every topic the read models read is there)', async () => {
+    const result = await runCli('services/replay/cli.ts', ['--projection', 'ledger', '--json'], testEnvironment(t.database, t.topicPrefix, { eventLog: 'kafka' }));
+    expect(result.status, result.stderr).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({ mode: 'compare', identical: true });
   });
 });

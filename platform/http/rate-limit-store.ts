@@ -70,3 +70,28 @@ export function redisWithLocalFallback(redis: Redis, keyPrefix: string): Fastify
     }
   } as unknown as FastifyRateLimitStoreCtor;
 }
+
+/** A count in a fixed window: how many, and the milliseconds left of the window (0: none open). */
+export type WindowCount = Counted;
+
+/**
+ * Counts of events that are not requests (failed sign-ins), per key in a fixed window: in Redis
+ * for every API process, kept in this process while Redis cannot answer, in process without Redis.
+ */
+export interface EventCounter {
+  /** Counts one more for `key`. */
+  add(key: string): Promise<WindowCount>;
+  /** What `key` has counted, counting nothing. */
+  read(key: string): Promise<WindowCount>;
+}
+
+export function eventCounter(redis: Redis | undefined, keyPrefix: string, windowMs: number): EventCounter {
+  const local = new LocalStore(false, false);
+  const store = redis ? new FallbackStore(redis, new RedisStore(false, false, redis, keyPrefix), local) : local;
+  const promised = (count: (done: Done) => void) =>
+    new Promise<WindowCount>((resolve, reject) => count((error, result) => (error || !result ? reject(error ?? new Error('no count')) : resolve(result))));
+  return {
+    add: (key) => promised((done) => store.incr(key, done, windowMs, Number.MAX_SAFE_INTEGER)),
+    read: (key) => promised((done) => store.read(key, done, windowMs, Number.MAX_SAFE_INTEGER)),
+  };
+}

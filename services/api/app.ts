@@ -17,6 +17,7 @@ import { TAG } from './openapi/tags.js';
 import { openPostbackRefusals, type PostbackRefusals } from './postback-refusals.js';
 import { adminRoutes } from './routes/admin/index.js';
 import { adminPages } from './routes/admin/pages.js';
+import { adminTokenThrottle } from './routes/admin/token-throttle.js';
 import { healthRoutes } from './routes/health/index.js';
 import { LINK_HEADERS, linkRoutePrefix, linkRoutes } from './routes/links/index.js';
 import { locationRoutes } from './routes/locations/index.js';
@@ -96,13 +97,15 @@ export async function buildApp({ runtime, logger = false, commands, replays, pos
   await app.register(postbackRoutes, { runtime, refusals, prefix: '/v1/postback' });
   const adminToken = runtime.config.adminToken;
   if (adminToken) {
+    const throttle = adminTokenThrottle(runtime);
     await app.register(adminRoutes, {
       token: adminToken,
+      throttle,
       commands: commands ?? commandExecutor(runtime, { projections: [] }),
       replays: replays ?? replayJobs(runtime),
       prefix: '/admin',
     });
-    await app.register(adminPages, { runtime, token: adminToken, refusals, prefix: '/admin' });
+    await app.register(adminPages, { runtime, token: adminToken, refusals, throttle, prefix: '/admin' });
   }
   return app;
 }

@@ -3,12 +3,13 @@ import type { FastifyInstance } from 'fastify';
 import { CommandInputError, CommandNotFoundError, CommandUnavailableError } from '../../../../commands/command.js';
 import { adminCommands } from '../../../../commands/index.js';
 import { success } from '../../../../platform/http/envelope.js';
-import { ApiError, badRequest, notFound, serviceUnavailable, unauthorized, unsupportedMediaType } from '../../../../platform/http/errors.js';
+import { ApiError, badRequest, notFound, serviceUnavailable, tooManyRequests, unauthorized, unsupportedMediaType } from '../../../../platform/http/errors.js';
 import { ReadModelsBehindError } from '../../../../platform/projection/catch-up.js';
 import type { CommandExecutor } from '../../../admin/command-executor.js';
 import type { ExportJobs } from '../../../export/jobs.js';
 import type { ReplayJobs } from '../../../replay/jobs.js';
 import { exportRoutes } from './exports.js';
+import type { AdminTokenThrottle } from './token-throttle.js';
 import { replayRoutes } from './replays.js';
 import { bearerOf, tokenCheck } from '../../../../platform/http/token-check.js';
 import { isProgrammingError, logBackendFailure } from '../../../../platform/http/backend-failure-log.js';
@@ -21,6 +22,8 @@ export interface AdminRouteOptions {
   replays?: ReplayJobs;
   /** Exports run by this process (`/exports`; the owner socket only). */
   exports?: ExportJobs;
+  /** Wrong tokens counted per client (the API port; the owner's local socket has no clients to tell apart). */
+  throttle?: AdminTokenThrottle;
 }
 
 /**
@@ -33,7 +36,12 @@ export async function adminRoutes(app: FastifyInstance, options: AdminRouteOptio
   const commands = new Map(adminCommands.map((command) => [command.name, command]));
 
   app.addHook('onRequest', async (request) => {
-    if (!isAdminToken(bearerOf(request))) throw unauthorized('admin token missing or invalid');
+    const presented = bearerOf(request);
+    const wait = presented === '' ? 0 : ((await options.throttle?.refusedFor(request)) ?? 0);
+    if (wait > 0) throw tooManyRequests(wait);
+    if (isAdminToken(presented)) return;
+    if (presented !== '') await options.throttle?.failed(request);
+    throw unauthorized('admin token missing or invalid');
   });
   // Answers hold what only operators may read (an issued key is shown once): no cache keeps them.
   app.addHook('onSend', async (_request, reply) => {

@@ -3,6 +3,7 @@ import { html } from '../../../../platform/http/html.js';
 import { isSecretParameter } from '../../../../platform/http/loggable-url.js';
 import { layout, sendPage } from './layout.js';
 import type { AdminSessions } from './session.js';
+import type { AdminTokenThrottle } from './token-throttle.js';
 
 const HOME = '/admin/postbacks';
 /**
@@ -64,15 +65,27 @@ ${problem ? html`<div class="errors" role="alert">${problem}</div>` : ''}
   return sendPage(reply, status, layout('Operator pages', body, { signedIn: false }));
 }
 
+/** The sign-in form again, refused for `seconds`: this address presented too many wrong tokens (token-throttle.ts). */
+export function sendRefusedSignIn(reply: FastifyReply, next: string, seconds: number) {
+  reply.header('retry-after', String(seconds));
+  return sendLogin(reply, 429, next, `Too many wrong tokens were sent from your address: try again in ${seconds} s.`);
+}
+
 /** `GET/POST /admin/login`, `POST /admin/logout`. */
-export async function loginRoutes(app: FastifyInstance, { sessions, isAdminToken }: { sessions: AdminSessions; isAdminToken: (token: string) => boolean }) {
+export async function loginRoutes(app: FastifyInstance, { sessions, isAdminToken, throttle }: { sessions: AdminSessions; isAdminToken: (token: string) => boolean; throttle: AdminTokenThrottle }) {
   app.get('/login', { schema: { hide: true } }, async (request, reply) => sendLogin(reply, 200, returnPath((request.query as { next?: unknown }).next)));
 
   app.post('/login', { schema: { hide: true } }, async (request, reply) => {
     const form = (request.body ?? {}) as { token?: unknown; next?: unknown };
     const next = returnPath(form.next);
     if (crossSite(request)) return sendLogin(reply, 403, next, 'Sign in from this page, not from another site.');
-    if (typeof form.token !== 'string' || !isAdminToken(form.token)) return sendLogin(reply, 401, next, 'That token was not accepted.');
+    const presented = typeof form.token === 'string' ? form.token : '';
+    const wait = presented === '' ? 0 : await throttle.refusedFor(request);
+    if (wait > 0) return sendRefusedSignIn(reply, next, wait);
+    if (!isAdminToken(presented)) {
+      if (presented !== '') await throttle.failed(request);
+      return sendLogin(reply, 401, next, 'That token was not accepted.');
+    }
     return reply.status(303).header('set-cookie', await sessions.open(request)).header('location', next).send();
   });
 

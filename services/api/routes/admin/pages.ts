@@ -5,7 +5,8 @@ import { html } from '../../../../platform/http/html.js';
 import type { Runtime } from '../../../../platform/runtime.js';
 import type { PostbackRefusals } from '../../postback-refusals.js';
 import { layout, sendPage } from './layout.js';
-import { loginRoutes, returnPath, sendLogin } from './login.js';
+import { loginRoutes, returnPath, sendLogin, sendRefusedSignIn } from './login.js';
+import type { AdminTokenThrottle } from './token-throttle.js';
 import { postbackPages } from './postbacks/index.js';
 import { adminSessions } from './session.js';
 import { bearerOf, tokenCheck } from '../../../../platform/http/token-check.js';
@@ -18,7 +19,7 @@ const FORM_LIMIT_BYTES = 4 * 1024;
  * log page. A page asked for without a session answers 401 with the sign-in form; scripts may send
  * `Authorization: Bearer $ADMIN_TOKEN` instead. Errors are pages too, never the JSON envelope.
  */
-export async function adminPages(app: FastifyInstance, options: { runtime: Runtime; token: string; refusals: PostbackRefusals }) {
+export async function adminPages(app: FastifyInstance, options: { runtime: Runtime; token: string; refusals: PostbackRefusals; throttle: AdminTokenThrottle }) {
   const sessions = adminSessions(options.token);
   const isAdminToken = tokenCheck(options.token);
 
@@ -35,10 +36,17 @@ export async function adminPages(app: FastifyInstance, options: { runtime: Runti
     return sendPage(reply, status, layout('Operator pages', html`<div class="errors" role="alert">${message}</div><p><a href="/admin/postbacks">← Search</a></p>`, { signedIn: false }));
   });
 
-  await app.register(loginRoutes, { sessions, isAdminToken });
+  await app.register(loginRoutes, { sessions, isAdminToken, throttle: options.throttle });
   await app.register(async (pages) => {
     pages.addHook('onRequest', async (request, reply) => {
-      if (isAdminToken(bearerOf(request)) || (await sessions.valid(request))) return;
+      const presented = bearerOf(request);
+      if (presented !== '') {
+        const wait = await options.throttle.refusedFor(request);
+        if (wait > 0) return sendRefusedSignIn(reply, returnPath(request.url), wait);
+        if (isAdminToken(presented)) return;
+        await options.throttle.failed(request);
+      }
+      if (await sessions.valid(request)) return;
       return sendLogin(reply, 401, returnPath(request.url));
     });
     await pages.register(postbackPages, { runtime: options.runtime, refusals: options.refusals, prefix: '/postbacks' });

@@ -9,7 +9,7 @@ import type { CommandExecutor } from '../../../admin/command-executor.js';
 import type { ExportJobs } from '../../../export/jobs.js';
 import type { ReplayJobs } from '../../../replay/jobs.js';
 import { exportRoutes } from './exports.js';
-import type { AdminTokenThrottle } from './token-throttle.js';
+import { judgeToken, type AdminTokenThrottle } from './token-throttle.js';
 import { replayRoutes } from './replays.js';
 import { bearerOf, tokenCheck } from '../../../../platform/http/token-check.js';
 import { isProgrammingError, logBackendFailure } from '../../../../platform/http/backend-failure-log.js';
@@ -36,11 +36,9 @@ export async function adminRoutes(app: FastifyInstance, options: AdminRouteOptio
   const commands = new Map(adminCommands.map((command) => [command.name, command]));
 
   app.addHook('onRequest', async (request) => {
-    const presented = bearerOf(request);
-    const wait = presented === '' ? 0 : ((await options.throttle?.refusedFor(request)) ?? 0);
-    if (wait > 0) throw tooManyRequests(wait);
-    if (isAdminToken(presented)) return;
-    if (presented !== '') await options.throttle?.failed(request);
+    const verdict = await judgeToken(request, bearerOf(request), isAdminToken, options.throttle);
+    if (verdict === 'right') return;
+    if (typeof verdict === 'object') throw tooManyRequests(verdict.refusedFor);
     throw unauthorized('admin token missing or invalid');
   });
   // Answers hold what only operators may read (an issued key is shown once): no cache keeps them.

@@ -3,7 +3,7 @@ import { html } from '../../../../platform/http/html.js';
 import { isSecretParameter } from '../../../../platform/http/loggable-url.js';
 import { layout, sendPage } from './layout.js';
 import type { AdminSessions } from './session.js';
-import type { AdminTokenThrottle } from './token-throttle.js';
+import { judgeToken, type AdminTokenThrottle } from './token-throttle.js';
 
 const HOME = '/admin/postbacks';
 /**
@@ -79,13 +79,9 @@ export async function loginRoutes(app: FastifyInstance, { sessions, isAdminToken
     const form = (request.body ?? {}) as { token?: unknown; next?: unknown };
     const next = returnPath(form.next);
     if (crossSite(request)) return sendLogin(reply, 403, next, 'Sign in from this page, not from another site.');
-    const presented = typeof form.token === 'string' ? form.token : '';
-    const wait = presented === '' ? 0 : await throttle.refusedFor(request);
-    if (wait > 0) return sendRefusedSignIn(reply, next, wait);
-    if (!isAdminToken(presented)) {
-      if (presented !== '') await throttle.failed(request);
-      return sendLogin(reply, 401, next, 'That token was not accepted.');
-    }
+    const verdict = await judgeToken(request, typeof form.token === 'string' ? form.token : '', isAdminToken, throttle);
+    if (typeof verdict === 'object') return sendRefusedSignIn(reply, next, verdict.refusedFor);
+    if (verdict !== 'right') return sendLogin(reply, 401, next, 'That token was not accepted.');
     return reply.status(303).header('set-cookie', await sessions.open(request)).header('location', next).send();
   });
 

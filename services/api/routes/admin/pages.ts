@@ -6,7 +6,7 @@ import type { Runtime } from '../../../../platform/runtime.js';
 import type { PostbackRefusals } from '../../postback-refusals.js';
 import { layout, sendPage } from './layout.js';
 import { loginRoutes, returnPath, sendLogin, sendRefusedSignIn } from './login.js';
-import type { AdminTokenThrottle } from './token-throttle.js';
+import { judgeToken, type AdminTokenThrottle } from './token-throttle.js';
 import { postbackPages } from './postbacks/index.js';
 import { adminSessions } from './session.js';
 import { bearerOf, tokenCheck } from '../../../../platform/http/token-check.js';
@@ -39,13 +39,9 @@ export async function adminPages(app: FastifyInstance, options: { runtime: Runti
   await app.register(loginRoutes, { sessions, isAdminToken, throttle: options.throttle });
   await app.register(async (pages) => {
     pages.addHook('onRequest', async (request, reply) => {
-      const presented = bearerOf(request);
-      if (presented !== '') {
-        const wait = await options.throttle.refusedFor(request);
-        if (wait > 0) return sendRefusedSignIn(reply, returnPath(request.url), wait);
-        if (isAdminToken(presented)) return;
-        await options.throttle.failed(request);
-      }
+      const verdict = await judgeToken(request, bearerOf(request), isAdminToken, options.throttle);
+      if (verdict === 'right') return;
+      if (typeof verdict === 'object') return sendRefusedSignIn(reply, returnPath(request.url), verdict.refusedFor);
       if (await sessions.valid(request)) return;
       return sendLogin(reply, 401, returnPath(request.url));
     });

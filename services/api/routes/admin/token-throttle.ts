@@ -33,3 +33,16 @@ export function adminTokenThrottle(runtime: Runtime): AdminTokenThrottle {
     },
   };
 }
+
+/** What a presented token is worth: none presented, the right one, a wrong one (counted), or refused for some seconds. */
+export type TokenVerdict = 'none' | 'right' | 'wrong' | { refusedFor: number };
+
+/** Judges a presented token; without a throttle (the owner's local socket) nothing is counted or refused. */
+export async function judgeToken(request: FastifyRequest, presented: string, isAdminToken: (token: string) => boolean, throttle?: AdminTokenThrottle): Promise<TokenVerdict> {
+  if (presented === '') return 'none';
+  const wait = (await throttle?.refusedFor(request)) ?? 0;
+  if (wait > 0) return { refusedFor: wait };
+  if (isAdminToken(presented)) return 'right';
+  await throttle?.failed(request);
+  return 'wrong';
+}

@@ -67,12 +67,35 @@ export interface PostgresOptions {
   queryTimeoutMs?: number;
 }
 
+/**
+ * What every session runs with, whatever the server, database, role or connection string set:
+ * times reach text (a row's text in a checksum, pg's parsers) in UTC and ISO style.
+ */
+const SESSION_SETTINGS = '-c TimeZone=UTC -c DateStyle=ISO -c IntervalStyle=postgres';
+
+/**
+ * pg's config for a connection string with SESSION_SETTINGS in force. pg takes a connection
+ * string's `options` over the config's, so a URL carrying `options=-c timezone=…` (or any other
+ * setting) replaced the UTC of every session: the string's options are moved into the config,
+ * ours after them, where the server lets the last one win.
+ */
+export function sessionConfig(connectionString: string): { connectionString: string; options: string } {
+  let url: URL;
+  try {
+    url = new URL(connectionString);
+  } catch {
+    return { connectionString, options: SESSION_SETTINGS };
+  }
+  const given = url.searchParams.get('options');
+  if (given === null) return { connectionString, options: SESSION_SETTINGS };
+  url.searchParams.delete('options');
+  return { connectionString: url.toString(), options: given.trim() === '' ? SESSION_SETTINGS : `${given} ${SESSION_SETTINGS}` };
+}
+
 export function connectPostgres(connectionString: string, options: PostgresOptions = {}): Db {
-  // Every session in UTC, so timestamps never pick up the server's local zone.
   const pool = new pg.Pool({
-    connectionString,
+    ...sessionConfig(connectionString),
     max: options.max ?? 10,
-    options: '-c TimeZone=UTC',
     connectionTimeoutMillis: options.connectTimeoutMs ?? 0,
     // pg fails a statement unanswered this long; the pool discards a session released with that error.
     ...(options.queryTimeoutMs ? { query_timeout: options.queryTimeoutMs } : {}),
@@ -173,7 +196,7 @@ async function listenOn(
   const listenStatement = `LISTEN "${channel.replace(/"/g, '""')}"`;
   const connect = async () => {
     // A server that takes the connection but never answers must not hold the reconnect for good.
-    const next = new pg.Client({ connectionString, options: '-c TimeZone=UTC', connectionTimeoutMillis: LISTEN_CONNECT_TIMEOUT_MS });
+    const next = new pg.Client({ ...sessionConfig(connectionString), connectionTimeoutMillis: LISTEN_CONNECT_TIMEOUT_MS });
     let dropped = false;
     let heardAt = Date.now();
     const drop = () => {

@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { Umzug, type UmzugStorage } from 'umzug';
 import type { Db, Sql } from './db.js';
 import { ADVISORY_LOCK_KEYS } from './advisory-locks.js';
+import { compareCodeUnits } from '../text/code-unit-order.js';
 
 const projectRoot = fileURLToPath(new URL('../../', import.meta.url));
 /** Folders whose `migrations/*.sql` files make up the schema; ordered by file name (timestamp prefix). */
@@ -22,7 +23,7 @@ function listMigrations(): { name: string; path: string }[] {
   return migrationRoots
     .flatMap((root) => findSqlMigrations(join(projectRoot, root)))
     .map((path) => ({ name: basename(path, '.sql'), path }))
-    .sort((a, b) => a.name.localeCompare(b.name));
+    .sort((a, b) => compareCodeUnits(a.name, b.name));
 }
 
 function sqlStorage(): UmzugStorage<Sql> {

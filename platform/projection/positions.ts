@@ -1,5 +1,6 @@
 import type { Sql } from '../db/db.js';
 import { qualified } from '../db/identifier.js';
+import { compareCodeUnits } from '../text/code-unit-order.js';
 
 /** Applied positions of several projections: the next offset to apply, by positionKey. */
 export type Positions = Map<string, bigint>;
@@ -35,5 +36,5 @@ export function listPositions(positions: Positions): Position[] {
       const [projection, topic, partition] = key.split('/') as [string, string, string];
       return { projection, topic, partition: Number(partition), next: next.toString() };
     })
-    .sort((a, b) => a.projection.localeCompare(b.projection) || a.topic.localeCompare(b.topic) || a.partition - b.partition);
+    .sort((a, b) => compareCodeUnits(a.projection, b.projection) || compareCodeUnits(a.topic, b.topic) || a.partition - b.partition);
 }

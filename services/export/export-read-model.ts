@@ -1,6 +1,7 @@
 import type { Db, Sql } from '../../platform/db/db.js';
 import type { TopicPartitionOffset } from '../../platform/events/event-log.js';
 import { qualified } from '../../platform/db/identifier.js';
+import { compareCodeUnits } from '../../platform/text/code-unit-order.js';
 import { storedOffsets } from '../../platform/projection/offsets.js';
 import { describedKeptSchemas, keptReplaySchemas, keptReplayTable, unfinishedReplay } from '../../platform/projection/replay-schema.js';
 import { ExportInputError } from './options.js';
@@ -107,7 +108,7 @@ async function writeTable(
   signal: AbortSignal | undefined,
 ): Promise<ExportResult> {
   const columns = readModelColumns(table);
-  const sorted = [...at.positions].sort((a, b) => a.topic.localeCompare(b.topic) || a.partition - b.partition);
+  const sorted = [...at.positions].sort((a, b) => compareCodeUnits(a.topic, b.topic) || a.partition - b.partition);
   return writeExportFile(
     { format: request.format, out: request.out, columns, progress, what: `${table.name} → ${request.format}`, total: at.total, signal },
     async (write) => {

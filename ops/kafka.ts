@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
 import type { StackConfig } from './config.js';
 import { run, startDetached, type ManagedProcess } from './processes.js';
+import { dropKafkajsNegativeTimeoutWarnings } from '../platform/events/kafkajs-timer-warning.js';
 
 /** Single-node Apache Kafka in KRaft combined mode (broker and controller in one JVM). */
 
@@ -128,6 +129,7 @@ export function startKafka(config: StackConfig, libs: string): number {
 
 /** True when the broker answers: kafkajs can describe the cluster, see a broker and list topics. */
 export async function kafkaAnswers(config: StackConfig): Promise<boolean> {
+  dropKafkajsNegativeTimeoutWarnings();
   const kafka = new Kafka({
     clientId: 'offer-ledger-stack',
     brokers: [`127.0.0.1:${config.kafkaPort}`],

@@ -10,6 +10,7 @@ import { isUnpropagatedTopic, retryRetriable } from './kafka-retry.js';
 import { kafkaSubscribe } from './kafka-subscription.js';
 import { existingTopics } from './kafka-topic-state.js';
 import { kafkaTopics } from './kafka-topics.js';
+import { dropKafkajsNegativeTimeoutWarnings } from './kafkajs-timer-warning.js';
 import { restartingProducer } from './restarting-producer.js';
 import { openBoundedRead } from './bounded-read.js';
 import type { AppendOptions, AppendedEvent, EventLog, NewEvent, TopicPartitionOffset } from './event-log.js';
@@ -41,6 +42,7 @@ const APPEND_RETRY = { retries: 5, initialRetryTime: 100, maxRetryTime: 1_000 };
  */
 
 export async function kafkaEventLog(codec: EventCodec, options: KafkaLogOptions): Promise<EventLog> {
+  dropKafkajsNegativeTimeoutWarnings();
   const kafka = new Kafka({
     clientId: options.clientId ?? 'offer-ledger',
     brokers: options.brokers,

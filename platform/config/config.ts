@@ -21,7 +21,7 @@ export const settings = {
   dataDir: text('DATA_DIR', 'Folder of the embedded default (embedded Postgres with its event log).', '.data'),
   databaseUrl: optionalUrl('DATABASE_URL', 'Postgres for read models (and the event log when Kafka is not set). Unset: embedded Postgres in DATA_DIR.', ['postgres:', 'postgresql:']),
   kafkaBrokers: brokerList('KAFKA_BROKERS', 'Kafka bootstrap servers, host:port[,host:port]. Unset: the event log lives in Postgres. Needs SCHEMA_REGISTRY_URL.'),
-  schemaRegistryUrl: optionalUrl('SCHEMA_REGISTRY_URL', 'Confluent-compatible schema registry (Apicurio: .../apis/ccompat/v7). Needs KAFKA_BROKERS.', ['http:', 'https:']),
+  schemaRegistryUrl: optionalUrl('SCHEMA_REGISTRY_URL', 'Confluent-compatible schema registry (Apicurio: .../apis/ccompat/v7), without user:password@ (not sent to it). Needs KAFKA_BROKERS.', ['http:', 'https:'], { userinfo: false }),
   kafkaAppendLingerMs: integer('KAFKA_APPEND_LINGER_MS', 'Milliseconds an append to Kafka waits for concurrent appends to share its produce request when none is in flight (appends arriving during a request always share the next one). 0: no wait.', 1, 0, 1_000),
   kafkaReplicationFactor: integer('KAFKA_REPLICATION_FACTOR', 'Copies of each topic the service creates (existing topics are left as they are). 0: the smaller of 3 and the brokers in the cluster.', 0, 0, 16),
   kafkaMinInsyncReplicas: integer('KAFKA_MIN_INSYNC_REPLICAS', 'min.insync.replicas of each topic the service creates: the copies an append must reach before it is acknowledged (acks=all). 0: one less than the replication factor, at least 1.', 0, 0, 16),

@@ -57,7 +57,23 @@ export function optionalText(name: string, doc: string): Setting<string | undefi
   return { name, doc, parse: (raw) => (blank(raw) ? undefined : raw) };
 }
 
-export function optionalUrl(name: string, doc: string, protocols: string[]): Setting<string | undefined> {
+/**
+ * `raw` as a refusal may quote it: whatever stands before its last `@` (a user and password) left
+ * out. A URL that does not parse is often one whose password holds a `/`, `?` or `#`, so this
+ * does not rely on parsing it.
+ */
+export function withoutUserinfo(raw: string): string {
+  const at = raw.lastIndexOf('@');
+  if (at < 0) return raw;
+  const scheme = /^[a-z][a-z0-9+.-]*:\/\//i.exec(raw)?.[0] ?? '';
+  return `${scheme}[redacted]${raw.slice(at)}`;
+}
+
+/**
+ * A URL of one of `protocols`. `userinfo: false` refuses a user or password in it, for a client
+ * that would not send them (and whose errors would quote the URL with them).
+ */
+export function optionalUrl(name: string, doc: string, protocols: string[], options: { userinfo?: boolean } = {}): Setting<string | undefined> {
   return {
     name,
     doc,
@@ -67,9 +83,12 @@ export function optionalUrl(name: string, doc: string, protocols: string[]): Set
       try {
         url = new URL(raw);
       } catch {
-        fail(name, `must be a URL (${protocols.join(' or ')}), got "${raw}"`);
+        fail(name, `must be a URL (${protocols.join(' or ')}), got "${withoutUserinfo(raw)}"`);
       }
       if (!protocols.includes(url.protocol)) fail(name, `must use ${protocols.join(' or ')}, got "${url.protocol}"`);
+      if (options.userinfo === false && (url.username !== '' || url.password !== '')) {
+        fail(name, `must not carry a user or password (user:password@), got "${withoutUserinfo(raw)}"`);
+      }
       return raw;
     },
   };
@@ -84,7 +103,7 @@ export function brokerList(name: string, doc: string): Setting<string[] | undefi
       const brokers = raw.split(',').map((part) => part.trim());
       for (const broker of brokers) {
         const match = /^([A-Za-z0-9.\-_]+|\[[0-9a-fA-F:]+\]):(\d{1,5})$/.exec(broker);
-        if (!match || Number(match[2]) > 65535) fail(name, `must be host:port[,host:port...], got "${raw}"`);
+        if (!match || Number(match[2]) > 65535) fail(name, `must be host:port[,host:port...], got "${brokers.map(withoutUserinfo).join(',')}"`);
       }
       return brokers;
     },

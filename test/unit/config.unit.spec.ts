@@ -53,6 +53,33 @@ describe('configuration', () => {
   ])('rejects %j with one message naming the variable', (env, message) => {
     expect(() => loadConfig(env)).toThrow(message);
   });
+
+  // The message goes to stderr and into whatever collects it: a password in a URL must not.
+  it.each([
+    [{ DATABASE_URL: 'postgres://app:pa/ss-w0rd@db:notaport/ledger' }, 'DATABASE_URL must be a URL (postgres: or postgresql:), got "postgres://[redacted]@db:notaport/ledger"'],
+    [{ DATABASE_URL: 'postgres://app:pa#ss-w0rd@db/ledger' }, 'DATABASE_URL must be a URL (postgres: or postgresql:), got "postgres://[redacted]@db/ledger"'],
+    [{ REDIS_URL: 'redis://:pa?ss-w0rd@cache:6379' }, 'REDIS_URL must be a URL (redis: or rediss:), got "redis://[redacted]@cache:6379"'],
+    [{ KAFKA_BROKERS: 'k1:9092,app:pa/ss-w0rd@k2:9092' }, 'KAFKA_BROKERS must be host:port[,host:port...], got "k1:9092,[redacted]@k2:9092"'],
+    [
+      { KAFKA_BROKERS: '127.0.0.1:9092', SCHEMA_REGISTRY_URL: 'http://app:pa-ss-w0rd@r:8081/apis/ccompat/v7' },
+      'SCHEMA_REGISTRY_URL must not carry a user or password (user:password@), got "http://[redacted]@r:8081/apis/ccompat/v7"',
+    ],
+  ])('rejects %j without quoting its password', (env, message) => {
+    let thrown: unknown;
+    try {
+      loadConfig(env);
+    } catch (error) {
+      thrown = error;
+    }
+    expect((thrown as Error).message).toBe(message);
+    expect((thrown as Error).message).not.toContain('w0rd');
+  });
+
+  it('takes a database and Redis URL with a password as they are', () => {
+    const config = loadConfig({ ...valid, DATABASE_URL: 'postgres://app:s3cret@db:5432/ledger', REDIS_URL: 'redis://:s3cret@cache:6379' });
+    expect(config.databaseUrl).toBe('postgres://app:s3cret@db:5432/ledger');
+    expect(config.redisUrl).toBe('redis://:s3cret@cache:6379');
+  });
 });
 
 describe('a process started with a bad setting', () => {

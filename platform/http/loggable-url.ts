@@ -1,7 +1,11 @@
+import { sanitizedExcerpt } from '../diagnostics/excerpt.js';
+
 /** Query parameters whose values are never written to a log, whatever route they are sent to. */
 const SECRET_PARAMETER = /token|key|secret|passw|auth|bearer|signature|credential/i;
 /** An API key of ours, whatever parameter it was put in (`?bearer=svc_live_…`, `?q=svc_test_…`). */
 const API_KEY_VALUE = /svc_(?:live|test|sandbox)_/i;
+/** The user and password of an absolute-form request target. */
+const USERINFO = /^([a-z][a-z0-9+.-]*:\/\/)[^/?#]*@/i;
 /** An API key of ours anywhere in a URL (a path segment too), with the rest of it. */
 const API_KEY_ANYWHERE = /svc_(?:live|test|sandbox)_[A-Za-z0-9_-]*/gi;
 
@@ -26,7 +30,8 @@ export function isSecretParameter(pair: string): boolean {
  * sent, so a log still shows what was asked.
  */
 export function loggableUrl(url: string, secrets: readonly string[] = []): string {
-  let text = url;
+  // An absolute-form target (`GET http://user:pass@host/…`) may carry a user and password.
+  let text = url.replace(USERINFO, '$1[redacted]@');
   // A known secret anywhere (a path segment, a nested parameter) goes too, however it is spelled.
   for (const secret of secrets) text = text.replace(spellingOf(secret), '[redacted]');
   return redactParameters(text.replace(API_KEY_ANYWHERE, '[redacted]'));
@@ -59,10 +64,33 @@ function redactParameters(url: string): string {
   return `${url.slice(0, mark)}?${query}`;
 }
 
-/** What an access log line says of a request (Fastify's own fields), its URL made loggable; `secrets` (e.g. ADMIN_TOKEN) never appear. */
+/**
+ * Bytes of each request-given text an access line keeps. Node takes a request head of up to
+ * 16 KB, so a URL or Host header written whole made every cheap request (a 404) a line of up to
+ * 32 KB (a Host byte above 0x7f is two bytes of UTF-8), past what log shippers keep in one line.
+ */
+export const LOGGED_URL_BYTES = 2048;
+export const LOGGED_HOST_BYTES = 256;
+/** An address, or what a trusted proxy's X-Forwarded-For said the client was. */
+const LOGGED_ADDRESS_BYTES = 64;
+
+/** Request-given text as a line may hold it: controls and format characters as escapes, cut to `bytes`. */
+const loggable = (text: string | undefined, bytes: number) => (text === undefined ? undefined : sanitizedExcerpt(text, bytes));
+
+/**
+ * What an access log line says of a request (Fastify's own fields), its URL made loggable; `secrets`
+ * (e.g. ADMIN_TOKEN) never appear. Every text the client chose is cut and has its control and
+ * format characters escaped: Node reads header bytes as Latin-1, so a Host byte 0x9b became U+009B
+ * (a terminal's CSI), which JSON writes as it is, and a bidi override reordered what followed it.
+ */
 export function requestForLog(secrets: readonly (string | undefined)[] = []) {
   const known = secrets.filter((secret): secret is string => secret !== undefined && secret.length > 0);
   return (request: { method: string; url: string; host?: string; ip?: string; socket?: { remotePort?: number } }) => ({
-    method: request.method, url: loggableUrl(request.url, known), host: request.host, remoteAddress: request.ip, remotePort: request.socket?.remotePort,
+    method: request.method,
+    // Redacted before it is cut: a cut secret would no longer be recognised.
+    url: sanitizedExcerpt(loggableUrl(request.url, known), LOGGED_URL_BYTES),
+    host: loggable(request.host, LOGGED_HOST_BYTES),
+    remoteAddress: loggable(request.ip, LOGGED_ADDRESS_BYTES),
+    remotePort: request.socket?.remotePort,
   });
 }

@@ -3,6 +3,7 @@ import { v7 as uuidv7 } from 'uuid';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testEnvironment } from '../support/app.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { rawHttp } from '../support/raw-http.js';
 import { startApi, type ApiProcess } from '../support/service-processes.js';
 
 /** The API's access log, as an operator reads it: a credential sent in a URL by mistake is not in it. */
@@ -52,6 +53,25 @@ describe('access log', () => {
     expect(api.output()).not.toContain(METRICS_TOKEN);
     expect(api.output()).not.toContain(ADMIN_TOKEN.slice(1));
     expect(api.output()).not.toContain('svc_live_AbCdEf0123456789');
+  });
+
+  it('escapes what the client chose and cuts it short: a Host byte 0x9b (CSI) or a bidi override, a 12 KB URL, a user and password in the target', async () => {
+    const port = Number(new URL(api.url).port);
+    const marker = randomBytes(6).toString('hex');
+    // Node reads header bytes as Latin-1: the UTF-8 of U+009B is two bytes, the second 0x9b itself.
+    const answered = await rawHttp(port, `GET /${marker}/host HTTP/1.1\r\nHost: a\u009b2J\u202eb\r\nConnection: close\r\n\r\n`);
+    // Refused as a Host no URL can have, and logged all the same.
+    expect(answered.status).toBe(400);
+    const host = await api.waitForLog((line) => (line.req as { url?: string } | undefined)?.url === `/${marker}/host`);
+    expect((host.req as { host: string }).host).toBe('aÂ\\u{9b}2Jâ\\u{80}®b');
+    const long = `/${marker}/long?q=${'x'.repeat(12_000)}`;
+    expect((await rawHttp(port, `GET ${long} HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n`)).status).toBe(404);
+    const cut = await api.waitForLog((line) => (line.req as { url?: string } | undefined)?.url?.startsWith(`/${marker}/long`) === true);
+    expect((cut.req as { url: string }).url).toBe(`${long.slice(0, 2045)}…`);
+    expect(api.output().split('\n').find((line) => line.includes(`/${marker}/long`))!.length).toBeLessThan(2_600);
+    expect((await rawHttp(port, `GET http://user:pa55-${marker}@a/${marker}/target HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n`)).status).toBe(404);
+    await api.waitForLog((line) => (line.req as { url?: string } | undefined)?.url === `http://[redacted]@a/${marker}/target`);
+    expect(api.output()).not.toContain(`pa55-${marker}`);
   });
 
   it('says why a postback was answered 503 (the service\'s trouble, not the partner\'s), with its correlation id', async () => {

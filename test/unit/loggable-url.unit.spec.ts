@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { loggableUrl } from '../../platform/http/loggable-url.js';
+import { LOGGED_HOST_BYTES, LOGGED_URL_BYTES, loggableUrl, requestForLog } from '../../platform/http/loggable-url.js';
 
 describe('loggableUrl', () => {
   it.each([
@@ -53,5 +53,45 @@ describe('an API key in any parameter', () => {
     expect(loggableUrl('/v1/locations/search?q=munich')).toBe('/v1/locations/search?q=munich');
     // In a path segment too.
     expect(loggableUrl('/v1/locations/svc_live_aJIL0-x_9?catalog=FULL')).toBe('/v1/locations/[redacted]?catalog=FULL');
+  });
+});
+
+describe('an absolute-form request target', () => {
+  it('keeps no user and password', () => {
+    expect(loggableUrl('http://user:pa55@example.test/x?y=1')).toBe('http://[redacted]@example.test/x?y=1');
+    expect(loggableUrl('HTTPS://:pa55@example.test')).toBe('HTTPS://[redacted]@example.test');
+    // An @ after the path is no user's.
+    expect(loggableUrl('/v1/postback/p?email=a@b.test')).toBe('/v1/postback/p?email=a@b.test');
+  });
+});
+
+describe('requestForLog', () => {
+  const line = (request: { url?: string; host?: string; ip?: string }) =>
+    JSON.stringify(requestForLog(['adm-secret-0123456789-abcdef'])({ method: 'GET', url: '/x', host: 'h', ip: '127.0.0.1', ...request }));
+
+  it('escapes the control and format characters of a Host header, read by Node as Latin-1 (0x9b: a terminal\'s CSI)', () => {
+    const host = Buffer.from([0x61, 0x9b, 0x32, 0x4a, 0xe2, 0x80, 0xae, 0x62]).toString('latin1');
+    const logged = requestForLog()({ method: 'GET', url: '/x', host });
+    expect(logged.host).toBe('a\\u{9b}2Jâ\\u{80}®b');
+    expect(line({ host: 'a\u202eb\u200bc' })).toContain('"host":"a\\\\u{202e}b\\\\u{200b}c"');
+    expect(line({ ip: 'x\u009b31m' })).toContain('"remoteAddress":"x\\\\u{9b}31m"');
+  });
+
+  it('cuts a long URL and Host header, after the secrets are taken out of the URL', () => {
+    const logged = requestForLog(['adm-secret-0123456789-abcdef'])({
+      method: 'GET',
+      url: `/${'a'.repeat(LOGGED_URL_BYTES - 40)}?token=adm-secret-0123456789-abcdef&q=${'b'.repeat(15_000)}`,
+      host: 'h'.repeat(15_000),
+    });
+    expect(Buffer.byteLength(logged.url)).toBeLessThanOrEqual(LOGGED_URL_BYTES);
+    expect(logged.url).toMatch(/\?token=\[redacted\]&q=b+…$/);
+    expect(Buffer.byteLength(logged.host!)).toBeLessThanOrEqual(LOGGED_HOST_BYTES);
+    expect(logged.host).toMatch(/^h+…$/);
+  });
+
+  it('keeps a usual request as it was', () => {
+    expect(requestForLog()({ method: 'POST', url: '/v1/postback/p1?x=1', host: '127.0.0.1:8080', ip: '::1', socket: { remotePort: 5 } })).toEqual({
+      method: 'POST', url: '/v1/postback/p1?x=1', host: '127.0.0.1:8080', remoteAddress: '::1', remotePort: 5,
+    });
   });
 });

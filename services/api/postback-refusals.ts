@@ -1,6 +1,7 @@
 import type { PostbackReason } from '../../commands/postbacks/rejections.js';
 import type { BoundedEntry, BoundedLog } from '../../platform/diagnostics/bounded-log.js';
 import { perSourceBudget } from '../../platform/diagnostics/per-source-budget.js';
+import { rateLimitKey } from '../../platform/http/client-key.js';
 import { redisStreamLog } from '../../platform/diagnostics/redis-stream-log.js';
 import { ringBufferLog } from '../../platform/diagnostics/ring-buffer-log.js';
 import type { Runtime } from '../../platform/runtime.js';
@@ -32,7 +33,7 @@ export type PostbackRefusals = BoundedLog<PostbackRefusal>;
  * The diagnostics store of refused postbacks: a capped Redis stream shared by the API processes
  * when REDIS_URL is set (its key carries TOPIC_PREFIX, like the rate limits'), else a ring buffer
  * in this process. Bounded by POSTBACK_REFUSALS_MAX either way, and by
- * POSTBACK_REFUSALS_PER_ADDRESS a minute per source address (per API process).
+ * POSTBACK_REFUSALS_PER_ADDRESS a minute per source address (an IPv6 one by its /64; per API process).
  */
 export function openPostbackRefusals(runtime: Runtime): PostbackRefusals {
   const max = runtime.config.postbackRefusalsMax;
@@ -46,7 +47,9 @@ export function openPostbackRefusals(runtime: Runtime): PostbackRefusals {
     : ringBufferLog(max);
   return perSourceBudget(store, {
     perMinute: runtime.config.postbackRefusalsPerAddress,
-    sourceOf: (refusal) => refusal.source_ip,
+    // An IPv6 caller by its /64, as the rate limits count it: a single subscriber holds a whole
+    // /64, and counted by address it had a fresh budget for every one of them.
+    sourceOf: (refusal) => rateLimitKey(refusal.source_ip),
     onDropped: () => lost.inc({ why: 'source_over_budget' }),
   });
 }

@@ -198,4 +198,23 @@ describe('the diagnostics store of refused postbacks, per source address (POSTBA
     expect(kept.map((refusal) => refusal.correlation_id)).toContain(other.json().extra.correlation_id);
     expect(await lost(t)).toBe(3 * CAP - fromFlood.length);
   });
+
+  it('counts an IPv6 caller by its /64, as the rate limits do: a fresh address of the same network for each refusal gets no fresh share', async () => {
+    const body = { event_name: 'purchase', offer_instance_id: PARTNER, event_id: 'e-2' };
+    const lostBefore = await lost(t);
+    // The minute may turn during the flood: its budget is then spent twice at most.
+    for (let n = 1; n <= 3 * CAP; n += 1) {
+      const response = await postPostback(app, PARTNER, body, {}, { remoteAddress: `2001:db8:66:1:${n.toString(16)}::1` });
+      expect(response.statusCode).toBe(404);
+    }
+    const other = await postPostback(app, PARTNER, body, {}, { remoteAddress: '2001:db8:66:2::1' });
+    await refusals.flush();
+    const kept = (await refusals.older(undefined, 10 * CAP)).map((entry) => entry.value);
+    const fromFlood = kept.filter((refusal) => refusal.source_ip.startsWith('2001:db8:66:1:'));
+    expect(fromFlood.length).toBeGreaterThanOrEqual(BUDGET);
+    expect(fromFlood.length).toBeLessThanOrEqual(2 * BUDGET);
+    // Another network is another caller.
+    expect(kept.map((refusal) => refusal.correlation_id)).toContain(other.json().extra.correlation_id);
+    expect((await lost(t)) - lostBefore).toBe(3 * CAP - fromFlood.length);
+  });
 });

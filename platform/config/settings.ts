@@ -73,7 +73,12 @@ export function withoutUserinfo(raw: string): string {
  * A URL of one of `protocols`. `userinfo: false` refuses a user or password in it, for a client
  * that would not send them (and whose errors would quote the URL with them).
  */
-export function optionalUrl(name: string, doc: string, protocols: string[], options: { userinfo?: boolean } = {}): Setting<string | undefined> {
+export function optionalUrl(
+  name: string,
+  doc: string,
+  protocols: string[],
+  options: { userinfo?: boolean; path?: { pattern: RegExp; expected: string } } = {},
+): Setting<string | undefined> {
   return {
     name,
     doc,
@@ -89,6 +94,7 @@ export function optionalUrl(name: string, doc: string, protocols: string[], opti
       if (options.userinfo === false && (url.username !== '' || url.password !== '')) {
         fail(name, `must not carry a user or password (user:password@), got "${withoutUserinfo(raw)}"`);
       }
+      if (options.path && !options.path.pattern.test(url.pathname)) fail(name, `must have ${options.path.expected} as its path, got "${url.pathname}"`);
       return raw;
     },
   };

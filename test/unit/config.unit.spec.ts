@@ -42,6 +42,7 @@ describe('configuration', () => {
     [{ SCHEMA_REGISTRY_URL: 'http://r:8081' }, 'KAFKA_BROKERS is required when SCHEMA_REGISTRY_URL is set'],
     [{ KAFKA_BROKERS: '127.0.0.1:9092', SCHEMA_REGISTRY_URL: 'ftp://r' }, 'SCHEMA_REGISTRY_URL must use http: or https:, got "ftp:"'],
     [{ REDIS_URL: 'http://127.0.0.1:6379' }, 'REDIS_URL must use redis: or rediss:, got "http:"'],
+    [{ REDIS_URL: 'redis://127.0.0.1:6379/cache' }, 'REDIS_URL must have a database number (redis://host:6379/0) or nothing as its path, got "/cache"'],
     [{ LINK_BASE: 'nope' }, 'LINK_BASE must be a URL (http: or https:), got "nope"'],
     [{ GEO_CATALOG_FILE: 'does-not-exist.csv' }, 'GEO_CATALOG_FILE names a file that does not exist: "does-not-exist.csv"'],
     [{ GEO_CATALOG_SHA256: 'abc' }, 'GEO_CATALOG_SHA256 must be 64 hexadecimal characters'],
@@ -73,6 +74,10 @@ describe('configuration', () => {
     }
     expect((thrown as Error).message).toBe(message);
     expect((thrown as Error).message).not.toContain('w0rd');
+  });
+
+  it.each(['redis://127.0.0.1:6379', 'redis://127.0.0.1:6379/', 'redis://127.0.0.1:6379/3', 'rediss://:pw@cache:6380/12'])('takes REDIS_URL %s', (url) => {
+    expect(loadConfig({ ...valid, REDIS_URL: url }).redisUrl).toBe(url);
   });
 
   it('takes a database and Redis URL with a password as they are', () => {

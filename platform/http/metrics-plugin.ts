@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
+import { coalesced } from '../async/coalesced.js';
 import type { Metrics } from '../metrics/metrics.js';
 import { failure } from './envelope.js';
 import { errorStatuses, methodNotAllowedStatus, type ErrorCodes } from './envelope-schema.js';
@@ -27,6 +28,11 @@ const UNAUTHORIZED_MESSAGE = 'GET /metrics needs Authorization: Bearer <METRICS_
 export const httpMetrics = fp(async (app: FastifyInstance, options: { metrics: Metrics; tags?: string[]; token?: string }) => {
   const { metrics, tags, token } = options;
   const presentsToken = token === undefined ? undefined : tokenCheck(token);
+  // A refresh reads the database and the log (the projector lag: a query and a Kafka offsets
+  // request per projection). Scrapes arriving together share one, so a flood of GET /metrics
+  // (anyone's, without METRICS_TOKEN) costs the backends one refresh at a time, not one each.
+  // A failing refresh must not hide the other series; the stale value stays.
+  const refresh = coalesced(() => Promise.allSettled(metrics.beforeScrape.map((each) => each())));
   app.addHook('onResponse', async (request, reply) => {
     metrics.httpDuration.observe(
       { method: request.method, route: request.routeOptions.url ?? 'unmatched', status: String(reply.statusCode) },
@@ -60,8 +66,7 @@ export const httpMetrics = fp(async (app: FastifyInstance, options: { metrics: M
       }
     },
   }, async (_request, reply) => {
-    // A failing refresh must not hide the other series; the stale value stays.
-    await Promise.allSettled(metrics.beforeScrape.map((refresh) => refresh()));
+    await refresh();
     reply.header('content-type', metrics.registry.contentType);
     return metrics.registry.metrics();
   });

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { coalesced } from '../../../../platform/async/coalesced.js';
 import { settledWithin } from '../../../../platform/async/deadline.js';
 import { registryAnswers } from '../../../../platform/events/open-event-log.js';
 import type { FastifyInstance } from 'fastify';
@@ -42,7 +43,10 @@ const READINESS_CHECK_MS = 2_000;
 export async function healthRoutes(app: FastifyInstance, { runtime, alsoReady = {} }: { runtime: Runtime; alsoReady?: Record<string, () => Promise<unknown>> }) {
   app.get('/healthz', { logLevel: 'warn', schema: healthzSchema }, async () => success({ status: 'ok' }));
 
-  app.get('/readyz', { logLevel: 'warn', schema: readyzSchema }, async (_request, reply) => {
+  // Every check asks a backend (the projections' lag: a query and a log request per projection).
+  // Requests arriving during a round of checks share it, so a flood of GET /readyz (it answers
+  // anyone) costs the backends one round at a time, and each is still answered within a round.
+  const readiness = coalesced(async () => {
     const checks: Record<string, () => Promise<unknown>> = {
       database: () => runtime.db.query('SELECT 1'),
       event_log: () => runtime.eventLog.ping(),
@@ -74,6 +78,11 @@ export async function healthRoutes(app: FastifyInstance, { runtime, alsoReady = 
         return [name, found === 'ok' ? found : `${found} (${meanwhile}; a process starting now would stop)`] as const;
       })),
     ]);
+    return { results, notes };
+  });
+
+  app.get('/readyz', { logLevel: 'warn', schema: readyzSchema }, async (_request, reply) => {
+    const { results, notes } = await readiness();
     const backends = Object.fromEntries([...results, ...notes]);
     if (results.every(([, state]) => state === 'ok')) return success({ status: 'ready', backends });
     return reply.status(503).send(failure('NOT_READY', 'a backend is unavailable', { backends }));

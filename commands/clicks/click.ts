@@ -2,13 +2,12 @@ import { uuidV7 } from '../../platform/ids/uuid-v7.js';
 import type { AppendedEvent } from '../../platform/events/event-log.js';
 import type { Runtime } from '../../platform/runtime.js';
 import type { TrackedLinkRef } from '../../projections/offers/links/parse-link.js';
-import { findOffer } from '../../projections/offers/queries.js';
 import { EventType, type LinkClicked } from '../../schemas/generated/events.js';
 import { appendEvents, newEvent } from '../append.js';
 import { CommandInputError } from '../command.js';
 import { clickRedirectUrl, isRedirectable } from './destination.js';
 import type { ClickTarget } from '../../projections/offers/links/link-target.js';
-import { resolveClickTarget } from './target.js';
+import { directLinkReads, resolveClickTarget, type LinkReads } from './target.js';
 import { atMostCharacters } from '../../platform/text/character-count.js';
 import { NUL } from '../../platform/db/storable-text.js';
 
@@ -56,14 +55,14 @@ export type LinkState =
  * Resolves a link on the link origin without recording anything (HEAD uses it alone). Throws
  * ReadModelsBehindError when the read models lag too far to tell whether the link exists.
  */
-export async function openLink(runtime: Runtime, link: TrackedLinkRef): Promise<LinkState> {
-  const target = await resolveClickTarget(runtime, link, MISS_WAIT_MS);
+export async function openLink(runtime: Runtime, link: TrackedLinkRef, reads: LinkReads = directLinkReads(runtime)): Promise<LinkState> {
+  const target = await resolveClickTarget(runtime, link, MISS_WAIT_MS, reads);
   if (!target) return { status: 'unknown' };
   const destination = target.destination;
   if (!isRedirectable(destination)) return { status: 'no_destination', target };
   // The stored lifecycle status, not the public one: a remote offer's card is reported expired
   // afterwards, but its link opens while the offer is active.
-  const offer = await findOffer(runtime.db, target.offer_id);
+  const offer = await reads.offer(target.offer_id);
   if (!offer || offer.status !== 'active' || offer.deleted || offer.delisted) return { status: 'offer_inactive', target };
   // A test-only offer is served to test serves only (Query); elsewhere the instance route reports it expired.
   if (offer.test_only && target.environment !== 'test') return { status: 'offer_inactive', target };
@@ -102,8 +101,13 @@ export type ClickResult = Exclude<LinkState, { status: 'open' }> | { status: 'cl
  * `clicks` and resolves once it is durable; the caller redirects to `event.redirect_url` only then.
  * Links that cannot be opened record nothing.
  */
-export async function clickLink(runtime: Runtime, input: { link: TrackedLinkRef; sub_ids: SubIds }, now: Date, options: { signal?: AbortSignal } = {}): Promise<ClickResult> {
-  const state = await openLink(runtime, input.link);
+export async function clickLink(
+  runtime: Runtime,
+  input: { link: TrackedLinkRef; sub_ids: SubIds },
+  now: Date,
+  options: { signal?: AbortSignal; reads?: LinkReads } = {},
+): Promise<ClickResult> {
+  const state = await openLink(runtime, input.link, options.reads);
   if (state.status !== 'open') return state;
   // The caller gave up (its deadline passed while the reads waited): nobody is redirected, so no click is logged.
   options.signal?.throwIfAborted();

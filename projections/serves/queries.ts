@@ -24,6 +24,21 @@ export async function findServeByLinkCode(sql: Sql, code: string): Promise<Serve
 }
 
 /**
+ * findServeByLinkCode for many codes in one statement: the card of each known code (the same one
+ * findServeByLinkCode picks); unknown codes are absent. One index probe per code (a lateral
+ * LIMIT 1), never a scan, whatever the planner knows of the table.
+ */
+export async function findServesByLinkCodes(sql: Sql, codes: readonly string[]): Promise<Map<string, ServedInstanceRow>> {
+  if (codes.length === 0) return new Map();
+  const { rows } = await sql.query<ServedInstanceRow>(
+    `SELECT card.* FROM unnest($1::text[]) AS code
+     CROSS JOIN LATERAL (SELECT ${COLUMNS} FROM served_instances WHERE link_code = code ORDER BY served_at, offer_instance_id LIMIT 1) AS card`,
+    [codes],
+  );
+  return new Map(rows.map((row) => [row.link_code!, row]));
+}
+
+/**
  * Which of `codes` a served card's tracked short link already holds (minting checks before use).
  * One index probe per code, written as a semi-join: link_code is not unique, so before the table's
  * first ANALYZE (a new database, a swapped-in replay) `link_code = ANY(…)` was planned as a

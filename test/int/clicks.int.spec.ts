@@ -1,6 +1,6 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { v7 as uuidv7 } from 'uuid';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Command } from '../../commands/command.js';
 import { registerApplication } from '../../commands/accounts/application-register.js';
 import { registerDeveloper } from '../../commands/accounts/developer-register.js';
@@ -174,6 +174,32 @@ describe("a card's short link", () => {
     const serve = await appendServe(t.runtime, { offer_id: activeOffer, application_id: APP });
     const [first, second] = [await get(serve.link_code!), await get(serve.link_code!)];
     expect(first.headers.location).not.toBe(second.headers.location);
+  });
+});
+
+describe('many opens at once', () => {
+  it('share their reads: the cards of concurrent opens come in a few statements and their offer from the cache, not two statements an open', async () => {
+    // One statement per open and read model held the link origin to a few hundred opens a second
+    // on a pool of ten sessions, with the queue behind the pool (and readiness's own check) growing.
+    const serves = await appendServes(t.runtime, Array.from({ length: 60 }, () => ({ offer_id: activeOffer, application_id: APP })));
+    await get(serves[0]!.link_code!);
+    const query = vi.spyOn(t.runtime.db, 'query');
+    try {
+      const answers = await Promise.all(serves.map((serve) => get(serve.link_code!)));
+      expect(answers.map((answer) => answer.statusCode)).toEqual(serves.map(() => 302));
+      const statements = query.mock.calls.map(([text]) => String(text));
+      const cardReads = statements.filter((text) => /FROM served_instances WHERE link_code/.test(text)).length;
+      expect(cardReads).toBeGreaterThan(0);
+      expect(cardReads).toBeLessThanOrEqual(serves.length / 4);
+      expect(statements.filter((text) => /FROM offers o WHERE/.test(text))).toEqual([]);
+      // Each open still names its own card.
+      const clicks = answers.map((answer) => new URL(answer.headers.location as string).searchParams.get('svc_click_id')!);
+      await awaitCaughtUp(t.runtime, [clicksProjection], 60_000);
+      const rows = await Promise.all(clicks.map((clickId) => findClick(t.runtime.db, clickId)));
+      expect(rows.map((row) => [row?.link_code, row?.offer_instance_id])).toEqual(serves.map((serve) => [serve.link_code, serve.offer_instance_id]));
+    } finally {
+      query.mockRestore();
+    }
   });
 });
 

@@ -6,6 +6,7 @@ import { findTrackedLinkTarget } from './queries.js';
 import { offersProjection } from '../projection.js';
 import { servesProjection } from '../../serves/projection.js';
 import { findServeByLinkCode } from '../../serves/queries.js';
+import type { ServedInstanceRow } from '../../serves/evolve.js';
 import type { LinkClicked } from '../../../schemas/generated/events.js';
 
 /**
@@ -29,11 +30,16 @@ export interface ClickTarget {
 /**
  * A card's short link first (codes minted at serve time), then a registered link of the same
  * shape. Reads only, no waiting; the offer info route resolves `offerurl` with it too, so a link
- * names the same offer there as on the link origin.
+ * names the same offer there as on the link origin. `serveByCode` reads the card of a code (the
+ * link origin shares one statement among concurrent opens).
  */
-export async function findLinkTarget(sql: Sql, link: TrackedLinkRef): Promise<ClickTarget | undefined> {
+export async function findLinkTarget(
+  sql: Sql,
+  link: TrackedLinkRef,
+  serveByCode: (code: string) => Promise<ServedInstanceRow | undefined> = (code) => findServeByLinkCode(sql, code),
+): Promise<ClickTarget | undefined> {
   if (link.shape === 'short_code') {
-    const serve = await findServeByLinkCode(sql, link.code);
+    const serve = await serveByCode(link.code);
     if (serve) {
       const { offer_id, offer_instance_id, application_id, environment, destination_url } = serve;
       return { shape: link.shape, code: link.code, offer_id, offer_instance_id, application_id, environment, destination: destination_url };

@@ -14,6 +14,11 @@ import { perClientRateLimit } from '../../client-rate-limit.js';
 import { TAG } from '../../openapi/tags.js';
 import { linkExamples, REDIRECT_LOCATION_EXAMPLE } from './examples.js';
 import { logBackendFailure } from '../../../../platform/http/backend-failure-log.js';
+import type { LinkReads } from '../../../../commands/clicks/target.js';
+import { coalescedReads } from '../../../../platform/db/coalesced-reads.js';
+import { findLinkTarget } from '../../../../projections/offers/links/link-target.js';
+import { findServesByLinkCodes } from '../../../../projections/serves/queries.js';
+import { openReadCaches, type ReadCaches } from '../../read-cache.js';
 
 /** The path the link origin's links live under: LINK_BASE's path without its trailing slash ('' at the root). */
 export function linkRoutePrefix(linkBase: string): string {
@@ -94,6 +99,23 @@ export async function linkRoutes(app: FastifyInstance, { runtime, prefix }: { ru
     });
   }
 
+  // Opens of cards read their card and offer through shared statements (cards coalesced, offers
+  // from the cache emptied by every offers commit): one statement per open on a pool of ten held
+  // the route to a few hundred opens a second, and the queue behind the pool grew without bound.
+  // Opened at the first open, not here: paths no link can have are answered without any backend.
+  let caches: Promise<ReadCaches> | undefined;
+  const offerCaches = () =>
+    (caches ??= runtime.watermarks().then(openReadCaches, (error: unknown) => {
+      caches = undefined;
+      throw error;
+    }));
+  app.addHook('onClose', async () => (await caches?.catch(() => undefined))?.close());
+  const cards = coalescedReads((codes: string[]) => findServesByLinkCodes(runtime.db, codes));
+  const reads: LinkReads = {
+    target: (link) => findLinkTarget(runtime.db, link, (code) => cards.get(code)),
+    offer: async (offerId) => (await (await offerCaches()).offers(runtime.db, [offerId])).get(offerId) ?? undefined,
+  };
+
   async function follow(request: FastifyRequest, reply: FastifyReply, link: TrackedLinkRef | undefined) {
     if (!link) throw notFound('no tracked link at this address');
     // The framework keeps such a value as it came (`caf%E9`): recorded, it would reach the partner unlike what was sent.
@@ -110,7 +132,7 @@ export async function linkRoutes(app: FastifyInstance, { runtime, prefix }: { ru
     try {
       const deadline = AbortSignal.timeout(OPEN_DEADLINE_MS);
       const opening: Promise<LinkState | ClickResult> =
-        request.method === 'HEAD' ? openLink(runtime, link) : clickLink(runtime, { link, sub_ids: subIds }, new Date(), { signal: deadline });
+        request.method === 'HEAD' ? openLink(runtime, link, reads) : clickLink(runtime, { link, sub_ids: subIds }, new Date(), { signal: deadline, reads });
       result = await resultWithin(opening, OPEN_DEADLINE_MS, () => new Error(`no answer from the read models or the log within ${OPEN_DEADLINE_MS} ms`));
     } catch (error) {
       // A read model or the log is unavailable (or too far behind): never a redirect without a

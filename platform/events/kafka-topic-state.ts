@@ -1,7 +1,8 @@
 import kafkajs, { type Admin, type PartitionMetadata } from 'kafkajs';
 import { retryRetriable } from './kafka-retry.js';
+import type { TopicSetting } from './topic-retention.js';
 
-const { ConfigResourceTypes } = kafkajs;
+const { ConfigResourceTypes, ConfigSource } = kafkajs;
 
 const MIN_INSYNC = 'min.insync.replicas';
 
@@ -70,4 +71,32 @@ export function appendsRefusedBecause(topics: { name: string; partitions: Partit
   if (problems.length === 0) return undefined;
   const more = problems.length > 3 ? ` (and ${problems.length - 3} more partitions)` : '';
   return `appends would be refused: ${problems.slice(0, 3).join('; ')}${more}`;
+}
+
+/** Every setting of each topic, as the brokers have it now, with where it comes from. */
+export async function topicSettingsOf(admin: Admin, names: readonly string[]): Promise<Map<string, TopicSetting[]>> {
+  const { resources } = await retryRetriable(() =>
+    admin.describeConfigs({ resources: names.map((name) => ({ type: ConfigResourceTypes.TOPIC, name })), includeSynonyms: false }),
+  );
+  return new Map(
+    resources.map((resource) => [
+      resource.resourceName,
+      resource.configEntries.map((entry) => ({
+        name: entry.configName,
+        value: entry.configValue,
+        ownSetting: entry.configSource === ConfigSource.TOPIC_CONFIG,
+        sensitive: entry.isSensitive,
+      })),
+    ]),
+  );
+}
+
+/** Replaces a topic's own settings with `settings` (the broker takes them as a whole). */
+export async function putTopicSettings(admin: Admin, name: string, settings: Record<string, string>): Promise<void> {
+  await retryRetriable(() =>
+    admin.alterConfigs({
+      validateOnly: false,
+      resources: [{ type: ConfigResourceTypes.TOPIC, name, configEntries: Object.entries(settings).map(([setting, value]) => ({ name: setting, value })) }],
+    }),
+  );
 }

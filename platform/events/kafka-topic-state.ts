@@ -1,6 +1,6 @@
 import kafkajs, { type Admin, type PartitionMetadata } from 'kafkajs';
 import { retryRetriable } from './kafka-retry.js';
-import type { TopicSetting } from './topic-retention.js';
+import type { TopicSetting } from './log-topic-settings.js';
 
 const { ConfigResourceTypes, ConfigSource } = kafkajs;
 

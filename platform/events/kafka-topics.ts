@@ -2,7 +2,7 @@ import type { Admin } from 'kafkajs';
 import type { TopicDesign } from './event-log.js';
 import { retryRetriable } from './kafka-retry.js';
 import { appendsRefusedBecause, existingTopics, minInsyncReplicasOf, putTopicSettings, topicSettingsOf } from './kafka-topic-state.js';
-import { KEEP_EVERY_EVENT, retentionPlan } from './topic-retention.js';
+import { LOG_TOPIC_SETTINGS, topicSettingsPlan } from './log-topic-settings.js';
 import { fewerCopiesThan, fewerInsyncThan, topicReplication } from './topic-replication.js';
 
 /** The log's topics on the broker: the designed ones created, their partition counts, whether appends can go in. */
@@ -39,12 +39,12 @@ export function kafkaTopics(admin: Admin, physical: (topic: string) => string, r
   /** The topics this process ensured (physical names): the ones readiness looks at. */
   let ownTopics: string[] = [];
 
-  /** Existing topics made to keep every event where they inherited a setting that drops some; a line each for what was changed or left. */
-  async function keepEveryEvent(names: string[]): Promise<string[]> {
+  /** Existing topics given the log's settings where they inherit others from the broker (log-topic-settings.ts); a line each for what was changed or left. */
+  async function giveLogSettings(names: string[]): Promise<string[]> {
     if (names.length === 0) return [];
     const notes: string[] = [];
     for (const [name, settings] of await topicSettingsOf(admin, names)) {
-      const plan = retentionPlan(name, settings);
+      const plan = topicSettingsPlan(name, settings);
       if (plan.settings) await putTopicSettings(admin, name, plan.settings);
       notes.push(...plan.notes);
     }
@@ -57,7 +57,7 @@ export function kafkaTopics(admin: Admin, physical: (topic: string) => string, r
     const missing = topics.filter(({ topic }) => !existing.has(physical(topic)));
     const { brokers } = await retryRetriable(() => admin.describeCluster());
     const { replicationFactor, minInsyncReplicas } = topicReplication(brokers.length, replication);
-    const warnings = [...(await keepEveryEvent([...existing])), ...(await weakerTopics([...existing], replicationFactor, minInsyncReplicas))];
+    const warnings = [...(await giveLogSettings([...existing])), ...(await weakerTopics([...existing], replicationFactor, minInsyncReplicas))];
     if (missing.length === 0) return warnings;
     const names = missing.map(({ topic }) => physical(topic));
     for (let attempt = 1; ; attempt += 1) {
@@ -68,7 +68,7 @@ export function kafkaTopics(admin: Admin, physical: (topic: string) => string, r
             topic: physical(topic),
             numPartitions: partitions,
             replicationFactor,
-            configEntries: [{ name: 'min.insync.replicas', value: String(minInsyncReplicas) }, ...Object.entries(KEEP_EVERY_EVENT).map(([name, value]) => ({ name, value }))],
+            configEntries: [{ name: 'min.insync.replicas', value: String(minInsyncReplicas) }, ...Object.entries(LOG_TOPIC_SETTINGS).map(([name, value]) => ({ name, value }))],
           })),
         });
         return warnings;

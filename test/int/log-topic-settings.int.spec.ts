@@ -8,9 +8,10 @@ import { loadSchemaCatalog } from '../../platform/events/schema-catalog.js';
 
 /**
  * The log is the source of truth: its topics keep every event for good, whatever the broker's
- * defaults (7 days of retention.ms unless a cluster says otherwise).
+ * defaults (7 days of retention.ms unless a cluster says otherwise), and take each event's time
+ * as the broker appends it (a point in time is found through those times).
  */
-describe('the retention of the log topics on Kafka', () => {
+describe('the settings of the log topics on Kafka', () => {
   const stack = inject('stack');
   const opened: EventLog[] = [];
   let admin: Admin;
@@ -38,11 +39,11 @@ describe('the retention of the log topics on Kafka', () => {
     await admin?.disconnect();
   });
 
-  it('creates its topics keeping every event (no time or size limit, never compacted), set on each topic', async () => {
+  it('creates its topics keeping every event (no time or size limit, never compacted) with the log time, set on each topic', async () => {
     const prefix = `retention-${randomBytes(4).toString('hex')}.`;
     const eventLog = await open(prefix);
     expect(await eventLog.ensureTopics([{ topic: 'postbacks', partitions: 2 }])).toEqual([]);
-    expect(await ownSettings(`${prefix}postbacks`)).toMatchObject({ 'retention.ms': '-1', 'retention.bytes': '-1', 'cleanup.policy': 'delete' });
+    expect(await ownSettings(`${prefix}postbacks`)).toMatchObject({ 'retention.ms': '-1', 'retention.bytes': '-1', 'cleanup.policy': 'delete', 'message.timestamp.type': 'LogAppendTime' });
   });
 
   it("gives an existing topic that inherits the broker's 7 days (as an earlier build created them) every event for good, keeping its other settings, and says so", async () => {
@@ -52,8 +53,10 @@ describe('the retention of the log topics on Kafka', () => {
     expect(await setting(topic, 'retention.ms')).toBe('604800000');
     const eventLog = await open(prefix);
     const notes = await eventLog.ensureTopics([{ topic: 'postbacks', partitions: 1 }]);
-    expect(notes).toEqual([`topic ${topic} deletes events older than 604800000 ms (retention.ms), inherited from the broker: it now keeps every event (retention.ms=-1)`]);
-    expect(await ownSettings(topic)).toEqual({ 'min.insync.replicas': '1', 'max.message.bytes': '2000000', 'retention.ms': '-1' });
+    expect(notes).toEqual([
+      `topic ${topic} deletes events older than 604800000 ms (retention.ms), takes each event's time from the clock of the process that appended it (message.timestamp.type CreateTime), inherited from the broker: now retention.ms=-1 message.timestamp.type=LogAppendTime`,
+    ]);
+    expect(await ownSettings(topic)).toEqual({ 'min.insync.replicas': '1', 'max.message.bytes': '2000000', 'retention.ms': '-1', 'message.timestamp.type': 'LogAppendTime' });
     // Once kept for good, a later start has nothing to change or say.
     expect(await eventLog.ensureTopics([{ topic: 'postbacks', partitions: 1 }])).toEqual([]);
   });
@@ -61,11 +64,11 @@ describe('the retention of the log topics on Kafka', () => {
   it("leaves a retention an operator set on the topic itself, and names the setting to change", async () => {
     const prefix = `retention-${randomBytes(4).toString('hex')}.`;
     const topic = `${prefix}postbacks`;
-    await admin.createTopics({ waitForLeaders: true, topics: [{ topic, numPartitions: 1, configEntries: [{ name: 'retention.ms', value: '86400000' }, { name: 'retention.bytes', value: '-1' }, { name: 'cleanup.policy', value: 'delete' }] }] });
+    await admin.createTopics({ waitForLeaders: true, topics: [{ topic, numPartitions: 1, configEntries: [{ name: 'retention.ms', value: '86400000' }, { name: 'retention.bytes', value: '-1' }, { name: 'cleanup.policy', value: 'delete' }, { name: 'message.timestamp.type', value: 'LogAppendTime' }] }] });
     const eventLog = await open(prefix);
     const notes = await eventLog.ensureTopics([{ topic: 'postbacks', partitions: 1 }]);
     expect(notes).toEqual([
-      `topic ${topic} deletes events older than 86400000 ms (retention.ms), set on the topic: left as it is, but replays and new read models need every event of the log; set retention.ms=-1 on it`,
+      `topic ${topic} deletes events older than 86400000 ms (retention.ms), set on the topic: left as it is, but the log needs retention.ms=-1; set it on the topic`,
     ]);
     expect(await setting(topic, 'retention.ms')).toBe('86400000');
   });

@@ -45,8 +45,15 @@ export function kafkaTopics(admin: Admin, physical: (topic: string) => string, r
     const notes: string[] = [];
     for (const [name, settings] of await topicSettingsOf(admin, names)) {
       const plan = topicSettingsPlan(name, settings);
-      if (plan.settings) await putTopicSettings(admin, name, plan.settings);
-      notes.push(...plan.notes);
+      try {
+        if (plan.settings) await putTopicSettings(admin, name, plan.settings);
+        notes.push(...plan.notes);
+      } catch (error) {
+        // A cluster may refuse this client topic changes (ACLs, an alter policy): the log still
+        // works, and the operator is told what to set, rather than the service not starting.
+        const wanted = Object.entries(LOG_TOPIC_SETTINGS).map(([setting, value]) => `${setting}=${value}`).join(' ');
+        notes.push(`topic ${name} could not be given the log's settings (${(error as Error).message}): set ${wanted} on it`);
+      }
     }
     return notes;
   }

@@ -25,6 +25,22 @@ const REREAD_RATHER_THAN_RESET = 5_000n;
 /** How long a consumer kafkajs will not restart waits before a new one joins its group. */
 const CONSUMER_REPLACE_MS = 1_000;
 
+/**
+ * A subscriber has applied events past the end of a topic's partition: its offsets come from
+ * another log (topics deleted and created again, another cluster or TOPIC_PREFIX, a database
+ * restored beside a log that lost events). Reading on would skip the log's events up to those
+ * offsets without a word, and its readers would take writes for applied that are not.
+ */
+export class OffsetsPastLogEndError extends Error {
+  constructor(group: string, topic: string, partitions: { partition: number; offset: string; high: string }[]) {
+    const where = partitions.map(({ partition, offset, high }) => `${topic}/${partition} at offset ${offset}, the log ends at ${high}`).join('; ');
+    super(
+      `${group} has applied past the end of the log (${where}): its read models were built from another log (topics created again, another KAFKA_BROKERS or TOPIC_PREFIX); point it at that log, or build them from this one in a new database (README, "Offsets past the log's end")`,
+    );
+    this.name = 'OffsetsPastLogEndError';
+  }
+}
+
 /** What a subscription shares with its event log: the client, the codec, topic names, and the running consumers (stopped on close). */
 export interface SubscriptionContext {
   kafka: Kafka;
@@ -62,7 +78,13 @@ async function seedGroupOffsets(context: SubscriptionContext, groupId: string, s
       partition: mark.partition,
       offset: stored.get(`${topic}:${mark.partition}`) ?? mark.low,
       low: mark.low,
+      high: mark.high,
     }));
+    // The stored offsets were read before the log's ends, which only grow: one past its end was
+    // applied from another log. kafkajs would answer OFFSET_OUT_OF_RANGE by starting at the
+    // log's start, and the runner would skip every event below the stored offset, unsaid.
+    const pastEnd = partitions.filter(({ offset, high }) => BigInt(offset) > BigInt(high));
+    if (pastEnd.length > 0) throw new OffsetsPastLogEndError(subscription.group, topic, pastEnd);
     const agrees = partitions.every(({ partition, offset, low }) => {
       // Without a committed offset (or below the log's start) the group starts at the log's start.
       const committed = BigInt(committedByPartition.get(partition) ?? '-1');

@@ -6,7 +6,11 @@
  * - each event's time taken by the broker as it appends it (LogAppendTime). A point in time
  *   (`--as-of`, an export's `--from`/`--to` times) is found through the log's timestamps, which
  *   must follow its order; with Kafka's default (CreateTime) they are the clocks of the processes
- *   that appended, which differ between API processes.
+ *   that appended, which differ between API processes;
+ * - no out-of-sync replica ever made leader (unclean.leader.election.enable=false). A broker set
+ *   to allow it (for availability) would, once the in-sync copies are gone, elect one that lacks
+ *   acknowledged events, and the log would lose them for good, and the offsets after them would
+ *   be reused by other events.
  * Our topics are created with them as settings of their own.
  */
 export const LOG_TOPIC_SETTINGS: Readonly<Record<string, string>> = {
@@ -14,6 +18,7 @@ export const LOG_TOPIC_SETTINGS: Readonly<Record<string, string>> = {
   'retention.bytes': '-1',
   'cleanup.policy': 'delete',
   'message.timestamp.type': 'LogAppendTime',
+  'unclean.leader.election.enable': 'false',
 };
 
 /** A topic setting as the broker describes it. */
@@ -39,6 +44,7 @@ function failing(name: string, value: string | null): string | undefined {
   if (name === 'retention.bytes' && value !== '-1') return `deletes the oldest events past ${value} bytes a partition (retention.bytes)`;
   if (name === 'cleanup.policy' && (value ?? '').split(',').map((policy) => policy.trim()).includes('compact')) return 'keeps only the latest event of each key (cleanup.policy compact)';
   if (name === 'message.timestamp.type' && value !== 'LogAppendTime') return `takes each event's time from the clock of the process that appended it (message.timestamp.type ${value})`;
+  if (name === 'unclean.leader.election.enable' && value !== 'false') return 'may make a copy missing acknowledged events its leader, dropping them (unclean.leader.election.enable true)';
   return undefined;
 }
 

@@ -39,11 +39,11 @@ describe('the settings of the log topics on Kafka', () => {
     await admin?.disconnect();
   });
 
-  it('creates its topics keeping every event (no time or size limit, never compacted) with the log time, set on each topic', async () => {
+  it('creates its topics keeping every event (no time or size limit, never compacted, no unclean leader election) with the log time, set on each topic', async () => {
     const prefix = `retention-${randomBytes(4).toString('hex')}.`;
     const eventLog = await open(prefix);
     expect(await eventLog.ensureTopics([{ topic: 'postbacks', partitions: 2 }])).toEqual([]);
-    expect(await ownSettings(`${prefix}postbacks`)).toMatchObject({ 'retention.ms': '-1', 'retention.bytes': '-1', 'cleanup.policy': 'delete', 'message.timestamp.type': 'LogAppendTime' });
+    expect(await ownSettings(`${prefix}postbacks`)).toMatchObject({ 'retention.ms': '-1', 'retention.bytes': '-1', 'cleanup.policy': 'delete', 'message.timestamp.type': 'LogAppendTime', 'unclean.leader.election.enable': 'false' });
   });
 
   it("gives an existing topic that inherits the broker's 7 days (as an earlier build created them) every event for good, keeping its other settings, and says so", async () => {

@@ -35,7 +35,7 @@ describe('topic settings a cluster refuses to change', () => {
   it('do not stop the start: the operator is told what to set on the topic', async () => {
     const topics = kafkaTopics(refusingAdmin('p.postbacks'), (topic) => `p.${topic}`, { replicationFactor: 0, minInsyncReplicas: 0 });
     expect(await topics.ensureTopics([{ topic: 'postbacks', partitions: 1 }])).toEqual([
-      'topic p.postbacks could not be given the log\'s settings (Topic authorization failed): set retention.ms=-1 retention.bytes=-1 cleanup.policy=delete message.timestamp.type=LogAppendTime on it',
+      'topic p.postbacks could not be given the log\'s settings (Topic authorization failed): set retention.ms=-1 retention.bytes=-1 cleanup.policy=delete message.timestamp.type=LogAppendTime unclean.leader.election.enable=false on it',
     ]);
   });
 });

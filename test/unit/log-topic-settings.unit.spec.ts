@@ -17,6 +17,15 @@ describe('what an existing topic needs to be part of the log', () => {
     ]);
   });
 
+  it('forbids an inherited unclean leader election (a copy missing acknowledged events made leader)', () => {
+    const plan = topicSettingsPlan('t', [inherited('retention.ms', '-1'), inherited('unclean.leader.election.enable', 'true'), own('min.insync.replicas', '2')]);
+    expect(plan.settings).toEqual({ 'min.insync.replicas': '2', 'unclean.leader.election.enable': 'false' });
+    expect(plan.notes).toEqual([
+      'topic t may make a copy missing acknowledged events its leader, dropping them (unclean.leader.election.enable true), inherited from the broker: now unclean.leader.election.enable=false',
+    ]);
+    expect(topicSettingsPlan('t', [inherited('unclean.leader.election.enable', 'false')])).toEqual({ notes: [] });
+  });
+
   it("leaves an operator's own setting that drops events, saying which to change, and still fixes the inherited ones", () => {
     const plan = topicSettingsPlan('t', [own('retention.ms', '86400000'), inherited('cleanup.policy', 'compact')]);
     expect(plan.settings).toEqual({ 'retention.ms': '86400000', 'cleanup.policy': 'delete' });

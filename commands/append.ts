@@ -1,4 +1,4 @@
-import type { AppendOptions, AppendedEvent, NewEvent } from '../platform/events/event-log.js';
+import { EventTooLargeError, type AppendOptions, type AppendedEvent, type NewEvent } from '../platform/events/event-log.js';
 import type { Runtime } from '../platform/runtime.js';
 import { eventTopic, type EventTypeName, type EventValues } from '../schemas/generated/events.js';
 import type { TopicName } from '../schemas/topics.js';
@@ -26,5 +26,9 @@ export async function appendEvents(runtime: Pick<Runtime, 'eventLog'>, topic: To
     const found = unstorableText(event.value);
     if (found) throw new CommandInputError(found.path, `contains ${UNSTORABLE[found.kind]}; remove it`);
   }
-  return runtime.eventLog.append(topic, events, options);
+  return runtime.eventLog.append(topic, events, options).catch((error: unknown) => {
+    // The same input is refused every time: the caller's to change (400, exit 2), not a retry's.
+    if (error instanceof EventTooLargeError) throw new CommandInputError('input', error.message);
+    throw error;
+  });
 }

@@ -162,3 +162,14 @@ export class LogBoundError extends Error {
     this.name = 'LogBoundError';
   }
 }
+
+/**
+ * An event larger than its topic takes (Kafka's max.message.bytes): refused before anything of its
+ * append is sent, so nothing of it is written, and the same input is refused every time.
+ */
+export class EventTooLargeError extends Error {
+  constructor(readonly topic: string, readonly type: string, readonly bytes: number, readonly limit: number) {
+    super(`the ${type} event is ${bytes} bytes encoded, more than the ${limit} bytes topic ${topic} takes for one event (its max.message.bytes, less a record batch's framing): make its content smaller`);
+    this.name = 'EventTooLargeError';
+  }
+}

@@ -13,7 +13,7 @@ import { kafkaTopics } from './kafka-topics.js';
 import { dropKafkajsNegativeTimeoutWarnings } from './kafkajs-timer-warning.js';
 import { restartingProducer } from './restarting-producer.js';
 import { openBoundedRead } from './bounded-read.js';
-import type { AppendOptions, AppendedEvent, EventLog, NewEvent, TopicPartitionOffset } from './event-log.js';
+import { EventTooLargeError, type AppendOptions, type AppendedEvent, type EventLog, type NewEvent, type TopicPartitionOffset } from './event-log.js';
 
 export interface KafkaLogOptions {
   brokers: string[];
@@ -101,6 +101,16 @@ export async function kafkaEventLog(codec: EventCodec, options: KafkaLogOptions)
         partition: partitionFor({ topic: physical(topic), partitionMetadata, message: { key: event.key, value: null } }),
       })),
     );
+    const maxEventBytes = topics.maxEventBytes(topic);
+    // The broker refuses a record batch larger than the topic's max.message.bytes with an error
+    // that names neither the event nor the limit (and the producer is replaced, as after any
+    // failed send). Refused here, nothing of the append is sent.
+    if (maxEventBytes !== undefined) {
+      messages.forEach((message, index) => {
+        const bytes = message.value.length + Buffer.byteLength(message.key);
+        if (bytes > maxEventBytes) throw new EventTooLargeError(topic, events[index]!.type, bytes, maxEventBytes);
+      });
+    }
     const written = await batcher.append(physical(topic), messages, appendOptions);
     for (const event of events) options.metrics?.eventsProduced.inc({ topic, type: event.type });
     return written.map(({ partition, offset }) => ({ topic, partition, offset }));

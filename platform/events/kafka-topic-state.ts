@@ -100,3 +100,16 @@ export async function putTopicSettings(admin: Admin, name: string, settings: Rec
     }),
   );
 }
+
+/** Each topic's max.message.bytes as the brokers have it now (its own, or the broker's message.max.bytes it inherits). */
+export async function maxMessageBytesOf(admin: Admin, names: readonly string[]): Promise<Map<string, number>> {
+  const { resources } = await retryRetriable(() =>
+    admin.describeConfigs({ resources: names.map((name) => ({ type: ConfigResourceTypes.TOPIC, name, configNames: ['max.message.bytes'] })), includeSynonyms: false }),
+  );
+  const limits = new Map<string, number>();
+  for (const resource of resources) {
+    const value = Number(resource.configEntries.find((entry) => entry.configName === 'max.message.bytes')?.configValue);
+    if (Number.isSafeInteger(value) && value > 0) limits.set(resource.resourceName, value);
+  }
+  return limits;
+}

@@ -1,7 +1,7 @@
 import type { Admin } from 'kafkajs';
 import type { TopicDesign } from './event-log.js';
 import { retryRetriable } from './kafka-retry.js';
-import { appendsRefusedBecause, existingTopics, minInsyncReplicasOf, putTopicSettings, topicSettingsOf } from './kafka-topic-state.js';
+import { appendsRefusedBecause, existingTopics, maxMessageBytesOf, minInsyncReplicasOf, putTopicSettings, topicSettingsOf } from './kafka-topic-state.js';
 import { LOG_TOPIC_SETTINGS, topicSettingsPlan } from './log-topic-settings.js';
 import { fewerCopiesThan, fewerInsyncThan, topicReplication } from './topic-replication.js';
 
@@ -10,6 +10,11 @@ export interface KafkaTopics {
   /** Creates the missing topics; answers warnings about existing ones that keep fewer copies than new ones would. */
   ensureTopics(topics: readonly TopicDesign[]): Promise<string[]>;
   partitionCount(topic: string): Promise<number>;
+  /**
+   * The most bytes of key and value one event of the topic may have, or undefined while the
+   * brokers have not said (the broker still refuses a larger one).
+   */
+  maxEventBytes(topic: string): number | undefined;
   /** Throws when an append to the topics this process ensured would be refused (no leader, too few copies in sync). */
   checkAppendable(): Promise<void>;
   /** Whether this process ensured any topic (a process that only reads has none to check). */
@@ -27,6 +32,32 @@ export function kafkaTopics(admin: Admin, physical: (topic: string) => string, r
       partitionCounts.set(topic, count);
     }
     return count;
+  }
+
+  /**
+   * A record batch holding one event takes 61 bytes of header and at most 21 of the record's own
+   * framing (varints, attributes, no headers) besides its key and value; the broker checks the
+   * whole batch against max.message.bytes.
+   */
+  const BATCH_FRAMING_BYTES = 82;
+  /** By physical topic: learnt when the topics are ensured, so no append waits for it. */
+  const maxEventBytesByTopic = new Map<string, number>();
+  let learning: Promise<void> | undefined;
+  const learnLimits = (names: readonly string[]) =>
+    maxMessageBytesOf(admin, names).then((limits) => {
+      for (const [name, bytes] of limits) maxEventBytesByTopic.set(name, bytes - BATCH_FRAMING_BYTES);
+    });
+  function maxEventBytes(topic: string): number | undefined {
+    const limit = maxEventBytesByTopic.get(physical(topic));
+    if (limit === undefined && !learning) {
+      // A topic this process did not ensure: learnt in the background for later appends.
+      learning = learnLimits([physical(topic)])
+        .catch(() => {})
+        .finally(() => {
+          learning = undefined;
+        });
+    }
+    return limit;
   }
 
   /** Existing topics that keep fewer copies, or take an append with fewer, than new ones would: they are left as they are, and said so. */
@@ -58,7 +89,7 @@ export function kafkaTopics(admin: Admin, physical: (topic: string) => string, r
     return notes;
   }
 
-  async function ensureTopics(topics: readonly TopicDesign[]): Promise<string[]> {
+  async function createTopics(topics: readonly TopicDesign[]): Promise<string[]> {
     ownTopics = [...new Set([...ownTopics, ...topics.map(({ topic }) => physical(topic))])];
     const existing = await existingTopics(admin, topics.map(({ topic }) => physical(topic)));
     const missing = topics.filter(({ topic }) => !existing.has(physical(topic)));
@@ -94,9 +125,17 @@ export function kafkaTopics(admin: Admin, physical: (topic: string) => string, r
     }
   }
 
+  async function ensureTopics(topics: readonly TopicDesign[]): Promise<string[]> {
+    const warnings = await createTopics(topics);
+    // Best effort: without it, appends go on and the broker refuses an event too large itself.
+    await learnLimits(topics.map(({ topic }) => physical(topic))).catch(() => {});
+    return warnings;
+  }
+
   return {
     ensureTopics,
     partitionCount,
+    maxEventBytes,
     async checkAppendable() {
       // Brokers that answer are not enough: an append needs every partition's leader and enough copies in sync.
       const [{ topics }, minInsync] = await Promise.all([admin.fetchTopicMetadata({ topics: ownTopics }), minInsyncReplicasOf(admin, ownTopics)]);

@@ -60,9 +60,11 @@ export interface PostgresOptions {
   max?: number;
   connectTimeoutMs?: number;
   /**
-   * How long a statement may go unanswered before its session is given up: the statement fails
-   * and the session is discarded (a session whose server stopped answering, while the connection
-   * stays open, otherwise holds its pool slot for good). 0 or unset: no limit.
+   * How long a statement may run before the server cancels it (statement_timeout, unless the
+   * connection string's options set one); a statement still unanswered QUERY_TIMEOUT_GRACE_MS
+   * later gives its session up: the statement fails and the session is
+   * discarded (a session whose server stopped answering, while the connection stays open,
+   * otherwise holds its pool slot for good). 0 or unset: no limit.
    */
   queryTimeoutMs?: number;
 }
@@ -74,31 +76,54 @@ export interface PostgresOptions {
 const SESSION_SETTINGS = '-c TimeZone=UTC -c DateStyle=ISO -c IntervalStyle=postgres';
 
 /**
+ * What every session starts with unless the connection string's `options` set otherwise: the
+ * server probes an idle connection after 10 s and gives it up after 3 unanswered probes 5 s
+ * apart. Its own default waits 2 hours, and a session whose client's host vanished (a crash, a
+ * network cut: no FIN reaches the server) meanwhile held its connection slot, and the locks of
+ * its open transaction (the projector's offset rows, the admin-command lock), for that long.
+ */
+const SESSION_DEFAULTS = '-c tcp_keepalives_idle=10 -c tcp_keepalives_interval=5 -c tcp_keepalives_count=3';
+
+/**
  * pg's config for a connection string with SESSION_SETTINGS in force. pg takes a connection
  * string's `options` over the config's, so a URL carrying `options=-c timezone=…` (or any other
  * setting) replaced the UTC of every session: the string's options are moved into the config,
- * ours after them, where the server lets the last one win.
+ * after `defaults` (which they may change) and before ours, where the server lets the last one win.
  */
-export function sessionConfig(connectionString: string): { connectionString: string; options: string } {
+export function sessionConfig(connectionString: string, defaults: string = SESSION_DEFAULTS): { connectionString: string; options: string } {
+  const options = (given: string | null) => [defaults, given ?? '', SESSION_SETTINGS].filter((part) => part.trim() !== '').join(' ');
   let url: URL;
   try {
     url = new URL(connectionString);
   } catch {
-    return { connectionString, options: SESSION_SETTINGS };
+    return { connectionString, options: options(null) };
   }
   const given = url.searchParams.get('options');
-  if (given === null) return { connectionString, options: SESSION_SETTINGS };
+  if (given === null) return { connectionString, options: options(null) };
   url.searchParams.delete('options');
-  return { connectionString: url.toString(), options: given.trim() === '' ? SESSION_SETTINGS : `${given} ${SESSION_SETTINGS}` };
+  return { connectionString: url.toString(), options: options(given) };
 }
+
+/**
+ * How much longer than the server's statement_timeout the client waits for an answer. The
+ * client's timeout only closes its socket: the server went on running the statement given up on
+ * (measured: a pool of 2 with a 500 ms timeout left 10 backends running 15 s statements, and a
+ * busy server got a new connection for each, until it refused them all). So the server cancels
+ * the statement itself at the limit and the session is kept; the client's timeout, a moment
+ * later, is left for a server that stopped answering.
+ */
+export const QUERY_TIMEOUT_GRACE_MS = 1_000;
+
+/** SESSION_DEFAULTS, with the server's limit for a statement when there is one (a connection string's options may set another). */
+export const sessionDefaults = (queryTimeoutMs: number | undefined) => (queryTimeoutMs ? `${SESSION_DEFAULTS} -c statement_timeout=${queryTimeoutMs}` : SESSION_DEFAULTS);
 
 export function connectPostgres(connectionString: string, options: PostgresOptions = {}): Db {
   const pool = new pg.Pool({
-    ...sessionConfig(connectionString),
+    ...sessionConfig(connectionString, sessionDefaults(options.queryTimeoutMs)),
     max: options.max ?? 10,
     connectionTimeoutMillis: options.connectTimeoutMs ?? 0,
     // pg fails a statement unanswered this long; the pool discards a session released with that error.
-    ...(options.queryTimeoutMs ? { query_timeout: options.queryTimeoutMs } : {}),
+    ...(options.queryTimeoutMs ? { query_timeout: options.queryTimeoutMs + QUERY_TIMEOUT_GRACE_MS } : {}),
     // TCP keepalive: an idle pooled connection to a server that went away is found dead and
     // replaced instead of handed to the next query.
     keepAlive: true,

@@ -80,7 +80,7 @@ export async function openDatabase(config: Config, options: OpenOptions = {}): P
     // A service gives up on a statement its server leaves unanswered (DATABASE_QUERY_TIMEOUT_MS);
     // a command (replay, export, migrate, geo:load) waits as long as its statements take.
     const queryTimeoutMs = options.role === 'service' ? config.databaseQueryTimeoutMs : 0;
-    const db = connectPostgres(config.databaseUrl, { connectTimeoutMs: STARTUP_TIMEOUT_MS, queryTimeoutMs });
+    const db = connectPostgres(config.databaseUrl, { connectTimeoutMs: STARTUP_TIMEOUT_MS, queryTimeoutMs, max: config.databasePoolSize });
     const check = () => db.query('SELECT 1');
     await reachBackend('DATABASE_URL', 'check that Postgres runs there and the database exists', STARTUP_TIMEOUT_MS, check, config.databaseUrl).catch(
       async (error: unknown) => {

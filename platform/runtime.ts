@@ -194,6 +194,27 @@ const sayNotificationGaps = (log: ((line: string) => void) | undefined) => (wate
   return watermarks;
 };
 
+/**
+ * Pending migrations, as `npm run migrate` applies them: their statements, and the wait for
+ * another process's migrations (the turn), run without DATABASE_QUERY_TIMEOUT_MS. A service's
+ * pool gives up on a statement after that limit, so a start while another process migrated for
+ * longer, or a migration statement that took longer (an index built on a large table), failed
+ * with a stack trace, and every restart failed again. So a service migrates on a session of its
+ * own, closed once done; the table locks are still bounded (migrate.ts).
+ */
+async function migrateAtStart(config: Config, db: Db, options: OpenOptions): Promise<void> {
+  if (!config.databaseUrl || options.role !== 'service' || config.databaseQueryTimeoutMs === 0) {
+    await migrate(db, options.log);
+    return;
+  }
+  const unlimited = connectPostgres(config.databaseUrl, { connectTimeoutMs: STARTUP_TIMEOUT_MS, max: 1 });
+  try {
+    await migrate(unlimited, options.log);
+  } finally {
+    await unlimited.close();
+  }
+}
+
 export async function openRuntime(config: Config, options: OpenOptions = {}): Promise<Runtime> {
   config = await withKeyHashSecret(config);
   const metrics = createMetrics();
@@ -204,7 +225,7 @@ export async function openRuntime(config: Config, options: OpenOptions = {}): Pr
   try {
     const { db, owner } = await openDatabase(config, options);
     opened.unshift(db);
-    await migrate(db, options.log);
+    await migrateAtStart(config, db, options);
     const [setting, hint] = config.kafkaBrokers
       ? ['KAFKA_BROKERS', 'check that Kafka and the schema registry (SCHEMA_REGISTRY_URL) run there']
       : ['DATABASE_URL', 'check the database'];

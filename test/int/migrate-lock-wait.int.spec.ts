@@ -1,6 +1,9 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../platform/config/config.js';
 import { migrate, type Migration } from '../../platform/db/migrate.js';
+import { openRuntime } from '../../platform/runtime.js';
+import { testEnvironment } from '../support/app.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { waitFor } from '../support/wait-for.js';
 
@@ -78,3 +81,36 @@ describe('a migration whose table another session is reading', () => {
   }, 60_000);
 });
 
+
+describe('a service starting while another process migrates for longer than DATABASE_QUERY_TIMEOUT_MS', () => {
+  it('waits for its turn and migrates, as npm run migrate does, instead of failing its start on the statement limit', async () => {
+    const fresh = await createTestDatabase({ migrate: false });
+    const other = await session(fresh.url);
+    try {
+      await other.query('BEGIN');
+      await other.query('SELECT pg_advisory_xact_lock(7311992)');
+      const config = loadConfig(testEnvironment(fresh, 'tmigrateturn.', { eventLog: 'sql', env: { DATABASE_QUERY_TIMEOUT_MS: '300' } }));
+      const starting = openRuntime(config, { role: 'service', redis: false });
+      let failed: unknown;
+      starting.catch((error: unknown) => (failed = error));
+      await waitFor(async () => (await other.query("SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND NOT granted")).rowCount === 1, { what: 'the start waiting for its turn' });
+      // Well past the service's statement limit (and its client's second of grace).
+      await new Promise((resolve) => setTimeout(resolve, 2_000));
+      expect(failed).toBeUndefined();
+      await other.query('COMMIT');
+      const runtime = await starting;
+      try {
+        const { rows } = await runtime.db.query<{ applied: string }>('SELECT count(*)::text AS applied FROM schema_migrations');
+        expect(Number(rows[0]!.applied)).toBeGreaterThan(0);
+        // The service's own sessions keep their limit.
+        const limit = await runtime.db.query<{ timeout: string }>("SELECT current_setting('statement_timeout') AS timeout");
+        expect(limit.rows[0]!.timeout).toBe('300ms');
+      } finally {
+        await runtime.close();
+      }
+    } finally {
+      await other.end().catch(() => {});
+      await fresh.drop();
+    }
+  }, 60_000);
+});

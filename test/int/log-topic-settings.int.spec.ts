@@ -5,6 +5,7 @@ import type { EventLog } from '../../platform/events/event-log.js';
 import { kafkaEventLog } from '../../platform/events/kafka-event-log.js';
 import { registryCodec } from '../../platform/events/registry-codec.js';
 import { loadSchemaCatalog } from '../../platform/events/schema-catalog.js';
+import { waitFor } from '../support/wait-for.js';
 
 /**
  * The log is the source of truth: its topics keep every event for good, whatever the broker's
@@ -56,6 +57,8 @@ describe('the settings of the log topics on Kafka', () => {
     expect(notes).toEqual([
       `topic ${topic} deletes events older than 604800000 ms (retention.ms), takes each event's time from the clock of the process that appended it (message.timestamp.type CreateTime), inherited from the broker: now retention.ms=-1 message.timestamp.type=LogAppendTime`,
     ]);
+    // The controller takes the change, and each broker applies it as its metadata catches up.
+    await waitFor(async () => (await ownSettings(topic))['retention.ms'] === '-1', { timeoutMs: 10_000, what: 'the broker to show the settings given to the topic' });
     expect(await ownSettings(topic)).toEqual({ 'min.insync.replicas': '1', 'max.message.bytes': '2000000', 'retention.ms': '-1', 'message.timestamp.type': 'LogAppendTime' });
     // Once kept for good, a later start has nothing to change or say.
     expect(await eventLog.ensureTopics([{ topic: 'postbacks', partitions: 1 }])).toEqual([]);

@@ -1,7 +1,9 @@
+import { defaultInstanceCacheEntries } from '../memory/bounds.js';
 import { checkWritableFolder } from './folder-check.js';
 import {
   SettingError,
   brokerList,
+  derivedInteger,
   integer,
   networkList,
   oneOf,
@@ -51,7 +53,13 @@ export const settings = {
   postbackRefusalsMax: integer('POSTBACK_REFUSALS_MAX', 'Postbacks refused before the log (event_logged: false) kept for the operator page: the newest this many, in a capped Redis stream with REDIS_URL (about this many), else in this process\'s memory.', 10_000, 100, 1_000_000),
   postbackRefusalsPerAddress: integer('POSTBACK_REFUSALS_PER_ADDRESS', 'Refused postbacks from one source address (an IPv6 one by its /64, as the rate limits count it) kept for the operator page per minute (per API process); the rest are counted in postback_refusals_lost_total{why="source_over_budget"}, so one caller cannot push everyone else\'s refusals out of the store.', 120, 1, 1_000_000),
   offerInfoCacheEntries: integer('OFFER_INFO_CACHE_ENTRIES', 'Answers, contents and link mappings each API process keeps for GET /v1/offers/info (each emptied when the offers projection applies an event). 0: every request reads Postgres.', 50_000, 0, 1_000_000),
-  instanceCacheEntries: integer('INSTANCE_CACHE_ENTRIES', 'Served cards each API process keeps for POST /v1/offers/instances once read (a served card never changes; all are dropped when the process stops hearing projector commits). About 300 bytes each (instance_cache_bytes on /metrics). 0: every request reads Postgres.', 500_000, 0, 10_000_000),
+  instanceCacheEntries: derivedInteger(
+    'INSTANCE_CACHE_ENTRIES',
+    'Served cards each API process keeps for POST /v1/offers/instances once read (a served card never changes; all are dropped when the process stops hearing projector commits). About 250 bytes each, outside the JavaScript heap (instance_cache_bytes on /metrics). Unset: a sixteenth of the memory the process may use (the smaller of its container\'s limit and its heap limit) in cards, from 1,000 to 500,000 (instance_cache_max_cards on /metrics: 114,688 in a 512 MB container, 147,456 with --max-old-space-size=384, 500,000 with a heap limit and container of 2 GB or more). 0: every request reads Postgres.',
+    () => defaultInstanceCacheEntries(),
+    0,
+    10_000_000,
+  ),
   projectors: oneOf('PROJECTORS', 'Where the read models are built: inline (in the API process) or separate (only services/projector/main.ts processes; production, with DATABASE_URL: the embedded default\'s DATA_DIR has one owner).', 'inline', ['inline', 'separate'] as const),
   anonymousQuery: oneOf('ANONYMOUS_QUERY', 'Query without placement_id, with a Live or Test key or without one: on (served anonymously through the default placement to the default application) or off (401; an application sends one of its placements). The shared sandbox key always serves through the default placement.', 'on', ['on', 'off'] as const),
   trustedGeoHeaders: subsetOf('TRUSTED_GEO_HEADERS', 'Provider region headers Query takes the caller\'s location from (comma list of cloudflare, cloudfront, vercel; first family present wins). Empty: no location; only trust a family whose CDN fronts every request.', ['cloudflare', 'cloudfront', 'vercel'] as const),

@@ -40,6 +40,12 @@ export function integer(name: string, doc: string, fallback: number, min: number
   };
 }
 
+/** An integer whose default is computed when the setting is read (its doc says how); shown as unset. */
+export function derivedInteger(name: string, doc: string, fallback: () => number, min: number, max: number): Setting<number> {
+  const setting = integer(name, doc, 0, min, max);
+  return { name, doc, parse: (raw) => (blank(raw) ? fallback() : setting.parse(raw)) };
+}
+
 export function text(name: string, doc: string, fallback: string, pattern?: RegExp, expected?: string): Setting<string> {
   return {
     name,

@@ -48,6 +48,11 @@ export function createMetrics() {
       help: 'Served cards this API process keeps for POST /v1/offers/instances (INSTANCE_CACHE_ENTRIES bounds it)',
       registers: [registry],
     }),
+    instanceCacheMaxCards: new Gauge({
+      name: 'instance_cache_max_cards',
+      help: 'The most served cards this API process keeps (INSTANCE_CACHE_ENTRIES, by default derived from the memory the process may use)',
+      registers: [registry],
+    }),
     instanceCacheBytes: new Gauge({
       name: 'instance_cache_bytes',
       help: 'Bytes the kept served cards hold (their tables and text, room reserved for more included)',

@@ -43,6 +43,7 @@ export async function instancesRoute(app: FastifyInstance, { runtime }: { runtim
   const watermarks = await runtime.watermarks();
   const caches = openReadCaches(watermarks);
   const served = openServedCardCache(watermarks, { maxEntries: runtime.config.instanceCacheEntries });
+  runtime.metrics.instanceCacheMaxCards.set(runtime.config.instanceCacheEntries);
   const reportCache = async () => {
     runtime.metrics.instanceCacheCards.set(served.size);
     runtime.metrics.instanceCacheBytes.set(served.bytes);

@@ -36,17 +36,23 @@ export const identityOf = (partnerId: string, identityKey: string) => `${partner
  * - a new identity is `accepted` when its event maps to a goal, `unmapped` otherwise (recorded,
  *   not counted);
  * - a known identity with the same fingerprint is `already_recorded`, with a different one an
- *   `identity_conflict` (a changed conversion is never silently taken as the old one).
+ *   `identity_conflict` (a changed conversion is never silently taken as the old one);
+ * - a second copy of a postback already decided (its correlation id in `logged`, or earlier in
+ *   the batch) is no decision at all: the same request logged twice (a copy of the log made
+ *   into it, a replayed topic) is decided once, and the ledger goes on instead of stopping at it.
  */
-export function decideBatch(events: LoggedEvent[], recorded: Map<string, RecordedIdentity>, previousHash: string): DecidedBatch {
+export function decideBatch(events: LoggedEvent[], recorded: Map<string, RecordedIdentity>, previousHash: string, logged: ReadonlySet<string> = new Set()): DecidedBatch {
   // Identities first recorded by this batch (what the ledger held before is in `recorded`).
   const recordedNow = new Map<string, RecordedIdentity>();
+  const decidedNow = new Set<string>();
   const log: PostbackLogRow[] = [];
   const conversions: PostbackLogRow[] = [];
   let hash = previousHash;
   for (const event of events) {
     if (event.type !== EventType.PostbackReceived) continue;
     const value = event.value as unknown as PostbackReceived;
+    if (logged.has(value.correlation_id) || decidedNow.has(value.correlation_id)) continue;
+    decidedNow.add(value.correlation_id);
     const identity = identityOf(value.partner_id, value.identity_key);
     const earlier = recorded.get(identity) ?? recordedNow.get(identity);
     const decision: Decision = earlier

@@ -33,8 +33,8 @@ const CONVERSION_COLUMNS: InsertColumn<PostbackLogRow>[] = [
 async function ledgerBefore(
   tx: Sql,
   partitions: number[],
-  rows: { partner_id: string; identity_key: string }[],
-): Promise<{ recorded: Map<string, RecordedIdentity>; heads: Map<number, string> }> {
+  rows: { partner_id: string; identity_key: string; correlation_id: string }[],
+): Promise<{ recorded: Map<string, RecordedIdentity>; heads: Map<number, string>; logged: Set<string> }> {
   const { rows: found } = await tx.query<RecordedIdentity & { partner_id: string | null; identity_key: string | null; head_partition: number | null; head: string | null }>(
     `SELECT c.partner_id, c.identity_key, c.correlation_id, c.fingerprint, c.log_partition, c.log_offset::text AS log_offset,
             NULL::integer AS head_partition, NULL AS head
@@ -52,7 +52,9 @@ async function ledgerBefore(
     if (row.head_partition !== null) heads.set(row.head_partition, row.head ?? GENESIS_HASH);
     else recorded.set(identityOf(row.partner_id!, row.identity_key!), row);
   }
-  return { recorded, heads };
+  // Postbacks of the batch already decided: copies of them in the log are decided once (decideBatch).
+  const { rows: seen } = await tx.query<{ correlation_id: string }>('SELECT correlation_id FROM postback_log WHERE correlation_id = ANY($1::text[])', [rows.map((row) => row.correlation_id)]);
+  return { recorded, heads, logged: new Set(seen.map((row) => row.correlation_id)) };
 }
 
 /**
@@ -70,18 +72,18 @@ export const ledgerProjection: Projection = {
   acrossPartitions: true,
   async apply(tx, events) {
     if (events.length === 0) return;
-    const received = events.map((event) => event.value as { partner_id: string; identity_key: string });
+    const received = events.map((event) => event.value as { partner_id: string; identity_key: string; correlation_id: string });
     const byPartition = new Map<number, LoggedEvent[]>();
     for (const event of events) {
       const inPartition = byPartition.get(event.partition);
       if (inPartition) inPartition.push(event);
       else byPartition.set(event.partition, [event]);
     }
-    const { recorded, heads } = await ledgerBefore(tx, [...byPartition.keys()], received);
+    const { recorded, heads, logged } = await ledgerBefore(tx, [...byPartition.keys()], received);
     const log: PostbackLogRow[] = [];
     const conversions: PostbackLogRow[] = [];
     for (const [partition, inPartition] of byPartition) {
-      const decided = decideBatch(inPartition, recorded, heads.get(partition) ?? GENESIS_HASH);
+      const decided = decideBatch(inPartition, recorded, heads.get(partition) ?? GENESIS_HASH, logged);
       for (const row of decided.log) log.push(row);
       for (const row of decided.conversions) conversions.push(row);
     }

@@ -69,3 +69,29 @@ describe('the ledger applied across partitions (one transaction per fetch)', () 
     expect(report.partitions.map(({ partition, decisions: count }) => ({ partition, count }))).toEqual([{ partition: 0, count: 4 }, { partition: 4, count: 4 }]);
   });
 });
+
+describe('a postback logged twice (a copy of the log made into it, a replayed topic)', () => {
+  let database: TestDatabase;
+  beforeAll(async () => {
+    database = await createTestDatabase();
+  });
+  afterAll(async () => database?.drop());
+
+  it('is decided once, in the batch and in a later one, and the ledger goes on past its copies', async () => {
+    const first = received('c-1', { amount: '10.00' });
+    const retry = received('c-1', { amount: '10.00' });
+    const next = received('c-2');
+    // The copies carry the same correlation id: the same request, logged again at later offsets.
+    await applyBatch(database.db, ledgerProjection, batchOf(0, [first, { ...first }, retry]));
+    await applyBatch(database.db, ledgerProjection, batchOf(0, [{ ...first }, { ...retry }, next], 3));
+    const { rows } = await database.db.query<{ correlation_id: string; decision: string; log_offset: string }>('SELECT correlation_id, decision, log_offset::text FROM postback_log ORDER BY log_offset');
+    expect(rows).toEqual([
+      { correlation_id: first.correlation_id, decision: 'accepted', log_offset: '0' },
+      { correlation_id: retry.correlation_id, decision: 'already_recorded', log_offset: '2' },
+      { correlation_id: next.correlation_id, decision: 'accepted', log_offset: '5' },
+    ]);
+    const { rows: conversions } = await database.db.query<{ correlation_id: string }>('SELECT correlation_id FROM conversions ORDER BY correlation_id');
+    expect(conversions.map((row) => row.correlation_id).sort()).toEqual([first.correlation_id, next.correlation_id].sort());
+    expect((await verifyLedger(database.db)).breaks).toEqual([]);
+  });
+});

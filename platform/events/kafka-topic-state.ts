@@ -39,17 +39,7 @@ async function eachTopicExisting(admin: Admin, names: readonly string[]): Promis
 }
 
 /** Each topic's min.insync.replicas (the copies an acks=all append needs), as the brokers have it now. */
-export async function minInsyncReplicasOf(admin: Admin, names: readonly string[]): Promise<Map<string, number>> {
-  const { resources } = await retryRetriable(() =>
-    admin.describeConfigs({ resources: names.map((name) => ({ type: ConfigResourceTypes.TOPIC, name, configNames: [MIN_INSYNC] })), includeSynonyms: false }),
-  );
-  const settings = new Map<string, number>();
-  for (const resource of resources) {
-    const value = resource.configEntries.find((entry) => entry.configName === MIN_INSYNC)?.configValue;
-    if (value !== undefined) settings.set(resource.resourceName, Number(value));
-  }
-  return settings;
-}
+export const minInsyncReplicasOf = (admin: Admin, names: readonly string[]) => numberSettingOf(admin, names, MIN_INSYNC);
 
 /**
  * Why appends to these topics would be refused now, or undefined when every partition has a
@@ -102,14 +92,17 @@ export async function putTopicSettings(admin: Admin, name: string, settings: Rec
 }
 
 /** Each topic's max.message.bytes as the brokers have it now (its own, or the broker's message.max.bytes it inherits). */
-export async function maxMessageBytesOf(admin: Admin, names: readonly string[]): Promise<Map<string, number>> {
+export const maxMessageBytesOf = (admin: Admin, names: readonly string[]) => numberSettingOf(admin, names, 'max.message.bytes');
+
+/** One numeric setting of each topic, as the brokers have it now (its own or inherited); topics without a usable value are absent. */
+async function numberSettingOf(admin: Admin, names: readonly string[], setting: string): Promise<Map<string, number>> {
   const { resources } = await retryRetriable(() =>
-    admin.describeConfigs({ resources: names.map((name) => ({ type: ConfigResourceTypes.TOPIC, name, configNames: ['max.message.bytes'] })), includeSynonyms: false }),
+    admin.describeConfigs({ resources: names.map((name) => ({ type: ConfigResourceTypes.TOPIC, name, configNames: [setting] })), includeSynonyms: false }),
   );
-  const limits = new Map<string, number>();
+  const values = new Map<string, number>();
   for (const resource of resources) {
-    const value = Number(resource.configEntries.find((entry) => entry.configName === 'max.message.bytes')?.configValue);
-    if (Number.isSafeInteger(value) && value > 0) limits.set(resource.resourceName, value);
+    const value = Number(resource.configEntries.find((entry) => entry.configName === setting)?.configValue);
+    if (Number.isSafeInteger(value) && value > 0) values.set(resource.resourceName, value);
   }
-  return limits;
+  return values;
 }

@@ -4,6 +4,7 @@ import type { BoundedSource } from './bounded-read.js';
 import type { EventCodec } from './codec.js';
 import { BackendUnavailableError } from '../startup.js';
 import { LogBoundError } from './event-log.js';
+import { heartbeatWhile } from './heartbeat-while.js';
 import { decodeMessages } from './kafka-messages.js';
 import { offsetsAtOrAfter } from './kafka-offsets-by-time.js';
 import { isUnpropagatedTopic, retryRetriable } from './kafka-retry.js';
@@ -14,7 +15,12 @@ export interface KafkaReadContext {
   admin: Admin;
   codec: EventCodec;
   topicPrefix: string;
+  /** The read's consumer session (kafkajs' 30 s by default; tests shorten it to the broker's least). */
+  sessionTimeoutMs?: number;
 }
+
+/** Heartbeats while a batch is handed over, as the projections' consumers do (kafka-subscription.ts). */
+const HEARTBEAT_MS = 1_000;
 
 /**
  * A bounded read of one Kafka topic with a consumer of its own: a fresh group (kafkajs has no
@@ -43,7 +49,13 @@ export function kafkaBoundedSource(context: KafkaReadContext, topic: string): Bo
       const ends = new Map(spans.filter((span) => BigInt(span.to) > BigInt(span.from)).map((span) => [span.partition, BigInt(span.to)]));
       if (ends.size === 0) return;
       const groupId = `${context.topicPrefix}read.${topic}.${randomUUID()}`;
-      const consumer = kafka.consumer({ groupId, allowAutoTopicCreation: false, maxWaitTimeInMs: 100 });
+      const consumer = kafka.consumer({
+        groupId,
+        allowAutoTopicCreation: false,
+        maxWaitTimeInMs: 100,
+        heartbeatInterval: HEARTBEAT_MS,
+        ...(context.sessionTimeoutMs === undefined ? {} : { sessionTimeout: context.sessionTimeoutMs }),
+      });
       let finish: () => void = () => {};
       let fail: (error: unknown) => void = () => {};
       const done = new Promise<void>((resolve, reject) => {
@@ -72,7 +84,10 @@ export function kafkaBoundedSource(context: KafkaReadContext, topic: string): Bo
               const messages = batch.messages.filter((message) => BigInt(message.offset) >= cursor && BigInt(message.offset) < end);
               if (messages.length > 0) {
                 const events = await decodeMessages(codec, topic, batch.partition, messages);
-                await onBatch({ topic, partition: batch.partition, events });
+                // A batch may take longer than the session (an export's file on a slow disk, a
+                // pipe whose reader stalls): without heartbeats meanwhile the group drops the
+                // member and the read fails at its next heartbeat, its file half written.
+                await heartbeatWhile(heartbeat, HEARTBEAT_MS, () => onBatch({ topic, partition: batch.partition, events }));
                 cursors.set(batch.partition, BigInt(messages[messages.length - 1]!.offset) + 1n);
               }
               // Done once a batch read from where the partition stands reaches the end (a batch

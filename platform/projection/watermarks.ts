@@ -73,12 +73,13 @@ export async function openWatermarks(db: Db): Promise<Watermarks> {
   return {
     async awaitApplied(projection, events, timeoutMs) {
       if (satisfied(projection, events)) return true;
-      const startedAt = Date.now();
+      // Monotonic: a step of the wall clock during the read must not change the time left.
+      const startedAt = performance.now();
       // Listening already, so a commit after this read is not missed. The read counts against
       // the timeout: a Postgres whose sessions hang would otherwise hold the caller past it.
       if ((!everRead.has(projection) || unread.has(projection)) && (await withinDeadline(refresh(projection), timeoutMs)) === PAST_DEADLINE) return false;
       if (satisfied(projection, events)) return true;
-      const left = Math.max(0, timeoutMs - (Date.now() - startedAt));
+      const left = Math.max(0, timeoutMs - (performance.now() - startedAt));
       return new Promise<boolean>((resolve) => {
         const done = (result: boolean) => {
           clearTimeout(timer);

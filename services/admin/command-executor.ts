@@ -90,7 +90,8 @@ export function commandExecutor(runtime: Runtime, options: ExecutorOptions): Com
     async run(command, input) {
       // Invalid input is rejected at once, without waiting for a turn.
       const valid = validateInput(command.input, input);
-      const calledAt = Date.now();
+      // Monotonic: a step of the wall clock while a command waits its turn must not change its budget.
+      const calledAt = performance.now();
       const previous = queue;
       let execution: Promise<Record<string, unknown>> | undefined;
       let started = false;
@@ -100,7 +101,7 @@ export function commandExecutor(runtime: Runtime, options: ExecutorOptions): Com
         started = true;
         // The wait for a turn (here, then across processes) and the catch-up share one budget (at
         // least a second for the catch-up): a command queued behind one held by a hung broker answered after 19 s.
-        const left = () => Math.max(MIN_CATCH_UP_MS, timeoutMs - (Date.now() - calledAt));
+        const left = () => Math.max(MIN_CATCH_UP_MS, timeoutMs - (performance.now() - calledAt));
         return holdingCommandLock(runtime, left(), async () => {
           await awaitCaughtUp(runtime, fedBy(options.projections, command.reads), left());
           execution = command.execute(valid, { runtime, now: () => new Date() });

@@ -75,7 +75,7 @@ describe('admin commands with a deadline', () => {
   });
 
   it('answers a command queued behind one held by a log that does not answer within about 11 s, not 20 (the turn and the catch-up share one budget)', async () => {
-    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date', 'performance'] });
     const hung = hungLog();
     const commands = commandExecutor(hung.runtime, { projections: [hung.accounts] });
     const reading = (name: string): Command => ({ ...commandOf(name, async () => ({ ran: name })), reads: ['accounts'] });
@@ -92,6 +92,30 @@ describe('admin commands with a deadline', () => {
     await vi.advanceTimersByTimeAsync(1_000);
     expect(answered).toMatchObject({ error: expect.any(Error) });
     expect(answered).not.toHaveProperty('value');
+  });
+
+  it.each([
+    ['forward', 600_000],
+    ['back', -600_000],
+  ])('keeps the shared budget of a queued command when the wall clock steps %s while it waits its turn', async (_direction, step) => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date', 'performance'] });
+    const hung = hungLog();
+    const hanging = settleLater();
+    const commands = commandExecutor(hung.runtime, { projections: [hung.accounts] });
+    const first = outcome(commands.run(commandOf('first', () => hanging.work), {}));
+    const queued = outcome(commands.run({ ...commandOf('queued', async () => ({ ran: 'queued' })), reads: ['accounts'] }, {}));
+    let answered: unknown;
+    void queued.then((result) => (answered = result));
+    await vi.advanceTimersByTimeAsync(3_000);
+    vi.setSystemTime(Date.now() + step);
+    hanging.settle({ ran: 'first' });
+    expect(await first).toEqual({ value: { ran: 'first' } });
+
+    // 7 s of its 10 s are left for the catch-up, which the log never lets end.
+    await vi.advanceTimersByTimeAsync(6_900);
+    expect(answered).toBeUndefined();
+    await vi.advanceTimersByTimeAsync(200);
+    expect(answered).toMatchObject({ error: expect.any(ReadModelsBehindError) });
   });
 
   it('answers a command whose work ends in time with its result', async () => {

@@ -24,7 +24,10 @@ const LocalStore = require('@fastify/rate-limit/store/LocalStore.js') as new (co
  */
 export const SHARED_COUNT_PAUSE_MS = 5_000;
 
-/** Until when counts skip Redis, per Redis connection (every limit of a process shares it). */
+/**
+ * Until when counts skip Redis, per Redis connection (every limit of a process shares it), on the
+ * monotonic clock: a wall clock stepped back would otherwise stretch the pause by the step.
+ */
 const pausedUntil = new WeakMap<Redis, number>();
 
 /** Counts in Redis; a count Redis fails to give (down, or slower than its command timeout) is kept in this process instead, and so are all counts for SHARED_COUNT_PAUSE_MS after. */
@@ -32,14 +35,14 @@ class FallbackStore implements RateLimitStore {
   constructor(private readonly redis: Redis, private readonly shared: RateLimitStore, private readonly local: RateLimitStore) {}
 
   private sharedAnswers(): boolean {
-    return Date.now() >= (pausedUntil.get(this.redis) ?? 0);
+    return performance.now() >= (pausedUntil.get(this.redis) ?? 0);
   }
 
   private orLocally(count: (store: RateLimitStore, done: Done) => void, done: Done) {
     if (!this.sharedAnswers()) return count(this.local, done);
     count(this.shared, (error, result) => {
       if (!error) return done(null, result);
-      pausedUntil.set(this.redis, Date.now() + SHARED_COUNT_PAUSE_MS);
+      pausedUntil.set(this.redis, performance.now() + SHARED_COUNT_PAUSE_MS);
       count(this.local, done);
     });
   }

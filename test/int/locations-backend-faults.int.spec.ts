@@ -66,9 +66,12 @@ describe('location routes when Redis fails', () => {
     const inspect = new Redis(redis.url, { lazyConnect: true, maxRetriesPerRequest: 0 });
     await inspect.connect();
     const keysOf = (address: string) => inspect.keys(`*${address}*`);
-    // The clock moved past any pause an earlier failure began: counts go to Redis.
-    vi.useFakeTimers({ toFake: ['Date'] });
-    const pastThePause = () => vi.setSystemTime(Date.now() + SHARED_COUNT_PAUSE_MS + 1_000);
+    // The pause runs on the monotonic clock: faked from where it stands, then moved past any pause
+    // an earlier failure began, so counts go to Redis.
+    const standing = performance.now();
+    vi.useFakeTimers({ toFake: ['performance'] });
+    vi.advanceTimersByTime(standing);
+    const pastThePause = () => vi.advanceTimersByTime(SHARED_COUNT_PAUSE_MS + 1_000);
     try {
       pastThePause();
       const before = nextClient();

@@ -160,12 +160,12 @@ const sameState = (index: FullIndex | undefined, state: State) =>
 
 export interface FullReaderOptions {
   log?: (line: string) => void;
-  /** The clock the once-a-second look goes by. */
+  /** The clock the once-a-second look goes by: monotonic, so a wall clock stepped back does not hold a release for the length of the step. */
   now?: () => number;
   newReleaseWaitMs?: number;
 }
 
-export function createFullReader(db: Db, { log = () => {}, now = Date.now, newReleaseWaitMs = NEW_RELEASE_WAIT_MS }: FullReaderOptions = {}): FullReader {
+export function createFullReader(db: Db, { log = () => {}, now = () => performance.now(), newReleaseWaitMs = NEW_RELEASE_WAIT_MS }: FullReaderOptions = {}): FullReader {
   let index: FullIndex | undefined;
   let checkedUntil = 0;
   let checking: Promise<State | undefined> | undefined;

@@ -10,7 +10,8 @@ import { settledWithin } from '../../../../platform/async/deadline.js';
  * The registry is small (countries, first-level regions, cities) and rebuilt only when a release
  * is loaded, so each process keeps it in memory and reloads it when the stored build changes. The
  * build is looked up at most once a second (CHECK_TTL_MS; after a rebuild a process may answer
- * from the previous build for up to that long); a missing build is not remembered.
+ * from the previous build for up to that long); a missing build is not remembered. The second is
+ * measured on the monotonic clock: a wall clock stepped back would hold the build for the step.
  */
 const CHECK_TTL_MS = 1_000;
 
@@ -73,14 +74,14 @@ const CHECK_DEADLINE_MS = 1_000;
 /** The current registry; 503 CATALOG_NOT_LOADED when none has been built, CATALOG_UNAVAILABLE when none is held and it cannot be read. */
 export async function currentRegistry(db: Db): Promise<RegistryIndex> {
   const held = cache.get(db);
-  if (held && held.checkedUntil > Date.now()) return held.index;
+  if (held && held.checkedUntil > performance.now()) return held.index;
   let build: RegistryBuild | undefined;
   if (held) {
     // A registry is only replaced by a load: while the database cannot say in time (down or
     // slow), the held one is served.
     const looked = await settledWithin(registryBuild(db), CHECK_DEADLINE_MS);
     if (!looked.ok) {
-      held.checkedUntil = Date.now() + CHECK_TTL_MS;
+      held.checkedUntil = performance.now() + CHECK_TTL_MS;
       return held.index;
     }
     build = looked.value;
@@ -89,7 +90,7 @@ export async function currentRegistry(db: Db): Promise<RegistryIndex> {
   }
   if (!build) throw catalogNotLoaded('LEGACY');
   if (held?.fingerprint === build.fingerprint) {
-    held.checkedUntil = Date.now() + CHECK_TTL_MS;
+    held.checkedUntil = performance.now() + CHECK_TTL_MS;
     return held.index;
   }
   let pending = loading.get(db);
@@ -100,7 +101,7 @@ export async function currentRegistry(db: Db): Promise<RegistryIndex> {
   }
   try {
     const loaded = await pending;
-    loaded.checkedUntil = Date.now() + CHECK_TTL_MS;
+    loaded.checkedUntil = performance.now() + CHECK_TTL_MS;
     cache.set(db, loaded);
     return loaded.index;
   } catch (error) {

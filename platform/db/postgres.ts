@@ -223,7 +223,8 @@ async function listenOn(
     // A server that takes the connection but never answers must not hold the reconnect for good.
     const next = new pg.Client({ ...sessionConfig(connectionString), connectionTimeoutMillis: LISTEN_CONNECT_TIMEOUT_MS });
     let dropped = false;
-    let heardAt = Date.now();
+    // Monotonic: a wall clock stepped back must not excuse a quiet session from its probe for the step.
+    let heardAt = performance.now();
     const drop = () => {
       if (dropped) return;
       dropped = true;
@@ -239,7 +240,7 @@ async function listenOn(
       reconnect(0);
     };
     next.on('notification', (message) => {
-      heardAt = Date.now();
+      heardAt = performance.now();
       if (message.channel === channel && message.payload !== undefined) onPayload(message.payload);
     });
     next.on('error', drop);
@@ -266,11 +267,11 @@ async function listenOn(
     let probing = false;
     clearInterval(probe);
     probe = setInterval(() => {
-      if (probing || dropped || Date.now() - heardAt < LISTEN_PROBE_EVERY_MS / 2) return;
+      if (probing || dropped || performance.now() - heardAt < LISTEN_PROBE_EVERY_MS / 2) return;
       probing = true;
       // LISTEN again: a no-op that answers, and the session still shows as the listening one (pg_stat_activity.query).
       void withinDeadline(next.query(listenStatement), LISTEN_PROBE_TIMEOUT_MS)
-        .then((answer) => (answer === PAST_DEADLINE ? drop() : void (heardAt = Date.now())), drop)
+        .then((answer) => (answer === PAST_DEADLINE ? drop() : void (heardAt = performance.now())), drop)
         .finally(() => (probing = false));
     }, LISTEN_PROBE_EVERY_MS);
     probe.unref();

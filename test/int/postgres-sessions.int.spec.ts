@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { loadConfig } from '../../platform/config/config.js';
 import { connectPostgres } from '../../platform/db/postgres.js';
 import { openRuntime } from '../../platform/runtime.js';
@@ -124,6 +124,27 @@ describe('a listening session whose server stops answering while the connection 
         return heard.includes('after');
       }, { timeoutMs: 30_000, intervalMs: 250, what: 'a notification on the reopened session' });
     } finally {
+      await unlisten?.();
+      await db.close().catch(() => {});
+      await proxy.close();
+    }
+  }, 90_000);
+
+  it('is still probed when the wall clock has been stepped back (an NTP correction) since it last heard anything', async () => {
+    const { proxy, db } = await behindProxy(1);
+    const heard: string[] = [];
+    let unlisten: (() => Promise<void>) | undefined;
+    const wallClock = Date.now.bind(Date);
+    try {
+      unlisten = await db.listen('listen_probe_step_test', (payload) => heard.push(payload));
+      expect(heard).toEqual(['']);
+      vi.spyOn(Date, 'now').mockImplementation(() => wallClock() - 10 * 60_000);
+      proxy.swallow();
+      await waitFor(() => heard.length > 1, { timeoutMs: 20_000, intervalMs: 100, what: 'the hung listening session to be given up' });
+      expect(heard).toEqual(['', '']);
+    } finally {
+      vi.restoreAllMocks();
+      proxy.heal();
       await unlisten?.();
       await db.close().catch(() => {});
       await proxy.close();

@@ -183,8 +183,9 @@ export function watchForAnUnansweredLog(eventLog: EventLog, applied: () => numbe
   return timer;
 
   function noAnswer(error: Error) {
-    unansweredSince ??= Date.now() - STALL_CHECK_MS;
-    const silentMs = Date.now() - unansweredSince;
+    // Monotonic: a wall clock stepped forward must not make a log silent for a moment look silent for the limit.
+    unansweredSince ??= performance.now() - STALL_CHECK_MS;
+    const silentMs = performance.now() - unansweredSince;
     if (silentMs < UNANSWERED_LOG_LIMIT_MS) return;
     const [setting, hint] = eventLog.kind === 'kafka'
       ? ['KAFKA_BROKERS', 'start Kafka (or check KAFKA_BROKERS), then run the replay again; this replay was not kept']

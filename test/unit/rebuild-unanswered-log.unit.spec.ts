@@ -33,6 +33,21 @@ describe('watchForAnUnansweredLog', () => {
     expect(giveUp).toHaveBeenCalledOnce();
   });
 
+  it.each([
+    ['forward', 3_600_000],
+    ['back', -3_600_000],
+  ])('times the silence by the limit, not by a step of the wall clock meanwhile (%s)', async (_direction, step) => {
+    const giveUp = vi.fn();
+    const timer = watchForAnUnansweredLog(logThat(() => Promise.reject(new Error('connect ECONNREFUSED'))), () => 0, giveUp);
+    await vi.advanceTimersByTimeAsync(6_000);
+    vi.setSystemTime(Date.now() + step);
+    await vi.advanceTimersByTimeAsync(UNANSWERED_LOG_LIMIT_MS - 20_000);
+    expect(giveUp).not.toHaveBeenCalled();
+    await vi.advanceTimersByTimeAsync(25_000);
+    clearInterval(timer);
+    expect(giveUp).toHaveBeenCalledOnce();
+  });
+
   it('never gives up while the log answers, or while events are applied', async () => {
     const giveUp = vi.fn();
     const answering = watchForAnUnansweredLog(logThat(() => Promise.resolve()), () => 0, giveUp);

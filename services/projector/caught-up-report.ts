@@ -29,10 +29,11 @@ export function caughtUpReport(options: CaughtUpReportOptions): () => Promise<vo
     checking = true;
     try {
       do {
-        const wait = lastCheckAt + minIntervalMs - Date.now();
+        // Monotonic: a wall clock stepped back would hold the next check (and every report behind it) for the step.
+        const wait = lastCheckAt + minIntervalMs - performance.now();
         if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
         checkAgain = false;
-        lastCheckAt = Date.now();
+        lastCheckAt = performance.now();
         const lag = options.totalLag();
         if (lag !== undefined && (await lag) === 0) options.caughtUp();
       } while (checkAgain);

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { caughtUpReport } from '../../services/projector/caught-up-report.js';
 
 function recorder(lags: Array<number | Error | undefined>) {
@@ -16,6 +16,8 @@ function recorder(lags: Array<number | Error | undefined>) {
 }
 
 describe("the projector's caught_up report", () => {
+  afterEach(() => vi.useRealTimers());
+
   it('says caught_up only when nothing is left, and nothing while the projections are starting', async () => {
     const { report, said } = recorder([undefined, 3, 0]);
     await report();
@@ -44,6 +46,18 @@ describe("the projector's caught_up report", () => {
     release(2);
     await first;
     expect(calls).toBe(2);
+    expect(said).toEqual(['caught_up']);
+  });
+
+  it('checks again after the least interval, however the wall clock was stepped back meanwhile', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date', 'performance'] });
+    const lags = [3, 0];
+    const said: string[] = [];
+    const report = caughtUpReport({ totalLag: () => Promise.resolve(lags.shift()!), caughtUp: () => said.push('caught_up'), checkFailed: () => {}, minIntervalMs: 500 });
+    await report();
+    vi.setSystemTime(Date.now() - 10 * 60_000);
+    void report();
+    await vi.advanceTimersByTimeAsync(600);
     expect(said).toEqual(['caught_up']);
   });
 });

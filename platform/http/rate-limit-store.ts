@@ -1,21 +1,20 @@
 import { createRequire } from 'node:module';
 import type { FastifyRateLimitOptions, FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
 import type { Redis } from 'ioredis';
+import { LocalWindowStore, type Counted, type Done, type RateLimitStore } from './local-window-store.js';
 
-/** What @fastify/rate-limit asks of a store (its own stores' shape). */
-type Counted = { current: number; ttl: number };
-type Done = (error: Error | null, result: Counted | null) => void;
-interface RateLimitStore {
-  incr(key: string, done: Done, timeWindow: number, max: number): void;
-  read(key: string, done: Done, timeWindow: number, max: number): void;
-  child(routeOptions: unknown): RateLimitStore;
-}
-
-// The plugin's own stores, used as they are: Redis for counts shared by every API process, the
-// in-process LRU for when Redis cannot answer.
+// The plugin's Redis store, used as it is, for counts shared by every API process; counts kept in
+// this process (when Redis cannot answer, or without Redis) are LocalWindowStore's.
 const require = createRequire(import.meta.url);
 const RedisStore = require('@fastify/rate-limit/store/RedisStore.js') as new (continueExceeding: boolean, exponentialBackoff: boolean, redis: Redis, key: string) => RateLimitStore;
-const LocalStore = require('@fastify/rate-limit/store/LocalStore.js') as new (continueExceeding: boolean, exponentialBackoff: boolean, cache?: number) => RateLimitStore;
+
+/** The plugin's global parameters as it hands them to a store (the declared type names fewer of them). */
+type StoreSettings = FastifyRateLimitOptions & { continueExceeding?: boolean; exponentialBackoff?: boolean };
+
+/** Fixed windows only: the in-process store has no continueExceeding or exponentialBackoff, so a limit asking for either is refused at start. */
+function fixedWindowsOnly(settings: StoreSettings) {
+  if (settings.continueExceeding || settings.exponentialBackoff) throw new Error('rate limits here count in fixed windows: continueExceeding and exponentialBackoff are not supported');
+}
 
 /**
  * After Redis fails a count, how long every limit of this process counts in process before Redis
@@ -66,10 +65,19 @@ class FallbackStore implements RateLimitStore {
  */
 export function redisWithLocalFallback(redis: Redis, keyPrefix: string): FastifyRateLimitStoreCtor {
   return class {
-    // The plugin hands its store its global parameters (the declared type names fewer of them).
-    constructor(settings: FastifyRateLimitOptions & { continueExceeding?: boolean; exponentialBackoff?: boolean }) {
-      const [continueExceeding, exponentialBackoff] = [settings.continueExceeding ?? false, settings.exponentialBackoff ?? false];
-      return new FallbackStore(redis, new RedisStore(continueExceeding, exponentialBackoff, redis, keyPrefix), new LocalStore(continueExceeding, exponentialBackoff));
+    constructor(settings: StoreSettings) {
+      fixedWindowsOnly(settings);
+      return new FallbackStore(redis, new RedisStore(false, false, redis, keyPrefix), new LocalWindowStore());
+    }
+  } as unknown as FastifyRateLimitStoreCtor;
+}
+
+/** The `store` option of @fastify/rate-limit without Redis: limits counted in this process. */
+export function inProcessCounts(): FastifyRateLimitStoreCtor {
+  return class {
+    constructor(settings: StoreSettings) {
+      fixedWindowsOnly(settings);
+      return new LocalWindowStore();
     }
   } as unknown as FastifyRateLimitStoreCtor;
 }
@@ -89,7 +97,7 @@ export interface EventCounter {
 }
 
 export function eventCounter(redis: Redis | undefined, keyPrefix: string, windowMs: number): EventCounter {
-  const local = new LocalStore(false, false);
+  const local = new LocalWindowStore();
   const store = redis ? new FallbackStore(redis, new RedisStore(false, false, redis, keyPrefix), local) : local;
   const promised = (count: (done: Done) => void) =>
     new Promise<WindowCount>((resolve, reject) => count((error, result) => (error || !result ? reject(error ?? new Error('no count')) : resolve(result))));

@@ -3,7 +3,7 @@ import { rateLimitKey } from '../../platform/http/client-key.js';
 import { failure } from '../../platform/http/envelope.js';
 import { tooManyRequests } from '../../platform/http/errors.js';
 import type { ResponseExample } from '../../platform/http/response-examples.js';
-import { redisWithLocalFallback } from '../../platform/http/rate-limit-store.js';
+import { inProcessCounts, redisWithLocalFallback } from '../../platform/http/rate-limit-store.js';
 import type { Runtime } from '../../platform/runtime.js';
 
 /**
@@ -19,7 +19,7 @@ export function perClientRateLimit(runtime: Runtime, name: string, max: number, 
     max,
     timeWindow: 60_000,
     keyGenerator: (request: FastifyRequest) => rateLimitKey(request.ip),
-    ...(runtime.redis && { store: redisWithLocalFallback(runtime.redis, `${runtime.config.topicPrefix}ratelimit:${name}:`) }),
+    store: runtime.redis ? redisWithLocalFallback(runtime.redis, `${runtime.config.topicPrefix}ratelimit:${name}:`) : inProcessCounts(),
     ...(exempt && { allowList: exempt }),
     errorResponseBuilder: (_request: unknown, context: { ttl: number }) => tooManyRequests(Math.max(1, Math.ceil(context.ttl / 1000))),
   };

@@ -1,7 +1,7 @@
 import { existsSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { exportReadModel } from '../../services/export/export-read-model.js';
 import type { TopicPartitionOffset } from '../../platform/events/event-log.js';
 import { Kafka, logLevel } from 'kafkajs';
@@ -134,6 +134,24 @@ describe.each([['kafka'], ['sql']] as const)('replay on the %s log', (eventLog) 
     expect(after.running).toEqual([]);
     expect(after.kept).toContain(report.schema);
     expect(await dropKeptSchemas(t.runtime.db, [report.schema])).toEqual([report.schema]);
+  });
+
+  it('reports how long the rebuild took on the monotonic clock, however the wall clock is stepped back during it', async () => {
+    const wallClock = Date.now.bind(Date);
+    try {
+      const report = await replay(t.runtime.db, t.runtime.eventLog, {
+        projections: [ledgerProjection],
+        explicit: true,
+        pointInTime: { until: midway.ends },
+        onProgress: () => void vi.spyOn(Date, 'now').mockImplementation(() => wallClock() - 3_600_000),
+      });
+      vi.restoreAllMocks();
+      await dropKeptSchemas(t.runtime.db, [report.schema]);
+      expect(report.seconds).toBeGreaterThanOrEqual(0);
+      expect(report.seconds).toBeLessThan(3_600);
+    } finally {
+      vi.restoreAllMocks();
+    }
   });
 
   it('does not drop a kept schema whose tables a query holds: said within seconds (503 to retry), dropped once the query ends', async () => {

@@ -6,6 +6,7 @@ import type { EventBatch, EventLog, Subscription, TopicPartitionOffset } from '.
 import type { Metrics } from '../metrics/metrics.js';
 import type { Projection } from './projection.js';
 import { APPLIED_CHANNEL, storedOffsets, type AppliedPosition } from './offsets.js';
+import { applyingWithBoundedWait, takingOverStalledHolders, UNBOUNDED_WAIT_AGAIN } from './stalled-holders.js';
 
 export interface RunningProjection {
   name: string;
@@ -58,13 +59,17 @@ export async function applyBatches(db: Db, projection: Projection, batches: Even
   const searchPath = options.schema
     ? `SELECT set_config('search_path', ${escapeLiteral(escapeIdentifier(options.schema))}, true), set_config('synchronous_commit', 'off', true);\n`
     : '';
-  return db.transactionWithEdges({
+  const apply = () => db.transactionWithEdges({
     // One statement creates the offset rows if needed and locks them until COMMIT (the no-op
     // update takes the row lock), so two runners of one projection never apply the same batch.
-    opening: `${searchPath}INSERT INTO projection_offsets (projection, topic, partition, next_offset)
+    // Its wait for them is bounded: a runner that stalled holding them is ended (stalled-holders.ts).
+    opening: `${searchPath}${applyingWithBoundedWait(projection.name)};
+       INSERT INTO projection_offsets (projection, topic, partition, next_offset)
        VALUES ${locking.map((batch) => `(${name}, ${escapeLiteral(batch.topic)}, ${batch.partition}, 0)`).join(', ')}
-       ON CONFLICT (projection, topic, partition) DO UPDATE SET next_offset = projection_offsets.next_offset
-       RETURNING topic, partition, next_offset`,
+       ON CONFLICT (projection, topic, partition) DO UPDATE SET next_offset = projection_offsets.next_offset;
+       ${UNBOUNDED_WAIT_AGAIN};
+       SELECT topic, partition, next_offset FROM projection_offsets
+       WHERE projection = ${name} AND (topic, partition) IN (${locking.map((batch) => `(${escapeLiteral(batch.topic)}, ${batch.partition})`).join(', ')})`,
     async body(tx, opened) {
       const stored = new Map(opened.map((row) => [`${row.topic as string}:${row.partition as number}`, BigInt(row.next_offset as string)]));
       const fresh = batches.map((batch) => batch.events.filter((event) => BigInt(event.offset) >= stored.get(`${batch.topic}:${batch.partition}`)!));
@@ -89,6 +94,8 @@ export async function applyBatches(db: Db, projection: Projection, batches: Even
       return { value: fresh.map((events) => events.length), closing: moves.join(';\n') };
     },
   });
+  // A rebuild's own offset rows (options.schema) have no other runner to wait for.
+  return options.schema ? apply() : takingOverStalledHolders(db, projection.name, locking, apply);
 }
 
 const byTopicPartition = (x: EventBatch, y: EventBatch) => (x.topic === y.topic ? x.partition - y.partition : x.topic < y.topic ? -1 : 1);
@@ -110,14 +117,16 @@ export async function applyInOneStatement(db: Db, projection: Projection, batche
   }));
   const name = escapeLiteral(projection.name);
   const statements = [
+    applyingWithBoundedWait(projection.name),
     `INSERT INTO projection_offsets (projection, topic, partition, next_offset)
      VALUES ${positions.map((position) => `(${name}, ${escapeLiteral(position.topic)}, ${position.partition}, ${position.next})`).join(', ')}
      ON CONFLICT (projection, topic, partition)
      DO UPDATE SET next_offset = GREATEST(projection_offsets.next_offset, EXCLUDED.next_offset), updated_at = now()`,
+    UNBOUNDED_WAIT_AGAIN,
     projection.applyStatement!(batches.flatMap((batch) => batch.events)),
     `SELECT ${positions.map((position) => `pg_notify(${escapeLiteral(APPLIED_CHANNEL)}, ${escapeLiteral(JSON.stringify(position))})`).join(', ')}`,
   ];
-  await db.execAtomically(statements.filter((statement) => statement !== '').join(';\n'));
+  await takingOverStalledHolders(db, projection.name, positions, () => db.execAtomically(statements.filter((statement) => statement !== '').join(';\n')));
   return batches.map((batch) => batch.events.length);
 }
 

@@ -21,7 +21,15 @@ export interface BoundedLog<T> {
 }
 
 /** Entry ids are a sequence number (in-process) or a Redis stream id (`ms-seq`). */
-export const ENTRY_ID = /^[0-9]{1,20}(-[0-9]{1,20})?$/;
+const ENTRY_ID = /^([0-9]{1,20})(?:-([0-9]{1,20}))?$/;
+/** Redis stream id parts are unsigned 64-bit: a larger one (twenty digits allow it) is refused by Redis, not read as no entries. */
+export const MAX_ENTRY_ID_PART = 2n ** 64n - 1n;
+
+/** Whether `text` is an entry id either store can page from (a cursor from a link may have been edited). */
+export function isEntryId(text: string): boolean {
+  const match = ENTRY_ID.exec(text);
+  return match !== null && match.slice(1).every((part) => part === undefined || BigInt(part) <= MAX_ENTRY_ID_PART);
+}
 
 /**
  * Why an entry was not stored: the write queue was full, the store refused or failed, or its source

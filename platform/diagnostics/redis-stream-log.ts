@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import type { BoundedEntry, BoundedLog, LostEntry } from './bounded-log.js';
+import { MAX_ENTRY_ID_PART, type BoundedEntry, type BoundedLog, type LostEntry } from './bounded-log.js';
 
 export interface RedisStreamLogOptions {
   key: string;
@@ -15,6 +15,15 @@ export interface RedisStreamLogOptions {
 }
 
 const FIELD = 'v';
+
+/**
+ * Redis refuses an exclusive bound at either end of the id space (`(0-0` going down, `(max-max`
+ * going up) with an error; no entry lies beyond one, so there is nothing to ask for.
+ */
+const idIs = (id: string, part: bigint) => {
+  const [ms, seq] = id.split('-');
+  return seq !== undefined && BigInt(ms!) === part && BigInt(seq) === part;
+};
 
 function entriesOf<T>(replies: [id: string, fields: string[]][]): BoundedEntry<T>[] {
   const entries: BoundedEntry<T>[] = [];
@@ -63,9 +72,11 @@ export function redisStreamLog<T>(redis: Redis, options: RedisStreamLogOptions):
       draining ??= drain().finally(() => (draining = undefined));
     },
     async older(before, count) {
+      if (before !== undefined && idIs(before, 0n)) return [];
       return entriesOf<T>(await redis.xrevrange(key, before === undefined ? '+' : `(${before}`, '-', 'COUNT', count));
     },
     async newer(after, count) {
+      if (idIs(after, MAX_ENTRY_ID_PART)) return [];
       return entriesOf<T>(await redis.xrange(key, `(${after}`, '+', 'COUNT', count));
     },
     flush,

@@ -234,6 +234,9 @@ describe('the postback log page (inject)', () => {
       ['identity_kind', { identity_kind: 'email' }],
       ['after', { after: 'garbage' }],
       ['before', { before: '2026-11-01T00:00:00.000000Z~not-a-uuid' }],
+      // A refusal's position past Redis's 64-bit stream ids (a hand-edited link): Redis would refuse to read from it.
+      ['after', { decision: 'refused', after: '99999999999999999999-0' }],
+      ['before', { decision: 'refused', before: '1-18446744073709551616' }],
     ])('%s: a 400 page naming it, the form kept', async (field, query) => {
       const response = await search(query as Record<string, string>);
       expect(response.statusCode).toBe(400);
@@ -306,6 +309,14 @@ describe('the postback log page (inject)', () => {
       const next = linkOf(paged.body, 'next')!;
       expect(next).toMatch(/after=\d+/);
       expect((await get(next)).body).toContain(w.posted.refusedPartner);
+    });
+
+    it('page from either end of the id space: nothing older than the first id, nothing newer than the last', async () => {
+      for (const query of [{ after: '0-0' }, { before: '18446744073709551615-18446744073709551615' }] as Record<string, string>[]) {
+        const response = await search({ decision: 'refused', ...query });
+        expect(response.statusCode).toBe(200);
+        expect(response.body).toContain('No refusals kept match this search.');
+      }
     });
 
     it('have a detail view marked as not in the ledger', async () => {

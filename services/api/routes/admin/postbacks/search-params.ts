@@ -1,5 +1,5 @@
 import { characterCount } from '../../../../../platform/text/character-count.js';
-import { ENTRY_ID } from '../../../../../platform/diagnostics/bounded-log.js';
+import { isEntryId } from '../../../../../platform/diagnostics/bounded-log.js';
 import { instantOf, millisecondsOf, offsetMinutesOf } from '../../../../../platform/time/rfc3339.js';
 import { CANONICAL_UUID } from '../../../../../platform/ids/uuid-text.js';
 import { DECISIONS, IDENTITY_KINDS, type LogCursor, type PostbackLogFilter } from '../../../../../projections/ledger/queries.js';
@@ -123,7 +123,7 @@ export function parseSearch(query: Record<string, unknown>, undecodable: readonl
   for (const field of ['after', 'before'] as const) {
     if (!present(field)) continue;
     const cursor = form[field].trim();
-    if (refused ? ENTRY_ID.test(cursor) : parseLogCursor(cursor)) page[field] = cursor;
+    if (refused ? isEntryId(cursor) : parseLogCursor(cursor)) page[field] = cursor;
     else fail(field, 'not a position of this listing; start again from the first page');
   }
   return errors.length > 0 ? { form, errors } : { form, errors, search: { filter, refused, page } };

@@ -168,6 +168,38 @@ describe('the postback log page in a headless browser', () => {
     expect(text).toContain('limit: expected a whole number from 1 to 200');
   });
 
+  it('takes a keyboard user from a refused search to the first wrong field, which says what is wrong with it', async () => {
+    await page.goto(`${origin}/admin/postbacks`);
+    const focusedName = () => page.evaluate(() => document.activeElement?.getAttribute('name'));
+    const tabTo = async (name: string) => {
+      for (let step = 0; step < 20 && (await focusedName()) !== name; step += 1) await page.keyboard.press('Tab');
+      expect(await focusedName()).toBe(name);
+    };
+    await tabTo('correlation_id');
+    await page.keyboard.type('not-an-id');
+    await tabTo('click_id');
+    await page.keyboard.type('12345');
+    const [response] = await Promise.all([page.waitForNavigation(), page.keyboard.press('Enter')]);
+    expect(response!.status()).toBe(400);
+    // The summary comes before the form, and focus is on the first field to correct, not at the top of the page.
+    expect(await page.evaluate(() => [...document.querySelectorAll('main > *')].map((element) => element.className))).toEqual(['errors', 'search']);
+    expect(await focusedName()).toBe('correlation_id');
+    // What a screen reader reads with the field: marked invalid, described by its message.
+    const described = (name: string) =>
+      page.locator(`form.search [name="${name}"]`).evaluate((control) => ({
+        invalid: control.getAttribute('aria-invalid'),
+        description: (control.getAttribute('aria-describedby') ?? '').split(' ').filter(Boolean).map((id) => document.getElementById(id)?.textContent).join(' '),
+      }));
+    expect(await described('correlation_id')).toEqual({ invalid: 'true', description: 'correlation_id: expected a UUID such as 0193b2c4-5d6e-7f80-9a1b-2c3d4e5f6a7b' });
+    expect(await described('click_id')).toEqual({ invalid: 'true', description: 'click_id: expected a UUID such as 0193b2c4-5d6e-7f80-9a1b-2c3d4e5f6a7b' });
+    expect(await described('partner_id')).toEqual({ invalid: null, description: '' });
+    // Each message links to its field: Enter on it puts the keyboard there.
+    await page.getByRole('link', { name: 'click_id', exact: true }).focus();
+    await page.keyboard.press('Enter');
+    await page.waitForURL(/#search-click_id$/);
+    expect(await focusedName()).toBe('click_id');
+  });
+
   it('shows partner-supplied markup as text and runs none of it', async () => {
     expect(await searchFor({})).toBe(200);
     const hostile = page.locator(`tr[data-correlation-id="${w.posted.hostile}"]`);

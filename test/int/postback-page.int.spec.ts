@@ -242,14 +242,16 @@ describe('the postback log page (inject)', () => {
       expect(response.statusCode).toBe(400);
       expect(response.headers['content-type']).toBe('text/html; charset=utf-8');
       expect(response.body).toContain('<div class="errors" role="alert"><b>The search was not run:</b>');
-      expect(response.body).toContain(`<li><b>${field}</b>: `);
+      // Named, and linked to its control when the form has one (a page position has none).
+      const control = field === 'after' || field === 'before' ? field : `<a href="#search-${field}">${field}</a>`;
+      expect(response.body).toMatch(new RegExp(`<li id="search-error-\\d+"><b>${control}</b>: `));
       expect(response.body).toContain('<form method="get" action="/admin/postbacks"');
     });
 
     it('a search text that is not UTF-8 once percent-decoded is a 400 page naming it, not a search for U+FFFD', async () => {
       const response = await get('/admin/postbacks?identity=%ff%fe');
       expect(response.statusCode).toBe(400);
-      expect(response.body).toContain('<li><b>identity</b>: is not UTF-8 once percent-decoded');
+      expect(response.body).toContain('<b><a href="#search-identity">identity</a></b>: is not UTF-8 once percent-decoded');
     });
 
     it('a malformed id in the detail path is a 400 page, an unknown one a 404 page', async () => {

@@ -19,25 +19,55 @@ const LABELS: Record<Exclude<SearchField, 'after' | 'before' | 'identity_kind' |
   instance_id: 'Card (offer_instance_id)',
 };
 
-function searchForm(form: SearchForm): SafeHtml {
-  const text = (field: keyof typeof LABELS) => html`<label>${LABELS[field]} <input type="text" name="${field}" value="${form[field]}" spellcheck="false"></label>`;
+/** The form's control for a field, as a summary link points to it. */
+const controlId = (field: SearchField) => `search-${field}`;
+/** The fields the form has a control for (a page position comes from a link, not the form). */
+const hasControl = (field: SearchField) => field !== 'after' && field !== 'before';
+const errorId = (index: number) => `search-error-${index}`;
+
+/**
+ * What a control carries when its field is wrong: marked invalid, described by its messages (a
+ * screen reader reads them with the label), and the first one focused on load, so a keyboard user
+ * lands where the correction is to be made (the page has no script to move focus).
+ */
+function invalidAttributes(field: SearchField, errors: SearchError[]): SafeHtml | string {
+  const ids = errors.flatMap((error, index) => (error.field === field ? [errorId(index)] : []));
+  if (ids.length === 0) return '';
+  const first = errors.find((error) => hasControl(error.field))?.field === field;
+  return html` aria-invalid="true" aria-describedby="${ids.join(' ')}"${first ? html` autofocus` : ''}`;
+}
+
+function searchForm(form: SearchForm, errors: SearchError[]): SafeHtml {
+  const invalid = (field: SearchField) => invalidAttributes(field, errors);
+  const text = (field: keyof typeof LABELS) =>
+    html`<label>${LABELS[field]} <input type="text" id="${controlId(field)}" name="${field}" value="${form[field]}" spellcheck="false"${invalid(field)}></label>`;
   // A value a datetime-local input cannot show (a mistyped time, microseconds) stays as text, as sent.
   const time = (field: 'from' | 'to', label: string) => {
     const local = datetimeLocalValue(form[field]);
     return local === undefined
-      ? html`<label>${label} (UTC) <input type="text" name="${field}" value="${form[field]}" spellcheck="false"></label>`
-      : html`<label>${label} (UTC) <input type="datetime-local" step="1" name="${field}" value="${local}"></label>`;
+      ? html`<label>${label} (UTC) <input type="text" id="${controlId(field)}" name="${field}" value="${form[field]}" spellcheck="false"${invalid(field)}></label>`
+      : html`<label>${label} (UTC) <input type="datetime-local" step="1" id="${controlId(field)}" name="${field}" value="${local}"${invalid(field)}></label>`;
   };
   const option = (value: string, label: string, current: string) => html`<option value="${value}"${value === current ? html` selected` : ''}>${label}</option>`;
   return html`<form method="get" action="/admin/postbacks" class="search" novalidate>
 ${text('correlation_id')}${text('partner_id')}${text('identity')}
-<label>Identity field <select name="identity_kind">${option('', 'any of the three', form.identity_kind)}${IDENTITY_KINDS.map((kind) => option(kind, kind, form.identity_kind))}</select></label>
+<label>Identity field <select id="${controlId('identity_kind')}" name="identity_kind"${invalid('identity_kind')}>${option('', 'any of the three', form.identity_kind)}${IDENTITY_KINDS.map((kind) => option(kind, kind, form.identity_kind))}</select></label>
 ${text('click_id')}${text('instance_id')}
 ${time('from', 'Received from')}${time('to', 'Received before')}
-<label>Decision <select name="decision">${option('', 'any', form.decision)}${DECISIONS.map((decision) => option(decision, decision.replaceAll('_', ' '), form.decision))}${option(REFUSED, 'refused before the log (not in the ledger)', form.decision)}</select></label>
-<label>Per page <input type="number" name="limit" min="1" max="${MAX_LIMIT}" value="${form.limit || String(DEFAULT_LIMIT)}"></label>
+<label>Decision <select id="${controlId('decision')}" name="decision"${invalid('decision')}>${option('', 'any', form.decision)}${DECISIONS.map((decision) => option(decision, decision.replaceAll('_', ' '), form.decision))}${option(REFUSED, 'refused before the log (not in the ledger)', form.decision)}</select></label>
+<label>Per page <input type="number" id="${controlId('limit')}" name="limit" min="1" max="${MAX_LIMIT}" value="${form.limit || String(DEFAULT_LIMIT)}"${invalid('limit')}></label>
 <div class="buttons"><button type="submit">Search</button><a href="/admin/postbacks">Clear</a></div>
 </form>`;
+}
+
+/** What is wrong, above the form: each field named and linked to its control. */
+function errorSummary(errors: SearchError[]): SafeHtml | string {
+  if (errors.length === 0) return '';
+  const item = (error: SearchError, index: number) => {
+    const name = hasControl(error.field) ? html`<a href="#${controlId(error.field)}">${error.field}</a>` : error.field;
+    return html`<li id="${errorId(index)}"><b>${name}</b>: ${error.message}</li>`;
+  };
+  return html`<div class="errors" role="alert"><b>The search was not run:</b><ul>${errors.map(item)}</ul></div>`;
 }
 
 function logRows(rows: PostbackLogEntry[]): SafeHtml {
@@ -59,10 +89,6 @@ function pages(form: SearchForm, listing: Listing): SafeHtml {
 }
 
 export function searchPage(form: SearchForm, errors: SearchError[], listing?: Listing): SafeHtml {
-  const problems =
-    errors.length > 0
-      ? html`<div class="errors" role="alert"><b>The search was not run:</b><ul>${errors.map((error) => html`<li><b>${error.field}</b>: ${error.message}</li>`)}</ul></div>`
-      : '';
   let results: SafeHtml | string = '';
   if (listing?.kind === 'log') {
     const count = listing.rows.length === 0 ? html`<p class="empty">No postbacks in the log match this search.</p>` : html`<p class="count">${listing.rows.length} ${listing.rows.length === 1 ? 'postback' : 'postbacks'} in the log on this page, newest first.</p>`;
@@ -78,5 +104,5 @@ ${preview.more ? html`<p><a href="${searchPath({ ...form, after: undefined, befo
     const count = listing.rows.length === 0 ? html`<p class="empty">No refusals kept match this search.</p>` : html`<p class="count">${listing.rows.length} ${listing.rows.length === 1 ? 'refusal' : 'refusals'} on this page, newest first.</p>`;
     results = html`<h2>Refused before the log</h2>${NOT_IN_LEDGER}${count}${listing.rows.length > 0 ? refusalRows(listing.rows) : ''}${pages(form, listing)}`;
   }
-  return html`${searchForm(form)}${problems}${results}`;
+  return html`${errorSummary(errors)}${searchForm(form, errors)}${results}`;
 }

@@ -61,10 +61,12 @@ describe('the postback log page in a headless browser', () => {
   it('asks for the token, then signs in with a cookie scripts cannot read', async () => {
     const first = await page.goto(`${origin}/admin/postbacks?decision=accepted`);
     expect(first!.status()).toBe(401);
+    expect(await page.title()).toBe('Sign in · Operator pages · offer-ledger admin');
     await page.fill('input[name="token"]', 'not-the-admin-token-0123456789');
     const [refused] = await Promise.all([page.waitForNavigation(), page.click('button[type="submit"]')]);
     expect(refused!.status()).toBe(401);
     await expect(page.locator('[role="alert"]').textContent()).resolves.toContain('That token was not accepted.');
+    expect(await page.title()).toBe('Sign-in refused · Operator pages · offer-ledger admin');
     expect(await page.inputValue('input[name="token"]')).toBe('');
     await page.fill('input[name="token"]', ADMIN_TOKEN);
     const [signedIn] = await Promise.all([page.waitForNavigation(), page.click('button[type="submit"]')]);
@@ -200,6 +202,28 @@ describe('the postback log page in a headless browser', () => {
     expect(await focusedName()).toBe('click_id');
   });
 
+  it('titles each page by where the user is, so tabs and history tell them apart', async () => {
+    const titleOf = async (path: string) => {
+      await page.goto(`${origin}${path}`);
+      return page.title();
+    };
+    const suffix = ' · Postback log · offer-ledger admin';
+    expect(await titleOf('/admin/postbacks')).toBe(`Newest postbacks${suffix}`);
+    expect(await titleOf(`/admin/postbacks?partner_id=${w.world.partner}`)).toBe(`Search results${suffix}`);
+    expect(await titleOf('/admin/postbacks?decision=refused')).toBe(`Refused before the log${suffix}`);
+    expect(await titleOf('/admin/postbacks?limit=2')).toBe(`Newest postbacks${suffix}`);
+    await follow('Older →');
+    expect(await page.title()).toBe(`Newest postbacks, older page${suffix}`);
+    await follow('← Newer');
+    expect(await page.title()).toBe(`Newest postbacks, newer page${suffix}`);
+    expect(await titleOf('/admin/postbacks?from=yesterday')).toBe(`Error: search not run${suffix}`);
+    expect(await titleOf(`/admin/postbacks/${w.posted.accepted}`)).toBe(`Postback ${w.posted.accepted}${suffix}`);
+    expect(await titleOf(`/admin/postbacks/${w.posted.refusedPartner}`)).toBe(`Refused postback ${w.posted.refusedPartner}${suffix}`);
+    expect(await titleOf('/admin/postbacks/not-a-uuid')).toBe(`Error: not a correlation id${suffix}`);
+    expect(await titleOf('/admin/postbacks/0193b2c4-0000-7000-8000-000000000000')).toBe(`Not found${suffix}`);
+    expect(await titleOf('/admin/postbacks/a/b')).toBe('Not found · Operator pages · offer-ledger admin');
+  });
+
   it('shows partner-supplied markup as text and runs none of it', async () => {
     expect(await searchFor({})).toBe(200);
     const hostile = page.locator(`tr[data-correlation-id="${w.posted.hostile}"]`);
@@ -240,6 +264,7 @@ describe('the postback log page in a headless browser', () => {
     const [response] = await Promise.all([page.waitForNavigation(), page.click('header button[type="submit"]')]);
     expect(response!.status()).toBe(200);
     expect(page.url()).toBe(`${origin}/admin/login`);
+    expect(await page.title()).toBe('Sign in · Operator pages · offer-ledger admin');
     expect(await browser.context.cookies(`${origin}/admin/postbacks`)).toEqual([]);
     expect((await page.goto(`${origin}/admin/postbacks`))!.status()).toBe(401);
   });

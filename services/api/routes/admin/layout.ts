@@ -36,12 +36,15 @@ const PAGE_HEADERS = {
   'cache-control': 'no-store',
 };
 
-/** A whole admin page; `signedIn` shows the sign-out button. */
-export function layout(title: string, body: SafeHtml, options: { signedIn: boolean }): SafeHtml {
+/**
+ * A whole admin page; `signedIn` shows the sign-out button. `place` says in the window's title
+ * which page of `title` this is (a postback, an error, the sign-in), so tabs and history tell them apart.
+ */
+export function layout(title: string, body: SafeHtml, options: { signedIn: boolean; place?: string }): SafeHtml {
   const signOut = options.signedIn ? html`<form method="post" action="/admin/logout"><button type="submit">Sign out</button></form>` : '';
   return html`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<link rel="icon" href="data:,"><title>${title} · offer-ledger admin</title><style>${new SafeHtml(CSS)}</style></head>
+<link rel="icon" href="data:,"><title>${options.place ? `${options.place} · ` : ''}${title} · offer-ledger admin</title><style>${new SafeHtml(CSS)}</style></head>
 <body><header><h1><a href="/admin/postbacks">${title}</a></h1>${signOut}</header><main>${body}</main></body></html>`;
 }
 

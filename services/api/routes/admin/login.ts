@@ -62,7 +62,7 @@ ${problem ? html`<div class="errors" role="alert">${problem}</div>` : ''}
 <p class="muted">The token is ADMIN_TOKEN. The session cookie holds a signature made with it, never the token itself, and lasts 8 hours.</p>`;
   // A 401 names its scheme (RFC 9110): the pages take the token as a bearer too (scripts), besides the form.
   if (status === 401) reply.header('www-authenticate', 'Bearer');
-  return sendPage(reply, status, layout('Operator pages', body, { signedIn: false }));
+  return sendPage(reply, status, layout('Operator pages', body, { signedIn: false, place: problem ? 'Sign-in refused' : 'Sign in' }));
 }
 
 /** The sign-in form again, refused for `seconds`: this address presented too many wrong tokens (token-throttle.ts). */

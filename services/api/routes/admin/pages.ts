@@ -11,6 +11,9 @@ import { postbackPages } from './postbacks/index.js';
 import { adminSessions } from './session.js';
 import { bearerOf, tokenCheck } from '../../../../platform/http/token-check.js';
 
+/** What an error page is, in its window title. */
+const ERROR_PLACES: Record<number, string> = { 404: 'Not found', 405: 'Method not allowed', 503: 'Unavailable' };
+
 /** Sign-in forms are one field: anything larger is not one. */
 const FORM_LIMIT_BYTES = 4 * 1024;
 
@@ -33,7 +36,8 @@ export async function adminPages(app: FastifyInstance, options: { runtime: Runti
     if (status === 500) request.log.error({ err: error }, 'admin page failed');
     else reply.headers(known!.headers);
     const message = status === 500 ? 'The page could not be built; try again, and look at the service log if it happens again.' : known!.message;
-    return sendPage(reply, status, layout('Operator pages', html`<div class="errors" role="alert">${message}</div><p><a href="/admin/postbacks">← Search</a></p>`, { signedIn: false }));
+    const body = html`<div class="errors" role="alert">${message}</div><p><a href="/admin/postbacks">← Search</a></p>`;
+    return sendPage(reply, status, layout('Operator pages', body, { signedIn: false, place: ERROR_PLACES[status] ?? `Error ${status}` }));
   });
 
   await app.register(loginRoutes, { sessions, isAdminToken, throttle: options.throttle });

@@ -22,6 +22,12 @@ const SIBLINGS_SHOWN = 50;
 /** How long the refusals under a search of the log may take before the page goes without them. */
 const REFUSALS_PREVIEW_MS = 1_500;
 
+/** The window title of a search's page: which listing, and which page of it. */
+function placeOf({ filter, refused, page }: Search): string {
+  const listing = refused ? 'Refused before the log' : Object.keys(filter).length > 0 ? 'Search results' : 'Newest postbacks';
+  return page.after ? `${listing}, older page` : page.before ? `${listing}, newer page` : listing;
+}
+
 /**
  * The operator page: `GET /admin/postbacks` searches the postback log (and the refusals kept
  * outside it), `GET /admin/postbacks/{correlation_id}` shows one postback with its conversion and
@@ -68,29 +74,29 @@ export async function postbackPages(app: FastifyInstance, { runtime, refusals }:
         entry.offer_instance_id === null ? [] : findServedInstances(runtime.db, [entry.offer_instance_id]),
         entry.svc_click_id === null ? undefined : findClick(runtime.db, entry.svc_click_id),
       ]);
-      return loggedDetailPage({ entry, conversion, siblings, card: cards[0], clickedAt: click?.clicked_at });
+      return { place: `Postback ${correlationId}`, body: loggedDetailPage({ entry, conversion, siblings, card: cards[0], clickedAt: click?.clicked_at }) };
     }
     const refused = (await searchRefusals(refusals, { correlation_id: correlationId }, { limit: 1 })).rows[0];
-    return refused && refusalDetailPage(refused.value);
+    return refused && { place: `Refused postback ${correlationId}`, body: refusalDetailPage(refused.value) };
   }
 
   app.get('/', { schema: { hide: true } }, async (request, reply) => {
     const { form, search, errors } = parseSearch(request.query as Record<string, unknown>, undecodableParameters(rawQueryOf(request.url), SEARCH_FIELDS));
-    if (!search) return sendPage(reply, 400, layout(TITLE, searchPage(form, errors), { signedIn: true }));
+    if (!search) return sendPage(reply, 400, layout(TITLE, searchPage(form, errors), { signedIn: true, place: 'Error: search not run' }));
     const found = await readOrUnavailable(request, () => listing(search, request));
-    return sendPage(reply, 200, layout(TITLE, searchPage(form, [], found), { signedIn: true }));
+    return sendPage(reply, 200, layout(TITLE, searchPage(form, [], found), { signedIn: true, place: placeOf(search) }));
   });
 
   app.get('/:correlation_id', { schema: { hide: true } }, async (request, reply) => {
     const raw = (request.params as { correlation_id: string }).correlation_id;
     const correlationId = raw.trim().toLowerCase();
     if (!CANONICAL_UUID.test(correlationId)) {
-      return sendPage(reply, 400, layout(TITLE, html`<div class="errors" role="alert"><b>correlation_id</b>: expected a UUID such as 0193b2c4-5d6e-7f80-9a1b-2c3d4e5f6a7b</div><p><a href="/admin/postbacks">← Search</a></p>`, { signedIn: true }));
+      return sendPage(reply, 400, layout(TITLE, html`<div class="errors" role="alert"><b>correlation_id</b>: expected a UUID such as 0193b2c4-5d6e-7f80-9a1b-2c3d4e5f6a7b</div><p><a href="/admin/postbacks">← Search</a></p>`, { signedIn: true, place: 'Error: not a correlation id' }));
     }
     const page = await readOrUnavailable(request, () => detailOf(correlationId));
-    if (page) return sendPage(reply, 200, layout(TITLE, page, { signedIn: true }));
+    if (page) return sendPage(reply, 200, layout(TITLE, page.body, { signedIn: true, place: page.place }));
     const missing = html`<p>No postback with correlation id <span class="id">${correlationId}</span> is in the log, nor among the refusals kept.</p><p><a href="/admin/postbacks">← Search</a></p>`;
-    return sendPage(reply, 404, layout(TITLE, missing, { signedIn: true }));
+    return sendPage(reply, 404, layout(TITLE, missing, { signedIn: true, place: 'Not found' }));
   });
 
   // Paths and methods no page has belong to this context, so the pages' error handler answers them

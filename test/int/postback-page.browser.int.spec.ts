@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import type { Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { launchBrowser, type Browser } from '../support/browser.js';
+import { launchBrowser, lowContrastText, type Browser } from '../support/browser.js';
 import { ADMIN_TOKEN, HOSTILE_EVENT, HOSTILE_TXN, UNKNOWN_PARTNER, startPostbackPageApp, type PostbackPageWorld } from '../support/postback-page-world.js';
 
 /** Screenshots of failed tests land here. */
@@ -224,6 +224,13 @@ describe('the postback log page in a headless browser', () => {
     expect(await titleOf('/admin/postbacks/a/b')).toBe('Not found · Operator pages · offer-ledger admin');
   });
 
+  it('has text readable against its background (WCAG AA) on the listings, an error and the details', async () => {
+    for (const path of ['/admin/postbacks', '/admin/postbacks?correlation_id=not-an-id', `/admin/postbacks/${w.posted.unmapped}`, `/admin/postbacks/${w.posted.refusedPartner}`]) {
+      await page.goto(`${origin}${path}`);
+      expect({ path, low: await lowContrastText(page) }).toEqual({ path, low: [] });
+    }
+  });
+
   it('shows partner-supplied markup as text and runs none of it', async () => {
     expect(await searchFor({})).toBe(200);
     const hostile = page.locator(`tr[data-correlation-id="${w.posted.hostile}"]`);
@@ -265,6 +272,7 @@ describe('the postback log page in a headless browser', () => {
     expect(response!.status()).toBe(200);
     expect(page.url()).toBe(`${origin}/admin/login`);
     expect(await page.title()).toBe('Sign in · Operator pages · offer-ledger admin');
+    expect(await lowContrastText(page)).toEqual([]);
     expect(await browser.context.cookies(`${origin}/admin/postbacks`)).toEqual([]);
     expect((await page.goto(`${origin}/admin/postbacks`))!.status()).toBe(401);
   });

@@ -54,3 +54,35 @@ export async function launchBrowser(outputDir: string, { hostAliases = [] }: { h
     },
   };
 }
+
+/**
+ * Text on the page whose contrast with the background behind it is under WCAG AA's 4.5:1 (every
+ * text of these pages is normal size), as "ratio tag.class: text".
+ */
+export function lowContrastText(page: Page): Promise<string[]> {
+  return page.evaluate(() => {
+    const linear = (value: number) => {
+      const channel = value / 255;
+      return channel <= 0.03928 ? channel / 12.92 : ((channel + 0.055) / 1.055) ** 2.4;
+    };
+    const rgba = (css: string) => (css.match(/[\d.]+/g) ?? []).map(Number);
+    const luminance = ([red = 0, green = 0, blue = 0]: number[]) => 0.2126 * linear(red) + 0.7152 * linear(green) + 0.0722 * linear(blue);
+    const backgroundOf = (element: Element | null): number[] => {
+      for (let at = element; at; at = at.parentElement) {
+        const color = rgba(getComputedStyle(at).backgroundColor);
+        if (color[3] !== 0) return color;
+      }
+      return [255, 255, 255];
+    };
+    const low: string[] = [];
+    const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      const element = node.parentElement;
+      if (!element || !node.textContent?.trim()) continue;
+      const [text, behind] = [luminance(rgba(getComputedStyle(element).color)), luminance(backgroundOf(element))];
+      const ratio = (Math.max(text, behind) + 0.05) / (Math.min(text, behind) + 0.05);
+      if (ratio < 4.5) low.push(`${ratio.toFixed(2)} ${element.tagName.toLowerCase()}.${element.className}: ${node.textContent.trim().slice(0, 40)}`);
+    }
+    return low;
+  });
+}

@@ -23,7 +23,7 @@ nav.pages{display:flex;gap:1.2rem;margin:.8rem 0}
 dl{display:grid;grid-template-columns:max-content 1fr;gap:.2rem 1rem;background:#fff;padding:.8rem;border:1px solid #d8dde3}
 dt{color:#4a5563}dd{margin:0}
 .path{display:flex;flex-wrap:wrap;gap:.3rem;align-items:baseline}
-.muted{color:#6b7480}
+.muted{color:#5f6874}
 `;
 const STYLE_SOURCE = `'sha256-${createHash('sha256').update(CSS).digest('base64')}'`;
 

@@ -231,6 +231,28 @@ describe('the postback log page in a headless browser', () => {
     }
   });
 
+  it('keeps the page as wide as a phone: a wide table scrolls sideways in its own box, by keyboard too', async () => {
+    const desktop = page.viewportSize();
+    await page.setViewportSize({ width: 375, height: 740 });
+    try {
+      for (const path of ['/admin/postbacks', '/admin/postbacks?decision=refused', `/admin/postbacks/${w.posted.refusedPartner}`, `/admin/postbacks/${w.posted.conflict}`]) {
+        await page.goto(`${origin}${path}`);
+        const widths = await page.evaluate(() => ({ page: document.documentElement.scrollWidth, screen: document.documentElement.clientWidth }));
+        expect({ path, ...widths }).toEqual({ path, page: 375, screen: 375 });
+      }
+      await page.goto(`${origin}/admin/postbacks`);
+      const box = page.getByRole('region', { name: 'Postbacks in the log' });
+      expect(await box.evaluate((element) => element.scrollWidth > element.clientWidth)).toBe(true);
+      // Every row is still there, reachable by scrolling the box.
+      expect(await rows()).toEqual(w.logOrder);
+      await box.focus();
+      await page.keyboard.press('ArrowRight');
+      await expect.poll(() => box.evaluate((element) => element.scrollLeft)).toBeGreaterThan(0);
+    } finally {
+      await page.setViewportSize(desktop!);
+    }
+  });
+
   it('shows partner-supplied markup as text and runs none of it', async () => {
     expect(await searchFor({})).toBe(200);
     const hostile = page.locator(`tr[data-correlation-id="${w.posted.hostile}"]`);

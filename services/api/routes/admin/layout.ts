@@ -12,7 +12,8 @@ form.search{display:grid;grid-template-columns:repeat(auto-fill,minmax(15rem,1fr
 label{display:flex;flex-direction:column;font-size:.8rem;color:#4a5563}
 input,select,button{font:inherit;padding:.25rem .4rem}
 .buttons{display:flex;gap:.6rem;align-items:center}
-table{border-collapse:collapse;width:100%;background:#fff;margin-top:.8rem}
+table{border-collapse:collapse;width:100%;background:#fff}
+.table-scroll{overflow-x:auto;margin-top:.8rem}
 th,td{border:1px solid #d8dde3;padding:.3rem .45rem;text-align:left;vertical-align:top}
 th{background:#eef1f4;font-weight:600}
 code,.id{font:12px ui-monospace,monospace;word-break:break-all}

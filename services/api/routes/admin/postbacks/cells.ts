@@ -63,12 +63,18 @@ export const positionOf = (entry: { log_partition: number; log_offset: string })
 export const NOT_IN_LEDGER = html`<div class="notice" role="note"><b>Not in the ledger.</b> These postbacks were refused before they reached the log
 (<code>event_logged: false</code>): nothing was recorded or counted for them, except that an append the log did not answer in time (<code>postback_v10_unavailable</code> while it could not take writes) may still have been written later; a search by its correlation id then finds it in the log, and the partner's retry got its decision. They are kept for diagnostics only, in a bounded store that drops the oldest.</div>`;
 
+/**
+ * A table wider than a phone's screen, in a box that scrolls sideways on its own: the table pans,
+ * the page stays as wide as the screen. The box takes the focus, so the keyboard scrolls it too.
+ */
+export const scrollingTable = (label: string, table: SafeHtml) => html`<div class="table-scroll" role="region" aria-label="${label}" tabindex="0">${table}</div>`;
+
 /** Rows of refusals, each with its sanitized excerpt of what was sent. */
 export function refusalRows(refusals: PostbackRefusal[]): SafeHtml {
-  return html`<table class="refusals"><thead><tr><th>Time (UTC)</th><th>Refused</th><th>Reason</th><th>Partner (as sent)</th><th>Source</th><th>Correlation id</th><th>What was sent (excerpt)</th></tr></thead><tbody>
+  return scrollingTable('Refusals kept outside the log', html`<table class="refusals"><thead><tr><th>Time (UTC)</th><th>Refused</th><th>Reason</th><th>Partner (as sent)</th><th>Source</th><th>Correlation id</th><th>What was sent (excerpt)</th></tr></thead><tbody>
 ${refusals.map(
   (refusal) => html`<tr><td>${refusal.at}</td><td>${decisionBadge('refused')} <span class="muted">HTTP ${refusal.status}</span></td><td><code>${refusal.reason}</code></td>
 <td class="id">${refusal.partner_id}</td><td>${refusal.source_ip} <span class="muted">${refusal.method}${refusal.content_type ? html` ${refusal.content_type}` : ''}</span></td>
 <td><a class="id" href="${detailPath(refusal.correlation_id)}">${refusal.correlation_id}</a></td><td><code>${refusal.excerpt}</code></td></tr>`,
-)}</tbody></table>`;
+)}</tbody></table>`);
 }

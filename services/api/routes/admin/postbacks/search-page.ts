@@ -2,7 +2,7 @@ import { html, type SafeHtml } from '../../../../../platform/http/html.js';
 import { DECISIONS, IDENTITY_KINDS, type PostbackLogEntry } from '../../../../../projections/ledger/queries.js';
 import type { PostbackRefusal } from '../../../postback-refusals.js';
 import {
-  NOT_IN_LEDGER, attributionPath, timeText, decisionBadge, detailPath, identityOf, payoutOf, positionOf, reasonOf, refusalRows, searchPath,
+  NOT_IN_LEDGER, attributionPath, scrollingTable, timeText, decisionBadge, detailPath, identityOf, payoutOf, positionOf, reasonOf, refusalRows, searchPath,
 } from './cells.js';
 import { DEFAULT_LIMIT, MAX_LIMIT, REFUSED, datetimeLocalValue, type SearchError, type SearchField, type SearchForm } from './search-params.js';
 
@@ -71,13 +71,13 @@ function errorSummary(errors: SearchError[]): SafeHtml | string {
 }
 
 function logRows(rows: PostbackLogEntry[]): SafeHtml {
-  return html`<table class="postbacks"><thead><tr><th>Received (UTC)</th><th>Decision</th><th>Reason</th><th>Partner</th><th>Identity</th><th>Attribution path</th><th>Payout</th><th>Log position</th><th>Links</th></tr></thead><tbody>
+  return scrollingTable('Postbacks in the log', html`<table class="postbacks"><thead><tr><th>Received (UTC)</th><th>Decision</th><th>Reason</th><th>Partner</th><th>Identity</th><th>Attribution path</th><th>Payout</th><th>Log position</th><th>Links</th></tr></thead><tbody>
 ${rows.map(
   (row) => html`<tr data-correlation-id="${row.correlation_id}"><td>${timeText(row.received_at)}</td><td>${decisionBadge(row.decision)}</td><td>${reasonOf(row)}</td>
 <td><a class="id" href="${searchPath({ partner_id: row.partner_id })}">${row.partner_id}</a></td><td>${identityOf(row)}</td><td>${attributionPath(row)}</td>
 <td>${payoutOf(row)}</td><td>${positionOf(row)}</td>
 <td><a href="${detailPath(row.correlation_id)}">details</a><br><a href="${detailPath(row.original_correlation_id)}">conversion</a>${row.offer_instance_id ? html`<br><a href="${searchPath({ instance_id: row.offer_instance_id })}">card</a>` : ''}</td></tr>`,
-)}</tbody></table>`;
+)}</tbody></table>`);
 }
 
 function pages(form: SearchForm, listing: Listing): SafeHtml {

@@ -253,6 +253,15 @@ describe('the postback log page in a headless browser', () => {
     }
   });
 
+  it('answers a very long paste with its message on the page and the form, not a refusal of the address', async () => {
+    const pasted = '€'.repeat(20_000);
+    expect(await searchFor({ identity: pasted, correlation_id: pasted })).toBe(400);
+    const alert = await page.locator('[role="alert"]').innerText();
+    expect(alert).toContain('identity: expected 1 to 200 characters');
+    expect(alert).toContain('correlation_id: expected a UUID');
+    expect(await page.inputValue('form.search [name="identity"]')).toBe('€'.repeat(400));
+  });
+
   it('shows partner-supplied markup as text and runs none of it', async () => {
     expect(await searchFor({})).toBe(200);
     const hostile = page.locator(`tr[data-correlation-id="${w.posted.hostile}"]`);

@@ -4,7 +4,7 @@ import type { PostbackRefusal } from '../../../postback-refusals.js';
 import {
   NOT_IN_LEDGER, attributionPath, scrollingTable, timeText, decisionBadge, detailPath, identityOf, payoutOf, positionOf, reasonOf, refusalRows, searchPath,
 } from './cells.js';
-import { DEFAULT_LIMIT, MAX_LIMIT, REFUSED, datetimeLocalValue, type SearchError, type SearchField, type SearchForm } from './search-params.js';
+import { DEFAULT_LIMIT, MAX_IDENTITY_CHARACTERS, MAX_LIMIT, REFUSED, datetimeLocalValue, type SearchError, type SearchField, type SearchForm } from './search-params.js';
 
 /** What one search page shows: a page of the log, or of the refusals kept outside it. */
 export type Listing =
@@ -37,15 +37,22 @@ function invalidAttributes(field: SearchField, errors: SearchError[]): SafeHtml 
   return html` aria-invalid="true" aria-describedby="${ids.join(' ')}"${first ? html` autofocus` : ''}`;
 }
 
+/**
+ * The most a text field takes (UTF-16 units, as maxlength counts them): far more than a valid
+ * value, but a long paste cannot make the address exceed what the server reads (16 KB), which
+ * answered 431 instead of this page with its message and the form.
+ */
+const maxLengthOf = (field: SearchField) => (field === 'identity' ? 2 * MAX_IDENTITY_CHARACTERS : 100);
+
 function searchForm(form: SearchForm, errors: SearchError[]): SafeHtml {
   const invalid = (field: SearchField) => invalidAttributes(field, errors);
   const text = (field: keyof typeof LABELS) =>
-    html`<label>${LABELS[field]} <input type="text" id="${controlId(field)}" name="${field}" value="${form[field]}" spellcheck="false"${invalid(field)}></label>`;
+    html`<label>${LABELS[field]} <input type="text" id="${controlId(field)}" name="${field}" value="${form[field]}" maxlength="${maxLengthOf(field)}" spellcheck="false"${invalid(field)}></label>`;
   // A value a datetime-local input cannot show (a mistyped time, microseconds) stays as text, as sent.
   const time = (field: 'from' | 'to', label: string) => {
     const local = datetimeLocalValue(form[field]);
     return local === undefined
-      ? html`<label>${label} (UTC) <input type="text" id="${controlId(field)}" name="${field}" value="${form[field]}" spellcheck="false"${invalid(field)}></label>`
+      ? html`<label>${label} (UTC) <input type="text" id="${controlId(field)}" name="${field}" value="${form[field]}" maxlength="${maxLengthOf(field)}" spellcheck="false"${invalid(field)}></label>`
       : html`<label>${label} (UTC) <input type="datetime-local" step="1" id="${controlId(field)}" name="${field}" value="${local}"${invalid(field)}></label>`;
   };
   const option = (value: string, label: string, current: string) => html`<option value="${value}"${value === current ? html` selected` : ''}>${label}</option>`;

@@ -13,6 +13,8 @@ export type SearchForm = Record<SearchField, string>;
 export const REFUSED = 'refused';
 export const DEFAULT_LIMIT = 50;
 export const MAX_LIMIT = 200;
+/** Partners' identity values are at most this many characters (event_id, order_id, partner_txn_id). */
+export const MAX_IDENTITY_CHARACTERS = 200;
 
 export interface Search {
   filter: PostbackLogFilter;
@@ -91,7 +93,7 @@ export function parseSearch(query: Record<string, unknown>, undecodable: readonl
     else fail(field, 'expected a UUID such as 0193b2c4-5d6e-7f80-9a1b-2c3d4e5f6a7b');
   }
   if (form.identity !== '') {
-    if (characterCount(form.identity) > 200 || CONTROL.test(form.identity)) fail('identity', 'expected 1 to 200 characters without control characters, as partners send event_id, order_id and partner_txn_id');
+    if (characterCount(form.identity) > MAX_IDENTITY_CHARACTERS || CONTROL.test(form.identity)) fail('identity', `expected 1 to ${MAX_IDENTITY_CHARACTERS} characters without control characters, as partners send event_id, order_id and partner_txn_id`);
     else filter.identity = form.identity;
   }
   if (present('identity_kind')) {

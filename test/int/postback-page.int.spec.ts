@@ -13,6 +13,7 @@ import { ADMIN_TOKEN, HOSTILE_EVENT, HOSTILE_TXN, UNKNOWN_PARTNER, startPostback
 const listed = (body: string) => [...body.matchAll(/<tr data-correlation-id="([^"]+)"/g)].map((match) => match[1]!);
 /** The href of the page's next or previous link, unescaped. */
 const linkOf = (body: string, rel: 'next' | 'prev') => new RegExp(`<a href="([^"]+)" rel="${rel}">`).exec(body)?.[1]?.replaceAll('&amp;', '&');
+const SIGN_OUT = '<form method="post" action="/admin/logout"><button type="submit">Sign out</button></form>';
 
 describe('the postback log page (inject)', () => {
   let app: FastifyInstance;
@@ -123,12 +124,18 @@ describe('the postback log page (inject)', () => {
         expect(response.statusCode, path).toBe(404);
         expect(response.headers['content-type']).toBe('text/html; charset=utf-8');
         expect(response.body, path).toContain('<div class="errors" role="alert">no route for GET /admin/postbacks/');
-        expect((await get(path, {})).statusCode).toBe(401);
+        expect(response.body, path).toContain(SIGN_OUT);
+        const signedOut = await get(path, {});
+        expect(signedOut.statusCode).toBe(401);
+        expect(signedOut.body).not.toContain(SIGN_OUT);
       }
       const posted = await app.inject({ method: 'POST', url: '/admin/postbacks', headers: { cookie } });
       expect(posted.statusCode).toBe(405);
       expect(posted.headers.allow).toBe('GET, HEAD');
       expect(posted.headers['content-type']).toBe('text/html; charset=utf-8');
+      expect(posted.body).toContain(SIGN_OUT);
+      // A bearer token is a sign-in too, as on the other pages.
+      expect((await get('/admin/postbacks/a/b', { authorization: `Bearer ${ADMIN_TOKEN}` })).body).toContain(SIGN_OUT);
     });
   });
 
@@ -353,6 +360,7 @@ describe('the postback log page (inject)', () => {
           expect(response.statusCode, url).toBe(503);
           expect(response.headers['content-type']).toMatch(/^text\/html/);
           expect(response.body).toContain('The postback log cannot be read right now');
+          expect(response.body).toContain(SIGN_OUT);
         }
       });
       expect((await get(`/admin/postbacks/${w.posted.accepted}`)).statusCode).toBe(200);

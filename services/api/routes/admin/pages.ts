@@ -1,18 +1,14 @@
-import type { FastifyError, FastifyInstance } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError } from '../../../../platform/http/errors.js';
 import { fromFramework } from '../../../../platform/http/framework-errors.js';
-import { html } from '../../../../platform/http/html.js';
 import type { Runtime } from '../../../../platform/runtime.js';
 import type { PostbackRefusals } from '../../postback-refusals.js';
-import { layout, sendPage } from './layout.js';
+import { sendErrorPage } from './error-page.js';
 import { loginRoutes, returnPath, sendLogin, sendRefusedSignIn } from './login.js';
 import { judgeToken, type AdminTokenThrottle } from './token-throttle.js';
 import { postbackPages } from './postbacks/index.js';
 import { adminSessions } from './session.js';
 import { bearerOf, tokenCheck } from '../../../../platform/http/token-check.js';
-
-/** What an error page is, in its window title. */
-const ERROR_PLACES: Record<number, string> = { 404: 'Not found', 405: 'Method not allowed', 503: 'Unavailable' };
 
 /** Sign-in forms are one field: anything larger is not one. */
 const FORM_LIMIT_BYTES = 4 * 1024;
@@ -25,6 +21,8 @@ const FORM_LIMIT_BYTES = 4 * 1024;
 export async function adminPages(app: FastifyInstance, options: { runtime: Runtime; token: string; refusals: PostbackRefusals; throttle: AdminTokenThrottle }) {
   const sessions = adminSessions(options.token);
   const isAdminToken = tokenCheck(options.token);
+  // Requests that passed the sign-in check: their error pages show sign-out, as the other pages do.
+  const signedIn = new WeakSet<FastifyRequest>();
 
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: FORM_LIMIT_BYTES }, (_request, body, done) => {
     done(null, Object.fromEntries(new URLSearchParams(String(body))));
@@ -36,18 +34,16 @@ export async function adminPages(app: FastifyInstance, options: { runtime: Runti
     if (status === 500) request.log.error({ err: error }, 'admin page failed');
     else reply.headers(known!.headers);
     const message = status === 500 ? 'The page could not be built; try again, and look at the service log if it happens again.' : known!.message;
-    const body = html`<div class="errors" role="alert">${message}</div><p><a href="/admin/postbacks">← Search</a></p>`;
-    return sendPage(reply, status, layout('Operator pages', body, { signedIn: false, place: ERROR_PLACES[status] ?? `Error ${status}` }));
+    return sendErrorPage(reply, status, message, signedIn.has(request));
   });
 
   await app.register(loginRoutes, { sessions, isAdminToken, throttle: options.throttle });
   await app.register(async (pages) => {
     pages.addHook('onRequest', async (request, reply) => {
       const verdict = await judgeToken(request, bearerOf(request), isAdminToken, options.throttle);
-      if (verdict === 'right') return;
       if (typeof verdict === 'object') return sendRefusedSignIn(reply, returnPath(request.url), verdict.refusedFor);
-      if (await sessions.valid(request)) return;
-      return sendLogin(reply, 401, returnPath(request.url));
+      if (verdict !== 'right' && !(await sessions.valid(request))) return sendLogin(reply, 401, returnPath(request.url));
+      signedIn.add(request);
     });
     await pages.register(postbackPages, { runtime: options.runtime, refusals: options.refusals, prefix: '/postbacks' });
   });

@@ -16,7 +16,9 @@ import { openApiDocument } from './openapi/plugin.js';
 import { TAG } from './openapi/tags.js';
 import { openPostbackRefusals, type PostbackRefusals } from './postback-refusals.js';
 import { adminRoutes } from './routes/admin/index.js';
+import { OPERATOR_PAGES_PREFIX, sendUndecodablePathPage } from './routes/admin/error-page.js';
 import { adminPages } from './routes/admin/pages.js';
+import { adminSessions } from './routes/admin/session.js';
 import { adminTokenThrottle } from './routes/admin/token-throttle.js';
 import { healthRoutes } from './routes/health/index.js';
 import { LINK_HEADERS, linkRoutePrefix, linkRoutes } from './routes/links/index.js';
@@ -48,6 +50,9 @@ export async function buildApp({ runtime, logger = false, commands, replays, pos
   const refusals = postbackRefusals ?? openPostbackRefusals(runtime);
   const linkPrefix = linkRoutePrefix(runtime.config.linkBase);
   const parserRefusals = keptParserRefusals(refusals);
+  const adminToken = runtime.config.adminToken;
+  // The operator pages' sessions (only with ADMIN_TOKEN), also read for the pages' addresses the router cannot decode.
+  const sessions = adminToken ? adminSessions(adminToken) : undefined;
   // The app itself, once built: a request the parser refuses for its method is answered from its routes.
   let routes: FastifyInstance | undefined;
   const connectionRefusals = { openRequests: new OpenRequests(), shapeFor: parserRefusals, allowedAt: (path: string) => methodsAt(routes!, path) };
@@ -63,9 +68,11 @@ export async function buildApp({ runtime, logger = false, commands, replays, pos
     // URLs the router cannot even parse (bad percent-encoding, an overlong path segment) answer
     // in the envelope too, not in Fastify's own error shape.
     // A postback path is refused in the postback envelope, as its routes refuse.
+    // An operator page's path is answered with the pages' HTML error page (a browser followed it).
     // A link path is answered with the link origin's headers (never cached), as its routes answer.
     frameworkErrors: (error, request, reply) => {
       if (error.code === 'FST_ERR_BAD_URL' && request.url.startsWith(POSTBACK_PATH_PREFIX)) return refuseUndecodablePath(request, reply, refusals);
+      if (error.code === 'FST_ERR_BAD_URL' && sessions && request.url.startsWith(OPERATOR_PAGES_PREFIX)) return sendUndecodablePathPage(error, request, reply, sessions);
       if (linkPrefix !== '' && request.url.startsWith(`${linkPrefix}/`)) reply.headers(LINK_HEADERS);
       return renderError(error, request, reply);
     },
@@ -95,8 +102,7 @@ export async function buildApp({ runtime, logger = false, commands, replays, pos
   await app.register(infoRoute, { runtime, prefix: '/v1/offers' });
   app.addHook('onClose', () => refusals.close());
   await app.register(postbackRoutes, { runtime, refusals, prefix: '/v1/postback' });
-  const adminToken = runtime.config.adminToken;
-  if (adminToken) {
+  if (adminToken && sessions) {
     const throttle = adminTokenThrottle(runtime);
     await app.register(adminRoutes, {
       token: adminToken,
@@ -105,7 +111,7 @@ export async function buildApp({ runtime, logger = false, commands, replays, pos
       replays: replays ?? replayJobs(runtime),
       prefix: '/admin',
     });
-    await app.register(adminPages, { runtime, token: adminToken, refusals, throttle, prefix: '/admin' });
+    await app.register(adminPages, { runtime, token: adminToken, sessions, refusals, throttle, prefix: '/admin' });
   }
   return app;
 }

@@ -137,6 +137,27 @@ describe('the postback log page (inject)', () => {
       // A bearer token is a sign-in too, as on the other pages.
       expect((await get('/admin/postbacks/a/b', { authorization: `Bearer ${ADMIN_TOKEN}` })).body).toContain(SIGN_OUT);
     });
+
+    it('a path that is not valid percent-encoded UTF-8 is a 400 page, with sign-out only for a session; the admin API keeps its envelope', async () => {
+      for (const path of ['/admin/postbacks/%FF', '/admin/postbacks/%E2%82?decision=accepted']) {
+        const signedIn = await get(path);
+        expect(signedIn.statusCode, path).toBe(400);
+        expect(signedIn.headers['content-type']).toBe('text/html; charset=utf-8');
+        expect(signedIn.headers['content-security-policy']).toMatch(/^default-src 'none'/);
+        expect(signedIn.body, path).toContain('<div class="errors" role="alert">the URL path is not valid percent-encoded UTF-8</div>');
+        expect(signedIn.body).toContain(SIGN_OUT);
+        for (const headers of [{}, { cookie: 'admin_session=v2.9999999999.' + '0'.repeat(64) }] as Record<string, string>[]) {
+          const signedOut = await get(path, headers);
+          expect(signedOut.statusCode).toBe(400);
+          expect(signedOut.headers['content-type']).toBe('text/html; charset=utf-8');
+          expect(signedOut.body).not.toContain(SIGN_OUT);
+        }
+      }
+      const api = await get('/admin/replays/%FF', { authorization: `Bearer ${ADMIN_TOKEN}` });
+      expect(api.statusCode).toBe(400);
+      expect(api.headers['content-type']).toBe('application/json; charset=utf-8');
+      expect(JSON.parse(api.body)).toEqual({ code: 'BAD_REQUEST', message: 'the URL path is not valid percent-encoded UTF-8', data: {}, extra: {} });
+    });
   });
 
   describe('search', () => {

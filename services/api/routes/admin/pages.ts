@@ -7,7 +7,7 @@ import { sendErrorPage } from './error-page.js';
 import { loginRoutes, returnPath, sendLogin, sendRefusedSignIn } from './login.js';
 import { judgeToken, type AdminTokenThrottle } from './token-throttle.js';
 import { postbackPages } from './postbacks/index.js';
-import { adminSessions } from './session.js';
+import type { AdminSessions } from './session.js';
 import { bearerOf, tokenCheck } from '../../../../platform/http/token-check.js';
 
 /** Sign-in forms are one field: anything larger is not one. */
@@ -18,8 +18,8 @@ const FORM_LIMIT_BYTES = 4 * 1024;
  * log page. A page asked for without a session answers 401 with the sign-in form; scripts may send
  * `Authorization: Bearer $ADMIN_TOKEN` instead. Errors are pages too, never the JSON envelope.
  */
-export async function adminPages(app: FastifyInstance, options: { runtime: Runtime; token: string; refusals: PostbackRefusals; throttle: AdminTokenThrottle }) {
-  const sessions = adminSessions(options.token);
+export async function adminPages(app: FastifyInstance, options: { runtime: Runtime; token: string; sessions: AdminSessions; refusals: PostbackRefusals; throttle: AdminTokenThrottle }) {
+  const { sessions } = options;
   const isAdminToken = tokenCheck(options.token);
   // Requests that passed the sign-in check: their error pages show sign-out, as the other pages do.
   const signedIn = new WeakSet<FastifyRequest>();

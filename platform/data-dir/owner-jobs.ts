@@ -24,11 +24,12 @@ export function ownerJobCalls<J>(dataDir: string) {
  */
 export async function startOwnerJob<J>(dataDir: string, path: string, body: unknown): Promise<{ job: J } | { refusal: OwnerReply<OwnerJobEnvelope<J>> }> {
   const call = ownerJobCalls<J>(dataDir);
-  const deadline = Date.now() + WAIT_FOR_OWNER_MS;
+  // On the monotonic clock: a step of the wall clock (NTP) neither ends the wait at once nor stretches it.
+  const deadline = performance.now() + WAIT_FOR_OWNER_MS;
   for (;;) {
     const reply = await call('POST', path, body);
     if (reply.status === 202) return { job: reply.body.data.job! };
-    if (reply.body.code !== 'OWNER_NOT_READY' || Date.now() >= deadline) return { refusal: reply };
+    if (reply.body.code !== 'OWNER_NOT_READY' || performance.now() >= deadline) return { refusal: reply };
     await pause(200);
   }
 }

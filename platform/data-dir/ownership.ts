@@ -77,7 +77,8 @@ const PROOF_WAIT_MS = 2_000;
 
 /** The owner of DATA_DIR's socket if it proves it holds the folder; undefined when nobody answers. */
 async function provenOwner(dataDir: string): Promise<OwnerInfo | undefined> {
-  const deadline = Date.now() + PROOF_WAIT_MS;
+  // On the monotonic clock: a step of the wall clock (NTP) neither ends the wait at once nor stretches it.
+  const deadline = performance.now() + PROOF_WAIT_MS;
   for (;;) {
     const challenge = randomBytes(16).toString('hex');
     const owner = await requestOwner<OwnerInfo>(dataDir, 'GET', `/owner?${OWNER_CHALLENGE}=${challenge}`).then((reply) => reply.body).catch(() => undefined);
@@ -89,7 +90,7 @@ async function provenOwner(dataDir: string): Promise<OwnerInfo | undefined> {
       // No token yet: an owner that has just bound its socket writes it next.
     }
     if (token !== undefined && owner.proof === ownerProof(token, challenge)) return owner;
-    if (Date.now() >= deadline) {
+    if (performance.now() >= deadline) {
       throw new BackendUnavailableError(
         'DATA_DIR',
         `the owner socket of ${dataDir} is held by a process that cannot prove it holds the folder (pid ${typeof owner.pid === 'number' ? owner.pid : 'unknown'}, by its own account): a service started from an earlier version, or another user's process that took the socket's name`,

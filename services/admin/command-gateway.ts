@@ -46,7 +46,7 @@ export function ownerLost(command: string, error: unknown): CommandFailedError {
   );
 }
 
-/** Sends the command to the service that owns DATA_DIR, over its owner socket. */
+/** Sends the command to the service that owns DATA_DIR, over its owner socket; `deadline` on performance.now(). */
 async function runOnOwner(config: Config, command: Command, input: unknown, deadline: number): Promise<Record<string, unknown>> {
   for (;;) {
     const token = readOwnerToken(config.dataDir);
@@ -57,7 +57,7 @@ async function runOnOwner(config: Config, command: Command, input: unknown, dead
     }).catch((error: unknown) => Promise.reject(ownerLost(command.name, error)));
     if (reply.status === 200) return reply.body.data;
     // Still opening its database: wait for it rather than fail a command typed a second early.
-    if (reply.body.code === 'OWNER_NOT_READY' && Date.now() < deadline) {
+    if (reply.body.code === 'OWNER_NOT_READY' && performance.now() < deadline) {
       await pause(200);
       continue;
     }
@@ -97,7 +97,8 @@ async function runHere(runtime: Runtime, command: Command, input: unknown): Prom
  * this process (waiting its turn when another short command holds DATA_DIR).
  */
 export async function runAdminCommandAnywhere(config: Config, command: Command, input: unknown): Promise<Record<string, unknown>> {
-  const deadline = Date.now() + WAIT_FOR_OWNER_MS;
+  // On the monotonic clock: a step of the wall clock (NTP) neither ends the wait at once nor stretches it.
+  const deadline = performance.now() + WAIT_FOR_OWNER_MS;
   for (;;) {
     let runtime: Runtime;
     try {
@@ -105,7 +106,7 @@ export async function runAdminCommandAnywhere(config: Config, command: Command, 
     } catch (error) {
       if (!(error instanceof DataDirBusyError)) throw error;
       if (error.owner?.role === 'service') return runOnOwner(config, command, input, deadline);
-      if (Date.now() >= deadline) throw error;
+      if (performance.now() >= deadline) throw error;
       await pause(100);
       continue;
     }

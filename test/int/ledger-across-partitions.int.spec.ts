@@ -95,3 +95,24 @@ describe('a postback logged twice (a copy of the log made into it, a replayed to
     expect((await verifyLedger(database.db)).breaks).toEqual([]);
   });
 });
+
+describe('an identity whose copies are in two partitions (partitions added to the topic after its first copy)', () => {
+  let database: TestDatabase;
+  beforeAll(async () => {
+    database = await createTestDatabase();
+  });
+  afterAll(async () => database?.drop());
+
+  it('is recorded once when both copies come in one fetch, and the ledger goes on', async () => {
+    const first = received('d-1', { amount: '10.00' });
+    const retry = received('d-1', { amount: '10.00' });
+    const changed = received('d-1', { amount: '12.00' });
+    // Inserted twice, the conversion's key would fail the whole fetch on every retry.
+    await applyBatches(database.db, ledgerProjection, [batchOf(1, [first]), batchOf(5, [retry, changed])]);
+    const decisions = await findDecisions(database.db, [first.correlation_id, retry.correlation_id, changed.correlation_id]);
+    expect([first, retry, changed].map((value) => decisions.get(value.correlation_id)?.decision)).toEqual(['accepted', 'already_recorded', 'identity_conflict']);
+    const { rows } = await database.db.query<{ correlation_id: string }>('SELECT correlation_id FROM conversions');
+    expect(rows.map((row) => row.correlation_id)).toEqual([first.correlation_id]);
+    expect((await verifyLedger(database.db)).breaks).toEqual([]);
+  });
+});

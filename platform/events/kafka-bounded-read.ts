@@ -66,9 +66,11 @@ export function kafkaBoundedSource(context: KafkaReadContext, topic: string): Bo
       // A crash fails the read, even one kafkajs would restart from: its retries (a few seconds)
       // are spent, and a restarted consumer would start at the topic's end, never reaching the
       // span's, so the read would wait for good.
+      const logStopped = (error: Error) =>
+        new BackendUnavailableError('KAFKA_BROKERS', `the log stopped answering in the middle of the read (${error.message})`, 'start Kafka (or check KAFKA_BROKERS), then run it again');
       consumer.on(consumer.events.CRASH, ({ payload }) => {
         ends.clear();
-        fail(new BackendUnavailableError('KAFKA_BROKERS', `the log stopped answering in the middle of the read (${payload.error.message})`, 'start Kafka (or check KAFKA_BROKERS), then run it again'));
+        fail(logStopped(payload.error));
       });
       try {
         await consumer.connect();
@@ -98,12 +100,20 @@ export function kafkaBoundedSource(context: KafkaReadContext, topic: string): Bo
                 stopAt(batch.partition);
                 if (ends.size === 0) finish();
               }
-              await heartbeat();
             } catch (error) {
               // The read fails as a whole: nothing more is handed over, whatever kafkajs would retry.
               ends.clear();
               consumer.pause([{ topic: physical }]);
               fail(error);
+              return;
+            }
+            try {
+              await heartbeat();
+            } catch (error) {
+              // Only the log fails a heartbeat (a broker gone, the group lost): as a crash of the consumer.
+              ends.clear();
+              consumer.pause([{ topic: physical }]);
+              fail(logStopped(error as Error));
             }
           },
         });

@@ -72,6 +72,12 @@ export function kafkaBoundedSource(context: KafkaReadContext, topic: string): Bo
         ends.clear();
         fail(logStopped(payload.error));
       });
+      // The read fails as a whole: nothing more is handed over, whatever kafkajs would retry.
+      const stopReading = (error: unknown) => {
+        ends.clear();
+        consumer.pause([{ topic: physical }]);
+        fail(error);
+      };
       try {
         await consumer.connect();
         await consumer.subscribe({ topics: [physical] });
@@ -101,20 +107,10 @@ export function kafkaBoundedSource(context: KafkaReadContext, topic: string): Bo
                 if (ends.size === 0) finish();
               }
             } catch (error) {
-              // The read fails as a whole: nothing more is handed over, whatever kafkajs would retry.
-              ends.clear();
-              consumer.pause([{ topic: physical }]);
-              fail(error);
-              return;
+              return stopReading(error);
             }
-            try {
-              await heartbeat();
-            } catch (error) {
-              // Only the log fails a heartbeat (a broker gone, the group lost): as a crash of the consumer.
-              ends.clear();
-              consumer.pause([{ topic: physical }]);
-              fail(logStopped(error as Error));
-            }
+            // Only the log fails a heartbeat (a broker gone, the group lost): as a crash of the consumer.
+            await heartbeat().catch((error: Error) => stopReading(logStopped(error)));
           },
         });
         // A fetch answered for a partition with a seek pending is dropped, so nothing before the start is handed over.

@@ -63,21 +63,18 @@ class FallbackStore implements RateLimitStore {
  * The `store` option of @fastify/rate-limit: limits shared through Redis, and still enforced
  * per process while Redis is down or stalled (Redis never holds the only copy of a limit either).
  */
-export function redisWithLocalFallback(redis: Redis, keyPrefix: string): FastifyRateLimitStoreCtor {
-  return class {
-    constructor(settings: StoreSettings) {
-      fixedWindowsOnly(settings);
-      return new FallbackStore(redis, new RedisStore(false, false, redis, keyPrefix), new LocalWindowStore());
-    }
-  } as unknown as FastifyRateLimitStoreCtor;
-}
+export const redisWithLocalFallback = (redis: Redis, keyPrefix: string): FastifyRateLimitStoreCtor =>
+  storeFor(() => new FallbackStore(redis, new RedisStore(false, false, redis, keyPrefix), new LocalWindowStore()));
 
 /** The `store` option of @fastify/rate-limit without Redis: limits counted in this process. */
-export function inProcessCounts(): FastifyRateLimitStoreCtor {
+export const inProcessCounts = (): FastifyRateLimitStoreCtor => storeFor(() => new LocalWindowStore());
+
+/** A store class as the plugin constructs one (with its global parameters), answering `make()`'s store. */
+function storeFor(make: () => RateLimitStore): FastifyRateLimitStoreCtor {
   return class {
     constructor(settings: StoreSettings) {
       fixedWindowsOnly(settings);
-      return new LocalWindowStore();
+      return make();
     }
   } as unknown as FastifyRateLimitStoreCtor;
 }

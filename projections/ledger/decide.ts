@@ -23,6 +23,8 @@ export interface DecidedBatch {
   log: PostbackLogRow[];
   /** New ledger rows: the first postback of each identity. */
   conversions: PostbackLogRow[];
+  /** Those conversions' identities (by identityOf), as `recorded` holds the ones before the batch. */
+  recorded: Map<string, RecordedIdentity>;
 }
 
 /** The ledger's key of an identity: identities are per partner. */
@@ -107,5 +109,5 @@ export function decideBatch(events: LoggedEvent[], recorded: Map<string, Recorde
       recordedNow.set(identity, { correlation_id: value.correlation_id, fingerprint: value.fingerprint, log_partition: event.partition, log_offset: event.offset });
     }
   }
-  return { log, conversions };
+  return { log, conversions, recorded: recordedNow };
 }

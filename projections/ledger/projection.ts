@@ -85,14 +85,12 @@ export const ledgerProjection: Projection = {
     for (const [partition, inPartition] of byPartition) {
       const decided = decideBatch(inPartition, recorded, heads.get(partition) ?? GENESIS_HASH, logged);
       for (const row of decided.log) log.push(row);
-      for (const row of decided.conversions) {
-        conversions.push(row);
-        // An identity's copies share a partition, unless partitions were added to the topic after
-        // its first copy was logged: a copy in another partition of this fetch is then decided
-        // against this one rather than inserted twice, which would fail the fetch on every retry
-        // and stop the ledger for good.
-        recorded.set(identityOf(row.partner_id, row.identity_key), { correlation_id: row.correlation_id, fingerprint: row.fingerprint, log_partition: row.log_partition, log_offset: row.log_offset });
-      }
+      for (const row of decided.conversions) conversions.push(row);
+      // An identity's copies share a partition, unless partitions were added to the topic after
+      // its first copy was logged: a copy in another partition of this fetch is then decided
+      // against this one rather than inserted twice, which would fail the fetch on every retry
+      // and stop the ledger for good.
+      for (const [identity, first] of decided.recorded) recorded.set(identity, first);
     }
     await copyRows(tx, 'postback_log', LOG_COLUMNS, log);
     await copyRows(tx, 'conversions', CONVERSION_COLUMNS, conversions);

@@ -49,10 +49,12 @@ async function terminateSessions(adminUrl: string, database: string): Promise<nu
 }
 
 /** A fresh, migrated Postgres database of its own for one test file; drop() removes it. */
-export async function createTestDatabase(options: { migrate?: boolean } = {}): Promise<TestDatabase> {
+export async function createTestDatabase(options: { migrate?: boolean; icuLocale?: string } = {}): Promise<TestDatabase> {
   const adminUrl = inject('stack').postgresAdminUrl;
   const name = `offer_ledger_test_${randomBytes(5).toString('hex')}`;
-  await admin(adminUrl, (client) => client.query(`CREATE DATABASE ${name}`));
+  // icuLocale: a database whose default collation is that language's (an operator's choice), not C.
+  const collation = options.icuLocale ? ` TEMPLATE template0 LOCALE_PROVIDER icu ICU_LOCALE '${options.icuLocale.replace(/'/g, "''")}' LOCALE 'C.UTF-8'` : '';
+  await admin(adminUrl, (client) => client.query(`CREATE DATABASE ${name}${collation}`));
   const url = withDatabase(adminUrl, name);
   const db = connectPostgres(url);
   if (options.migrate !== false) await migrate(db);

@@ -108,6 +108,10 @@ describe('codes of the real excerpt against ISO 3166-2', () => {
     expect(codesOf('21097')).toEqual(['TW-HSQ', 'TWHSQ', 'HSQ']); // Hsinchu County
   });
 
+  it('gives Ngazidja the code of Grande Comore, whose Shikomor name ISO 3166-2 lists as Ngazidja', () => {
+    expect(codesOf('21271')).toEqual(['KM-G', 'KMG', 'G']);
+  });
+
   it('resolves superseded Indian codes, in every form, to the region carrying the current code', () => {
     const locations = rows.map((row) => indexLocation(row, row.match
       ? { iso_3166_2: row.match.subdivision.iso, cldr_subdivision: row.match.subdivision.cldr, provider_short: row.match.subdivision.short }

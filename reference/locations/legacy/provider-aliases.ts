@@ -74,6 +74,7 @@ export const PROVIDER_NAME_ALIASES: Readonly<Record<string, readonly string[]>> 
   'JP-12': ['Chiba'], // ISO: Tiba
   'JP-23': ['Aichi'], // ISO: Aiti
   'JP-39': ['Kochi'], // ISO: Kôti
+  'KM-G': ['Ngazidja'], // ISO: Grande Comore; ISO lists Ngazidja as its Shikomor name
   'KR-45': ['Jeonbuk State'], // renamed from Jeollabuk-do in 2024
   'MX-CMX': ['Mexico City'], // ISO and CLDR: Ciudad de México
   'MY-04': ['Malacca'], // ISO: Melaka

@@ -80,7 +80,12 @@ export async function openDatabase(config: Config, options: OpenOptions = {}): P
     // A service gives up on a statement its server leaves unanswered (DATABASE_QUERY_TIMEOUT_MS);
     // a command (replay, export, migrate, geo:load) waits as long as its statements take.
     const queryTimeoutMs = options.role === 'service' ? config.databaseQueryTimeoutMs : 0;
-    const db = connectPostgres(config.databaseUrl, { connectTimeoutMs: STARTUP_TIMEOUT_MS, queryTimeoutMs, max: config.databasePoolSize });
+    const db = connectPostgres(config.databaseUrl, {
+      connectTimeoutMs: STARTUP_TIMEOUT_MS,
+      queryTimeoutMs,
+      idleInTransactionTimeoutMs: config.databaseIdleInTransactionTimeoutMs,
+      max: config.databasePoolSize,
+    });
     const check = () => db.query('SELECT 1');
     await reachBackend('DATABASE_URL', 'check that Postgres runs there and the database exists', STARTUP_TIMEOUT_MS, check, config.databaseUrl).catch(
       async (error: unknown) => {
@@ -207,7 +212,7 @@ async function migrateAtStart(config: Config, db: Db, options: OpenOptions): Pro
     await migrate(db, options.log);
     return;
   }
-  const unlimited = connectPostgres(config.databaseUrl, { connectTimeoutMs: STARTUP_TIMEOUT_MS, max: 1 });
+  const unlimited = connectPostgres(config.databaseUrl, { connectTimeoutMs: STARTUP_TIMEOUT_MS, idleInTransactionTimeoutMs: config.databaseIdleInTransactionTimeoutMs, max: 1 });
   try {
     await migrate(unlimited, options.log);
   } finally {

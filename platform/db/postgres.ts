@@ -67,6 +67,13 @@ export interface PostgresOptions {
    * otherwise holds its pool slot for good). 0 or unset: no limit.
    */
   queryTimeoutMs?: number;
+  /**
+   * How long a session may sit idle inside an open transaction before the server ends it
+   * (idle_in_transaction_session_timeout, unless the connection string's options set one). 0 or
+   * unset: no limit. A transaction that waits on other work between its statements on purpose
+   * sets its own bound with idleInTransactionAtMost.
+   */
+  idleInTransactionTimeoutMs?: number;
 }
 
 /**
@@ -114,12 +121,27 @@ export function sessionConfig(connectionString: string, defaults: string = SESSI
  */
 export const QUERY_TIMEOUT_GRACE_MS = 1_000;
 
-/** SESSION_DEFAULTS, with the server's limit for a statement when there is one (a connection string's options may set another). */
-export const sessionDefaults = (queryTimeoutMs: number | undefined) => (queryTimeoutMs ? `${SESSION_DEFAULTS} -c statement_timeout=${queryTimeoutMs}` : SESSION_DEFAULTS);
+/**
+ * SESSION_DEFAULTS, with the server's limits for a statement and for a session idle in a
+ * transaction when there are (a connection string's options may set others).
+ */
+export const sessionDefaults = (queryTimeoutMs: number | undefined, idleInTransactionTimeoutMs?: number) =>
+  [
+    SESSION_DEFAULTS,
+    queryTimeoutMs ? `-c statement_timeout=${queryTimeoutMs}` : '',
+    idleInTransactionTimeoutMs ? `-c idle_in_transaction_session_timeout=${idleInTransactionTimeoutMs}` : '',
+  ].filter((part) => part !== '').join(' ');
+
+/**
+ * The statement that gives the transaction under way its own bound on sitting idle between
+ * statements (0: none), for one that waits on other work while it holds its locks on purpose
+ * (an admin command's turn, a replay's swap): the session's bound is set for short transactions.
+ */
+export const idleInTransactionAtMost = (ms: number) => `SET LOCAL idle_in_transaction_session_timeout = ${Math.max(0, Math.round(ms))}`;
 
 export function connectPostgres(connectionString: string, options: PostgresOptions = {}): Db {
   const pool = new pg.Pool({
-    ...sessionConfig(connectionString, sessionDefaults(options.queryTimeoutMs)),
+    ...sessionConfig(connectionString, sessionDefaults(options.queryTimeoutMs, options.idleInTransactionTimeoutMs)),
     max: options.max ?? 10,
     connectionTimeoutMillis: options.connectTimeoutMs ?? 0,
     // pg fails a statement unanswered this long; the pool discards a session released with that error.

@@ -7,7 +7,7 @@ import { listPositions, positionsIn, samePositions, type Position, type Position
 import type { Projection } from './projection.js';
 import { startRebuild, type RebuildProgress } from './rebuild.js';
 import { analyzeTables, buildIndexes, createReplaySchema, currentSchema, describeKeptSchema, dropSchemas, heartbeatWhileRunning, snapshotLive } from './replay-schema.js';
-import { swapIntoLive } from './swap.js';
+import { SWAP_CATCH_UP_MS, swapIntoLive } from './swap.js';
 
 export interface ReplayOptions {
   projections: Projection[];
@@ -207,7 +207,7 @@ async function rebuildInto(
           retired,
           projections,
           partitions,
-          catchUp: (target) => rebuild.reach(target, 60_000),
+          catchUp: (target) => rebuild.reach(target, SWAP_CATCH_UP_MS),
         });
         created.push(retired);
         swapped = true;

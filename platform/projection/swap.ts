@@ -1,5 +1,6 @@
 import type { Db } from '../db/db.js';
 import { escapeIdentifier, qualified } from '../db/identifier.js';
+import { idleInTransactionAtMost } from '../db/postgres.js';
 import { hasSqlState, SQLSTATE } from '../db/sqlstate.js';
 import { APPLIED_CHANNEL, SWAPPED_PAYLOAD } from './offsets.js';
 import { positionsIn, samePositions, type Positions } from './positions.js';
@@ -26,6 +27,15 @@ export class SwapError extends Error {
     this.name = 'SwapError';
   }
 }
+
+/** How long a swap's catch-up (SwapPlan.catchUp) may take. */
+export const SWAP_CATCH_UP_MS = 60_000;
+
+/**
+ * How long the swap's transaction may sit idle while the rebuild catches up under its locks: the
+ * catch-up's own limit and a margin, whatever the session's DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS.
+ */
+const CATCH_UP_IDLE_MS = SWAP_CATCH_UP_MS + 5_000;
 
 /** How long the swap waits in all for readers of the live tables (it needs them alone for a moment). */
 const LOCK_BUDGET_MS = 10_000;
@@ -80,6 +90,7 @@ export async function swapIntoLive(db: Db, plan: SwapPlan): Promise<Positions> {
       const live = await positionsIn(tx, plan.live, names, { lock: true });
       if (!samePositions(live, await positionsIn(tx, plan.rebuilt, names))) {
         if (db.engine === 'pglite') return { behind: live };
+        await tx.query(idleInTransactionAtMost(CATCH_UP_IDLE_MS));
         await plan.catchUp(live);
         if (!samePositions(live, await positionsIn(tx, plan.rebuilt, names))) throw new SwapError('the rebuilt read models did not reach the live positions');
       }

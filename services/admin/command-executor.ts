@@ -5,6 +5,7 @@ import { awaitCaughtUp } from '../../platform/projection/catch-up.js';
 import type { Projection } from '../../platform/projection/projection.js';
 import type { Runtime } from '../../platform/runtime.js';
 import { ADVISORY_LOCK_KEYS } from '../../platform/db/advisory-locks.js';
+import { idleInTransactionAtMost } from '../../platform/db/postgres.js';
 import { hasSqlState, SQLSTATE } from '../../platform/db/sqlstate.js';
 
 /** Runs admin commands for one process: the CLI's own, or every caller of a service's. */
@@ -47,13 +48,16 @@ const COMMAND_NOT_STARTED_ELSEWHERE = 'an admin command of another process is st
  * Postgres (API processes, the admin CLI) take turns as one process's do: each checks the read
  * models after the previous one's events are applied (an email registered on one API is found by
  * the next registration on another). A transaction-scoped advisory lock, held by an otherwise idle
- * transaction for the command's turn; waiting for it at most `waitMs`. An embedded database has
- * one process, whose queue is enough (and one session, which a held transaction would block).
+ * transaction for the command's turn; waiting for it at most `waitMs`, and idle in it at most
+ * `holdMs` (the turn's own deadlines), whatever DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS says: a
+ * process paused while it holds the turn gives it up then instead of stopping every command. An
+ * embedded database has one process, whose queue is enough (and one session, which a held
+ * transaction would block).
  */
-async function holdingCommandLock<T>(runtime: Runtime, waitMs: number, work: () => Promise<T>): Promise<T> {
+async function holdingCommandLock<T>(runtime: Runtime, waitMs: number, holdMs: number, work: () => Promise<T>): Promise<T> {
   if (runtime.db.engine !== 'postgres') return work();
   return runtime.db.transaction(async (tx) => {
-    await tx.exec(`SET LOCAL lock_timeout = '${Math.max(1, Math.round(waitMs))}ms'`);
+    await tx.exec(`SET LOCAL lock_timeout = '${Math.max(1, Math.round(waitMs))}ms'; ${idleInTransactionAtMost(holdMs)}`);
     try {
       await tx.query('SELECT pg_advisory_xact_lock($1)', [ADVISORY_LOCK_KEYS.adminCommands]);
     } catch (error) {
@@ -66,6 +70,9 @@ async function holdingCommandLock<T>(runtime: Runtime, waitMs: number, work: () 
 
 /** The least a command's catch-up gets, however long it waited for its turn. */
 const MIN_CATCH_UP_MS = 1_000;
+
+/** Beyond a turn's deadlines, for the statements that open and close it on a loaded machine. */
+const TURN_IDLE_MARGIN_MS = 5_000;
 
 /** The projections fed by any of `topics`. */
 const fedBy = (projections: Projection[], topics: readonly string[]) => projections.filter((projection) => projection.topics.some((topic) => topics.includes(topic)));
@@ -102,7 +109,9 @@ export function commandExecutor(runtime: Runtime, options: ExecutorOptions): Com
         // The wait for a turn (here, then across processes) and the catch-up share one budget (at
         // least a second for the catch-up): a command queued behind one held by a hung broker answered after 19 s.
         const left = () => Math.max(MIN_CATCH_UP_MS, timeoutMs - (performance.now() - calledAt));
-        return holdingCommandLock(runtime, left(), async () => {
+        // Idle in its transaction for at most the catch-up, the work and the wait for its events.
+        const holdMs = left() + executeTimeoutMs + appliedTimeoutMs + TURN_IDLE_MARGIN_MS;
+        return holdingCommandLock(runtime, left(), holdMs, async () => {
           await awaitCaughtUp(runtime, fedBy(options.projections, command.reads), left());
           execution = command.execute(valid, { runtime, now: () => new Date() });
           const result = await withinDeadline(execution, executeTimeoutMs);

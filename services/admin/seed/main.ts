@@ -13,6 +13,7 @@ import { seedCatalog } from './catalog.js';
 import { seedServing } from './serving.js';
 import { progressBars, seededRandom, seedSize, type SeedContext } from './seed-context.js';
 import { ADVISORY_LOCK_KEYS } from '../../../platform/db/advisory-locks.js';
+import { idleInTransactionAtMost } from '../../../platform/db/postgres.js';
 
 /**
  * `npm run seed -- --offers 10000`: a realistic data set built through the same events the admin
@@ -91,7 +92,8 @@ try {
  * Runs `work` as the only seed of this database, or answers false at once when another seed runs
  * on it: two seeds started together would both find it unseeded (on Postgres nothing else
  * serialises them; an embedded DATA_DIR has one process at a time anyway). A transaction-scoped
- * advisory lock, held by a transaction left open for the whole run.
+ * advisory lock, held by a transaction left open for the whole run (so exempt from the sessions'
+ * DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: it is idle while the seed appends and projects).
  */
 async function holdingSeedLock(work: () => Promise<void>): Promise<boolean> {
   if (runtime.db.engine !== 'postgres') {
@@ -99,6 +101,7 @@ async function holdingSeedLock(work: () => Promise<void>): Promise<boolean> {
     return true;
   }
   return runtime.db.transaction(async (tx) => {
+    await tx.exec(idleInTransactionAtMost(0));
     const { rows } = await tx.query<{ locked: boolean }>('SELECT pg_try_advisory_xact_lock($1) AS locked', [ADVISORY_LOCK_KEYS.seed]);
     if (!rows[0]!.locked) return false;
     await work();

@@ -53,6 +53,12 @@ export interface Db extends Sql {
    * nothing is heard, so whatever is read then may change unheard.
    */
   listen(channel: string, onPayload: (payload: string) => void, onHearing?: (hearing: boolean) => void): Promise<() => Promise<void>>;
+  /**
+   * Runs a short read (`text`, parameter-free) on a session of its own, outside the pool: whether
+   * the database answers, however busy this process's own sessions are (readiness). Absent: the
+   * engine has no pool to be busy (the embedded one); see `probe` below.
+   */
+  probe?(text: string): Promise<void>;
   /** The embedded engine's room on its disk, when it watches it (DATA_DIR_MIN_FREE_MB). */
   room?(): { free_bytes: number; min_free_bytes: number; room: boolean };
   /** Reads that room again now (it is read every second anyway). */
@@ -62,3 +68,9 @@ export interface Db extends Sql {
 
 export const INT8_OID = 20;
 export const DATE_OID = 1082;
+
+/** Whether the database answers `text` (default `SELECT 1`): on its probe session where it has one (Db.probe). */
+export async function probe(db: Db, text = 'SELECT 1'): Promise<void> {
+  if (db.probe) await db.probe(text);
+  else await db.query(text);
+}

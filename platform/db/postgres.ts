@@ -139,6 +139,29 @@ export const sessionDefaults = (queryTimeoutMs: number | undefined, idleInTransa
  */
 export const idleInTransactionAtMost = (ms: number) => `SET LOCAL idle_in_transaction_session_timeout = ${Math.max(0, Math.round(ms))}`;
 
+/** How long the probe's session may take to open or to answer: readiness waits no longer. */
+const PROBE_TIMEOUT_MS = 2_000;
+
+/**
+ * One session for probes (Db.probe), kept open between them (a probe every few seconds need not
+ * open a connection each time) and opened again when it drops. Its statements are cancelled by
+ * the server, and given up by the client, at PROBE_TIMEOUT_MS: a server that hangs cannot hold it.
+ */
+function probeSession(connectionString: string): pg.Pool {
+  const session = new pg.Pool({
+    ...sessionConfig(connectionString, sessionDefaults(PROBE_TIMEOUT_MS)),
+    max: 1,
+    idleTimeoutMillis: 0,
+    connectionTimeoutMillis: PROBE_TIMEOUT_MS,
+    query_timeout: PROBE_TIMEOUT_MS + QUERY_TIMEOUT_GRACE_MS,
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
+  });
+  session.on('error', () => {});
+  session.on('connect', (client) => client.on('error', () => {}));
+  return session;
+}
+
 export function connectPostgres(connectionString: string, options: PostgresOptions = {}): Db {
   const pool = new pg.Pool({
     ...sessionConfig(connectionString, sessionDefaults(options.queryTimeoutMs, options.idleInTransactionTimeoutMs)),
@@ -161,6 +184,7 @@ export function connectPostgres(connectionString: string, options: PostgresOptio
   // caller discards it (inTransaction) or the pool does.
   pool.on('connect', (client) => client.on('error', () => {}));
   const base = wrap(pool);
+  let probes: pg.Pool | undefined;
   return {
     engine: 'postgres',
     ...base,
@@ -188,7 +212,15 @@ export function connectPostgres(connectionString: string, options: PostgresOptio
       });
     },
     listen: (channel, onPayload, onHearing) => listenOn(connectionString, channel, onPayload, onHearing),
-    close: () => pool.end(),
+    // Not on the pool: requests holding every session of it would hold the probe too, and a busy
+    // process would read as a database that does not answer.
+    async probe(text) {
+      probes ??= probeSession(connectionString);
+      await probes.query(text);
+    },
+    async close() {
+      await Promise.all([pool.end(), probes?.end()]);
+    },
   };
 }
 

@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events';
-import type { Db } from '../db/db.js';
+import { probe, type Db } from '../db/db.js';
 import type { Metrics } from '../metrics/metrics.js';
 import { forEachPage, openBoundedRead } from './bounded-read.js';
 import { appendBatcher, type AppendBatcherOptions, type PartitionBase, type PartitionedMessage, type TopicMessages } from './append-batcher.js';
@@ -237,7 +237,8 @@ export function sqlEventLog(db: Db, codec: EventCodec, options: SqlLogOptions): 
     },
 
     async ping() {
-      await db.query('SELECT 1 FROM event_log_partitions LIMIT 1');
+      // On the probe session: requests holding every session of the pool are no log that does not answer.
+      await probe(db, 'SELECT 1 FROM event_log_partitions LIMIT 1');
     },
 
     async close() {

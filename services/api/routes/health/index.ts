@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { coalesced } from '../../../../platform/async/coalesced.js';
 import { settledWithin } from '../../../../platform/async/deadline.js';
+import { probe } from '../../../../platform/db/db.js';
 import { registryAnswers } from '../../../../platform/events/open-event-log.js';
 import type { FastifyInstance } from 'fastify';
 import { errorStatuses, methodNotAllowedStatus, successEnvelope } from '../../../../platform/http/envelope-schema.js';
@@ -48,7 +49,10 @@ export async function healthRoutes(app: FastifyInstance, { runtime, alsoReady = 
   // anyone) costs the backends one round at a time, and each is still answered within a round.
   const readiness = coalesced(async () => {
     const checks: Record<string, () => Promise<unknown>> = {
-      database: () => runtime.db.query('SELECT 1'),
+      // On a session of its own when the engine has a pool: whether the database answers, not
+      // whether requests hold every session of this process (a balancer taking out every busy API
+      // would turn a load spike into an outage).
+      database: () => probe(runtime.db),
       event_log: () => runtime.eventLog.ping(),
     };
     Object.assign(checks, alsoReady);

@@ -7,7 +7,7 @@ import { connectionOptions, handleConnections } from '../../platform/http/connec
 import { jsonBodies } from '../../platform/http/json-body.js';
 import { requestForLog } from '../../platform/http/loggable-url.js';
 import { errorHandling, methodsAt, renderError } from '../../platform/http/error-handler.js';
-import { httpMetrics } from '../../platform/http/metrics-plugin.js';
+import { httpMetrics, metricsTokenThrottle } from '../../platform/http/metrics-plugin.js';
 import { requestGuards } from '../../platform/http/request-guards.js';
 import type { Runtime } from '../../platform/runtime.js';
 import { commandExecutor, type CommandExecutor } from '../admin/command-executor.js';
@@ -93,7 +93,7 @@ export async function buildApp({ runtime, logger = false, commands, replays, pos
   await app.register(requestGuards);
   // Before every route: the document is collected from the routes as they are added.
   await app.register(openApiDocument, { version: SERVICE_VERSION });
-  await app.register(httpMetrics, { metrics: runtime.metrics, tags: [TAG.health], token: runtime.config.metricsToken });
+  await app.register(httpMetrics, { metrics: runtime.metrics, tags: [TAG.health], token: runtime.config.metricsToken, throttle: metricsTokenThrottle(runtime) });
   await app.register(healthRoutes, { runtime, ...(alsoReady && { alsoReady }) });
   await app.register(locationRoutes, { runtime, prefix: '/v1/locations' });
   await app.register(linkRoutes, { runtime, prefix: linkPrefix });

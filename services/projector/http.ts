@@ -3,7 +3,7 @@ import { OpenRequests } from '../../platform/http/client-errors.js';
 import { connectionOptions, handleConnections } from '../../platform/http/connection-handling.js';
 import { errorHandling, methodsAt } from '../../platform/http/error-handler.js';
 import { listenOrRefuse } from '../../platform/http/listen.js';
-import { httpMetrics } from '../../platform/http/metrics-plugin.js';
+import { httpMetrics, metricsTokenThrottle } from '../../platform/http/metrics-plugin.js';
 import { requestGuards } from '../../platform/http/request-guards.js';
 import type { Runtime } from '../../platform/runtime.js';
 import { healthRoutes } from '../api/routes/health/index.js';
@@ -25,7 +25,7 @@ export async function serveProjectorHttp(runtime: Runtime, health: ProjectionHea
   handleConnections(app, refusals);
   await app.register(errorHandling);
   await app.register(requestGuards);
-  await app.register(httpMetrics, { metrics: runtime.metrics, token: runtime.config.metricsToken });
+  await app.register(httpMetrics, { metrics: runtime.metrics, token: runtime.config.metricsToken, throttle: metricsTokenThrottle(runtime) });
   await app.register(healthRoutes, {
     runtime,
     alsoReady: {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp } from '../support/app.js';
-import { ADMIN_TOKEN_FAILURES } from '../../services/api/routes/admin/token-throttle.js';
+import { TOKEN_FAILURES as ADMIN_TOKEN_FAILURES } from '../../platform/http/token-throttle.js';
 
 const ADMIN_TOKEN = 'admin-token-for-throttle-tests-0123456789';
 let testApp: Awaited<ReturnType<typeof createTestApp>>;

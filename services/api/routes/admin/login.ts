@@ -3,7 +3,8 @@ import { html } from '../../../../platform/http/html.js';
 import { isSecretParameter } from '../../../../platform/http/loggable-url.js';
 import { layout, sendPage } from './layout.js';
 import type { AdminSessions } from './session.js';
-import { judgeToken, type AdminTokenThrottle } from './token-throttle.js';
+import { judgeToken } from '../../../../platform/http/token-throttle.js';
+import type { AdminTokenThrottle } from './token-throttle.js';
 
 const HOME = '/admin/postbacks';
 /**
@@ -65,7 +66,7 @@ ${problem ? html`<div class="errors" role="alert">${problem}</div>` : ''}
   return sendPage(reply, status, layout('Operator pages', body, { signedIn: false, place: problem ? 'Sign-in refused' : 'Sign in' }));
 }
 
-/** The sign-in form again, refused for `seconds`: this address presented too many wrong tokens (token-throttle.ts). */
+/** The sign-in form again, refused for `seconds`: this address presented too many wrong tokens (platform/http/token-throttle.ts). */
 export function sendRefusedSignIn(reply: FastifyReply, next: string, seconds: number) {
   reply.header('retry-after', String(seconds));
   return sendLogin(reply, 429, next, `Too many wrong tokens were sent from your address: try again in ${seconds} s.`);

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { coalesced } from '../async/coalesced.js';
+import { onAnswered } from './answered-requests.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { Runtime } from '../runtime.js';
 import { failure } from './envelope.js';
@@ -41,11 +42,8 @@ export const httpMetrics = fp(async (app: FastifyInstance, options: { metrics: M
   // (anyone's, without METRICS_TOKEN) costs the backends one refresh at a time, not one each.
   // A failing refresh must not hide the other series; the stale value stays.
   const refresh = coalesced(() => Promise.allSettled(metrics.beforeScrape.map((each) => each())));
-  app.addHook('onResponse', async (request, reply) => {
-    metrics.httpDuration.observe(
-      { method: request.method, route: request.routeOptions.url ?? 'unmatched', status: String(reply.statusCode) },
-      reply.elapsedTime / 1000,
-    );
+  onAnswered(app, (request, reply, elapsedMs) => {
+    metrics.httpDuration.observe({ method: request.method, route: request.routeOptions.url ?? 'unmatched', status: String(reply.statusCode) }, elapsedMs / 1000);
   });
   const refusals: Record<number, ErrorCodes> = methodNotAllowedStatus('GET, HEAD');
   if (presentsToken) refusals[401] = { UNAUTHORIZED: UNAUTHORIZED_WHEN };

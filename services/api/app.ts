@@ -7,6 +7,7 @@ import { connectionOptions, handleConnections } from '../../platform/http/connec
 import { jsonBodies } from '../../platform/http/json-body.js';
 import { requestForLog } from '../../platform/http/loggable-url.js';
 import { errorHandling, methodsAt, renderError } from '../../platform/http/error-handler.js';
+import { answeringOutsideRoutes, onAnswered } from '../../platform/http/answered-requests.js';
 import { httpMetrics, metricsTokenThrottle } from '../../platform/http/metrics-plugin.js';
 import { requestGuards } from '../../platform/http/request-guards.js';
 import type { Runtime } from '../../platform/runtime.js';
@@ -71,6 +72,8 @@ export async function buildApp({ runtime, logger = false, commands, replays, pos
     // An operator page's path is answered with the pages' HTML error page (a browser followed it).
     // A link path is answered with the link origin's headers (never cached), as its routes answer.
     frameworkErrors: (error, request, reply) => {
+      // Logged and counted as every answer is: such a request runs no hook.
+      answeringOutsideRoutes(routes!, request, reply);
       if (error.code === 'FST_ERR_BAD_URL' && request.url.startsWith(POSTBACK_PATH_PREFIX)) return refuseUndecodablePath(request, reply, refusals);
       if (error.code === 'FST_ERR_BAD_URL' && sessions && request.url.startsWith(OPERATOR_PAGES_PREFIX)) return sendUndecodablePathPage(error, request, reply, sessions);
       if (linkPrefix !== '' && request.url.startsWith(`${linkPrefix}/`)) reply.headers(LINK_HEADERS);
@@ -118,8 +121,8 @@ export async function buildApp({ runtime, logger = false, commands, replays, pos
 
 /** One line a request once it is answered (or abandoned by its client): what, for whom, how it went, how long it took. */
 function accessLog(app: FastifyInstance) {
-  app.addHook('onResponse', async (request, reply) => {
-    request.log.info({ req: request, res: reply, responseTime: reply.elapsedTime }, 'request completed');
+  onAnswered(app, (request, reply, elapsedMs) => {
+    request.log.info({ req: request, res: reply, responseTime: elapsedMs }, 'request completed');
   });
   app.addHook('onRequestAbort', async (request) => {
     request.log.info({ req: request }, 'request aborted by the client');

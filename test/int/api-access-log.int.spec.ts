@@ -74,6 +74,22 @@ describe('access log', () => {
     expect(api.output()).not.toContain(`pa55-${marker}`);
   });
 
+  it('logs and counts what Fastify refuses before any route runs: a path it cannot decode, on any route and on a postback path', async () => {
+    const marker = randomBytes(6).toString('hex');
+    // A postback path's refusal is the postback's: its partner id names no partner (404).
+    const refused = [[`/v1/locations/%zz?m=${marker}`, 400], [`/v1/postback/%zz?m=${marker}`, 404]] as const;
+    const before = await Promise.all(refused.map(async ([, status]) => (await scrapedCount('unmatched', String(status))) ?? 0));
+    for (const [path, status] of refused) {
+      const response = await fetch(`${api.url}${path}`);
+      expect(response.status).toBe(status);
+      await response.body?.cancel();
+      const entry = await api.waitForLog((line) => (line.req as { url?: string } | undefined)?.url === path);
+      expect(entry).toMatchObject({ msg: 'request completed', req: { method: 'GET' }, res: { statusCode: status }, responseTime: expect.any(Number) });
+    }
+    const after = await Promise.all(refused.map(async ([, status]) => (await scrapedCount('unmatched', String(status))) ?? 0));
+    expect(after).toEqual(before.map((count) => count + 1));
+  });
+
   it('says why a postback was answered 503 (the service\'s trouble, not the partner\'s), with its correlation id', async () => {
     const configured = await fetch(`${api.url}/admin/commands/partner:configure`, {
       method: 'POST',
@@ -94,3 +110,12 @@ describe('access log', () => {
     expect(line).toMatchObject({ level: 40, reason: extra.reason, correlation_id: extra.correlation_id, event_logged: false });
   });
 });
+
+/** The request count of GET answers on `route` with `status`, as /metrics shows it (undefined when there is none yet). */
+async function scrapedCount(route: string, status: string): Promise<number | undefined> {
+  const scraped = await fetch(`${api.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
+  expect(scraped.status).toBe(200);
+  const series = `http_request_duration_seconds_count{method="GET",route="${route}",status="${status}"} `;
+  const line = (await scraped.text()).split('\n').find((each) => each.startsWith(series));
+  return line === undefined ? undefined : Number(line.slice(series.length));
+}

@@ -1,6 +1,7 @@
 import type { Db, Sql } from '../../platform/db/db.js';
 import type { TopicPartitionOffset } from '../../platform/events/event-log.js';
 import { qualified } from '../../platform/db/identifier.js';
+import { idleInTransactionAtMost } from '../../platform/db/postgres.js';
 import { compareCodeUnits } from '../../platform/text/code-unit-order.js';
 import { storedOffsets } from '../../platform/projection/offsets.js';
 import { describedKeptSchemas, keptReplaySchemas, keptReplayTable, unfinishedReplay } from '../../platform/projection/replay-schema.js';
@@ -55,6 +56,9 @@ export async function exportReadModel(db: Db, request: ReadModelExportRequest, p
     try {
       return await db.transaction(async (tx) => {
         await tx.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY');
+        // Paced by the file it writes (a slow disk may take longer than the session bound between
+        // pages); a read-only snapshot holds no lock a writer waits for.
+        await tx.exec(idleInTransactionAtMost(0));
         const [total, positions] = await Promise.all([ledgerTableCount(tx, table.name), storedOffsets(tx, ledgerProjection.name)]);
         return (written = await writeTable(tx, table, { total, positions }, request, progress, signal));
       });

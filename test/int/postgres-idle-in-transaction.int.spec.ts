@@ -1,5 +1,13 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { idleInTransactionAtMost } from '../../platform/db/postgres.js';
+import type { LoggedEvent } from '../../platform/events/event-log.js';
+import { applyBatch } from '../../platform/projection/runner.js';
+import { ledgerProjection } from '../../projections/ledger/projection.js';
+import { exportReadModel } from '../../services/export/export-read-model.js';
+import { postbackEvents } from '../support/postback-events.js';
 import { createTestRuntime, type TestRuntime } from '../support/app.js';
 import { waitFor } from '../support/wait-for.js';
 
@@ -55,4 +63,33 @@ describe('a session of the service left idle in a transaction', () => {
     const { rows } = await t.runtime.db.query<{ timeout: string }>("SELECT current_setting('idle_in_transaction_session_timeout') AS timeout");
     expect(rows[0]!.timeout).toBe('300ms');
   });
+
+  it('a read model export paced by a slow file keeps its snapshot: it holds no lock a writer waits for', async () => {
+    // More than one page (5,000 rows), so the export goes back to its snapshot after a slow write.
+    const events = postbackEvents(10_500).map((event, offset): LoggedEvent => ({
+      topic: 'postbacks', partition: 0, offset: String(offset), key: event.key, type: event.type, value: event.value, schemaId: 1, timestamp: new Date(0),
+    }));
+    // In fetch-sized batches: deciding one batch's events is the projector's work between two statements.
+    for (let from = 0; from < events.length; from += 500) {
+      await applyBatch(t.runtime.db, ledgerProjection, { topic: 'postbacks', partition: 0, events: events.slice(from, from + 500) });
+    }
+    const dir = mkdtempSync(join(tmpdir(), 'idle-export-'));
+    try {
+      const slowDisk = {
+        start() {},
+        // The disk takes longer than the session bound over the first page (blocking, as a stalled write would).
+        update(done: number) {
+          if (done > 5_000) return;
+          const until = performance.now() + 900;
+          while (performance.now() < until);
+        },
+        stop() {},
+      };
+      const result = await exportReadModel(t.runtime.db, { readModel: 'postback_log', format: 'ndjson', out: join(dir, 'log.ndjson') }, slowDisk);
+      expect(result.rows).toBe(10_500);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });
+

@@ -15,3 +15,12 @@ export const ADVISORY_LOCK_KEYS = {
   /** LEGACY registry rebuilds. */
   legacyRegistryBuild: 7_311_996,
 } as const;
+
+/**
+ * The pids of the sessions holding the advisory lock whose key is $1, in this database (each
+ * database has its own): the keys above are taken as one bigint, which pg_locks splits in two.
+ */
+export const ADVISORY_LOCK_HOLDERS = `SELECT pid FROM pg_locks
+  WHERE locktype = 'advisory' AND granted AND objsubid = 1
+    AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+    AND ((classid::bigint << 32) | objid::bigint) = $1::bigint`;

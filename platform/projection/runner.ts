@@ -6,7 +6,7 @@ import type { EventBatch, EventLog, Subscription, TopicPartitionOffset } from '.
 import type { Metrics } from '../metrics/metrics.js';
 import type { Projection } from './projection.js';
 import { APPLIED_CHANNEL, storedOffsets, type AppliedPosition } from './offsets.js';
-import { applyingWithBoundedWait, takingOverStalledHolders, UNBOUNDED_WAIT_AGAIN } from './stalled-holders.js';
+import { applyingWithBoundedWait, takingOverStalledRunners, UNBOUNDED_WAIT_AGAIN } from './stalled-holders.js';
 
 export interface RunningProjection {
   name: string;
@@ -95,7 +95,7 @@ export async function applyBatches(db: Db, projection: Projection, batches: Even
     },
   });
   // A rebuild's own offset rows (options.schema) have no other runner to wait for.
-  return options.schema ? apply() : takingOverStalledHolders(db, projection.name, locking, apply);
+  return options.schema ? apply() : takingOverStalledRunners(db, projection.name, locking, apply);
 }
 
 const byTopicPartition = (x: EventBatch, y: EventBatch) => (x.topic === y.topic ? x.partition - y.partition : x.topic < y.topic ? -1 : 1);
@@ -126,7 +126,7 @@ export async function applyInOneStatement(db: Db, projection: Projection, batche
     projection.applyStatement!(batches.flatMap((batch) => batch.events)),
     `SELECT ${positions.map((position) => `pg_notify(${escapeLiteral(APPLIED_CHANNEL)}, ${escapeLiteral(JSON.stringify(position))})`).join(', ')}`,
   ];
-  await takingOverStalledHolders(db, projection.name, positions, () => db.execAtomically(statements.filter((statement) => statement !== '').join(';\n')));
+  await takingOverStalledRunners(db, projection.name, positions, () => db.execAtomically(statements.filter((statement) => statement !== '').join(';\n')));
   return batches.map((batch) => batch.events.length);
 }
 

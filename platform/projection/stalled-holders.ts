@@ -1,6 +1,7 @@
 import type { Db } from '../db/db.js';
 import { escapeLiteral } from '../db/identifier.js';
 import { hasSqlState, SQLSTATE } from '../db/sqlstate.js';
+import { takingOverStalledHolders, type StalledHolders } from '../db/stalled-sessions.js';
 
 /**
  * How long a batch waits for its projection's offset rows before it looks at who holds them.
@@ -24,30 +25,25 @@ export const applyingWithBoundedWait = (projection: string) =>
 export const UNBOUNDED_WAIT_AGAIN = 'SET LOCAL lock_timeout TO DEFAULT';
 
 /**
- * Ends the sessions that have held `projection`'s offset rows of these partitions, in a batch
- * of theirs, for longer than OFFSET_ROWS_WAIT_MS; resolves with how many. Such a holder stalled
- * with its transaction open: its process was paused (SIGSTOP, a frozen container or VM) or its
- * event loop stopped. Its session stays open (the host answers the server's keepalives, and a
- * COPY waiting for its data is not cancelled by statement_timeout), so its locks would hold every
- * later batch of its partitions, handed over to another projector, for as long as it stalls.
- * Ended, its batch rolls back whole: nothing it applied is kept, and the process, if it resumes,
- * finds its batch failed and the partitions gone. Holders of other kinds (a replay's swap, an
- * operator's session) are left alone: only a runner's transaction carries `applyingAs`.
+ * The sessions that have held `projection`'s offset rows of these partitions, in a batch of
+ * theirs, for longer than OFFSET_ROWS_WAIT_MS (platform/db/stalled-sessions.ts). Its locks would
+ * hold every later batch of its partitions, handed over to another projector, for as long as it
+ * stalls; ended, the process, if it resumes, finds its batch failed and the partitions gone.
+ * Holders of other kinds (a replay's swap, an operator's session) are left alone: only a runner's
+ * transaction carries `applyingAs`.
  */
-export async function endStalledHolders(db: Db, projection: string, partitions: { topic: string; partition: number }[]): Promise<number> {
-  const { rows } = await db.query<{ ended: boolean }>(
-    `SELECT pg_terminate_backend(activity.pid) AS ended
-     FROM projection_offsets offsets
-     JOIN pg_locks held ON held.locktype = 'transactionid' AND held.mode = 'ExclusiveLock' AND held.granted AND held.transactionid = offsets.xmax
-     JOIN pg_stat_activity activity ON activity.pid = held.pid
-     WHERE offsets.projection = $1
-       AND (offsets.topic, offsets.partition) IN (SELECT * FROM unnest($2::text[], $3::int[]))
-       AND activity.pid <> pg_backend_pid()
-       AND activity.application_name = $4
-       AND activity.xact_start < now() - make_interval(secs => $5::float8 / 1000)`,
-    [projection, partitions.map((p) => p.topic), partitions.map((p) => p.partition), applyingAs(projection), OFFSET_ROWS_WAIT_MS],
-  );
-  return rows.filter((row) => row.ended).length;
+function stalledRunners(projection: string, partitions: { topic: string; partition: number }[]): StalledHolders {
+  return {
+    holders: `SELECT held.pid
+      FROM projection_offsets offsets
+      JOIN pg_locks held ON held.locktype = 'transactionid' AND held.mode = 'ExclusiveLock' AND held.granted AND held.transactionid = offsets.xmax
+      WHERE offsets.projection = $1
+        AND (offsets.topic, offsets.partition) IN (SELECT * FROM unnest($2::text[], $3::int[]))`,
+    values: [projection, partitions.map((p) => p.topic), partitions.map((p) => p.partition)],
+    applicationName: applyingAs(projection),
+    stalledAfterMs: OFFSET_ROWS_WAIT_MS,
+    since: 'transaction start',
+  };
 }
 
 /**
@@ -55,15 +51,15 @@ export async function endStalledHolders(db: Db, projection: string, partitions: 
  * stalled runners that held its offset rows are ended. A lock wait that no stalled runner caused
  * fails as before, saying so; the consumer retries the batch.
  */
-export async function takingOverStalledHolders<T>(db: Db, projection: string, partitions: { topic: string; partition: number }[], attempt: () => Promise<T>): Promise<T> {
-  for (;;) {
-    try {
-      return await attempt();
-    } catch (error) {
-      if (db.engine !== 'postgres' || !hasSqlState(error, SQLSTATE.lockNotAvailable)) throw error;
-      if ((await endStalledHolders(db, projection, partitions)) === 0) {
-        throw new Error(`the ${projection} batch waited ${OFFSET_ROWS_WAIT_MS / 1000} s for a lock held by another session that is not a stalled batch of its own; retrying`, { cause: error });
-      }
-    }
-  }
+export async function takingOverStalledRunners<T>(db: Db, projection: string, partitions: { topic: string; partition: number }[], attempt: () => Promise<T>): Promise<T> {
+  return takingOverStalledHolders(
+    db,
+    stalledRunners(projection, partitions),
+    {
+      waitedTooLong: (error) => hasSqlState(error, SQLSTATE.lockNotAvailable),
+      notStalled: (error) =>
+        new Error(`the ${projection} batch waited ${OFFSET_ROWS_WAIT_MS / 1000} s for a lock held by another session that is not a stalled batch of its own; retrying`, { cause: error }),
+    },
+    attempt,
+  );
 }

@@ -4,9 +4,7 @@ import { validateInput } from '../../commands/validate.js';
 import { awaitCaughtUp } from '../../platform/projection/catch-up.js';
 import type { Projection } from '../../platform/projection/projection.js';
 import type { Runtime } from '../../platform/runtime.js';
-import { ADVISORY_LOCK_KEYS } from '../../platform/db/advisory-locks.js';
-import { idleInTransactionAtMost } from '../../platform/db/postgres.js';
-import { hasSqlState, SQLSTATE } from '../../platform/db/sqlstate.js';
+import { fencedRuntime, holdingCommandTurn, TURN_LIMIT_MS } from './command-turn.js';
 
 /** Runs admin commands for one process: the CLI's own, or every caller of a service's. */
 export interface CommandExecutor {
@@ -30,6 +28,12 @@ export interface ExecutorOptions {
    * otherwise hold the caller for as long as the Kafka client retries.
    */
   executeTimeoutMs?: number;
+  /**
+   * How long a command may hold its turn across processes (default TURN_LIMIT_MS; every process
+   * on one database must use the same): its catch-up is cut short so that its turn fits, and a
+   * turn held longer is taken over by another process (command-turn.ts).
+   */
+  turnLimitMs?: number;
   onLateProjection?(error: Error): void;
 }
 
@@ -40,39 +44,11 @@ export const COMMAND_NOT_STARTED = 'an earlier admin command is still waiting fo
 export const COMMAND_MAY_BE_WRITTEN =
   'the command did not complete in time: the log or a read model did not answer; it may still be written, so look before repeating a command that is not idempotent (api-key:issue, developer:register …)';
 
-/** The caller's answer when another process's command held the turn too long: it never runs. */
-const COMMAND_NOT_STARTED_ELSEWHERE = 'an admin command of another process is still running; nothing was done; retry shortly';
-
-/**
- * Runs `work` holding the database's admin-command lock, so commands of several processes on one
- * Postgres (API processes, the admin CLI) take turns as one process's do: each checks the read
- * models after the previous one's events are applied (an email registered on one API is found by
- * the next registration on another). A transaction-scoped advisory lock, held by an otherwise idle
- * transaction for the command's turn; waiting for it at most `waitMs`, and idle in it at most
- * `holdMs` (the turn's own deadlines), whatever DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS says: a
- * process paused while it holds the turn gives it up then instead of stopping every command. An
- * embedded database has one process, whose queue is enough (and one session, which a held
- * transaction would block).
- */
-async function holdingCommandLock<T>(runtime: Runtime, waitMs: number, holdMs: number, work: () => Promise<T>): Promise<T> {
-  if (runtime.db.engine !== 'postgres') return work();
-  return runtime.db.transaction(async (tx) => {
-    await tx.exec(`SET LOCAL lock_timeout = '${Math.max(1, Math.round(waitMs))}ms'; ${idleInTransactionAtMost(holdMs)}`);
-    try {
-      await tx.query('SELECT pg_advisory_xact_lock($1)', [ADVISORY_LOCK_KEYS.adminCommands]);
-    } catch (error) {
-      if (hasSqlState(error, SQLSTATE.lockNotAvailable)) throw new CommandUnavailableError('COMMAND_UNAVAILABLE', COMMAND_NOT_STARTED_ELSEWHERE);
-      throw error;
-    }
-    return work();
-  });
-}
-
 /** The least a command's catch-up gets, however long it waited for its turn. */
 const MIN_CATCH_UP_MS = 1_000;
 
-/** Beyond a turn's deadlines, for the statements that open and close it on a loaded machine. */
-const TURN_IDLE_MARGIN_MS = 5_000;
+/** What a turn keeps beyond its catch-up, work and wait for its events: its commit, the scheduling of its steps. */
+const TURN_SLACK_MS = 1_000;
 
 /** The projections fed by any of `topics`. */
 const fedBy = (projections: Projection[], topics: readonly string[]) => projections.filter((projection) => projection.topics.some((topic) => topics.includes(topic)));
@@ -82,7 +58,7 @@ const fedBy = (projections: Projection[], topics: readonly string[]) => projecti
  * leaving its own events applied for the next one: a developer registered a moment ago is found,
  * and two registrations of one email cannot both pass the uniqueness check. Across the processes
  * of one Postgres (several APIs, the admin CLI) too: the turn is held by a database lock
- * (holdingCommandLock). Only the read
+ * (holdingCommandTurn). Only the read
  * models of the command's own topics are waited for: a backlog of serves or a projection stuck
  * on a postback does not stop an operator from pausing an offer or revoking a key.
  */
@@ -92,6 +68,11 @@ export function commandExecutor(runtime: Runtime, options: ExecutorOptions): Com
   const timeoutMs = options.catchUpTimeoutMs ?? 10_000;
   const appliedTimeoutMs = options.appliedTimeoutMs ?? options.catchUpTimeoutMs ?? 5_000;
   const executeTimeoutMs = options.executeTimeoutMs ?? 5_000;
+  const turnLimitMs = options.turnLimitMs ?? TURN_LIMIT_MS;
+  // Once its turn is taken, a command's catch-up ends in time for its work and its wait for its
+  // events to fit in the turn (budgets longer than the defaults, as tests give, may still outlast
+  // it: such a command's append past the limit is refused, nothing written).
+  const catchUpInTurnMs = Math.max(MIN_CATCH_UP_MS, turnLimitMs - executeTimeoutMs - appliedTimeoutMs - TURN_SLACK_MS);
   let queue: Promise<unknown> = Promise.resolve();
   return {
     async run(command, input) {
@@ -109,11 +90,9 @@ export function commandExecutor(runtime: Runtime, options: ExecutorOptions): Com
         // The wait for a turn (here, then across processes) and the catch-up share one budget (at
         // least a second for the catch-up): a command queued behind one held by a hung broker answered after 19 s.
         const left = () => Math.max(MIN_CATCH_UP_MS, timeoutMs - (performance.now() - calledAt));
-        // Idle in its transaction for at most the catch-up, the work and the wait for its events.
-        const holdMs = left() + executeTimeoutMs + appliedTimeoutMs + TURN_IDLE_MARGIN_MS;
-        return holdingCommandLock(runtime, left(), holdMs, async () => {
-          await awaitCaughtUp(runtime, fedBy(options.projections, command.reads), left());
-          execution = command.execute(valid, { runtime, now: () => new Date() });
+        return holdingCommandTurn(runtime, left, turnLimitMs, async (turn) => {
+          await awaitCaughtUp(runtime, fedBy(options.projections, command.reads), Math.min(left(), catchUpInTurnMs));
+          execution = command.execute(valid, { runtime: fencedRuntime(runtime, turn), now: () => new Date() });
           const result = await withinDeadline(execution, executeTimeoutMs);
           if (result === PAST_DEADLINE) throw new CommandUnavailableError('COMMAND_UNAVAILABLE', COMMAND_MAY_BE_WRITTEN);
           // The events are durable already: a slow projection delays the next command, it does not fail this one.

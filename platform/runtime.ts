@@ -30,6 +30,11 @@ export interface Runtime {
 
 export interface OpenOptions {
   log?: (line: string) => void;
+  /**
+   * Where lines go that an operator should act on (existing topics left as they are: another
+   * partition count than designed, fewer copies, settings it could not give them); `log` when not given.
+   */
+  warn?: (line: string) => void;
   /** Who takes an embedded DATA_DIR: a long-running service, or a short command (the default). */
   role?: OwnerRole;
   /** Shown to other processes that find DATA_DIR taken. */
@@ -239,7 +244,7 @@ export async function openRuntime(config: Config, options: OpenOptions = {}): Pr
     opened.unshift(eventLog);
     // Every topic, once per process: appends and projections then take their topics as given.
     const topicWarnings = options.ensureTopics === false ? [] : await reachBackend(setting, hint, TOPIC_CREATION_TIMEOUT_MS, () => eventLog.ensureTopics(TOPICS), endpoint);
-    for (const warning of topicWarnings) options.log?.(warning);
+    for (const warning of topicWarnings) (options.warn ?? options.log)?.(warning);
     let watermarks: Promise<Watermarks> | undefined;
     return {
       config,

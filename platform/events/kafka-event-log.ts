@@ -82,7 +82,7 @@ export async function kafkaEventLog(codec: EventCodec, options: KafkaLogOptions)
   });
   const partitionFor = Partitioners.DefaultPartitioner();
   const keepers = new Set<ConsumerKeeper<Consumer>>();
-  const topics = kafkaTopics(admin, physical, options.replication ?? { replicationFactor: 0, minInsyncReplicas: 0 });
+  const topics = kafkaTopics(admin, physical, options.replication ?? { replicationFactor: 0, minInsyncReplicas: 0 }, options.metrics);
 
   async function append(topic: string, events: NewEvent[], appendOptions: AppendOptions = {}): Promise<AppendedEvent[]> {
     if (events.length === 0) return [];

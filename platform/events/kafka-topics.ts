@@ -1,13 +1,18 @@
 import type { Admin } from 'kafkajs';
+import type { Metrics } from '../metrics/metrics.js';
 import type { TopicDesign } from './event-log.js';
 import { retryRetriable } from './kafka-retry.js';
 import { appendsRefusedBecause, existingTopics, maxMessageBytesOf, minInsyncReplicasOf, putTopicSettings, topicSettingsOf } from './kafka-topic-state.js';
 import { LOG_TOPIC_SETTINGS, topicSettingsPlan } from './log-topic-settings.js';
+import { partitionCountNote, partitionsUnlikeDesign } from './topic-partitions.js';
 import { fewerCopiesThan, fewerInsyncThan, topicReplication } from './topic-replication.js';
 
 /** The log's topics on the broker: the designed ones created, their partition counts, whether appends can go in. */
 export interface KafkaTopics {
-  /** Creates the missing topics; answers warnings about existing ones that keep fewer copies than new ones would. */
+  /**
+   * Creates the missing topics; answers warnings about existing ones that keep fewer copies than
+   * new ones would, or have another partition count than designed (also reported to `metrics`).
+   */
   ensureTopics(topics: readonly TopicDesign[]): Promise<string[]>;
   partitionCount(topic: string): Promise<number>;
   /**
@@ -21,7 +26,12 @@ export interface KafkaTopics {
   readonly ensuredAny: boolean;
 }
 
-export function kafkaTopics(admin: Admin, physical: (topic: string) => string, replication: { replicationFactor: number; minInsyncReplicas: number }): KafkaTopics {
+export function kafkaTopics(
+  admin: Admin,
+  physical: (topic: string) => string,
+  replication: { replicationFactor: number; minInsyncReplicas: number },
+  metrics?: Pick<Metrics, 'partitionsUnlikeDesign'>,
+): KafkaTopics {
   const partitionCounts = new Map<string, Promise<number>>();
 
   function partitionCount(topic: string): Promise<number> {
@@ -60,11 +70,21 @@ export function kafkaTopics(admin: Admin, physical: (topic: string) => string, r
     return limit;
   }
 
-  /** Existing topics that keep fewer copies, or take an append with fewer, than new ones would: they are left as they are, and said so. */
-  async function weakerTopics(names: string[], replicationFactor: number, minInsyncReplicas: number): Promise<string[]> {
+  /**
+   * Existing topics that keep fewer copies, or take an append with fewer, than new ones would, and
+   * those whose partition count is not their design's: they are left as they are, and said so.
+   */
+  async function unlikeNewTopics(designs: readonly TopicDesign[], names: string[], replicationFactor: number, minInsyncReplicas: number): Promise<string[]> {
+    for (const { topic } of designs) metrics?.partitionsUnlikeDesign.set({ topic }, 0);
     if (names.length === 0) return [];
     const [{ topics }, settings] = await Promise.all([retryRetriable(() => admin.fetchTopicMetadata({ topics: names })), minInsyncReplicasOf(admin, names)]);
-    return [...fewerCopiesThan(replicationFactor, topics), ...fewerInsyncThan(minInsyncReplicas, settings)];
+    const designed = new Map(designs.map(({ topic, partitions }) => [physical(topic), partitions]));
+    const unlike = partitionsUnlikeDesign(designed, topics);
+    for (const { name } of unlike) {
+      const design = designs.find(({ topic }) => physical(topic) === name)!;
+      metrics?.partitionsUnlikeDesign.set({ topic: design.topic }, 1);
+    }
+    return [...unlike.map(partitionCountNote), ...fewerCopiesThan(replicationFactor, topics), ...fewerInsyncThan(minInsyncReplicas, settings)];
   }
 
   /** The topics this process ensured (physical names): the ones readiness looks at. */
@@ -95,7 +115,7 @@ export function kafkaTopics(admin: Admin, physical: (topic: string) => string, r
     const missing = topics.filter(({ topic }) => !existing.has(physical(topic)));
     const { brokers } = await retryRetriable(() => admin.describeCluster());
     const { replicationFactor, minInsyncReplicas } = topicReplication(brokers.length, replication);
-    const warnings = [...(await giveLogSettings([...existing])), ...(await weakerTopics([...existing], replicationFactor, minInsyncReplicas))];
+    const warnings = [...(await giveLogSettings([...existing])), ...(await unlikeNewTopics(topics, [...existing], replicationFactor, minInsyncReplicas))];
     if (missing.length === 0) return warnings;
     const names = missing.map(({ topic }) => physical(topic));
     for (let attempt = 1; ; attempt += 1) {

@@ -37,6 +37,12 @@ export function createMetrics() {
       labelNames: ['projection', 'topic'] as const,
       registers: [registry],
     }),
+    partitionsUnlikeDesign: new Gauge({
+      name: 'event_log_partitions_unlike_design',
+      help: 'Per topic this process ensured at its start: 1 when its partition count on the broker differs from the designed one (schemas/topics.ts; the start-up log says what it means), else 0',
+      labelNames: ['topic'] as const,
+      registers: [registry],
+    }),
     projectorLag: new Gauge({
       name: 'projector_lag_events',
       help: 'Events in the log not yet applied, by projection and topic-partition',

@@ -31,7 +31,7 @@ const logger = pino({ level: config.logLevel });
 const log = (line: string) => logger.info(line);
 const PORT_HINT = 'stop what holds it, or choose another port';
 await checkListenable({ port: config.port, host: config.host }, 'PORT', PORT_HINT).catch((error: unknown) => exitOnStartupFailure(error, 'the API'));
-const runtime = await openRuntime(config, { log, role: 'service', description: 'npm start (the API)' }).catch((error: unknown) =>
+const runtime = await openRuntime(config, { log, warn: (line) => logger.warn(line), role: 'service', description: 'npm start (the API)' }).catch((error: unknown) =>
   exitOnStartupFailure(error, 'the API'),
 );
 await prepareReferenceData(runtime, log);

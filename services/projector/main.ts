@@ -22,7 +22,7 @@ with PROJECTOR_PORT it answers /healthz, /readyz and /metrics on that port.`,
 const config = loadConfigOrExit();
 // Synchronous writes: a supervisor (or a test) sees each batch line the moment the batch commits.
 const logger = pino({ level: config.logLevel, base: { process: 'projector' } }, pino.destination({ dest: 1, sync: true }));
-const runtime = await openRuntime(config, { log: (line) => logger.info(line), role: 'service', description: 'the projector process', redis: false }).catch(
+const runtime = await openRuntime(config, { log: (line) => logger.info(line), warn: (line) => logger.warn(line), role: 'service', description: 'the projector process', redis: false }).catch(
   (error: unknown) => exitOnStartupFailure(error, 'the projector'),
 );
 

@@ -535,6 +535,7 @@ describe('a server shutting down', () => {
     // The postback route answers in its own envelope: intake unavailable, nothing logged, retry.
     expect(postback?.status).toBe(503);
     expect(postback?.headers['svc-protocol-version']).toBe('1.0');
+    expect(postback?.headers['retry-after']).toBe('1');
     expect(JSON.parse(postback!.body)).toMatchObject({
       code: 'POSTBACK_V10_UNAVAILABLE',
       data: {},
@@ -574,6 +575,8 @@ describe('a server shutting down', () => {
     const postback = parseRaw(await conversations.postback);
     expect(postback.status).toBe(503);
     expect(postback.headers['svc-protocol-version']).toBe('1.0');
+    // Every 500 and 503 of the postback route says when to retry first, however it is written.
+    expect(postback.headers['retry-after']).toBe('1');
     expect(JSON.parse(postback.body)).toMatchObject({ code: 'POSTBACK_V10_UNAVAILABLE', extra: { reason: 'postback_v10_unavailable', retryable: true, event_logged: false } });
     await Promise.all([silentClosed, partialClosed]);
   });

@@ -4,7 +4,7 @@ import type { PostbackRefusals } from '../../postback-refusals.js';
 import { parserRefusalOf } from './refusal-record.js';
 import type { ApiError } from '../../../../platform/http/errors.js';
 import { uuidV7 } from '../../../../platform/ids/uuid-v7.js';
-import { DETAIL_HEADER, PROTOCOL_HEADER, PROTOCOL_VERSION, rejectionEnvelope, detailHeaderValue } from './respond.js';
+import { PROTOCOL_HEADER, PROTOCOL_VERSION, rejectionEnvelope, rejectionHeaders } from './respond.js';
 import { POSTBACK_PATH_PREFIX } from './undecodable-path.js';
 import { channelOf } from './channel.js';
 
@@ -25,7 +25,7 @@ const REASON_BY_STATUS: Record<number, PostbackReason> = { 408: 'request_timeout
 function postbackParserRefusal(request: RefusedRequest, error: ApiError, onRefused?: (reason: PostbackReason, correlationId: string) => void): RawAnswer | undefined {
   if (!request.target.startsWith(POSTBACK_PATH_PREFIX)) return undefined;
   const reason: PostbackReason = REASON_BY_STATUS[error.statusCode] ?? 'invalid_payload';
-  const headers: Record<string, string> = error.message ? { [DETAIL_HEADER]: detailHeaderValue(error.message) } : {};
+  const headers = rejectionHeaders(reason, error.message);
   const contentType = /\r\ncontent-type:[ \t]*([^\r\n]*)/i.exec(request.head)?.[1];
   if (channelOf(request.method, contentType, /\r\nsvc-protocol-version:/i.test(request.head)) === 'current') headers[PROTOCOL_HEADER] = PROTOCOL_VERSION;
   const correlationId = uuidV7();

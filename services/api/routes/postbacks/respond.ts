@@ -28,11 +28,21 @@ export function sendAnswer(reply: FastifyReply, answer: PostbackAnswer) {
  * SVC-Error-Detail (detailHeaderValue).
  */
 export function sendRejection(reply: FastifyReply, reason: PostbackReason, correlationId: string, eventLogged: boolean, detail?: string) {
+  return reply.status(POSTBACK_REASONS[reason].status).headers(rejectionHeaders(reason, detail)).send(rejectionEnvelope(reason, correlationId, eventLogged));
+}
+
+/**
+ * The headers every refusal of `reason` carries, whoever writes it (the routes, or the HTTP
+ * layer for a request the parser refused): the explanation, `Allow` on a 405, and `Retry-After`
+ * on a 500 or 503 (a first retry after a second).
+ */
+export function rejectionHeaders(reason: PostbackReason, detail?: string): Record<string, string> {
   const { status } = POSTBACK_REASONS[reason];
-  if (detail) reply.header(DETAIL_HEADER, detailHeaderValue(detail));
-  if (status === 405) reply.header('allow', 'GET, POST');
-  if (status === 503 || status === 500) reply.header('retry-after', '1');
-  return reply.status(status).send(rejectionEnvelope(reason, correlationId, eventLogged));
+  return {
+    ...(detail && { [DETAIL_HEADER]: detailHeaderValue(detail) }),
+    ...(status === 405 && { allow: 'GET, POST' }),
+    ...((status === 503 || status === 500) && { 'retry-after': '1' }),
+  };
 }
 
 /** The most characters of SVC-Error-Detail before it is cut (an explanation, not a copy of the input). */

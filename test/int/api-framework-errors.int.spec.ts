@@ -355,6 +355,32 @@ describe('requests the HTTP parser refuses, over a real socket', () => {
     }
   });
 
+  it('on a postback path, a method the parser does not know is refused as the routes refuse any method they do not take: 405 method_not_allowed, or 404 partner_not_found where no partner is named', async () => {
+    const partnerPath = `/v1/postback/${'0'.repeat(8)}-0000-7000-8000-${'0'.repeat(12)}`;
+    for (const [method, path, status, reason] of [
+      ['BREW', partnerPath, 405, 'method_not_allowed'],
+      ['get', partnerPath, 405, 'method_not_allowed'],
+      ['BREW', `${partnerPath}/more`, 404, 'partner_not_found'],
+      // The prefix itself is the routes' too (a POST there is their 404), so is a malformed head sent to it.
+      ['BREW', '/v1/postback', 404, 'partner_not_found'],
+    ] as const) {
+      const response = await rawHttp(port, `${method} ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nSVC-Protocol-Version: 1.0\r\nContent-Length: 2\r\n\r\n{}`);
+      expect(response.status, `${method} ${path}`).toBe(status);
+      expect(response.headers.allow).toBe(status === 405 ? 'GET, POST' : undefined);
+      expect(response.headers['svc-protocol-version']).toBe('1.0');
+      expect(JSON.parse(response.body)).toEqual({
+        code: status === 405 ? '405' : 'PARTNER_NOT_FOUND',
+        message: reason,
+        data: {},
+        extra: { result: 'rejected', reason, correlation_id: expect.stringMatching(/^[0-9a-f-]{36}$/), retryable: false, event_logged: false },
+      });
+    }
+    const malformed = await rawHttp(port, 'POST /v1/postback HTTP/1.1\r\nHost: x\r\nBad Name: y\r\nContent-Type: application/json\r\nSVC-Protocol-Version: 1.0\r\nContent-Length: 2\r\n\r\n{}');
+    expect(malformed.status).toBe(400);
+    expect(malformed.headers['svc-protocol-version']).toBe('1.0');
+    expect(JSON.parse(malformed.body)).toMatchObject({ code: 'INVALID_PAYLOAD', extra: { reason: 'invalid_payload', event_logged: false } });
+  });
+
   it('refuses two Content-Types (or Authorizations) and transfer codings other than chunked, on any route, appending nothing', async () => {
     const before = await t.runtime.eventLog.endOffsets('catalog');
     const body = '{"entry_id":"framing","name":"n","amount":"1.50","currency":"USD"}';

@@ -1,15 +1,24 @@
-import { POSTBACK_REASONS, type PostbackReason } from '../../../../commands/postbacks/rejections.js';
+import { POSTBACK_REASONS, type PostbackReason, type PostbackRejection } from '../../../../commands/postbacks/rejections.js';
 import type { RawAnswer, RefusalShape, RefusedRequest } from '../../../../platform/http/client-errors.js';
 import type { PostbackRefusals } from '../../postback-refusals.js';
 import { parserRefusalOf } from './refusal-record.js';
 import type { ApiError } from '../../../../platform/http/errors.js';
 import { uuidV7 } from '../../../../platform/ids/uuid-v7.js';
-import { PROTOCOL_HEADER, PROTOCOL_VERSION, rejectionEnvelope, rejectionHeaders } from './respond.js';
+import { methodNotAllowed, noPartnerPath, PROTOCOL_HEADER, PROTOCOL_VERSION, rejectionEnvelope, rejectionHeaders } from './respond.js';
 import { POSTBACK_PATH_PREFIX } from './undecodable-path.js';
 import { channelOf } from './channel.js';
 
 /** The parser's refusals that are not the partner's payload; every other one is invalid_payload. */
 const REASON_BY_STATUS: Record<number, PostbackReason> = { 408: 'request_timeout', 413: 'payload_too_large', 417: 'expectation_failed', 503: 'postback_v10_unavailable' };
+/**
+ * A method the parser does not know (`BREW`, a lowercase `get`) is refused as the routes refuse
+ * any other method they do not take: 405 on `/{partner_id}`, 404 on a path that names no partner,
+ * with the routes' own explanation (the parser's names every method registered on the path).
+ */
+const ROUTE_REFUSAL_BY_STATUS: Record<number, () => PostbackRejection> = { 404: noPartnerPath, 405: methodNotAllowed };
+
+/** Paths the postback routes answer (their prefix, with or without a partner id). */
+const isPostbackTarget = (target: string) => target.startsWith(POSTBACK_PATH_PREFIX) || /^\/v1\/postback(\?|$)/.test(target);
 
 /**
  * A postback request Node's HTTP parser refused (a malformed header, Content-Length with
@@ -23,9 +32,10 @@ const REASON_BY_STATUS: Record<number, PostbackReason> = { 408: 'request_timeout
  * Undefined for other paths.
  */
 function postbackParserRefusal(request: RefusedRequest, error: ApiError, onRefused?: (reason: PostbackReason, correlationId: string) => void): RawAnswer | undefined {
-  if (!request.target.startsWith(POSTBACK_PATH_PREFIX)) return undefined;
-  const reason: PostbackReason = REASON_BY_STATUS[error.statusCode] ?? 'invalid_payload';
-  const headers = rejectionHeaders(reason, error.message);
+  if (!isPostbackTarget(request.target)) return undefined;
+  const routeRefusal = ROUTE_REFUSAL_BY_STATUS[error.statusCode]?.();
+  const reason: PostbackReason = routeRefusal?.reason ?? REASON_BY_STATUS[error.statusCode] ?? 'invalid_payload';
+  const headers = rejectionHeaders(reason, routeRefusal?.message ?? error.message);
   const contentType = /\r\ncontent-type:[ \t]*([^\r\n]*)/i.exec(request.head)?.[1];
   if (channelOf(request.method, contentType, /\r\nsvc-protocol-version:/i.test(request.head)) === 'current') headers[PROTOCOL_HEADER] = PROTOCOL_VERSION;
   const correlationId = uuidV7();

@@ -16,7 +16,7 @@ import { expectOneOf50Accepted } from '../support/postback-bursts.js';
 import { PROTOCOL, postbackWorld, postPostback } from '../support/postback-world.js';
 import { replayProjection } from '../support/replay.js';
 import { runCli } from '../support/cli.js';
-import { appendServes, projectedServes } from '../support/serves.js';
+import { appendServe, appendServes, projectedServes } from '../support/serves.js';
 import { details } from '../support/serving-fixtures.js';
 import { tableChecksum } from '../../platform/projection/checksum.js';
 
@@ -248,6 +248,27 @@ describe.each([['kafka'], ['sql']] as const)('postbacks on the %s log', (eventLo
       const data = response.json().data;
       expect(data.result).toBe('unmapped');
       expect(await conversion(data.correlation_id)).toMatchObject({ status: 'unmapped', counted: false, goal_event: null, payout_amount: null });
+    });
+
+    it("attributes a card whose offer or application stopped serving after it was clicked: a conversion owed is paid, whatever the offer's state now", async () => {
+      const offerDetails = details('stopped', { amount: '2.00' });
+      const offerOf = async () => world.admin.offer({ partner_id: world.partner, details: offerDetails, destination_url: 'https://shop.example/s' });
+      const [pausedOffer, deletedOffer] = [await offerOf(), await offerOf()];
+      const suspendedApplication = await world.admin.application(await world.admin.developer());
+      const paused = await world.serve(pausedOffer);
+      const deleted = await world.serve(deletedOffer);
+      const ofSuspended = await appendServe(t.runtime, { offer_id: world.cpaOffer, application_id: suspendedApplication });
+      const clicks = [await world.click(paused), await world.click(deleted), await world.click(ofSuspended)];
+      const again = { partner_id: world.partner, kind: 'local', details: offerDetails, destination_url: 'https://shop.example/s' };
+      await world.admin.run('offer:upsert', { ...again, offer_id: pausedOffer, status: 'paused' });
+      await world.admin.run('offer:upsert', { ...again, offer_id: deletedOffer, status: 'active', deleted: true });
+      await world.admin.run('application:set-status', { application_id: suspendedApplication, status: 'suspended' });
+      for (const [index, clickId] of clicks.entries()) {
+        const response = await post({ event_name: 'purchase', svc_click_id: clickId, event_id: id() });
+        expect(response.statusCode, `card ${index}: ${response.body}`).toBe(200);
+        expect(response.json().data.result).toBe('accepted');
+        expect(await conversion(response.json().data.correlation_id)).toMatchObject({ counted: true, svc_click_id: clickId });
+      }
     });
   });
 

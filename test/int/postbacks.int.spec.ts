@@ -309,6 +309,20 @@ describe.each([['kafka'], ['sql']] as const)('postbacks on the %s log', (eventLo
       expectRejection(await t.app.inject({ method: 'PUT', url: `/v1/postback/${world.partner}`, headers: PROTOCOL, payload: '{}' }), 'method_not_allowed');
     });
 
+    it('checks the request in the README\'s order when several checks fail: protocol header, content type, query string, signature headers, a content coding, then the body and the partner', async () => {
+      const unknownPartner = `/v1/postback/${uuidv7()}`;
+      const send = (url: string, headers: Record<string, string>, payload = '{') => t.app.inject({ method: 'POST', url, headers: { ...PROTOCOL, ...headers }, payload });
+      const everything = { 'svc-protocol-version': '1.1', 'content-type': 'text/plain', 'x-svc-signature': '1', 'content-encoding': 'gzip' };
+      expectRejection(await send(`${unknownPartner}?a=1`, everything), 'unsupported_protocol_version');
+      expectRejection(await send(`${unknownPartner}?a=1`, { ...everything, 'svc-protocol-version': '1.0' }), 'unsupported_media_type');
+      const { 'content-type': _type, ...queryOnward } = { ...everything, 'svc-protocol-version': '1.0' };
+      expectRejection(await send(`${unknownPartner}?a=1`, queryOnward), 'query_parameters_not_allowed');
+      expectRejection(await send(unknownPartner, queryOnward), 'signature_headers_not_allowed');
+      expectRejection(await send(unknownPartner, { 'content-encoding': 'gzip' }), 'unsupported_media_type');
+      expectRejection(await send(unknownPartner, {}), 'invalid_payload');
+      expectRejection(await send(unknownPartner, {}, JSON.stringify(valid())), 'partner_not_found');
+    });
+
     it('refuses every other method and every longer path in the postback envelope, with the protocol header', async () => {
       for (const method of ['PUT', 'TRACE', 'QUERY', 'PROPFIND', 'MKCOL'] as const) {
         const response = await t.app.inject({ method, url: `/v1/postback/${world.partner}`, headers: PROTOCOL, payload: JSON.stringify(valid()) });

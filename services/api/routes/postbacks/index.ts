@@ -98,10 +98,10 @@ export async function postbackRoutes(app: FastifyInstance, { runtime, refusals }
       // The schemas document the request; the raw body stays a buffer for the handler to parse.
       schema: postSchema,
       ...documentOnlyValidation,
-      preParsing: async (request, _reply, payload) => {
-        checkPostRequest(request, stateOf(request).channel);
-        return payload;
-      },
+      // The contract's own checks come first, in the README's order (protocol header, content type,
+      // query string, signature headers): the app's checks of the body's headers (Content-Type
+      // given twice, a Content-Encoding) run before the body is parsed, after a route's onRequest.
+      onRequest: async (request) => checkPostRequest(request, stateOf(request).channel),
     },
     async (request, reply) => {
       const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);

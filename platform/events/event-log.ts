@@ -7,7 +7,7 @@
 export interface NewEvent {
   /** Partition key: events with one key keep their order. */
   key: string;
-  /** Full name of the event's Avro record, e.g. `offerledger.catalog.CatalogTestEventRecorded`. */
+  /** Full name of the event's Avro record, e.g. `offerledger.catalog.CatalogEntryRecorded`. */
   type: string;
   value: Record<string, unknown>;
 }

@@ -43,7 +43,7 @@ export function stackConfig(env: NodeJS.ProcessEnv = process.env): StackConfig {
     registryPort: port(env, 'STACK_REGISTRY_PORT', 8081),
     postgresUrl: env.STACK_POSTGRES_URL?.trim() || 'postgres://postgres@127.0.0.1:5432/postgres',
     redisUrl: env.STACK_REDIS_URL?.trim() || 'redis://127.0.0.1:6379',
-    databases: ['offer_ledger', 'offer_ledger_test'],
+    databases: ['offer_ledger'],
   };
 }
 

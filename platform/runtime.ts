@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { Redis } from 'ioredis';
+import { Redis, ReplyError } from 'ioredis';
 import { TOPICS } from '../schemas/topics.js';
 import type { Config } from './config/config.js';
 import { withKeyHashSecret } from './config/key-hash-secret.js';
@@ -12,6 +12,7 @@ import type { EventLog } from './events/event-log.js';
 import { checkEventLogEndpoints, openEventLog } from './events/open-event-log.js';
 import { createMetrics, type Metrics } from './metrics/metrics.js';
 import { openWatermarks, type Watermarks } from './projection/watermarks.js';
+import { redisTakesWrites } from './redis/write-probe.js';
 import { ExitCode, reachBackend } from './startup.js';
 
 /** The backends of one process, chosen from the configuration; routes and projections only see this. */
@@ -134,7 +135,7 @@ export async function openDatabase(config: Config, options: OpenOptions = {}): P
 /** How often the API asks a connected Redis whether it still answers. */
 const REDIS_HEARTBEAT_MS = 3_000;
 
-async function connectRedis(url: string, commandTimeoutMs: number, log: ((line: string) => void) | undefined): Promise<Redis> {
+async function connectRedis(url: string, commandTimeoutMs: number, keyPrefix: string, log: ((line: string) => void) | undefined): Promise<Redis> {
   let connected = false;
   const redis = new Redis(url, {
     lazyConnect: true,
@@ -170,10 +171,12 @@ async function connectRedis(url: string, commandTimeoutMs: number, log: ((line: 
   };
   redis.on('ready', answersAgain);
   // A Redis that hangs (paused, a black-holed network) keeps its connection, so no error event
-  // tells of it: a PING every few seconds does, and tells when it answers again.
+  // tells of it, nor of one that answers but refuses writes (maxmemory reached with noeviction):
+  // a write every few seconds does, and tells when it goes through again.
   const heartbeat = setInterval(() => {
     if (!connected || redis.status !== 'ready') return;
-    redis.ping().then(answersAgain, (error: Error) => goneAway(`${error.message} (connected, not answering)`));
+    redisTakesWrites(redis, keyPrefix).then(answersAgain, (error: Error) =>
+      goneAway(`${error.message} (connected, ${error instanceof ReplyError ? 'refusing writes' : 'not answering'})`));
   }, REDIS_HEARTBEAT_MS).unref();
   redis.on('end', () => clearInterval(heartbeat));
   await reachBackend(
@@ -230,7 +233,7 @@ export async function openRuntime(config: Config, options: OpenOptions = {}): Pr
   const metrics = createMetrics();
   // The remote backends first: they fail in milliseconds, opening the embedded database takes seconds.
   await checkEventLogEndpoints(config);
-  const redis = config.redisUrl && options.redis !== false ? await connectRedis(config.redisUrl, config.redisCommandTimeoutMs, options.log) : undefined;
+  const redis = config.redisUrl && options.redis !== false ? await connectRedis(config.redisUrl, config.redisCommandTimeoutMs, config.topicPrefix, options.log) : undefined;
   const opened: { close(): Promise<void> | void }[] = redis ? [{ close: () => redis.disconnect() }] : [];
   try {
     const { db, owner } = await openDatabase(config, options);

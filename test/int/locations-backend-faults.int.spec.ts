@@ -147,6 +147,48 @@ describe('a hung Redis in the service log', () => {
   });
 });
 
+describe('a Redis at its maxmemory with noeviction (answers PING and reads, refuses every write)', () => {
+  /** Runs `during` while the file's Redis refuses writes (OOM), then lets it take them again. */
+  async function whileOutOfMemory(during: () => Promise<unknown>) {
+    const inspect = new Redis(redis.url, { maxRetriesPerRequest: 0 });
+    try {
+      await inspect.config('SET', 'maxmemory-policy', 'noeviction');
+      await inspect.config('SET', 'maxmemory', '1');
+      try {
+        await during();
+      } finally {
+        await inspect.config('SET', 'maxmemory', '0');
+      }
+    } finally {
+      inspect.disconnect();
+    }
+  }
+
+  it('routes answer and limit in this process; /readyz stays ready and says Redis refuses writes, ok again once it takes them', async () => {
+    await whileOutOfMemory(async () => {
+      await expectLimitedAfter(nextClient());
+      expect(await ready()).toMatchObject({
+        code: 'SUCCESS',
+        data: { status: 'ready', backends: { redis: expect.stringMatching(/^unavailable: refuses writes: OOM .* \(rate limits count in this process and refused postbacks are not kept meanwhile\)$/) } },
+      });
+    });
+    await waitFor(async () => (await ready()).data?.backends?.redis === 'ok', { what: 'redis reported again once it takes writes' });
+  });
+
+  it('is said in the service log once when it starts and once when it ends', async () => {
+    const lines: string[] = [];
+    const runtime = await openRuntime(t.config, { log: (line) => lines.push(line) });
+    try {
+      await whileOutOfMemory(() =>
+        waitFor(() => lines.some((line) => line.startsWith('Redis (REDIS_URL) unavailable: OOM ') && line.includes('(connected, refusing writes)')), { what: 'the refused writes said', timeoutMs: 15_000 }));
+      await waitFor(() => lines.includes('Redis (REDIS_URL) answers again: rate limits are shared again'), { what: 'the end said', timeoutMs: 15_000 });
+      expect(lines.filter((line) => line.startsWith('Redis (REDIS_URL)'))).toHaveLength(2);
+    } finally {
+      await runtime.close();
+    }
+  });
+});
+
 describe('location routes when Postgres refuses connections', () => {
   it('answer from the catalogs this process holds (both catalogs, every route), while /readyz names the database', async () => {
     const remoteAddress = nextClient();

@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { coalesced } from '../../../../platform/async/coalesced.js';
 import { settledWithin } from '../../../../platform/async/deadline.js';
 import { probe } from '../../../../platform/db/db.js';
+import { redisTakesWrites } from '../../../../platform/redis/write-probe.js';
 import { registryAnswers } from '../../../../platform/events/open-event-log.js';
 import type { FastifyInstance } from 'fastify';
 import { errorStatuses, methodNotAllowedStatus, successEnvelope } from '../../../../platform/http/envelope-schema.js';
@@ -66,20 +67,30 @@ export async function healthRoutes(app: FastifyInstance, { runtime, alsoReady = 
     // of this build was registered when the log opened, so one that is down stops nothing here.
     // Redis: only caches and counts, never the only copy; every route answers without it. A
     // balancer taking every API out while Redis is down would turn a cache outage into a full one.
-    const informational: Record<string, { check: () => Promise<unknown>; meanwhile: string }> = {};
+    // `writes`: a backend that answers may still refuse writes (a Redis at maxmemory with
+    // noeviction answers PING); a process starting then would not stop, so that note says less.
+    const informational: Record<string, { check: () => Promise<unknown>; meanwhile: string; writes?: { check: () => Promise<unknown>; meanwhile: string } }> = {};
     const registryUrl = runtime.config.kafkaBrokers ? runtime.config.schemaRegistryUrl : undefined;
     if (registryUrl) informational.schema_registry = { check: () => registryAnswers(registryUrl, READINESS_CHECK_MS), meanwhile: 'not needed while this process runs' };
     const redis = runtime.redis;
-    if (redis) informational.redis = { check: () => redis.ping(), meanwhile: 'rate limits count in this process meanwhile' };
+    if (redis) {
+      informational.redis = {
+        check: () => redis.ping(),
+        meanwhile: 'rate limits count in this process meanwhile',
+        writes: { check: () => redisTakesWrites(redis, runtime.config.topicPrefix), meanwhile: 'rate limits count in this process and refused postbacks are not kept meanwhile' },
+      };
+    }
     const state = async (run: () => Promise<unknown>) => {
       const answer = await settledWithin(run(), READINESS_CHECK_MS);
       return answer.ok ? 'ok' : `unavailable: ${answer.why}`;
     };
     const [results, notes] = await Promise.all([
       Promise.all(Object.entries(checks).map(async ([name, run]) => [name, await state(run)] as const)),
-      Promise.all(Object.entries(informational).map(async ([name, { check, meanwhile }]) => {
+      Promise.all(Object.entries(informational).map(async ([name, { check, meanwhile, writes }]) => {
         const found = await state(check);
-        return [name, found === 'ok' ? found : `${found} (${meanwhile}; a process starting now would stop)`] as const;
+        if (found !== 'ok') return [name, `${found} (${meanwhile}; a process starting now would stop)`] as const;
+        const written = writes ? await state(writes.check) : 'ok';
+        return [name, written === 'ok' ? written : `${written.replace(/^unavailable: /, 'unavailable: refuses writes: ')} (${writes!.meanwhile})`] as const;
       })),
     ]);
     return { results, notes };

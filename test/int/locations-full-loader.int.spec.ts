@@ -7,6 +7,7 @@ import { sha256OfFile } from '../../reference/locations/full/source-file.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { GEO_EXCERPT_FILE } from '../support/geo-excerpt.js';
 import { zipOneFile } from '../support/zip.js';
+import { gzipSync } from 'node:zlib';
 
 let database: TestDatabase;
 const scratch = mkdtempSync(join(tmpdir(), 'geo-loader-'));
@@ -124,6 +125,47 @@ describe('refusing files', () => {
     writeFileSync(file, 'id,name,parent\n"1","x",""\n');
     await expect(loadFullCatalog(database.db, { file })).rejects.toThrow(
       'is not a geo-target catalog: its header is "id,name,parent", expected "Criteria ID,Name,Canonical Name,Parent ID,Country Code,Target Type,Status"',
+    );
+  });
+
+  // The excerpt with one line changed as a damaged copy or a hand edit would (line 101 is
+  // "1000227","Katoomba",…, line 151 another city, line 2 the first data line).
+  const excerptLines = () => readFileSync(GEO_EXCERPT_FILE, 'utf8').split('\n');
+  const withLine = (index: number, edit: (line: string) => string) => {
+    const lines = excerptLines();
+    lines[index] = edit(lines[index]!);
+    return lines.join('\n');
+  };
+  const AGAIN = 'nothing was loaded: download the release again.';
+  it.each([
+    ['an extra field', withLine(100, (line) => `${line},"x"`), `Line 101 of "FILE" has 8 fields, expected 7; ${AGAIN}`],
+    ['a Criteria ID beyond any id', withLine(100, (line) => line.replace('"1000227"', '"99999999999999999999"')), `Line 101 of "FILE" has a Criteria ID that is not a number without leading zeros: "99999999999999999999"; ${AGAIN}`],
+    // 02840 would be stored as the id of the United States, and collide with it.
+    ['a Criteria ID with a leading zero', withLine(100, (line) => line.replace('"1000227"', '"02840"')), `Line 101 of "FILE" has a Criteria ID that is not a number without leading zeros: "02840"; ${AGAIN}`],
+    ['a Parent ID that is not an id', withLine(100, (line) => line.replace(/^("[^"]*","[^"]*","[^"]*",)"[^"]*"/, '$1"9075x"')), `Line 101 of "FILE" has a Parent ID that is neither empty nor a Criteria ID: "9075x"; ${AGAIN}`],
+    ['a Country Code in lower case', withLine(100, (line) => line.replace('"AU"', '"au"')), `Line 101 of "FILE" has a Country Code that is not two capital letters (ISO 3166-1): "au"; ${AGAIN}`],
+    ['an empty Country Code', withLine(100, (line) => line.replace('"AU"', '""')), `Line 101 of "FILE" has a Country Code that is not two capital letters (ISO 3166-1): ""; ${AGAIN}`],
+    ['an unknown Status', withLine(100, (line) => line.replace(/,Active$/, ',Removed')), `Line 101 of "FILE" has a Status that is neither Active nor Removal Planned: "Removed"; ${AGAIN}`],
+    ['a Criteria ID twice, with other content', withLine(150, () => excerptLines()[100]!.replace('"Kandahar"', '"Qandahar"')), `Line 151 of "FILE" repeats Criteria ID 1000227 of line 101; ${AGAIN}`],
+    ['a file cut in the middle of a row', `${excerptLines().slice(0, 1600).join('\n')}\n${excerptLines()[1600]!.slice(0, 15)}`, /^"FILE" is not readable as a geo-target CSV \(Quote Not Closed: .* at line 1601\); is it cut short\? nothing was loaded: download the release again\.$/],
+  ])('refuses %s naming the file and the line, and keeps the current release', async (_what, text, message) => {
+    const current = async () => (await database.db.query('SELECT release_id, file_sha256 FROM geo_full_releases WHERE is_current')).rows;
+    const before = await current();
+    const file = join(scratch, 'geotargets-2025-07-26-edited.csv');
+    writeFileSync(file, text);
+    const expected = typeof message === 'string' ? message.replace('FILE', 'geotargets-2025-07-26-edited.csv') : new RegExp(message.source.replace('FILE', 'geotargets-2025-07-26-edited\\.csv'));
+    const error = await loadFullCatalog(database.db, { file }).then(() => undefined, (thrown: unknown) => thrown as Error);
+    expect(error?.name).toBe('CatalogFileError');
+    if (typeof expected === 'string') expect(error?.message).toBe(expected);
+    else expect(error?.message).toMatch(expected);
+    expect(await current()).toEqual(before);
+  });
+
+  it('says a gzip file is compressed, not that it is not UTF-8', async () => {
+    const file = join(scratch, 'geotargets-2025-07-15.csv.gz');
+    writeFileSync(file, gzipSync(readFileSync(GEO_EXCERPT_FILE)));
+    await expect(loadFullCatalog(database.db, { file })).rejects.toThrow(
+      '"geotargets-2025-07-15.csv.gz" is gzip-compressed; the loader reads the release\'s CSV or its .zip as Google publishes it: unpack it (gunzip) or download the .zip',
     );
   });
 

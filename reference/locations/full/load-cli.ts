@@ -24,7 +24,9 @@ Loads a geo-target release (zip or CSV) into the FULL catalog of the configured 
 GEO_CATALOG_SHA256 set, a file (given or configured) of another digest is refused. A release already loaded is left as it is.
 A file with no active location, or with under half the current release's, is refused (a file cut
 short looks like that); --allow-shrink loads a smaller catalog on purpose. The load is one
-transaction: interrupted or failed, it leaves the current catalog as it was, and a rerun is safe.`,
+transaction: interrupted or failed, it leaves the current catalog as it was, and a rerun is safe.
+Exit 2: the file is refused (the message names it, and the line of a damaged row); exit 4: the
+database failed or went away (rerun once it answers).`,
 });
 // The argument from the folder the command was run in (npm run starts in the project's). It is
 // the file GEO_CATALOG_SHA256 pins, as GEO_CATALOG_FILE would be.

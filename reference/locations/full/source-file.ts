@@ -107,11 +107,46 @@ function utf8Only(file: string): Transform {
   });
 }
 
+const GZIP_MAGIC = Buffer.from([0x1f, 0x8b]);
+
+async function isGzip(file: string): Promise<boolean> {
+  const handle = await openFile(file, 'r');
+  try {
+    const magic = Buffer.alloc(2);
+    const { bytesRead } = await handle.read(magic, 0, 2, 0);
+    return bytesRead === 2 && magic.equals(GZIP_MAGIC);
+  } finally {
+    await handle.close();
+  }
+}
+
+/** A Criteria ID as Google writes it: digits without a leading zero, within the bigint the tables key on. */
+const CRITERIA_ID = /^[1-9][0-9]{0,17}$/;
+/** The Location object's `country_code` (ISO 3166-1 alpha-2 as the provider writes it; Kosovo's XK included). */
+const COUNTRY_CODE = /^[A-Z]{2}$/;
+/** The statuses a release holds; anything else would be dropped as inactive without a word. */
+const STATUSES = new Set(['Active', 'Removal Planned']);
+
+/** What is wrong with one data row, or undefined when it can be loaded. */
+function rowProblem(row: SourceRow): string | undefined {
+  if (!CRITERIA_ID.test(row.id)) return `has a Criteria ID that is not a number without leading zeros: "${row.id}"`;
+  if (row.parentId !== null && !CRITERIA_ID.test(row.parentId)) return `has a Parent ID that is neither empty nor a Criteria ID: "${row.parentId}"`;
+  if (!COUNTRY_CODE.test(row.countryCode)) return `has a Country Code that is not two capital letters (ISO 3166-1): "${row.countryCode}"`;
+  if (!STATUSES.has(row.status)) return `has a Status that is neither Active nor Removal Planned: "${row.status}"`;
+  return undefined;
+}
+
 /**
- * Reads every data row of a release. Throws CatalogFileError when the header is not the geo-target
- * header, a row has the wrong number of fields, or a Criteria ID is not a number.
+ * Reads every data row of a release. Throws CatalogFileError, naming the file and the line, when
+ * the header is not the geo-target header, a row has the wrong number of fields, a field cannot be
+ * what a release holds (rowProblem) or a Criteria ID appears twice: such a file is damaged, and
+ * loading it anyway would serve locations the contract does not allow, or drop some silently.
  */
 export async function* readSourceRows(file: string, onBytes: (done: number, total: number) => void = () => {}): AsyncGenerator<SourceRow> {
+  const name = basename(file);
+  if (await isGzip(file)) {
+    throw new CatalogFileError(`"${name}" is gzip-compressed; the loader reads the release's CSV or its .zip as Google publishes it: unpack it (gunzip) or download the .zip`);
+  }
   const { stream, totalBytes } = await openCsv(file);
   let bytes = 0;
   stream.on('data', (chunk: Buffer) => {
@@ -119,31 +154,40 @@ export async function* readSourceRows(file: string, onBytes: (done: number, tota
     onBytes(bytes, totalBytes);
   });
   // pipeline: a failure of any stage (the UTF-8 check, a damaged zip entry) ends the iteration below with it.
-  const records = pipeline(stream, utf8Only(file), parse({ bom: true, relax_column_count: true }), () => {});
-  let line = 0;
+  const records = pipeline(stream, utf8Only(file), parse({ bom: true, relax_column_count: true, info: true }), () => {});
+  const DAMAGED = 'nothing was loaded: download the release again';
+  const lineOf = new Map<string, number>();
+  let seen = 0;
   try {
-    for await (const record of records as AsyncIterable<string[]>) {
-      line++;
-      if (line === 1) {
+    for await (const { record, info } of records as AsyncIterable<{ record: string[]; info: { lines: number } }>) {
+      seen++;
+      // The line the record ends on: a record never spans lines in a release.
+      const line = info.lines;
+      if (seen === 1) {
         if (record.length !== SOURCE_HEADER.length || record.some((field, i) => field.trim() !== SOURCE_HEADER[i])) {
           throw new CatalogFileError(
-            `"${basename(file)}" is not a geo-target catalog: its header is "${record.join(',')}", expected "${SOURCE_HEADER.join(',')}".`,
+            `"${name}" is not a geo-target catalog: its header is "${record.join(',')}", expected "${SOURCE_HEADER.join(',')}".`,
           );
         }
         continue;
       }
       if (record.length !== SOURCE_HEADER.length) {
-        throw new CatalogFileError(`Record ${line} of "${basename(file)}" has ${record.length} fields, expected ${SOURCE_HEADER.length}.`);
+        throw new CatalogFileError(`Line ${line} of "${name}" has ${record.length} fields, expected ${SOURCE_HEADER.length}; ${DAMAGED}.`);
       }
       const row = sourceRowOf(record);
-      if (!/^[0-9]+$/.test(row.id)) throw new CatalogFileError(`Record ${line} of "${basename(file)}" has a Criteria ID that is not a number: "${row.id}".`);
+      const problem = rowProblem(row);
+      if (problem) throw new CatalogFileError(`Line ${line} of "${name}" ${problem}; ${DAMAGED}.`);
+      const earlier = lineOf.get(row.id);
+      if (earlier !== undefined) throw new CatalogFileError(`Line ${line} of "${name}" repeats Criteria ID ${row.id} of line ${earlier}; ${DAMAGED}.`);
+      lineOf.set(row.id, line);
       yield row;
     }
   } catch (error) {
     if (error instanceof CatalogFileError) throw error;
-    throw new CatalogFileError(`"${basename(file)}" is not readable as a geo-target CSV: ${(error as Error).message}`);
+    // csv-parse names the line; a file cut short in the middle of a row ends in an open quote.
+    throw new CatalogFileError(`"${name}" is not readable as a geo-target CSV (${(error as Error).message}); is it cut short? ${DAMAGED}.`);
   } finally {
     stream.destroy();
   }
-  if (line === 0) throw new CatalogFileError(`"${basename(file)}" is empty.`);
+  if (seen === 0) throw new CatalogFileError(`"${name}" is empty; ${DAMAGED}.`);
 }

@@ -169,6 +169,21 @@ describe('refusing files', () => {
     );
   });
 
+  it('refuses the bytes of the current release under a name of another date, naming both', async () => {
+    const current = async () => (await database.db.query('SELECT release_id, source_file_date FROM geo_full_releases WHERE is_current')).rows;
+    await loadFullCatalog(database.db, { file: GEO_EXCERPT_FILE });
+    const before = await current();
+    expect(before).toEqual([{ release_id: expect.any(Number), source_file_date: '2025-07-15' }]);
+    const file = join(scratch, 'geotargets-2026-08-12.csv');
+    writeFileSync(file, readFileSync(GEO_EXCERPT_FILE));
+    await expect(loadFullCatalog(database.db, { file })).rejects.toThrow(
+      'Refusing "geotargets-2026-08-12.csv": its bytes are those of the current release, loaded from "geotargets-2025-07-15-excerpt.csv" as 2025-07-15, but its name says 2026-08-12. ' +
+        'The release date is read from the file name: give the file its release\'s name (as Google publishes it); nothing was loaded',
+    );
+    await expect(loadFullCatalog(database.db, { file })).rejects.toThrow(/^Refusing/);
+    expect(await current()).toEqual(before);
+  });
+
   it('refuses a file without the release date in its name', async () => {
     const file = join(scratch, 'catalog.csv');
     writeFileSync(file, readFileSync(GEO_EXCERPT_FILE));

@@ -32,6 +32,7 @@ const BATCH = 5_000;
 interface ReleaseRow {
   release_id: number;
   source_file_date: string;
+  file_name: string;
   file_sha256: string;
   source_rows: number;
   active_rows: number;
@@ -39,7 +40,7 @@ interface ReleaseRow {
 
 async function currentRelease(sql: Sql): Promise<ReleaseRow | undefined> {
   const { rows } = await sql.query<ReleaseRow>(
-    'SELECT release_id, source_file_date, file_sha256, source_rows, active_rows FROM geo_full_releases WHERE is_current',
+    'SELECT release_id, source_file_date, file_name, file_sha256, source_rows, active_rows FROM geo_full_releases WHERE is_current',
   );
   return rows[0];
 }
@@ -66,6 +67,7 @@ export async function loadFullCatalog(db: Db, options: LoadOptions): Promise<Loa
   const seconds = () => (performance.now() - started) / 1000;
   const existing = await currentRelease(db);
   if (existing?.file_sha256 === sha256) {
+    refuseRedated(file, sourceFileDate, existing);
     log(`geo catalog: ${basename(file)} (${sourceFileDate}) is already loaded; nothing to do`);
     // The LEGACY registry is derived from the current release; a no-op when already built from it.
     await buildLegacyRegistry(db, sourceFileDate, { log });
@@ -95,6 +97,7 @@ export async function loadFullCatalog(db: Db, options: LoadOptions): Promise<Loa
   });
   if (releaseId === undefined) {
     const loaded = (await currentRelease(db))!;
+    refuseRedated(file, sourceFileDate, loaded);
     log(`geo catalog: ${basename(file)} was loaded by another process meanwhile`);
     await buildLegacyRegistry(db, sourceFileDate, { log });
     return { status: 'already-loaded', releaseId: loaded.release_id, sourceFileDate, sha256, sourceRows: loaded.source_rows, activeRows: loaded.active_rows, seconds: seconds() };
@@ -104,6 +107,19 @@ export async function loadFullCatalog(db: Db, options: LoadOptions): Promise<Loa
   await buildLegacyRegistry(db, sourceFileDate, { log });
   log(`geo catalog: loaded ${rows.length} active of ${source.length} rows (${sourceFileDate}) in ${seconds().toFixed(1)} s`);
   return { status: 'loaded', releaseId, sourceFileDate, sha256, sourceRows: source.length, activeRows: rows.length, seconds: seconds() };
+}
+
+/**
+ * The bytes of the current release under a name of another date: the served source_file_date
+ * comes from the name it was loaded under, and the LEGACY build refuses a date that is not the
+ * current release's, so "already loaded" would be untrue and a rerun would fail the same way.
+ */
+function refuseRedated(file: string, sourceFileDate: string, current: ReleaseRow) {
+  if (current.source_file_date === sourceFileDate) return;
+  throw new CatalogFileError(
+    `Refusing "${basename(file)}": its bytes are those of the current release, loaded from "${current.file_name}" as ${current.source_file_date}, ` +
+      `but its name says ${sourceFileDate}. The release date is read from the file name: give the file its release's name (as Google publishes it); nothing was loaded`,
+  );
 }
 
 /** A release with less than this share of the current one's active locations is refused without --allow-shrink. */

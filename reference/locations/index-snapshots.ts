@@ -19,7 +19,7 @@ import { readSnapshot, writeSnapshot } from './snapshot-file.js';
  * folding, the row order...): snapshots of the previous format are then stale and rebuilt.
  * test/int/locations-index-snapshot.int.spec.ts fails until it is bumped.
  */
-export const SNAPSHOT_FORMAT = 3;
+export const SNAPSHOT_FORMAT = 4;
 
 export type SnapshotKind = 'FULL' | 'LEGACY';
 

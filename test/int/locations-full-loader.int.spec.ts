@@ -55,6 +55,27 @@ describe('loading the real excerpt', () => {
     ]);
   });
 
+  it('says each long step before it starts: the sha256 pass, the rows, then the statistics and the LEGACY registry', async () => {
+    const file = join(scratch, 'geotargets-2025-07-16.csv');
+    // Another release (one row fewer), so this load does every step.
+    const lines = readFileSync(GEO_EXCERPT_FILE, 'utf8').split('\n');
+    writeFileSync(file, [...lines.slice(0, -3), ...lines.slice(-2)].join('\n'));
+    const log: string[] = [];
+    await loadFullCatalog(database.db, { file, log: (line) => log.push(line) });
+    // Back to the excerpt for the tests that follow.
+    expect((await loadFullCatalog(database.db, { file: GEO_EXCERPT_FILE })).status).toBe('loaded');
+    const step = (pattern: RegExp) => log.findIndex((line) => pattern.test(line));
+    const steps = [
+      step(/^geo catalog: reading geotargets-2025-07-16\.csv \([0-9.]+ MB\) for its sha256$/),
+      step(/^geo catalog: loading geotargets-2025-07-16\.csv \(sha256 [0-9a-f]{64}\)$/),
+      step(/^geo catalog: 3142 locations written; updating statistics and building the LEGACY registry$/),
+      step(/^legacy registry: /),
+      step(/^geo catalog: loaded 3142 active of 3142 rows/),
+    ];
+    expect(steps.every((index) => index >= 0), log.join('\n')).toBe(true);
+    expect(steps).toEqual([...steps].sort((a, b) => a - b));
+  });
+
   it('is idempotent: a second load of the same file does no work', async () => {
     const before = await database.db.query<{ release_id: number; loaded_at: Date }>('SELECT release_id, loaded_at FROM geo_full_releases');
     const result = await loadFullCatalog(database.db, { file: GEO_EXCERPT_FILE });

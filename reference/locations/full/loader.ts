@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { statSync } from 'node:fs';
 import { basename } from 'node:path';
 import type { Db, Sql } from '../../../platform/db/db.js';
 import { buildLegacyRegistry } from '../legacy/build.js';
@@ -6,6 +7,8 @@ import { buildCatalogRows, type CatalogRow } from './catalog-rows.js';
 import { logProgress, type Progress } from './progress.js';
 import { assertFileExists, CatalogFileError, readSourceRows, sha256OfFile, sourceFileDateOf, type SourceRow } from './source-file.js';
 import { ADVISORY_LOCK_KEYS } from '../../../platform/db/advisory-locks.js';
+
+const megabytes = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MB`;
 
 export interface LoadOptions {
   file: string;
@@ -57,6 +60,8 @@ export async function loadFullCatalog(db: Db, options: LoadOptions): Promise<Loa
   const { file } = options;
   assertFileExists(file);
   const sourceFileDate = sourceFileDateOf(file);
+  // Each step that takes seconds on a full release says so before it starts (long jobs show progress).
+  log(`geo catalog: reading ${basename(file)} (${megabytes(statSync(file).size)}) for its sha256`);
   const sha256 = await sha256OfFile(file);
   if (options.expectedSha256 && options.expectedSha256.toLowerCase() !== sha256) {
     throw new CatalogFileError(
@@ -102,6 +107,7 @@ export async function loadFullCatalog(db: Db, options: LoadOptions): Promise<Loa
     await buildLegacyRegistry(db, sourceFileDate, { log });
     return { status: 'already-loaded', releaseId: loaded.release_id, sourceFileDate, sha256, sourceRows: loaded.source_rows, activeRows: loaded.active_rows, seconds: seconds() };
   }
+  log(`geo catalog: ${rows.length} locations written; updating statistics and building the LEGACY registry`);
   // Fresh statistics so the planner picks the ordered index scans the search relies on.
   await db.exec('ANALYZE geo_full_releases; ANALYZE geo_full_locations;');
   await buildLegacyRegistry(db, sourceFileDate, { log });

@@ -78,12 +78,9 @@ export function kafkaTopics(
     for (const { topic } of designs) metrics?.partitionsUnlikeDesign.set({ topic }, 0);
     if (names.length === 0) return [];
     const [{ topics }, settings] = await Promise.all([retryRetriable(() => admin.fetchTopicMetadata({ topics: names })), minInsyncReplicasOf(admin, names)]);
-    const designed = new Map(designs.map(({ topic, partitions }) => [physical(topic), partitions]));
-    const unlike = partitionsUnlikeDesign(designed, topics);
-    for (const { name } of unlike) {
-      const design = designs.find(({ topic }) => physical(topic) === name)!;
-      metrics?.partitionsUnlikeDesign.set({ topic: design.topic }, 1);
-    }
+    const designByName = new Map(designs.map((design) => [physical(design.topic), design]));
+    const unlike = partitionsUnlikeDesign(new Map([...designByName].map(([name, { partitions }]) => [name, partitions])), topics);
+    for (const { name } of unlike) metrics?.partitionsUnlikeDesign.set({ topic: designByName.get(name)!.topic }, 1);
     return [...unlike.map(partitionCountNote), ...fewerCopiesThan(replicationFactor, topics), ...fewerInsyncThan(minInsyncReplicas, settings)];
   }
 

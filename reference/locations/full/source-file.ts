@@ -51,20 +51,24 @@ export function assertFileExists(file: string): void {
   if (!existsSync(file) || !statSync(file).isFile()) throw new CatalogFileError(missingFileMessage(file));
 }
 
-async function isZip(file: string): Promise<boolean> {
+/** Whether the file begins with `magic` (a zip's or a gzip's signature). */
+async function beginsWith(file: string, magic: Buffer): Promise<boolean> {
   const handle = await openFile(file, 'r');
   try {
-    const magic = Buffer.alloc(4);
-    await handle.read(magic, 0, 4, 0);
-    return magic.equals(Buffer.from([0x50, 0x4b, 0x03, 0x04]));
+    const head = Buffer.alloc(magic.length);
+    const { bytesRead } = await handle.read(head, 0, magic.length, 0);
+    return bytesRead === magic.length && head.equals(magic);
   } finally {
     await handle.close();
   }
 }
 
+const ZIP_MAGIC = Buffer.from([0x50, 0x4b, 0x03, 0x04]);
+const GZIP_MAGIC = Buffer.from([0x1f, 0x8b]);
+
 /** The CSV bytes of a release: the file itself, or the single .csv entry of a zip. */
 async function openCsv(file: string): Promise<{ stream: Readable; totalBytes: number }> {
-  if (!(await isZip(file))) return { stream: createReadStream(file), totalBytes: statSync(file).size };
+  if (!(await beginsWith(file, ZIP_MAGIC))) return { stream: createReadStream(file), totalBytes: statSync(file).size };
   // A damaged zip is the file's fault, not the database's: say so (exit 2), not that the load stopped.
   const damaged = (error: Error) => new CatalogFileError(`"${basename(file)}" is not a readable zip (${error.message}); download the release again`);
   const zip = await new Promise<yauzl.ZipFile>((resolve, reject) =>
@@ -107,19 +111,6 @@ function utf8Only(file: string): Transform {
   });
 }
 
-const GZIP_MAGIC = Buffer.from([0x1f, 0x8b]);
-
-async function isGzip(file: string): Promise<boolean> {
-  const handle = await openFile(file, 'r');
-  try {
-    const magic = Buffer.alloc(2);
-    const { bytesRead } = await handle.read(magic, 0, 2, 0);
-    return bytesRead === 2 && magic.equals(GZIP_MAGIC);
-  } finally {
-    await handle.close();
-  }
-}
-
 /** A Criteria ID as Google writes it: digits without a leading zero, within the bigint the tables key on. */
 const CRITERIA_ID = /^[1-9][0-9]{0,17}$/;
 /** The Location object's `country_code` (ISO 3166-1 alpha-2 as the provider writes it; Kosovo's XK included). */
@@ -144,7 +135,7 @@ function rowProblem(row: SourceRow): string | undefined {
  */
 export async function* readSourceRows(file: string, onBytes: (done: number, total: number) => void = () => {}): AsyncGenerator<SourceRow> {
   const name = basename(file);
-  if (await isGzip(file)) {
+  if (await beginsWith(file, GZIP_MAGIC)) {
     throw new CatalogFileError(`"${name}" is gzip-compressed; the loader reads the release's CSV or its .zip as Google publishes it: unpack it (gunzip) or download the .zip`);
   }
   const { stream, totalBytes } = await openCsv(file);

@@ -67,31 +67,32 @@ export async function healthRoutes(app: FastifyInstance, { runtime, alsoReady = 
     // of this build was registered when the log opened, so one that is down stops nothing here.
     // Redis: only caches and counts, never the only copy; every route answers without it. A
     // balancer taking every API out while Redis is down would turn a cache outage into a full one.
-    // `writes`: a backend that answers may still refuse writes (a Redis at maxmemory with
-    // noeviction answers PING); a process starting then would not stop, so that note says less.
-    const informational: Record<string, { check: () => Promise<unknown>; meanwhile: string; writes?: { check: () => Promise<unknown>; meanwhile: string } }> = {};
-    const registryUrl = runtime.config.kafkaBrokers ? runtime.config.schemaRegistryUrl : undefined;
-    if (registryUrl) informational.schema_registry = { check: () => registryAnswers(registryUrl, READINESS_CHECK_MS), meanwhile: 'not needed while this process runs' };
-    const redis = runtime.redis;
-    if (redis) {
-      informational.redis = {
-        check: () => redis.ping(),
-        meanwhile: 'rate limits count in this process meanwhile',
-        writes: { check: () => redisTakesWrites(redis, runtime.config.topicPrefix), meanwhile: 'rate limits count in this process and refused postbacks are not kept meanwhile' },
-      };
-    }
     const state = async (run: () => Promise<unknown>) => {
       const answer = await settledWithin(run(), READINESS_CHECK_MS);
       return answer.ok ? 'ok' : `unavailable: ${answer.why}`;
     };
+    // Each answers its whole note: 'ok', or what is wrong and what it means meanwhile.
+    const unanswered = async (check: () => Promise<unknown>, meanwhile: string) => {
+      const found = await state(check);
+      return found === 'ok' ? found : `${found} (${meanwhile}; a process starting now would stop)`;
+    };
+    const informational: Record<string, () => Promise<string>> = {};
+    const registryUrl = runtime.config.kafkaBrokers ? runtime.config.schemaRegistryUrl : undefined;
+    if (registryUrl) informational.schema_registry = () => unanswered(() => registryAnswers(registryUrl, READINESS_CHECK_MS), 'not needed while this process runs');
+    const redis = runtime.redis;
+    if (redis) {
+      informational.redis = async () => {
+        const answers = await unanswered(() => redis.ping(), 'rate limits count in this process meanwhile');
+        if (answers !== 'ok') return answers;
+        // A Redis that answers may still refuse writes (at maxmemory with noeviction); a process
+        // starting then would not stop, so that note says less.
+        const writes = await settledWithin(redisTakesWrites(redis, runtime.config.topicPrefix), READINESS_CHECK_MS);
+        return writes.ok ? 'ok' : `unavailable: refuses writes: ${writes.why} (rate limits count in this process and refused postbacks are not kept meanwhile)`;
+      };
+    }
     const [results, notes] = await Promise.all([
       Promise.all(Object.entries(checks).map(async ([name, run]) => [name, await state(run)] as const)),
-      Promise.all(Object.entries(informational).map(async ([name, { check, meanwhile, writes }]) => {
-        const found = await state(check);
-        if (found !== 'ok') return [name, `${found} (${meanwhile}; a process starting now would stop)`] as const;
-        const written = writes ? await state(writes.check) : 'ok';
-        return [name, written === 'ok' ? written : `${written.replace(/^unavailable: /, 'unavailable: refuses writes: ')} (${writes!.meanwhile})`] as const;
-      })),
+      Promise.all(Object.entries(informational).map(async ([name, note]) => [name, await note()] as const)),
     ]);
     return { results, notes };
   });

@@ -34,6 +34,40 @@ export interface RawAnswer {
 /** Gives the refusal of `error` in a route's own shape, for requests whose request line names that route. */
 export type RefusalShape = (request: RefusedRequest, error: ApiError) => RawAnswer | undefined;
 
+/**
+ * A request answered at the connection level (no route, hook or access log runs for it): what
+ * was refused, why (`cause`: the parser's error code, `expectation` or `shutdown`) and the answer.
+ */
+export interface ConnectionRefusal {
+  status: number;
+  code: string;
+  cause: string;
+  method?: string;
+  /** The request target without its query (which may hold credentials). */
+  path?: string;
+  remoteAddress?: string;
+}
+
+/** How a server's connection-level refusals are answered: in a route's shape where it has one, the methods a path takes, and who hears of each. */
+export interface ConnectionRefusals {
+  openRequests: OpenRequests;
+  shapeFor?: RefusalShape;
+  allowedAt?: (path: string) => string[];
+  /** Told of every refusal once it is written: these requests were otherwise neither logged nor counted. */
+  refused?: (refusal: ConnectionRefusal) => void;
+}
+
+function reportOf(apiError: ApiError, cause: string, request: RefusedRequest | undefined, socket: Socket): ConnectionRefusal {
+  const remoteAddress = socket.remoteAddress === undefined ? undefined : plainAddress(socket.remoteAddress);
+  return {
+    status: apiError.statusCode,
+    code: apiError.code,
+    cause,
+    ...(request && { method: request.method, path: request.target.split('?')[0]! }),
+    ...(remoteAddress !== undefined && { remoteAddress }),
+  };
+}
+
 function refusedRequestOf(error: ParserError): RefusedRequest | undefined {
   // More than the 16 KB of head the parser takes: a header after an overlong request line still counts.
   const head = Buffer.isBuffer(error.rawPacket) ? error.rawPacket.subarray(0, 64 * 1024).toString('latin1') : undefined;
@@ -87,14 +121,16 @@ export class OpenRequests {
    * connection with no request under way (silent, or partway through a head: nothing of it was
    * taken) is closed. Answers under way are left to finish.
    */
-  refuseArriving(refusal: ApiError, shapeFor?: RefusalShape): void {
+  refuseArriving(refusal: ApiError, { shapeFor, refused }: Pick<ConnectionRefusals, 'shapeFor' | 'refused'> = {}): void {
     for (const socket of this.#connections) {
       const underWay = this.of(socket);
       const unfinished = underWay.find((request) => !request.complete);
       if (underWay.length === 0) socket.destroy();
       else if (unfinished && socket.writable && !refusedConnections.has(socket)) {
         refusedConnections.add(socket);
-        writeAfter(socket, answerOf(refusal, withPeer(refusedRequestFrom(unfinished), socket), shapeFor), underWay.filter((request) => request !== unfinished), this);
+        const request = refusedRequestFrom(unfinished);
+        writeAfter(socket, answerOf(refusal, withPeer(request, socket), shapeFor), underWay.filter((each) => each !== unfinished), this);
+        refused?.(reportOf(refusal, 'shutdown', request, socket));
       }
     }
   }
@@ -158,7 +194,8 @@ const refusedConnections = new WeakSet<Socket>();
  * once those answers are sent, so a request that was taken is never answered by the refusal of
  * what followed it.
  */
-export function answerClientError(error: ParserError, socket: Socket, shapeFor?: RefusalShape, open?: OpenRequests, allowedAt?: (path: string) => string[]): void {
+export function answerClientError(error: ParserError, socket: Socket, refusals: Partial<ConnectionRefusals> = {}): void {
+  const { shapeFor, openRequests: open, allowedAt } = refusals;
   // A reset or already closed connection has nobody to answer.
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
   if (!socket.writable) {
@@ -175,6 +212,7 @@ export function answerClientError(error: ParserError, socket: Socket, shapeFor?:
   const apiError = fromParser(error, refused, allowedAt);
   const answer = answerOf(apiError, refused && withPeer(refused, socket), shapeFor);
   writeAfter(socket, answer, underWay.filter((request) => request !== unfinished), open);
+  refusals.refused?.(reportOf(apiError, error.code ?? 'unknown', refused, socket));
 }
 
 /** Writes `answer` and closes the connection once the answers of `before` (taken earlier on it) are sent. */
@@ -205,9 +243,11 @@ function writeRefusal(socket: Socket, answer: RawAnswer): void {
  * Node's 'checkExpectation' (an Expect other than 100-continue): a 417 in the envelope, in the
  * route's own shape where it has one, instead of Node's empty 417. The request is not routed.
  */
-export function answerUnmetExpectation(request: IncomingMessage, response: ServerResponse, shapeFor?: RefusalShape): void {
+export function answerUnmetExpectation(request: IncomingMessage, response: ServerResponse, { shapeFor, refused }: Pick<ConnectionRefusals, 'shapeFor' | 'refused'> = {}): void {
   const apiError = expectationFailed(`Expect: ${request.headers.expect} cannot be met; only 100-continue is supported`);
-  const answer = answerOf(apiError, withPeer(refusedRequestFrom(request), request.socket), shapeFor);
+  const refusedRequest = refusedRequestFrom(request);
+  const answer = answerOf(apiError, withPeer(refusedRequest, request.socket), shapeFor);
+  refused?.(reportOf(apiError, 'expectation', refusedRequest, request.socket));
   response.shouldKeepAlive = false;
   response.writeHead(answer.status, { ...answer.headers, 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(answer.body) });
   response.end(answer.body);

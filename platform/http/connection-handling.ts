@@ -1,16 +1,9 @@
 import type { Server } from 'node:http';
 import type { FastifyHttpOptions, FastifyInstance } from 'fastify';
-import { answerClientError, answerUnmetExpectation, type OpenRequests, type RefusalShape } from './client-errors.js';
+import { answerClientError, answerUnmetExpectation, type ConnectionRefusals } from './client-errors.js';
 import { keepPeerAddresses } from './client-key.js';
 import { answerConnectRequests } from './connect-requests.js';
 import { shuttingDown } from './request-guards.js';
-
-/** How a server's connection-level refusals are answered: in a route's shape where it has one, and the methods a path takes. */
-export interface ConnectionRefusals {
-  openRequests: OpenRequests;
-  shapeFor?: RefusalShape;
-  allowedAt?: (path: string) => string[];
-}
 
 /**
  * Fastify's server options for answering what Node refuses before any route runs in the
@@ -24,7 +17,7 @@ export interface ConnectionRefusals {
  */
 export function connectionOptions(requestTimeoutMs: number, refusals: ConnectionRefusals) {
   return {
-    clientErrorHandler: (error, socket) => answerClientError(error, socket, refusals.shapeFor, refusals.openRequests, refusals.allowedAt),
+    clientErrorHandler: (error, socket) => answerClientError(error, socket, refusals),
     requestTimeout: requestTimeoutMs,
     http: {
       requireHostHeader: false,
@@ -47,8 +40,8 @@ export function handleConnections(app: FastifyInstance, refusals: ConnectionRefu
   refusals.openRequests.watch(app.server);
   // Requests still arriving when the drain is over are not waited for (OpenRequests.refuseArriving).
   app.addHook('preClose', (done) => {
-    refusals.openRequests.refuseArriving(shuttingDown(), refusals.shapeFor);
+    refusals.openRequests.refuseArriving(shuttingDown(), refusals);
     done();
   });
-  app.server.on('checkExpectation', (request, response) => answerUnmetExpectation(request, response, refusals.shapeFor));
+  app.server.on('checkExpectation', (request, response) => answerUnmetExpectation(request, response, refusals));
 }

@@ -15,6 +15,12 @@ export function createMetrics() {
       buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
       registers: [registry],
     }),
+    httpRefusedBeforeRouting: new Counter({
+      name: 'http_requests_refused_before_routing_total',
+      help: 'Requests answered by the connection layer before any route ran (malformed, too large, too slow, an unmet Expect, arriving at shutdown): not in http_request_duration_seconds; by status and cause (the parser error code, expectation or shutdown)',
+      labelNames: ['status', 'cause'] as const,
+      registers: [registry],
+    }),
     eventsProduced: new Counter({
       name: 'events_produced_total',
       help: 'Events appended to the log, by topic and event type',

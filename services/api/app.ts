@@ -9,6 +9,7 @@ import { requestForLog } from '../../platform/http/loggable-url.js';
 import { errorHandling, methodsAt, renderError } from '../../platform/http/error-handler.js';
 import { answeringOutsideRoutes, onAnswered } from '../../platform/http/answered-requests.js';
 import { httpMetrics, metricsTokenThrottle } from '../../platform/http/metrics-plugin.js';
+import { reportRefusals } from '../../platform/http/refusal-report.js';
 import { requestGuards } from '../../platform/http/request-guards.js';
 import type { Runtime } from '../../platform/runtime.js';
 import { commandExecutor, type CommandExecutor } from '../admin/command-executor.js';
@@ -56,7 +57,12 @@ export async function buildApp({ runtime, logger = false, commands, replays, pos
   const sessions = adminToken ? adminSessions(adminToken) : undefined;
   // The app itself, once built: a request the parser refuses for its method is answered from its routes.
   let routes: FastifyInstance | undefined;
-  const connectionRefusals = { openRequests: new OpenRequests(), shapeFor: parserRefusals, allowedAt: (path: string) => methodsAt(routes!, path) };
+  const connectionRefusals = {
+    openRequests: new OpenRequests(),
+    shapeFor: parserRefusals,
+    allowedAt: (path: string) => methodsAt(routes!, path),
+    refused: reportRefusals(runtime.metrics, () => routes?.log),
+  };
   const app = Fastify({
     // A credential put in a query string by mistake never reaches the access log.
     logger: typeof logger === 'object' ? { ...logger, serializers: { req: requestForLog([runtime.config.adminToken, runtime.config.metricsToken]) } } : logger,

@@ -4,6 +4,7 @@ import { connectionOptions, handleConnections } from '../../platform/http/connec
 import { errorHandling, methodsAt } from '../../platform/http/error-handler.js';
 import { listenOrRefuse } from '../../platform/http/listen.js';
 import { httpMetrics, metricsTokenThrottle } from '../../platform/http/metrics-plugin.js';
+import { reportRefusals } from '../../platform/http/refusal-report.js';
 import { requestGuards } from '../../platform/http/request-guards.js';
 import type { Runtime } from '../../platform/runtime.js';
 import { healthRoutes } from '../api/routes/health/index.js';
@@ -19,7 +20,7 @@ export async function serveProjectorHttp(runtime: Runtime, health: ProjectionHea
   // Answered as the API's port answers what Node refuses (a malformed head, CONNECT, a stalled
   // request, a client that half-closes): in the envelope, and never a crash or a held connection.
   let routes: FastifyInstance | undefined;
-  const refusals = { openRequests: new OpenRequests(), allowedAt: (path: string) => methodsAt(routes!, path) };
+  const refusals = { openRequests: new OpenRequests(), allowedAt: (path: string) => methodsAt(routes!, path), refused: reportRefusals(runtime.metrics, () => undefined) };
   const app = Fastify({ logger: false, ...connectionOptions(runtime.config.requestTimeoutMs, refusals) });
   routes = app;
   handleConnections(app, refusals);

@@ -90,6 +90,26 @@ describe('access log', () => {
     expect(after).toEqual(before.map((count) => count + 1));
   });
 
+  it('logs and counts what the HTTP parser refuses before Fastify sees it: a malformed request line, a head too large, an unmet Expect', async () => {
+    const port = Number(new URL(api.url).port);
+    const marker = randomBytes(6).toString('hex');
+    const refused = [
+      { request: `GET /${marker}/bad x HTTP/1.1\r\nHost: a\r\n\r\n`, status: 400, cause: 'HPE_INVALID_CONSTANT', path: `/${marker}/bad` },
+      { request: `GET /${marker}/large HTTP/1.1\r\nHost: a\r\nX-Big: ${'b'.repeat(20_000)}\r\n\r\n`, status: 431, cause: 'HPE_HEADER_OVERFLOW', path: `/${marker}/large` },
+      { request: `POST /${marker}/expect?token=${ADMIN_TOKEN} HTTP/1.1\r\nHost: a\r\nExpect: 200-ok\r\nContent-Length: 2\r\nConnection: close\r\n\r\n`, status: 417, cause: 'expectation', path: `/${marker}/expect` },
+    ];
+    const before = await Promise.all(refused.map(async ({ status, cause }) => (await refusedCount(String(status), cause)) ?? 0));
+    for (const { request, status, cause, path } of refused) {
+      expect((await rawHttp(port, request)).status).toBe(status);
+      const entry = await api.waitForLog((line) => (line.refusal as { path?: string } | undefined)?.path === path);
+      expect(entry).toMatchObject({ msg: 'request refused before routing', refusal: { status, cause, remoteAddress: '127.0.0.1' } });
+    }
+    const after = await Promise.all(refused.map(async ({ status, cause }) => (await refusedCount(String(status), cause)) ?? 0));
+    expect(after).toEqual(before.map((count) => count + 1));
+    // The query (where a credential may be by mistake) is not logged.
+    expect(api.output()).not.toContain(ADMIN_TOKEN);
+  });
+
   it('says why a postback was answered 503 (the service\'s trouble, not the partner\'s), with its correlation id', async () => {
     const configured = await fetch(`${api.url}/admin/commands/partner:configure`, {
       method: 'POST',
@@ -110,6 +130,15 @@ describe('access log', () => {
     expect(line).toMatchObject({ level: 40, reason: extra.reason, correlation_id: extra.correlation_id, event_logged: false });
   });
 });
+
+/** The count of requests refused before routing with `status` for `cause`, as /metrics shows it (undefined when there is none yet). */
+async function refusedCount(status: string, cause: string): Promise<number | undefined> {
+  const scraped = await fetch(`${api.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
+  expect(scraped.status).toBe(200);
+  const series = `http_requests_refused_before_routing_total{status="${status}",cause="${cause}"} `;
+  const line = (await scraped.text()).split('\n').find((each) => each.startsWith(series));
+  return line === undefined ? undefined : Number(line.slice(series.length));
+}
 
 /** The request count of GET answers on `route` with `status`, as /metrics shows it (undefined when there is none yet). */
 async function scrapedCount(route: string, status: string): Promise<number | undefined> {

@@ -17,6 +17,7 @@ import { PROTOCOL, postbackWorld, postPostback } from '../support/postback-world
 import { replayProjection } from '../support/replay.js';
 import { runCli } from '../support/cli.js';
 import { appendServe, appendServes, projectedServes } from '../support/serves.js';
+import { mintCode } from '../../commands/offers/link-register.js';
 import { details } from '../support/serving-fixtures.js';
 import { tableChecksum } from '../../platform/projection/checksum.js';
 
@@ -101,6 +102,26 @@ describe.each([['kafka'], ['sql']] as const)('postbacks on the %s log', (eventLo
       // Another partner's postback for it is refused, as for a served card.
       const foreign = await postPostback(t.app, world.otherPartner, { event_name: 'purchase', event_id: id(), offer_instance_id: instance });
       expectRejection(foreign, 'foreign_attribution');
+    });
+
+    it("attributes through a registered link that names a served card as that card: the card's application and environment, with or beside its id", async () => {
+      const card = await appendServe(t.runtime, { offer_id: world.cpaOffer, application_id: world.application, environment: 'test' });
+      const code = mintCode('short_code');
+      await world.admin.run('link:register', { offer_id: world.cpaOffer, shape: 'short_code', code, offer_instance_id: card.offer_instance_id, target_url: 'https://shop.example/reg' });
+      const clickId = await world.clickOn({ shape: 'short_code', code });
+      const click = (await t.runtime.db.query('SELECT offer_instance_id, application_id, environment FROM clicks WHERE svc_click_id = $1', [clickId])).rows[0];
+      expect(click).toEqual({ offer_instance_id: card.offer_instance_id, application_id: world.application, environment: 'test' });
+      for (const attribution of [
+        { svc_tracking_id: code },
+        { svc_tracking_id: code, offer_instance_id: card.offer_instance_id },
+        { svc_click_id: clickId, offer_instance_id: card.offer_instance_id },
+      ]) {
+        const response = await post({ event_name: 'purchase', event_id: id(), ...attribution });
+        expect(response.statusCode, response.body).toBe(200);
+        expect(response.json().data.attribution).toMatchObject({ offer_id: world.cpaOffer, offer_instance_id: card.offer_instance_id });
+        // A test card's conversion stays a test one, paid to the card's application.
+        expect(await conversion(response.json().data.correlation_id)).toMatchObject({ application_id: world.application, environment: 'test' });
+      }
     });
 
     it('explains a refusal naming non-ASCII text in SVC-Error-Detail, escaped', async () => {

@@ -5,7 +5,7 @@ import type { TrackedLinkRef, TrackedLinkShape } from './parse-link.js';
 import { findTrackedLinkTarget } from './queries.js';
 import { offersProjection } from '../projection.js';
 import { servesProjection } from '../../serves/projection.js';
-import { findServeByLinkCode } from '../../serves/queries.js';
+import { findServeByLinkCode, findServedInstances } from '../../serves/queries.js';
 import type { ServedInstanceRow } from '../../serves/evolve.js';
 import type { LinkClicked } from '../../../schemas/generated/events.js';
 
@@ -47,15 +47,20 @@ export async function findLinkTarget(
   }
   const registered = await findTrackedLinkTarget(sql, link);
   if (!registered) return undefined;
+  // An instance_uuid link is its instance (the command stores the code as offer_instance_id).
+  const offerInstanceId = registered.offer_instance_id ?? (link.shape === 'instance_uuid' ? link.code : null);
+  // A link naming a served card is that card's (link:register checks its offer and application):
+  // its clicks and conversions take the card's application and environment, so a test card's stay
+  // test ones and the card's own id sent beside the link names the same card.
+  const [card] = offerInstanceId === null ? [] : await findServedInstances(sql, [offerInstanceId]);
   return {
     shape: link.shape,
     code: link.code,
     offer_id: registered.offer_id,
-    // An instance_uuid link is its instance (the command stores the code as offer_instance_id).
-    offer_instance_id: registered.offer_instance_id ?? (link.shape === 'instance_uuid' ? link.code : null),
-    application_id: registered.application_id,
-    // Registered links are issued by operators for production traffic.
-    environment: 'live',
+    offer_instance_id: offerInstanceId,
+    application_id: card?.application_id ?? registered.application_id,
+    // Other registered links are issued by operators for production traffic.
+    environment: card?.environment ?? 'live',
     destination: registered.target_url,
   };
 }

@@ -50,7 +50,7 @@ export function linkRegisteredEvent(input: LinkInput, now: Date): TrackedLinkReg
   const code = input.code ?? mintCode(shape);
   if (shapeOfCode(code) !== shape) {
     const expected = { short_code: '8 letters or digits', instance_uuid: 'a canonical lowercase UUID', static_path: 'st_ followed by letters, digits, _ or -' }[shape];
-    throw new CommandInputError('code', `"${code}" does not have the shape of a ${shape} link's code (${expected})`);
+    throw new CommandInputError('code', `"${code}" does not have the shape of ${shape === 'instance_uuid' ? 'an' : 'a'} ${shape} link's code (${expected})`);
   }
   const targetProblem = input.target_url === undefined ? undefined : redirectProblem(input.target_url);
   if (targetProblem) throw new CommandInputError('target_url', targetProblem);

@@ -172,7 +172,9 @@ describe('command event builders', () => {
 
   it('checks that a given code has the declared shape', () => {
     expect(() => linkRegisteredEvent({ offer_id: OFFER, shape: 'short_code', code: 'abc' }, now)).toThrow(expect.objectContaining({ field: 'code' }));
-    expect(() => linkRegisteredEvent({ offer_id: OFFER, shape: 'instance_uuid', code: OFFER.toUpperCase() }, now)).toThrow(expect.objectContaining({ field: 'code' }));
+    expect(() => linkRegisteredEvent({ offer_id: OFFER, shape: 'instance_uuid', code: OFFER.toUpperCase() }, now)).toThrow(
+      expect.objectContaining({ field: 'code', message: expect.stringContaining("does not have the shape of an instance_uuid link's code") }),
+    );
     expect(() => linkRegisteredEvent({ offer_id: OFFER, shape: 'instance_uuid', code: OFFER, offer_instance_id: PARTNER }, now)).toThrow(
       expect.objectContaining({ field: 'offer_instance_id' }),
     );

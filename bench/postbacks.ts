@@ -19,7 +19,7 @@ import { PROTOCOL, postbackWorld } from '../test/support/postback-world.js';
 import { offerServed } from '../test/support/serves.js';
 import { freePort, resolveStack, type StackEndpoints } from '../test/support/stack.js';
 import { openLoop } from './open-loop.js';
-import { PROJECTOR_MAIN, spawnService, startApi, stopService } from './server.js';
+import { PROJECTOR_MAIN, serveWithStaticAnswer, spawnService, startApi, startBenchServer, stopService } from './server.js';
 import { benchDatabase, rawKafkaProducer, type BenchRow } from './support.js';
 import { postbackLogKey } from '../commands/postbacks/log-key.js';
 
@@ -29,7 +29,8 @@ import { postbackLogKey } from '../commands/postbacks/log-key.js';
  * cards of a CPA offer. On Kafka (acks=all), decided by the ledger projection in a projector
  * process of its own (the headline: production runs PROJECTORS=separate) and in the API process
  * (inline); next to a raw idempotent kafkajs producer appending equivalent PostbackReceived events
- * one per send at the same concurrency. Also the embedded default (event log and ledger in PGlite).
+ * one per send at the same concurrency, and the ceiling of HTTP alone (httpCeiling). Also the
+ * embedded default (event log and ledger in PGlite).
  * For each: saturation (closed loop), then a fixed open-loop rate of TARGET_RATE a second (or 90%
  * of saturation when that is lower), then a check that the ledger holds exactly one conversion
  * per acknowledged postback. Settings: BENCH_SECONDS, BENCH_FIXED_SECONDS, BENCH_CONNECTIONS,
@@ -47,6 +48,7 @@ const BELOW_SATURATION = 0.9;
 const RAW_S = 5;
 const SERVE_BATCH = 2_000;
 const KEY_HASH_SECRET = 'bench-key-hash-secret-0123456789abcdef';
+const STATIC_ROLE = 'postbacks-static';
 
 const progress = (line: string) => process.stderr.write(`bench postbacks: ${line}\n`);
 
@@ -244,6 +246,30 @@ async function rawProducer(stack: StackEndpoints, prefix: string, world: World):
   }
 }
 
+/**
+ * The ceiling of HTTP alone on this machine: the API's app (every hook it runs) in a process of
+ * its own, with a route that takes the same postback requests (headers, JSON bodies) from the same
+ * client at the same concurrency and sends back an accepted answer's bytes, appending and deciding
+ * nothing. No postback route can answer faster than this one.
+ */
+async function httpCeiling(env: Record<string, string>, world: World): Promise<number> {
+  const server = await startBenchServer(import.meta.url, STATIC_ROLE, env);
+  try {
+    const url = `${server.base}/bench/static-postback`;
+    const answer = {
+      code: 'SUCCESS', message: '', extra: {},
+      data: { result: 'accepted', correlation_id: uuidV7(), attribution: { matched_by: 'offer_instance_id', offer_id: world.offer, offer_instance_id: world.instances[0] }, ledger_position: { partition: 3, offset: '1187' } },
+    };
+    const stored = await fetch(url, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(answer) });
+    if (!stored.ok) throw new Error(`the static route refused its answer: ${stored.status}`);
+    const body = postbackBodies(world, `static-${randomBytes(3).toString('hex')}`);
+    const warm = await saturate(url, body, CONNECTIONS, Math.max(CONNECTIONS * 10, 1_000));
+    return (await saturate(url, body, CONNECTIONS, Math.max(CONNECTIONS * 10, Math.round(warm.perSecond * SATURATION_S)))).perSecond;
+  } finally {
+    await stopService(server.child);
+  }
+}
+
 async function kafkaRows(stack: StackEndpoints): Promise<BenchRow[]> {
   const database = await benchDatabase(stack);
   const env = {
@@ -260,6 +286,8 @@ async function kafkaRows(stack: StackEndpoints): Promise<BenchRow[]> {
     const world = await buildWorld(runtime);
     progress(`kafka: raw producer baseline, ${CONNECTIONS} callers, ${RAW_S} s`);
     const raw = { name: `raw kafkajs producer, PostbackReceived one per send, ${CONNECTIONS} in flight`, perSecond: await rawProducer(stack, env.TOPIC_PREFIX, world) };
+    progress(`kafka: HTTP ceiling, a static answer of the same app, ${CONNECTIONS} connections, about ${SATURATION_S} s`);
+    const ceiling = await httpCeiling(env, world);
 
     progress('kafka: starting the API (PROJECTORS=separate)');
     let base = `http://127.0.0.1:${await freePort()}`;
@@ -277,7 +305,11 @@ async function kafkaRows(stack: StackEndpoints): Promise<BenchRow[]> {
     const check = await ledgerCheck(runtime, world, 'kafka', {
       acknowledged: separate.acknowledged + inline.acknowledged, non2xx: separate.non2xx + inline.non2xx, errors: separate.errors + inline.errors,
     });
-    return [...separate.rows, ...inline.rows, check];
+    const ceilingRow: BenchRow = {
+      backend: 'kafka', decisions: 'none (HTTP only)', measure: `saturation (${CONNECTIONS} connections): the API's app answering a static accepted answer to the same requests`,
+      per_second: ceiling, target: '',
+    };
+    return [...separate.rows, ...inline.rows, ceilingRow, check];
   } finally {
     await stopService(api);
     await stopService(projector);
@@ -326,3 +358,5 @@ export async function run(): Promise<BenchRow[]> {
   progress(`done in ${Math.round((performance.now() - started) / 1000)} s`);
   return rows;
 }
+
+if (process.env.BENCH_ROLE === STATIC_ROLE) await serveWithStaticAnswer('/bench/static-postback', 'POST');

@@ -14,6 +14,7 @@ import { dropKafkajsNegativeTimeoutWarnings } from './kafkajs-timer-warning.js';
 import { restartingProducer } from './restarting-producer.js';
 import { openBoundedRead } from './bounded-read.js';
 import { EventTooLargeError, type AppendOptions, type AppendedEvent, type EventLog, type NewEvent, type TopicPartitionOffset } from './event-log.js';
+import { BackendUnavailableError } from '../startup.js';
 
 export interface KafkaLogOptions {
   brokers: string[];
@@ -59,6 +60,8 @@ export async function kafkaEventLog(codec: EventCodec, options: KafkaLogOptions)
   try {
     await codec.prepare(physical);
   } catch (error) {
+    // The registry refusing a schema says what to do itself; anything else is a registry to check.
+    if (error instanceof BackendUnavailableError) throw error;
     throw new Error(`registering the event schemas with the schema registry failed: ${(error as Error).message}`, { cause: error });
   }
   const admin: Admin = kafka.admin();

@@ -3,6 +3,7 @@ import type avro from 'avsc';
 import { COMPATIBILITY as LEVELS, SchemaRegistry, SchemaType } from '@kafkajs/confluent-schema-registry';
 import { wireCodec, type EventCodec } from './codec.js';
 import type { KnownSchema } from './schema-catalog.js';
+import { BackendUnavailableError, printable } from '../startup.js';
 
 /**
  * How long one registry request may take. Without it a registry that accepts connections and
@@ -46,6 +47,53 @@ function lostCompatibilityRace(error: unknown): boolean {
   return status === 409 && typeof url === 'string' && /^put \S*\/config\//i.test(url);
 }
 
+/** The registry refused a version as incompatible with the subject's (409 on POST /subjects/…/versions). */
+function refusedAsIncompatible(error: unknown): boolean {
+  if (!error || typeof error !== 'object') return false;
+  const { status, url } = error as { status?: unknown; url?: unknown };
+  return status === 409 && typeof url === 'string' && /^post \S*\/subjects\/[^/]+\/versions$/i.test(url);
+}
+
+/** A subject whose compatibility is another level than ours (one an operator chose). */
+class CompatibilityMismatch extends Error {
+  constructor(readonly level: string) {
+    super(`compatibility ${level}, not ${COMPATIBILITY}`);
+  }
+}
+
+/** The level the library's check found instead of ours ("… (BACKWARD != FULL)"), or undefined. */
+function mismatchedLevel(error: unknown): string | undefined {
+  if (error instanceof CompatibilityMismatch) return error.level;
+  if (!(error instanceof Error) || error.name !== 'ConfluentSchemaRegistryCompatibilityError') return undefined;
+  return /\(\w+ != (\w+)\)$/.exec(error.message)?.[1];
+}
+
+/**
+ * The registry refusing this build's schema, as a start-up says it: which subject and file, the
+ * registry's reason, and what to do. It read as a backend to check before (the start named
+ * KAFKA_BROKERS and said to check that Kafka runs). Other failures are given back as they are.
+ */
+function asRefusal(registryUrl: string, subject: string, schema: KnownSchema, error: unknown): unknown {
+  const setting = `SCHEMA_REGISTRY_URL (${printable(registryUrl)})`;
+  if (refusedAsIncompatible(error)) {
+    const reason = (error as Error).message.replace(/^offer-ledger - /, '');
+    return new BackendUnavailableError(
+      setting,
+      `the registry refuses this build's schemas/${schema.path} as incompatible (${COMPATIBILITY}) with the latest version of subject ${subject}: ${reason}`,
+      'either this build changed the schema so that events written before cannot be read with it (a field added without a default, a type changed: `npm run -s schemas:check` names it), so make the change compatible; or another build registered that latest version, and its events cannot be read by this one: run that build, or delete that version from the subject if no event was written with it',
+    );
+  }
+  const level = mismatchedLevel(error);
+  if (level !== undefined) {
+    return new BackendUnavailableError(
+      setting,
+      `subject ${subject} has compatibility ${level}, not ${COMPATIBILITY}`,
+      `set it to ${COMPATIBILITY} (PUT /config/<subject> {"compatibility":"${COMPATIBILITY}"}) and start again: each new version of the service's schemas must read the events of the one before`,
+    );
+  }
+  return error;
+}
+
 /** After a conflicting compatibility write, how often and how far apart its level is read before it counts as another's. */
 const CONFLICT_LOOKS = 5;
 const CONFLICT_LOOK_INTERVAL_MS = 200;
@@ -77,17 +125,21 @@ export function registryCodec(registryUrl: string, schemas: Map<string, KnownSch
       await delay(CONFLICT_LOOK_INTERVAL_MS);
       level = await compatibilityOf(subject);
     }
-    if (level !== COMPATIBILITY) throw new Error(`subject ${subject} has compatibility ${level}, not ${COMPATIBILITY}; set it to ${COMPATIBILITY} in the schema registry and start again`);
+    if (level !== COMPATIBILITY) throw new CompatibilityMismatch(level);
   };
   const register = (subject: string, schema: KnownSchema) => registry.register({ type: SchemaType.AVRO, schema: schema.text }, { subject, compatibility: COMPATIBILITY });
   return wireCodec(schemas, {
     async idForSubject(subject, schema) {
       try {
-        return (await register(subject, schema)).id;
+        try {
+          return (await register(subject, schema)).id;
+        } catch (error) {
+          if (!lacksOwnCompatibility(error) && !lostCompatibilityRace(error)) throw error;
+          await ensureCompatibility(subject);
+          return (await register(subject, schema)).id;
+        }
       } catch (error) {
-        if (!lacksOwnCompatibility(error) && !lostCompatibilityRace(error)) throw error;
-        await ensureCompatibility(subject);
-        return (await register(subject, schema)).id;
+        throw asRefusal(registryUrl, subject, schema, error);
       }
     },
     async schemaById(schemaId) {

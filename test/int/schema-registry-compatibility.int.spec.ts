@@ -2,6 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, inject, it } from 'vitest';
 import { registryCodec } from '../../platform/events/registry-codec.js';
 import { loadSchemaCatalog } from '../../platform/events/schema-catalog.js';
+import { testEnvironment } from '../support/app.js';
+import { startServiceProcess } from '../support/child-process.js';
+import { createTestDatabase } from '../support/database.js';
 
 /**
  * The client library registers a subject's first version and then sets its compatibility. A
@@ -33,7 +36,7 @@ describe('registering on a subject that has no compatibility of its own', () => 
     await fetch(`${registry}/subjects/${encodeURIComponent(chosenSubject)}/versions`, { method: 'POST', headers, body: JSON.stringify({ schema: schema.text }) });
     await fetch(`${registry}/config/${encodeURIComponent(chosenSubject)}`, { method: 'PUT', headers, body: JSON.stringify({ compatibility: 'FULL' }) });
     const chosenPrefix = chosen.slice(0, -'accounts'.length);
-    await expect(registryCodec(registry, schemas).prepare((name) => `${chosenPrefix}${name}`)).rejects.toThrow(/BACKWARD != FULL/);
+    await expect(registryCodec(registry, schemas).prepare((name) => `${chosenPrefix}${name}`)).rejects.toThrow(`SCHEMA_REGISTRY_URL (${registry}): subject ${chosenSubject} has compatibility FULL, not BACKWARD; set it to BACKWARD`);
   });
 
   // Apicurio answers a PUT of a subject's compatibility with 409 ("A rule named 'COMPATIBILITY'
@@ -47,6 +50,45 @@ describe('registering on a subject that has no compatibility of its own', () => 
       expect(results.filter((result) => result.status === 'rejected')).toEqual([]);
       const config = await fetch(`${registry}/config/${encodeURIComponent(`${prefix}accounts-${type}`)}`);
       expect(await config.json()).toMatchObject({ compatibilityLevel: 'BACKWARD' });
+    }
+  });
+});
+
+/**
+ * Someone else's version under one of our subjects that this build's schema cannot read (here a
+ * field's type changed): the registry refuses ours as incompatible. The start stops there, saying
+ * which subject and file, the registry's reason and what to do; it named KAFKA_BROKERS and said
+ * to check that Kafka runs.
+ */
+describe('a start on a subject whose latest version this build cannot read', () => {
+  const registry = inject('stack').schemaRegistryUrl.replace(/\/$/, '');
+  const schemas = loadSchemaCatalog();
+  const type = 'offerledger.catalog.CatalogEntryRemoved';
+  const ours = schemas.get(type)!;
+  const headers = { 'content-type': 'application/vnd.schemaregistry.v1+json' };
+
+  it('is refused, exit 4, in one line naming the subject, the file, the reason and what to do', async () => {
+    const prefix = `compat-${randomUUID()}.`;
+    const subject = `${prefix}catalog-${type}`;
+    const theirs = { ...ours.schema, fields: ours.schema.fields.map((field) => (field.name === 'entry_id' ? { ...field, type: 'int' } : field)) };
+    const posted = await fetch(`${registry}/subjects/${encodeURIComponent(subject)}/versions`, { method: 'POST', headers, body: JSON.stringify({ schema: JSON.stringify(theirs) }) });
+    expect(posted.status, await posted.text()).toBe(200);
+    await fetch(`${registry}/config/${encodeURIComponent(subject)}`, { method: 'PUT', headers, body: JSON.stringify({ compatibility: 'BACKWARD' }) });
+
+    const database = await createTestDatabase();
+    try {
+      const projector = startServiceProcess('services/projector/main.ts', testEnvironment(database, prefix, { eventLog: 'kafka', env: { LOG_LEVEL: 'info' } }));
+      expect(await projector.exited).toBe(4);
+      const said = projector.output().split('\n').filter((line) => line.startsWith('error: '));
+      expect(said).toHaveLength(1);
+      expect(said[0]).toContain(`SCHEMA_REGISTRY_URL (${registry}): the registry refuses this build's schemas/catalog/CatalogEntryRemoved.avsc as incompatible (BACKWARD) with the latest version of subject ${subject}: `);
+      // The registry's own reason, and both ways out.
+      expect(said[0]).toMatch(/entry_id|fields\/1/);
+      expect(said[0]).toContain('make the change compatible');
+      expect(said[0]).toContain('run that build');
+      expect(said[0]).not.toContain('KAFKA_BROKERS');
+    } finally {
+      await database.drop();
     }
   });
 });

@@ -2,8 +2,13 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { listSchemaFiles, schemasRoot } from '../files.js';
 import { renderTypes } from './typescript.js';
+import { readVersions, renderVersions, unreadableVersions, unrecordedSchemas, versionsPath, withCurrentVersions } from './versions.js';
 
-/** `generate` writes schemas/generated/events.ts; `check` exits 1 when that file is stale. */
+/**
+ * `generate` writes schemas/generated/events.ts and records each changed schema as a new version
+ * of its type in schemas/versions.json; `check` exits 1 when either is stale. Both exit 1 when a
+ * schema cannot read events written with an earlier version of its type, naming it and why.
+ */
 const generatedPath = join(schemasRoot, 'generated', 'events.ts');
 
 export function isGeneratedCurrent(): boolean {
@@ -14,21 +19,48 @@ export function isGeneratedCurrent(): boolean {
   }
 }
 
+/** Says each schema that cannot read an earlier version of its type; true when there is none. */
+function compatible(files: ReturnType<typeof listSchemaFiles>, versions: ReturnType<typeof readVersions>): boolean {
+  const problems = unreadableVersions(files, versions);
+  for (const problem of problems) process.stderr.write(`${problem}\n`);
+  if (problems.length > 0) {
+    process.stderr.write('events of every earlier version stay in the log and must still decode: give an added field a default, and keep a field\'s type (or change it only to one Avro promotes it to)\n');
+  }
+  return problems.length === 0;
+}
+
 if (import.meta.url === `file://${process.argv[1]}`) {
   if (process.argv.includes('--help') || process.argv.includes('-h')) {
-    process.stdout.write('usage: npm run schemas:generate | npm run schemas:check\ngenerate writes schemas/generated/events.ts (TypeScript types of the Avro schemas in schemas/); check exits 1 when that file is stale.\n');
+    process.stdout.write(
+      'usage: npm run schemas:generate | npm run schemas:check\ngenerate writes schemas/generated/events.ts (TypeScript types of the Avro schemas in schemas/) and records a changed schema as a new version of its type in schemas/versions.json; check exits 1 when either is stale. Both exit 1 when a schema cannot read events written with an earlier version of its type.\n',
+    );
     process.exit(0);
   }
   const mode = process.argv[2] ?? 'generate';
+  const files = listSchemaFiles();
+  const versions = readVersions();
+  if (!compatible(files, versions)) process.exit(1);
   if (mode === 'check') {
+    let current = true;
     if (!isGeneratedCurrent()) {
       process.stderr.write('schemas/generated/events.ts is stale: run `npm run schemas:generate` and commit the result\n');
-      process.exit(1);
+      current = false;
     }
-    process.stdout.write('schemas/generated/events.ts is current\n');
+    const unrecorded = unrecordedSchemas(files, versions);
+    if (unrecorded.length > 0) {
+      process.stderr.write(`schemas/versions.json lacks the current version of ${unrecorded.map((file) => `schemas/${file.path}`).join(', ')}: run \`npm run schemas:generate\` and commit the result\n`);
+      current = false;
+    }
+    if (!current) process.exit(1);
+    process.stdout.write('schemas/generated/events.ts and schemas/versions.json are current, and every schema reads its earlier versions\n');
   } else {
     mkdirSync(join(schemasRoot, 'generated'), { recursive: true });
-    writeFileSync(generatedPath, renderTypes(listSchemaFiles()));
+    writeFileSync(generatedPath, renderTypes(files));
     process.stdout.write(`wrote ${generatedPath.slice(schemasRoot.length - 'schemas/'.length)}\n`);
+    const unrecorded = unrecordedSchemas(files, versions);
+    if (unrecorded.length > 0) {
+      writeFileSync(versionsPath, renderVersions(withCurrentVersions(files, versions)));
+      for (const file of unrecorded) process.stdout.write(`recorded a new version of ${file.fullName} (schemas/${file.path}) in schemas/versions.json\n`);
+    }
   }
 }

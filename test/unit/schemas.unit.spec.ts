@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { listSchemaFiles } from '../../schemas/files.js';
 import { isGeneratedCurrent } from '../../schemas/codegen/generate.js';
+import { readVersions, unreadableVersions, unrecordedSchemas, withCurrentVersions } from '../../schemas/codegen/versions.js';
 import { encodeChecked, loadSchemaCatalog } from '../../platform/events/schema-catalog.js';
 import { toWireFormat, WIRE_HEADER_LENGTH, wireSchemaId } from '../../platform/events/wire-format.js';
 import { EventType, eventTopic } from '../../schemas/generated/events.js';
@@ -9,6 +10,44 @@ import { EventType, eventTopic } from '../../schemas/generated/events.js';
 describe('event schemas', () => {
   it('generated TypeScript types match the .avsc files', () => {
     expect(isGeneratedCurrent()).toBe(true);
+  });
+
+  it('every schema is recorded as the latest version of its type, and reads every earlier one', () => {
+    const files = listSchemaFiles();
+    const versions = readVersions();
+    expect(unrecordedSchemas(files, versions)).toEqual([]);
+    expect(unreadableVersions(files, versions)).toEqual([]);
+    // OfferUpserted's v1 (before destination_url) is among them: its events are in logs.
+    expect(versions[EventType.OfferUpserted]!.map((version) => version.fields.some((field) => field.name === 'destination_url'))).toEqual([false, true]);
+  });
+
+  it('names a schema edited so that it cannot read its earlier versions: a field added without a default, a type changed', () => {
+    const files = listSchemaFiles();
+    const versions = readVersions();
+    const edited = (change: (file: (typeof files)[number]) => (typeof files)[number]) =>
+      files.map((file) => (file.fullName === EventType.CatalogEntryRemoved ? change(file) : file));
+    const added = edited((file) => ({ ...file, schema: { ...file.schema, fields: [...file.schema.fields, { name: 'operator', type: 'string', doc: 'Who removed it.' }] } }));
+    expect(unreadableVersions(added, versions)).toEqual([
+      `schemas/catalog/CatalogEntryRemoved.avsc cannot read events written with version 1 of ${EventType.CatalogEntryRemoved}: field operator was added without a default`,
+    ]);
+    const retyped = edited((file) => ({ ...file, schema: { ...file.schema, fields: file.schema.fields.map((field) => (field.name === 'entry_id' ? { ...field, type: 'int' } : field)) } }));
+    expect(unreadableVersions(retyped, versions)).toEqual([
+      `schemas/catalog/CatalogEntryRemoved.avsc cannot read events written with version 1 of ${EventType.CatalogEntryRemoved}: field entry_id: cannot read "string" as "int"`,
+    ]);
+    // A field added with a default reads them; it is then a version to record, and only it.
+    const defaulted = edited((file) => ({ ...file, schema: { ...file.schema, fields: [...file.schema.fields, { name: 'operator', type: ['null', 'string'], default: null, doc: 'Who removed it.' }] } }));
+    expect(unreadableVersions(defaulted, versions)).toEqual([]);
+    expect(unrecordedSchemas(defaulted, versions).map((file) => file.fullName)).toEqual([EventType.CatalogEntryRemoved]);
+    expect(withCurrentVersions(defaulted, versions)[EventType.CatalogEntryRemoved]).toHaveLength(2);
+    // A later edit is checked against every version, not only the latest: v1 had no operator.
+    const recorded = withCurrentVersions(defaulted, versions);
+    const tightened = edited((file) => ({ ...file, schema: { ...file.schema, fields: [...file.schema.fields, { name: 'operator', type: 'string', doc: 'Who removed it.' }] } }));
+    expect(unreadableVersions(tightened, recorded)).toHaveLength(2);
+  });
+
+  it('a doc edited is no new version', () => {
+    const files = listSchemaFiles().map((file) => ({ ...file, schema: { ...file.schema, doc: `${file.schema.doc ?? ''} (edited)` } }));
+    expect(unrecordedSchemas(files, readVersions())).toEqual([]);
   });
 
   it('every event is a namespaced record named in the past tense, with a doc on every field', () => {

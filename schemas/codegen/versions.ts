@@ -1,0 +1,81 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import avro from 'avsc';
+import { schemasRoot, type AvroRecordSchema, type SchemaFile } from '../files.js';
+
+/**
+ * Every version each event schema has had, oldest first, by full Avro name: a log keeps events
+ * for good, so this build's schema of a type must read events written with any of them (Avro
+ * schema resolution, as the codecs read). The registry checks a new version against the latest
+ * only, at a process's start, and the embedded log not at all; this record lets
+ * `npm run schemas:check` refuse the change before it is run anywhere.
+ */
+export const versionsPath = join(schemasRoot, 'versions.json');
+
+export type RecordedVersions = Record<string, AvroRecordSchema[]>;
+
+export function readVersions(path = versionsPath): RecordedVersions {
+  return JSON.parse(readFileSync(path, 'utf8')) as RecordedVersions;
+}
+
+/** One line per version, so a new version is one added line. */
+export function renderVersions(versions: RecordedVersions): string {
+  const types = Object.entries(versions).map(([name, list]) => `  ${JSON.stringify(name)}: [\n${list.map((version) => `    ${JSON.stringify(version)}`).join(',\n')}\n  ]`);
+  return `{\n${types.join(',\n')}\n}\n`;
+}
+
+/** A schema as it matters to reading: docs are left out, since editing one changes no event. */
+export function withoutDocs<T>(schema: T): T {
+  if (Array.isArray(schema)) return schema.map(withoutDocs) as T;
+  if (schema === null || typeof schema !== 'object') return schema;
+  return Object.fromEntries(Object.entries(schema).filter(([key]) => key !== 'doc').map(([key, value]) => [key, withoutDocs(value)])) as T;
+}
+
+const sameSchema = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+
+/** Why `reader` cannot read events written with `writer`, field by field where it can tell; undefined when it can. */
+function whyUnreadable(reader: AvroRecordSchema, writer: AvroRecordSchema): string | undefined {
+  try {
+    avro.Type.forSchema(reader as avro.Schema).createResolver(avro.Type.forSchema(writer as avro.Schema));
+    return undefined;
+  } catch (error) {
+    const reasons: string[] = [];
+    for (const field of reader.fields) {
+      const written = writer.fields.find((candidate) => candidate.name === field.name);
+      if (!written) {
+        if (field.default === undefined) reasons.push(`field ${field.name} was added without a default`);
+        continue;
+      }
+      try {
+        avro.Type.forSchema(field.type as avro.Schema).createResolver(avro.Type.forSchema(written.type as avro.Schema));
+      } catch (fieldError) {
+        reasons.push(`field ${field.name}: ${(fieldError as Error).message}`);
+      }
+    }
+    return reasons.length > 0 ? reasons.join('; ') : (error as Error).message;
+  }
+}
+
+/** Each current schema that cannot read a recorded version of its type: which file, which version and why. */
+export function unreadableVersions(files: SchemaFile[], versions: RecordedVersions): string[] {
+  const problems: string[] = [];
+  for (const file of files) {
+    for (const [index, version] of (versions[file.fullName] ?? []).entries()) {
+      const why = whyUnreadable(withoutDocs(file.schema), version);
+      if (why) problems.push(`schemas/${file.path} cannot read events written with version ${index + 1} of ${file.fullName}: ${why}`);
+    }
+  }
+  return problems;
+}
+
+/** The current schemas that are not their type's latest recorded version. */
+export function unrecordedSchemas(files: SchemaFile[], versions: RecordedVersions): SchemaFile[] {
+  return files.filter((file) => !sameSchema(versions[file.fullName]?.at(-1), withoutDocs(file.schema)));
+}
+
+/** The record with each current schema appended to its type's versions when it is not the latest. */
+export function withCurrentVersions(files: SchemaFile[], versions: RecordedVersions): RecordedVersions {
+  const next: RecordedVersions = { ...versions };
+  for (const file of unrecordedSchemas(files, versions)) next[file.fullName] = [...(versions[file.fullName] ?? []), withoutDocs(file.schema)];
+  return Object.fromEntries(Object.entries(next).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+}

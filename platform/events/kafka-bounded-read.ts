@@ -5,7 +5,7 @@ import type { EventCodec } from './codec.js';
 import { BackendUnavailableError } from '../startup.js';
 import { LogBoundError } from './event-log.js';
 import { heartbeatWhile } from './heartbeat-while.js';
-import { decodeMessages } from './kafka-messages.js';
+import { decodeMessagesUntilFailure } from './kafka-messages.js';
 import { offsetsAtOrAfter } from './kafka-offsets-by-time.js';
 import { isUnpropagatedTopic, retryRetriable } from './kafka-retry.js';
 import { existingTopics } from './kafka-topic-state.js';
@@ -91,11 +91,14 @@ export function kafkaBoundedSource(context: KafkaReadContext, topic: string): Bo
               const cursor = cursors.get(batch.partition)!;
               const messages = batch.messages.filter((message) => BigInt(message.offset) >= cursor && BigInt(message.offset) < end);
               if (messages.length > 0) {
-                const events = await decodeMessages(codec, topic, batch.partition, messages);
+                // What comes before an event that cannot be decoded is handed over; the read then
+                // fails naming that event.
+                const { events, undecodable } = await decodeMessagesUntilFailure(codec, topic, batch.partition, messages);
                 // A batch may take longer than the session (an export's file on a slow disk, a
                 // pipe whose reader stalls): without heartbeats meanwhile the group drops the
                 // member and the read fails at its next heartbeat, its file half written.
-                await heartbeatWhile(heartbeat, HEARTBEAT_MS, () => onBatch({ topic, partition: batch.partition, events }));
+                if (events.length > 0) await heartbeatWhile(heartbeat, HEARTBEAT_MS, () => onBatch({ topic, partition: batch.partition, events }));
+                if (undecodable) throw undecodable;
                 cursors.set(batch.partition, BigInt(messages[messages.length - 1]!.offset) + 1n);
               }
               // Done once a batch read from where the partition stands reaches the end (a batch

@@ -3,7 +3,8 @@ import { probe, type Db } from '../db/db.js';
 import type { Metrics } from '../metrics/metrics.js';
 import { forEachPage, openBoundedRead } from './bounded-read.js';
 import { appendBatcher, type AppendBatcherOptions, type PartitionBase, type PartitionedMessage, type TopicMessages } from './append-batcher.js';
-import { decodeInOrder, type EventCodec } from './codec.js';
+import { decodeUntilFailure, type EventCodec } from './codec.js';
+import { UndecodableEventError } from './undecodable-event.js';
 import { LogBoundError, type AppendOptions, type AppendedEvent, type EventLog, type LoggedEvent, type NewEvent, type SubscribeOptions, type TopicPartitionOffset } from './event-log.js';
 
 /**
@@ -90,7 +91,10 @@ export function sqlEventLog(db: Db, codec: EventCodec, options: SqlLogOptions): 
     return rows;
   }
 
-  /** Events from `from` on, below `below` when given. */
+  /**
+   * Events from `from` on, below `below` when given, up to the first that cannot be decoded: a
+   * reader applies those, and its next read, starting at that event, fails naming it.
+   */
   async function readBatch(topic: string, from: bigint, below: bigint | undefined): Promise<LoggedEvent[]> {
     const { rows } = await db.query<LogRow>(
       `SELECT "offset", key, value, appended_at FROM event_log
@@ -98,19 +102,20 @@ export function sqlEventLog(db: Db, codec: EventCodec, options: SqlLogOptions): 
        ORDER BY "offset" LIMIT $4`,
       [physical(topic), PARTITION, from.toString(), BATCH_SIZE[db.engine], below === undefined ? null : below.toString()],
     );
-    const decoded = await decodeInOrder(
+    const { decoded, failure } = await decodeUntilFailure(
       codec,
       rows.map((row) => Buffer.from(row.value)),
     );
-    return rows.map((row, index) => ({
+    if (failure && decoded.length === 0) throw new UndecodableEventError(topic, PARTITION, rows[failure.index]!.offset, failure.error);
+    return decoded.map((event, index) => ({
       topic,
       partition: PARTITION,
-      offset: row.offset,
-      key: row.key,
-      type: decoded[index]!.type,
-      value: decoded[index]!.value,
-      schemaId: decoded[index]!.schemaId,
-      timestamp: row.appended_at,
+      offset: rows[index]!.offset,
+      key: rows[index]!.key,
+      type: event.type,
+      value: event.value,
+      schemaId: event.schemaId,
+      timestamp: rows[index]!.appended_at,
     }));
   }
 

@@ -1,10 +1,16 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appendEvents, newEvent } from '../../commands/append.js';
+import { replay } from '../../platform/projection/replay.js';
 import { startProjection, type RunningProjection } from '../../platform/projection/runner.js';
 import { servesProjection } from '../../projections/serves/projection.js';
 import { findServedInstances } from '../../projections/serves/queries.js';
 import { EventType } from '../../schemas/generated/events.js';
+import { exportEvents } from '../../services/export/export-events.js';
+import { parseExportFlags } from '../../services/export/options.js';
 import { createTestRuntime, type TestRuntime } from '../support/app.js';
 import { offerServed } from '../support/serves.js';
 import { waitFor } from '../support/wait-for.js';
@@ -19,6 +25,7 @@ import { inject } from 'vitest';
 describe('a projection moved past an event that cannot be decoded (Kafka)', () => {
   let t: TestRuntime;
   let running: RunningProjection | undefined;
+  let poisoned: { partition: number; offset: bigint } | undefined;
   const errors: string[] = [];
   const start = async () => {
     running = await startProjection(servesProjection, { db: t.runtime.db, eventLog: t.runtime.eventLog, onError: (_name, error) => void errors.push(error.message) });
@@ -54,6 +61,7 @@ describe('a projection moved past an event that cannot be decoded (Kafka)', () =
 
     await start();
     const poison = before.offset + 1n;
+    poisoned = { partition: before.partition, offset: poison };
     await waitFor(() => errors.some((message) => message.includes(`serves/${before.partition} offset ${poison} cannot be decoded`) && message.includes('wire format')), {
       what: 'the projection to fail on the undecodable event, naming it',
       timeoutMs: 60_000,
@@ -74,5 +82,18 @@ describe('a projection moved past an event that cannot be decoded (Kafka)', () =
     await start();
     await waitFor(async () => (await findServedInstances(t.runtime.db, [after.id])).length === 1, { what: 'the event after it to be applied', timeoutMs: 60_000 });
     expect(errors).toEqual([]);
+  });
+
+  it('a replay and an export stop at it, naming it', async () => {
+    const named = new RegExp(`the event at serves/${poisoned!.partition} offset ${poisoned!.offset} cannot be decoded \\(message is not in the Confluent wire format`);
+    await expect(replay(t.runtime.db, t.runtime.eventLog, { projections: [servesProjection] })).rejects.toThrow(named);
+    const dir = mkdtempSync(join(tmpdir(), 'undecodable-export-'));
+    try {
+      const parsed = parseExportFlags({ topic: 'serves', out: join(dir, 'serves.ndjson'), format: 'ndjson' });
+      if (parsed.kind !== 'events') throw new Error('not an events export');
+      await expect(exportEvents(t.runtime.eventLog, { ...parsed.request, topicPrefix: t.topicPrefix })).rejects.toThrow(named);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

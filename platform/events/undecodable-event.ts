@@ -1,0 +1,15 @@
+/**
+ * An event of the log that cannot be decoded (not in the wire format, a schema the registry does
+ * not have, a body that is not its schema's), named by its place in the log: a projection stops
+ * its partition there, and the operator's way past it needs the offset (README, "An event that
+ * cannot be decoded"). Both logs, and their bounded reads (replay, export), fail with it.
+ */
+export class UndecodableEventError extends Error {
+  constructor(readonly topic: string, readonly partition: number, readonly offset: string, cause: unknown) {
+    super(
+      `the event at ${topic}/${partition} offset ${offset} cannot be decoded (${(cause as Error).message ?? String(cause)}); it is tried again, and until it decodes its partition waits there (README, "An event that cannot be decoded")`,
+      { cause },
+    );
+    this.name = 'UndecodableEventError';
+  }
+}

@@ -62,8 +62,8 @@ export function wireCodec(schemas: Map<string, KnownSchema>, store: SchemaStore)
   const readerFor = promiseCache(async (schemaId: number) => {
     const writer = await store.schemaById(schemaId);
     const type = writer.name ?? 'unknown';
-    const current = schemas.get(type)?.avroType;
-    const reader = schemaReader(schemaId, type, current ?? writer, current?.createResolver(writer));
+    const current = schemas.get(type);
+    const reader = schemaReader(schemaId, type, current?.avroType ?? writer, current && resolverFrom(current, writer, schemaId));
     known.set(schemaId, reader);
     return reader;
   });
@@ -98,6 +98,19 @@ export function wireCodec(schemas: Map<string, KnownSchema>, store: SchemaStore)
       return decodeWith(known.get(schemaId) ?? (await readerFor(schemaId)), message, schemaId);
     },
   };
+}
+
+/**
+ * How this build's schema reads a writer version. One it cannot read (a version registered by
+ * another build that changed a type, or dropped a default this one needs) is named with its id
+ * and our file: resolution alone said only `cannot read "int" as "string"`.
+ */
+function resolverFrom(current: KnownSchema, writer: avro.Type, schemaId: number): avro.Resolver {
+  try {
+    return current.avroType.createResolver(writer);
+  } catch (error) {
+    throw new Error(`schema id ${schemaId} is a version of ${current.fullName} that this build's schemas/${current.path} cannot read: ${(error as Error).message}`, { cause: error });
+  }
 }
 
 /** Reads a message body of `schemaId` past its header, in place (no sub-buffer per message), as `shape`. */

@@ -91,4 +91,28 @@ describe('a start on a subject whose latest version this build cannot read', () 
       await database.drop();
     }
   });
+
+  it('registered after ours (compatibility lifted meanwhile): ours is found and written with; theirs is named when read', async () => {
+    const prefix = `compat-${randomUUID()}.`;
+    const subject = `${prefix}catalog-${type}`;
+    const codec = registryCodec(registry, schemas);
+    await codec.prepare((name) => `${prefix}${name}`);
+    const ourBytes = await codec.encode(`${prefix}catalog`, type, { event_id: 'e1', entry_id: 'x', reason: null, removed_at: 0 });
+    const theirs = { ...ours.schema, fields: ours.schema.fields.map((field) => (field.name === 'entry_id' ? { ...field, type: 'int' } : field)) };
+    await fetch(`${registry}/config/${encodeURIComponent(subject)}`, { method: 'PUT', headers, body: JSON.stringify({ compatibility: 'NONE' }) });
+    const posted = await fetch(`${registry}/subjects/${encodeURIComponent(subject)}/versions`, { method: 'POST', headers, body: JSON.stringify({ schema: JSON.stringify(theirs) }) });
+    expect(posted.status, await posted.clone().text()).toBe(200);
+    const theirId = ((await posted.json()) as { id: number }).id;
+
+    // A process starting now finds its own version (the latest is not ours) and writes with it.
+    const starting = registryCodec(registry, schemas);
+    await starting.prepare((name) => `${prefix}${name}`);
+    const again = await starting.encode(`${prefix}catalog`, type, { event_id: 'e1', entry_id: 'x', reason: null, removed_at: 0 });
+    expect(again).toEqual(ourBytes);
+    expect((await starting.decode(again)).value).toMatchObject({ entry_id: 'x' });
+    // Their event is refused by id, type and file, not read as ours.
+    const theirEvent = Buffer.concat([Buffer.from([0, 0, 0, 0, 0]), Buffer.from([2, 0x65, 6, 0, 0])]);
+    theirEvent.writeUInt32BE(theirId, 1);
+    await expect(starting.decode(theirEvent)).rejects.toThrow(`schema id ${theirId} is a version of ${type} that this build's schemas/catalog/CatalogEntryRemoved.avsc cannot read: cannot read "int" as "string"`);
+  });
 });

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type avro from 'avsc';
+import avro from 'avsc';
 import { decodeInOrder, promiseCache, schemaOfSubject, subjectFor, wireCodec } from '../../platform/events/codec.js';
 import { loadSchemaCatalog, type KnownSchema } from '../../platform/events/schema-catalog.js';
 import { sqlCodec } from '../../platform/events/sql-codec.js';
+import { toWireFormat } from '../../platform/events/wire-format.js';
 import { migrate } from '../../platform/db/migrate.js';
 import { openPglite } from '../../platform/db/pglite.js';
 import { EventType } from '../../schemas/generated/events.js';
@@ -52,6 +53,20 @@ describe('embedded codec', () => {
     } finally {
       await db.close();
     }
+  });
+});
+
+describe('a writer schema this build cannot read', () => {
+  it('is named by its id, its type and our file, with the reason', async () => {
+    const schemas = loadSchemaCatalog();
+    const ours = schemas.get(EventType.CatalogEntryRemoved)!;
+    // Another build's version: entry_id an int.
+    const theirs = avro.Type.forSchema({ ...ours.schema, fields: ours.schema.fields.map((field) => (field.name === 'entry_id' ? { ...field, type: 'int' } : field)) } as avro.Schema);
+    const codec = wireCodec(schemas, { idForSubject: async () => 1, schemaById: async () => theirs });
+    const message = toWireFormat(7, theirs.toBuffer({ event_id: 'e', entry_id: 3, reason: null, removed_at: 0 }));
+    await expect(codec.decode(message)).rejects.toThrow(
+      `schema id 7 is a version of ${EventType.CatalogEntryRemoved} that this build's schemas/catalog/CatalogEntryRemoved.avsc cannot read: cannot read "int" as "string"`,
+    );
   });
 });
 

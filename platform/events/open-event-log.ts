@@ -41,7 +41,11 @@ export async function openEventLog(config: Config, db: Db, metrics?: Metrics): P
       replication: { replicationFactor: config.kafkaReplicationFactor, minInsyncReplicas: config.kafkaMinInsyncReplicas },
     });
   }
-  return sqlEventLog(db, sqlCodec(db, schemas), { topicPrefix: config.topicPrefix, metrics });
+  const codec = sqlCodec(db, schemas, config.databaseUrl ? 'DATABASE_URL' : 'DATA_DIR');
+  // Every schema of this build registered at start, as on Kafka: one that cannot read the events
+  // of an earlier version stops the start, before any event of it is written.
+  await codec.prepare((topic) => `${config.topicPrefix}${topic}`);
+  return sqlEventLog(db, codec, { topicPrefix: config.topicPrefix, metrics });
 }
 
 /** Resolves when one of the host:port addresses accepts a TCP connection; rejects with the last failure. */

@@ -1,15 +1,22 @@
 import avro from 'avsc';
 import type { Db } from '../db/db.js';
+import { BackendUnavailableError } from '../startup.js';
 import { wireCodec, type EventCodec } from './codec.js';
 import type { KnownSchema } from './schema-catalog.js';
 
 /**
  * The embedded default's schema registry: a table of (subject, schema) with integer ids, so the
- * embedded log stores exactly the bytes Kafka would carry.
+ * embedded log stores exactly the bytes Kafka would. `setting` names where it lives (DATA_DIR or
+ * DATABASE_URL) in a refusal.
  */
-export function sqlCodec(db: Db, schemas: Map<string, KnownSchema>): EventCodec {
+export function sqlCodec(db: Db, schemas: Map<string, KnownSchema>, setting = 'DATA_DIR'): EventCodec {
   return wireCodec(schemas, {
     async idForSubject(subject, schema) {
+      const { rows: versions } = await db.query<{ id: number; schema_text: string }>('SELECT id, schema_text FROM embedded_schemas WHERE subject = $1 ORDER BY id', [subject]);
+      const same = versions.find((version) => version.schema_text === schema.text);
+      if (same) return same.id;
+      // As a registry under BACKWARD refuses it, and against every version: events of each are in this log for good.
+      for (const version of versions) refuseUnreadable(setting, subject, schema, version);
       const { rows } = await db.query<{ id: number }>(
         `INSERT INTO embedded_schemas (subject, schema_text) VALUES ($1, $2)
          ON CONFLICT (subject, schema_text) DO UPDATE SET subject = EXCLUDED.subject
@@ -24,4 +31,17 @@ export function sqlCodec(db: Db, schemas: Map<string, KnownSchema>): EventCodec 
       return avro.Type.forSchema(JSON.parse(rows[0].schema_text) as avro.Schema);
     },
   });
+}
+
+/** Throws, saying what to do, when `schema` cannot read the events of an earlier version of its subject. */
+function refuseUnreadable(setting: string, subject: string, schema: KnownSchema, version: { id: number; schema_text: string }): void {
+  try {
+    schema.avroType.createResolver(avro.Type.forSchema(JSON.parse(version.schema_text) as avro.Schema));
+  } catch (error) {
+    throw new BackendUnavailableError(
+      setting,
+      `this build's schemas/${schema.path} cannot read the events of ${subject} written with its schema id ${version.id} (${(error as Error).message})`,
+      'make the change compatible (give an added field a default, keep a field\'s type; `npm run -s schemas:check` names it), or run the build that wrote them',
+    );
+  }
 }

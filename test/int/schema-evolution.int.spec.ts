@@ -10,6 +10,9 @@ import { toWireFormat } from '../../platform/events/wire-format.js';
 import { migrate } from '../../platform/db/migrate.js';
 import { openPglite } from '../../platform/db/pglite.js';
 import { EventType } from '../../schemas/generated/events.js';
+import { testEnvironment } from '../support/app.js';
+import { startServiceProcess } from '../support/child-process.js';
+import { createTestDatabase } from '../support/database.js';
 
 /**
  * OfferUpserted v2 adds `destination_url` with a default. The registry must accept it as a
@@ -86,6 +89,35 @@ describe('OfferUpserted v2 (destination_url) is a backward-compatible change', (
       expect(kept.schema.fields.at(-1)).toMatchObject({ name: 'destination_url', default: null });
     } finally {
       await db.close();
+    }
+  });
+});
+
+/**
+ * The embedded registry checks a new version as the registry does under BACKWARD, against every
+ * version of the subject: a build whose schema cannot read the events already in the log (here
+ * an earlier build's entry_id was an int) does not start, so it writes nothing there. It started
+ * before, and its projections stopped at the first such event.
+ */
+describe('a start on the embedded log with events of a version this build cannot read', () => {
+  it('is refused, exit 4, in one line naming the file, the subject, the schema id and what to do', async () => {
+    const database = await createTestDatabase();
+    try {
+      const prefix = `evo${randomBytes(4).toString('hex')}.`;
+      const removed = catalog.get(EventType.CatalogEntryRemoved)!;
+      const earlier = { ...removed.schema, fields: removed.schema.fields.map((field) => (field.name === 'entry_id' ? { ...field, type: 'int' } : field)) };
+      await database.db.query('INSERT INTO embedded_schemas (subject, schema_text) VALUES ($1, $2)', [subjectFor(`${prefix}catalog`, EventType.CatalogEntryRemoved), JSON.stringify(earlier)]);
+      const projector = startServiceProcess('services/projector/main.ts', testEnvironment(database, prefix, { eventLog: 'sql', env: { LOG_LEVEL: 'info' } }));
+      // Either it stops, or it starts (and would apply nothing past the first such event).
+      const outcome = await Promise.race([projector.exited, projector.waitForLog((entry) => entry.event === 'started', 50_000).then(() => 'started', () => projector.exited)]);
+      expect(outcome, projector.output()).toBe(4);
+      const said = projector.output().split('\n').filter((line) => line.startsWith('error: '));
+      expect(said).toHaveLength(1);
+      expect(said[0]).toMatch(
+        new RegExp(`^error: cannot start the projector: DATABASE_URL: this build's schemas/catalog/CatalogEntryRemoved\\.avsc cannot read the events of ${prefix.replace('.', '\\.')}catalog-${EventType.CatalogEntryRemoved.replaceAll('.', '\\.')} written with its schema id \\d+ \\(cannot read "int" as "string"\\); make the change compatible`),
+      );
+    } finally {
+      await database.drop();
     }
   });
 });

@@ -7,7 +7,7 @@
 export class UndecodableEventError extends Error {
   constructor(readonly topic: string, readonly partition: number, readonly offset: string, cause: unknown) {
     super(
-      `the event at ${topic}/${partition} offset ${offset} cannot be decoded (${(cause as Error).message ?? String(cause)}); it is tried again, and until it decodes its partition waits there (README, "An event that cannot be decoded")`,
+      `the event at ${topic}/${partition} offset ${offset} cannot be decoded (${(cause as Error).message ?? String(cause)}); nothing past it in its partition is read until it decodes or the reader is moved past it (README, "An event that cannot be decoded")`,
       { cause },
     );
     this.name = 'UndecodableEventError';

@@ -2,6 +2,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import type avro from 'avsc';
 import { COMPATIBILITY as LEVELS, SchemaRegistry, SchemaType } from '@kafkajs/confluent-schema-registry';
 import { wireCodec, type EventCodec } from './codec.js';
+import { refuseUnreadable } from './readable-versions.js';
 import type { KnownSchema } from './schema-catalog.js';
 import { BackendUnavailableError, printable } from '../startup.js';
 
@@ -128,16 +129,40 @@ export function registryCodec(registryUrl: string, schemas: Map<string, KnownSch
     if (level !== COMPATIBILITY) throw new CompatibilityMismatch(level);
   };
   const register = (subject: string, schema: KnownSchema) => registry.register({ type: SchemaType.AVRO, schema: schema.text }, { subject, compatibility: COMPATIBILITY });
+  const registryAnswer = async <Answer>(path: string): Promise<Answer> => {
+    const response = await fetch(`${registryUrl.replace(/\/$/, '')}${path}`, { signal: AbortSignal.timeout(timeoutMs) });
+    if (!response.ok) throw new Error(`the schema registry did not answer GET ${path}: ${response.status} ${await response.text()}`);
+    return (await response.json()) as Answer;
+  };
+  /**
+   * Under BACKWARD the registry checks a new version against the latest one only: v1, then v2
+   * adding a field with a default, then v3 making it required was taken, and v3 cannot read v1's
+   * events. Every version registered before ours is checked here (later ones are another build's,
+   * whose events are named when read).
+   */
+  const refuseUnreadableEarlier = async (subject: string, schema: KnownSchema, id: number) => {
+    const path = `/subjects/${encodeURIComponent(subject)}/versions`;
+    const versions = await Promise.all((await registryAnswer<number[]>(path)).map((version) => registryAnswer<{ version: number; id: number; schema: string }>(`${path}/${version}`)));
+    const ours = versions.find((version) => version.id === id);
+    for (const version of versions) {
+      if (ours && version.version < ours.version) refuseUnreadable(`SCHEMA_REGISTRY_URL (${printable(registryUrl)})`, subject, schema, { id: version.id, schemaText: version.schema });
+    }
+  };
+  const registered = async (subject: string, schema: KnownSchema) => {
+    try {
+      return (await register(subject, schema)).id;
+    } catch (error) {
+      if (!lacksOwnCompatibility(error) && !lostCompatibilityRace(error)) throw error;
+      await ensureCompatibility(subject);
+      return (await register(subject, schema)).id;
+    }
+  };
   return wireCodec(schemas, {
     async idForSubject(subject, schema) {
       try {
-        try {
-          return (await register(subject, schema)).id;
-        } catch (error) {
-          if (!lacksOwnCompatibility(error) && !lostCompatibilityRace(error)) throw error;
-          await ensureCompatibility(subject);
-          return (await register(subject, schema)).id;
-        }
+        const id = await registered(subject, schema);
+        await refuseUnreadableEarlier(subject, schema, id);
+        return id;
       } catch (error) {
         throw asRefusal(registryUrl, subject, schema, error);
       }

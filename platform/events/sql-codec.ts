@@ -1,7 +1,7 @@
 import avro from 'avsc';
 import type { Db } from '../db/db.js';
-import { BackendUnavailableError } from '../startup.js';
 import { wireCodec, type EventCodec } from './codec.js';
+import { refuseUnreadable } from './readable-versions.js';
 import type { KnownSchema } from './schema-catalog.js';
 
 /**
@@ -16,7 +16,7 @@ export function sqlCodec(db: Db, schemas: Map<string, KnownSchema>, setting = 'D
       const same = versions.find((version) => version.schema_text === schema.text);
       if (same) return same.id;
       // As a registry under BACKWARD refuses it, and against every version: events of each are in this log for good.
-      for (const version of versions) refuseUnreadable(setting, subject, schema, version);
+      for (const version of versions) refuseUnreadable(setting, subject, schema, { id: version.id, schemaText: version.schema_text });
       const { rows } = await db.query<{ id: number }>(
         `INSERT INTO embedded_schemas (subject, schema_text) VALUES ($1, $2)
          ON CONFLICT (subject, schema_text) DO UPDATE SET subject = EXCLUDED.subject
@@ -31,17 +31,4 @@ export function sqlCodec(db: Db, schemas: Map<string, KnownSchema>, setting = 'D
       return avro.Type.forSchema(JSON.parse(rows[0].schema_text) as avro.Schema);
     },
   });
-}
-
-/** Throws, saying what to do, when `schema` cannot read the events of an earlier version of its subject. */
-function refuseUnreadable(setting: string, subject: string, schema: KnownSchema, version: { id: number; schema_text: string }): void {
-  try {
-    schema.avroType.createResolver(avro.Type.forSchema(JSON.parse(version.schema_text) as avro.Schema));
-  } catch (error) {
-    throw new BackendUnavailableError(
-      setting,
-      `this build's schemas/${schema.path} cannot read the events of ${subject} written with its schema id ${version.id} (${(error as Error).message})`,
-      'make the change compatible (give an added field a default, keep a field\'s type; `npm run -s schemas:check` names it), or run the build that wrote them',
-    );
-  }
 }

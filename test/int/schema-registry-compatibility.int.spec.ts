@@ -92,6 +92,25 @@ describe('a start on a subject whose latest version this build cannot read', () 
     }
   });
 
+  it('is refused when it cannot read a version before the latest, which the registry does not check under BACKWARD', async () => {
+    const prefix = `compat-${randomUUID()}.`;
+    const subject = `${prefix}catalog-${type}`;
+    // v1 without entry_id, v2 with it and a default (BACKWARD takes it), ours with it and none:
+    // the registry checks ours against v2 only, and ours cannot read v1's events.
+    const withoutEntry = { ...ours.schema, fields: ours.schema.fields.filter((field) => field.name !== 'entry_id') };
+    const withDefault = { ...ours.schema, fields: ours.schema.fields.map((field) => (field.name === 'entry_id' ? { ...field, default: '' } : field)) };
+    const ids: number[] = [];
+    for (const version of [withoutEntry, withDefault]) {
+      const posted = await fetch(`${registry}/subjects/${encodeURIComponent(subject)}/versions`, { method: 'POST', headers, body: JSON.stringify({ schema: JSON.stringify(version) }) });
+      expect(posted.status, await posted.clone().text()).toBe(200);
+      ids.push(((await posted.json()) as { id: number }).id);
+      await fetch(`${registry}/config/${encodeURIComponent(subject)}`, { method: 'PUT', headers, body: JSON.stringify({ compatibility: 'BACKWARD' }) });
+    }
+    await expect(registryCodec(registry, schemas).prepare((name) => `${prefix}${name}`)).rejects.toThrow(
+      `SCHEMA_REGISTRY_URL (${registry}): this build's schemas/catalog/CatalogEntryRemoved.avsc cannot read the events of ${subject} written with its schema id ${ids[0]} (`,
+    );
+  });
+
   it('registered after ours (compatibility lifted meanwhile): ours is found and written with; theirs is named when read', async () => {
     const prefix = `compat-${randomUUID()}.`;
     const subject = `${prefix}catalog-${type}`;

@@ -2,7 +2,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { listSchemaFiles, schemasRoot } from '../files.js';
 import { renderTypes } from './typescript.js';
-import { readVersions, renderVersions, unreadableVersions, unrecordedSchemas, versionsPath, withCurrentVersions } from './versions.js';
+import { readVersions, renderVersions, unreadableByPrevious, unreadableVersions, unrecordedSchemas, versionsPath, withCurrentVersions } from './versions.js';
 
 /**
  * `generate` writes schemas/generated/events.ts and records each changed schema as a new version
@@ -32,7 +32,7 @@ function compatible(files: ReturnType<typeof listSchemaFiles>, versions: ReturnT
 if (import.meta.url === `file://${process.argv[1]}`) {
   if (process.argv.includes('--help') || process.argv.includes('-h')) {
     process.stdout.write(
-      'usage: npm run schemas:generate | npm run schemas:check\ngenerate writes schemas/generated/events.ts (TypeScript types of the Avro schemas in schemas/) and records a changed schema as a new version of its type in schemas/versions.json; check exits 1 when either is stale. Both exit 1 when a schema cannot read events written with an earlier version of its type.\n',
+      'usage: npm run schemas:generate | npm run schemas:check\ngenerate writes schemas/generated/events.ts (TypeScript types of the Avro schemas in schemas/) and records a changed schema as a new version of its type in schemas/versions.json; check exits 1 when either is stale. Both exit 1 when a schema cannot read events written with an earlier version of its type, and warn when the version before cannot read events of the current one.\n',
     );
     process.exit(0);
   }
@@ -40,6 +40,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const files = listSchemaFiles();
   const versions = readVersions();
   if (!compatible(files, versions)) process.exit(1);
+  for (const warning of unreadableByPrevious(files, versions)) process.stderr.write(`${warning}\n`);
   if (mode === 'check') {
     let current = true;
     if (!isGeneratedCurrent()) {

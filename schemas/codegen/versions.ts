@@ -34,7 +34,7 @@ export function withoutDocs<T>(schema: T): T {
 const sameSchema = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
 /** Why `reader` cannot read events written with `writer`, field by field where it can tell; undefined when it can. */
-function whyUnreadable(reader: AvroRecordSchema, writer: AvroRecordSchema): string | undefined {
+function whyUnreadable(reader: AvroRecordSchema, writer: AvroRecordSchema, missing = (name: string) => `field ${name} was added without a default`): string | undefined {
   try {
     avro.Type.forSchema(reader as avro.Schema).createResolver(avro.Type.forSchema(writer as avro.Schema));
     return undefined;
@@ -43,7 +43,7 @@ function whyUnreadable(reader: AvroRecordSchema, writer: AvroRecordSchema): stri
     for (const field of reader.fields) {
       const written = writer.fields.find((candidate) => candidate.name === field.name);
       if (!written) {
-        if (field.default === undefined) reasons.push(`field ${field.name} was added without a default`);
+        if (field.default === undefined) reasons.push(missing(field.name));
         continue;
       }
       try {
@@ -66,6 +66,28 @@ export function unreadableVersions(files: SchemaFile[], versions: RecordedVersio
     }
   }
   return problems;
+}
+
+/**
+ * Each current schema whose events the version before it cannot read (a field removed that had no
+ * default, a type widened): not refused, since Avro promises only that new readers read old
+ * events, but a process of the build before (a rolling deploy, a rollback) stops at the first
+ * such event, so it is worth a warning.
+ */
+export function unreadableByPrevious(files: SchemaFile[], versions: RecordedVersions): string[] {
+  const warnings: string[] = [];
+  for (const file of files) {
+    const current = withoutDocs(file.schema);
+    const earlier = (versions[file.fullName] ?? []).filter((version) => !sameSchema(version, current));
+    const before = earlier.at(-1);
+    const why = before && whyUnreadable(before, current, (name) => `field ${name} was removed, and that version has no default for it`);
+    if (why) {
+      warnings.push(
+        `warning: events written with schemas/${file.path} cannot be read by version ${earlier.length} of ${file.fullName} (${why}): a process still running the build before (a rolling deploy, a rollback) stops its projections at the first of them`,
+      );
+    }
+  }
+  return warnings;
 }
 
 /** The current schemas that are not their type's latest recorded version. */

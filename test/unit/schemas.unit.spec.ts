@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { listSchemaFiles } from '../../schemas/files.js';
 import { isGeneratedCurrent } from '../../schemas/codegen/generate.js';
-import { readVersions, unreadableVersions, unrecordedSchemas, withCurrentVersions } from '../../schemas/codegen/versions.js';
+import { readVersions, unreadableByPrevious, unreadableVersions, unrecordedSchemas, withCurrentVersions } from '../../schemas/codegen/versions.js';
 import { encodeChecked, loadSchemaCatalog } from '../../platform/events/schema-catalog.js';
 import { toWireFormat, WIRE_HEADER_LENGTH, wireSchemaId } from '../../platform/events/wire-format.js';
 import { EventType, eventTopic } from '../../schemas/generated/events.js';
@@ -43,6 +43,23 @@ describe('event schemas', () => {
     const recorded = withCurrentVersions(defaulted, versions);
     const tightened = edited((file) => ({ ...file, schema: { ...file.schema, fields: [...file.schema.fields, { name: 'operator', type: 'string', doc: 'Who removed it.' }] } }));
     expect(unreadableVersions(tightened, recorded)).toHaveLength(2);
+  });
+
+  it('warns of a schema whose events the version before it cannot read (a field without a default removed), without refusing it', () => {
+    const files = listSchemaFiles();
+    const versions = readVersions();
+    expect(unreadableByPrevious(files, versions)).toEqual([]);
+    const dropped = files.map((file) =>
+      file.fullName === EventType.CatalogEntryRemoved ? { ...file, schema: { ...file.schema, fields: file.schema.fields.filter((field) => field.name !== 'entry_id') } } : file,
+    );
+    expect(unreadableVersions(dropped, versions)).toEqual([]);
+    const recorded = withCurrentVersions(dropped, versions);
+    // Warned both before and after the version is recorded: the one before is version 1.
+    for (const record of [versions, recorded]) {
+      expect(unreadableByPrevious(dropped, record)).toEqual([
+        expect.stringContaining(`warning: events written with schemas/catalog/CatalogEntryRemoved.avsc cannot be read by version 1 of ${EventType.CatalogEntryRemoved} (field entry_id was removed, and that version has no default for it)`),
+      ]);
+    }
   });
 
   it('a doc edited is no new version', () => {

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { CARD_TEXTS, CardTable, type CardText } from '../../services/api/routes/offers/card-table.js';
+import { viewOf } from '../../services/api/routes/offers/copy-bytes.js';
 import { formatServedAt, opensLink, type ServedCard } from '../../services/api/routes/offers/instances-cards.js';
 
 const uuid = fc.uuid().map((id) => id.toLowerCase());
@@ -30,7 +31,7 @@ function read(table: CardTable, slot: number) {
   return {
     texts: CARD_TEXTS.map((_name, index) => {
       const target = Buffer.alloc(table.textBytes(slot, index as CardText) + 3, '#');
-      const end = table.copyText(slot, index as CardText, target, 3);
+      const end = table.copyText(slot, index as CardText, viewOf(target), 3);
       expect(end).toBe(target.length);
       return target.subarray(3).toString('utf8');
     }),

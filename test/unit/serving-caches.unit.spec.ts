@@ -5,6 +5,7 @@ import type { Db, QueryResult } from '../../platform/db/db.js';
 import type { AppliedPosition } from '../../platform/projection/offsets.js';
 import type { ServedInstanceRow } from '../../projections/serves/evolve.js';
 import { openServedCardCache } from '../../services/api/routes/offers/served-card-cache.js';
+import { viewOf } from '../../services/api/routes/offers/copy-bytes.js';
 
 /**
  * A database that records each statement and answers it with `answer`; a claim of link codes
@@ -144,7 +145,7 @@ describe('the served card cache', () => {
     expect(first.find(X)).toBe(-1);
     const texts = [0, 1, 2, 3].map((text) => {
       const target = Buffer.alloc(first.textBytes(slot, text as 0 | 1 | 2 | 3));
-      first.copyText(slot, text as 0 | 1 | 2 | 3, target, 0);
+      first.copyText(slot, text as 0 | 1 | 2 | 3, viewOf(target), 0);
       return target.toString('utf8');
     });
     expect(texts).toEqual([A, '2026-11-27T01:02:03Z', 'null', 'https://l.example/AbCd1234']);

@@ -1,4 +1,5 @@
 import { StringTable } from '../../../../platform/text/string-table.js';
+import { copyBytes, viewOf } from './copy-bytes.js';
 import { formatServedAt, opensLink, type ServedCard } from './instances-cards.js';
 
 /**
@@ -48,6 +49,8 @@ export class CardTable {
   private slots: Int32Array;
   private mask: number;
   private arena: Buffer;
+  /** The arena read four bytes at a time by copyText. */
+  private arenaView: DataView;
   private arenaUsed = 0;
   /** Applications, offers and placements, which repeat across cards: one string each. */
   private strings = new StringTable();
@@ -61,6 +64,7 @@ export class CardTable {
     this.slots = new Int32Array(slotsFor(first) * STRIDE);
     this.mask = slotsFor(first) - 1;
     this.arena = Buffer.allocUnsafe(Math.max(first, 1) * ARENA_BYTES_PER_CARD);
+    this.arenaView = viewOf(this.arena);
   }
 
   get size(): number {
@@ -210,6 +214,7 @@ export class CardTable {
     const grown = Buffer.allocUnsafe(Math.max(this.arena.length * 2, this.arenaUsed + bytes));
     this.arena.copy(grown, 0, 0, this.arenaUsed);
     this.arena = grown;
+    this.arenaView = viewOf(grown);
   }
 
   applicationId(slot: number): string {
@@ -240,9 +245,9 @@ export class CardTable {
     return this.slots[at + 1]! - this.slots[at]!;
   }
 
-  /** Copies one of the card's texts into `target` at `offset`; answers the offset past it. */
-  copyText(slot: number, text: CardText, target: Uint8Array, offset: number): number {
+  /** Copies one of the card's texts into `target` (a view of the answer's bytes) at `offset`; answers the offset past it. */
+  copyText(slot: number, text: CardText, target: DataView, offset: number): number {
     const at = slot * STRIDE + START + text;
-    return offset + this.arena.copy(target, offset, this.slots[at]!, this.slots[at + 1]!);
+    return copyBytes(this.arenaView, this.slots[at]!, this.slots[at + 1]!, target, offset);
   }
 }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { success } from '../../../../platform/http/envelope.js';
 import type { StoredOffer } from '../../../../projections/offers/queries.js';
+import { viewOf } from './copy-bytes.js';
 import { CARD_TEXTS, type CardTable, type CardText } from './card-table.js';
 import { instanceItem, type ServedCard } from './instances-cards.js';
 import type { InstanceItem } from './instances-schema.js';
@@ -137,6 +138,7 @@ export function instancesAnswer(serialize: SerializeAnswer): InstancesAnswer {
         finish(allocate = Buffer.allocUnsafe) {
           const total = bytes + Math.max(templates.length - 1, 0);
           const target = allocate(total);
+          const view = viewOf(target);
           target.set(head, 0);
           let at = head.length;
           for (let item = 0; item < templates.length; item += 1) {
@@ -147,7 +149,7 @@ export function instancesAnswer(serialize: SerializeAnswer): InstancesAnswer {
             at += parts[0]!.length;
             for (let index = 0; index < slots.length; index += 1) {
               if (typeof source === 'string') at = copyAscii(source, target, at);
-              else at = source.copyText(slotsInTable[item]!, slots[index]!, target, at);
+              else at = source.copyText(slotsInTable[item]!, slots[index]!, view, at);
               const part = parts[index + 1]!;
               target.set(part, at);
               at += part.length;

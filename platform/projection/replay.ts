@@ -1,5 +1,6 @@
 import { untilAborted } from '../async/until-aborted.js';
 import type { Db } from '../db/db.js';
+import { BackendUnavailableError } from '../startup.js';
 import type { EventLog } from '../events/event-log.js';
 import { compareTable, tableChecksum, type TableChecksum } from './checksum.js';
 import { pointInTimeBounds, type PointInTime } from './point-in-time.js';
@@ -143,6 +144,25 @@ function keptDescriptions(report: ReplayReport, names: string[], pointInTime: Po
   });
 }
 
+/**
+ * Drops what a failed replay created. When the drop fails too (the database went away), the
+ * failure says which schemas are left and how to drop them: "nothing was kept" would be untrue,
+ * and they would turn up later as partial rebuilds nobody explained.
+ */
+async function dropAfterFailure(db: Db, schemas: string[], failure: unknown, signal: AbortSignal | undefined): Promise<void> {
+  try {
+    await dropSchemas(db, schemas);
+  } catch (dropFailure) {
+    // A cancel's own message says its schemas were dropped.
+    const why = signal?.aborted && failure === signal.reason ? 'cancelled' : (failure as Error).message;
+    throw new BackendUnavailableError(
+      db.engine === 'pglite' ? 'DATA_DIR' : 'DATABASE_URL',
+      `the replay stopped (${why}) and its schemas ${schemas.join(', ')} could not be dropped (${(dropFailure as Error).message})`,
+      `once it answers, drop them with npm run replay -- --drop ${schemas.join(',')} (accepted a minute after this replay stopped; npm run replay -- --kept lists what is left), then run the replay again`,
+    );
+  }
+}
+
 async function rebuildInto(
   db: Db,
   eventLog: EventLog,
@@ -168,7 +188,7 @@ async function rebuildInto(
   let positions: Positions;
   let reports: TableReport[];
   const rebuild = await startRebuild({ db, eventLog, schema, projections, onProgress: options.onProgress }).catch(async (error: unknown) => {
-    await dropSchemas(db, created);
+    await dropAfterFailure(db, created, error, options.signal);
     throw error;
   });
   const { signal } = options;
@@ -186,8 +206,9 @@ async function rebuildInto(
     } else {
       // Most of the work: up to where the live read models stood at the start.
       await reach(await positionsIn(db, live, names));
-      created.push(copy);
       positions = await snapshotLive(db, live, copy, tableNames, names);
+      // Only now: a failed snapshot rolled its schema back, and a drop of it would fail.
+      created.push(copy);
       await reach(positions);
       await buildIndexes(db, deferredIndexes);
       await analyzeTables(db, schema, tableNames);
@@ -218,7 +239,7 @@ async function rebuildInto(
     }
   } catch (error) {
     await rebuild.stop();
-    await dropSchemas(db, created).catch(() => {});
+    await dropAfterFailure(db, created, error, signal);
     throw error;
   }
   await rebuild.stop();

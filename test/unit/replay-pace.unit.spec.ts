@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { PassThrough } from 'node:stream';
 import { etaText } from '../../platform/text/eta.js';
 import { barProgress } from '../../services/export/progress.js';
@@ -30,6 +30,30 @@ describe('replayProgressBar', () => {
     bar.stop();
     return written;
   }
+
+  it('reads its pace again as time passes: a replay that stopped applying does not keep the rate and ETA of its last batch', () => {
+    vi.useFakeTimers();
+    try {
+      const stream = Object.assign(new PassThrough(), { isTTY: false }) as unknown as NodeJS.WriteStream;
+      let written = '';
+      (stream as unknown as PassThrough).on('data', (chunk: Buffer) => (written += chunk.toString()));
+      let clock = 0;
+      const bar = replayProgressBar(stream, () => clock);
+      bar.update({ applied: 0, target: 20_000 });
+      clock = 1_000;
+      bar.update({ applied: 10_000, target: 20_000 });
+      // Nothing applied for 9 s (a database that stopped answering): 10,000 events in 10 s.
+      for (let second = 0; second < 9; second += 1) {
+        clock += 1_000;
+        vi.advanceTimersByTime(1_000);
+      }
+      bar.stop();
+      const lines = written.split('\n').filter((line) => line.startsWith('rebuilding'));
+      expect(lines.at(-1)).toContain('10000/20000 events | 1000 events/s | lag 10000 | ETA 10s');
+    } finally {
+      vi.useRealTimers();
+    }
+  });
 
   it("shows the pace a replay run by DATA_DIR's owner reports, not one from the bar's late start", () => {
     const text = barLines([{ applied: 59_982, target: 59_982, events_per_second: 14_000, lag: 0, eta_seconds: 0 }]);

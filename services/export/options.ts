@@ -49,7 +49,7 @@ const TIME_LIKE = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}/;
 const POSITION = /^([A-Za-z0-9._-]+):(\d+):(\d+)$/;
 
 /** Checks every flag before any backend is opened; throws ExportInputError naming the first wrong one. */
-export function parseExportFlags(flags: ExportFlags): ParsedExport {
+export function parseExportFlags(flags: ExportFlags, now: Date = new Date()): ParsedExport {
   if (flags.topic !== undefined && flags.readModel !== undefined) throw new ExportInputError('--read-model', 'give either --topic (events) or --read-model (a table), not both');
   if (flags.topic === undefined && flags.readModel === undefined) {
     throw new ExportInputError('--topic', `missing: give --topic <${TOPICS.map((t) => t.topic).join('|')}> for events or --read-model <${READ_MODELS.join('|')}> for a table`);
@@ -70,11 +70,25 @@ export function parseExportFlags(flags: ExportFlags): ParsedExport {
   const topic = topicOf(flags.topic!);
   const from = flags.from === undefined ? undefined : boundOf('--from', flags.from, topic);
   const to = flags.to === undefined ? undefined : boundOf('--to', flags.to, topic);
+  if (to && 'time' in to) notAhead(to.time, flags.to!, now);
   if (from && to) endAfterStart(from, to, flags);
   return {
     kind: 'events',
     request: { topic, from, to, fromText: flags.from, toText: flags.to, type: flags.type === undefined ? undefined : typeOf(flags.type, topic), format, out },
   };
+}
+
+/** How far past this machine's clock a --to time may be (another machine's clock, a script's rounding), as replay's --as-of. */
+const FUTURE_TOLERANCE_MS = 60_000;
+
+/**
+ * A --to still to come would give the log as it ends now, in a file whose schema says it runs to
+ * that time (`source.to`): a month exported before it is over, taken later for the whole month.
+ */
+function notAhead(time: Date, text: string, now: Date) {
+  if (time.getTime() > now.getTime() + FUTURE_TOLERANCE_MS) {
+    throw new ExportInputError('--to', `${text} is in the future (now is ${now.toISOString()}): the file would end where the log ends now; export once that time has passed, or leave --to out for everything logged so far`);
+  }
 }
 
 /** Bounds of one kind that can be compared before the log is read: the end must not come before the start. */

@@ -21,6 +21,18 @@ function failure(flags: ExportFlags): ExportInputError {
 }
 
 describe('export flags', () => {
+  it('refuses a --to time more than a minute ahead of the clock: the file would end where the log ends now, under a --to saying otherwise', () => {
+    const now = new Date('2026-11-20T10:00:00Z');
+    const flags = { topic: 'postbacks', out: out('november.csv') };
+    expect(() => parseExportFlags({ ...flags, to: '2026-12-01T00:00:00Z' }, now)).toThrow(
+      new ExportInputError('--to', '2026-12-01T00:00:00Z is in the future (now is 2026-11-20T10:00:00.000Z): the file would end where the log ends now; export once that time has passed, or leave --to out for everything logged so far'),
+    );
+    expect(() => parseExportFlags({ ...flags, from: '2026-11-01T00:00:00Z', to: '2026-11-20T10:01:01Z' }, now)).toThrow(ExportInputError);
+    // Another machine's clock a little ahead, and positions (bounded by the log itself), are taken.
+    expect(parseExportFlags({ ...flags, to: '2026-11-20T10:01:00Z' }, now)).toMatchObject({ request: { to: { time: new Date('2026-11-20T10:01:00Z') } } });
+    expect(parseExportFlags({ ...flags, from: '2026-12-01T00:00:00Z', to: 'postbacks:0:5' }, now)).toMatchObject({ kind: 'events' });
+  });
+
   it('events: times and positions become bounds, the type its full name, the format the extension', () => {
     const parsed = parseExportFlags({ topic: 'postbacks', from: '2026-11-01T00:00:00+01:00', to: 'postbacks:0:15,postbacks:3:7', type: 'PostbackReceived', out: out('p.jsonl') });
     expect(parsed).toEqual({

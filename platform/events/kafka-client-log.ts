@@ -21,6 +21,14 @@ export const SETTLING_ERROR_TYPES = new Set([
 const { errorCodes } = createRequire(import.meta.url)('kafkajs/src/protocol/error') as { errorCodes: { type: string; message: string }[] };
 export const SETTLING_ERROR_MESSAGES = new Set(errorCodes.filter((code) => SETTLING_ERROR_TYPES.has(code.type)).map((code) => code.message));
 
+/**
+ * The client's line for an error thrown by this process's batch handler (it says it for those
+ * alone, not for its own errors): a database that stopped answering while a projector or a
+ * replay applied a batch was written as a Kafka error naming KAFKA_BROKERS.
+ */
+const HANDLER_FAILED = 'Error when calling eachBatch';
+const HANDLER_FAILED_SAID = 'Kafka client: applying a batch failed in this process, not in Kafka (the batch is read again): ';
+
 /** How long a repeated client line (the same message about the same broker) is counted instead of written. */
 const REPEAT_WINDOW_MS = 30_000;
 /** Distinct lines remembered at most; the oldest windows are forgotten first. */
@@ -76,6 +84,6 @@ export function kafkaClientLog(level: string, options: { logger?: Logger; now?: 
     if (windows.size >= REMEMBERED_LINES) windows.delete(windows.keys().next().value!);
     windows.set(key, { startedAt: at, leftOut: 0 });
     const repeated = window && window.leftOut > 0 ? { left_out_since_last: window.leftOut } : {};
-    logger[method]({ ...fields, ...repeated }, `Kafka client (KAFKA_BROKERS): ${entry.log.message}`);
+    logger[method]({ ...fields, ...repeated }, `${entry.log.message === HANDLER_FAILED ? HANDLER_FAILED_SAID : 'Kafka client (KAFKA_BROKERS): '}${entry.log.message}`);
   };
 }

@@ -45,6 +45,17 @@ describe('the Kafka client\'s lines in the service log', () => {
     expect(JSON.stringify(lines[0])).not.toContain('wire-format.ts');
   });
 
+  it('does not take a batch that failed in the handler (a database that stopped answering) for a broker error', () => {
+    const { lines, log, entry } = capture();
+    log(entry('Error when calling eachBatch', { topic: 'offer-ledger.clicks', partition: 0, error: 'Error: timeout exceeded when trying to connect' }));
+    expect(lines[0]).toMatchObject({
+      level: 50,
+      msg: 'Kafka client: applying a batch failed in this process, not in Kafka (the batch is read again): Error when calling eachBatch',
+      error: 'Error: timeout exceeded when trying to connect',
+    });
+    expect(lines[0]!.msg).not.toContain('KAFKA_BROKERS');
+  });
+
   it('writes the answers the client retries while leadership or a coordinator moves at debug, other broker errors at error', () => {
     const { lines, log, entry } = capture('debug');
     const response = (error: string) => entry('Response ListOffsets(key: 2, version: 3)', { broker: '127.0.0.1:9092', error });

@@ -53,6 +53,8 @@ const KEPT_JOBS = 20;
 export function replayJobs(runtime: Runtime) {
   const jobs = new Map<string, ReplayJob>();
   const cancels = new Map<string, AbortController>();
+  /** Per running job: its pace computed again for now (a replay waiting on its database applies nothing for a while). */
+  const paces = new Map<string, () => void>();
   let running: string | undefined;
   return {
     /**
@@ -71,9 +73,15 @@ export function replayJobs(runtime: Runtime) {
         started_at: new Date().toISOString(),
         progress: { applied: 0, target: 0, events_per_second: 0, lag: 0, eta_seconds: null },
       };
-      const onProgress = (progress: RebuildProgress) => {
-        job.progress = { ...progress, ...replayPace(progress, (performance.now() - startedAt) / 1000) };
+      let latest: RebuildProgress = { applied: 0, target: 0 };
+      const pace = () => {
+        job.progress = { ...latest, ...replayPace(latest, (performance.now() - startedAt) / 1000) };
       };
+      const onProgress = (progress: RebuildProgress) => {
+        latest = progress;
+        pace();
+      };
+      paces.set(job.id, pace);
       const cancel = new AbortController();
       jobs.set(job.id, job);
       cancels.set(job.id, cancel);
@@ -88,10 +96,15 @@ export function replayJobs(runtime: Runtime) {
       ).finally(() => {
         running = undefined;
         cancels.delete(job.id);
+        paces.delete(job.id);
       });
       return job;
     },
-    get: (id: string): ReplayJob | undefined => jobs.get(id),
+    get(id: string): ReplayJob | undefined {
+      // Read at each look, not only when a batch is applied: a stalled replay showed the pace of its last batch.
+      paces.get(id)?.();
+      return jobs.get(id);
+    },
     /** Asks the running job to stop; the job as it stands (poll it until it is no longer running), undefined when unknown. */
     cancel(id: string): ReplayJob | undefined {
       cancels.get(id)?.abort(new Error(REPLAY_CANCELLED));

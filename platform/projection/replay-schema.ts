@@ -158,18 +158,21 @@ async function markRunning(sql: Sql, schema: string): Promise<void> {
 
 /**
  * Keeps a running replay's mark fresh until the returned function is called, which also removes
- * the mark when the schema stays (kept for queries, or by --keep).
+ * the mark when the schema stays (kept for queries, or by --keep) from a replay that `finished`.
+ * A failed replay's schema that could not be dropped keeps its mark, to go stale as a partial
+ * rebuild: without it, it read as a finished one, which export accepts.
  */
-export function heartbeatWhileRunning(db: Db, schema: string): () => Promise<void> {
+export function heartbeatWhileRunning(db: Db, schema: string): (outcome: { finished: boolean }) => Promise<void> {
   let beat = Promise.resolve();
   const timer = setInterval(() => {
     // A beat that fails (the schema already dropped, a busy database) is retried by the next one.
     beat = markRunning(db, schema).catch(() => {});
   }, RUNNING_HEARTBEAT_MS);
   timer.unref();
-  return async () => {
+  return async ({ finished }) => {
     clearInterval(timer);
     await beat;
+    if (!finished) return;
     // A mark left behind (the database failed here) goes stale in a minute: never worth the replay's own error.
     await (async () => {
       if (await schemaExists(db, schema)) await db.query(`COMMENT ON SCHEMA ${escapeIdentifier(schema)} IS NULL`);

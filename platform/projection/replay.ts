@@ -116,12 +116,12 @@ export async function replay(db: Db, eventLog: EventLog, options: ReplayOptions)
   // whole table would hold the service's every request for its length; rows keep their indexes
   // up to date a batch at a time there.
   const deferredIndexes = await createReplaySchema(db, live, schema, tableNames, { deferIndexes: db.engine !== 'pglite', running: true });
-  const finished = heartbeatWhileRunning(db, schema);
-  let report: ReplayReport;
+  const stopHeartbeat = heartbeatWhileRunning(db, schema);
+  let report: ReplayReport | undefined;
   try {
     report = await rebuildInto(db, eventLog, options, { schema, live, plan, projections, names, tables, deferredIndexes });
   } finally {
-    await finished();
+    await stopHeartbeat({ finished: report !== undefined });
   }
   // Found again later by what they hold, not only by the time the replay ran; never worth the replay's own error.
   for (const [kept, about] of keptDescriptions(report, names, pointInTime, now())) await describeKeptSchema(db, kept, about).catch(() => {});

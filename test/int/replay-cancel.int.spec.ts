@@ -2,6 +2,9 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tableChecksum } from '../../platform/projection/checksum.js';
 import { awaitCaughtUp } from '../../platform/projection/catch-up.js';
+import type { Db } from '../../platform/db/db.js';
+import { dropSchemas, keptReplaySchemas } from '../../platform/projection/replay-schema.js';
+import { replay } from '../../platform/projection/replay.js';
 import { ledgerProjection } from '../../projections/ledger/projection.js';
 import { startProjectors, type RunningProjectors } from '../../services/projector/projectors.js';
 import { createTestApp, testEnvironment, type TestRuntime } from '../support/app.js';
@@ -79,6 +82,41 @@ describe('cancelling a replay', () => {
     // A finished or unknown job: nothing to cancel.
     expect((await t.app.inject({ method: 'DELETE', url: `/admin/replays/${id!}`, headers: admin })).json().data.job.state).toBe('cancelled');
     expect((await t.app.inject({ method: 'DELETE', url: '/admin/replays/00000000-0000-4000-8000-000000000000', headers: admin })).statusCode).toBe(404);
+  });
+
+  it('a stopped replay whose schemas cannot be dropped leaves them marked as under way (a partial rebuild once stale), never as a finished one', async () => {
+    // The database refuses the drop (it went away just then) and answers everything else.
+    const refusingDrops = new Proxy(t.runtime.db, {
+      get(target, property) {
+        if (property === 'query') {
+          return (text: string, values?: unknown[]) => (/^DROP SCHEMA/.test(text) ? Promise.reject(new Error('the database went away')) : target.query(text, values));
+        }
+        const value = Reflect.get(target, property) as unknown;
+        return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+      },
+    }) as Db;
+    const hold = await holdTheLog();
+    const stop = new AbortController();
+    let replaying: Promise<unknown>;
+    try {
+      replaying = replay(refusingDrops, t.runtime.eventLog, { projections: [ledgerProjection], signal: stop.signal });
+      replaying.catch(() => {});
+      await waitFor(async () => (await replaySchemas()).length > 0, { what: 'the replay schema' });
+      stop.abort(new Error('stopped by the test'));
+    } finally {
+      await hold.release();
+    }
+    await expect(replaying!).rejects.toThrow(/could not be dropped/);
+    const left = await replaySchemas();
+    try {
+      expect(left.length).toBeGreaterThan(0);
+      const { rows } = await t.runtime.db.query<{ mark: string | null }>("SELECT obj_description(oid, 'pg_namespace') AS mark FROM pg_namespace WHERE nspname = $1", [left[0]]);
+      expect(rows[0]!.mark).toMatch(/^offer-ledger replay under way, heartbeat /);
+      // Not offered as a kept rebuild (to export, or to take for a finished one).
+      expect(await keptReplaySchemas(t.runtime.db)).toEqual([]);
+    } finally {
+      await dropSchemas(t.runtime.db, left);
+    }
   });
 
   it('Ctrl-C of replay --swap stops it before the swap, drops its schemas and exits 130 saying so', async () => {

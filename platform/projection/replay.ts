@@ -61,6 +61,8 @@ export interface ReplayReport {
   tables: TableReport[];
   /** Every table equal to the live one (compare mode). */
   identical?: boolean;
+  /** Schemas of a finished replay that should have been dropped and could not be (the database failed then): drop them with --drop. */
+  leftBehind?: string[];
 }
 
 /** `replay_20261101t000000123z`-like: sorts by time, valid unquoted. */
@@ -233,8 +235,8 @@ async function rebuildInto(
         created.push(retired);
         swapped = true;
         // Its tables are live now: what is left of it (its own offsets) is of no use to anyone.
-        await dropSchemas(db, [schema]);
-        created.splice(created.indexOf(schema), 1);
+        // A drop that fails now fails no swap: it is tried again below, and said if it fails again.
+        if ((await undroppable(db, [schema])).length === 0) created.splice(created.indexOf(schema), 1);
       }
     }
   } catch (error) {
@@ -244,7 +246,8 @@ async function rebuildInto(
   }
   await rebuild.stop();
   const keep = options.keep || plan !== undefined;
-  if (!keep) await dropSchemas(db, created);
+  // The replay is done (swapped, or compared): schemas it could not drop are said, not its failure.
+  const leftBehind = keep ? [] : await undroppable(db, created);
   const events = rebuild.progress().applied;
   return {
     mode: plan ? 'point-in-time' : 'compare',
@@ -258,5 +261,13 @@ async function rebuildInto(
     seconds: (rebuiltAt - started) / 1000,
     tables: reports,
     ...(plan ? {} : { identical: reports.every((report) => !report.difference) }),
+    ...(leftBehind.length > 0 && { leftBehind }),
   };
+}
+
+/** Drops `schemas`, each on its own; answers those the database refused to drop. */
+async function undroppable(db: Db, schemas: string[]): Promise<string[]> {
+  const left: string[] = [];
+  for (const schema of schemas) await dropSchemas(db, [schema]).catch(() => left.push(schema));
+  return left;
 }

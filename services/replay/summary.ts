@@ -22,7 +22,7 @@ function tableLines(tables: TableReport[], compared: boolean): string[] {
  */
 export function renderSummary(report: ReplayReport, options: { queryable: boolean } = { queryable: true }): string {
   const rate = report.seconds > 0 ? Math.round(report.events / report.seconds) : report.events;
-  const lines = [`rebuilt ${report.events} events in ${report.seconds.toFixed(1)} s (${rate} events/s) into schema ${report.schema}${report.kept.length > 0 ? '' : ' (dropped)'}`];
+  const lines = [`rebuilt ${report.events} events in ${report.seconds.toFixed(1)} s (${rate} events/s) into schema ${report.schema}${report.kept.length > 0 || report.leftBehind?.includes(report.schema) ? '' : ' (dropped)'}`];
   if (report.mode === 'point-in-time') {
     if (report.events === 0) lines.push('no event was logged at or before that point (the log starts later): the rebuilt read models are empty');
     lines.push(`positions: ${report.positions.map((p) => `${p.topic}:${p.partition}:${p.next}`).filter((value, index, all) => all.indexOf(value) === index).join(',')}`);
@@ -55,5 +55,8 @@ export function renderSummary(report: ReplayReport, options: { queryable: boolea
     if (report.tables.some((table) => table.table === 'conversions')) lines.push(`or export it: npm run export -- --read-model conversions --schema ${report.schema} --out FILE`);
   }
   if (report.kept.length > 0) lines.push(`kept for queries: ${report.kept.join(', ')} (drop with npm run replay -- --drop ${report.kept.join(',')})`);
+  if (report.leftBehind) {
+    lines.push(`left behind: ${report.leftBehind.join(', ')} could not be dropped (the database failed then); once it answers, drop them with npm run replay -- --drop ${report.leftBehind.join(',')}`);
+  }
   return `${lines.join('\n')}\n`;
 }

@@ -6,6 +6,7 @@ import type { Db } from '../../platform/db/db.js';
 import { dropSchemas, keptReplaySchemas } from '../../platform/projection/replay-schema.js';
 import { replay } from '../../platform/projection/replay.js';
 import { ledgerProjection } from '../../projections/ledger/projection.js';
+import { renderSummary } from '../../services/replay/summary.js';
 import { startProjectors, type RunningProjectors } from '../../services/projector/projectors.js';
 import { createTestApp, testEnvironment, type TestRuntime } from '../support/app.js';
 import { startServiceProcess } from '../support/child-process.js';
@@ -85,16 +86,7 @@ describe('cancelling a replay', () => {
   });
 
   it('a stopped replay whose schemas cannot be dropped leaves them marked as under way (a partial rebuild once stale), never as a finished one', async () => {
-    // The database refuses the drop (it went away just then) and answers everything else.
-    const refusingDrops = new Proxy(t.runtime.db, {
-      get(target, property) {
-        if (property === 'query') {
-          return (text: string, values?: unknown[]) => (/^DROP SCHEMA/.test(text) ? Promise.reject(new Error('the database went away')) : target.query(text, values));
-        }
-        const value = Reflect.get(target, property) as unknown;
-        return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
-      },
-    }) as Db;
+    const refusingDrops = refusingSchemaDrops(t.runtime.db);
     const hold = await holdTheLog();
     const stop = new AbortController();
     let replaying: Promise<unknown>;
@@ -119,6 +111,18 @@ describe('cancelling a replay', () => {
     }
   });
 
+  it('a swap whose schemas cannot be dropped afterwards is still a swap: the report names them to drop, not a failure saying nothing was kept', async () => {
+    const report = await replay(refusingSchemaDrops(t.runtime.db), t.runtime.eventLog, { projections: [ledgerProjection], swap: true });
+    try {
+      expect(report).toMatchObject({ swapped: true, identical: true, kept: [] });
+      expect(report.leftBehind).toEqual([report.schema, `${report.schema}_live`, `${report.schema}_retired`]);
+      expect(renderSummary(report)).toContain(`left behind: ${report.leftBehind!.join(', ')} could not be dropped (the database failed then); once it answers, drop them with npm run replay -- --drop `);
+      expect(await replaySchemas()).toEqual([...report.leftBehind!].sort());
+    } finally {
+      await dropSchemas(t.runtime.db, await replaySchemas());
+    }
+  });
+
   it('Ctrl-C of replay --swap stops it before the swap, drops its schemas and exits 130 saying so', async () => {
     const before = await ledger();
     const hold = await holdTheLog();
@@ -136,3 +140,16 @@ describe('cancelling a replay', () => {
     expect(await ledger()).toEqual(before);
   });
 });
+
+/** `db`, whose every DROP SCHEMA fails (the database went away just then) and everything else is answered. */
+function refusingSchemaDrops(db: Db): Db {
+  return new Proxy(db, {
+    get(target, property) {
+      if (property === 'query') {
+        return (text: string, values?: unknown[]) => (/^DROP SCHEMA/.test(text) ? Promise.reject(new Error('the database went away')) : target.query(text, values));
+      }
+      const value = Reflect.get(target, property) as unknown;
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+}

@@ -46,7 +46,7 @@ async function stored(env: Record<string, string>) {
 
 const register = (env: Record<string, string>, email: string) => runAdmin(env, 'developer:register', { name: email.split('@')[0]!, email });
 
-// Every step starts a process (tsx, then an embedded Postgres): seconds each on a busy 2-core machine.
+// Every step starts a process (and in it an embedded Postgres): seconds each on a busy 2-core machine.
 const PROCESS_TESTS_MS = 240_000;
 
 describe('one owner of an embedded DATA_DIR', () => {

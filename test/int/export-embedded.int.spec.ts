@@ -19,7 +19,7 @@ import { freePort } from '../support/stack.js';
 
 const owners = embeddedOwners('offer-ledger-export-');
 
-// Every step starts a process (tsx, then an embedded Postgres): seconds each on a busy 2-core machine.
+// Every step starts a process (and in it an embedded Postgres): seconds each on a busy 2-core machine.
 const PROCESS_TESTS_MS = 300_000;
 const POSTBACKS = 300;
 

@@ -25,7 +25,7 @@ const report = (result: Awaited<ReturnType<typeof replayCli>>): ReplayReport => 
 };
 const rows = (replayed: ReplayReport, table: string) => replayed.tables.find((entry) => entry.table === table)!.rebuilt.rows;
 
-// Every step starts a process (tsx, then an embedded Postgres): seconds each on a busy 2-core machine.
+// Every step starts a process (and in it an embedded Postgres): seconds each on a busy 2-core machine.
 const PROCESS_TESTS_MS = 300_000;
 
 describe('replay on the embedded default (one process owns DATA_DIR)', () => {

@@ -42,7 +42,7 @@ describe('start-up failures', () => {
       const admin = await runCli(entries.admin[0], [...entries.admin[1]], env);
       expect(admin.status, admin.stderr).toBe(0);
     }
-    // Three processes in turn, each starting tsx (and an embedded Postgres for two of them).
+    // Three processes in turn (two of them opening an embedded Postgres).
   }, 180_000);
 
   it.each([

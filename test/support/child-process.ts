@@ -1,5 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
+import { inject } from 'vitest';
+import { BUNDLED_ENTRIES, bundleOf } from './entry-bundles.js';
 
 /** A child process whose output lines a test can wait for. */
 export interface FollowedProcess {
@@ -120,9 +122,19 @@ export function startProgram(command: string, args: string[], options: { cwd?: s
   return follow(spawn(command, args, { cwd: options.cwd, env: options.env, stdio: ['ignore', 'pipe', 'pipe'] }), command);
 }
 
-/** Starts one of the service's processes (e.g. the projector, a CLI) with tsx and follows its JSON logs. */
+/**
+ * Node's arguments that run one of the project's entry points (a path from the project's root):
+ * its bundle of this run if it has one, else the source through tsx, as the npm scripts run it.
+ */
+export function entryArgs(entry: string): string[] {
+  const bundles = inject('entryBundles');
+  if (bundles && BUNDLED_ENTRIES.includes(entry)) return [bundleOf(bundles, entry)];
+  return ['--import', 'tsx', entry];
+}
+
+/** Starts one of the service's processes (e.g. the projector, a CLI) and follows its JSON logs. */
 export function startServiceProcess(entry: string, env: Record<string, string>, args: string[] = []): ServiceProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', entry, ...args], {
+  const child = spawn(process.execPath, [...entryArgs(entry), ...args], {
     env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { track } from './child-process.js';
+import { entryArgs, track } from './child-process.js';
 
 export interface CliResult {
   status: number | null;
@@ -7,10 +7,10 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Runs one of the project's command-line entry points with tsx and only the given environment. */
+/** Runs one of the project's command-line entry points (see entryArgs) with only the given environment. */
 export function runCli(entry: string, args: string[], env: Record<string, string>, timeoutMs = 90_000): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = track(spawn(process.execPath, ['--import', 'tsx', entry, ...args], {
+    const child = track(spawn(process.execPath, [...entryArgs(entry), ...args], {
       env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     }));

@@ -1,11 +1,14 @@
 import type { TestProject } from 'vitest/node';
-import { existsSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
+import { bundleEntries } from './entry-bundles.js';
 import { GEO_EXCERPT_FILE } from './geo-excerpt.js';
 import { resolveStack, stopStackIfStartedHere } from './stack.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
     stack: import('./stack.js').StackEndpoints;
+    /** The folder of this run's bundles of the entry points the tests start (see entry-bundles.ts), or null. */
+    entryBundles: string | null;
   }
 }
 
@@ -19,7 +22,13 @@ export default async function setup(project: TestProject) {
   requireSharedData();
   const stack = await resolveStack(log);
   project.provide('stack', stack);
-  return () => stopStackIfStartedHere(log);
+  // TEST_ENTRIES=tsx starts them exactly as the npm scripts do instead, at tsx's cost.
+  const bundles = process.env.TEST_ENTRIES === 'tsx' ? null : await bundleEntries(project.config.root);
+  project.provide('entryBundles', bundles);
+  return async () => {
+    if (bundles) rmSync(bundles, { recursive: true, force: true });
+    await stopStackIfStartedHere(log);
+  };
 }
 
 /** The tests read real data from the shared folder beside the project; without it, say so once. */

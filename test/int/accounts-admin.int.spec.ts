@@ -11,6 +11,7 @@ import { runCommand } from '../../commands/run.js';
 import { startProjection, type RunningProjection } from '../../platform/projection/runner.js';
 import { accountsProjection } from '../../projections/accounts/projection.js';
 import { createTestApp, testEnvironment, type TestRuntime } from '../support/app.js';
+import { entryArgs } from '../support/child-process.js';
 import { withoutTable } from '../support/database.js';
 import { waitFor } from '../support/wait-for.js';
 
@@ -178,7 +179,7 @@ describe('accounts admin commands reject bad input', () => {
   /** The admin CLI in a process of its own, on this test's Kafka log and database. */
   const cli = (...args: string[]) => {
     const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...testEnvironment(t.database, t.topicPrefix, { eventLog: 'kafka' }) };
-    return promisify(execFile)(process.execPath, ['--import', 'tsx', 'services/admin/cli.ts', ...args], { env }).then(
+    return promisify(execFile)(process.execPath, [...entryArgs('services/admin/cli.ts'), ...args], { env }).then(
       (done) => ({ code: 0, stderr: done.stderr }),
       (failed: { code: number; stderr: string }) => ({ code: failed.code, stderr: failed.stderr }),
     );

@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { CommandInputError } from '../../commands/command.js';
 import { fieldPath, validateInput } from '../../commands/validate.js';
 import { inputFromFlags } from '../../services/admin/cli-options.js';
+import { entryArgs } from '../support/child-process.js';
 
 const schema = Type.Object(
   {
@@ -84,7 +85,7 @@ describe('admin CLI', () => {
   const run = (args: string[]) => {
     const dataDir = mkdtempSync(join(tmpdir(), 'offer-ledger-admin-'));
     try {
-      return spawnSync(process.execPath, ['--import', 'tsx', 'services/admin/cli.ts', ...args], {
+      return spawnSync(process.execPath, [...entryArgs('services/admin/cli.ts'), ...args], {
         env: { PATH: process.env.PATH, HOME: process.env.HOME, DATA_DIR: dataDir },
         encoding: 'utf8',
         timeout: 60_000,

@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../platform/config/config.js';
+import { entryArgs } from '../support/child-process.js';
 
 const valid = {
   DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/offer_ledger',
@@ -93,7 +94,7 @@ describe('a process started with a bad setting', () => {
     [{ KAFKA_BROKERS: '127.0.0.1:9092' }, 'SCHEMA_REGISTRY_URL'],
     [{ DATABASE_URL: 'postgres://127.0.0.1/x' }, 'KEY_HASH_SECRET'],
   ])('%j: prints one line naming %s and exits 2', (env, variable) => {
-    const result = spawnSync(process.execPath, ['--import', 'tsx', 'services/api/main.ts'], {
+    const result = spawnSync(process.execPath, entryArgs('services/api/main.ts'), {
       env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
       encoding: 'utf8',
       timeout: 30_000,

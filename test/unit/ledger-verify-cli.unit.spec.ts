@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { entryArgs } from '../support/child-process.js';
 
 /** `npm run ledger:verify`'s flags and refusals, before any database is opened. */
 const parent = mkdtempSync(join(tmpdir(), 'offer-ledger-verify-'));
@@ -10,7 +11,7 @@ afterAll(() => rmSync(parent, { recursive: true, force: true }));
 const dataDir = join(parent, 'never-created');
 
 const verify = (args: string[], dir = dataDir) =>
-  spawnSync(process.execPath, ['--import', 'tsx', 'projections/ledger/verify-cli.ts', ...args], {
+  spawnSync(process.execPath, [...entryArgs('projections/ledger/verify-cli.ts'), ...args], {
     env: { PATH: process.env.PATH, HOME: process.env.HOME, DATA_DIR: dir },
     encoding: 'utf8',
     timeout: 60_000,
@@ -49,7 +50,7 @@ describe('ledger:verify command line', () => {
 /** The other tools that only read what is there refuse the same way, rather than report an empty database they created. */
 describe('export and replay on a DATA_DIR without a database', () => {
   const tool = (script: string, args: string[]) =>
-    spawnSync(process.execPath, ['--import', 'tsx', script, ...args], {
+    spawnSync(process.execPath, [...entryArgs(script), ...args], {
       env: { PATH: process.env.PATH, HOME: process.env.HOME, DATA_DIR: dataDir },
       encoding: 'utf8',
       timeout: 60_000,

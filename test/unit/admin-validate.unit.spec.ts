@@ -1,5 +1,4 @@
 import { Type } from '@sinclair/typebox';
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { CommandInputError } from '../../commands/command.js';
 import { fieldPath, validateInput } from '../../commands/validate.js';
 import { inputFromFlags } from '../../services/admin/cli-options.js';
-import { entryArgs } from '../support/child-process.js';
+import { runCli } from '../support/cli.js';
 
 const schema = Type.Object(
   {
@@ -82,36 +81,34 @@ describe('admin input validation', () => {
 });
 
 describe('admin CLI', () => {
-  const run = (args: string[]) => {
+  // Asynchronous: a worker blocked in spawnSync answers nothing, and vitest reports its own calls
+  // to it as timed out when the processes (an embedded database created) take a minute under load.
+  const run = async (args: string[]) => {
     const dataDir = mkdtempSync(join(tmpdir(), 'offer-ledger-admin-'));
     try {
-      return spawnSync(process.execPath, [...entryArgs('services/admin/cli.ts'), ...args], {
-        env: { PATH: process.env.PATH, HOME: process.env.HOME, DATA_DIR: dataDir },
-        encoding: 'utf8',
-        timeout: 60_000,
-      });
+      return await runCli('services/admin/cli.ts', args, { DATA_DIR: dataDir }, 60_000);
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
     }
   };
 
-  it('prints --help for a command with every field and exits 0', () => {
-    const result = run(['catalog-entry:record', '--help']);
+  it('prints --help for a command with every field and exits 0', async () => {
+    const result = await run(['catalog-entry:record', '--help']);
     expect(result.status).toBe(0);
     expect(result.stdout).toContain('--entry-id <value>');
     expect(result.stdout).toContain('(required)');
   });
 
-  it('exits 2 naming the field of invalid input, and 0 with the appended event', () => {
-    const bad = run(['catalog-entry:record', '--entry-id', 'a', '--name', 'x', '--amount', '1.5x', '--currency', 'USD']);
+  it('exits 2 naming the field of invalid input, and 0 with the appended event', async () => {
+    const bad = await run(['catalog-entry:record', '--entry-id', 'a', '--name', 'x', '--amount', '1.5x', '--currency', 'USD']);
     expect(bad.status).toBe(2);
     expect(bad.stderr).toMatch(/^error: amount: /);
-    const good = run(['catalog-entry:record', '--entry-id', 'a', '--name', 'x', '--amount', '1.50', '--currency', 'USD']);
+    const good = await run(['catalog-entry:record', '--entry-id', 'a', '--name', 'x', '--amount', '1.50', '--currency', 'USD']);
     expect(good.status).toBe(0);
     expect(JSON.parse(good.stdout)).toMatchObject({ topic: 'catalog', offset: '0' });
   });
 
-  it('exits 2 for an unknown command', () => {
-    expect(run(['no-such:command']).status).toBe(2);
+  it('exits 2 for an unknown command', async () => {
+    expect((await run(['no-such:command'])).status).toBe(2);
   });
 });

@@ -7,20 +7,22 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Runs one of the project's command-line entry points (see entryArgs) with only the given environment. */
-export function runCli(entry: string, args: string[], env: Record<string, string>, timeoutMs = 90_000): Promise<CliResult> {
+/**
+ * Runs `node <args>` and resolves with how it ended. Asynchronous on purpose: a vitest worker
+ * blocked in spawnSync answers none of vitest's own calls, which under load it reports as
+ * "Timeout calling onTaskUpdate", failing the run though every test passed.
+ */
+export function runNode(args: string[], options: { env: NodeJS.ProcessEnv; timeoutMs?: number; what?: string }): Promise<CliResult> {
+  const { env, timeoutMs = 90_000, what = args.join(' ') } = options;
   return new Promise((resolve, reject) => {
-    const child = track(spawn(process.execPath, [...entryArgs(entry), ...args], {
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    }));
+    const child = track(spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'] }));
     let stdout = '';
     let stderr = '';
     child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
     child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`${entry} ${args.join(' ')} did not finish within ${timeoutMs} ms; stderr:\n${stderr}`));
+      reject(new Error(`${what} did not finish within ${timeoutMs} ms; stderr:\n${stderr}`));
     }, timeoutMs);
     child.once('error', reject);
     child.once('exit', (status) => {
@@ -29,6 +31,10 @@ export function runCli(entry: string, args: string[], env: Record<string, string
     });
   });
 }
+
+/** Runs one of the project's command-line entry points (see entryArgs) with only the given environment. */
+export const runCli = (entry: string, args: string[], env: Record<string, string>, timeoutMs = 90_000): Promise<CliResult> =>
+  runNode([...entryArgs(entry), ...args], { env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env }, timeoutMs, what: `${entry} ${args.join(' ')}` });
 
 /** `npm run admin -- <command> …` */
 export const runAdmin = (env: Record<string, string>, command: string, flags: Record<string, string>) =>

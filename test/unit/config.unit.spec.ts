@@ -1,7 +1,6 @@
-import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../platform/config/config.js';
-import { entryArgs } from '../support/child-process.js';
+import { runCli } from '../support/cli.js';
 
 const valid = {
   DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/offer_ledger',
@@ -93,12 +92,8 @@ describe('a process started with a bad setting', () => {
     [{ PORT: 'eighty' }, 'PORT'],
     [{ KAFKA_BROKERS: '127.0.0.1:9092' }, 'SCHEMA_REGISTRY_URL'],
     [{ DATABASE_URL: 'postgres://127.0.0.1/x' }, 'KEY_HASH_SECRET'],
-  ])('%j: prints one line naming %s and exits 2', (env, variable) => {
-    const result = spawnSync(process.execPath, entryArgs('services/api/main.ts'), {
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
-      encoding: 'utf8',
-      timeout: 30_000,
-    });
+  ])('%j: prints one line naming %s and exits 2', async (env, variable) => {
+    const result = await runCli('services/api/main.ts', [], env, 30_000);
     expect(result.status).toBe(2);
     const lines = result.stderr.trim().split('\n');
     expect(lines).toHaveLength(1);

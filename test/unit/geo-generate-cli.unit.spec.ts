@@ -1,28 +1,28 @@
-import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { runNode } from '../support/cli.js';
 
 /** `npm run geo:generate`'s flags: a value out of range is refused before anything is written. */
 const dir = mkdtempSync(join(tmpdir(), 'offer-ledger-geo-generate-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const generate = (args: string[]) =>
-  spawnSync(process.execPath, ['--import', 'tsx', 'test/support/geo-catalog-generate.ts', '--dir', join(dir, 'out'), ...args], { encoding: 'utf8', timeout: 60_000 });
+  runNode(['--import', 'tsx', 'test/support/geo-catalog-generate.ts', '--dir', join(dir, 'out'), ...args], { env: process.env, timeoutMs: 60_000 });
 
 describe('geo:generate command line', () => {
-  it('refuses a --scale or --seed that is not a number in range with exit 2, writing nothing', () => {
+  it('refuses a --scale or --seed that is not a number in range with exit 2, writing nothing', async () => {
     for (const [flag, value] of [['--scale', 'abc'], ['--scale', '0'], ['--scale', '-1'], ['--scale', '1e9'], ['--seed', '1.5'], ['--seed', '']]) {
-      const result = generate([flag!, value!]);
+      const result = await generate([flag!, value!]);
       expect(result.status, `${flag} ${value}: ${result.stderr}`).toBe(2);
       expect(result.stderr).toMatch(new RegExp(`^error: ${flag} must be a (whole )?number from `));
     }
     expect(existsSync(join(dir, 'out'))).toBe(false);
   });
 
-  it('writes a small catalog at a small scale', () => {
-    const result = generate(['--scale', '0.001']);
+  it('writes a small catalog at a small scale', async () => {
+    const result = await generate(['--scale', '0.001']);
     expect(result.status, result.stderr).toBe(0);
     expect(JSON.parse(result.stdout)).toMatchObject({ file: join(dir, 'out', 'geotargets-2026-08-12-generated.csv'), rows: expect.any(Number) });
   });

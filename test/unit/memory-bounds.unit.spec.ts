@@ -1,8 +1,8 @@
-import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../platform/config/config.js';
 import { defaultInstanceCacheEntries, processMemoryLimit } from '../../platform/memory/bounds.js';
+import { runNode } from '../support/cli.js';
 
 const MB = 2 ** 20;
 
@@ -30,14 +30,17 @@ describe('the served-card cache bound derived from the memory limit', () => {
     expect(loadConfig({ INSTANCE_CACHE_ENTRIES: '0' }).instanceCacheEntries).toBe(0);
   });
 
-  it('follows the heap limit a process is started with (as the services are: --max-semi-space-size=64)', () => {
+  it('follows the heap limit a process is started with (as the services are: --max-semi-space-size=64)', async () => {
     const config = fileURLToPath(new URL('../../platform/config/config.ts', import.meta.url));
     const script = `import { loadConfig } from ${JSON.stringify(config)}; console.log(loadConfig({}).instanceCacheEntries);`;
-    const entries = (oldSpaceMb: number) =>
-      Number(execFileSync(process.execPath, ['--max-semi-space-size=64', `--max-old-space-size=${oldSpaceMb}`, '--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8' }).trim());
+    const entries = async (oldSpaceMb: number) => {
+      const result = await runNode(['--max-semi-space-size=64', `--max-old-space-size=${oldSpaceMb}`, '--import', 'tsx', '--input-type=module', '-e', script], { env: process.env });
+      expect(result.status, result.stderr).toBe(0);
+      return Number(result.stdout.trim());
+    };
     // The heap limit is the old space plus three semi-spaces: 576 MB, and 960 MB.
-    expect(entries(384)).toBe(defaultInstanceCacheEntries(processMemoryLimit(576 * MB)));
-    expect(entries(768)).toBe(defaultInstanceCacheEntries(processMemoryLimit(960 * MB)));
-    expect(entries(384)).toBeLessThan(500_000);
+    expect(await entries(384)).toBe(defaultInstanceCacheEntries(processMemoryLimit(576 * MB)));
+    expect(await entries(768)).toBe(defaultInstanceCacheEntries(processMemoryLimit(960 * MB)));
+    expect(await entries(384)).toBeLessThan(500_000);
   });
 });

@@ -11,7 +11,12 @@ export interface RebuildProgress {
   applied: number;
   /** Events to apply to reach the current bounds. */
   target: number;
+  /** A replay's step once its events are applied; absent while it applies them. */
+  step?: ReplayStep;
 }
+
+/** What a replay does after applying its events, each taking seconds to minutes on large tables. */
+export type ReplayStep = 'building indexes' | 'checksumming' | 'comparing' | 'swapping';
 
 export interface Rebuild {
   /**

@@ -6,7 +6,7 @@ import { compareTable, tableChecksum, type TableChecksum } from './checksum.js';
 import { pointInTimeBounds, type PointInTime } from './point-in-time.js';
 import { listPositions, positionsIn, samePositions, type Position, type Positions } from './positions.js';
 import type { Projection } from './projection.js';
-import { startRebuild, type RebuildProgress } from './rebuild.js';
+import { startRebuild, type RebuildProgress, type ReplayStep } from './rebuild.js';
 import { analyzeTables, buildIndexes, createReplaySchema, currentSchema, describeKeptSchema, dropSchemas, heartbeatWhileRunning, snapshotLive } from './replay-schema.js';
 import { SWAP_CATCH_UP_MS, swapIntoLive } from './swap.js';
 
@@ -189,21 +189,31 @@ async function rebuildInto(
   let swapped = false;
   let positions: Positions;
   let reports: TableReport[];
-  const rebuild = await startRebuild({ db, eventLog, schema, projections, onProgress: options.onProgress }).catch(async (error: unknown) => {
+  // Once the events are applied the replay says which step it is on (index builds, the
+  // comparison and the swap take seconds to minutes, with the bar at 100 % all along).
+  let step: ReplayStep | undefined;
+  const onProgress = options.onProgress && ((progress: RebuildProgress) => options.onProgress!(step ? { ...progress, step } : progress));
+  const rebuild = await startRebuild({ db, eventLog, schema, projections, onProgress }).catch(async (error: unknown) => {
     await dropAfterFailure(db, created, error, options.signal);
     throw error;
   });
   const { signal } = options;
   const reach = (target: Positions) => untilAborted(rebuild.reach(target), signal);
+  const announce = (next: ReplayStep) => {
+    step = next;
+    onProgress?.(rebuild.progress());
+  };
   try {
     if (plan) {
       await reach(plan.bounds);
+      announce('building indexes');
       await buildIndexes(db, deferredIndexes);
       await analyzeTables(db, schema, tableNames);
       signal?.throwIfAborted();
       rebuiltAt = performance.now();
       positions = plan.bounds;
       reports = [];
+      announce('checksumming');
       for (const { projection, table } of tables) reports.push({ projection, table, rebuilt: await tableChecksum(db, table, schema, db.engine === 'pglite') });
     } else {
       // Most of the work: up to where the live read models stood at the start.
@@ -212,6 +222,7 @@ async function rebuildInto(
       // Only now: a failed snapshot rolled its schema back, and a drop of it would fail.
       created.push(copy);
       await reach(positions);
+      announce('building indexes');
       await buildIndexes(db, deferredIndexes);
       await analyzeTables(db, schema, tableNames);
       signal?.throwIfAborted();
@@ -219,10 +230,12 @@ async function rebuildInto(
       if (!samePositions(positions, await positionsIn(db, schema, names))) {
         throw new Error('the live read models moved back during the replay (another replay swapped them?); run it again');
       }
+      announce('comparing');
       reports = await compareTables(db, tables, copy, schema, options.keys ?? 10, signal);
       // The last moment a cancel stops it.
       signal?.throwIfAborted();
       if (options.swap) {
+        announce('swapping');
         const partitions = await livePartitionsOf(eventLog, projections);
         positions = await swapIntoLive(db, {
           live,

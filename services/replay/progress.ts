@@ -28,7 +28,7 @@ export function replayProgressBar(stream: NodeJS.WriteStream = process.stderr, n
   const bar = new cliProgress.SingleBar(
     {
       stream,
-      format: 'rebuilding [{bar}] {percentage}% | {value}/{total} events | {rate} events/s | lag {lag} | ETA {time_left}',
+      format: '{step} [{bar}] {percentage}% | {value}/{total} events | {rate} events/s | lag {lag} | ETA {time_left}',
       hideCursor: true,
       noTTYOutput: !stream.isTTY,
       notTTYSchedule: 5_000,
@@ -45,7 +45,8 @@ export function replayProgressBar(stream: NodeJS.WriteStream = process.stderr, n
       progress.events_per_second !== undefined
         ? { events_per_second: progress.events_per_second, lag: Math.max(0, progress.target - progress.applied), eta_seconds: progress.eta_seconds ?? null }
         : replayPace(progress, (now() - startedAt!) / 1000);
-    return { rate: pace.events_per_second, lag: pace.lag, time_left: durationText(pace.eta_seconds) };
+    // Once the events are applied, the step under way (index builds, comparison, swap): the bar stays at 100 % meanwhile.
+    return { step: progress.step ?? 'rebuilding', rate: pace.events_per_second, lag: pace.lag, time_left: durationText(pace.eta_seconds) };
   };
   return {
     update(progress: RebuildProgress & Partial<ReplayPace>) {

@@ -92,6 +92,25 @@ describe.each([['kafka'], ['sql']] as const)('replay on the %s log', (eventLog) 
     expect(await schemaExists(t.runtime.db, report.schema)).toBe(false);
   });
 
+  it('says which step it is on once the events are applied: the index builds, then the comparison (a point in time: its checksums)', async () => {
+    const stepsOf = async (options: Partial<Parameters<typeof replay>[2]>) => {
+      const steps: (string | undefined)[] = [];
+      const report = await replay(t.runtime.db, t.runtime.eventLog, {
+        projections: [ledgerProjection],
+        explicit: true,
+        ...options,
+        onProgress: (progress) => void steps.push(progress.step),
+      });
+      // Each step once, in order: the progress of applying events comes without one.
+      return { report, steps: steps.filter((step, index) => index === 0 || steps[index - 1] !== step) };
+    };
+    const compared = await stepsOf({});
+    expect(compared.steps).toEqual([undefined, 'building indexes', 'comparing']);
+    const pointInTime = await stepsOf({ pointInTime: { until: midway.ends } });
+    expect(pointInTime.steps).toEqual([undefined, 'building indexes', 'checksumming']);
+    await dropSchemas(t.runtime.db, [pointInTime.report.schema]);
+  });
+
   it('rebuilds the ledger as it was at mid-stream log positions (--until), kept for queries', async () => {
     const report = await replay(t.runtime.db, t.runtime.eventLog, { projections, pointInTime: { until: midway.ends } });
     expect(report.mode).toBe('point-in-time');

@@ -55,6 +55,12 @@ describe('replayProgressBar', () => {
     }
   });
 
+  it('names the step under way once the events are applied, instead of rebuilding at 100 %', () => {
+    const text = barLines([{ applied: 5_000, target: 10_000 }, { applied: 10_000, target: 10_000, step: 'comparing' }]);
+    expect(text).toMatch(/^rebuilding \[/m);
+    expect(text).toMatch(/^comparing \[.*\] 100% \| 10000\/10000 events/m);
+  });
+
   it("shows the pace a replay run by DATA_DIR's owner reports, not one from the bar's late start", () => {
     const text = barLines([{ applied: 59_982, target: 59_982, events_per_second: 14_000, lag: 0, eta_seconds: 0 }]);
     expect(text).toContain('59982/59982 events | 14000 events/s | lag 0');

@@ -1,18 +1,13 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appendEvents, newEvent } from '../../commands/append.js';
-import { replay } from '../../platform/projection/replay.js';
 import { startProjection, type RunningProjection } from '../../platform/projection/runner.js';
 import { servesProjection } from '../../projections/serves/projection.js';
 import { findServedInstances } from '../../projections/serves/queries.js';
 import { EventType } from '../../schemas/generated/events.js';
-import { exportEvents } from '../../services/export/export-events.js';
-import { parseExportFlags } from '../../services/export/options.js';
 import { createTestRuntime, type TestRuntime } from '../support/app.js';
 import { offerServed } from '../support/serves.js';
+import { expectReplayAndExportToStopAt } from '../support/undecodable.js';
 import { waitFor } from '../support/wait-for.js';
 import { inject } from 'vitest';
 
@@ -86,14 +81,6 @@ describe('a projection moved past an event that cannot be decoded (Kafka)', () =
 
   it('a replay and an export stop at it, naming it', async () => {
     const named = new RegExp(`the event at serves/${poisoned!.partition} offset ${poisoned!.offset} cannot be decoded \\(message is not in the Confluent wire format`);
-    await expect(replay(t.runtime.db, t.runtime.eventLog, { projections: [servesProjection] })).rejects.toThrow(named);
-    const dir = mkdtempSync(join(tmpdir(), 'undecodable-export-'));
-    try {
-      const parsed = parseExportFlags({ topic: 'serves', out: join(dir, 'serves.ndjson'), format: 'ndjson' });
-      if (parsed.kind !== 'events') throw new Error('not an events export');
-      await expect(exportEvents(t.runtime.eventLog, { ...parsed.request, topicPrefix: t.topicPrefix })).rejects.toThrow(named);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    await expectReplayAndExportToStopAt(t, named);
   });
 });

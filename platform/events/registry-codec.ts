@@ -103,12 +103,17 @@ const CONFLICT_LOOK_INTERVAL_MS = 200;
 export function registryCodec(registryUrl: string, schemas: Map<string, KnownSchema>, options: { timeoutMs?: number } = {}): EventCodec {
   const timeoutMs = options.timeoutMs ?? REGISTRY_TIMEOUT_MS;
   const registry = new SchemaRegistry({ host: registryUrl, clientId: 'offer-ledger', middlewares: [answerWithin(timeoutMs)] });
-  const configUrl = (subject: string) => `${registryUrl.replace(/\/$/, '')}/config/${encodeURIComponent(subject)}`;
-  const compatibilityOf = async (subject: string) => {
-    const response = await fetch(configUrl(subject), { signal: AbortSignal.timeout(timeoutMs) });
-    if (!response.ok) throw new Error(`the schema registry did not say the compatibility of subject ${subject}: ${response.status} ${await response.text()}`);
-    return String(((await response.json()) as { compatibilityLevel?: unknown }).compatibilityLevel).toUpperCase();
+  const base = registryUrl.replace(/\/$/, '');
+  const configPath = (subject: string) => `/config/${encodeURIComponent(subject)}`;
+  const configUrl = (subject: string) => `${base}${configPath(subject)}`;
+  /** A GET of the registry's ccompat API, with the deadline every registry request has. */
+  const registryAnswer = async <Answer>(path: string): Promise<Answer> => {
+    const response = await fetch(`${base}${path}`, { signal: AbortSignal.timeout(timeoutMs) });
+    if (!response.ok) throw new Error(`the schema registry did not answer GET ${path}: ${response.status} ${await response.text()}`);
+    return (await response.json()) as Answer;
   };
+  const compatibilityOf = async (subject: string) =>
+    String((await registryAnswer<{ compatibilityLevel?: unknown }>(configPath(subject))).compatibilityLevel).toUpperCase();
   /** Sets ours; a conflict means another process set one at the same moment, which must be ours too. */
   const ensureCompatibility = async (subject: string) => {
     const response = await fetch(configUrl(subject), {
@@ -129,11 +134,6 @@ export function registryCodec(registryUrl: string, schemas: Map<string, KnownSch
     if (level !== COMPATIBILITY) throw new CompatibilityMismatch(level);
   };
   const register = (subject: string, schema: KnownSchema) => registry.register({ type: SchemaType.AVRO, schema: schema.text }, { subject, compatibility: COMPATIBILITY });
-  const registryAnswer = async <Answer>(path: string): Promise<Answer> => {
-    const response = await fetch(`${registryUrl.replace(/\/$/, '')}${path}`, { signal: AbortSignal.timeout(timeoutMs) });
-    if (!response.ok) throw new Error(`the schema registry did not answer GET ${path}: ${response.status} ${await response.text()}`);
-    return (await response.json()) as Answer;
-  };
   /**
    * Under BACKWARD the registry checks a new version against the latest one only: v1, then v2
    * adding a field with a default, then v3 making it required was taken, and v3 cannot read v1's
@@ -144,8 +144,9 @@ export function registryCodec(registryUrl: string, schemas: Map<string, KnownSch
     const path = `/subjects/${encodeURIComponent(subject)}/versions`;
     const versions = await Promise.all((await registryAnswer<number[]>(path)).map((version) => registryAnswer<{ version: number; id: number; schema: string }>(`${path}/${version}`)));
     const ours = versions.find((version) => version.id === id);
-    for (const version of versions) {
-      if (ours && version.version < ours.version) refuseUnreadable(`SCHEMA_REGISTRY_URL (${printable(registryUrl)})`, subject, schema, { id: version.id, schemaText: version.schema });
+    if (!ours) return;
+    for (const version of versions.filter((each) => each.version < ours.version)) {
+      refuseUnreadable(`SCHEMA_REGISTRY_URL (${printable(registryUrl)})`, subject, schema, { id: version.id, schemaText: version.schema });
     }
   };
   const registered = async (subject: string, schema: KnownSchema) => {

@@ -18,10 +18,9 @@ const REASON_BY_STATUS: Record<number, PostbackReason> = { 408: 'request_timeout
 const ROUTE_REFUSAL_BY_STATUS: Record<number, () => PostbackRejection> = { 404: noPartnerPath, 405: methodNotAllowed };
 
 /** Paths the postback routes answer (their prefix, with or without a partner id). */
-const isPostbackTarget = (target: string) => {
-  const bare = POSTBACK_PATH_PREFIX.slice(0, -1);
-  return target.startsWith(POSTBACK_PATH_PREFIX) || target === bare || target.startsWith(`${bare}?`);
-};
+const BARE_POSTBACK_PATH = POSTBACK_PATH_PREFIX.slice(0, -1);
+const isPostbackTarget = (target: string) =>
+  target.startsWith(POSTBACK_PATH_PREFIX) || target === BARE_POSTBACK_PATH || target.startsWith(`${BARE_POSTBACK_PATH}?`);
 
 /**
  * A postback request Node's HTTP parser refused (a malformed header, Content-Length with

@@ -192,7 +192,14 @@ export async function kafkaSubscribe(context: SubscriptionContext, subscription:
     const topic = logical.get(batch.topic)!;
     const started = `${batch.topic}:${batch.partition}`;
     if (!startChecked.has(started)) {
-      const back = await startBehind(await subscription.resumeFrom(), topic, batch.partition, BigInt(batch.messages[0]!.offset));
+      let back: bigint | undefined;
+      try {
+        back = await startBehind(await subscription.resumeFrom(), topic, batch.partition, BigInt(batch.messages[0]!.offset));
+      } catch (error) {
+        // The subscriber's offsets could not be read (its database is gone): it hears of it as of a failed batch.
+        subscription.onError?.(error as Error);
+        throw error;
+      }
       if (back !== undefined) {
         warnHandedOver(topic, batch.partition, BigInt(batch.messages[0]!.offset), back);
         active?.seek({ topic: batch.topic, partition: batch.partition, offset: back.toString() });

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { fieldPath } from '../text/field-path.js';
 import { repeatedKey } from '../text/json-keys.js';
@@ -60,32 +60,38 @@ function prototypeKeyPath(parsed: unknown): string | undefined {
 /** Refuses bytes that are not UTF-8 (a plain decode would turn them into U+FFFD and store that); drops a leading BOM, as RFC 8259 allows. */
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
+/**
+ * A JSON body as every route reads it, for a route that reads most of its bodies its own way and
+ * hands the rest here (the instance route).
+ */
+export function parseJsonBody(request: FastifyRequest, bytes: Buffer, done: (error: Error | null, body?: unknown) => void): void {
+  const charset = refusedCharset(request.headers['content-type']);
+  if (charset !== undefined) {
+    return done(unsupportedMediaType(`charset ${charset} is not accepted; send the body as UTF-8 JSON`), undefined);
+  }
+  let body: string;
+  try {
+    body = utf8.decode(bytes);
+  } catch {
+    return done(badRequest('the request body is not UTF-8 text'), undefined);
+  }
+  if (body.trim() === '') return done(badRequest('the request body is empty, but Content-Type says application/json'), undefined);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    return done(badRequest('the request body is not valid JSON'), undefined);
+  }
+  // A body that neither names such a key nor escapes any character (an escape could spell one) cannot hold one.
+  const forbidden = mayNamePrototypeKey(body) ? prototypeKeyPath(parsed) : undefined;
+  if (forbidden !== undefined) return done(refusalAt(forbidden, "is not a field of any body (it would reach an object's prototype)"), undefined);
+  // JSON.parse keeps a repeated key's last value without a word; which one the sender meant is not ours to guess.
+  const repeated = typeof parsed === 'object' && parsed !== null ? repeatedKey(body) : undefined;
+  if (repeated !== undefined) return done(refusalAt(repeated, 'is given twice; send each field once'), undefined);
+  done(null, parsed);
+}
+
 export const jsonBodies = fp(async (app: FastifyInstance) => {
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, bytes, done) => {
-    const charset = refusedCharset(request.headers['content-type']);
-    if (charset !== undefined) {
-      return done(unsupportedMediaType(`charset ${charset} is not accepted; send the body as UTF-8 JSON`), undefined);
-    }
-    let body: string;
-    try {
-      body = utf8.decode(bytes as Buffer);
-    } catch {
-      return done(badRequest('the request body is not UTF-8 text'), undefined);
-    }
-    if (body.trim() === '') return done(badRequest('the request body is empty, but Content-Type says application/json'), undefined);
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(body);
-    } catch {
-      return done(badRequest('the request body is not valid JSON'), undefined);
-    }
-    // A body that neither names such a key nor escapes any character (an escape could spell one) cannot hold one.
-    const forbidden = mayNamePrototypeKey(body) ? prototypeKeyPath(parsed) : undefined;
-    if (forbidden !== undefined) return done(refusalAt(forbidden, "is not a field of any body (it would reach an object's prototype)"), undefined);
-    // JSON.parse keeps a repeated key's last value without a word; which one the sender meant is not ours to guess.
-    const repeated = typeof parsed === 'object' && parsed !== null ? repeatedKey(body) : undefined;
-    if (repeated !== undefined) return done(refusalAt(repeated, 'is given twice; send each field once'), undefined);
-    done(null, parsed);
-  });
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, bytes, done) => parseJsonBody(request, bytes as Buffer, done));
 });

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { CARD_TEXTS, CardTable, type CardText } from '../../services/api/routes/offers/card-table.js';
 import { viewOf } from '../../services/api/routes/offers/copy-bytes.js';
+import { RequestedIds } from '../../services/api/routes/offers/requested-ids.js';
 import { formatServedAt, opensLink, type ServedCard } from '../../services/api/routes/offers/instances-cards.js';
 
 const uuid = fc.uuid().map((id) => id.toLowerCase());
@@ -56,7 +57,7 @@ describe('the card table', () => {
         // findAll, in any order and with repeats, answers what find answers one id at a time.
         const asked = [...others, ...cards.map((card) => card.offer_instance_id).reverse(), cards[0]!.offer_instance_id];
         const places = new Int32Array(asked.length);
-        table.findAll(asked, places);
+        table.findAll(RequestedIds.fromTexts(asked).words, asked.length, places);
         expect([...places]).toEqual(asked.map((id) => table.find(id)));
       }),
       { numRuns: 300 },

@@ -6,6 +6,7 @@ import type { AppliedPosition } from '../../platform/projection/offsets.js';
 import type { ServedInstanceRow } from '../../projections/serves/evolve.js';
 import { openServedCardCache } from '../../services/api/routes/offers/served-card-cache.js';
 import { viewOf } from '../../services/api/routes/offers/copy-bytes.js';
+import { RequestedIds } from '../../services/api/routes/offers/requested-ids.js';
 
 /**
  * A database that records each statement and answers it with `answer`; a claim of link codes
@@ -199,7 +200,7 @@ describe('the served card cache', () => {
     expect([placeOfB, placeOfC].map((place) => bounded.table(place).offerId(bounded.slotOf(place)))).toEqual(['offer', 'offer']);
     expect(bounded.table(placeOfB)).not.toBe(bounded.table(placeOfC));
     // findAll answers the places find does, from either table.
-    expect([...bounded.findAll([C, A, B, C])]).toEqual([placeOfC, -1, placeOfB, placeOfC]);
+    expect([...bounded.findAll(RequestedIds.fromTexts([C, A, B, C]))]).toEqual([placeOfC, -1, placeOfB, placeOfC]);
     await bounded.load(db, [B, C]);
     expect(statements).toHaveLength(1);
     const none = openServedCardCache(fakeWatermarks(), { maxEntries: 0 });
@@ -221,8 +222,8 @@ describe('the served card cache', () => {
     }
     expect(cache.find(ids[299]!)).toBe(-1);
     expect(cache.find(ids[0]!.toUpperCase())).toBe(-1);
-    const asked = [...ids].reverse().concat(ids[0]!.toUpperCase());
-    expect([...cache.findAll(asked)]).toEqual(asked.map((id) => cache.find(id)));
+    const asked = [...ids].reverse().concat(ids[0]!);
+    expect([...cache.findAll(RequestedIds.fromTexts(asked))]).toEqual(asked.map((id) => cache.find(id)));
   });
 
   it('fails a lookup the read model cannot answer, and keeps nothing from it', async () => {

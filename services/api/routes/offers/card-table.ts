@@ -1,3 +1,4 @@
+import { UUID_WORDS, uuidWordsFromText } from '../../../../platform/ids/uuid-words.js';
 import { StringTable } from '../../../../platform/text/string-table.js';
 import { copyBytes, viewOf } from './copy-bytes.js';
 import { formatServedAt, opensLink, type ServedCard } from './instances-cards.js';
@@ -5,7 +6,8 @@ import { formatServedAt, opensLink, type ServedCard } from './instances-cards.js
 /**
  * Served cards kept as bytes and small integers rather than objects: an open-addressing table of
  * fixed-size slots (typed arrays) over one byte arena holding each card's own parts of an answer,
- * already as UTF-8. Looking a card up touches one slot and the card's few arena bytes, next to each
+ * already as UTF-8. A slot holds its card's id as four words (uuid-words.ts), so an id is
+ * found by comparing four integers, without reading the arena. Looking a card up touches one slot and the card's few arena bytes, next to each
  * other in memory, where a Map of card objects walks several scattered heap objects per id; with
  * hundreds of thousands of cards kept those reads miss the processor's caches, and they were most
  * of the instance route's time. A table holds at most `capacity` cards and never forgets one
@@ -16,11 +18,11 @@ import { formatServedAt, opensLink, type ServedCard } from './instances-cards.js
 export const CARD_TEXTS = ['id', 'servedAt', 'placement', 'link'] as const;
 export type CardText = 0 | 1 | 2 | 3;
 
-// A slot: the id's hash + 1 (0: empty), where its texts start in the arena, where each of the
-// four ends (ID_END and the three after it), then what the route decides with: application,
-// offer and placement (indexes of interned strings, -1 for no placement) and flags.
-const [HASH, START, ID_END, APPLICATION, OFFER, PLACEMENT, FLAGS] = [0, 1, 2, 6, 7, 8, 9];
-const STRIDE = 10;
+// A slot: the id's hash + 1 (0: empty), the id's four words, where its texts start in the arena,
+// where each of the four ends (ID_END and the three after it), then what the route decides with:
+// application, offer and placement (indexes of interned strings, -1 for no placement) and flags.
+const [HASH, KEY, START, ID_END, APPLICATION, OFFER, PLACEMENT, FLAGS] = [0, 1, 5, 6, 10, 11, 12, 13];
+const STRIDE = 14;
 const LIVE = 1;
 const OPENS_LINK = 2;
 /** Bytes reserved per card; the arena grows past that when links are long. */
@@ -35,15 +37,11 @@ function slotsFor(cards: number): number {
   return count;
 }
 
-/**
- * A 30-bit hash of an id: its last eight characters (hex digits in a canonical UUID, random in
- * UUIDv7 and v4), mixed. Any string hashes; short or non-hex ones just collide more.
- */
-function idHash(id: string): number {
-  let key = 0;
-  for (let index = id.length - 8; index < id.length; index += 1) key = (key << 4) | (id.charCodeAt(index) & 15);
-  return (Math.imul(key, 0x9e3779b1) >>> 2) & 0x3fffffff;
-}
+/** A 30-bit hash of an id from its last two words (random in UUIDv7 and v4), mixed. */
+const hashOf = (words: Int32Array, at: number) => (Math.imul(words[at + 3]! ^ Math.imul(words[at + 2]!, 0x85ebca6b), 0x9e3779b1) >>> 2) & 0x3fffffff;
+
+/** The words of one id looked up or kept by its text. */
+const scratchWords = new Int32Array(UUID_WORDS);
 
 export class CardTable {
   private slots: Int32Array;
@@ -88,60 +86,60 @@ export class CardTable {
     this.count = 0;
   }
 
-  /**
-   * The slot of the card with this id, or -1. `id` is what a request holds once parsed (a
-   * canonical UUID, ASCII): it is compared with the kept id's bytes character by character, which
-   * is exact for ASCII and never matches a stored id that is not.
-   */
+  /** The slot of the card with this id (a canonical UUID; any other text is never kept), or -1. */
   find(id: string): number {
-    const hash = idHash(id);
-    const { slots, arena, mask } = this;
-    for (let slot = hash & mask; ; slot = (slot + 1) & mask) {
-      const at = slot * STRIDE;
-      const stored = slots[at + HASH]!;
+    return uuidWordsFromText(id, scratchWords, 0) ? this.findWords(scratchWords, 0) : -1;
+  }
+
+  /** The slot of the card whose id has the words at `at` in `words`, or -1. */
+  findWords(words: Int32Array, at: number): number {
+    const { slots, mask } = this;
+    const hash = hashOf(words, at) + 1;
+    for (let slot = (hash - 1) & mask; ; slot = (slot + 1) & mask) {
+      const base = slot * STRIDE;
+      const stored = slots[base + HASH]!;
       if (stored === 0) return -1;
-      if (stored !== hash + 1) continue;
-      const start = slots[at + START]!;
-      if (slots[at + ID_END]! - start !== id.length) continue;
-      let same = true;
-      for (let index = 0; index < id.length; index += 1) {
-        if (arena[start + index] !== id.charCodeAt(index)) {
-          same = false;
-          break;
-        }
+      if (
+        stored === hash &&
+        slots[base + KEY] === words[at] &&
+        slots[base + KEY + 1] === words[at + 1] &&
+        slots[base + KEY + 2] === words[at + 2] &&
+        slots[base + KEY + 3] === words[at + 3]
+      ) {
+        return slot;
       }
-      if (same) return slot;
     }
   }
 
   /**
-   * `find` of every id, into `places` (same index). The ids' slots are read first, then the
-   * arena lines of those slots' cards, then each id is compared: with hundreds of
-   * thousands of cards both reads miss the processor's caches, and loads that do not wait on each
-   * other are in flight together, where `find` one id after another waits out each miss in turn.
+   * `findWords` of `count` ids (four words each), into `places` (same index). The ids' slots are
+   * read first, then the arena lines of those slots' cards (the answer copies their texts next),
+   * then each id is compared: with hundreds of thousands of cards both reads miss the
+   * processor's caches, and loads that do not wait on each other are in flight together, where
+   * looking up one id after another waits out each miss in turn.
    */
-  findAll(ids: readonly string[], places: Int32Array): void {
+  findAll(words: Int32Array, count: number, places: Int32Array): void {
     const { slots, arena, mask } = this;
     let touched = 0;
-    for (let index = 0; index < ids.length; index += 1) {
-      const at = (idHash(ids[index]!) & mask) * STRIDE;
+    for (let index = 0; index < count; index += 1) {
+      const at = (hashOf(words, index * UUID_WORDS) & mask) * STRIDE;
       places[index] = at;
       touched |= slots[at + START]!;
     }
-    for (let index = 0; index < ids.length; index += 1) {
-      // The card's texts (the answer copies them next) span two or three cache lines.
+    for (let index = 0; index < count; index += 1) {
+      // The card's texts span two or three cache lines.
       const at = places[index]!;
       const start = slots[at + START]!;
       touched |= (arena[start] ?? 0) | (arena[start + 64] ?? 0) | (arena[slots[at + ID_END + 3]! - 1] ?? 0);
     }
     // Kept where the compiler sees it used, so that the reads above are not left out as dead code.
     this.touched = touched;
-    for (let index = 0; index < ids.length; index += 1) places[index] = this.find(ids[index]!);
+    for (let index = 0; index < count; index += 1) places[index] = this.findWords(words, index * UUID_WORDS);
   }
 
   /** Keeps a card read from the serves read model; its slot, or -1 when the table is full or already holds the id. */
   add(card: ServedCard): number {
-    if (this.isFull || this.find(card.offer_instance_id) >= 0) return -1;
+    if (this.isFull || !uuidWordsFromText(card.offer_instance_id, scratchWords, 0) || this.findWords(scratchWords, 0) >= 0) return -1;
     const texts = [
       card.offer_instance_id,
       formatServedAt(card.served_at),
@@ -149,7 +147,7 @@ export class CardTable {
       card.link_url === null ? '' : JSON.stringify(card.link_url).slice(1, -1),
     ];
     this.reserve(texts.reduce((sum, text) => sum + Buffer.byteLength(text, 'utf8'), 0));
-    const at = this.freeSlot(idHash(card.offer_instance_id));
+    const at = this.freeSlot(hashOf(scratchWords, 0), scratchWords, 0);
     this.slots[at + START] = this.arenaUsed;
     texts.forEach((text, index) => {
       this.arenaUsed += this.arena.write(text, this.arenaUsed, 'utf8');
@@ -168,10 +166,9 @@ export class CardTable {
     const from = slot * STRIDE;
     const start = other.slots[from + START]!;
     const end = other.slots[from + ID_END + 3]!;
-    const id = other.arena.toString('utf8', start, other.slots[from + ID_END]!);
-    if (this.isFull || this.find(id) >= 0) return -1;
+    if (this.isFull || this.findWords(other.slots, from + KEY) >= 0) return -1;
     this.reserve(end - start);
-    const at = this.freeSlot(other.slots[from + HASH]! - 1);
+    const at = this.freeSlot(other.slots[from + HASH]! - 1, other.slots, from + KEY);
     const shift = this.arenaUsed - start;
     other.arena.copy(this.arena, this.arenaUsed, start, end);
     this.arenaUsed += end - start;
@@ -186,13 +183,18 @@ export class CardTable {
     return at / STRIDE;
   }
 
-  /** Claims the first empty slot for `hash`, growing the table first when it would be over half full; answers where the slot's fields start. */
-  private freeSlot(hash: number): number {
+  /**
+   * Claims the first empty slot for `hash` and the id's words at `at` in `words`, growing the
+   * table first when it would be over half full; answers where the slot's fields start.
+   */
+  private freeSlot(hash: number, words: Int32Array, at: number): number {
     if ((this.count + 1) * 2 > this.mask + 1) this.grow();
     let slot = hash & this.mask;
     while (this.slots[slot * STRIDE + HASH] !== 0) slot = (slot + 1) & this.mask;
-    this.slots[slot * STRIDE + HASH] = hash + 1;
-    return slot * STRIDE;
+    const base = slot * STRIDE;
+    this.slots[base + HASH] = hash + 1;
+    for (let word = 0; word < UUID_WORDS; word += 1) this.slots[base + KEY + word] = words[at + word]!;
+    return base;
   }
 
   /** Twice the slots, every card moved to its place among them. */

@@ -6,6 +6,7 @@ import type { ReadCaches } from '../../read-cache.js';
 import type { InstancesAnswer } from './instances-answer.js';
 import type { CardTable } from './card-table.js';
 import { hasAction, isServedTo } from './instances-cards.js';
+import type { RequestedIds } from './requested-ids.js';
 import type { ServedCardCache } from './served-card-cache.js';
 
 /** Where an answer's rows come from; undefined means "not at hand" (null: known not to exist). */
@@ -37,13 +38,14 @@ export async function lookupInstances(
   served: ServedCardCache,
   answer: InstancesAnswer,
   applicationId: string,
-  ids: string[],
+  requested: RequestedIds,
   servesAtEnd: { lastSeen(): number | undefined; await(): Promise<void> },
   allocate?: (bytes: number) => Buffer,
   now = Date.now(),
 ): Promise<Buffer> {
-  const kept = writeAnswer(answer, applicationId, ids, { places: served.findAll(ids), table: served.table, slotOf: served.slotOf, offer: caches.offerIfKept, placement: caches.placementIfKept }, allocate);
+  const kept = writeAnswer(answer, applicationId, requested, { places: served.findAll(requested), table: served.table, slotOf: served.slotOf, offer: caches.offerIfKept, placement: caches.placementIfKept }, allocate);
   if (kept !== undefined) return kept;
+  const ids = requested.list;
   let cards = await served.load(sql, ids);
   const seenAtEnd = servesAtEnd.lastSeen();
   const fresh = ids.filter((id) => cards.find(id) < 0 && mayBeUnapplied(id, seenAtEnd, now));
@@ -71,7 +73,7 @@ export async function lookupInstances(
     offer: (id) => offers.get(id),
     placement: (id) => placements.get(id),
   };
-  const read = writeAnswer(answer, applicationId, ids, rows, allocate);
+  const read = writeAnswer(answer, applicationId, requested, rows, allocate);
   if (read === undefined) throw new Error('a row read for the instance answer is missing');
   return read;
 }
@@ -80,22 +82,21 @@ export async function lookupInstances(
 const isCallersCard = (table: CardTable, slot: number, applicationId: string) => isServedTo(table.applicationId(slot), table.isLive(slot), applicationId);
 
 /** The answer from `rows`, or undefined as soon as one it needs is not at hand. */
-function writeAnswer(answer: InstancesAnswer, applicationId: string, ids: string[], rows: Rows, allocate?: (bytes: number) => Buffer): Buffer | undefined {
+function writeAnswer(answer: InstancesAnswer, applicationId: string, requested: RequestedIds, rows: Rows, allocate?: (bytes: number) => Buffer): Buffer | undefined {
   const writer = answer.start();
-  for (let index = 0; index < ids.length; index += 1) {
-    const id = ids[index]!;
+  for (let index = 0; index < requested.count; index += 1) {
     const place = rows.places[index]!;
     if (place === NOT_AT_HAND) return undefined;
     const table = place === UNKNOWN ? undefined : rows.table(place);
     const slot = rows.slotOf(place);
     if (table === undefined || !isCallersCard(table, slot, applicationId)) {
-      writer.notFound(id);
+      writer.notFound(requested.id(index));
       continue;
     }
     const offer = rows.offer(table.offerId(slot));
     if (offer === undefined) return undefined;
     if (offer === null) {
-      writer.notFound(id);
+      writer.notFound(requested.id(index));
       continue;
     }
     const placementId = table.placementId(slot);

@@ -15,7 +15,10 @@ import { openReadCaches } from '../../read-cache.js';
 import { instancesAnswer, type InstancesAnswer } from './instances-answer.js';
 import { unavailableOnFailure as readOrUnavailable } from '../../../../platform/http/read-or-unavailable.js';
 import { lookupInstances } from './instances-lookup.js';
-import { isJsonContentType } from '../../../../platform/http/json-media-type.js';
+import { parseJsonBody } from '../../../../platform/http/json-body.js';
+import { isJsonContentType, refusedCharset } from '../../../../platform/http/json-media-type.js';
+import { readCanonicalIdList } from './instances-body-bytes.js';
+import { RequestedIds } from './requested-ids.js';
 import { ID_LIST_RULE, instancesRequestBody, parseInstancesBody } from './instances-request.js';
 import { instancesHeaders, instancesResponses } from './instances-schema.js';
 import { openServedCardCache } from './served-card-cache.js';
@@ -72,6 +75,15 @@ export async function instancesRoute(app: FastifyInstance, { runtime }: { runtim
   /** Our refusals pass through; a read model that fails or does not answer in time is a 503 for the whole request. */
   const unavailableOnFailure = readOrUnavailable('OFFER_INSTANCE_UNAVAILABLE', 'served cards cannot be read right now; retry later', 'offer instance read failed');
 
+  // The usual body's ids are read from its bytes (instances-body-bytes.ts); any other body is read
+  // as every route reads JSON, and checked by parseInstancesBody. Only this route's parser.
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, bytes, done) => {
+    const usual = refusedCharset(request.headers['content-type']) === undefined ? readCanonicalIdList(bytes as Buffer) : undefined;
+    if (usual !== undefined) return done(null, usual);
+    parseJsonBody(request, bytes as Buffer, done);
+  });
+
   app.withTypeProvider<TypeBoxTypeProvider>().post(
     '/instances',
     {
@@ -84,12 +96,14 @@ export async function instancesRoute(app: FastifyInstance, { runtime }: { runtim
         response: instancesResponses,
       },
       // The body is checked by parseInstancesBody (closed, no type coercion, the reference's
-      // messages); what it returns (canonical, de-duplicated ids) replaces the body. The headers'
-      // schema only documents X-SVC-Test, which the key check reads.
+      // messages); the ids it returns (canonical, de-duplicated) replace the body. A body read
+      // from its bytes is those ids already. The headers' schema only documents X-SVC-Test,
+      // which the key check reads.
       validatorCompiler: ({ httpPart }) => (input: unknown) => {
         if (httpPart !== 'body') return { value: input };
+        if (input instanceof RequestedIds) return { value: input };
         try {
-          return { value: parseInstancesBody(input) };
+          return { value: RequestedIds.fromTexts(parseInstancesBody(input).offer_instance_ids) };
         } catch (error) {
           return { error: error as Error };
         }
@@ -125,7 +139,7 @@ export async function instancesRoute(app: FastifyInstance, { runtime }: { runtim
     },
     async (request, reply) => {
       const caller = callers.get(request)!;
-      const ids = request.body.offer_instance_ids;
+      const requested = request.body as unknown as RequestedIds;
       answer ??= instancesAnswer(serializerOf(reply.getSerializationFunction('200')));
       // The answer goes into a buffer used again once this response has been handed to the socket.
       const allocate = (bytes: number) => {
@@ -133,7 +147,7 @@ export async function instancesRoute(app: FastifyInstance, { runtime }: { runtim
         reply.raw.once('finish', () => answerBuffers.release(buffer));
         return buffer;
       };
-      const body = await unavailableOnFailure(request, () => lookupInstances(runtime.db, caches, served, answer!, caller.application_id, ids, servesAtEnd, allocate));
+      const body = await unavailableOnFailure(request, () => lookupInstances(runtime.db, caches, served, answer!, caller.application_id, requested, servesAtEnd, allocate));
       // Already the serializer's bytes (instances-answer.ts), as UTF-8: they go out as they are.
       return reply.type(JSON_CONTENT_TYPE).send(body as never);
     },

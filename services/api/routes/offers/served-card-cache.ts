@@ -1,8 +1,10 @@
 import type { Sql } from '../../../../platform/db/db.js';
 import type { Watermarks } from '../../../../platform/projection/watermarks.js';
 import { findServedInstances } from '../../../../projections/serves/queries.js';
+import { UUID_WORDS } from '../../../../platform/ids/uuid-words.js';
 import { CardTable } from './card-table.js';
 import type { ServedCard } from './instances-cards.js';
+import type { RequestedIds } from './requested-ids.js';
 
 /**
  * Served cards by offer_instance_id, kept in process: a serve is written once and never changes,
@@ -17,8 +19,8 @@ import type { ServedCard } from './instances-cards.js';
 export interface ServedCardCache {
   /** Where the kept card of `id` is (see `table`), or -1 when it is not in process (unknown, or not read yet); nothing is read. */
   find(id: string): number;
-  /** `find` of every id, in order (quicker than one at a time: CardTable.findAll). */
-  findAll(ids: readonly string[]): Int32Array;
+  /** `find` of every id asked for, in order (quicker than one at a time: CardTable.findAll). */
+  findAll(requested: RequestedIds): Int32Array;
   /** The table a place found by `find` is in; `slotOf` gives its slot there. */
   table(place: number): CardTable;
   slotOf(place: number): number;
@@ -64,15 +66,15 @@ export function openServedCardCache(watermarks: Pick<Watermarks, 'onApplied'>, o
       const older = tables[1]!.find(id);
       return older >= 0 ? older * 2 + 1 : -1;
     },
-    findAll(ids) {
-      const places = new Int32Array(ids.length);
-      tables[0]!.findAll(ids, places);
+    findAll(requested) {
+      const places = new Int32Array(requested.count);
+      tables[0]!.findAll(requested.words, requested.count, places);
       const older = tables[1]!;
       for (let index = 0; index < places.length; index += 1) {
         const newer = places[index]!;
         if (newer >= 0) places[index] = newer * 2;
         else if (older.size > 0) {
-          const slot = older.find(ids[index]!);
+          const slot = older.findWords(requested.words, index * UUID_WORDS);
           places[index] = slot >= 0 ? slot * 2 + 1 : -1;
         }
       }

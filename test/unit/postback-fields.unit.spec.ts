@@ -26,6 +26,12 @@ describe('parseCurrentBody: accepted bodies', () => {
     expect(body({ ...BASE, amount: '3.00', currency: 'JPY' })).toEqual({ ok: true, fields: { ...BASE, amount: '3', currency: 'JPY' } });
   });
 
+  it('takes zero, and an amount finer than its currency\'s minor unit as the sale it is (only the payout is rounded)', () => {
+    expect(body({ ...BASE, amount: '0.00', currency: 'USD' })).toEqual({ ok: true, fields: { ...BASE, amount: '0', currency: 'USD' } });
+    expect(body({ ...BASE, amount: '1000.5', currency: 'JPY' })).toEqual({ ok: true, fields: { ...BASE, amount: '1000.5', currency: 'JPY' } });
+    expect(body({ ...BASE, amount: '12.34567891', currency: 'BHD' })).toEqual({ ok: true, fields: { ...BASE, amount: '12.34567891', currency: 'BHD' } });
+  });
+
   it.each([
     ['svc_click_id', CLICK],
     ['offer_instance_id', INSTANCE],
@@ -111,6 +117,13 @@ describe('parseCurrentBody: rejections', () => {
     ['amount', '1,50'],
     ['amount', '1.123456789'],
     ['amount', '1234567890123456'],
+    ['amount', '-0'],
+    ['amount', '+1'],
+    ['amount', '1E3'],
+    ['amount', '1\n'],
+    ['amount', '\uff11'],
+    ['amount', '\u0661'],
+    ['amount', 'NaN'],
     ['currency', 'usd'],
     ['currency', 'Usd'],
     ['currency', 'ABC'],

@@ -6,7 +6,8 @@ import { loadConfig } from '../../platform/config/config.js';
 import { SettingError } from '../../platform/config/settings.js';
 import { DataDirBusyError } from '../../platform/data-dir/ownership.js';
 import { exitUnlessThereIsADatabase, openRuntime } from '../../platform/runtime.js';
-import { BackendUnavailableError, ExitCode, busyAdvice } from '../../platform/startup.js';
+import { BackendUnavailableError, ExitCode, busyAdvice, describeFailure } from '../../platform/startup.js';
+import { isDatabaseUnavailable } from '../../platform/db/unavailable.js';
 import { exportEvents } from './export-events.js';
 import { exportReadModel } from './export-read-model.js';
 import { flagFailure, parseExportFlags, type ExportFlags } from './options.js';
@@ -77,6 +78,12 @@ async function run(flags: ExportFlags) {
         ? await exportEvents(runtime.eventLog, { ...parsed.request, topicPrefix: config.topicPrefix }, barProgress())
         : await exportReadModel(runtime.db, parsed.request, barProgress());
     process.stdout.write(`${JSON.stringify({ rows: result.rows, format: parsed.request.format, files: result.files })}\n`);
+  } catch (error) {
+    // Said like the log's own failures (exit 4, to run again once it answers), not as a failed export.
+    if (config.databaseUrl && isDatabaseUnavailable(error)) {
+      throw new BackendUnavailableError('DATABASE_URL', `the database stopped answering during the export (${describeFailure(error)})`, 'check that Postgres runs there, then run the export again (nothing was kept)');
+    }
+    throw error;
   } finally {
     await runtime.close();
   }

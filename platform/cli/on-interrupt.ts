@@ -1,5 +1,5 @@
 /** The shell's exit codes for the signals a user (Ctrl-C) or a supervisor stops a command with. */
-const STOPS = [['SIGINT', 130], ['SIGTERM', 143]] as const;
+export const STOPS = [['SIGINT', 130], ['SIGTERM', 143]] as const;
 
 /**
  * On Ctrl-C or a stop: `say` (which may clean up first) tells what the interruption left; its line
@@ -18,4 +18,24 @@ export function onInterrupt(say: (signal: NodeJS.Signals) => string | Promise<st
         });
     });
   }
+}
+
+/**
+ * For an entry point to call before it loads its command (a second or two, several under tsx,
+ * when a Ctrl-C right after the start is likeliest; a signal without a listener ends the process
+ * without a word): until the returned function is called, a Ctrl-C or a stop ends the process
+ * with `line` on stderr and the shell's code for the signal.
+ */
+export function exitOnInterruptWhileLoading(line: (signal: NodeJS.Signals) => string): () => void {
+  const listeners = STOPS.map(([signal, code]) => {
+    const listener = () => {
+      process.stderr.write(`${line(signal)}\n`);
+      process.exit(code);
+    };
+    process.once(signal, listener);
+    return [signal, listener] as const;
+  });
+  return () => {
+    for (const [signal, listener] of listeners) process.off(signal, listener);
+  };
 }

@@ -10,6 +10,7 @@ import { renderSummary } from '../../services/replay/summary.js';
 import { startProjectors, type RunningProjectors } from '../../services/projector/projectors.js';
 import { createTestApp, testEnvironment, type TestRuntime } from '../support/app.js';
 import { startServiceProcess } from '../support/child-process.js';
+import { heldImportArgs, heldImportLine } from '../support/held-import.js';
 import { postbackEvents } from '../support/postback-events.js';
 import { waitFor } from '../support/wait-for.js';
 
@@ -121,6 +122,15 @@ describe('cancelling a replay', () => {
     } finally {
       await dropSchemas(t.runtime.db, await replaySchemas());
     }
+  });
+
+  it('Ctrl-C while the replay is still loading (its first seconds) exits 130 saying it created nothing, not silently', async () => {
+    const replaying = startServiceProcess('services/replay/cli.ts', env, ['--projection', 'ledger', '--swap'], heldImportArgs('pg'));
+    await replaying.waitForLine((line) => line === heldImportLine('pg'));
+    replaying.child.kill('SIGINT');
+    expect(await replaying.exited, replaying.output()).toBe(130);
+    expect(replaying.output()).toContain('error: replay interrupted (SIGINT) before it started: it created nothing\n');
+    expect(await replaySchemas()).toEqual([]);
   });
 
   it('Ctrl-C of replay --swap stops it before the swap, drops its schemas and exits 130 saying so', async () => {

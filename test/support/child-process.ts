@@ -132,9 +132,9 @@ export function entryArgs(entry: string): string[] {
   return ['--import', 'tsx', entry];
 }
 
-/** Starts one of the service's processes (e.g. the projector, a CLI) and follows its JSON logs. */
-export function startServiceProcess(entry: string, env: Record<string, string>, args: string[] = []): ServiceProcess {
-  const child = spawn(process.execPath, [...entryArgs(entry), ...args], {
+/** Starts one of the service's processes (e.g. the projector, a CLI) and follows its JSON logs; `nodeArgs` go to Node before the entry. */
+export function startServiceProcess(entry: string, env: Record<string, string>, args: string[] = [], nodeArgs: string[] = []): ServiceProcess {
+  const child = spawn(process.execPath, [...nodeArgs, ...entryArgs(entry), ...args], {
     env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -11,7 +11,7 @@ export const ExitCode = { ok: 0, failure: 1, invalidInput: 2, notFound: 3, unava
 
 /** A backend named by a setting could not be reached at start-up. */
 export class BackendUnavailableError extends Error {
-  constructor(readonly setting: string, detail: string, readonly hint: string) {
+  constructor(readonly setting: string, readonly detail: string, readonly hint: string) {
     super(`${setting}: ${detail}; ${hint}`);
     this.name = 'BackendUnavailableError';
   }

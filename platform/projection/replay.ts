@@ -1,5 +1,7 @@
+import { PAST_DEADLINE, withinDeadline } from '../async/deadline.js';
 import { untilAborted } from '../async/until-aborted.js';
 import type { Db } from '../db/db.js';
+import { watchForAnUnansweredDatabase } from '../db/unanswered-database.js';
 import { BackendUnavailableError } from '../startup.js';
 import type { EventLog } from '../events/event-log.js';
 import { compareTable, tableChecksum, type TableChecksum } from './checksum.js';
@@ -31,6 +33,12 @@ export interface ReplayOptions {
    * thrown); once the swap has begun it is carried through: a half-swapped read model is worse.
    */
   signal?: AbortSignal;
+  /**
+   * On Postgres: once the database has answered nothing for this long (REPLAY_UNANSWERED_DATABASE_MS),
+   * whatever the step, the replay stops (BackendUnavailableError naming DATABASE_URL), and its
+   * clean-up's DROP SCHEMA waits no longer either. 0 or absent: it waits for as long as it takes.
+   */
+  unansweredDatabaseMs?: number;
 }
 
 export interface TableReport {
@@ -103,9 +111,33 @@ async function compareTables(db: Db, tables: { projection: string; table: string
  * in the past and keeps the schema for queries.
  */
 export async function replay(db: Db, eventLog: EventLog, options: ReplayOptions): Promise<ReplayReport> {
+  const limitMs = db.engine === 'postgres' ? (options.unansweredDatabaseMs ?? 0) : 0;
+  const watch = watchForAnUnansweredDatabase(db, limitMs, (seconds, why) =>
+    new BackendUnavailableError('DATABASE_URL', `the database has not answered for ${seconds} s (${why})`, 'the replay stopped, leaving nothing behind: run it again once it answers'));
+  try {
+    return await replayWatched(db, eventLog, options, { unanswered: watch.signal, limitMs });
+  } finally {
+    watch.stop();
+  }
+}
+
+/**
+ * What waits on the database: `answered(work)` is the work's result, or the watch's error once
+ * the database has not answered for the limit (the work is left behind, as a cancel leaves it).
+ */
+interface DatabaseWatch {
+  unanswered: AbortSignal;
+  /** The limit, also for the clean-up's DROP SCHEMA (0: none). */
+  limitMs: number;
+}
+
+const answeredWithin = (watch: DatabaseWatch) => <T>(work: Promise<T>): Promise<T> => untilAborted(work, watch.unanswered);
+
+async function replayWatched(db: Db, eventLog: EventLog, options: ReplayOptions, watch: DatabaseWatch): Promise<ReplayReport> {
+  const answered = answeredWithin(watch);
   const now = options.now ?? (() => new Date());
   const schema = options.schema ?? defaultSchemaName(now());
-  const live = await currentSchema(db);
+  const live = await answered(currentSchema(db));
   const pointInTime = options.pointInTime?.asOf || options.pointInTime?.until ? options.pointInTime : undefined;
   const plan = pointInTime ? await pointInTimeBounds(eventLog, options.projections, pointInTime, options.explicit ?? false) : undefined;
   const projections = plan?.projections ?? options.projections;
@@ -117,16 +149,21 @@ export async function replay(db: Db, eventLog: EventLog, options: ReplayOptions)
   // Not on the embedded database: it runs one statement at a time, and one index build over a
   // whole table would hold the service's every request for its length; rows keep their indexes
   // up to date a batch at a time there.
-  const deferredIndexes = await createReplaySchema(db, live, schema, tableNames, { deferIndexes: db.engine !== 'pglite', running: true });
+  const deferredIndexes = await answered(createReplaySchema(db, live, schema, tableNames, { deferIndexes: db.engine !== 'pglite', running: true })).catch(async (error: unknown) => {
+    // A failed creation rolled back; one the database left unanswered may have committed.
+    if (error === watch.unanswered.reason) await dropAfterFailure(db, [schema], error, options.signal, watch.limitMs);
+    throw error;
+  });
   const stopHeartbeat = heartbeatWhileRunning(db, schema);
   let report: ReplayReport | undefined;
   try {
-    report = await rebuildInto(db, eventLog, options, { schema, live, plan, projections, names, tables, deferredIndexes });
+    report = await rebuildInto(db, eventLog, options, watch, { schema, live, plan, projections, names, tables, deferredIndexes });
   } finally {
-    await stopHeartbeat({ finished: report !== undefined });
+    // Its last beat is left unanswered by a database that stopped answering: not waited for then.
+    await answered(stopHeartbeat({ finished: report !== undefined })).catch(() => {});
   }
   // Found again later by what they hold, not only by the time the replay ran; never worth the replay's own error.
-  for (const [kept, about] of keptDescriptions(report, names, pointInTime, now())) await describeKeptSchema(db, kept, about).catch(() => {});
+  for (const [kept, about] of keptDescriptions(report, names, pointInTime, now())) await answered(describeKeptSchema(db, kept, about)).catch(() => {});
   return report;
 }
 
@@ -151,15 +188,26 @@ function keptDescriptions(report: ReplayReport, names: string[], pointInTime: Po
  * failure says which schemas are left and how to drop them: "nothing was kept" would be untrue,
  * and they would turn up later as partial rebuilds nobody explained.
  */
-async function dropAfterFailure(db: Db, schemas: string[], failure: unknown, signal: AbortSignal | undefined): Promise<void> {
+async function dropAfterFailure(db: Db, schemas: string[], failure: unknown, signal: AbortSignal | undefined, limitMs: number): Promise<void> {
+  let dropFailure: Error | undefined;
   try {
-    await dropSchemas(db, schemas);
-  } catch (dropFailure) {
-    // A cancel's own message says its schemas were dropped.
-    const why = signal?.aborted && failure === signal.reason ? 'cancelled' : (failure as Error).message;
+    // A database that stopped answering would hold the drop, and the process, for good.
+    const dropped = limitMs > 0 ? await withinDeadline(dropSchemas(db, schemas), limitMs) : await dropSchemas(db, schemas);
+    if (dropped === PAST_DEADLINE) dropFailure = new Error(`no answer within ${limitMs / 1000} s`);
+  } catch (error) {
+    dropFailure = error as Error;
+  }
+  if (dropFailure) {
+    // A cancel's own message says its schemas were dropped; an unavailable backend's, what to do once it answers.
+    const setting = db.engine === 'pglite' ? 'DATA_DIR' : 'DATABASE_URL';
+    const why = signal?.aborted && failure === signal.reason
+      ? 'cancelled'
+      : failure instanceof BackendUnavailableError
+        ? failure.setting === setting ? failure.detail : `${failure.setting}: ${failure.detail}`
+        : (failure as Error).message;
     throw new BackendUnavailableError(
-      db.engine === 'pglite' ? 'DATA_DIR' : 'DATABASE_URL',
-      `the replay stopped (${why}) and its schemas ${schemas.join(', ')} could not be dropped (${(dropFailure as Error).message})`,
+      setting,
+      `the replay stopped (${why}) and its schemas ${schemas.join(', ')} could not be dropped (${dropFailure.message})`,
       `once it answers, drop them with npm run replay -- --drop ${schemas.join(',')} (accepted a minute after this replay stopped; npm run replay -- --kept lists what is left), then run the replay again`,
     );
   }
@@ -169,6 +217,7 @@ async function rebuildInto(
   db: Db,
   eventLog: EventLog,
   options: ReplayOptions,
+  watch: DatabaseWatch,
   { schema, live, plan, projections, names, tables, deferredIndexes }: {
     schema: string;
     live: string;
@@ -193,12 +242,21 @@ async function rebuildInto(
   // comparison and the swap take seconds to minutes, with the bar at 100 % all along).
   let step: ReplayStep | undefined;
   const onProgress = options.onProgress && ((progress: RebuildProgress) => options.onProgress!(step ? { ...progress, step } : progress));
-  const rebuild = await startRebuild({ db, eventLog, schema, projections, onProgress }).catch(async (error: unknown) => {
-    await dropAfterFailure(db, created, error, options.signal);
+  const answered = answeredWithin(watch);
+  const rebuild = await answered(startRebuild({ db, eventLog, schema, projections, onProgress })).catch(async (error: unknown) => {
+    await dropAfterFailure(db, created, error, options.signal, watch.limitMs);
     throw error;
   });
   const { signal } = options;
-  const reach = (target: Positions) => untilAborted(rebuild.reach(target), signal);
+  // A cancel, or a database that stopped answering, stops the wait for the log.
+  const stopped = signal ? AbortSignal.any([signal, watch.unanswered]) : watch.unanswered;
+  const reach = (target: Positions) => untilAborted(rebuild.reach(target), stopped);
+  /** A schema the statement under way creates: left unanswered, its commit may have gone through all the same. */
+  let creating: string | undefined;
+  // Its consumers wait for the batches under way, which a database that stopped answering never ends.
+  const stopRebuild = () => answered(rebuild.stop()).catch((error: unknown) => {
+    if (error !== watch.unanswered.reason) throw error;
+  });
   const announce = (next: ReplayStep) => {
     step = next;
     onProgress?.(rebuild.progress());
@@ -207,60 +265,66 @@ async function rebuildInto(
     if (plan) {
       await reach(plan.bounds);
       announce('building indexes');
-      await buildIndexes(db, deferredIndexes);
-      await analyzeTables(db, schema, tableNames);
+      await answered(buildIndexes(db, deferredIndexes));
+      await answered(analyzeTables(db, schema, tableNames));
       signal?.throwIfAborted();
       rebuiltAt = performance.now();
       positions = plan.bounds;
       reports = [];
       announce('checksumming');
-      for (const { projection, table } of tables) reports.push({ projection, table, rebuilt: await tableChecksum(db, table, schema, db.engine === 'pglite') });
+      for (const { projection, table } of tables) reports.push({ projection, table, rebuilt: await answered(tableChecksum(db, table, schema, db.engine === 'pglite')) });
     } else {
       // Most of the work: up to where the live read models stood at the start.
-      await reach(await positionsIn(db, live, names));
-      positions = await snapshotLive(db, live, copy, tableNames, names);
+      await reach(await answered(positionsIn(db, live, names)));
+      creating = copy;
+      positions = await answered(snapshotLive(db, live, copy, tableNames, names));
+      creating = undefined;
       // Only now: a failed snapshot rolled its schema back, and a drop of it would fail.
       created.push(copy);
       await reach(positions);
       announce('building indexes');
-      await buildIndexes(db, deferredIndexes);
-      await analyzeTables(db, schema, tableNames);
+      await answered(buildIndexes(db, deferredIndexes));
+      await answered(analyzeTables(db, schema, tableNames));
       signal?.throwIfAborted();
       rebuiltAt = performance.now();
-      if (!samePositions(positions, await positionsIn(db, schema, names))) {
+      if (!samePositions(positions, await answered(positionsIn(db, schema, names)))) {
         throw new Error('the live read models moved back during the replay (another replay swapped them?); run it again');
       }
       announce('comparing');
-      reports = await compareTables(db, tables, copy, schema, options.keys ?? 10, signal);
+      reports = await answered(compareTables(db, tables, copy, schema, options.keys ?? 10, signal));
       // The last moment a cancel stops it.
       signal?.throwIfAborted();
       if (options.swap) {
         announce('swapping');
         const partitions = await livePartitionsOf(eventLog, projections);
-        positions = await swapIntoLive(db, {
+        // Carried through whatever a cancel says; not when the database stops answering (nothing can be done then).
+        creating = retired;
+        positions = await answered(swapIntoLive(db, {
           live,
           rebuilt: schema,
           retired,
           projections,
           partitions,
           catchUp: (target) => rebuild.reach(target, SWAP_CATCH_UP_MS),
-        });
+        }));
+        creating = undefined;
         created.push(retired);
         swapped = true;
         // Its tables are live now: what is left of it (its own offsets) is of no use to anyone.
         // A drop that fails now fails no swap: it is tried again below, and said if it fails again.
-        if ((await undroppable(db, [schema])).length === 0) created.splice(created.indexOf(schema), 1);
+        if ((await undroppable(db, [schema], answered)).length === 0) created.splice(created.indexOf(schema), 1);
       }
     }
   } catch (error) {
-    await rebuild.stop();
-    await dropAfterFailure(db, created, error, signal);
+    if (creating && error === watch.unanswered.reason) created.push(creating);
+    await stopRebuild();
+    await dropAfterFailure(db, created, error, signal, watch.limitMs);
     throw error;
   }
-  await rebuild.stop();
+  await stopRebuild();
   const keep = options.keep || plan !== undefined;
   // The replay is done (swapped, or compared): schemas it could not drop are said, not its failure.
-  const leftBehind = keep ? [] : await undroppable(db, created);
+  const leftBehind = keep ? [] : await undroppable(db, created, answered);
   const events = rebuild.progress().applied;
   return {
     mode: plan ? 'point-in-time' : 'compare',
@@ -278,9 +342,9 @@ async function rebuildInto(
   };
 }
 
-/** Drops `schemas`, each on its own; answers those the database refused to drop. */
-async function undroppable(db: Db, schemas: string[]): Promise<string[]> {
+/** Drops `schemas`, each on its own; answers those the database refused to drop, or left `answered` unanswered. */
+async function undroppable(db: Db, schemas: string[], answered: <T>(work: Promise<T>) => Promise<T>): Promise<string[]> {
   const left: string[] = [];
-  for (const schema of schemas) await dropSchemas(db, [schema]).catch(() => left.push(schema));
+  for (const schema of schemas) await answered(dropSchemas(db, [schema])).catch(() => left.push(schema));
   return left;
 }

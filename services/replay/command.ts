@@ -1,4 +1,5 @@
 import { Command as Program, Option } from 'commander';
+import { withinDeadline } from '../../platform/async/deadline.js';
 import { onceOnly } from '../../platform/cli/once-only.js';
 import { loadConfig, type Config } from '../../platform/config/config.js';
 import { SettingError } from '../../platform/config/settings.js';
@@ -77,11 +78,15 @@ async function replayAnywhere(config: Config, request: ReplayRequest, onProgress
   try {
     const options = resolveReplayRequest(request);
     await refuseMissingTopics(runtime.eventLog, options.projections, config.topicPrefix);
-    return await replay(runtime.db, runtime.eventLog, { ...options, onProgress, signal });
+    return await replay(runtime.db, runtime.eventLog, { ...options, onProgress, signal, unansweredDatabaseMs: config.replayUnansweredDatabaseMs });
   } finally {
-    await runtime.close();
+    // A database that stopped answering holds its sessions' close for good; the process exits next anyway.
+    await withinDeadline(runtime.close(), CLOSE_WAIT_MS);
   }
 }
+
+/** How long a replay's backends may take to close once it has ended. */
+const CLOSE_WAIT_MS = 5_000;
 
 /**
  * Topics the log does not have mean the wrong log (another TOPIC_PREFIX or broker, or a service

@@ -18,6 +18,8 @@ export interface CuttingProxy {
   refuseNew(): void;
   /** Requests still arrive, answers never come back (a hung server), until heal(). */
   swallow(): void;
+  /** Nothing passes either way, on the open connections or on new ones (a network that stopped carrying anything), until heal(). */
+  freeze(): void;
   heal(): void;
   close(): Promise<void>;
 }
@@ -26,6 +28,7 @@ export async function cuttingProxy(target: { host: string; port: number }): Prom
   const open = new Set<Socket>();
   let refusing = false;
   let swallowing = false;
+  let freezing = false;
   let cutAnswer: (() => void) | undefined;
   const track = (socket: Socket) => {
     open.add(socket);
@@ -47,9 +50,11 @@ export async function cuttingProxy(target: { host: string; port: number }): Prom
     };
     client.on('close', cutBoth);
     broker.on('close', cutBoth);
-    client.on('data', (chunk) => broker.write(chunk));
+    client.on('data', (chunk) => {
+      if (!freezing) broker.write(chunk);
+    });
     broker.on('data', (chunk) => {
-      if (swallowing) return;
+      if (swallowing || freezing) return;
       if (cutAnswer) {
         const cut = cutAnswer;
         cutAnswer = undefined;
@@ -78,9 +83,13 @@ export async function cuttingProxy(target: { host: string; port: number }): Prom
     swallow() {
       swallowing = true;
     },
+    freeze() {
+      freezing = true;
+    },
     heal() {
       refusing = false;
       swallowing = false;
+      freezing = false;
     },
     async close() {
       for (const socket of open) socket.destroy();

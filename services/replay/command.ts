@@ -12,7 +12,8 @@ import { replay, type ReplayReport } from '../../platform/projection/replay.js';
 import { SwapError } from '../../platform/projection/swap.js';
 import { exitUnlessThereIsADatabase, openRuntime } from '../../platform/runtime.js';
 import { CommandFailedError } from '../admin/command-gateway.js';
-import { BackendUnavailableError, ExitCode } from '../../platform/startup.js';
+import { BackendUnavailableError, ExitCode, describeFailure } from '../../platform/startup.js';
+import { isDatabaseUnavailable } from '../../platform/db/unavailable.js';
 import { ReplayCancelledError } from './jobs.js';
 import { replayProgressBar } from './progress.js';
 import { MAX_KEYS, resolveReplayRequest, type ReplayRequest } from './request.js';
@@ -167,6 +168,8 @@ function failure(error: unknown, replaying: boolean): { message: string; code: n
   if (error instanceof SwapError) return { message: `nothing was swapped: ${error.message}`, code: ExitCode.unavailable };
   // A replay's schemas were dropped on the way out: nothing is left half done to clean up.
   const next = replaying ? 'nothing of this replay was kept: run it again once that is fixed' : 'run it again once that is fixed';
+  // Its session cut or refused (a restart, a network cut) is the database, not the replay, failing.
+  if (isDatabaseUnavailable(error)) return { message: `cannot replay: DATABASE_URL: the database stopped answering (${describeFailure(error)}); ${next.replace('that is fixed', 'it answers')}`, code: ExitCode.unavailable };
   return { message: `${(error as Error).message}; ${next}`, code: ExitCode.failure };
 }
 

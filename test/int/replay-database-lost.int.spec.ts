@@ -69,4 +69,33 @@ describe('a replay whose database goes away', () => {
     expect(message).not.toContain('nothing of this replay was kept');
     await dropSchemas(t.runtime.db, left);
   });
+
+  it('a session cut in the middle, the database answering again for the clean-up: exit 4 naming DATABASE_URL, nothing kept', async () => {
+    const url = new URL(t.database.url);
+    url.port = String(proxy.port);
+    proxy.heal();
+    const env = { ...testEnvironment(t.database, t.topicPrefix, { eventLog: 'kafka' }), DATABASE_URL: url.toString() };
+    const holder = new pg.Client({ connectionString: t.database.url });
+    await holder.connect();
+    const holderPid = (await holder.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
+    await holder.query('BEGIN');
+    await holder.query("SELECT * FROM projection_offsets WHERE projection = 'ledger' FOR UPDATE");
+    const replaying = startServiceProcess('services/replay/cli.ts', env, ['--projection', 'ledger', '--swap']);
+    try {
+      await waitFor(
+        async () => (await t.runtime.db.query("SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%FOR UPDATE%' AND pid <> $1", [holderPid])).rows.length > 0,
+        { what: 'the replay to wait on the live tables', abandon: () => (replaying.child.exitCode === null ? undefined : new Error(replaying.output())) },
+      );
+      // Every session cut (the swap's among them); new ones taken again at once.
+      proxy.refuse();
+      proxy.heal();
+    } finally {
+      await holder.query('COMMIT');
+      await holder.end();
+    }
+    expect(await replaying.exited, replaying.output()).toBe(4);
+    const message = replaying.output().split('\n').find((line) => line.startsWith('error: '));
+    expect(message).toMatch(/^error: cannot replay: DATABASE_URL: the database stopped answering \(.+\); nothing of this replay was kept: run it again once it answers$/);
+    expect(await replaySchemas()).toEqual([]);
+  });
 });

@@ -1,4 +1,4 @@
-import { UUID_WORDS, uuidWordsFromText } from '../../../../platform/ids/uuid-words.js';
+import { UUID_TEXT_LENGTH, UUID_WORDS, uuidWordsFromText } from '../../../../platform/ids/uuid-words.js';
 import { StringTable } from '../../../../platform/text/string-table.js';
 import { copyBytes, viewOf } from './copy-bytes.js';
 import { formatServedAt, opensLink, type ServedCard } from './instances-cards.js';
@@ -14,21 +14,24 @@ import { formatServedAt, opensLink, type ServedCard } from './instances-cards.js
  * (`clear` empties it): the served card cache rotates two of them.
  */
 
-/** A card's parts of an answer, in arena order: its id, served_at, placement_id (JSON), link (JSON string content). */
+/** A card's parts of an answer: its id, served_at, placement_id (JSON), link (JSON string content). */
 export const CARD_TEXTS = ['id', 'servedAt', 'placement', 'link'] as const;
 export type CardText = 0 | 1 | 2 | 3;
 
-// A slot: the id's hash + 1 (0: empty), the id's four words, where its texts start in the arena,
-// where each of the four ends (ID_END and the three after it), then what the route decides with:
-// application, offer and placement (indexes of interned strings, -1 for no placement) and flags.
-const [HASH, KEY, START, ID_END, APPLICATION, OFFER, PLACEMENT, FLAGS] = [0, 1, 5, 6, 10, 11, 12, 13];
-const STRIDE = 14;
-const LIVE = 1;
-const OPENS_LINK = 2;
+// A slot: the id's four words, flags (0: an empty slot), where the texts after the id start in the
+// arena and where each of them ends (START + 1 to START + 3, in CARD_TEXTS order), then what the
+// route decides with: application, offer and placement (indexes of interned strings, -1 for no
+// placement). The id's text is written from its words: the arena holds only the other three.
+const [KEY, FLAGS, START, APPLICATION, OFFER, PLACEMENT] = [0, 4, 5, 9, 10, 11];
+const STRIDE = 12;
+const USED = 1;
+const LIVE = 2;
+const OPENS_LINK = 4;
 /** Bytes reserved per card; the arena grows past that when links are long. */
-const ARENA_BYTES_PER_CARD = 160;
+const ARENA_BYTES_PER_CARD = 128;
 /** Cards a new table has room for before it first grows. */
 const FIRST_CARDS = 1024;
+const ID = 0;
 
 /** Slots for `cards`: a power of two, the table at most half full so that a probe stays short. */
 function slotsFor(cards: number): number {
@@ -37,11 +40,20 @@ function slotsFor(cards: number): number {
   return count;
 }
 
-/** A 30-bit hash of an id from its last two words (random in UUIDv7 and v4), mixed. */
-const hashOf = (words: Int32Array, at: number) => (Math.imul(words[at + 3]! ^ Math.imul(words[at + 2]!, 0x85ebca6b), 0x9e3779b1) >>> 2) & 0x3fffffff;
+/** A hash of an id from its last two words (random in UUIDv7 and v4), mixed. */
+const hashOf = (words: Int32Array, at: number) => Math.imul(words[at + 3]! ^ Math.imul(words[at + 2]!, 0x85ebca6b), 0x9e3779b1) >>> 2;
 
 /** The words of one id looked up or kept by its text. */
 const scratchWords = new Int32Array(UUID_WORDS);
+
+/** Two hexadecimal digits (lowercase) of each byte value, as the UTF-16 pair read by one 16-bit write, first digit first in memory. */
+const HEX_PAIRS = Uint16Array.from({ length: 256 }, (_, byte) => {
+  const digits = byte.toString(16).padStart(2, '0');
+  return digits.charCodeAt(0) | (digits.charCodeAt(1) << 8);
+});
+const DASH = 0x2d;
+/** Where each word's first digit is in the text: 8-4-4-4-12, so words 1 and 2 hold a dash between their halves. */
+const ID_WORD_AT = [0, 9, 19, 28];
 
 export class CardTable {
   private slots: Int32Array;
@@ -94,17 +106,14 @@ export class CardTable {
   /** The slot of the card whose id has the words at `at` in `words`, or -1. */
   findWords(words: Int32Array, at: number): number {
     const { slots, mask } = this;
-    const hash = hashOf(words, at) + 1;
-    for (let slot = (hash - 1) & mask; ; slot = (slot + 1) & mask) {
+    for (let slot = hashOf(words, at) & mask; ; slot = (slot + 1) & mask) {
       const base = slot * STRIDE;
-      const stored = slots[base + HASH]!;
-      if (stored === 0) return -1;
+      if (slots[base + FLAGS] === 0) return -1;
       if (
-        stored === hash &&
+        slots[base + KEY + 3] === words[at + 3] &&
         slots[base + KEY] === words[at] &&
         slots[base + KEY + 1] === words[at + 1] &&
-        slots[base + KEY + 2] === words[at + 2] &&
-        slots[base + KEY + 3] === words[at + 3]
+        slots[base + KEY + 2] === words[at + 2]
       ) {
         return slot;
       }
@@ -127,10 +136,9 @@ export class CardTable {
       touched |= slots[at + START]!;
     }
     for (let index = 0; index < count; index += 1) {
-      // The card's texts span two or three cache lines.
+      // The card's texts span one or two cache lines.
       const at = places[index]!;
-      const start = slots[at + START]!;
-      touched |= (arena[start] ?? 0) | (arena[start + 64] ?? 0) | (arena[slots[at + ID_END + 3]! - 1] ?? 0);
+      touched |= (arena[slots[at + START]!] ?? 0) | (arena[slots[at + START + 3]! - 1] ?? 0);
     }
     // Kept where the compiler sees it used, so that the reads above are not left out as dead code.
     this.touched = touched;
@@ -140,23 +148,18 @@ export class CardTable {
   /** Keeps a card read from the serves read model; its slot, or -1 when the table is full or already holds the id. */
   add(card: ServedCard): number {
     if (this.isFull || !uuidWordsFromText(card.offer_instance_id, scratchWords, 0) || this.findWords(scratchWords, 0) >= 0) return -1;
-    const texts = [
-      card.offer_instance_id,
-      formatServedAt(card.served_at),
-      JSON.stringify(card.placement_id),
-      card.link_url === null ? '' : JSON.stringify(card.link_url).slice(1, -1),
-    ];
+    const texts = [formatServedAt(card.served_at), JSON.stringify(card.placement_id), card.link_url === null ? '' : JSON.stringify(card.link_url).slice(1, -1)];
     this.reserve(texts.reduce((sum, text) => sum + Buffer.byteLength(text, 'utf8'), 0));
-    const at = this.freeSlot(hashOf(scratchWords, 0), scratchWords, 0);
+    const at = this.freeSlot(scratchWords, 0);
     this.slots[at + START] = this.arenaUsed;
     texts.forEach((text, index) => {
       this.arenaUsed += this.arena.write(text, this.arenaUsed, 'utf8');
-      this.slots[at + ID_END + index] = this.arenaUsed;
+      this.slots[at + START + 1 + index] = this.arenaUsed;
     });
     this.slots[at + APPLICATION] = this.strings.idOf(card.application_id);
     this.slots[at + OFFER] = this.strings.idOf(card.offer_id);
     this.slots[at + PLACEMENT] = card.placement_id === null ? -1 : this.strings.idOf(card.placement_id);
-    this.slots[at + FLAGS] = (card.environment === 'live' ? LIVE : 0) | (opensLink(card) ? OPENS_LINK : 0);
+    this.slots[at + FLAGS] = USED | (card.environment === 'live' ? LIVE : 0) | (opensLink(card) ? OPENS_LINK : 0);
     this.count += 1;
     return at / STRIDE;
   }
@@ -164,16 +167,15 @@ export class CardTable {
   /** Keeps the card another table holds at `slot`; as `add`. */
   addFrom(other: CardTable, slot: number): number {
     const from = slot * STRIDE;
-    const start = other.slots[from + START]!;
-    const end = other.slots[from + ID_END + 3]!;
     if (this.isFull || this.findWords(other.slots, from + KEY) >= 0) return -1;
+    const start = other.slots[from + START]!;
+    const end = other.slots[from + START + 3]!;
     this.reserve(end - start);
-    const at = this.freeSlot(other.slots[from + HASH]! - 1, other.slots, from + KEY);
+    const at = this.freeSlot(other.slots, from + KEY);
     const shift = this.arenaUsed - start;
     other.arena.copy(this.arena, this.arenaUsed, start, end);
     this.arenaUsed += end - start;
-    this.slots[at + START] = start + shift;
-    for (let text = 0; text < 4; text += 1) this.slots[at + ID_END + text] = other.slots[from + ID_END + text]! + shift;
+    for (let text = 0; text <= 3; text += 1) this.slots[at + START + text] = other.slots[from + START + text]! + shift;
     this.slots[at + APPLICATION] = this.strings.idOf(other.applicationId(slot));
     this.slots[at + OFFER] = this.strings.idOf(other.offerId(slot));
     const placementId = other.placementId(slot);
@@ -184,15 +186,15 @@ export class CardTable {
   }
 
   /**
-   * Claims the first empty slot for `hash` and the id's words at `at` in `words`, growing the
-   * table first when it would be over half full; answers where the slot's fields start.
+   * Claims the first empty slot for the id whose words are at `at` in `words` and writes them
+   * there, growing the table first when it would be over half full; answers where the slot's
+   * fields start. The caller sets its flags, which mark it used.
    */
-  private freeSlot(hash: number, words: Int32Array, at: number): number {
+  private freeSlot(words: Int32Array, at: number): number {
     if ((this.count + 1) * 2 > this.mask + 1) this.grow();
-    let slot = hash & this.mask;
-    while (this.slots[slot * STRIDE + HASH] !== 0) slot = (slot + 1) & this.mask;
+    let slot = hashOf(words, at) & this.mask;
+    while (this.slots[slot * STRIDE + FLAGS] !== 0) slot = (slot + 1) & this.mask;
     const base = slot * STRIDE;
-    this.slots[base + HASH] = hash + 1;
     for (let word = 0; word < UUID_WORDS; word += 1) this.slots[base + KEY + word] = words[at + word]!;
     return base;
   }
@@ -203,10 +205,9 @@ export class CardTable {
     this.slots = new Int32Array(old.length * 2);
     this.mask = this.mask * 2 + 1;
     for (let from = 0; from < old.length; from += STRIDE) {
-      const hash = old[from + HASH]!;
-      if (hash === 0) continue;
-      let slot = (hash - 1) & this.mask;
-      while (this.slots[slot * STRIDE + HASH] !== 0) slot = (slot + 1) & this.mask;
+      if (old[from + FLAGS] === 0) continue;
+      let slot = hashOf(old, from + KEY) & this.mask;
+      while (this.slots[slot * STRIDE + FLAGS] !== 0) slot = (slot + 1) & this.mask;
       this.slots.set(old.subarray(from, from + STRIDE), slot * STRIDE);
     }
   }
@@ -243,13 +244,35 @@ export class CardTable {
 
   /** The UTF-8 length of one of the card's texts. */
   textBytes(slot: number, text: CardText): number {
+    if (text === ID) return UUID_TEXT_LENGTH;
     const at = slot * STRIDE + START + text;
-    return this.slots[at + 1]! - this.slots[at]!;
+    return this.slots[at]! - this.slots[at - 1]!;
   }
 
   /** Copies one of the card's texts into `target` (a view of the answer's bytes) at `offset`; answers the offset past it. */
   copyText(slot: number, text: CardText, target: DataView, offset: number): number {
+    if (text === ID) return this.copyId(slot * STRIDE, target, offset);
     const at = slot * STRIDE + START + text;
-    return copyBytes(this.arenaView, this.slots[at]!, this.slots[at + 1]!, target, offset);
+    return copyBytes(this.arenaView, this.slots[at - 1]!, this.slots[at]!, target, offset);
+  }
+
+  /** The id's canonical text, written from its words (8-4-4-4-12 hexadecimal digits). */
+  private copyId(base: number, target: DataView, offset: number): number {
+    const { slots } = this;
+    for (let word = 0; word < UUID_WORDS; word += 1) {
+      const value = slots[base + KEY + word]!;
+      const at = offset + ID_WORD_AT[word]!;
+      // A word's eight digits are two and two with a dash between them in the middle words.
+      const gap = word === 1 || word === 2 ? 1 : 0;
+      target.setUint16(at, HEX_PAIRS[value >>> 24]!, true);
+      target.setUint16(at + 2, HEX_PAIRS[(value >>> 16) & 0xff]!, true);
+      target.setUint16(at + 4 + gap, HEX_PAIRS[(value >>> 8) & 0xff]!, true);
+      target.setUint16(at + 6 + gap, HEX_PAIRS[value & 0xff]!, true);
+    }
+    target.setUint8(offset + 8, DASH);
+    target.setUint8(offset + 13, DASH);
+    target.setUint8(offset + 18, DASH);
+    target.setUint8(offset + 23, DASH);
+    return offset + UUID_TEXT_LENGTH;
   }
 }

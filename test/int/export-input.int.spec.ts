@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServiceProcess } from '../support/child-process.js';
+import { heldImportArgs, heldImportLine } from '../support/held-import.js';
 import { createTestRuntime, testEnvironment, type TestRuntime } from '../support/app.js';
 import { ownLines, runCli } from '../support/cli.js';
 import { clusterTopicsStartingWith } from '../support/kafka-topics.js';
@@ -99,6 +100,18 @@ describe('export bounds that name no range of the log', () => {
     const result = await runCli('services/export/cli.ts', ['--topic', 'postbacks', '--out', '/proc/export.csv'], env);
     expect(result.status, result.stderr).toBe(2);
     expect(ownLines(result.stderr)[0]).toMatch(/^error: --out: cannot write beside \/proc\/export\.csv \(E[A-Z]+\); give a file in a folder that can be written$/);
+  });
+
+  it.each([
+    ['SIGINT', 130],
+    ['SIGTERM', 143],
+  ] as const)('%s while the export is still loading (its first seconds) exits %i saying it wrote nothing, not silently', async (signal, code) => {
+    const exporter = startServiceProcess('services/export/cli.ts', env, ['--topic', 'postbacks', '--out', join(dir, 'loading.csv')], heldImportArgs('pg'));
+    await exporter.waitForLine((line) => line === heldImportLine('pg'));
+    exporter.child.kill(signal);
+    expect(await exporter.exited, exporter.output()).toBe(code);
+    expect(exporter.output()).toContain(`error: export interrupted (${signal}) before it started: it wrote nothing\n`);
+    expect(readdirSync(dir)).toEqual([]);
   });
 
   it('Ctrl-C removes the unfinished file and exits 130', async () => {

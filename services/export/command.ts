@@ -1,0 +1,144 @@
+import { onInterrupt } from '../../platform/cli/on-interrupt.js';
+import { fromCallerFolder } from '../../platform/cli/caller-folder.js';
+import { Command as Program, Option } from 'commander';
+import { onceOnly } from '../../platform/cli/once-only.js';
+import { loadConfig } from '../../platform/config/config.js';
+import { SettingError } from '../../platform/config/settings.js';
+import { DataDirBusyError } from '../../platform/data-dir/ownership.js';
+import { exitUnlessThereIsADatabase, openRuntime } from '../../platform/runtime.js';
+import { BackendUnavailableError, ExitCode, busyAdvice, describeFailure } from '../../platform/startup.js';
+import { isDatabaseUnavailable } from '../../platform/db/unavailable.js';
+import { exportEvents } from './export-events.js';
+import { exportReadModel } from './export-read-model.js';
+import { flagFailure, parseExportFlags, type ExportFlags } from './options.js';
+import { barProgress } from './progress.js';
+import { ExportThroughOwnerError, exportThroughOwner } from './through-owner.js';
+import { removeUnfinished } from './writers/file.js';
+
+const EXAMPLES = `
+Examples:
+  npm run export -- --topic postbacks --format parquet --out postbacks.parquet
+  npm run export -- --topic postbacks --from 2026-11-01T00:00:00Z --to 2026-12-01T00:00:00Z --out november.csv
+  npm run export -- --topic postbacks --from postbacks:0:1500,postbacks:1:1480 --out tail.ndjson
+  npm run export -- --topic offers --type OfferUpserted --out offers.parquet
+  npm run export -- --read-model conversions --out conversions.parquet
+
+--from is inclusive, --to exclusive. Times are RFC 3339, compared with each event's log timestamp
+(to the millisecond). Positions are topic:partition:offset; partitions not named start at the
+beginning (--from) or end where the log ended when the export started (--to).
+Without --type the columns are the union of the topic's event types (event_type tells them apart).
+CSV and ndjson files get their schema beside them in FILE.schema.json; Parquet files carry it in
+their key-value metadata. On the embedded default, while the service holds DATA_DIR, the export
+runs inside the service (it goes on answering). Exit codes: 0 done, 2 invalid flag (named), 4 backend unavailable, 1 failure;
+Ctrl-C (SIGTERM) removes the unfinished file (FILE.partial) and exits 130 (143).
+`;
+
+/** The message of a failure of the flags (exit 2, naming the flag); undefined for any other failure. */
+function inputFailure(error: unknown): string | undefined {
+  return error instanceof SettingError ? error.message : flagFailure(error)?.message;
+}
+
+/**
+ * Ctrl-C (or a stop) removes the unfinished file before the process ends, so an interrupted
+ * export leaves nothing behind; the exit code is the shell's for the signal.
+ */
+function removePartialOnInterrupt(out: string, cancelInService: () => Promise<boolean>) {
+  onInterrupt(async (signal) => {
+    // The service may have completed the file just before the cancel reached it.
+    if (await cancelInService().catch(() => false)) return `export interrupted (${signal}) after the service had finished it: ${out} is complete`;
+    removeUnfinished(out);
+    return `export interrupted (${signal}); nothing was written at ${out}`;
+  });
+}
+
+async function run(flags: ExportFlags) {
+  // Relative to the folder the command was run in, as the user typed it (npm run starts in the project's).
+  const parsed = parseExportFlags(flags.out === undefined || flags.out === '' ? flags : { ...flags, out: fromCallerFolder(flags.out) });
+  /** Cancels the export the service runs for this command, once it runs one. */
+  let cancelInService = async () => false;
+  removePartialOnInterrupt(parsed.request.out, () => cancelInService());
+  // Exports need the database and the log; Redis only serves the API.
+  const config = { ...loadConfig(), redisUrl: undefined };
+  exitUnlessThereIsADatabase(config, 'export', 'nothing to export', { onlyTheLog: flags.topic !== undefined });
+  let runtime;
+  try {
+    // Read only: a topic the log lacks is refused (--topic), not created.
+    runtime = await openRuntime(config, { description: 'npm run export', redis: false, ensureTopics: false });
+  } catch (error) {
+    if (!(error instanceof DataDirBusyError && error.owner?.role === 'service')) throw error;
+    // On the embedded default only the service may open DATA_DIR: it runs the export and goes on answering.
+    process.stderr.write(`exporting inside the service that owns DATA_DIR (pid ${error.owner.pid}); it goes on answering meanwhile\n`);
+    const result = await exportThroughOwner(config, { ...flags, out: parsed.request.out }, barProgress(), (cancel) => (cancelInService = cancel));
+    process.stdout.write(`${JSON.stringify(result)}\n`);
+    return;
+  }
+  try {
+    const result =
+      parsed.kind === 'events'
+        ? await exportEvents(runtime.eventLog, { ...parsed.request, topicPrefix: config.topicPrefix }, barProgress())
+        : await exportReadModel(runtime.db, parsed.request, barProgress());
+    process.stdout.write(`${JSON.stringify({ rows: result.rows, format: parsed.request.format, files: result.files })}\n`);
+  } catch (error) {
+    // Said like the log's own failures (exit 4, to run again once it answers), not as a failed export.
+    if (config.databaseUrl && isDatabaseUnavailable(error)) {
+      throw new BackendUnavailableError('DATABASE_URL', `the database stopped answering during the export (${describeFailure(error)})`, 'check that Postgres runs there, then run the export again (nothing was kept)');
+    }
+    throw error;
+  } finally {
+    await runtime.close();
+  }
+}
+
+/**
+ * The export command; `takeOverInterrupts` lets go of the handlers the entry point installed while
+ * it loaded (cli.ts): from then on the command says what a signal stopped.
+ */
+export function buildExportCli(takeOverInterrupts: () => void): Program {
+  return new Program('export')
+    .description('Write decoded events of one topic, or a read model table, to an ndjson, CSV or Parquet file.')
+    .addOption(onceOnly(new Option('--topic <topic>', 'the topic whose events to export')))
+    .addOption(onceOnly(new Option('--read-model <table>', 'a read model table to export instead: conversions or postback_log')))
+    .addOption(onceOnly(new Option('--schema <replay schema>', 'with --read-model: the table as a replay kept it (replay_<time>, e.g. a point-in-time ledger), not the live one')))
+    .addOption(onceOnly(new Option('--from <time|positions>', 'first event: RFC 3339 time or topic:partition:offset,… (default: the beginning)')))
+    .addOption(onceOnly(new Option('--to <time|positions>', 'end, exclusive: RFC 3339 time or topic:partition:offset,… (default: the end of the log at start)')))
+    .addOption(onceOnly(new Option('--type <event type>', 'only this event type (e.g. PostbackReceived); its fields are the columns')))
+    .addOption(onceOnly(new Option('--format <format>', 'ndjson, csv or parquet (default: from the --out extension)')))
+    .addOption(onceOnly(new Option('--out <file>', 'the file to write (replaced when it exists)')))
+    .addHelpText('after', EXAMPLES)
+    .showHelpAfterError()
+    .exitOverride((error) => process.exit(error.exitCode === 0 ? 0 : ExitCode.invalidInput))
+    .action(async (flags: ExportFlags) => {
+      takeOverInterrupts();
+      try {
+        await run(flags);
+        process.exitCode = ExitCode.ok;
+      } catch (error) {
+        const input = inputFailure(error);
+        if (input !== undefined) {
+          process.stderr.write(`error: ${input}\n(npm run export -- --help shows every flag with examples)\n`);
+          process.exitCode = ExitCode.invalidInput;
+        } else if (error instanceof DataDirBusyError) {
+          process.stderr.write(`error: ${busyAdvice(error, 'npm run export')}\n`);
+          process.exitCode = ExitCode.unavailable;
+        } else if (error instanceof ExportThroughOwnerError) {
+          process.stderr.write(`error: ${error.message}\n`);
+          process.exitCode = error.unavailable ? ExitCode.unavailable : ExitCode.failure;
+        } else if (error instanceof BackendUnavailableError) {
+          process.stderr.write(`error: cannot export: ${error.message}\n`);
+          process.exitCode = ExitCode.unavailable;
+        } else {
+          process.stderr.write(`error: export failed: ${(error as Error).message}; ${nextStep(error)}\n`);
+          process.exitCode = ExitCode.failure;
+        }
+      }
+      // A backend client left retrying in the background must not keep the command alive.
+      process.exit(process.exitCode);
+    });
+}
+
+/** What to do after an export failed for a reason of its own (what it wrote is removed). */
+function nextStep(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'ENOSPC' || code === 'EDQUOT') return 'the disk holding --out is full: free space there, or give --out on another disk, and run it again (nothing was kept)';
+  return 'nothing was kept: run it again once that is fixed';
+}

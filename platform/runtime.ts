@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Redis, ReplyError } from 'ioredis';
 import { TOPICS } from '../schemas/topics.js';
+import { withinDeadline } from './async/deadline.js';
 import type { Config } from './config/config.js';
 import { withKeyHashSecret } from './config/key-hash-secret.js';
 import { acquireDataDir, type DataDirOwnership, type OwnerRole } from './data-dir/ownership.js';
@@ -266,4 +267,15 @@ export async function openRuntime(config: Config, options: OpenOptions = {}): Pr
     for (const resource of opened) await Promise.resolve(resource.close()).catch(() => {});
     throw error;
   }
+}
+
+/** How long a command's backends may take to close once it has ended. */
+const CLOSE_WAIT_MS = 5_000;
+
+/**
+ * Closes a command's backends, waiting a few seconds at most: a database that stopped answering
+ * holds its sessions' close for good, and the command's process exits next anyway.
+ */
+export async function closeBeforeExit(runtime: Runtime): Promise<void> {
+  await withinDeadline(runtime.close(), CLOSE_WAIT_MS);
 }

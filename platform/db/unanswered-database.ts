@@ -1,4 +1,4 @@
-import { describeFailure } from '../startup.js';
+import { BackendUnavailableError, describeFailure } from '../startup.js';
 import type { Db } from './db.js';
 
 /** How often the database is asked whether it answers (more often for a limit under four times this). */
@@ -36,4 +36,12 @@ export function watchForAnUnansweredDatabase(db: Db, limitMs: number, unanswered
   }, Math.min(CHECK_MS, limitMs / 4));
   timer.unref();
   return { signal: silenced.signal, stop: () => clearInterval(timer) };
+}
+
+/**
+ * The watch above for a command on Postgres (a replay, an export): its signal's reason is the
+ * error the command exits 4 with, naming DATABASE_URL, `hint` saying what it left and what to do.
+ */
+export function watchDatabaseAnswers(db: Db, limitMs: number, hint: string): { signal: AbortSignal; stop(): void } {
+  return watchForAnUnansweredDatabase(db, limitMs, (seconds, why) => new BackendUnavailableError('DATABASE_URL', `the database has not answered for ${seconds} s (${why})`, hint));
 }

@@ -1,7 +1,7 @@
 import { PAST_DEADLINE, withinDeadline } from '../async/deadline.js';
 import { untilAborted } from '../async/until-aborted.js';
 import type { Db } from '../db/db.js';
-import { watchForAnUnansweredDatabase } from '../db/unanswered-database.js';
+import { watchDatabaseAnswers } from '../db/unanswered-database.js';
 import { BackendUnavailableError } from '../startup.js';
 import type { EventLog } from '../events/event-log.js';
 import { compareTable, tableChecksum, type TableChecksum } from './checksum.js';
@@ -34,7 +34,7 @@ export interface ReplayOptions {
    */
   signal?: AbortSignal;
   /**
-   * On Postgres: once the database has answered nothing for this long (REPLAY_UNANSWERED_DATABASE_MS),
+   * On Postgres: once the database has answered nothing for this long (DATABASE_UNANSWERED_MS),
    * whatever the step, the replay stops (BackendUnavailableError naming DATABASE_URL), and its
    * clean-up's DROP SCHEMA waits no longer either. 0 or absent: it waits for as long as it takes.
    */
@@ -112,8 +112,7 @@ async function compareTables(db: Db, tables: { projection: string; table: string
  */
 export async function replay(db: Db, eventLog: EventLog, options: ReplayOptions): Promise<ReplayReport> {
   const limitMs = db.engine === 'postgres' ? (options.unansweredDatabaseMs ?? 0) : 0;
-  const watch = watchForAnUnansweredDatabase(db, limitMs, (seconds, why) =>
-    new BackendUnavailableError('DATABASE_URL', `the database has not answered for ${seconds} s (${why})`, 'the replay stopped, leaving nothing behind: run it again once it answers'));
+  const watch = watchDatabaseAnswers(db, limitMs, 'the replay stopped, leaving nothing behind: run it again once it answers');
   try {
     return await replayWatched(db, eventLog, options, { unanswered: watch.signal, limitMs });
   } finally {

@@ -5,7 +5,9 @@ import { onceOnly } from '../../platform/cli/once-only.js';
 import { loadConfig } from '../../platform/config/config.js';
 import { SettingError } from '../../platform/config/settings.js';
 import { DataDirBusyError } from '../../platform/data-dir/ownership.js';
-import { exitUnlessThereIsADatabase, openRuntime } from '../../platform/runtime.js';
+import { untilAborted } from '../../platform/async/until-aborted.js';
+import { watchDatabaseAnswers } from '../../platform/db/unanswered-database.js';
+import { closeBeforeExit, exitUnlessThereIsADatabase, openRuntime } from '../../platform/runtime.js';
 import { BackendUnavailableError, ExitCode, busyAdvice, describeFailure } from '../../platform/startup.js';
 import { isDatabaseUnavailable } from '../../platform/db/unavailable.js';
 import { exportEvents } from './export-events.js';
@@ -72,20 +74,30 @@ async function run(flags: ExportFlags) {
     process.stdout.write(`${JSON.stringify(result)}\n`);
     return;
   }
+  // On Postgres, the database it reads (a read model, or the log it holds) may stop answering altogether.
+  const readsTheDatabase = parsed.kind === 'read_model' || runtime.eventLog.kind === 'embedded';
+  const watch = watchDatabaseAnswers(runtime.db, readsTheDatabase ? config.databaseUnansweredMs : 0, 'check that Postgres answers there, then run the export again (the unfinished file was removed: nothing was kept)');
   try {
-    const result =
+    const exported =
       parsed.kind === 'events'
-        ? await exportEvents(runtime.eventLog, { ...parsed.request, topicPrefix: config.topicPrefix }, barProgress())
-        : await exportReadModel(runtime.db, parsed.request, barProgress());
+        ? exportEvents(runtime.eventLog, { ...parsed.request, topicPrefix: config.topicPrefix }, barProgress(), watch.signal)
+        : exportReadModel(runtime.db, parsed.request, barProgress(), watch.signal);
+    const result = await untilAborted(exported, watch.signal);
     process.stdout.write(`${JSON.stringify({ rows: result.rows, format: parsed.request.format, files: result.files })}\n`);
   } catch (error) {
+    // The export is left waiting on the database: what it wrote is removed here, as a failure's is.
+    if (error === watch.signal.reason) {
+      removeUnfinished(parsed.request.out);
+      throw error;
+    }
     // Said like the log's own failures (exit 4, to run again once it answers), not as a failed export.
     if (config.databaseUrl && isDatabaseUnavailable(error)) {
       throw new BackendUnavailableError('DATABASE_URL', `the database stopped answering during the export (${describeFailure(error)})`, 'check that Postgres runs there, then run the export again (nothing was kept)');
     }
     throw error;
   } finally {
-    await runtime.close();
+    watch.stop();
+    await closeBeforeExit(runtime);
   }
 }
 

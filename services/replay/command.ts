@@ -1,5 +1,4 @@
 import { Command as Program, Option } from 'commander';
-import { withinDeadline } from '../../platform/async/deadline.js';
 import { onceOnly } from '../../platform/cli/once-only.js';
 import { loadConfig, type Config } from '../../platform/config/config.js';
 import { SettingError } from '../../platform/config/settings.js';
@@ -10,7 +9,7 @@ import { ReplayInputError } from '../../platform/projection/point-in-time.js';
 import type { RebuildProgress } from '../../platform/projection/rebuild.js';
 import { replay, type ReplayReport } from '../../platform/projection/replay.js';
 import { SwapError } from '../../platform/projection/swap.js';
-import { exitUnlessThereIsADatabase, openRuntime } from '../../platform/runtime.js';
+import { closeBeforeExit, exitUnlessThereIsADatabase, openRuntime } from '../../platform/runtime.js';
 import { CommandFailedError } from '../admin/command-gateway.js';
 import { BackendUnavailableError, ExitCode, describeFailure } from '../../platform/startup.js';
 import { isDatabaseUnavailable } from '../../platform/db/unavailable.js';
@@ -79,15 +78,11 @@ async function replayAnywhere(config: Config, request: ReplayRequest, onProgress
   try {
     const options = resolveReplayRequest(request);
     await refuseMissingTopics(runtime.eventLog, options.projections, config.topicPrefix);
-    return await replay(runtime.db, runtime.eventLog, { ...options, onProgress, signal, unansweredDatabaseMs: config.replayUnansweredDatabaseMs });
+    return await replay(runtime.db, runtime.eventLog, { ...options, onProgress, signal, unansweredDatabaseMs: config.databaseUnansweredMs });
   } finally {
-    // A database that stopped answering holds its sessions' close for good; the process exits next anyway.
-    await withinDeadline(runtime.close(), CLOSE_WAIT_MS);
+    await closeBeforeExit(runtime);
   }
 }
-
-/** How long a replay's backends may take to close once it has ended. */
-const CLOSE_WAIT_MS = 5_000;
 
 /**
  * Topics the log does not have mean the wrong log (another TOPIC_PREFIX or broker, or a service

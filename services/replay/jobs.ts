@@ -87,7 +87,7 @@ export function replayJobs(runtime: Runtime) {
       cancels.set(job.id, cancel);
       running = job.id;
       for (const old of [...jobs.keys()].slice(0, Math.max(0, jobs.size - KEPT_JOBS))) jobs.delete(old);
-      replay(runtime.db, runtime.eventLog, { ...options, onProgress, signal: cancel.signal, unansweredDatabaseMs: runtime.config.replayUnansweredDatabaseMs }).then(
+      replay(runtime.db, runtime.eventLog, { ...options, onProgress, signal: cancel.signal, unansweredDatabaseMs: runtime.config.databaseUnansweredMs }).then(
         (report) => Object.assign(job, { state: 'done', report }),
         (error: Error) =>
           cancel.signal.aborted && error === cancel.signal.reason

@@ -46,7 +46,7 @@ describe('a replay whose database stops answering', () => {
     await proxy?.close();
     proxy = await cuttingProxy({ host: url.hostname, port: Number(url.port) });
     url.port = String(proxy.port);
-    const env = { ...testEnvironment(t.database, t.topicPrefix, { eventLog: 'sql' }), DATABASE_URL: url.toString(), REPLAY_UNANSWERED_DATABASE_MS: '2000' };
+    const env = { ...testEnvironment(t.database, t.topicPrefix, { eventLog: 'sql' }), DATABASE_URL: url.toString(), DATABASE_UNANSWERED_MS: '2000' };
     holder = new pg.Client({ connectionString: t.database.url });
     await holder.connect();
     const holderPid = (await holder.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
@@ -75,7 +75,7 @@ describe('a replay whose database stops answering', () => {
     return { errors, left, named: /--drop (\S+) /.exec(errors[0] ?? '')?.[1]?.split(',') };
   }
 
-  it('stops once the database has not answered for REPLAY_UNANSWERED_DATABASE_MS: exit 4, one line naming DATABASE_URL, the schema it left and the --drop that removes it', async () => {
+  it('stops once the database has not answered for DATABASE_UNANSWERED_MS: exit 4, one line naming DATABASE_URL, the schema it left and the --drop that removes it', async () => {
     const { replaying, created } = await replayHeldOnTheLog(() => proxy.freeze());
     expect(await replaying.exited, replaying.output()).toBe(4);
     const { errors, left, named } = await outcome(replaying);
@@ -87,7 +87,7 @@ describe('a replay whose database stops answering', () => {
     expect(named).toEqual(left);
   });
 
-  it('a Ctrl-C whose clean-up the database leaves unanswered: exit 4 after REPLAY_UNANSWERED_DATABASE_MS, naming what it left', async () => {
+  it('a Ctrl-C whose clean-up the database leaves unanswered: exit 4 after DATABASE_UNANSWERED_MS, naming what it left', async () => {
     const { replaying, created } = await replayHeldOnTheLog(async (process) => {
       proxy.freeze();
       process.child.kill('SIGINT');

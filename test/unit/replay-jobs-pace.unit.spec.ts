@@ -20,7 +20,7 @@ afterEach(() => {
 describe('a replay job read while its replay applies nothing', () => {
   it('reports the pace as of the look (GET /admin/replays/{id}, the CLI through the owner), not as of its last batch', async () => {
     vi.useFakeTimers({ toFake: ['performance', 'Date'] });
-    const jobs = replayJobs({ config: { replayUnansweredDatabaseMs: 60_000 } } as Runtime);
+    const jobs = replayJobs({ config: { databaseUnansweredMs: 60_000 } } as Runtime);
     const { id } = await jobs.start({ projections: ['ledger'] });
     expect(jobs.get(id)!.progress).toEqual({ applied: 10_000, target: 20_000, events_per_second: 10_000, lag: 10_000, eta_seconds: 1 });
     vi.advanceTimersByTime(9_000);

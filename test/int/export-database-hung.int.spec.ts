@@ -8,6 +8,7 @@ import { startServiceProcess, type ServiceProcess } from '../support/child-proce
 import { ownLines } from '../support/cli.js';
 import { cuttingProxy, type CuttingProxy } from '../support/cutting-proxy.js';
 import { postbackEvents } from '../support/postback-events.js';
+import { blockedBy } from '../support/blocked-by.js';
 import { waitFor } from '../support/wait-for.js';
 
 /**
@@ -48,7 +49,7 @@ describe('an export whose database stops answering', () => {
     const exporting = startServiceProcess('services/export/cli.ts', env, args);
     try {
       await waitFor(
-        async () => held() && (await t.runtime.db.query("SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND pid <> $1", [holderPid])).rows.length > 0,
+        async () => held() && (await blockedBy(t.runtime.db, holderPid)),
         { what: `the export to wait on ${table}`, abandon: () => (exporting.child.exitCode === null ? undefined : new Error(exporting.output())) },
       );
       proxy.freeze();

@@ -7,6 +7,7 @@ import { createTestRuntime, testEnvironment, type TestRuntime } from '../support
 import { startServiceProcess } from '../support/child-process.js';
 import { ownLines } from '../support/cli.js';
 import { cuttingProxy, type CuttingProxy } from '../support/cutting-proxy.js';
+import { blockedBy } from '../support/blocked-by.js';
 import { waitFor } from '../support/wait-for.js';
 
 /**
@@ -43,7 +44,7 @@ describe('a read model export whose database goes away', () => {
     const exporting = startServiceProcess('services/export/cli.ts', env, ['--read-model', 'conversions', '--out', join(dir, 'conversions.csv')]);
     try {
       await waitFor(
-        async () => (await t.runtime.db.query("SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND pid <> $1", [holderPid])).rows.length > 0,
+        () => blockedBy(t.runtime.db, holderPid),
         { what: 'the export to wait on the conversions table', abandon: () => (exporting.child.exitCode === null ? undefined : new Error(exporting.output())) },
       );
       proxy.refuse();

@@ -8,6 +8,7 @@ import { createTestRuntime, testEnvironment, type TestRuntime } from '../support
 import { startServiceProcess, type ServiceProcess } from '../support/child-process.js';
 import { cuttingProxy, type CuttingProxy } from '../support/cutting-proxy.js';
 import { postbackEvents } from '../support/postback-events.js';
+import { blockedBy } from '../support/blocked-by.js';
 import { waitFor } from '../support/wait-for.js';
 
 /**
@@ -55,7 +56,7 @@ describe('a replay whose database stops answering', () => {
     const replaying = startServiceProcess('services/replay/cli.ts', env, ['--projection', 'ledger']);
     try {
       await waitFor(
-        async () => (await replaySchemas()).length > 0 && (await t.runtime.db.query("SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND pid <> $1", [holderPid])).rows.length > 0,
+        async () => (await replaySchemas()).length > 0 && (await blockedBy(t.runtime.db, holderPid)),
         { what: 'the replay to wait on the log', abandon: () => (replaying.child.exitCode === null ? undefined : new Error(replaying.output())) },
       );
       const created = await replaySchemas();

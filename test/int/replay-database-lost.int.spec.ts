@@ -8,6 +8,7 @@ import { createTestRuntime, testEnvironment, type TestRuntime } from '../support
 import { startServiceProcess } from '../support/child-process.js';
 import { cuttingProxy, type CuttingProxy } from '../support/cutting-proxy.js';
 import { postbackEvents } from '../support/postback-events.js';
+import { blockedBy } from '../support/blocked-by.js';
 import { waitFor } from '../support/wait-for.js';
 
 /**
@@ -52,7 +53,7 @@ describe('a replay whose database goes away', () => {
     try {
       // The swap (each of its attempts) waits for the rows the test holds.
       await waitFor(
-        async () => (await t.runtime.db.query("SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%FOR UPDATE%' AND pid <> $1", [holderPid])).rows.length > 0,
+        () => blockedBy(t.runtime.db, holderPid, '%FOR UPDATE%'),
         { what: 'the replay to wait on the live tables', abandon: () => (replaying.child.exitCode === null ? undefined : new Error(replaying.output())) },
       );
       proxy.refuse();
@@ -83,7 +84,7 @@ describe('a replay whose database goes away', () => {
     const replaying = startServiceProcess('services/replay/cli.ts', env, ['--projection', 'ledger', '--swap']);
     try {
       await waitFor(
-        async () => (await t.runtime.db.query("SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%FOR UPDATE%' AND pid <> $1", [holderPid])).rows.length > 0,
+        () => blockedBy(t.runtime.db, holderPid, '%FOR UPDATE%'),
         { what: 'the replay to wait on the live tables', abandon: () => (replaying.child.exitCode === null ? undefined : new Error(replaying.output())) },
       );
       // Every session cut (the swap's among them); new ones taken again at once.

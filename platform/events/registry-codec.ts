@@ -2,7 +2,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import type avro from 'avsc';
 import { COMPATIBILITY as LEVELS, SchemaRegistry, SchemaType } from '@kafkajs/confluent-schema-registry';
 import { wireCodec, type EventCodec } from './codec.js';
-import { refuseUnreadable } from './readable-versions.js';
+import { refuseUnreadable, refuseUnreadableLater } from './readable-versions.js';
 import type { KnownSchema } from './schema-catalog.js';
 import { BackendUnavailableError, printable } from '../startup.js';
 
@@ -137,16 +137,27 @@ export function registryCodec(registryUrl: string, schemas: Map<string, KnownSch
   /**
    * Under BACKWARD the registry checks a new version against the latest one only: v1, then v2
    * adding a field with a default, then v3 making it required was taken, and v3 cannot read v1's
-   * events. Every version registered before ours is checked here (later ones are another build's,
-   * whose events are named when read).
+   * events. Every version registered before ours is checked here. So is every version registered
+   * after ours (a newer build's, met by this one after a rollback or while a deploy rolls): one
+   * this build cannot read stops the start, not each projection at the first of its events.
    */
-  const refuseUnreadableEarlier = async (subject: string, schema: KnownSchema, id: number) => {
+  const refuseUnreadableVersions = async (subject: string, schema: KnownSchema, id: number) => {
     const path = `/subjects/${encodeURIComponent(subject)}/versions`;
     const versions = await Promise.all((await registryAnswer<number[]>(path)).map((version) => registryAnswer<{ version: number; id: number; schema: string }>(`${path}/${version}`)));
     const ours = versions.find((version) => version.id === id);
     if (!ours) return;
-    for (const version of versions.filter((each) => each.version < ours.version)) {
-      refuseUnreadable(`SCHEMA_REGISTRY_URL (${printable(registryUrl)})`, subject, schema, { id: version.id, schemaText: version.schema });
+    const setting = `SCHEMA_REGISTRY_URL (${printable(registryUrl)})`;
+    const written = (version: (typeof versions)[number]) => ({ id: version.id, version: version.version, schemaText: version.schema });
+    for (const version of versions.filter((each) => each.version < ours.version)) refuseUnreadable(setting, subject, schema, written(version));
+    for (const version of versions.filter((each) => each.version > ours.version)) {
+      refuseUnreadableLater(
+        setting,
+        subject,
+        schema,
+        written(ours),
+        written(version),
+        `run the newer build (or one after it), whose schema reads them; if no event was written with version ${version.version}, delete it from the subject (DELETE /subjects/<subject>/versions/${version.version}) and start again`,
+      );
     }
   };
   const registered = async (subject: string, schema: KnownSchema) => {
@@ -162,7 +173,7 @@ export function registryCodec(registryUrl: string, schemas: Map<string, KnownSch
     async idForSubject(subject, schema) {
       try {
         const id = await registered(subject, schema);
-        await refuseUnreadableEarlier(subject, schema, id);
+        await refuseUnreadableVersions(subject, schema, id);
         return id;
       } catch (error) {
         throw asRefusal(registryUrl, subject, schema, error);

@@ -1,7 +1,7 @@
 import avro from 'avsc';
 import type { Db } from '../db/db.js';
 import { wireCodec, type EventCodec } from './codec.js';
-import { refuseUnreadable } from './readable-versions.js';
+import { refuseUnreadable, refuseUnreadableLater } from './readable-versions.js';
 import type { KnownSchema } from './schema-catalog.js';
 
 /**
@@ -14,7 +14,13 @@ export function sqlCodec(db: Db, schemas: Map<string, KnownSchema>, setting = 'D
     async idForSubject(subject, schema) {
       const { rows: versions } = await db.query<{ id: number; schema_text: string }>('SELECT id, schema_text FROM embedded_schemas WHERE subject = $1 ORDER BY id', [subject]);
       const same = versions.find((version) => version.schema_text === schema.text);
-      if (same) return same.id;
+      if (same) {
+        // A newer build's version after ours (this one run again after it, a rollback) that ours cannot read stops the start, not the projections at its first event.
+        for (const later of versions.filter((version) => version.id > same.id)) {
+          refuseUnreadableLater(setting, subject, schema, { id: same.id, schemaText: same.schema_text }, { id: later.id, schemaText: later.schema_text }, 'run the newer build (or one after it), whose schema reads them');
+        }
+        return same.id;
+      }
       // As a registry under BACKWARD refuses it, and against every version: events of each are in this log for good.
       for (const version of versions) refuseUnreadable(setting, subject, schema, { id: version.id, schemaText: version.schema_text });
       const { rows } = await db.query<{ id: number }>(

@@ -71,8 +71,8 @@ export function unreadableVersions(files: SchemaFile[], versions: RecordedVersio
 /**
  * Each current schema whose events the version before it cannot read (a field removed that had no
  * default, a type widened): not refused, since Avro promises only that new readers read old
- * events, but a process of the build before (a rolling deploy, a rollback) stops at the first
- * such event, so it is worth a warning.
+ * events, but the build before cannot run beside it (a rolling deploy) or after it (a rollback),
+ * so it is worth a warning.
  */
 export function unreadableByPrevious(files: SchemaFile[], versions: RecordedVersions): string[] {
   const warnings: string[] = [];
@@ -83,7 +83,7 @@ export function unreadableByPrevious(files: SchemaFile[], versions: RecordedVers
     const why = before && whyUnreadable(before, current, (name) => `field ${name} was removed, and that version has no default for it`);
     if (why) {
       warnings.push(
-        `warning: events written with schemas/${file.path} cannot be read by version ${earlier.length} of ${file.fullName} (${why}): a process still running the build before (a rolling deploy, a rollback) stops its projections at the first of them`,
+        `warning: events written with schemas/${file.path} cannot be read by version ${earlier.length} of ${file.fullName} (${why}): once it is registered, a process of the build before that starts (a rollback, a restart while a deploy rolls) is refused, and one already running stops its projections at the first of them`,
       );
     }
   }

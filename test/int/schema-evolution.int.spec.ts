@@ -120,4 +120,30 @@ describe('a start on the embedded log with events of a version this build cannot
       await database.drop();
     }
   });
+
+  // This build run again after a newer one registered a version it cannot read (a rollback):
+  // its own version is found, and it started, to stop its projections at the first such event.
+  it('is refused too when the version it cannot read was registered after its own, naming both', async () => {
+    const database = await createTestDatabase();
+    try {
+      const prefix = `evo${randomBytes(4).toString('hex')}.`;
+      const subject = subjectFor(`${prefix}catalog`, EventType.CatalogEntryRemoved);
+      const removed = catalog.get(EventType.CatalogEntryRemoved)!;
+      const newer = { ...removed.schema, fields: removed.schema.fields.map((field) => (field.name === 'entry_id' ? { ...field, type: 'int' } : field)) };
+      const ids: number[] = [];
+      for (const text of [removed.text, JSON.stringify(newer)]) {
+        ids.push((await database.db.query<{ id: number }>('INSERT INTO embedded_schemas (subject, schema_text) VALUES ($1, $2) RETURNING id', [subject, text])).rows[0]!.id);
+      }
+      const projector = startServiceProcess('services/projector/main.ts', testEnvironment(database, prefix, { eventLog: 'sql', env: { LOG_LEVEL: 'info' } }));
+      const outcome = await Promise.race([projector.exited, projector.waitForLog((entry) => entry.event === 'started', 50_000).then(() => 'started', () => projector.exited)]);
+      expect(outcome, projector.output()).toBe(4);
+      const said = projector.output().split('\n').filter((line) => line.startsWith('error: '));
+      expect(said).toHaveLength(1);
+      expect(said[0]).toContain(
+        `error: cannot start the projector: DATABASE_URL: this build's schemas/catalog/CatalogEntryRemoved.avsc (schema id ${ids[0]} of ${subject}) cannot read the events written with schema id ${ids[1]}, which a newer build registered after it (cannot read "int" as "string"), so its projections would stop at the first of them; run the newer build`,
+      );
+    } finally {
+      await database.drop();
+    }
+  });
 });

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import avro from 'avsc';
 import { describe, expect, inject, it } from 'vitest';
 import { registryCodec } from '../../platform/events/registry-codec.js';
 import { loadSchemaCatalog } from '../../platform/events/schema-catalog.js';
@@ -107,31 +108,66 @@ describe('a start on a subject whose latest version this build cannot read', () 
       await fetch(`${registry}/config/${encodeURIComponent(subject)}`, { method: 'PUT', headers, body: JSON.stringify({ compatibility: 'BACKWARD' }) });
     }
     await expect(registryCodec(registry, schemas).prepare((name) => `${prefix}${name}`)).rejects.toThrow(
-      `SCHEMA_REGISTRY_URL (${registry}): this build's schemas/catalog/CatalogEntryRemoved.avsc cannot read the events of ${subject} written with its schema id ${ids[0]} (`,
+      `SCHEMA_REGISTRY_URL (${registry}): this build's schemas/catalog/CatalogEntryRemoved.avsc cannot read the events of ${subject} written with its version 1 (schema id ${ids[0]}) (`,
     );
   });
 
-  it('registered after ours (compatibility lifted meanwhile): ours is found and written with; theirs is named when read', async () => {
+  /** Registers `schema` under `subject` with compatibility lifted (as an operator, or a newer build's deploy, may), and gives its id. */
+  const registerLater = async (subject: string, schema: object) => {
+    await fetch(`${registry}/config/${encodeURIComponent(subject)}`, { method: 'PUT', headers, body: JSON.stringify({ compatibility: 'NONE' }) });
+    const posted = await fetch(`${registry}/subjects/${encodeURIComponent(subject)}/versions`, { method: 'POST', headers, body: JSON.stringify({ schema: JSON.stringify(schema) }) });
+    expect(posted.status, await posted.clone().text()).toBe(200);
+    await fetch(`${registry}/config/${encodeURIComponent(subject)}`, { method: 'PUT', headers, body: JSON.stringify({ compatibility: 'BACKWARD' }) });
+    return ((await posted.json()) as { id: number }).id;
+  };
+  const wireEvent = (schemaId: number, body: Buffer) => {
+    const header = Buffer.from([0, 0, 0, 0, 0]);
+    header.writeUInt32BE(schemaId, 1);
+    return Buffer.concat([header, body]);
+  };
+
+  it('registered after ours and readable by it (a field added with a default): the start goes on, and its events read in our shape', async () => {
     const prefix = `compat-${randomUUID()}.`;
     const subject = `${prefix}catalog-${type}`;
-    const codec = registryCodec(registry, schemas);
-    await codec.prepare((name) => `${prefix}${name}`);
-    const ourBytes = await codec.encode(`${prefix}catalog`, type, { event_id: 'e1', entry_id: 'x', reason: null, removed_at: 0 });
-    const theirs = { ...ours.schema, fields: ours.schema.fields.map((field) => (field.name === 'entry_id' ? { ...field, type: 'int' } : field)) };
-    await fetch(`${registry}/config/${encodeURIComponent(subject)}`, { method: 'PUT', headers, body: JSON.stringify({ compatibility: 'NONE' }) });
-    const posted = await fetch(`${registry}/subjects/${encodeURIComponent(subject)}/versions`, { method: 'POST', headers, body: JSON.stringify({ schema: JSON.stringify(theirs) }) });
-    expect(posted.status, await posted.clone().text()).toBe(200);
-    const theirId = ((await posted.json()) as { id: number }).id;
+    await registryCodec(registry, schemas).prepare((name) => `${prefix}${name}`);
+    const theirs = { ...ours.schema, fields: [...ours.schema.fields, { name: 'operator', type: ['null', 'string'], default: null }] };
+    const theirId = await registerLater(subject, theirs);
 
-    // A process starting now finds its own version (the latest is not ours) and writes with it.
     const starting = registryCodec(registry, schemas);
     await starting.prepare((name) => `${prefix}${name}`);
-    const again = await starting.encode(`${prefix}catalog`, type, { event_id: 'e1', entry_id: 'x', reason: null, removed_at: 0 });
-    expect(again).toEqual(ourBytes);
-    expect((await starting.decode(again)).value).toMatchObject({ entry_id: 'x' });
-    // Their event is refused by id, type and file, not read as ours.
-    const theirEvent = Buffer.concat([Buffer.from([0, 0, 0, 0, 0]), Buffer.from([2, 0x65, 6, 0, 0])]);
-    theirEvent.writeUInt32BE(theirId, 1);
-    await expect(starting.decode(theirEvent)).rejects.toThrow(`schema id ${theirId} is a version of ${type} that this build's schemas/catalog/CatalogEntryRemoved.avsc cannot read: cannot read "int" as "string"`);
+    const theirEvent = wireEvent(theirId, avro.Type.forSchema(theirs as avro.Schema).toBuffer({ event_id: 'e1', entry_id: 'x', reason: null, removed_at: 0, operator: 'ops' }));
+    expect((await starting.decode(theirEvent)).value).toEqual({ event_id: 'e1', entry_id: 'x', reason: null, removed_at: 0 });
+  });
+
+  // A rollback (or an instance of the build before restarting while a deploy rolls) on a
+  // subject where a newer build registered a version this build cannot read: it started, then
+  // stopped each projection of the topic at the first event of that version.
+  it('registered after ours and unreadable by it: the start is refused, exit 4, in one line naming the subject, both versions and what to do', async () => {
+    const prefix = `compat-${randomUUID()}.`;
+    const subject = `${prefix}catalog-${type}`;
+    const running = registryCodec(registry, schemas);
+    await running.prepare((name) => `${prefix}${name}`);
+    const theirs = { ...ours.schema, fields: ours.schema.fields.map((field) => (field.name === 'entry_id' ? { ...field, type: 'int' } : field)) };
+    const theirId = await registerLater(subject, theirs);
+    const ourId = ((await (await fetch(`${registry}/subjects/${encodeURIComponent(subject)}/versions/1`)).json()) as { id: number }).id;
+
+    const database = await createTestDatabase();
+    try {
+      const projector = startServiceProcess('services/projector/main.ts', testEnvironment(database, prefix, { eventLog: 'kafka', env: { LOG_LEVEL: 'info' } }));
+      expect(await projector.exited).toBe(4);
+      const said = projector.output().split('\n').filter((line) => line.startsWith('error: '));
+      expect(said).toHaveLength(1);
+      expect(said[0]).toContain(
+        `SCHEMA_REGISTRY_URL (${registry}): this build's schemas/catalog/CatalogEntryRemoved.avsc (version 1 (schema id ${ourId}) of ${subject}) cannot read the events written with version 2 (schema id ${theirId}), which a newer build registered after it (`,
+      );
+      expect(said[0]).toContain('run the newer build');
+      expect(said[0]).toContain('DELETE /subjects/<subject>/versions/2');
+    } finally {
+      await database.drop();
+    }
+    // A process that started before that version was registered names its events by id, type and file when it meets them.
+    await expect(running.decode(wireEvent(theirId, Buffer.from([2, 0x65, 6, 0, 0])))).rejects.toThrow(
+      `schema id ${theirId} is a version of ${type} that this build's schemas/catalog/CatalogEntryRemoved.avsc cannot read: cannot read "int" as "string"`,
+    );
   });
 });

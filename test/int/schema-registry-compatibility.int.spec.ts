@@ -40,6 +40,28 @@ describe('registering on a subject that has no compatibility of its own', () => 
     await expect(registryCodec(registry, schemas).prepare((name) => `${chosenPrefix}${name}`)).rejects.toThrow(`SCHEMA_REGISTRY_URL (${registry}): subject ${chosenSubject} has compatibility FULL, not BACKWARD; set it to BACKWARD`);
   });
 
+  // NONE set by hand reads as no level at all (Apicurio keeps no rule for it), so it is made
+  // BACKWARD like a half-registered subject's, before ours is registered: the registry then checks
+  // ours against the latest version, and the start every other version, so NONE lets no schema in
+  // that cannot read what the subject holds.
+  it('makes a subject set to NONE by hand BACKWARD before registering, so a schema that cannot read its versions is refused, not registered', async () => {
+    const prefix = `compat-${randomUUID()}.`;
+    const removed = 'offerledger.catalog.CatalogEntryRemoved';
+    const ours = schemas.get(removed)!;
+    const subject = `${prefix}catalog-${removed}`;
+    const theirs = { ...ours.schema, fields: ours.schema.fields.map((field) => (field.name === 'entry_id' ? { ...field, type: 'int' } : field)) };
+    const posted = await fetch(`${registry}/subjects/${encodeURIComponent(subject)}/versions`, { method: 'POST', headers, body: JSON.stringify({ schema: JSON.stringify(theirs) }) });
+    expect(posted.status, await posted.text()).toBe(200);
+    const none = await fetch(`${registry}/config/${encodeURIComponent(subject)}`, { method: 'PUT', headers, body: JSON.stringify({ compatibility: 'NONE' }) });
+    expect(none.status, await none.text()).toBe(200);
+
+    await expect(registryCodec(registry, schemas).prepare((name) => `${prefix}${name}`)).rejects.toThrow(
+      `SCHEMA_REGISTRY_URL (${registry}): the registry refuses this build's schemas/catalog/CatalogEntryRemoved.avsc as incompatible (BACKWARD) with the latest version of subject ${subject}: `,
+    );
+    expect(await (await fetch(`${registry}/config/${encodeURIComponent(subject)}`)).json()).toMatchObject({ compatibilityLevel: 'BACKWARD' });
+    expect(await (await fetch(`${registry}/subjects/${encodeURIComponent(subject)}/versions`)).json()).toEqual([1]);
+  });
+
   // Apicurio answers a PUT of a subject's compatibility with 409 ("A rule named 'COMPATIBILITY'
   // already exists") when another PUT of the same subject lands at the same moment: two
   // processes starting together on a fresh registry (API and projector) made one of them exit.

@@ -57,13 +57,20 @@ export function wireCodec(schemas: Map<string, KnownSchema>, store: SchemaStore)
   const schemaIdFor = promiseCache((subject: string) => store.idForSubject(subject, schemaOfSubject(schemas, subject)));
   // Events are read in the shape of this build's schema of the same name: an event written with an
   // older version gets the defaults of fields added since (schema resolution), so readers never
-  // see a field missing. A type this build does not know is read as it was written.
+  // see a field missing. A type this build has no schema for is not read at all: every projection
+  // passes over types it does not apply, so such an event would vanish from the read models
+  // without a word; it stops its partition instead, named by its place in the log.
   const known = new Map<number, SchemaReader>();
   const readerFor = promiseCache(async (schemaId: number) => {
     const writer = await store.schemaById(schemaId);
     const type = writer.name ?? 'unknown';
     const current = schemas.get(type);
-    const reader = schemaReader(schemaId, type, current?.avroType ?? writer, current && resolverFrom(current, writer, schemaId));
+    if (!current) {
+      throw new Error(
+        `schema id ${schemaId} is of type ${type}, which this build has no schema in schemas/ for (a type a newer build added, or one whose .avsc was removed: keep the file of a type no longer written), so no read model would take it`,
+      );
+    }
+    const reader = schemaReader(schemaId, type, current.avroType, resolverFrom(current, writer, schemaId));
     known.set(schemaId, reader);
     return reader;
   });

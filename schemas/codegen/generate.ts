@@ -7,7 +7,8 @@ import { readVersions, renderVersions, unreadableByPrevious, unreadableVersions,
 /**
  * `generate` writes schemas/generated/events.ts and records each changed schema as a new version
  * of its type in schemas/versions.json; `check` exits 1 when either is stale. Both exit 1 when a
- * schema cannot read events written with an earlier version of its type, naming it and why.
+ * schema cannot read events written with an earlier version of its type, naming it and why, and
+ * when a recorded type's file was removed.
  */
 const generatedPath = join(schemasRoot, 'generated', 'events.ts');
 
@@ -24,7 +25,7 @@ function compatible(files: ReturnType<typeof listSchemaFiles>, versions: ReturnT
   const problems = unreadableVersions(files, versions);
   for (const problem of problems) process.stderr.write(`${problem}\n`);
   if (problems.length > 0) {
-    process.stderr.write('events of every earlier version stay in the log and must still decode: give an added field a default, and keep a field\'s type (or change it only to one Avro promotes it to)\n');
+    process.stderr.write('events of every earlier version stay in the log and must still decode: give an added field a default, keep a field\'s type (or change it only to one Avro promotes it to), and keep the file of a type no longer written\n');
   }
   return problems.length === 0;
 }
@@ -32,7 +33,7 @@ function compatible(files: ReturnType<typeof listSchemaFiles>, versions: ReturnT
 if (import.meta.url === `file://${process.argv[1]}`) {
   if (process.argv.includes('--help') || process.argv.includes('-h')) {
     process.stdout.write(
-      'usage: npm run schemas:generate | npm run schemas:check\ngenerate writes schemas/generated/events.ts (TypeScript types of the Avro schemas in schemas/) and records a changed schema as a new version of its type in schemas/versions.json; check exits 1 when either is stale. Both exit 1 when a schema cannot read events written with an earlier version of its type, and warn when the version before cannot read events of the current one.\n',
+      'usage: npm run schemas:generate | npm run schemas:check\ngenerate writes schemas/generated/events.ts (TypeScript types of the Avro schemas in schemas/) and records a changed schema as a new version of its type in schemas/versions.json; check exits 1 when either is stale. Both exit 1 when a schema cannot read events written with an earlier version of its type, or a type recorded there has no file any more, and warn when the version before cannot read events of the current one.\n',
     );
     process.exit(0);
   }

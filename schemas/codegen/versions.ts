@@ -56,9 +56,20 @@ function whyUnreadable(reader: AvroRecordSchema, writer: AvroRecordSchema, missi
   }
 }
 
-/** Each current schema that cannot read a recorded version of its type: which file, which version and why. */
+/**
+ * Each current schema that cannot read a recorded version of its type: which file, which version
+ * and why; and each recorded type no file defines any more (its .avsc removed), whose events in
+ * the log this build could not read at all.
+ */
 export function unreadableVersions(files: SchemaFile[], versions: RecordedVersions): string[] {
   const problems: string[] = [];
+  const defined = new Set(files.map((file) => file.fullName));
+  for (const [type, recorded] of Object.entries(versions)) {
+    if (defined.has(type)) continue;
+    problems.push(
+      `no file in schemas/ defines ${type}, of which schemas/versions.json records ${recorded.length} version(s): its events stay in the log, and a build without its schema stops its projections at the first of them; restore its .avsc (a type no longer written keeps its file)`,
+    );
+  }
   for (const file of files) {
     for (const [index, version] of (versions[file.fullName] ?? []).entries()) {
       const why = whyUnreadable(withoutDocs(file.schema), version);

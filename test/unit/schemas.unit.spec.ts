@@ -45,6 +45,16 @@ describe('event schemas', () => {
     expect(unreadableVersions(tightened, recorded)).toHaveLength(2);
   });
 
+  it('refuses a recorded type whose .avsc was removed: its events stay in the log', () => {
+    const versions = readVersions();
+    const without = listSchemaFiles().filter((file) => file.fullName !== EventType.CatalogEntryRemoved);
+    expect(unreadableVersions(without, versions)).toEqual([
+      `no file in schemas/ defines ${EventType.CatalogEntryRemoved}, of which schemas/versions.json records 1 version(s): its events stay in the log, and a build without its schema stops its projections at the first of them; restore its .avsc (a type no longer written keeps its file)`,
+    ]);
+    // generate keeps its versions recorded: a removed file is not a removed type.
+    expect(withCurrentVersions(without, versions)[EventType.CatalogEntryRemoved]).toEqual(versions[EventType.CatalogEntryRemoved]);
+  });
+
   it('warns of a schema whose events the version before it cannot read (a field without a default removed), without refusing it', () => {
     const files = listSchemaFiles();
     const versions = readVersions();

@@ -1,4 +1,4 @@
-import { Agent, request } from 'node:http';
+import { Agent, request, type IncomingHttpHeaders } from 'node:http';
 
 export interface OpenLoopResult {
   /** Requests sent (each one answered or failed before the result is returned). */
@@ -30,8 +30,10 @@ export async function openLoop(options: {
   warmupS?: number;
   headers: Record<string, string>;
   body: () => string;
-  /** Each answer with the body that was sent, e.g. to retry refusals afterwards. */
-  onAnswer?: (status: number, answer: string, sent: string) => void;
+  /** Each answer with the body that was sent (e.g. to retry refusals afterwards), its time from the scheduled start and its headers. */
+  onAnswer?: (status: number, answer: string, sent: string, elapsedMs: number, headers: IncomingHttpHeaders) => void;
+  /** Each request that got no answer (refused, reset), with the body that was sent. */
+  onError?: (error: Error, sent: string) => void;
   maxSockets?: number;
 }): Promise<OpenLoopResult> {
   const target = new URL(options.url);
@@ -53,7 +55,7 @@ export async function openLoop(options: {
           const chunks: Buffer[] = [];
           response.on('data', (chunk: Buffer) => options.onAnswer && chunks.push(chunk));
           response.on('end', () => {
-            options.onAnswer?.(response.statusCode!, Buffer.concat(chunks).toString('utf8'), body);
+            options.onAnswer?.(response.statusCode!, Buffer.concat(chunks).toString('utf8'), body, performance.now() - scheduledAt, response.headers);
             if (!counted) return resolve();
             lastAnswerAt = performance.now();
             latencies.push(lastAnswerAt - scheduledAt);
@@ -63,7 +65,8 @@ export async function openLoop(options: {
           });
         },
       );
-      outgoing.on('error', () => {
+      outgoing.on('error', (error) => {
+        options.onError?.(error, body);
         if (counted) counts.errors += 1;
         resolve();
       });

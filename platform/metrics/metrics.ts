@@ -77,6 +77,16 @@ export function createMetrics() {
       buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.25, 0.5, 1, 2.5, 5],
       registers: [registry],
     }),
+    postbacksInFlight: new Gauge({
+      name: 'postbacks_in_flight',
+      help: 'Postbacks this API process has admitted and not finished (answer sent and intake ended); POSTBACK_MAX_IN_FLIGHT bounds it',
+      registers: [registry],
+    }),
+    postbackOverloadRefusals: new Counter({
+      name: 'postback_overload_refusals_total',
+      help: 'Postbacks answered 503 postback_v10_unavailable at once because POSTBACK_MAX_IN_FLIGHT were under way in this process (nothing logged; the partner retries)',
+      registers: [registry],
+    }),
     postbackRefusalsLost: new Counter({
       name: 'postback_refusals_lost_total',
       help: 'Postback refusals not kept in the diagnostics store (queue_full: Redis too slow; store_error: Redis failed; source_over_budget: POSTBACK_REFUSALS_PER_ADDRESS reached)',

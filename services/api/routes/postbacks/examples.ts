@@ -43,7 +43,7 @@ const SHOWN: Partial<Record<PostbackReason, string>> = {
   expectation_failed: 'an Expect header other than 100-continue',
   method_not_allowed: 'PUT (or any method but GET and POST) on the path',
   internal_error: 'an unexpected failure before intake; nothing was logged',
-  postback_v10_unavailable: 'the log or the read models cannot be reached; nothing was logged',
+  postback_v10_unavailable: 'the log or the read models cannot be reached, or this instance is at capacity; nothing was logged',
   postback_intake_unavailable: 'logged, but the ledger did not decide in time; the retry gets already_recorded',
 };
 

@@ -13,6 +13,7 @@ import { findDecisions } from '../../../../projections/ledger/queries.js';
 import { findServedInstances } from '../../../../projections/serves/queries.js';
 import type { PostbackRefusals } from '../../postback-refusals.js';
 import { openReadCaches } from '../../read-cache.js';
+import { postbackAdmission, type AdmittedPostback } from './admission.js';
 import { checkPostRequest, checkUnsigned, paramsOf, requestChannel, sourceAddress } from './channel.js';
 import { openPartnerCache } from './partner-cache.js';
 import { refusalOf } from './refusal-record.js';
@@ -25,7 +26,14 @@ const BODY_LIMIT_BYTES = 16 * 1024;
 interface PostbackState {
   channel: PostbackChannel;
   correlation_id: string;
+  /** performance.now() when the route first saw the request: the answer's deadline counts from here. */
+  arrivedAt: number;
+  /** Its slot among the postbacks this process takes at once (POSTBACK_MAX_IN_FLIGHT). */
+  admitted?: AdmittedPostback;
 }
+
+/** The explanation of a refusal at capacity (SVC-Error-Detail). */
+const AT_CAPACITY = 'this instance is taking as many postbacks as it can decide right now; nothing was logged, retry with backoff';
 
 /**
  * `POST /v1/postback/{partner_id}` (current contract: JSON, SVC-Protocol-Version 1.0) and the
@@ -39,9 +47,11 @@ export async function postbackRoutes(app: FastifyInstance, { runtime, refusals }
   const watermarks = await runtime.watermarks();
   const caches = openReadCaches(watermarks);
   const partners = openPartnerCache(watermarks);
+  const admission = postbackAdmission(runtime.config.postbackMaxInFlight, runtime.metrics, () => app.log);
   app.addHook('onClose', async () => {
     caches.close();
     partners.close();
+    admission.close();
   });
   // Cards, clicks and decisions are read fresh, but concurrent requests share one query each.
   const decisions = coalescedReads((ids: string[]) => findDecisions(runtime.db, ids));
@@ -58,8 +68,22 @@ export async function postbackRoutes(app: FastifyInstance, { runtime, refusals }
   const states = new WeakMap<FastifyRequest, PostbackState>();
   const stateOf = (request: FastifyRequest): PostbackState => {
     let state = states.get(request);
-    if (!state) states.set(request, (state = { channel: requestChannel(request), correlation_id: uuidV7() }));
+    if (!state) states.set(request, (state = { channel: requestChannel(request), correlation_id: uuidV7(), arrivedAt: performance.now() }));
     return state;
+  };
+  /**
+   * Takes the request into the intake, or refuses it at once when this process already has
+   * POSTBACK_MAX_IN_FLIGHT under way: before its body is read, so a refusal costs next to nothing.
+   * Not kept in `refusals` (one store write per refusal is load the process cannot spare now):
+   * counted and logged by the admission.
+   */
+  const admit = async (request: FastifyRequest, reply: FastifyReply) => {
+    const state = stateOf(request);
+    const admitted = admission.admit();
+    if (!admitted) return sendRejection(reply, 'postback_v10_unavailable', state.correlation_id, false, AT_CAPACITY);
+    state.admitted = admitted;
+    reply.raw.once('close', () => admitted.answered());
+    return undefined;
   };
 
   // Bodies are read raw: each contract parses its own (JSON or form) and names its own errors.
@@ -83,11 +107,13 @@ export async function postbackRoutes(app: FastifyInstance, { runtime, refusals }
   async function intake(request: FastifyRequest<{ Params: { partner_id: string } }>, reply: FastifyReply, parsed: FieldsResult) {
     const state = stateOf(request);
     if (!parsed.ok) throw new PostbackRejection(parsed.reason, parsed.message);
-    const answer = await receivePostback(
-      runtime,
-      { partner_id: request.params.partner_id, source_ip: sourceAddress(request), channel: state.channel, fields: parsed.fields, correlation_id: state.correlation_id },
-      { now: new Date(), decisionTimeoutMs: runtime.config.postbackDecisionTimeoutMs, reads },
-    );
+    const receive = () =>
+      receivePostback(
+        runtime,
+        { partner_id: request.params.partner_id, source_ip: sourceAddress(request), channel: state.channel, fields: parsed.fields, correlation_id: state.correlation_id },
+        { now: new Date(), decisionTimeoutMs: runtime.config.postbackDecisionTimeoutMs, reads, arrivedAt: state.arrivedAt },
+      );
+    const answer = await (state.admitted ? state.admitted.hold(receive) : receive());
     return sendAnswer(reply, answer);
   }
 
@@ -101,7 +127,7 @@ export async function postbackRoutes(app: FastifyInstance, { runtime, refusals }
       // The contract's own checks come first, in the README's order (protocol header, content type,
       // query string, signature headers): the app's checks of the body's headers (Content-Type
       // given twice, a Content-Encoding) run before the body is parsed, after a route's onRequest.
-      onRequest: async (request) => checkPostRequest(request, stateOf(request).channel),
+      onRequest: [async (request) => checkPostRequest(request, stateOf(request).channel), admit],
     },
     async (request, reply) => {
       const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
@@ -118,7 +144,7 @@ export async function postbackRoutes(app: FastifyInstance, { runtime, refusals }
       exposeHeadRoute: false,
       schema: getSchema,
       ...documentOnlyValidation,
-      onRequest: async (request) => checkUnsigned(request),
+      onRequest: [async (request) => checkUnsigned(request), admit],
     },
     async (request, reply) => {
       const query = request.url.includes('?') ? paramsOf(request.url.slice(request.url.indexOf('?') + 1)) : {};

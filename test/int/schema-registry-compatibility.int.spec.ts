@@ -83,6 +83,20 @@ describe('registering on a subject that has no compatibility of its own', () => 
  * which subject and file, the registry's reason and what to do; it named KAFKA_BROKERS and said
  * to check that Kafka runs.
  */
+/** A projector started on `prefix`'s topics: it must exit 4 with one error line, which is answered. */
+async function refusedStart(prefix: string): Promise<string> {
+  const database = await createTestDatabase();
+  try {
+    const projector = startServiceProcess('services/projector/main.ts', testEnvironment(database, prefix, { eventLog: 'kafka', env: { LOG_LEVEL: 'info' } }));
+    expect(await projector.exited).toBe(4);
+    const said = projector.output().split('\n').filter((line) => line.startsWith('error: '));
+    expect(said).toHaveLength(1);
+    return said[0]!;
+  } finally {
+    await database.drop();
+  }
+}
+
 describe('a start on a subject whose latest version this build cannot read', () => {
   const registry = inject('stack').schemaRegistryUrl.replace(/\/$/, '');
   const schemas = loadSchemaCatalog();
@@ -98,21 +112,13 @@ describe('a start on a subject whose latest version this build cannot read', () 
     expect(posted.status, await posted.text()).toBe(200);
     await fetch(`${registry}/config/${encodeURIComponent(subject)}`, { method: 'PUT', headers, body: JSON.stringify({ compatibility: 'BACKWARD' }) });
 
-    const database = await createTestDatabase();
-    try {
-      const projector = startServiceProcess('services/projector/main.ts', testEnvironment(database, prefix, { eventLog: 'kafka', env: { LOG_LEVEL: 'info' } }));
-      expect(await projector.exited).toBe(4);
-      const said = projector.output().split('\n').filter((line) => line.startsWith('error: '));
-      expect(said).toHaveLength(1);
-      expect(said[0]).toContain(`SCHEMA_REGISTRY_URL (${registry}): the registry refuses this build's schemas/catalog/CatalogEntryRemoved.avsc as incompatible (BACKWARD) with the latest version of subject ${subject}: `);
-      // The registry's own reason, and both ways out.
-      expect(said[0]).toMatch(/entry_id|fields\/1/);
-      expect(said[0]).toContain('make the change compatible');
-      expect(said[0]).toContain('run that build');
-      expect(said[0]).not.toContain('KAFKA_BROKERS');
-    } finally {
-      await database.drop();
-    }
+    const said = await refusedStart(prefix);
+    expect(said).toContain(`SCHEMA_REGISTRY_URL (${registry}): the registry refuses this build's schemas/catalog/CatalogEntryRemoved.avsc as incompatible (BACKWARD) with the latest version of subject ${subject}: `);
+    // The registry's own reason, and both ways out.
+    expect(said).toMatch(/entry_id|fields\/1/);
+    expect(said).toContain('make the change compatible');
+    expect(said).toContain('run that build');
+    expect(said).not.toContain('KAFKA_BROKERS');
   });
 
   it('is refused when it cannot read a version before the latest, which the registry does not check under BACKWARD', async () => {
@@ -173,20 +179,12 @@ describe('a start on a subject whose latest version this build cannot read', () 
     const theirId = await registerLater(subject, theirs);
     const ourId = ((await (await fetch(`${registry}/subjects/${encodeURIComponent(subject)}/versions/1`)).json()) as { id: number }).id;
 
-    const database = await createTestDatabase();
-    try {
-      const projector = startServiceProcess('services/projector/main.ts', testEnvironment(database, prefix, { eventLog: 'kafka', env: { LOG_LEVEL: 'info' } }));
-      expect(await projector.exited).toBe(4);
-      const said = projector.output().split('\n').filter((line) => line.startsWith('error: '));
-      expect(said).toHaveLength(1);
-      expect(said[0]).toContain(
-        `SCHEMA_REGISTRY_URL (${registry}): this build's schemas/catalog/CatalogEntryRemoved.avsc (version 1 (schema id ${ourId}) of ${subject}) cannot read the events written with version 2 (schema id ${theirId}), which a newer build registered after it (`,
-      );
-      expect(said[0]).toContain('run the newer build');
-      expect(said[0]).toContain('DELETE /subjects/<subject>/versions/2');
-    } finally {
-      await database.drop();
-    }
+    const said = await refusedStart(prefix);
+    expect(said).toContain(
+      `SCHEMA_REGISTRY_URL (${registry}): this build's schemas/catalog/CatalogEntryRemoved.avsc (version 1 (schema id ${ourId}) of ${subject}) cannot read the events written with version 2 (schema id ${theirId}), which a newer build registered after it (`,
+    );
+    expect(said).toContain('run the newer build');
+    expect(said).toContain('DELETE /subjects/<subject>/versions/2');
     // A process that started before that version was registered names its events by id, type and file when it meets them.
     await expect(running.decode(wireEvent(theirId, Buffer.from([2, 0x65, 6, 0, 0])))).rejects.toThrow(
       `schema id ${theirId} is a version of ${type} that this build's schemas/catalog/CatalogEntryRemoved.avsc cannot read: cannot read "int" as "string"`,

@@ -58,7 +58,7 @@ export const settings = {
   offerInfoCacheEntries: integer('OFFER_INFO_CACHE_ENTRIES', 'Answers, contents and link mappings each API process keeps for GET /v1/offers/info (each emptied when the offers projection applies an event). 0: every request reads Postgres.', 50_000, 0, 1_000_000),
   instanceCacheEntries: derivedInteger(
     'INSTANCE_CACHE_ENTRIES',
-    'Served cards each API process keeps for POST /v1/offers/instances once read (a served card never changes; all are dropped when the process stops hearing projector commits). About 250 bytes each, outside the JavaScript heap (instance_cache_bytes on /metrics). Unset: a sixteenth of the memory the process may use (the smaller of its container\'s limit and its heap limit) in cards, from 1,000 to 500,000 (instance_cache_max_cards on /metrics: 114,688 in a 512 MB container, 147,456 with --max-old-space-size=384, 500,000 with a heap limit and container of 2 GB or more). 0: every request reads Postgres.',
+    'Served cards each API process keeps for POST /v1/offers/instances once read (a served card never changes; all are dropped when the process stops hearing projector commits). About 210 bytes each (room reserved for more included), outside the JavaScript heap (instance_cache_bytes on /metrics). Unset: a sixteenth of the memory the process may use (the smaller of its container\'s limit and its heap limit) in cards, from 1,000 to 500,000 (instance_cache_max_cards on /metrics: 114,688 in a 512 MB container, 147,456 with --max-old-space-size=384, 500,000 with a heap limit and container of 2 GB or more). 0: every request reads Postgres.',
     () => defaultInstanceCacheEntries(),
     0,
     10_000_000,

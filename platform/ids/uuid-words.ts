@@ -47,3 +47,27 @@ export function uuidWordsFromText(id: string, into: Int32Array, at: number): boo
   }
   return true;
 }
+
+/** Two lowercase hexadecimal digits of each byte value, as one little-endian 16-bit write puts them, first digit first. */
+const HEX_PAIRS = Uint16Array.from({ length: 256 }, (_, byte) => {
+  const digits = byte.toString(16).padStart(2, '0');
+  return digits.charCodeAt(0) | (digits.charCodeAt(1) << 8);
+});
+/** Where each word's first digit is in the text: 8-4-4-4-12, so words 1 and 2 hold a dash between their halves. */
+const WORD_AT = [0, 9, 19, 28];
+const DASH_AT = [8, 13, 18, 23];
+
+/** Writes the canonical text of the UUID whose words are at `at` in `words` into `target` at `offset`; answers the offset past it. */
+export function writeUuidText(words: Int32Array, at: number, target: DataView, offset: number): number {
+  for (let word = 0; word < UUID_WORDS; word += 1) {
+    const value = words[at + word]!;
+    const start = offset + WORD_AT[word]!;
+    const gap = word === 1 || word === 2 ? 1 : 0;
+    target.setUint16(start, HEX_PAIRS[value >>> 24]!, true);
+    target.setUint16(start + 2, HEX_PAIRS[(value >>> 16) & 0xff]!, true);
+    target.setUint16(start + 4 + gap, HEX_PAIRS[(value >>> 8) & 0xff]!, true);
+    target.setUint16(start + 6 + gap, HEX_PAIRS[value & 0xff]!, true);
+  }
+  for (const dash of DASH_AT) target.setUint8(offset + dash, DASH);
+  return offset + UUID_TEXT_LENGTH;
+}

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { CANONICAL_UUID } from '../../platform/ids/uuid-text.js';
-import { readUuidWords, uuidWordsFromText } from '../../platform/ids/uuid-words.js';
+import { readUuidWords, uuidWordsFromText, writeUuidText } from '../../platform/ids/uuid-words.js';
 
 const nearUuid = fc.oneof(
   fc.uuid().map((id) => id.toLowerCase()),
@@ -23,6 +23,10 @@ describe('UUID words', () => {
           expect([...fromBytes]).toEqual([...fromText]);
           // The words are the 32 digits in order.
           expect([...fromText].map((word) => (word >>> 0).toString(16).padStart(8, '0')).join('')).toBe(text.replaceAll('-', ''));
+          // And are written back as the same text.
+          const written = Buffer.alloc(40, '#');
+          expect(writeUuidText(fromText, 0, new DataView(written.buffer, written.byteOffset, written.length), 2)).toBe(38);
+          expect(written.toString('latin1')).toBe(`##${text}##`);
         }
       }),
       { numRuns: 3000 },

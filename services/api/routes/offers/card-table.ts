@@ -1,4 +1,4 @@
-import { UUID_TEXT_LENGTH, UUID_WORDS, uuidWordsFromText } from '../../../../platform/ids/uuid-words.js';
+import { UUID_TEXT_LENGTH, UUID_WORDS, uuidWordsFromText, writeUuidText } from '../../../../platform/ids/uuid-words.js';
 import { StringTable } from '../../../../platform/text/string-table.js';
 import { copyBytes, viewOf } from './copy-bytes.js';
 import { formatServedAt, opensLink, type ServedCard } from './instances-cards.js';
@@ -45,15 +45,6 @@ const hashOf = (words: Int32Array, at: number) => Math.imul(words[at + 3]! ^ Mat
 
 /** The words of one id looked up or kept by its text. */
 const scratchWords = new Int32Array(UUID_WORDS);
-
-/** Two hexadecimal digits (lowercase) of each byte value, as the UTF-16 pair read by one 16-bit write, first digit first in memory. */
-const HEX_PAIRS = Uint16Array.from({ length: 256 }, (_, byte) => {
-  const digits = byte.toString(16).padStart(2, '0');
-  return digits.charCodeAt(0) | (digits.charCodeAt(1) << 8);
-});
-const DASH = 0x2d;
-/** Where each word's first digit is in the text: 8-4-4-4-12, so words 1 and 2 hold a dash between their halves. */
-const ID_WORD_AT = [0, 9, 19, 28];
 
 export class CardTable {
   private slots: Int32Array;
@@ -251,28 +242,8 @@ export class CardTable {
 
   /** Copies one of the card's texts into `target` (a view of the answer's bytes) at `offset`; answers the offset past it. */
   copyText(slot: number, text: CardText, target: DataView, offset: number): number {
-    if (text === ID) return this.copyId(slot * STRIDE, target, offset);
+    if (text === ID) return writeUuidText(this.slots, slot * STRIDE + KEY, target, offset);
     const at = slot * STRIDE + START + text;
     return copyBytes(this.arenaView, this.slots[at - 1]!, this.slots[at]!, target, offset);
-  }
-
-  /** The id's canonical text, written from its words (8-4-4-4-12 hexadecimal digits). */
-  private copyId(base: number, target: DataView, offset: number): number {
-    const { slots } = this;
-    for (let word = 0; word < UUID_WORDS; word += 1) {
-      const value = slots[base + KEY + word]!;
-      const at = offset + ID_WORD_AT[word]!;
-      // A word's eight digits are two and two with a dash between them in the middle words.
-      const gap = word === 1 || word === 2 ? 1 : 0;
-      target.setUint16(at, HEX_PAIRS[value >>> 24]!, true);
-      target.setUint16(at + 2, HEX_PAIRS[(value >>> 16) & 0xff]!, true);
-      target.setUint16(at + 4 + gap, HEX_PAIRS[(value >>> 8) & 0xff]!, true);
-      target.setUint16(at + 6 + gap, HEX_PAIRS[value & 0xff]!, true);
-    }
-    target.setUint8(offset + 8, DASH);
-    target.setUint8(offset + 13, DASH);
-    target.setUint8(offset + 18, DASH);
-    target.setUint8(offset + 23, DASH);
-    return offset + UUID_TEXT_LENGTH;
   }
 }

@@ -9,12 +9,12 @@ import { UUID_TEXT_LENGTH, UUID_WORDS, uuidWordsFromText } from '../../../../pla
 export class RequestedIds {
   /** Four words per id. */
   readonly words: Int32Array;
-  private texts: string[] | undefined;
+  private texts: readonly string[] | undefined;
 
   private constructor(
     readonly count: number,
     words: Int32Array,
-    texts: string[] | undefined,
+    texts: readonly string[] | undefined,
     private readonly body?: { bytes: Buffer; starts: Int32Array },
   ) {
     this.words = words;
@@ -27,7 +27,7 @@ export class RequestedIds {
     ids.forEach((id, index) => {
       if (!uuidWordsFromText(id, words, index * UUID_WORDS)) throw new Error(`not a canonical UUID: ${JSON.stringify(id)}`);
     });
-    return new RequestedIds(ids.length, words, [...ids]);
+    return new RequestedIds(ids.length, words, ids);
   }
 
   /** Ids read from the body's bytes: each one's text starts at one of `starts`, its words are at four times its index. */
@@ -41,7 +41,7 @@ export class RequestedIds {
   }
 
   /** Every id's text, in order. */
-  get list(): string[] {
+  get list(): readonly string[] {
     if (this.texts === undefined) {
       this.texts = Array.from({ length: this.count }, (_, index) => this.textInBody(index));
     }

@@ -1,4 +1,5 @@
 import type avro from 'avsc';
+import { eachAtMost } from '../async/each-at-most.js';
 import { encodeChecked, type KnownSchema } from './schema-catalog.js';
 import { toWireFormat, WIRE_HEADER_LENGTH, wireSchemaId } from './wire-format.js';
 
@@ -53,6 +54,9 @@ interface SchemaReader {
   read(message: Buffer): Record<string, unknown>;
 }
 
+/** How many subjects one process registers at the same time when it opens the log. */
+const PREPARE_SUBJECTS_AT_ONCE = 4;
+
 export function wireCodec(schemas: Map<string, KnownSchema>, store: SchemaStore): EventCodec {
   const schemaIdFor = promiseCache((subject: string) => store.idForSubject(subject, schemaOfSubject(schemas, subject)));
   // Events are read in the shape of this build's schema of the same name: an event written with an
@@ -87,13 +91,14 @@ export function wireCodec(schemas: Map<string, KnownSchema>, store: SchemaStore)
       return toWireFormat(await schemaIdFor(subjectFor(physicalTopic, type)), body);
     },
     async prepare(physicalTopic) {
-      await Promise.all(
-        [...schemas.values()].map(async (schema) => {
-          const schemaId = await schemaIdFor(subjectFor(physicalTopic(schema.topic), schema.fullName));
-          // The id of this very schema: its events read as written, no resolution needed.
-          if (!known.has(schemaId)) known.set(schemaId, schemaReader(schemaId, schema.fullName, schema.avroType));
-        }),
-      );
+      // A few subjects at a time: every subject at once (some 170 requests per process) queued
+      // each request behind all the others, and processes starting together on a busy registry
+      // saw requests pass their deadline.
+      await eachAtMost([...schemas.values()], PREPARE_SUBJECTS_AT_ONCE, async (schema) => {
+        const schemaId = await schemaIdFor(subjectFor(physicalTopic(schema.topic), schema.fullName));
+        // The id of this very schema: its events read as written, no resolution needed.
+        if (!known.has(schemaId)) known.set(schemaId, schemaReader(schemaId, schema.fullName, schema.avroType));
+      });
     },
     decodeKnown(message) {
       const schemaId = wireSchemaId(message);

@@ -55,6 +55,23 @@ function refusedAsIncompatible(error: unknown): boolean {
   return status === 409 && typeof url === 'string' && /^post \S*\/subjects\/[^/]+\/versions$/i.test(url);
 }
 
+/**
+ * The registry did not answer within the deadline (the client library reports its own timeout as
+ * an HTTP 400 "Timeout (…ms)"; fetch as a TimeoutError) or answered 5xx: a busy registry, say
+ * while many processes start together. Registering is idempotent, so the subject is tried again.
+ */
+function answeredTooLateOrFailed(error: unknown): boolean {
+  if (!error || typeof error !== 'object') return false;
+  const { status, name, message } = error as { status?: unknown; name?: unknown; message?: unknown };
+  if (name === 'TimeoutError') return true;
+  if (typeof status !== 'number') return false;
+  return status >= 500 || (status === 400 && typeof message === 'string' && /Timeout \(\d+ms\)$/.test(message));
+}
+
+/** How often a subject is tried when the registry is slow or failing, and the pause before the next try (doubled each time). */
+const REGISTER_ATTEMPTS = 3;
+const REGISTER_RETRY_PAUSE_MS = 250;
+
 /** A subject whose compatibility is another level than ours (one an operator chose). */
 class CompatibilityMismatch extends Error {
   constructor(readonly level: string) {
@@ -171,12 +188,18 @@ export function registryCodec(registryUrl: string, schemas: Map<string, KnownSch
   };
   return wireCodec(schemas, {
     async idForSubject(subject, schema) {
-      try {
-        const id = await registered(subject, schema);
-        await refuseUnreadableVersions(subject, schema, id);
-        return id;
-      } catch (error) {
-        throw asRefusal(registryUrl, subject, schema, error);
+      for (let attempt = 1; ; attempt += 1) {
+        try {
+          const id = await registered(subject, schema);
+          await refuseUnreadableVersions(subject, schema, id);
+          return id;
+        } catch (error) {
+          if (attempt < REGISTER_ATTEMPTS && answeredTooLateOrFailed(error)) {
+            await delay(REGISTER_RETRY_PAUSE_MS * 2 ** (attempt - 1));
+            continue;
+          }
+          throw asRefusal(registryUrl, subject, schema, error);
+        }
       }
     },
     async schemaById(schemaId) {

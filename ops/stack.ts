@@ -267,7 +267,7 @@ async function main(command: string | undefined): Promise<number> {
       process.stdout.write(envLines(stackEnv(stackConfig())));
       return 0;
     default:
-      process.stderr.write(`${STACK_USAGE}\n`);
+      process.stderr.write(`[stack] ${command === undefined ? 'no command given' : `unknown command ${JSON.stringify(command)}`}: one of up, down, status, env (tsx ops/stack.ts --help shows the usage)\n`);
       return 2;
   }
 }
@@ -283,7 +283,12 @@ if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1]
     process.stdout.write(`${STACK_USAGE}\n`);
     process.exit(0);
   }
-  main(process.argv[2]).then(
+  const [command, ...rest] = process.argv.slice(2);
+  if (rest.length > 0) {
+    process.stderr.write(`[stack] unknown argument ${JSON.stringify(rest[0])}: ${command} takes none\n`);
+    process.exit(2);
+  }
+  main(command).then(
     (code) => process.exit(code),
     (error: unknown) => {
       process.stderr.write(error instanceof StackError ? `[stack] ${error.message}\n` : `${(error as Error).stack ?? error}\n`);

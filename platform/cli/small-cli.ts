@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { helpPointer } from './parse-errors.js';
 
 type StringOptions = Record<string, { type: 'string' } | { type: 'boolean' }>;
 
@@ -17,7 +18,8 @@ export interface SmallCli<O extends StringOptions> {
 /**
  * The arguments of a command with few of them (node:util's parseArgs): `--help` or `-h` prints the
  * usage and exits 0 before anything is opened, so it answers while the service holds DATA_DIR;
- * an unknown flag, a flag without its value or an argument too many exits 2 saying so.
+ * an unknown flag, a flag without its value or an argument too many exits 2 saying so in one line,
+ * with a pointer to --help (as the commands on commander do).
  */
 export function smallCliArgs<O extends StringOptions>(cli: SmallCli<O>, args = process.argv.slice(2)): { values: { [K in keyof O]?: ValueOf<O[K]> }; positionals: string[] } {
   if (args.includes('--help') || args.includes('-h')) {
@@ -32,7 +34,20 @@ export function smallCliArgs<O extends StringOptions>(cli: SmallCli<O>, args = p
     }
     return { values: parsed.values as { [K in keyof O]?: ValueOf<O[K]> }, positionals: parsed.positionals };
   } catch (error) {
-    process.stderr.write(`error: ${(error as Error).message}\n\n${cli.usage.trim()}\n`);
+    process.stderr.write(`error: ${parseErrorMessage(error as Error & { code?: string })}\n${helpPointer(`${commandOf(cli.usage)} --`)}\n`);
     process.exit(2);
   }
 }
+
+/**
+ * node:util's message, in commander's words: its advice on an unknown option (put it after `--`)
+ * is wrong under `npm run`, which takes that `--` for itself.
+ */
+function parseErrorMessage(error: Error & { code?: string }): string {
+  const option = /'(-[^']*)'/.exec(error.message)?.[1];
+  if (error.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && option !== undefined) return `unknown option '${option}'`;
+  return error.message.charAt(0).toLowerCase() + error.message.slice(1);
+}
+
+/** The command as the usage's first line gives it (`usage: npm run migrate …` → `npm run migrate`). */
+const commandOf = (usage: string) => /^usage: (npm (?:start|run [\w:-]+))/.exec(usage.trim())?.[1] ?? 'the command';

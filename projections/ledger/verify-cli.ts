@@ -1,4 +1,5 @@
 import { Command as Program } from 'commander';
+import { exitOnParseError, helpPointer } from '../../platform/cli/parse-errors.js';
 import { loadConfigOrExit } from '../../platform/config/config.js';
 import { exitUnlessThereIsADatabase, openDatabase } from '../../platform/runtime.js';
 import { ExitCode, exitOnStartupFailure } from '../../platform/startup.js';
@@ -55,7 +56,7 @@ await new Program('ledger:verify')
   .description('Recompute the postback ledger\'s hash chains and check every conversion against its decision.')
   .addHelpText('after', ABOUT)
   .allowExcessArguments(false)
-  .showHelpAfterError()
-  .exitOverride((error) => process.exit(error.exitCode === 0 ? ExitCode.ok : ExitCode.invalidInput))
+  .showHelpAfterError(helpPointer('npm run ledger:verify --'))
+  .exitOverride(exitOnParseError)
   .action(run)
   .parseAsync(process.argv);

@@ -37,7 +37,13 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     );
     process.exit(0);
   }
-  const mode = process.argv[2] ?? 'generate';
+  const [mode = 'generate', ...rest] = process.argv.slice(2);
+  // Anything else is a mistake, and taking it for `generate` would write the files a check was meant to leave.
+  if ((mode !== 'generate' && mode !== 'check') || rest.length > 0) {
+    const given = mode !== 'generate' && mode !== 'check' ? mode : rest[0];
+    process.stderr.write(`error: unknown argument ${JSON.stringify(given)}: npm run schemas:generate and npm run schemas:check take none\n(npm run schemas:generate -- --help shows the usage)\n`);
+    process.exit(2);
+  }
   const files = listSchemaFiles();
   const versions = readVersions();
   if (!compatible(files, versions)) process.exit(1);

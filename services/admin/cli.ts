@@ -1,5 +1,6 @@
 import { Command as Program, Option } from 'commander';
 import { onceOnly } from '../../platform/cli/once-only.js';
+import { exitOnParseError, helpPointer } from '../../platform/cli/parse-errors.js';
 import { readFileSync } from 'node:fs';
 import { CommandInputError, CommandNotFoundError, CommandUnavailableError, type Command } from '../../commands/command.js';
 import { adminCommands } from '../../commands/index.js';
@@ -67,7 +68,7 @@ function inputOf(command: Command, options: Record<string, string | undefined>, 
 }
 
 function addCommand(program: Program, command: Command) {
-  const sub = program.command(command.name).description(command.summary);
+  const sub = program.command(command.name).description(command.summary).showHelpAfterError(helpPointer(`npm run admin -- ${command.name}`));
   for (const [property, schema] of Object.entries(command.input.properties)) {
     const required = command.input.required?.includes(property) ?? false;
     sub.addOption(onceOnly(new Option(flagSyntax(property, schema), `${schema.description ?? property}${required ? ' (required)' : ''}`)));
@@ -96,13 +97,15 @@ function addCommand(program: Program, command: Command) {
   });
 }
 
+const ADMIN_HELP = '(npm run admin -- --help lists the commands; replays and exports are not among them: npm run replay, npm run export)';
+
 export function buildCli(): Program {
   const program = new Program('admin')
     .description('Offer ledger administration: every command validates its input; those that change something append events (offer:explain-targeting only reads).')
-    // Shown after "unknown command": replays and exports append nothing, so they are tools of their own.
+    // Replays and exports append nothing, so they are tools of their own (said after "unknown command" too).
     .addHelpText('after', '\nReplays and exports are not admin commands: npm run replay -- --help, npm run export -- --help.')
-    .showHelpAfterError()
-    .exitOverride((error) => process.exit(error.exitCode === 0 ? 0 : ExitCode.invalidInput));
+    .showHelpAfterError(ADMIN_HELP)
+    .exitOverride(exitOnParseError);
   for (const command of adminCommands) addCommand(program, command);
   return program;
 }

@@ -2,6 +2,7 @@ import { onInterrupt } from '../../platform/cli/on-interrupt.js';
 import { fromCallerFolder } from '../../platform/cli/caller-folder.js';
 import { Command as Program, Option } from 'commander';
 import { onceOnly } from '../../platform/cli/once-only.js';
+import { exitOnParseError, helpPointer } from '../../platform/cli/parse-errors.js';
 import { loadConfig } from '../../platform/config/config.js';
 import { SettingError } from '../../platform/config/settings.js';
 import { DataDirBusyError } from '../../platform/data-dir/ownership.js';
@@ -117,8 +118,8 @@ export function buildExportCli(takeOverInterrupts: () => void): Program {
     .addOption(onceOnly(new Option('--format <format>', 'ndjson, csv or parquet (default: from the --out extension)')))
     .addOption(onceOnly(new Option('--out <file>', 'the file to write (replaced when it exists)')))
     .addHelpText('after', EXAMPLES)
-    .showHelpAfterError()
-    .exitOverride((error) => process.exit(error.exitCode === 0 ? 0 : ExitCode.invalidInput))
+    .showHelpAfterError(helpPointer('npm run export --'))
+    .exitOverride(exitOnParseError)
     .action(async (flags: ExportFlags) => {
       takeOverInterrupts();
       try {

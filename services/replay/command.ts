@@ -1,5 +1,6 @@
 import { Command as Program, Option } from 'commander';
 import { onceOnly } from '../../platform/cli/once-only.js';
+import { exitOnParseError, helpPointer } from '../../platform/cli/parse-errors.js';
 import { loadConfig, type Config } from '../../platform/config/config.js';
 import { SettingError } from '../../platform/config/settings.js';
 import type { EventLog } from '../../platform/events/event-log.js';
@@ -189,8 +190,8 @@ export function buildReplayCli(takeOverInterrupts: () => void): Program {
     .addOption(new Option('--json', 'print the report as JSON instead of a summary'))
     .addOption(new Option('--kept', 'list the schemas replays kept (point in time, --keep, an interrupted replay) instead of replaying'))
     .addOption(onceOnly(new Option('--drop <schemas>', 'drop kept replay schemas (comma-separated replay_… names, as --kept lists them) instead of replaying')))
-    .showHelpAfterError()
-    .exitOverride((error) => process.exit(error.exitCode === 0 ? 0 : ExitCode.invalidInput))
+    .showHelpAfterError(helpPointer('npm run replay --'))
+    .exitOverride(exitOnParseError)
     .action(async (flags: Flags) => {
       takeOverInterrupts();
       const bar = replayProgressBar();

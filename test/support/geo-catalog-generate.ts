@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Command } from 'commander';
+import { exitOnParseError, helpPointer } from '../../platform/cli/parse-errors.js';
 import { generateGeoCatalog, writeGeoCatalog } from './geo-catalog-generator.js';
 
 /** `npm run geo:generate [-- --dir <folder>] [--scale 1] [--seed n]`: writes the synthetic full-size catalog. */
@@ -9,6 +10,8 @@ const options = new Command('geo:generate')
   .option('--dir <folder>', 'output folder', join('.data', 'geo'))
   .option('--scale <n>', 'size relative to a full release, from 0.001 to 4', '1')
   .option('--seed <n>', 'random seed', '20260812')
+  .showHelpAfterError(helpPointer('npm run geo:generate --'))
+  .exitOverride(exitOnParseError)
   .parse()
   .opts<{ dir: string; scale: string; seed: string }>();
 /** A flag's number within [min, max], or exit 2 saying what it takes (a stray value crashed or ran without end). */

@@ -1,6 +1,7 @@
 import { onInterrupt } from '../../../platform/cli/on-interrupt.js';
 import { Command, Option } from 'commander';
 import { onceOnly } from '../../../platform/cli/once-only.js';
+import { exitOnParseError, helpPointer } from '../../../platform/cli/parse-errors.js';
 import { loadConfigOrExit } from '../../../platform/config/config.js';
 import { openRuntime } from '../../../platform/runtime.js';
 import { ExitCode, exitOnStartupFailure } from '../../../platform/startup.js';
@@ -30,7 +31,8 @@ const program = new Command('seed')
   .option('--no-project', 'only append events; leave projecting to a running projector')
   // Unknown options and stray arguments are input errors, exit code 2 like the admin CLI's.
   .allowExcessArguments(false)
-  .exitOverride((error) => process.exit(error.exitCode === 0 ? ExitCode.ok : ExitCode.invalidInput))
+  .showHelpAfterError(helpPointer('npm run seed --'))
+  .exitOverride(exitOnParseError)
   .parse();
 
 const given = program.opts<{ offers?: string; serves?: string; seed?: string; progress: boolean; project: boolean }>();

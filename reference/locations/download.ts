@@ -4,6 +4,8 @@ import { join, resolve } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { Command } from 'commander';
+import { exitOnParseError, helpPointer } from '../../platform/cli/parse-errors.js';
+import { ExitCode } from '../../platform/startup.js';
 
 /** The release protocol v1.0 pins as its FULL catalog. */
 const PINNED_RELEASE_DATE = '2026-08-12';
@@ -22,9 +24,22 @@ const program = new Command('geo:download')
   .option('--dir <folder>', 'where to save the file', join('.data', 'geo'))
   .option('--date <date>', 'release date', PINNED_RELEASE_DATE)
   .option('--url <url>', 'download from this address instead of Google (file name must keep geotargets-YYYY-MM-DD)')
+  .showHelpAfterError(helpPointer('npm run geo:download --'))
+  .exitOverride(exitOnParseError)
   .parse();
 const options = program.opts<{ dir: string; date: string; url?: string }>();
 const url = options.url ?? releaseUrl(options.date);
+refuseFlags();
+
+/** A --date or --url that cannot name a release is the caller's to fix: one line, exit 2, nothing fetched. */
+function refuseFlags(): void {
+  const wrong = (flag: string, problem: string): never => {
+    process.stderr.write(`error: ${flag}: ${problem}\n`);
+    process.exit(ExitCode.invalidInput);
+  };
+  if (options.url === undefined && !/^\d{4}-\d{2}-\d{2}$/.test(options.date)) wrong('--date', `must be a release date, YYYY-MM-DD (got ${JSON.stringify(options.date)})`);
+  if (!URL.canParse(url) || !/^https?:$/.test(new URL(url).protocol)) wrong('--url', `must be an http or https address (got ${JSON.stringify(url)})`);
+}
 const name = decodeURIComponent(new URL(url).pathname.split('/').pop() ?? '') || `geotargets-${options.date}.csv.zip`;
 const target = resolve(options.dir, name);
 

@@ -20,7 +20,7 @@ the configured database). Writes
 reports/geo-coverage.json and reports/geo-coverage.md and prints a summary.`,
 });
 const log = (line: string) => process.stderr.write(`${line}\n`);
-const { sourceFileDate, rows } = await commandSourceRows(positionals[0] === undefined ? undefined : fromCallerFolder(positionals[0]), log);
+const { sourceFileDate, rows } = await commandSourceRows('geo:coverage', positionals[0] === undefined ? undefined : fromCallerFolder(positionals[0]), log);
 const source = loadSubdivisions();
 const report = coverageReport(registryRows(rows, source), source, sourceFileDate);
 mkdirSync('reports', { recursive: true });

@@ -23,7 +23,7 @@ reports/legacy-registry-v1-<source file date>.jsonl.`,
 const out = values.out === undefined ? undefined : fromCallerFolder(values.out);
 const file = positionals[0] === undefined ? undefined : fromCallerFolder(positionals[0]);
 const log = (line: string) => process.stderr.write(`${line}\n`);
-const { sourceFileDate, rows } = await commandSourceRows(file, log);
+const { sourceFileDate, rows } = await commandSourceRows('geo:export-legacy', file, log);
 const { entries } = deriveRegistry(rows);
 const path = out ?? `reports/legacy-registry-v1-${sourceFileDate}.jsonl`;
 mkdirSync(dirname(path), { recursive: true });

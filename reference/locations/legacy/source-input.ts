@@ -1,6 +1,6 @@
 import { loadConfigOrExit } from '../../../platform/config/config.js';
 import { migrate } from '../../../platform/db/migrate.js';
-import { openDatabase } from '../../../platform/runtime.js';
+import { exitUnlessThereIsADatabase, openDatabase } from '../../../platform/runtime.js';
 import { exitOnStartupFailure } from '../../../platform/startup.js';
 import { existsSync } from 'node:fs';
 import { CatalogFileError, missingFileMessage, readSourceRows, sourceFileDateOf } from '../full/source-file.js';
@@ -9,9 +9,10 @@ import type { SourceRow } from './source-row.js';
 
 /**
  * Where the commands read source rows: a release file (argument or GEO_CATALOG_FILE) when one is
- * given, else the current FULL release of the configured database.
+ * given, else the current FULL release of the configured database. `tool` is the command as the
+ * user typed it (`geo:coverage`), for the lines that refuse it.
  */
-export async function commandSourceRows(file: string | undefined, log: (line: string) => void): Promise<{ sourceFileDate: string; rows: SourceRow[] }> {
+export async function commandSourceRows(tool: string, file: string | undefined, log: (line: string) => void): Promise<{ sourceFileDate: string; rows: SourceRow[] }> {
   const config = loadConfigOrExit();
   const path = file ?? config.geoCatalogFile;
   if (path !== undefined) {
@@ -27,16 +28,19 @@ export async function commandSourceRows(file: string | undefined, log: (line: st
       throw error;
     }
   }
-  const { db } = await openDatabase(config).catch((error: unknown) => exitOnStartupFailure(error, 'this command'));
+  // Reading a release from an embedded database that does not exist would create an empty one first.
+  exitUnlessThereIsADatabase(config, tool, 'no release file given (argument or GEO_CATALOG_FILE) and no release to read');
+  const { db } = await openDatabase(config).catch((error: unknown) => exitOnStartupFailure(error, `npm run ${tool}`));
+  let release: Awaited<ReturnType<typeof readCurrentRelease>>;
   try {
     await migrate(db);
-    const release = await readCurrentRelease(db);
-    if (!release) throw new Error('no release file given (argument or GEO_CATALOG_FILE) and no FULL release loaded in the database');
-    log(`read ${release.rows.length} rows of the loaded ${release.sourceFileDate} release`);
-    return release;
+    release = await readCurrentRelease(db);
   } finally {
     await db.close();
   }
+  if (!release) exitWith('error: no release file given (argument or GEO_CATALOG_FILE) and no FULL release loaded in the database: give a file, or load one with npm run geo:load -- <file>');
+  log(`read ${release.rows.length} rows of the loaded ${release.sourceFileDate} release`);
+  return release;
 }
 
 function exitWith(message: string): never {

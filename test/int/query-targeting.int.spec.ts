@@ -124,6 +124,10 @@ describe('targeting from trusted provider headers', () => {
       expect(await servedGeo(app, headers('US', 'ZZ'))).toEqual({ names: ['any', 'us'], location: '2840' });
     });
 
+    it('a city name two cities of the scope share names neither: the caller is placed in the scope (Heraklion, Greece)', async () => {
+      expect(await servedGeo(app, headers('GR', undefined, 'Heraklion'))).toEqual({ names: ['any', 'notUs'], location: '2300' });
+    });
+
     it('a city whose FULL parent is missing from the release is still in the country its header names (Kabul: rules on Afghanistan apply)', async () => {
       const servedAf = async (sent: Record<string, string>) =>
         (await cards(app, { limit: 10, context: { categories: ['af'] } }, sent)).filter((card) => card.offer_info.category.id === 'af').map((card) => card.offer_id);

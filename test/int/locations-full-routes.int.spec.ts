@@ -259,6 +259,19 @@ describe('with the real excerpt loaded', () => {
       expect(pages).toBe(Math.ceil(seen.length / 50));
     });
 
+    it('gives no next_cursor when the matches fill the page exactly: it is the last page', async () => {
+      const query = 'parent_location_id=2036&target_types=State';
+      const all = (await search(`${query}&limit=50`)).body;
+      expect(all.data).not.toHaveProperty('next_cursor');
+      const count = ids(all).length;
+      expect(count).toBeGreaterThan(1);
+      const { status, body } = await search(`${query}&limit=${count}`);
+      expect(status).toBe(200);
+      expect(ids(body)).toEqual(ids(all));
+      expect(body.data).not.toHaveProperty('next_cursor');
+      expect(body.extra.pagination).toEqual({ limit: count, returned: count, has_more: false });
+    });
+
     it('binds a cursor to its constraints and rejects a tampered one', async () => {
       const first = (await search('q=cal&limit=5')).body.data.next_cursor as string;
       const next = await search(`q=cal&limit=5&cursor=${encodeURIComponent(first)}`);

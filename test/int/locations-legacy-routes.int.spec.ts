@@ -278,6 +278,23 @@ describe('GET /v1/locations/search (LEGACY)', () => {
     expect(names(await ok('/v1/locations/search?parent_location_id=2660'))).toEqual(['The Valley']);
   });
 
+  it('says has_more false when the matches fill the page exactly: it is the last page', async () => {
+    const all = await ok('/v1/locations/search?parent_location_id=2036&limit=50');
+    const count = all.data.locations.length as number;
+    expect(count).toBeGreaterThan(1);
+    expect(all.extra.pagination).toEqual({ limit: 50, returned: count, has_more: false });
+    const exact = await ok(`/v1/locations/search?parent_location_id=2036&limit=${count}`);
+    expect(names(exact)).toEqual(names(all));
+    expect(exact.extra.pagination).toEqual({ limit: count, returned: count, has_more: false });
+    expect((await ok(`/v1/locations/search?parent_location_id=2036&limit=${count - 1}`)).extra.pagination).toEqual({ limit: count - 1, returned: count - 1, has_more: true });
+    // Ranked by a query too: four matches, four a page.
+    expect((await ok('/v1/locations/search?q=new&country=US&limit=4')).extra.pagination).toEqual({ limit: 4, returned: 4, has_more: false });
+    expect((await ok('/v1/locations/search?q=new&country=US&limit=3')).extra.pagination).toEqual({ limit: 3, returned: 3, has_more: true });
+    // And by a query among a parent's children: New South Wales and South Australia.
+    expect((await ok('/v1/locations/search?q=south&parent_location_id=2036&limit=2')).extra.pagination).toEqual({ limit: 2, returned: 2, has_more: false });
+    expect((await ok('/v1/locations/search?q=south&parent_location_id=2036&limit=1')).extra.pagination).toEqual({ limit: 1, returned: 1, has_more: true });
+  });
+
   it('filters by subdivision code and country', async () => {
     const california = await ok('/v1/locations/search?subdivision_code=US-CA');
     expect(names(california)).toEqual(['California']);

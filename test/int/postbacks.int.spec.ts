@@ -89,6 +89,17 @@ describe.each([['kafka'], ['sql']] as const)('postbacks on the %s log', (eventLo
       expect(sameLink.json().data.attribution).toMatchObject({ matched_by: 'svc_click_id', offer_instance_id: null });
     });
 
+    it('refuses two links of one offer issued to different applications: the conversion would pay one of them', async () => {
+      const other = await world.admin.application(await world.admin.developer());
+      const [issued, elsewhere] = [`st_app-${id().slice(0, 8)}`, `st_oth-${id().slice(0, 8)}`];
+      await world.admin.run('link:register', { offer_id: world.cpaOffer, shape: 'static_path', code: issued, application_id: world.application, target_url: 'https://shop.example/app' });
+      await world.admin.run('link:register', { offer_id: world.cpaOffer, shape: 'static_path', code: elsewhere, application_id: other, target_url: 'https://shop.example/app' });
+      const clickId = await world.clickOn({ shape: 'static_path', code: issued });
+      const response = await post({ event_name: 'purchase', event_id: id(), svc_click_id: clickId, svc_tracking_id: elsewhere });
+      expectRejection(response, 'attribution_conflict');
+      expect(response.headers['svc-error-detail']).toContain('another application');
+    });
+
     it('attributes by the UUID of a registered root-instance link, the offer_instance_id its link and clicks hand out', async () => {
       const instance = uuidv7();
       await world.admin.run('link:register', { offer_id: world.cpaOffer, shape: 'instance_uuid', code: instance, application_id: world.application, target_url: 'https://shop.example/inst?oid={offer_instance_id}' });

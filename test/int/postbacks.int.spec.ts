@@ -481,6 +481,18 @@ describe.each([['kafka'], ['sql']] as const)('postbacks on the %s log', (eventLo
       expectRejection(await t.app.inject({ method: 'GET', url: `/v1/postback/${world.otherPartner}?event_name=purchase&offer_instance_id=${card.offer_instance_id}&event_id=${id()}` }), 'foreign_attribution');
     });
 
+    it("reads a form POST's query string with its body: a parameter in both is given twice, so invalid_payload, never one of them", async () => {
+      const card = await world.serve(world.cpaOffer);
+      const form = (query: string, payload: string) =>
+        t.app.inject({ method: 'POST', url: `/v1/postback/${world.partner}?${query}`, headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload });
+      const split = await form(`event_name=purchase&order_id=${id('o')}`, `offer_instance_id=${card.offer_instance_id}`);
+      expect(split.statusCode, split.body).toBe(200);
+      expect(split.json().data.result).toBe('accepted');
+      const twice = await form(`order_id=${id('o')}`, `event_name=purchase&offer_instance_id=${card.offer_instance_id}&order_id=${id('o')}`);
+      expectRejection(twice, 'invalid_payload');
+      expect(twice.headers['svc-error-detail']).toBe('order_id: is given 2 times; send it once');
+    });
+
     it('reads percent-escapes and form bytes as UTF-8 and refuses what is not UTF-8, so two order ids never become one', async () => {
       const card = await world.serve(world.cpaOffer);
       const order = id('utf8');

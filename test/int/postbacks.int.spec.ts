@@ -328,7 +328,10 @@ describe.each([['kafka'], ['sql']] as const)('postbacks on the %s log', (eventLo
 
     it('requires the protocol header exactly, JSON, no query string, no signature headers', async () => {
       expectRejection(await t.app.inject({ method: 'POST', url: `/v1/postback/${world.partner}`, headers: { 'content-type': 'application/json' }, payload: JSON.stringify(valid()) }), 'unsupported_protocol_version');
-      expectRejection(await post(valid(), { 'svc-protocol-version': '1.1' }), 'unsupported_protocol_version');
+      // Exactly 1.0: no other spelling of the same number.
+      for (const version of ['1.1', '1', '1.00', '01.0', '1.0.0']) {
+        expectRejection(await post(valid(), { 'svc-protocol-version': version }), 'unsupported_protocol_version');
+      }
       for (const type of ['text/plain', 'application/jsonp', 'application/json; charset=iso-8859-1', 'application/json; charset=utf-16', 'application/json;charset=']) {
         expectRejection(await post(valid(), { 'content-type': type }), 'unsupported_media_type');
       }

@@ -416,6 +416,8 @@ describe.each([['kafka'], ['sql']] as const)('postbacks on the %s log', (eventLo
       expectRejection(uppercase, 'partner_not_found');
       expect(uppercase.headers['svc-error-detail']).toContain(`partner ids are lowercase: post to /v1/postback/${world.partner}`);
       expectRejection(await post(valid(), {}, world.disabledPartner), 'partner_disabled');
+      // Enabled is checked before the source address: a disabled partner is told so from anywhere.
+      expectRejection(await postPostback(t.app, world.disabledPartner, valid(), {}, { remoteAddress: '198.51.100.9' }), 'partner_disabled');
       const elsewhere = await postPostback(t.app, world.partner, valid(), {}, { remoteAddress: '198.51.100.9' });
       expectRejection(elsewhere, 'source_ip_not_allowed');
     });

@@ -210,6 +210,14 @@ describe.each([['kafka'], ['sql']] as const)('postbacks on the %s log', (eventLo
       expect(rows.map((row) => row.decision)).toEqual(['accepted', 'already_recorded']);
     });
 
+    it('takes an IPv4 client on a dual-stack socket (::ffff:127.0.0.1) as its IPv4 address, for the allowlist and the log', async () => {
+      const card = await world.serve(world.cpaOffer);
+      const response = await postPostback(t.app, world.partner, { event_name: 'purchase', offer_instance_id: card.offer_instance_id, event_id: id() }, {}, { remoteAddress: '::ffff:127.0.0.1' });
+      expect(response.statusCode, response.body).toBe(200);
+      const logged = await t.runtime.db.query('SELECT source_ip FROM postback_log WHERE correlation_id = $1', [response.json().data.correlation_id]);
+      expect(logged.rows).toEqual([{ source_ip: '127.0.0.1' }]);
+    });
+
     it('refuses the same identity with a changed payload: 409 identity_conflict, logged, not counted', async () => {
       const card = await world.serve(world.cpaOffer);
       const body = { event_name: 'purchase', offer_instance_id: card.offer_instance_id, partner_txn_id: id('txn'), amount: '10.00', currency: 'USD' };

@@ -150,6 +150,12 @@ describe('payoutFor: cps', () => {
     expect(priceConversion({}, 'offer', goals, { event_name: 'purchase', event_id: 'e' })).toEqual({ goal_event: null, payout_amount: null, payout_currency: null });
   });
 
+  it('priceConversion leaves unmapped an event the partner maps to a goal this offer does not have, never paying another goal', () => {
+    const goals = [{ event: 'sale', pricing: { model: 'cpa' as const, amount: '2', currency: 'USD' } }];
+    expect(priceConversion({ purchase: 'install' }, 'offer', goals, { event_name: 'purchase', event_id: 'e' })).toEqual({ goal_event: null, payout_amount: null, payout_currency: null });
+    expect(priceConversion({ purchase: 'sale' }, 'offer', goals, { event_name: 'purchase', event_id: 'e' })).toEqual({ goal_event: 'sale', payout_amount: '2.00', payout_currency: 'USD' });
+  });
+
   it('equals an integer-only computation for any amount, rate and currency', () => {
     const rate = fc.oneof(decimalText, fc.tuple(fc.integer({ min: 0, max: 100 }), fc.integer({ min: 0, max: 99 })).map(([whole, cents]) => `${whole}.${cents}`));
     fc.assert(

@@ -490,6 +490,8 @@ describe.each([['kafka'], ['sql']] as const)('postbacks on the %s log', (eventLo
       });
       expect(response.statusCode, response.body).toBe(200);
       expect(response.json().data.result).toBe('accepted');
+      // The protocol header belongs to the current contract's answers only.
+      expect(response.headers).not.toHaveProperty('svc-protocol-version');
       expectSentAsBuilt(response);
       expectRejection(await t.app.inject({ method: 'GET', url: `/v1/postback/${world.otherPartner}?event_name=purchase&offer_instance_id=${card.offer_instance_id}&event_id=${id()}` }), 'foreign_attribution');
     });

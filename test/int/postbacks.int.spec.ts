@@ -23,6 +23,9 @@ import { tableChecksum } from '../../platform/projection/checksum.js';
 
 const UUID_V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
+/** The README's rule: `rejected` for 4xx, `deferred` when logged but undecided, `unavailable` when nothing was logged, `error` for a 500. */
+const expectedResult = (status: number, eventLogged: boolean) => (status < 500 ? 'rejected' : status === 500 ? 'error' : eventLogged ? 'deferred' : 'unavailable');
+
 function expectRejection(response: LightMyRequestResponse, reason: PostbackReason, eventLogged = false) {
   const { status, code, retryable } = POSTBACK_REASONS[reason];
   expect(response.statusCode, response.body).toBe(status);
@@ -31,7 +34,7 @@ function expectRejection(response: LightMyRequestResponse, reason: PostbackReaso
     code,
     message: reason,
     data: {},
-    extra: { result: expect.any(String), reason, correlation_id: expect.stringMatching(UUID_V7), retryable, event_logged: eventLogged },
+    extra: { result: expectedResult(status, eventLogged), reason, correlation_id: expect.stringMatching(UUID_V7), retryable, event_logged: eventLogged },
   });
   // Byte for byte as the route builds it: the response schemas serialize without dropping, adding or reordering.
   const { result, correlation_id } = body.extra;

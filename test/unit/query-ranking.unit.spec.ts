@@ -32,6 +32,8 @@ describe('Query ranking', () => {
     const byPayout = [candidate('a', { cpa: 9 }), candidate('b', { cpa: 8, category: 'x' }), candidate('c', { cpa: 7 }), candidate('d', { cpa: 6, category: 'x' })];
     expect(ids(rankCandidates(byPayout, { ...request, categories: ['x'] }))).toEqual(['b', 'd', 'a', 'c']);
     expect(ids(rankCandidates(byPayout, { ...request, categories: ['x'], limit: 3 }))).toEqual(['b', 'd', 'a']);
+    // Others that fill the limit before a wanted one comes do not end the search: it still ranks first.
+    expect(ids(rankCandidates(byPayout, { ...request, categories: ['x'], limit: 1 }))).toEqual(['b']);
     expect(ids(rankCandidates(byPayout, { ...request, limit: 2 }))).toEqual(['a', 'b']);
   });
 

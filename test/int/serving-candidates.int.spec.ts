@@ -19,10 +19,10 @@ const OFFER = '01939c5e-7b1a-7c3e-9f00-00000000c0a1';
 const PARTNER = '01939c5e-7b1a-7c3e-9f00-00000000c0a2';
 const offsets = new Map<string, number>();
 
-/** One OfferUpserted as the log would hand it over, active, targeting `include`. */
-function upserted(include: string): LoggedEvent {
+/** One OfferUpserted as the log would hand it over, active unless `state` says otherwise, targeting `include`. */
+function upserted(include: string, state: Partial<Pick<OfferUpsertInput, 'status' | 'deleted' | 'delisted'>> = {}): LoggedEvent {
   const value = offerUpsertedEvent(
-    { offer_id: OFFER, partner_id: PARTNER, kind: 'local', status: 'active', details: details('candidates') as OfferUpsertInput['details'], destination_url: 'https://shop.example/p' },
+    { offer_id: OFFER, partner_id: PARTNER, kind: 'local', status: 'active', ...state, details: details('candidates') as OfferUpsertInput['details'], destination_url: 'https://shop.example/p' },
     [{ geo: { include: [include], exclude: [] } }],
     new Date('2026-11-30T00:00:00Z'),
   );
@@ -69,5 +69,21 @@ describe('serving candidates', () => {
     expect(await candidate()).toBeUndefined();
     await apply(offersProjection, third);
     expect(await candidate()).toEqual({ targeting: [['21137']], destination_url: 'https://shop.example/p' });
+  });
+
+  it.each([
+    ['paused', { status: 'paused' }],
+    ['deleted', { deleted: true }],
+    ['delisted', { delisted: true }],
+  ] as const)('leave out a %s offer, applied by both projections, until it is active again', async (_what, state) => {
+    const withdrawn = upserted('2840', state);
+    await apply(offersProjection, withdrawn);
+    await apply(offerInternalProjection, withdrawn);
+    expect(await candidate()).toBeUndefined();
+
+    const active = upserted('2840');
+    await apply(offersProjection, active);
+    await apply(offerInternalProjection, active);
+    expect(await candidate()).toEqual({ targeting: [['2840']], destination_url: 'https://shop.example/p' });
   });
 });

@@ -336,13 +336,16 @@ describe('links that do not open', () => {
     expectError(await get(serve.link_code!), 410, 'OFFER_NOT_ACTIVE');
   });
 
-  it('a test-only offer\'s link opens for a test card only: a live card\'s is 410, as the instance route reports the offer expired', async () => {
+  it('a test-only offer\'s link opens for a test card only: a live or sandbox card\'s is 410, as the instance route reports the offer expired', async () => {
     const testOnly = String((await run(upsertOffer, { partner_id: partnerId, kind: 'local', status: 'active', test_only: true })).offer_id);
     await caughtUp();
     const live = await appendServe(t.runtime, { offer_id: testOnly, application_id: APP });
+    const sandbox = await appendServe(t.runtime, { offer_id: testOnly, application_id: APP, environment: 'sandbox' });
     const test = await appendServe(t.runtime, { offer_id: testOnly, application_id: APP, environment: 'test' });
     const before = await clicksEnd();
     expectError(await get(live.link_code!), 410, 'OFFER_NOT_ACTIVE');
+    // Query never serves a test-only offer to a sandbox serve either.
+    expectError(await get(sandbox.link_code!), 410, 'OFFER_NOT_ACTIVE');
     expect(await clicksEnd()).toEqual(before);
     expect((await get(test.link_code!)).statusCode).toBe(302);
   });

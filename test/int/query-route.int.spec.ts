@@ -18,7 +18,7 @@ import { queryExamples } from '../../services/api/routes/offers/query-examples.j
 // the three environments, read-your-writes and the replay of `serves`.
 let t: TestRuntime & { app: FastifyInstance };
 let projectors: RunningProjectors | undefined;
-const k = {} as Record<'live' | 'test' | 'sandbox' | 'revoked' | 'paused' | 'suspended' | 'house', string>;
+const k = {} as Record<'live' | 'test' | 'sandbox' | 'revoked' | 'paused' | 'suspended' | 'suspendedPaused' | 'house', string>;
 const id = {} as Record<'houseApp' | 'housePlacement' | 'app' | 'placement' | 'inactivePlacement' | 'otherPlacement', string>;
 const offer = {} as Record<'plain' | 'deep' | 'noDestination' | 'testOnly' | 'paused', string>;
 
@@ -79,6 +79,7 @@ beforeAll(async () => {
   await admin.run('application:set-status', { application_id: pausedApp, status: 'paused' });
   const suspended = await admin.developer();
   k.suspended = (await admin.key(await admin.application(suspended))).key;
+  k.suspendedPaused = (await admin.key(await admin.application(suspended, 'paused'))).key;
   await admin.run('developer:set-status', { developer_id: suspended, status: 'suspended' });
 
   const partner_id = await admin.partner();
@@ -148,6 +149,18 @@ describe('serving a card', () => {
     expect(after - before).toBe(4);
     const urls = three.map((card) => card.action?.payload.url).filter(Boolean);
     expect(new Set(urls).size).toBe(urls.length);
+  });
+
+  it('a live_limited application serves live cards with its key and placement, as a live one does', async () => {
+    const admin = servingAdmin(t.runtime);
+    const limited = await admin.application(await admin.developer(), 'live_limited');
+    const key = (await admin.key(limited)).key;
+    const placement = await admin.placement(limited);
+    const { status, body } = await query(t.app, { placement_id: placement, limit: 1 }, bearer(key));
+    expect(status).toBe(200);
+    const rows = await projectedServes(t.runtime, cardsOf(body).map((card) => card.offer_instance_id));
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ environment: 'live', application_id: limited, placement_id: placement, anonymous: false });
   });
 
   it('a Test key with X-SVC-Test: true serves test cards, and only test serves see test-only offers', async () => {
@@ -274,6 +287,7 @@ describe('credentials', () => {
     ['X-SVC-Test: true without a key', 401, 'ENV_MISMATCH', () => ({ body: {}, headers: { 'x-svc-test': 'true' } })],
     ['a paused application', 403, 'APPLICATION_NOT_SERVING', () => ({ body: {}, headers: bearer(k.paused) })],
     ['a suspended developer', 403, 'DEVELOPER_SUSPENDED', () => ({ body: {}, headers: bearer(k.suspended) })],
+    ['a suspended developer\'s paused application (the developer checked first)', 403, 'DEVELOPER_SUSPENDED', () => ({ body: {}, headers: bearer(k.suspendedPaused) })],
     ["another application's placement", 404, 'NOT_FOUND', () => ({ body: { placement_id: id.otherPlacement }, headers: bearer(k.live) })],
     ['an unknown placement', 404, 'NOT_FOUND', () => ({ body: { placement_id: '01890000-0000-7000-8000-000000000000' }, headers: bearer(k.live) })],
     ['an inactive placement', 403, 'PLACEMENT_INACTIVE', () => ({ body: { placement_id: id.inactivePlacement }, headers: bearer(k.live) })],

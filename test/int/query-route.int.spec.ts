@@ -182,12 +182,22 @@ describe('serving a card', () => {
     }
   });
 
-  it('the shared sandbox key serves sandbox cards for the default application', async () => {
-    const { status, body } = await query(t.app, { limit: 2 }, bearer(k.sandbox));
-    expect(status).toBe(200);
-    const rows = await projectedServes(t.runtime, cardsOf(body).map((card) => card.offer_instance_id));
-    expect(rows).toHaveLength(2);
-    for (const row of rows) expect(row).toMatchObject({ environment: 'sandbox', application_id: id.houseApp, placement_id: id.housePlacement, anonymous: false });
+  it('the shared sandbox key serves sandbox cards for the default application, whatever X-SVC-Test says', async () => {
+    for (const headers of [bearer(k.sandbox), bearer(k.sandbox, { 'x-svc-test': 'true' })]) {
+      const { status, body } = await query(t.app, { limit: 2 }, headers);
+      expect(status).toBe(200);
+      const rows = await projectedServes(t.runtime, cardsOf(body).map((card) => card.offer_instance_id));
+      expect(rows).toHaveLength(2);
+      for (const row of rows) expect(row).toMatchObject({ environment: 'sandbox', application_id: id.houseApp, placement_id: id.housePlacement, anonymous: false });
+    }
+  });
+
+  it('offers of the categories in context.categories come first, above better-paying ones', async () => {
+    const ask = async (categories?: string[]) =>
+      cardsOf((await query(t.app, { placement_id: id.placement, limit: 1, ...(categories ? { context: { categories } } : {}) }, bearer(k.live))).body).map((card) => card.offer_id);
+    // The deep-link offer pays less than the plain one, so it is first only as a wanted category.
+    expect(await ask()).not.toEqual([offer.deep]);
+    expect(await ask(['deep'])).toEqual([offer.deep]);
   });
 
   it('without a key and without placement_id the Query is anonymous: the default placement and application, live', async () => {

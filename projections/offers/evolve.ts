@@ -90,7 +90,8 @@ function offerRow(value: OfferUpserted): OfferRow {
 
 /**
  * Folds a batch into one final row per offer and per snapshot (the last event wins: each carries
- * the whole state) and the first registration per link code (a link's mapping never changes).
+ * the whole state; a snapshot stays with its first offer) and the first registration per link
+ * code (a link's mapping never changes).
  */
 export function evolveOffers(events: LoggedEvent[]): OfferChanges {
   const changes: OfferChanges = { offers: new Map(), snapshots: new Map(), links: new Map() };
@@ -100,6 +101,10 @@ export function evolveOffers(events: LoggedEvent[]): OfferChanges {
       changes.offers.set(value.offer_id, offerRow(value));
     } else if (event.type === EventType.RemoteSnapshotPublished) {
       const value = event.value as unknown as RemoteSnapshotPublished;
+      // A snapshot id never moves to another offer: within a batch as the write guards it across
+      // batches, or a replay folding more events at once would keep another row than the live projector.
+      const earlier = changes.snapshots.get(value.snapshot_id);
+      if (earlier && earlier.offer_id !== value.offer_id) continue;
       changes.snapshots.set(value.snapshot_id, {
         snapshot_id: value.snapshot_id,
         offer_id: value.offer_id,

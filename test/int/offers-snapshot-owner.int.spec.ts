@@ -15,16 +15,16 @@ const SNAPSHOT = '00000000-0000-7000-8000-0000000005a3';
 let offset = 0;
 
 /** One RemoteSnapshotPublished as the log would hand it over, at the next offset. */
-function published(offer_id: string, language: string): LoggedEvent {
+function published(offer_id: string, language: string, snapshot_id = SNAPSHOT): LoggedEvent {
   const value = snapshotPublishedEvent({
-    offer_id, snapshot_id: SNAPSHOT, language, active: true, updated_at: '2026-02-01T00:00:00Z',
+    offer_id, snapshot_id, language, active: true, updated_at: '2026-02-01T00:00:00Z',
     content: { offer_info: { title: language, category: { id: 'c' }, description: 'd' }, entity: { id: 'e', name: 'E', type: 'merchant' }, goals: [] },
   }, now);
   return { topic: 'offers', partition: 0, offset: String(offset++), key: offer_id, type: EventType.RemoteSnapshotPublished, value: value as unknown as Record<string, unknown>, schemaId: 1, timestamp: now };
 }
 
 const apply = (events: LoggedEvent[]) => t.runtime.db.transaction((tx) => offersProjection.apply(tx, events));
-const owner = async () => (await t.runtime.db.query<{ offer_id: string; language: string }>('SELECT offer_id, language FROM offer_snapshots WHERE snapshot_id = $1', [SNAPSHOT])).rows;
+const owner = async (snapshot = SNAPSHOT) => (await t.runtime.db.query<{ offer_id: string; language: string }>('SELECT offer_id, language FROM offer_snapshots WHERE snapshot_id = $1', [snapshot])).rows;
 
 beforeAll(async () => {
   t = await createTestRuntime();
@@ -40,5 +40,11 @@ describe('offer snapshots', () => {
     // Its own offer still replaces it.
     await apply([published(FIRST, 'de')]);
     expect(await owner()).toEqual([{ offer_id: FIRST, language: 'de' }]);
+  });
+
+  it('stay with their first offer within one batch too, as a replay folding the log at once applies it', async () => {
+    const snapshot = '00000000-0000-7000-8000-0000000005a4';
+    await apply([published(FIRST, 'en', snapshot), published(OTHER, 'fr', snapshot)]);
+    expect(await owner(snapshot)).toEqual([{ offer_id: FIRST, language: 'en' }]);
   });
 });

@@ -5,7 +5,8 @@ import { POSTBACK_REASONS, type PostbackReason } from '../../commands/postbacks/
 import { ledgerProjection } from '../../projections/ledger/projection.js';
 import { verifyLedger } from '../../projections/ledger/verify.js';
 import { GENESIS_HASH, chainHashV1 } from '../../projections/ledger/chain.js';
-import { decisionPartitions, decisionsAfter } from '../../projections/ledger/queries.js';
+import { decisionPartitions, decisionsAfter, type StoredDecision } from '../../projections/ledger/queries.js';
+import type { Sql } from '../../platform/db/db.js';
 import { buildApp } from '../../services/api/app.js';
 import { startProjectors, type RunningProjectors } from '../../services/projector/projectors.js';
 import { createTestApp, testEnvironment, type TestRuntime } from '../support/app.js';
@@ -633,6 +634,50 @@ describe.each([['kafka'], ['sql']] as const)('postbacks on the %s log', (eventLo
         correlation_id: first!.correlation_id,
         problem: expect.stringMatching(/earlier version.*npm run replay -- --projection ledger --swap/),
       }));
+    });
+
+    it.each([
+      // The decision after the removed one no longer follows the chain.
+      ['removed', async (tx: Sql, decisions: StoredDecision[]) => {
+        await tx.query('DELETE FROM postback_log WHERE correlation_id = $1', [decisions[0]!.correlation_id]);
+        return { offset: decisions[1]!.log_offset, correlation_id: decisions[1]!.correlation_id };
+      }],
+      // A copy of the partition's last decision appended after it, under an id of its own.
+      ['inserted', async (tx: Sql, decisions: StoredDecision[]) => {
+        const last = decisions[decisions.length - 1]!;
+        const copy = { offset: (BigInt(last.log_offset) + 1n).toString(), correlation_id: uuidv7() };
+        await tx.query('CREATE TEMP TABLE inserted_decision ON COMMIT DROP AS SELECT * FROM postback_log WHERE correlation_id = $1', [last.correlation_id]);
+        await tx.query('UPDATE inserted_decision SET correlation_id = $1, original_correlation_id = $1, log_offset = $2::bigint', [copy.correlation_id, copy.offset]);
+        await tx.query('INSERT INTO postback_log SELECT * FROM inserted_decision');
+        return copy;
+      }],
+    ] as const)('ledger verification says a decision was %s, where the chain breaks', async (_what, tamper) => {
+      // One postback more than the topic has partitions: some partition holds two decisions at least.
+      const card = await world.serve(world.cpaOffer);
+      const partitions = (await t.runtime.eventLog.endOffsets('postbacks')).length;
+      for (let sent = 0; sent <= partitions; sent += 1) {
+        expect((await post({ event_name: 'purchase', offer_instance_id: card.offer_instance_id, order_id: id('chain') })).json().data.result).toBe('accepted');
+      }
+      const { rows } = await t.runtime.db.query<{ log_partition: number }>(
+        'SELECT log_partition FROM postback_log WHERE offer_instance_id = $1 GROUP BY log_partition ORDER BY count(*) DESC, log_partition LIMIT 1',
+        [card.offer_instance_id],
+      );
+      const partition = rows[0]!.log_partition;
+      const decisions = await decisionsAfter(t.runtime.db, partition, '-1', 10_000);
+      expect(decisions.length).toBeGreaterThan(1);
+      const rollback = new Error('rollback');
+      let report: Awaited<ReturnType<typeof verifyLedger>> | undefined;
+      let broken: { offset: string; correlation_id: string } | undefined;
+      await t.runtime.db
+        .transaction(async (tx) => {
+          broken = await tamper(tx, decisions);
+          report = await verifyLedger(tx);
+          throw rollback;
+        })
+        .catch((error: unknown) => {
+          if (error !== rollback) throw error;
+        });
+      expect(report!.breaks).toContainEqual({ partition, ...broken!, problem: expect.stringMatching(/does not follow the previous decision.*removed, inserted or changed/) });
     });
 
     it('ledger verification names the first changed decision', async () => {

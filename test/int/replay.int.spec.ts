@@ -261,6 +261,22 @@ describe.each([['kafka'], ['sql']] as const)('replay on the %s log', (eventLog) 
     await t.runtime.db.query(`DROP SCHEMA ${report.schema} CASCADE`);
   });
 
+  it('--as-of takes the events logged at that very millisecond, not only those before it', async () => {
+    // The time of the latest event before midway: as of it, the ledger is the midway one.
+    const read = await t.runtime.eventLog.read('postbacks', { to: { positions: midway.ends } });
+    let latest = 0;
+    await read.forEach(async (batch) => {
+      for (const event of batch.events) latest = Math.max(latest, event.timestamp.getTime());
+    });
+    expect(latest).toBeGreaterThan(0);
+    const report = await replay(t.runtime.db, t.runtime.eventLog, { projections: [ledgerProjection], explicit: true, pointInTime: { asOf: new Date(latest) } });
+    try {
+      expect(await ledgerChecksums(report.schema)).toEqual(midway.checksums);
+    } finally {
+      await t.runtime.db.query(`DROP SCHEMA ${report.schema} CASCADE`);
+    }
+  });
+
   it('npm run replay: progress on stderr, the comparison on stdout; a damaged row is named by its key, exit 5', async () => {
     const env = testEnvironment(t.database, t.topicPrefix, { eventLog });
     const clean = await runCli('services/replay/cli.ts', ['--projection', 'serves,clicks'], env);

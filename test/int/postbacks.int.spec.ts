@@ -680,6 +680,22 @@ describe.each([['kafka'], ['sql']] as const)('postbacks on the %s log', (eventLo
       expect(report!.breaks).toContainEqual({ partition, ...broken!, problem: expect.stringMatching(/does not follow the previous decision.*removed, inserted or changed/) });
     });
 
+    it('npm run ledger:verify fails on a conversion changed alone, its chain of decisions intact', async () => {
+      const card = await world.serve(world.cpaOffer);
+      const response = await post({ event_name: 'purchase', offer_instance_id: card.offer_instance_id, order_id: id('off-chain') });
+      const target = response.json().data.correlation_id as string;
+      const env = { DATABASE_URL: t.database.url, KEY_HASH_SECRET: t.config.keyHashSecret!, LOG_LEVEL: 'silent' };
+      await t.runtime.db.query('UPDATE conversions SET counted = NOT counted WHERE correlation_id = $1', [target]);
+      try {
+        const cli = await runCli('projections/ledger/verify-cli.ts', [], env);
+        expect(cli.stdout).not.toContain('BROKEN partition');
+        expect(cli.stdout).toContain(`BROKEN conversion ${target} `);
+        expect(cli.status, cli.stderr).toBe(1);
+      } finally {
+        await t.runtime.db.query('UPDATE conversions SET counted = NOT counted WHERE correlation_id = $1', [target]);
+      }
+    });
+
     it('ledger verification names the first changed decision', async () => {
       const report = await verifyLedger(t.runtime.db);
       expect(report.breaks).toEqual([]);

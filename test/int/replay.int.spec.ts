@@ -294,6 +294,12 @@ describe.each([['kafka'], ['sql']] as const)('replay on the %s log', (eventLog) 
       expect(damaged.stdout).toMatch(/^clicks\s+clicks\s+7\s+7\s+DIFFERENT$/m);
       expect(damaged.stdout).toContain(`clicks: 1 row(s) only in the live table, 1 only in the rebuilt one; differing keys:\n  svc_click_id=${click.svc_click_id}\n`);
       expect(damaged.stdout).toMatch(/Next: run again with --keep .*, or run again with --swap to make the log's version live/);
+      // Swapping in the log's version is the fix the summary points to: done, so exit 0, not 5.
+      const swapped = await runCli('services/replay/cli.ts', ['--projection', 'clicks', '--swap', '--json'], env);
+      expect(swapped.status, swapped.stderr).toBe(0);
+      expect(JSON.parse(swapped.stdout)).toMatchObject({ mode: 'compare', identical: false, swapped: true });
+      const { rows: after } = await t.runtime.db.query<{ sub_id1: string | null }>('SELECT sub_id1 FROM clicks WHERE svc_click_id = $1', [click.svc_click_id]);
+      expect(after).toEqual([{ sub_id1: click.sub_id1 }]);
     } finally {
       await t.runtime.db.query('UPDATE clicks SET sub_id1 = $2 WHERE svc_click_id = $1', [click.svc_click_id, click.sub_id1]);
     }

@@ -1,6 +1,6 @@
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { exportReadModel } from '../../services/export/export-read-model.js';
 import type { TopicPartitionOffset } from '../../platform/events/event-log.js';
@@ -201,7 +201,9 @@ describe.each([['kafka'], ['sql']] as const)('replay on the %s log', (eventLog) 
   it('takes the schema of a replay that stopped without a word (killed) for a kept one once its heartbeat is a minute old', async () => {
     const schema = `replay_stopped_${eventLog}`;
     await createReplaySchema(t.runtime.db, 'public', schema, ledgerProjection.tables, { running: true });
-    const exportIt = () => exportReadModel(t.runtime.db, { readModel: 'conversions', schema, format: 'csv', out: join(tmpdir(), `${schema}.csv`) }).then(() => undefined, (error: Error) => error);
+    // A folder of its own: a file of that name left in the shared temporary folder would read as written.
+    const out = join(mkdtempSync(join(tmpdir(), 'replay-stopped-')), `${schema}.csv`);
+    const exportIt = () => exportReadModel(t.runtime.db, { readModel: 'conversions', schema, format: 'csv', out }).then(() => undefined, (error: Error) => error);
     try {
       expect((await replaySchemas(t.runtime.db)).running).toContain(schema);
       // Its tables are not a finished rebuild: an export of them is refused, naming --schema.
@@ -212,9 +214,10 @@ describe.each([['kafka'], ['sql']] as const)('replay on the %s log', (eventLog) 
       // Listed as what it is: a partial rebuild to drop.
       expect(await describedKeptSchemas(t.runtime.db)).toContainEqual({ schema, about: `left by a replay that stopped before it finished (its last heartbeat ${lastBeat}): partial, drop it` });
       expect(await exportIt()).toMatchObject({ name: 'ExportInputError', message: expect.stringMatching(/its tables are partial; drop it/) });
-      expect(existsSync(join(tmpdir(), `${schema}.csv`))).toBe(false);
+      expect(existsSync(out)).toBe(false);
     } finally {
       await dropSchemas(t.runtime.db, [schema]);
+      rmSync(dirname(out), { recursive: true, force: true });
     }
   });
 

@@ -67,7 +67,9 @@ describe.each([['kafka'], ['sql']] as const)('an event of an earlier schema vers
     projectors = await startProjectors(t.runtime, {}, [offersProjection, offerInternalProjection]);
     const internals = async () =>
       (await t.runtime.db.query<{ offer_id: string; destination_url: string | null }>('SELECT offer_id, destination_url FROM offer_internals ORDER BY offer_id')).rows;
-    await waitFor(async () => (await internals()).length === 2, { what: 'both offers to be applied', timeoutMs: 30_000 });
+    const offersApplied = async () => Number((await t.runtime.db.query<{ count: string }>('SELECT count(*) AS count FROM offers WHERE offer_id = ANY($1)', [[written.offer_id, later.offer_id]])).rows[0]!.count);
+    // By both projections: each applies on its own, so one can be done while the other is not.
+    await waitFor(async () => (await internals()).length === 2 && (await offersApplied()) === 2, { what: 'both offers to be applied by both projections', timeoutMs: 30_000 });
     expect(await internals()).toEqual(
       [
         { offer_id: written.offer_id, destination_url: null },

@@ -10,6 +10,7 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { helpPointer } from '../platform/cli/parse-errors.js';
 import { ensureArtifacts, installedArtifacts, type Artifacts } from './artifacts.js';
 import { registryUrl, stackConfig, stackEnv, type StackConfig, type StackEnv } from './config.js';
 import { kafkaAnswers, kafkaProcess, startKafka } from './kafka.js';
@@ -267,7 +268,7 @@ async function main(command: string | undefined): Promise<number> {
       process.stdout.write(envLines(stackEnv(stackConfig())));
       return 0;
     default:
-      process.stderr.write(`[stack] ${command === undefined ? 'no command given' : `unknown command ${JSON.stringify(command)}`}: one of up, down, status, env (tsx ops/stack.ts --help shows the usage)\n`);
+      process.stderr.write(`[stack] ${command === undefined ? 'no command given' : `unknown command ${JSON.stringify(command)}`}: one of up, down, status, env ${helpPointer('tsx ops/stack.ts')}\n`);
       return 2;
   }
 }

@@ -5,6 +5,7 @@ import { wireCodec, type EventCodec } from './codec.js';
 import { refuseUnreadable, refuseUnreadableLater } from './readable-versions.js';
 import type { KnownSchema } from './schema-catalog.js';
 import { BackendUnavailableError, printable } from '../startup.js';
+import { retryRetriable } from './kafka-retry.js';
 
 /**
  * How long one registry request may take. Without it a registry that accepts connections and
@@ -68,9 +69,8 @@ function answeredTooLateOrFailed(error: unknown): boolean {
   return status >= 500 || (status === 400 && typeof message === 'string' && /Timeout \(\d+ms\)$/.test(message));
 }
 
-/** How often a subject is tried when the registry is slow or failing, and the pause before the next try (doubled each time). */
+/** How often a subject is tried when the registry is slow or failing. */
 const REGISTER_ATTEMPTS = 3;
-const REGISTER_RETRY_PAUSE_MS = 250;
 
 /** A subject whose compatibility is another level than ours (one an operator chose). */
 class CompatibilityMismatch extends Error {
@@ -188,18 +188,18 @@ export function registryCodec(registryUrl: string, schemas: Map<string, KnownSch
   };
   return wireCodec(schemas, {
     async idForSubject(subject, schema) {
-      for (let attempt = 1; ; attempt += 1) {
-        try {
-          const id = await registered(subject, schema);
-          await refuseUnreadableVersions(subject, schema, id);
-          return id;
-        } catch (error) {
-          if (attempt < REGISTER_ATTEMPTS && answeredTooLateOrFailed(error)) {
-            await delay(REGISTER_RETRY_PAUSE_MS * 2 ** (attempt - 1));
-            continue;
-          }
-          throw asRefusal(registryUrl, subject, schema, error);
-        }
+      try {
+        return await retryRetriable(
+          async () => {
+            const id = await registered(subject, schema);
+            await refuseUnreadableVersions(subject, schema, id);
+            return id;
+          },
+          REGISTER_ATTEMPTS,
+          answeredTooLateOrFailed,
+        );
+      } catch (error) {
+        throw asRefusal(registryUrl, subject, schema, error);
       }
     },
     async schemaById(schemaId) {

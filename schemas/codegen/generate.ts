@@ -2,6 +2,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { listSchemaFiles, schemasRoot } from '../files.js';
 import { renderTypes } from './typescript.js';
+import { helpPointer } from '../../platform/cli/parse-errors.js';
 import { readVersions, renderVersions, unreadableByPrevious, unreadableVersions, unrecordedSchemas, versionsPath, withCurrentVersions } from './versions.js';
 
 /**
@@ -41,7 +42,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   // Anything else is a mistake, and taking it for `generate` would write the files a check was meant to leave.
   if ((mode !== 'generate' && mode !== 'check') || rest.length > 0) {
     const given = mode !== 'generate' && mode !== 'check' ? mode : rest[0];
-    process.stderr.write(`error: unknown argument ${JSON.stringify(given)}: npm run schemas:generate and npm run schemas:check take none\n(npm run schemas:generate -- --help shows the usage)\n`);
+    process.stderr.write(`error: unknown argument ${JSON.stringify(given)}: npm run schemas:generate and npm run schemas:check take none\n${helpPointer('npm run schemas:generate --')}\n`);
     process.exit(2);
   }
   const files = listSchemaFiles();

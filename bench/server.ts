@@ -148,29 +148,35 @@ export async function serviceMemory(base: string): Promise<ServiceMemory> {
   };
 }
 
-/** Cumulative counts of a route's answers by duration bound (seconds, as its le label), from the service's own histogram. */
+/** Cumulative counts of a histogram's observations by bound (seconds, as its le label), from the service's own /metrics. */
 export type DurationBuckets = Map<string, number>;
 
-export async function routeDurations(base: string, route: string): Promise<DurationBuckets> {
+/** A histogram's buckets summed over the series whose labels include `label` (every series without one). */
+export async function histogramBuckets(base: string, metric: string, label?: string): Promise<DurationBuckets> {
   const text = await (await fetch(`${base}/metrics`)).text();
   const buckets: DurationBuckets = new Map();
-  for (const [, labels, count] of text.matchAll(/^http_request_duration_seconds_bucket\{([^}]*)\} (\d+)$/gm)) {
-    if (!labels!.includes(`route="${route}"`)) continue;
+  for (const [, labels, count] of text.matchAll(new RegExp(`^${metric}_bucket\\{([^}]*)\\} (\\d+)$`, 'gm'))) {
+    if (label !== undefined && !labels!.includes(label)) continue;
     const bound = /le="([^"]+)"/.exec(labels!)![1]!;
     buckets.set(bound, (buckets.get(bound) ?? 0) + Number(count));
   }
   return buckets;
 }
 
+/** A route's answers by duration bound. */
+export const routeDurations = (base: string, route: string) => histogramBuckets(base, 'http_request_duration_seconds', `route="${route}"`);
+
 /**
- * The service's own p99 for the answers between two readings of its histogram, as the bucket
- * bound it is within (ms; Infinity past the last bound). It runs from the request's arrival in the
+ * The service's own p99 of what it observed between two readings of a histogram (its request
+ * durations, unless another is read), as the bucket bound it is within (ms; Infinity past the
+ * last bound, NaN when nothing was observed). A request's duration runs from its arrival in the
  * process to its answer: what it leaves out of a load generator's p99 is time in queues and
  * sockets, and the load generator's own.
  */
 export function serviceP99Ms(before: DurationBuckets, after: DurationBuckets): number {
   const counts = [...after].map(([bound, count]) => [Number(bound === '+Inf' ? Infinity : bound), count - (before.get(bound) ?? 0)] as const).sort((a, b) => a[0] - b[0]);
   const total = counts.at(-1)?.[1] ?? 0;
+  if (total === 0) return Number.NaN;
   const within = counts.find(([, count]) => count >= 0.99 * total);
   return within ? within[0] * 1000 : Infinity;
 }

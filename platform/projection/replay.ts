@@ -242,6 +242,12 @@ async function rebuildInto(
   let step: ReplayStep | undefined;
   const onProgress = options.onProgress && ((progress: RebuildProgress) => options.onProgress!(step ? { ...progress, step } : progress));
   const answered = answeredWithin(watch);
+  // A cancel that came while the schema was created (it waits on the live tables' locks) stops
+  // here, before the log's consumers are started only to be stopped.
+  if (options.signal?.aborted) {
+    await dropAfterFailure(db, created, options.signal.reason, options.signal, watch.limitMs);
+    throw options.signal.reason;
+  }
   const rebuild = await answered(startRebuild({ db, eventLog, schema, projections, onProgress })).catch(async (error: unknown) => {
     await dropAfterFailure(db, created, error, options.signal, watch.limitMs);
     throw error;

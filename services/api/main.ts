@@ -7,6 +7,7 @@ import { shutDownWithin } from '../../platform/shutdown.js';
 import { exitOnStartupFailure } from '../../platform/startup.js';
 import { commandExecutor } from '../admin/command-executor.js';
 import { serveCommandsOnOwnerSocket } from '../admin/owner-commands.js';
+import { exportJobs } from '../export/jobs.js';
 import { projectionHealth } from '../projector/projection-health.js';
 import { projections, startProjectors } from '../projector/projectors.js';
 import { replayJobs } from '../replay/jobs.js';
@@ -50,13 +51,34 @@ const projectors = health
   : undefined;
 if (health && projectors) health.started(projectors.lagByProjection);
 const commands = commandExecutor(runtime, { projections, onLateProjection: (error) => logger.warn(`admin command: ${error.message}`) });
+// One replay registry for the admin API and the owner socket (one replay at a time per process);
+// exports are served on the owner socket only. Both are here so the shutdown can stop their jobs.
 const replays = replayJobs(runtime);
+const exportRuns = exportJobs(runtime);
 const app = await buildApp({ runtime, logger: { level: config.logLevel }, commands, replays, ...(health && { alsoReady: { projections: () => health.check() } }) });
-const stopOwnerCommands = await serveCommandsOnOwnerSocket(runtime, commands, replays);
+const stopOwnerCommands = await serveCommandsOnOwnerSocket(runtime, commands, replays, exportRuns);
 // The location indexes are built (or read from their snapshots) before listening, so the first
 // requests do not pay for them; not in an onReady hook, whose 10 s plugin timeout a full-size
 // catalog can pass on a busy machine, ending the start.
 await warmLocationIndexes(runtime, (line) => app.log.info(line));
+
+/**
+ * Stops the replay and the export this process runs for its callers, as a cancel does, and waits
+ * for them: closing the backends under them failed a replay half-way, leaving its replay_…
+ * schemas, and could leave an export's partial file. A replay already swapping swaps (the
+ * shutdown's deadline bounds the wait). Each is said in the log, as it is stopped and as it ended.
+ */
+async function stopJobs() {
+  const jobs = [
+    ['replay', replays.underWay(), replays.stop()],
+    ['export', exportRuns.underWay(), exportRuns.stop()],
+  ] as const;
+  for (const [what, job] of jobs) if (job) log(`shutdown: stopping the ${what} ${job.id} under way`);
+  for (const [what, , stopped] of jobs) {
+    const job = await stopped;
+    if (job) log(`shutdown: the ${what} ${job.id} ended ${job.state}${job.error ? `: ${job.error.message}` : ''}`);
+  }
+}
 
 let stopping = false;
 async function shutdown(signal: string) {
@@ -69,6 +91,7 @@ async function shutdown(signal: string) {
     [
       ['closing the HTTP server (answers under way)', () => app.close()],
       ['closing the admin socket', () => stopOwnerCommands()],
+      ['stopping the replay or export under way', () => stopJobs()],
       ['stopping the projections', async () => projectors?.stop()],
       ['closing the backends (the event log flushes)', () => runtime.close()],
     ],

@@ -25,6 +25,9 @@ export class ExportBusyError extends Error {
   }
 }
 
+/** How a job the service's shutdown stopped ended; a cancel asked for says `cancelled`. */
+const SERVICE_STOPPED = 'the service stopped; the unfinished file was removed';
+
 /** Finished jobs kept for their results. */
 const KEPT_JOBS = 20;
 const FLAG_NAMES: readonly (keyof ExportFlags)[] = ['topic', 'readModel', 'schema', 'from', 'to', 'type', 'format', 'out'];
@@ -49,11 +52,13 @@ function flagsOf(input: unknown): ExportFlags {
  * Exports run by a service for the export CLI on the embedded default, where only the owner of
  * DATA_DIR may open the database (served on its owner socket only: the file is written on the
  * service's machine). One at a time per process; callers poll the job, and may cancel it (the
- * unfinished file is removed).
+ * unfinished file is removed). The service's shutdown stops the one under way the same way.
  */
 export function exportJobs(runtime: Runtime) {
   const jobs = new Map<string, { job: ExportJob; cancel: AbortController; settled: Promise<ExportJob> }>();
   let running: string | undefined;
+  /** The abort's reason when the service stops the job (told apart from a cancel asked for). */
+  const stopping = new Error('the service stopped');
   return {
     /** Starts an export; throws ExportInputError for a bad request, ExportBusyError while another runs. */
     start(input: unknown): ExportJob {
@@ -75,7 +80,10 @@ export function exportJobs(runtime: Runtime) {
         .then(
           (result) => Object.assign(job, { state: 'done', result: { rows: result.rows, format: parsed.request.format, files: result.files } }),
           (error: Error) => {
-            if (cancel.signal.aborted) return Object.assign(job, { state: 'cancelled', error: { message: 'cancelled; the unfinished file was removed' } });
+            if (cancel.signal.aborted) {
+              const message = cancel.signal.reason === stopping ? SERVICE_STOPPED : 'cancelled; the unfinished file was removed';
+              return Object.assign(job, { state: 'cancelled', error: { message } });
+            }
             // A bound the log does not have is the request's fault too, named as the CLI names it.
             return Object.assign(job, { state: 'failed', error: flagFailure(error) ?? { message: error.message } });
           },
@@ -93,6 +101,18 @@ export function exportJobs(runtime: Runtime) {
       const entry = jobs.get(id);
       if (entry?.job.state === 'running') entry.cancel.abort(new Error('the export was cancelled'));
       return entry?.job;
+    },
+    /** The job under way, if any. */
+    underWay: (): ExportJob | undefined => (running ? jobs.get(running)?.job : undefined),
+    /**
+     * For the service's shutdown: stops the job under way as a cancel does and resolves with it
+     * once it has ended (its unfinished file removed); undefined when none ran.
+     */
+    async stop(): Promise<ExportJob | undefined> {
+      const entry = running ? jobs.get(running) : undefined;
+      if (!entry) return undefined;
+      entry.cancel.abort(stopping);
+      return entry.settled;
     },
   };
 }

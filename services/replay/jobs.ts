@@ -33,6 +33,9 @@ const NOTHING_LEFT = 'before the swap: nothing was swapped and its replay schema
 /** Why a cancelled replay stopped; its job's error message. */
 const REPLAY_CANCELLED = `cancelled ${NOTHING_LEFT}`;
 
+/** Why a replay its service's shutdown stopped ended; its job's error message (the job is cancelled). */
+const SERVICE_STOPPED = `the service stopped ${NOTHING_LEFT}`;
+
 /** A replay stopped by its caller (Ctrl-C of the CLI, or a cancel on the admin API) before its swap. */
 export class ReplayCancelledError extends Error {
   constructor(readonly signal: string) {
@@ -48,7 +51,8 @@ const KEPT_JOBS = 20;
  * Replays run by a service for its callers (the admin API, and the admin socket the replay CLI
  * uses on the embedded default, where only the owner of DATA_DIR may open the database). One at
  * a time per process; callers poll the job for its progress and report, and may cancel it (a
- * replay already swapping is carried through: the job then ends done, swapped).
+ * replay already swapping is carried through: the job then ends done, swapped). The service's
+ * shutdown stops the one under way the same way, so the backends are not closed under it.
  */
 export function replayJobs(runtime: Runtime) {
   const jobs = new Map<string, ReplayJob>();
@@ -56,6 +60,8 @@ export function replayJobs(runtime: Runtime) {
   /** Per running job: its pace computed again for now (a replay waiting on its database applies nothing for a while). */
   const paces = new Map<string, () => void>();
   let running: string | undefined;
+  /** The running job, once it is no longer running. */
+  let settled: Promise<ReplayJob> | undefined;
   return {
     /**
      * Starts a replay; throws ReplayInputError for a bad request (a point in time the log cannot
@@ -87,14 +93,16 @@ export function replayJobs(runtime: Runtime) {
       cancels.set(job.id, cancel);
       running = job.id;
       for (const old of [...jobs.keys()].slice(0, Math.max(0, jobs.size - KEPT_JOBS))) jobs.delete(old);
-      replay(runtime.db, runtime.eventLog, { ...options, onProgress, signal: cancel.signal, unansweredDatabaseMs: runtime.config.databaseUnansweredMs }).then(
+      settled = replay(runtime.db, runtime.eventLog, { ...options, onProgress, signal: cancel.signal, unansweredDatabaseMs: runtime.config.databaseUnansweredMs }).then(
         (report) => Object.assign(job, { state: 'done', report }),
         (error: Error) =>
           cancel.signal.aborted && error === cancel.signal.reason
-            ? Object.assign(job, { state: 'cancelled', error: { message: REPLAY_CANCELLED } })
+            // Said as the abort said it: a cancel asked for, or the service stopping.
+            ? Object.assign(job, { state: 'cancelled', error: { message: error.message } })
             : Object.assign(job, { state: 'failed', error: { message: error.message, ...(error instanceof ReplayInputError ? { option: error.option } : {}) } }),
       ).finally(() => {
         running = undefined;
+        settled = undefined;
         cancels.delete(job.id);
         paces.delete(job.id);
       });
@@ -109,6 +117,17 @@ export function replayJobs(runtime: Runtime) {
     cancel(id: string): ReplayJob | undefined {
       cancels.get(id)?.abort(new Error(REPLAY_CANCELLED));
       return jobs.get(id);
+    },
+    /** The job under way, if any. */
+    underWay: (): ReplayJob | undefined => (running ? jobs.get(running) : undefined),
+    /**
+     * For the service's shutdown: stops the job under way as a cancel does (one already swapping
+     * swaps) and resolves with it once it has ended (its schemas dropped); undefined when none ran.
+     */
+    async stop(): Promise<ReplayJob | undefined> {
+      if (!running) return undefined;
+      cancels.get(running)?.abort(new Error(SERVICE_STOPPED));
+      return settled;
     },
     /** The schemas replays kept here, by name, with what each holds. */
     kept: async () => keptSchemasOf(await describedKeptSchemas(runtime.db)),

@@ -268,7 +268,7 @@ async function main(command: string | undefined): Promise<number> {
       process.stdout.write(envLines(stackEnv(stackConfig())));
       return 0;
     default:
-      process.stderr.write(`[stack] ${command === undefined ? 'no command given' : `unknown command ${JSON.stringify(command)}`}: one of up, down, status, env ${helpPointer('tsx ops/stack.ts')}\n`);
+      process.stderr.write(`error: ${command === undefined ? 'no command given' : `unknown command ${JSON.stringify(command)}`}: one of up, down, status, env ${helpPointer('tsx ops/stack.ts')}\n`);
       return 2;
   }
 }
@@ -286,13 +286,15 @@ if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1]
   }
   const [command, ...rest] = process.argv.slice(2);
   if (rest.length > 0) {
-    process.stderr.write(`[stack] unknown argument ${JSON.stringify(rest[0])}: ${command} takes none\n`);
+    process.stderr.write(`error: unknown argument ${JSON.stringify(rest[0])}: ${command} takes none\n`);
     process.exit(2);
   }
   main(command).then(
     (code) => process.exit(code),
     (error: unknown) => {
-      process.stderr.write(error instanceof StackError ? `[stack] ${error.message}\n` : `${(error as Error).stack ?? error}\n`);
+      // A failure line like every command's; an unexpected error keeps its stack under it.
+      const unexpected = error instanceof StackError ? '' : `${(error as Error).stack ?? ''}\n`;
+      process.stderr.write(`error: ${(error as Error).message ?? String(error)}\n${unexpected}`);
       process.exit(1);
     },
   );

@@ -1,4 +1,4 @@
-import { SettingError } from './config/settings.js';
+import { SettingError, configurationProblem } from './config/settings.js';
 import { DataDirBusyError } from './data-dir/ownership.js';
 
 /**
@@ -82,7 +82,7 @@ export function busyAdvice(error: DataDirBusyError, action: string): string {
  */
 export function exitOnStartupFailure(error: unknown, action: string): never {
   if (error instanceof SettingError) {
-    process.stderr.write(`configuration error: ${error.message}\n`);
+    process.stderr.write(`error: ${configurationProblem(error)}\n`);
     process.exit(ExitCode.invalidInput);
   }
   if (error instanceof DataDirBusyError) {

@@ -3,6 +3,7 @@ import { checkWritableFolder } from './folder-check.js';
 import {
   SettingError,
   brokerList,
+  configurationProblem,
   derivedInteger,
   integer,
   networkList,
@@ -114,7 +115,7 @@ export function loadConfigOrExit(env: NodeJS.ProcessEnv = process.env): Config {
     return loadConfig(env);
   } catch (error) {
     if (error instanceof SettingError) {
-      process.stderr.write(`configuration error: ${error.message}\n`);
+      process.stderr.write(`error: ${configurationProblem(error)}\n`);
       process.exit(2);
     }
     throw error;

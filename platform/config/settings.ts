@@ -19,6 +19,12 @@ export class SettingError extends Error {
   }
 }
 
+/**
+ * A setting's problem as a command's failure line says it, after its `error: `: every entry point
+ * and command words it alike (README, Commands), e.g. `error: configuration: PORT must be …`.
+ */
+export const configurationProblem = (error: SettingError) => `configuration: ${error.message}`;
+
 function fail(name: string, problem: string): never {
   throw new SettingError(name, problem);
 }

@@ -6,7 +6,7 @@ import { CommandInputError, CommandNotFoundError, CommandUnavailableError, type 
 import { adminCommands } from '../../commands/index.js';
 import { validateInput } from '../../commands/validate.js';
 import { loadConfig } from '../../platform/config/config.js';
-import { SettingError } from '../../platform/config/settings.js';
+import { SettingError, configurationProblem } from '../../platform/config/settings.js';
 import { DataDirBusyError } from '../../platform/data-dir/ownership.js';
 import { ReadModelsBehindError } from '../../platform/projection/catch-up.js';
 import { holdsEmbeddedDatabase } from '../../platform/runtime.js';
@@ -28,6 +28,7 @@ function exitCodeFor(error: unknown): number {
 function describe(error: unknown, command: Command): string {
   if (error instanceof DataDirBusyError) return `${error.message}; retry when it has finished`;
   if (error instanceof BackendUnavailableError) return `cannot run ${command.name}: ${error.message}`;
+  if (error instanceof SettingError) return configurationProblem(error);
   // A field of the input is given on the command line as its flag: say which (email → --email).
   if (error instanceof CommandInputError && Object.hasOwn(command.input.properties, error.field)) return `${error.message} (${flagName(error.field)})`;
   return (error as Error).message;

@@ -4,7 +4,7 @@ import { Command as Program, Option } from 'commander';
 import { onceOnly } from '../../platform/cli/once-only.js';
 import { exitOnParseError, helpPointer } from '../../platform/cli/parse-errors.js';
 import { loadConfig } from '../../platform/config/config.js';
-import { SettingError } from '../../platform/config/settings.js';
+import { SettingError, configurationProblem } from '../../platform/config/settings.js';
 import { DataDirBusyError } from '../../platform/data-dir/ownership.js';
 import { untilAborted } from '../../platform/async/until-aborted.js';
 import { watchDatabaseAnswers } from '../../platform/db/unanswered-database.js';
@@ -38,7 +38,7 @@ Ctrl-C (SIGTERM) removes the unfinished file (FILE.partial) and exits 130 (143).
 
 /** The message of a failure of the flags (exit 2, naming the flag); undefined for any other failure. */
 function inputFailure(error: unknown): string | undefined {
-  return error instanceof SettingError ? error.message : flagFailure(error)?.message;
+  return flagFailure(error)?.message;
 }
 
 /**
@@ -127,7 +127,11 @@ export function buildExportCli(takeOverInterrupts: () => void): Program {
         process.exitCode = ExitCode.ok;
       } catch (error) {
         const input = inputFailure(error);
-        if (input !== undefined) {
+        // A setting, not a flag: no pointer to the flags' help under it.
+        if (error instanceof SettingError) {
+          process.stderr.write(`error: ${configurationProblem(error)}\n`);
+          process.exitCode = ExitCode.invalidInput;
+        } else if (input !== undefined) {
           process.stderr.write(`error: ${input}\n(npm run export -- --help shows every flag with examples)\n`);
           process.exitCode = ExitCode.invalidInput;
         } else if (error instanceof DataDirBusyError) {

@@ -2,7 +2,7 @@ import { Command as Program, Option } from 'commander';
 import { onceOnly } from '../../platform/cli/once-only.js';
 import { exitOnParseError, helpPointer } from '../../platform/cli/parse-errors.js';
 import { loadConfig, type Config } from '../../platform/config/config.js';
-import { SettingError } from '../../platform/config/settings.js';
+import { SettingError, configurationProblem } from '../../platform/config/settings.js';
 import type { EventLog } from '../../platform/events/event-log.js';
 import type { Projection } from '../../platform/projection/projection.js';
 import { DataDirBusyError } from '../../platform/data-dir/ownership.js';
@@ -143,7 +143,7 @@ function cancelOnInterrupt(bar: { stop(): void }): AbortController {
     process.on(signal, () => {
       bar.stop();
       if (interrupt.signal.aborted) {
-        process.stderr.write(`\nleft at once (${signal}): the replay's schemas may be left behind; npm run replay -- --kept lists them, --drop removes them\n`);
+        process.stderr.write(`\nerror: left at once (${signal}): the replay's schemas may be left behind; npm run replay -- --kept lists them, --drop removes them\n`);
         process.exit(SIGNAL_EXIT[signal]);
       }
       process.stderr.write(`\n${signal}: stopping the replay and dropping its schemas (${signal} again leaves at once)\n`);
@@ -156,7 +156,7 @@ function cancelOnInterrupt(bar: { stop(): void }): AbortController {
 function failure(error: unknown, replaying: boolean): { message: string; code: number } {
   if (error instanceof ReplayCancelledError) return { message: error.message, code: SIGNAL_EXIT[error.signal as keyof typeof SIGNAL_EXIT] ?? ExitCode.failure };
   if (error instanceof ReplayInputError) return { message: `${FLAGS[error.option] ?? error.option}: ${error.message}`, code: ExitCode.invalidInput };
-  if (error instanceof SettingError) return { message: error.message, code: ExitCode.invalidInput };
+  if (error instanceof SettingError) return { message: configurationProblem(error), code: ExitCode.invalidInput };
   if (error instanceof DataDirBusyError) return { message: `${error.message}; retry when it has finished`, code: ExitCode.unavailable };
   if (error instanceof BackendUnavailableError) return { message: `cannot replay: ${error.message}`, code: ExitCode.unavailable };
   if (error instanceof CommandFailedError) return { message: error.message, code: error.exitCode };

@@ -13,6 +13,25 @@ const scripts = Object.entries((JSON.parse(readFileSync('package.json', 'utf8'))
 /** Those whose arguments go through platform/cli/small-cli.ts. */
 const STRICT = ['start', 'projector', 'bench', 'geo:load', 'geo:coverage', 'geo:export-legacy', 'migrate'];
 
+/**
+ * Those that read the service's settings, with arguments that are otherwise valid (so a setting is
+ * the one thing wrong); the others read none.
+ */
+const CONFIGURED: Record<string, (folder: string) => string[]> = {
+  start: () => [],
+  projector: () => [],
+  admin: () => ['developer:register', '--name', 'N', '--email', 'n@example.test'],
+  seed: () => ['--offers', '2', '--no-progress'],
+  migrate: () => [],
+  replay: () => [],
+  export: (folder) => ['--topic', 'postbacks', '--out', join(folder, 'out.ndjson')],
+  'ledger:verify': () => [],
+  'geo:load': () => [],
+  'geo:coverage': () => [],
+  'geo:export-legacy': () => [],
+};
+const WITHOUT_SETTINGS = ['test', 'typecheck', 'bench', 'geo:download', 'geo:generate', 'schemas:generate', 'schemas:check', 'stack:up', 'stack:down', 'stack:status'];
+
 /** Every command but the two that start or stop the stack, which a regression here must not do. */
 const REFUSING = scripts.map((script) => script.name).filter((name) => name !== 'stack:up' && name !== 'stack:down');
 
@@ -39,10 +58,35 @@ describe('every command answers --help', () => {
     const result = await runCli(entry, [...args, '--no-such-flag'], { DATA_DIR: dataDir, STACK_DIR: dataDir, LOG_LEVEL: 'silent' });
     expect(result.status, result.stderr).toBe(2);
     const [line, ...rest] = ownLines(result.stderr);
-    expect(line).toMatch(/^(error:|\[stack\]) unknown (option|argument) ['"]--no-such-flag['"]/);
+    expect(line).toMatch(/^error: unknown (option|argument) ['"]--no-such-flag['"]/);
     // Not the whole usage under the error: at most where to find it.
     expect(rest.length, result.stderr).toBeLessThanOrEqual(1);
     for (const pointer of rest) expect(pointer).toMatch(/^\((npm|tsx) .* --help /);
+    expect(result.stdout).toBe('');
+    expect(existsSync(dataDir)).toBe(false);
+  });
+});
+
+/** One convention for every command's failure line (README, Commands): `error: `, then `configuration: ` and the variable for a setting. */
+describe('every command that reads the settings refuses a bad one', () => {
+  const folder = mkdtempSync(join(tmpdir(), 'cli-settings-'));
+  const dataDir = join(folder, 'data');
+  afterAll(() => rmSync(folder, { recursive: true, force: true }));
+
+  it('knows whether each script of package.json reads the settings', () => {
+    const names = Object.keys((JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: Record<string, string> }).scripts);
+    expect(names.filter((name) => !(name in CONFIGURED) && !WITHOUT_SETTINGS.includes(name))).toEqual([]);
+  });
+
+  it.each(Object.keys(CONFIGURED).flatMap((name) => [
+    [name, { PORT: 'abc' }, 'PORT must be a whole number from 0 to 65535, got "abc"'],
+    [name, { DATABASE_POOL_SIZE: '0' }, 'DATABASE_POOL_SIZE must be a whole number from 1 to 1000, got 0'],
+    [name, { KAFKA_BROKERS: '127.0.0.1:9092' }, 'SCHEMA_REGISTRY_URL is required when KAFKA_BROKERS is set'],
+  ] as const))('npm run %s with %j: exit 2, one line starting error: configuration:, doing nothing', async (name, setting, problem) => {
+    const { entry, args } = scripts.find((script) => script.name === name)!;
+    const result = await runCli(entry, [...args, ...CONFIGURED[name]!(folder)], { DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...setting });
+    expect(result.status, result.stderr).toBe(2);
+    expect(ownLines(result.stderr)).toEqual([`error: configuration: ${problem}`]);
     expect(result.stdout).toBe('');
     expect(existsSync(dataDir)).toBe(false);
   });

@@ -55,7 +55,7 @@ describe('replay input that names no point in the log', () => {
     const result = await runCli('services/replay/cli.ts', ['--projection', 'serves,clicks'], testEnvironment(t.database, prefix, { eventLog: 'sql' }));
     expect(result.status, result.stdout + result.stderr).toBe(2);
     expect(ownLines(result.stderr)).toEqual([
-      `error: TOPIC_PREFIX is ${JSON.stringify(prefix)}, and this log has no topic ${prefix}serves, ${prefix}clicks: check TOPIC_PREFIX (the service creates its topics when it starts); nothing was replayed`,
+      `error: configuration: TOPIC_PREFIX is ${JSON.stringify(prefix)}, and this log has no topic ${prefix}serves, ${prefix}clicks: check TOPIC_PREFIX (the service creates its topics when it starts); nothing was replayed`,
     ]);
     expect(await replaySchemas()).toEqual([]);
   });
@@ -115,7 +115,7 @@ describe('replay --kept on a Kafka log', () => {
     const result = await runCli('services/replay/cli.ts', ['--projection', 'ledger'], testEnvironment(t.database, prefix, { eventLog: 'kafka' }));
     expect(result.status, result.stdout + result.stderr).toBe(2);
     expect(ownLines(result.stderr)).toEqual([
-      `error: TOPIC_PREFIX is ${JSON.stringify(prefix)}, and this log has no topic ${prefix}postbacks: check TOPIC_PREFIX and KAFKA_BROKERS (the service creates its topics when it starts); nothing was replayed`,
+      `error: configuration: TOPIC_PREFIX is ${JSON.stringify(prefix)}, and this log has no topic ${prefix}postbacks: check TOPIC_PREFIX and KAFKA_BROKERS (the service creates its topics when it starts); nothing was replayed`,
     ]);
     expect(await clusterTopicsStartingWith(prefix)).toEqual([]);
     const schemas = await t.runtime.db.query("SELECT nspname FROM pg_namespace WHERE nspname LIKE 'replay%'");

@@ -97,6 +97,6 @@ describe('a process started with a bad setting', () => {
     expect(result.status).toBe(2);
     const lines = result.stderr.trim().split('\n');
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatch(new RegExp(`^configuration error: ${variable} `));
+    expect(lines[0]).toMatch(new RegExp(`^error: configuration: ${variable} `));
   });
 });

@@ -15,7 +15,7 @@ describe('npm run geo:load -- <file> with GEO_CATALOG_SHA256', () => {
   it('pins the file given, as it would GEO_CATALOG_FILE: another digest is refused, the pinned one loads', async () => {
     const refused = await runCli(LOAD, [GEO_EXCERPT_FILE], { DATA_DIR: dataDir, GEO_CATALOG_SHA256: 'a'.repeat(64) }, 180_000);
     expect(refused.status).toBe(2);
-    expect(ownLines(refused.stderr).at(-1)).toMatch(/^Refusing "geotargets-2025-07-15-excerpt\.csv": its sha256 is [0-9a-f]{64}, but GEO_CATALOG_SHA256 expects a{64}/);
+    expect(ownLines(refused.stderr).at(-1)).toMatch(/^error: Refusing "geotargets-2025-07-15-excerpt\.csv": its sha256 is [0-9a-f]{64}, but GEO_CATALOG_SHA256 expects a{64}/);
 
     const sha256 = createHash('sha256').update(readFileSync(GEO_EXCERPT_FILE)).digest('hex');
     const loaded = await runCli(LOAD, [GEO_EXCERPT_FILE], { DATA_DIR: dataDir, GEO_CATALOG_SHA256: sha256 }, 180_000);
@@ -35,9 +35,9 @@ describe('npm run geo:load -- <file> with GEO_CATALOG_SHA256', () => {
       const load = (file: string, index: number) => runCli(LOAD, [file], { DATA_DIR: join(files, `data-${index}`) }, 180_000);
       const [notUtf8, notZip] = await Promise.all([load(latin1, 0), load(damaged, 1)]);
       expect(notUtf8.status, notUtf8.stderr).toBe(2);
-      expect(ownLines(notUtf8.stderr).at(-1)).toMatch(/^"geotargets-2025-07-23-latin1\.csv" is not UTF-8 text \(near byte \d+\); the geo-target releases are UTF-8/);
+      expect(ownLines(notUtf8.stderr).at(-1)).toMatch(/^error: "geotargets-2025-07-23-latin1\.csv" is not UTF-8 text \(near byte \d+\); the geo-target releases are UTF-8/);
       expect(notZip.status, notZip.stderr).toBe(2);
-      expect(ownLines(notZip.stderr).at(-1)).toMatch(/^"geotargets-2025-07-19-damaged\.zip" is not a readable zip \(.+\); download the release again/);
+      expect(ownLines(notZip.stderr).at(-1)).toMatch(/^error: "geotargets-2025-07-19-damaged\.zip" is not a readable zip \(.+\); download the release again/);
     } finally {
       rmSync(files, { recursive: true, force: true });
     }
@@ -46,6 +46,12 @@ describe('npm run geo:load -- <file> with GEO_CATALOG_SHA256', () => {
   it('says a file given that does not exist is missing, with where to get a release, not as a setting', async () => {
     const missing = await runCli(LOAD, [join(dataDir, 'geotargets-2026-08-12.csv.zip')], { DATA_DIR: dataDir, GEO_CATALOG_SHA256: 'a'.repeat(64) });
     expect(missing.status).toBe(2);
-    expect(ownLines(missing.stderr)).toEqual([expect.stringMatching(/does not exist\. Download the pinned release with `npm run geo:download`/)]);
+    expect(ownLines(missing.stderr)).toEqual([expect.stringMatching(/^error: The geo-target catalog file ".*geotargets-2026-08-12\.csv\.zip" does not exist\. Download the pinned release with `npm run geo:download`/)]);
+  });
+
+  it('says so in one failure line when no file is given and GEO_CATALOG_FILE is unset', async () => {
+    const none = await runCli(LOAD, [], { DATA_DIR: dataDir });
+    expect(none.status).toBe(2);
+    expect(ownLines(none.stderr)).toEqual([expect.stringMatching(/^error: No geo-target catalog file is configured\. Download the pinned release with `npm run geo:download`/)]);
   });
 });

@@ -32,15 +32,17 @@ database failed or went away (rerun once it answers).`,
 // the file GEO_CATALOG_SHA256 pins, as GEO_CATALOG_FILE would be.
 const given = positionals[0] === undefined ? undefined : fromCallerFolder(positionals[0]);
 const log = (line: string) => process.stderr.write(`${line}\n`);
+/** A line that ends the load unrun or failed: `error: ` first, as every command's. */
+const fail = (line: string) => log(`error: ${line}`);
 // Said as for a missing GEO_CATALOG_FILE (with where to get a release), not as a setting's error.
 if (given !== undefined && !existsSync(given)) {
-  log(missingFileMessage(given));
+  fail(missingFileMessage(given));
   process.exit(2);
 }
 const config = loadConfigOrExit(given === undefined ? process.env : { ...process.env, GEO_CATALOG_FILE: given });
 const file = config.geoCatalogFile;
 if (file === undefined) {
-  log(missingFileMessage(undefined));
+  fail(missingFileMessage(undefined));
   process.exit(2);
 }
 const { db } = await openDatabase(config).catch((error: unknown) => exitOnStartupFailure(error, 'npm run geo:load'));
@@ -66,11 +68,11 @@ try {
   }
 } catch (error) {
   if (error instanceof CatalogFileError) {
-    log(error.message);
+    fail(error.message);
     process.exitCode = ExitCode.invalidInput;
   } else {
     // The database went away or refused a write mid-load: say so, not a driver's stack trace.
-    log(`error: the load stopped: ${(error as Error).message} (${config.embedded.database ? `the embedded database in DATA_DIR ${config.dataDir}` : 'DATABASE_URL'}); ${KEPT_AS_IT_WAS} once the database answers`);
+    fail(`the load stopped: ${(error as Error).message} (${config.embedded.database ? `the embedded database in DATA_DIR ${config.dataDir}` : 'DATABASE_URL'}); ${KEPT_AS_IT_WAS} once the database answers`);
     process.exitCode = ExitCode.unavailable;
   }
 } finally {

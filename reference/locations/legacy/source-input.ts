@@ -38,12 +38,13 @@ export async function commandSourceRows(tool: string, file: string | undefined, 
   } finally {
     await db.close();
   }
-  if (!release) exitWith('error: no release file given (argument or GEO_CATALOG_FILE) and no FULL release loaded in the database: give a file, or load one with npm run geo:load -- <file>');
+  if (!release) exitWith('no release file given (argument or GEO_CATALOG_FILE) and no FULL release loaded in the database: give a file, or load one with npm run geo:load -- <file>');
   log(`read ${release.rows.length} rows of the loaded ${release.sourceFileDate} release`);
   return release;
 }
 
+/** Refuses the command: one failure line (`error: ` first, as every command's), exit 2. */
 function exitWith(message: string): never {
-  process.stderr.write(`${message}\n`);
+  process.stderr.write(`error: ${message}\n`);
   process.exit(2);
 }

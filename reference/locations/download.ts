@@ -5,7 +5,8 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { Command } from 'commander';
 import { exitOnParseError, helpPointer } from '../../platform/cli/parse-errors.js';
-import { ExitCode } from '../../platform/startup.js';
+import { ExitCode, describeFailure } from '../../platform/startup.js';
+import { SOURCE_HEADER } from './geo-target-row.js';
 
 /** The release protocol v1.0 pins as its FULL catalog. */
 const PINNED_RELEASE_DATE = '2026-08-12';
@@ -24,6 +25,10 @@ const program = new Command('geo:download')
   .option('--dir <folder>', 'where to save the file', join('.data', 'geo'))
   .option('--date <date>', 'release date', PINNED_RELEASE_DATE)
   .option('--url <url>', 'download from this address instead of Google (file name must keep geotargets-YYYY-MM-DD)')
+  .addHelpText(
+    'after',
+    '\nExit codes: 0 saved; 2 invalid flags, or no release at the address (HTTP 404, 410); 4 the host does not answer, or a server error (5xx, 408, 429): try again later; 1 any other failure (another HTTP status, an answer that is not a release, a file that cannot be written). A failed download saves nothing.',
+  )
   .showHelpAfterError(helpPointer('npm run geo:download --'))
   .exitOverride(exitOnParseError)
   .parse();
@@ -42,25 +47,81 @@ function refuseFlags(): void {
 }
 const name = decodeURIComponent(new URL(url).pathname.split('/').pop() ?? '') || `geotargets-${options.date}.csv.zip`;
 const target = resolve(options.dir, name);
-
-mkdirSync(options.dir, { recursive: true });
 const partial = `${target}.partial`;
-try {
-  const response = await fetch(url);
-  if (!response.ok || !response.body) throw new Error(`HTTP ${response.status} ${response.statusText}`);
+
+/** A download that failed, with the exit code of its kind (README, Commands). */
+class DownloadError extends Error {
+  constructor(message: string, readonly exitCode: number) {
+    super(message);
+  }
+}
+
+const OFFLINE = 'without internet access here, download it on another machine, copy it to this one, and set GEO_CATALOG_FILE to its path';
+/** The flag that chose the address, for an answer saying nothing is there. */
+const addressFlag = options.url === undefined ? '--date' : '--url';
+
+/** Statuses that say the server cannot answer now (retry later), not that the file is missing. */
+const unavailableStatus = (status: number) => status >= 500 || status === 408 || status === 429;
+
+/**
+ * What the server answered, refused unless it is a release: a zip, or a CSV starting with the
+ * geo-target header (an error or login page served with 200 would otherwise be saved as one).
+ */
+function releaseHead(head: Buffer): boolean {
+  if (head.subarray(0, 4).equals(Buffer.from([0x50, 0x4b, 0x03, 0x04]))) return true;
+  const text = head.toString('utf8').replace(/^\uFEFF/, '').replaceAll('"', '');
+  return text.startsWith(SOURCE_HEADER.join(','));
+}
+
+async function download(): Promise<{ sha256: string }> {
+  try {
+    mkdirSync(options.dir, { recursive: true });
+  } catch (error) {
+    throw new DownloadError(`--dir: cannot create ${options.dir} (${describeFailure(error)})`, ExitCode.invalidInput);
+  }
+  let response: Response;
+  try {
+    response = await fetch(url);
+  } catch (error) {
+    // No answer at all (refused, no route, name not found): the remote is unavailable from here.
+    throw new DownloadError(`cannot download ${url}: ${describeFailure(error)}; ${OFFLINE}`, ExitCode.unavailable);
+  }
+  if (!response.ok || !response.body) {
+    const status = `HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`;
+    if (unavailableStatus(response.status)) throw new DownloadError(`cannot download ${url}: ${status}; the server cannot answer now: try again later`, ExitCode.unavailable);
+    if (response.status === 404 || response.status === 410) throw new DownloadError(`${addressFlag}: no release at ${url} (${status}); check the date of the release`, ExitCode.invalidInput);
+    throw new DownloadError(`cannot download ${url}: ${status}`, ExitCode.failure);
+  }
   const hash = createHash('sha256');
+  let head = Buffer.alloc(0);
   const body = Readable.fromWeb(response.body as import('node:stream/web').ReadableStream<Uint8Array>);
-  body.on('data', (chunk: Buffer) => hash.update(chunk));
-  await pipeline(body, createWriteStream(partial));
+  body.on('data', (chunk: Buffer) => {
+    hash.update(chunk);
+    if (head.length < 256) head = Buffer.concat([head, chunk]).subarray(0, 256);
+  });
+  try {
+    await pipeline(body, createWriteStream(partial));
+  } catch (error) {
+    // The file side (a full disk, a folder not writable) is this command's to fix; else the answer broke off.
+    if ((error as NodeJS.ErrnoException).syscall !== undefined) throw new DownloadError(`cannot write ${partial}: ${describeFailure(error)}`, ExitCode.failure);
+    throw new DownloadError(`cannot download ${url}: the answer broke off (${describeFailure(error)}); try again`, ExitCode.unavailable);
+  }
+  if (!releaseHead(head)) {
+    throw new DownloadError(`${url} answered with a file that is not a geo-target release (neither a zip nor a CSV with the release's header); nothing was saved`, ExitCode.failure);
+  }
   renameSync(partial, target);
   const sha256 = hash.digest('hex');
   writeFileSync(`${target}.sha256`, `${sha256}  ${name}\n`);
+  return { sha256 };
+}
+
+try {
+  const { sha256 } = await download();
   process.stdout.write(`saved ${target}\nsha256 ${sha256}\n\nload it with:\n  GEO_CATALOG_FILE=${target} GEO_CATALOG_SHA256=${sha256} npm start\n`);
 } catch (error) {
   rmSync(partial, { force: true });
-  process.stderr.write(
-    `Could not download ${url}: ${(error as Error).message}\n` +
-      `Without internet access here, download it on another machine, copy it to this one, and set GEO_CATALOG_FILE to its path.\n`,
-  );
-  process.exitCode = 1;
+  // Saving the file (its rename, the .sha256 beside it) is the rest that can fail: this command's own failure.
+  const failure = error instanceof DownloadError ? error : new DownloadError(`cannot save ${target}: ${describeFailure(error)}`, ExitCode.failure);
+  process.stderr.write(`error: ${failure.message}\n`);
+  process.exitCode = failure.exitCode;
 }

@@ -1,15 +1,19 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runNode } from '../support/cli.js';
+import { freePort } from '../support/stack.js';
 
 /** `npm run geo:download`'s flags: one that cannot name a release is refused before anything is fetched or written. */
 const dir = mkdtempSync(join(tmpdir(), 'offer-ledger-geo-download-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const download = (args: string[]) =>
-  runNode(['--import', 'tsx', 'reference/locations/download.ts', '--dir', join(dir, 'out'), ...args], { env: process.env, timeoutMs: 60_000 });
+const download = (args: string[], out = join(dir, 'out')) =>
+  runNode(['--import', 'tsx', 'reference/locations/download.ts', '--dir', out, ...args], { env: process.env, timeoutMs: 60_000 });
 
 describe('geo:download command line', () => {
   it.each([
@@ -22,5 +26,66 @@ describe('geo:download command line', () => {
     expect(result.status, result.stderr).toBe(2);
     expect(result.stderr.split('\n')[0]).toMatch(message);
     expect(existsSync(join(dir, 'out'))).toBe(false);
+  });
+});
+
+/**
+ * A failed download, against a server of the test's own (no internet needed): one `error:` line and
+ * the exit code of its kind (README, Commands), leaving no file behind.
+ */
+describe('geo:download from a server that does not give a release', () => {
+  const RELEASE = '"Criteria ID","Name","Canonical Name","Parent ID","Country Code","Target Type","Status"\n2840,"United States","United States",,"US","Country","Active"\n';
+  const answers: Record<string, [number, string]> = {
+    '/missing/': [404, 'not here'],
+    '/gone/': [410, 'gone'],
+    '/broken/': [500, 'server error'],
+    '/busy/': [503, 'busy'],
+    '/forbidden/': [403, 'no'],
+    '/portal/': [200, '<!doctype html><html><body>sign in to use this network</body></html>'],
+    '/release/': [200, RELEASE],
+  };
+  let server: Server;
+  let base: string;
+  beforeAll(async () => {
+    server = createServer((request, response) => {
+      const [status, body] = answers[request.url!.replace(/[^/]*$/, '')] ?? [404, ''];
+      response.writeHead(status, { 'content-type': 'text/plain' }).end(body);
+    });
+    await new Promise<void>((listening) => server.listen(0, '127.0.0.1', listening));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(() => new Promise((closed) => server.close(closed)));
+
+  it.each([
+    ['/missing/', 2, /^error: --url: no release at http:\/\/127\.0\.0\.1:\d+\/missing\/geotargets-2026-08-12\.csv \(HTTP 404 Not Found\)/],
+    ['/gone/', 2, /^error: --url: no release at .* \(HTTP 410 Gone\)/],
+    ['/broken/', 4, /^error: cannot download .*: HTTP 500 Internal Server Error; the server cannot answer now: try again later$/],
+    ['/busy/', 4, /^error: cannot download .*: HTTP 503 Service Unavailable; /],
+    ['/forbidden/', 1, /^error: cannot download .*: HTTP 403 Forbidden$/],
+    ['/portal/', 1, /^error: .* answered with a file that is not a geo-target release .*; nothing was saved$/],
+  ] as const)('%s: exit %i, one line, no file left', async (path, status, line) => {
+    const out = join(dir, `failed${path.replaceAll('/', '-')}`);
+    const result = await download(['--url', `${base}${path}geotargets-2026-08-12.csv`], out);
+    expect(result.status, result.stderr).toBe(status);
+    expect(result.stderr.trimEnd().split('\n')).toEqual([expect.stringMatching(line)]);
+    expect(result.stdout).toBe('');
+    expect(existsSync(out) ? readdirSync(out) : []).toEqual([]);
+  });
+
+  it('a host that does not answer (a closed port): exit 4, naming the address and saying what to do offline', async () => {
+    const url = `http://127.0.0.1:${await freePort()}/geotargets-2026-08-12.csv`;
+    const result = await download(['--url', url], join(dir, 'unreachable'));
+    expect(result.status, result.stderr).toBe(4);
+    expect(result.stderr.trimEnd().split('\n')).toEqual([`error: cannot download ${url}: fetch failed: connect ECONNREFUSED ${new URL(url).host}; without internet access here, download it on another machine, copy it to this one, and set GEO_CATALOG_FILE to its path`]);
+  });
+
+  it('a release: saved under its name with its sha256 beside it, exit 0', async () => {
+    const out = join(dir, 'saved');
+    const result = await download(['--url', `${base}/release/geotargets-2026-08-12.csv`], out);
+    expect(result.status, result.stderr).toBe(0);
+    const sha256 = createHash('sha256').update(RELEASE).digest('hex');
+    expect(readFileSync(join(out, 'geotargets-2026-08-12.csv'), 'utf8')).toBe(RELEASE);
+    expect(readFileSync(join(out, 'geotargets-2026-08-12.csv.sha256'), 'utf8')).toBe(`${sha256}  geotargets-2026-08-12.csv\n`);
+    expect(result.stdout).toContain(`GEO_CATALOG_SHA256=${sha256}`);
   });
 });

@@ -3,8 +3,9 @@ export const STOPS = [['SIGINT', 130], ['SIGTERM', 143]] as const;
 
 /**
  * On Ctrl-C or a stop: `say` (which may clean up first) tells what the interruption left; its line
- * goes to stderr, on a line of its own with the cursor shown again on a terminal (a progress bar
- * hides it), and the process ends with the shell's code for the signal.
+ * goes to stderr as a failure line (`error: ` first, as every command's), on a line of its own
+ * with the cursor shown again on a terminal (a progress bar hides it), and the process ends with
+ * the shell's code for the signal.
  */
 export function onInterrupt(say: (signal: NodeJS.Signals) => string | Promise<string>): void {
   for (const [signal, code] of STOPS) {
@@ -13,7 +14,7 @@ export function onInterrupt(say: (signal: NodeJS.Signals) => string | Promise<st
         .then(() => say(signal))
         .catch((error: unknown) => `interrupted (${signal}): ${(error as Error).message}`)
         .then((line) => {
-          process.stderr.write(`${process.stderr.isTTY ? '\x1b[?25h\n' : ''}${line}\n`);
+          process.stderr.write(`${process.stderr.isTTY ? '\x1b[?25h\n' : ''}error: ${line}\n`);
           process.exit(code);
         });
     });
@@ -24,12 +25,12 @@ export function onInterrupt(say: (signal: NodeJS.Signals) => string | Promise<st
  * For an entry point to call before it loads its command (a second or two, several under tsx,
  * when a Ctrl-C right after the start is likeliest; a signal without a listener ends the process
  * without a word): until the returned function is called, a Ctrl-C or a stop ends the process
- * with `line` on stderr and the shell's code for the signal.
+ * with `line` on stderr (after `error: `, as onInterrupt's) and the shell's code for the signal.
  */
 export function exitOnInterruptWhileLoading(line: (signal: NodeJS.Signals) => string): () => void {
   const listeners = STOPS.map(([signal, code]) => {
     const listener = () => {
-      process.stderr.write(`${line(signal)}\n`);
+      process.stderr.write(`error: ${line(signal)}\n`);
       process.exit(code);
     };
     process.once(signal, listener);

@@ -16,7 +16,7 @@ try {
   const applied = await migrate(db, (line) => process.stdout.write(`${line}\n`));
   process.stdout.write(applied.length === 0 ? 'schema is current\n' : `applied ${applied.length} migration(s)\n`);
 } catch (error) {
-  process.stderr.write(`migration failed, nothing was changed (they run in one transaction): ${(error as Error).message}\n`);
+  process.stderr.write(`error: migration failed, nothing was changed (they run in one transaction): ${(error as Error).message}\n`);
   process.exitCode = 1;
 } finally {
   await db.close();

@@ -45,7 +45,7 @@ async function run() {
     process.exitCode = ok ? ExitCode.ok : 1;
   } catch (error) {
     const [exitCode, nextStep] = verifyFailure(error);
-    process.stderr.write(`ledger verification failed to run: ${(error as Error).message}; ${nextStep}\n`);
+    process.stderr.write(`error: ledger verification failed to run: ${(error as Error).message}; ${nextStep}\n`);
     process.exitCode = exitCode;
   } finally {
     await db.close();

@@ -24,7 +24,7 @@ export function isGeneratedCurrent(): boolean {
 /** Says each schema that cannot read an earlier version of its type; true when there is none. */
 function compatible(files: ReturnType<typeof listSchemaFiles>, versions: ReturnType<typeof readVersions>): boolean {
   const problems = unreadableVersions(files, versions);
-  for (const problem of problems) process.stderr.write(`${problem}\n`);
+  for (const problem of problems) process.stderr.write(`error: ${problem}\n`);
   if (problems.length > 0) {
     process.stderr.write('events of every earlier version stay in the log and must still decode: give an added field a default, keep a field\'s type (or change it only to one Avro promotes it to), and keep the file of a type no longer written\n');
   }
@@ -52,12 +52,12 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   if (mode === 'check') {
     let current = true;
     if (!isGeneratedCurrent()) {
-      process.stderr.write('schemas/generated/events.ts is stale: run `npm run schemas:generate` and commit the result\n');
+      process.stderr.write('error: schemas/generated/events.ts is stale: run `npm run schemas:generate` and commit the result\n');
       current = false;
     }
     const unrecorded = unrecordedSchemas(files, versions);
     if (unrecorded.length > 0) {
-      process.stderr.write(`schemas/versions.json lacks the current version of ${unrecorded.map((file) => `schemas/${file.path}`).join(', ')}: run \`npm run schemas:generate\` and commit the result\n`);
+      process.stderr.write(`error: schemas/versions.json lacks the current version of ${unrecorded.map((file) => `schemas/${file.path}`).join(', ')}: run \`npm run schemas:generate\` and commit the result\n`);
       current = false;
     }
     if (!current) process.exit(1);

@@ -2,7 +2,7 @@ import { exitOnInterruptWhileLoading } from '../../platform/cli/on-interrupt.js'
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   // Heard before the command loads: nothing has been created yet.
-  const loaded = exitOnInterruptWhileLoading((signal) => `error: replay interrupted (${signal}) before it started: it created nothing`);
+  const loaded = exitOnInterruptWhileLoading((signal) => `replay interrupted (${signal}) before it started: it created nothing`);
   const { buildReplayCli } = await import('./command.js');
   await buildReplayCli(loaded).parseAsync(process.argv);
 }

@@ -126,7 +126,7 @@ describe('export bounds that name no range of the log', () => {
       await once(pipe, 'data');
       pipe.pause();
       exporter.child.kill('SIGINT');
-      await exporter.waitForLine((line) => /^export interrupted \(SIGINT\); nothing was written at .*interrupted\.csv$/.test(line));
+      await exporter.waitForLine((line) => /^error: export interrupted \(SIGINT\); nothing was written at .*interrupted\.csv$/.test(line));
       // The process cannot end while its last write to the pipe waits for a reader.
       pipe.resume();
       expect(await exporter.exited, exporter.output()).toBe(130);

@@ -28,6 +28,6 @@ describe('ledger:verify failures', () => {
       CREATE VIEW postback_log AS SELECT kept.* FROM (SELECT pg_terminate_backend(pg_backend_pid())) AS ended LEFT JOIN postback_log_kept AS kept ON true`);
     const result = await verify(database);
     expect(result.status, result.stderr).toBe(4);
-    expect(result.stderr).toMatch(/ledger verification failed to run: .*; the database failed while it was read: check it .* and run it again; nothing was changed/);
+    expect(result.stderr).toMatch(/^error: ledger verification failed to run: .*; the database failed while it was read: check it .* and run it again; nothing was changed/m);
   });
 });

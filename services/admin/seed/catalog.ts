@@ -163,7 +163,7 @@ function targeting(pick: <T>(items: readonly T[]) => T, random: () => number, id
 /** Real ids of the current FULL release (targeting must name existing locations); none when no catalog is loaded. */
 async function catalogLocationIds(context: SeedContext): Promise<string[]> {
   const ids = await currentLocationIds(context.runtime.db, 2000);
-  if (ids.length === 0) process.stderr.write(`seed: no FULL catalog loaded (load one with \`${GEO_LOAD_COMMAND}\`); offers get no targeting\n`);
+  if (ids.length === 0) process.stderr.write(`warning: no FULL catalog loaded (load one with \`${GEO_LOAD_COMMAND}\`); offers get no targeting\n`);
   return ids;
 }
 

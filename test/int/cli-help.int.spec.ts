@@ -29,8 +29,16 @@ const CONFIGURED: Record<string, (folder: string) => string[]> = {
   'geo:load': () => [],
   'geo:coverage': () => [],
   'geo:export-legacy': () => [],
+  // Its server processes inherit the settings.
+  bench: () => ['serving'],
 };
-const WITHOUT_SETTINGS = ['test', 'typecheck', 'bench', 'geo:download', 'geo:generate', 'schemas:generate', 'schemas:check', 'stack:up', 'stack:down', 'stack:status'];
+/**
+ * Besides the setting, for a script that would otherwise look for backends of its own should its
+ * refusal regress: the benches look for a stack (in Docker when an engine answers, else the local
+ * one, started if need be), and a local stack port they cannot use ends that search at once.
+ */
+const GUARDED: Record<string, Record<string, string>> = { bench: { STACK_KAFKA_PORT: 'none' } };
+const WITHOUT_SETTINGS = ['test', 'typecheck', 'geo:download', 'geo:generate', 'schemas:generate', 'schemas:check', 'stack:up', 'stack:down', 'stack:status'];
 
 /** Every command but the two that start or stop the stack, which a regression here must not do. */
 const REFUSING = scripts.map((script) => script.name).filter((name) => name !== 'stack:up' && name !== 'stack:down');
@@ -84,7 +92,7 @@ describe('every command that reads the settings refuses a bad one', () => {
     [name, { KAFKA_BROKERS: '127.0.0.1:9092' }, 'SCHEMA_REGISTRY_URL is required when KAFKA_BROKERS is set'],
   ] as const))('npm run %s with %j: exit 2, one line starting error: configuration:, doing nothing', async (name, setting, problem) => {
     const { entry, args } = scripts.find((script) => script.name === name)!;
-    const result = await runCli(entry, [...args, ...CONFIGURED[name]!(folder)], { DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...setting });
+    const result = await runCli(entry, [...args, ...CONFIGURED[name]!(folder)], { DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...GUARDED[name], ...setting });
     expect(result.status, result.stderr).toBe(2);
     expect(ownLines(result.stderr)).toEqual([`error: configuration: ${problem}`]);
     expect(result.stdout).toBe('');

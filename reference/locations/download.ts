@@ -10,6 +10,8 @@ import { SOURCE_HEADER } from './geo-target-row.js';
 
 /** The release protocol v1.0 pins as its FULL catalog. */
 const PINNED_RELEASE_DATE = '2026-08-12';
+/** How long the server may stay silent: before its answer starts, and between parts of the file. */
+const DEFAULT_TIMEOUT_S = 30;
 const releaseUrl = (date: string) =>
   `https://developers.google.com/static/google-ads/api/data/geo/geotargets-${date}.csv.zip`;
 
@@ -25,14 +27,15 @@ const program = new Command('geo:download')
   .option('--dir <folder>', 'where to save the file', join('.data', 'geo'))
   .option('--date <date>', 'release date', PINNED_RELEASE_DATE)
   .option('--url <url>', 'download from this address instead of Google (file name must keep geotargets-YYYY-MM-DD)')
+  .option('--timeout <seconds>', 'give up when the server sends nothing for this long: no answer yet, or the file stalled midway', String(DEFAULT_TIMEOUT_S))
   .addHelpText(
     'after',
-    '\nExit codes: 0 saved; 2 invalid flags, or no release at the address (HTTP 404, 410); 4 the host does not answer, or a server error (5xx, 408, 429): try again later; 1 any other failure (another HTTP status, an answer that is not a release, a file that cannot be written). A failed download saves nothing.',
+    '\nExit codes: 0 saved; 2 invalid flags, or no release at the address (HTTP 404, 410); 4 the host does not answer (or falls silent for --timeout), or a server error (5xx, 408, 429): try again later; 1 any other failure (another HTTP status, an answer that is not a release, a file that cannot be written). A failed download saves nothing.',
   )
   .showHelpAfterError(helpPointer('npm run geo:download --'))
   .exitOverride(exitOnParseError)
   .parse();
-const options = program.opts<{ dir: string; date: string; url?: string }>();
+const options = program.opts<{ dir: string; date: string; url?: string; timeout: string }>();
 const url = options.url ?? releaseUrl(options.date);
 refuseFlags();
 
@@ -44,7 +47,9 @@ function refuseFlags(): void {
   };
   if (options.url === undefined && !/^\d{4}-\d{2}-\d{2}$/.test(options.date)) wrong('--date', `must be a release date, YYYY-MM-DD (got ${JSON.stringify(options.date)})`);
   if (!URL.canParse(url) || !/^https?:$/.test(new URL(url).protocol)) wrong('--url', `must be an http or https address (got ${JSON.stringify(url)})`);
+  if (!/^\d+(\.\d+)?$/.test(options.timeout.trim()) || !(Number(options.timeout) > 0)) wrong('--timeout', `must be a number of seconds above 0 (got ${JSON.stringify(options.timeout)})`);
 }
+const timeoutMs = Number(options.timeout) * 1000;
 const name = decodeURIComponent(new URL(url).pathname.split('/').pop() ?? '') || `geotargets-${options.date}.csv.zip`;
 const target = resolve(options.dir, name);
 const partial = `${target}.partial`;
@@ -79,13 +84,37 @@ async function download(): Promise<{ sha256: string }> {
   } catch (error) {
     throw new DownloadError(`--dir: cannot create ${options.dir} (${describeFailure(error)})`, ExitCode.invalidInput);
   }
+  // fetch's own limits are minutes long: a server that takes the connection and then says nothing
+  // (or stops midway through the file) is given up after --timeout of silence instead.
+  const silence = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  const restartSilence = () => {
+    clearTimeout(timer);
+    timer = setTimeout(() => silence.abort(new Error('silent')), timeoutMs);
+  };
+  const host = new URL(url).host;
+  const silentFailure = (what: string) =>
+    new DownloadError(`cannot download ${url}: ${host} ${what} for ${options.timeout} s (--timeout); try again later (or with a longer --timeout), or ${OFFLINE}`, ExitCode.unavailable);
   let response: Response;
   try {
-    response = await fetch(url);
+    restartSilence();
+    response = await fetch(url, { signal: silence.signal });
   } catch (error) {
+    clearTimeout(timer);
+    if (silence.signal.aborted) throw silentFailure('sent no answer');
     // No answer at all (refused, no route, name not found): the remote is unavailable from here.
     throw new DownloadError(`cannot download ${url}: ${describeFailure(error)}; ${OFFLINE}`, ExitCode.unavailable);
   }
+  restartSilence();
+  try {
+    return await save(response, restartSilence, () => silence.signal.aborted, silentFailure);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** The answer saved as the release, when it is one; `heard` restarts the silence timer at each part of the file. */
+async function save(response: Response, heard: () => void, fellSilent: () => boolean, silentFailure: (what: string) => DownloadError): Promise<{ sha256: string }> {
   if (!response.ok || !response.body) {
     const status = `HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`;
     if (unavailableStatus(response.status)) throw new DownloadError(`cannot download ${url}: ${status}; the server cannot answer now: try again later`, ExitCode.unavailable);
@@ -96,12 +125,14 @@ async function download(): Promise<{ sha256: string }> {
   let head = Buffer.alloc(0);
   const body = Readable.fromWeb(response.body as import('node:stream/web').ReadableStream<Uint8Array>);
   body.on('data', (chunk: Buffer) => {
+    heard();
     hash.update(chunk);
     if (head.length < 256) head = Buffer.concat([head, chunk]).subarray(0, 256);
   });
   try {
     await pipeline(body, createWriteStream(partial));
   } catch (error) {
+    if (fellSilent()) throw silentFailure('sent nothing more of the file');
     // The file side (a full disk, a folder not writable) is this command's to fix; else the answer broke off.
     if ((error as NodeJS.ErrnoException).syscall !== undefined) throw new DownloadError(`cannot write ${partial}: ${describeFailure(error)}`, ExitCode.failure);
     throw new DownloadError(`cannot download ${url}: the answer broke off (${describeFailure(error)}); try again`, ExitCode.unavailable);

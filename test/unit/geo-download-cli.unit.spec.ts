@@ -21,6 +21,8 @@ describe('geo:download command line', () => {
     [['--url', 'not an address'], /^error: --url: must be an http or https address/],
     [['--url', 'file:///etc/geotargets-2026-08-12.csv'], /^error: --url: must be an http or https address/],
     [['--no-such-flag'], /^error: unknown option '--no-such-flag'$/],
+    [['--timeout', '0'], /^error: --timeout: must be a number of seconds above 0 \(got "0"\)$/],
+    [['--timeout', 'soon'], /^error: --timeout: must be a number of seconds above 0 \(got "soon"\)$/],
   ])('refuses %j with exit 2 in one line, writing nothing', async (args, message) => {
     const result = await download(args);
     expect(result.status, result.stderr).toBe(2);
@@ -48,13 +50,23 @@ describe('geo:download from a server that does not give a release', () => {
   let base: string;
   beforeAll(async () => {
     server = createServer((request, response) => {
+      // Takes the request and never answers.
+      if (request.url!.startsWith('/silent/')) return;
+      // Starts the file and never sends the rest.
+      if (request.url!.startsWith('/stalls/')) {
+        response.writeHead(200, { 'content-type': 'text/plain' }).write(RELEASE.slice(0, 40));
+        return;
+      }
       const [status, body] = answers[request.url!.replace(/[^/]*$/, '')] ?? [404, ''];
       response.writeHead(status, { 'content-type': 'text/plain' }).end(body);
     });
     await new Promise<void>((listening) => server.listen(0, '127.0.0.1', listening));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });
-  afterAll(() => new Promise((closed) => server.close(closed)));
+  afterAll(() => {
+    server.closeAllConnections();
+    return new Promise((closed) => server.close(closed));
+  });
 
   it.each([
     ['/missing/', 2, /^error: --url: no release at http:\/\/127\.0\.0\.1:\d+\/missing\/geotargets-2026-08-12\.csv \(HTTP 404 Not Found\)/],
@@ -77,6 +89,22 @@ describe('geo:download from a server that does not give a release', () => {
     const result = await download(['--url', url], join(dir, 'unreachable'));
     expect(result.status, result.stderr).toBe(4);
     expect(result.stderr.trimEnd().split('\n')).toEqual([`error: cannot download ${url}: fetch failed: connect ECONNREFUSED ${new URL(url).host}; without internet access here, download it on another machine, copy it to this one, and set GEO_CATALOG_FILE to its path`]);
+  });
+
+  // The process's exit is the synchronization: with a short --timeout it ends on its own.
+  it.each([
+    ['/silent/', 'sent no answer'],
+    ['/stalls/', 'sent nothing more of the file'],
+  ])('a server that takes the connection and falls silent (%s): exit 4 after --timeout, naming the host and what to do, no file left', async (path, what) => {
+    const out = join(dir, `silent${path.replaceAll('/', '-')}`);
+    const url = `${base}${path}geotargets-2026-08-12.csv`;
+    const result = await download(['--url', url, '--timeout', '0.5'], out);
+    expect(result.status, result.stderr).toBe(4);
+    expect(result.stderr.trimEnd().split('\n')).toEqual([
+      `error: cannot download ${url}: ${new URL(url).host} ${what} for 0.5 s (--timeout); try again later (or with a longer --timeout), or without internet access here, download it on another machine, copy it to this one, and set GEO_CATALOG_FILE to its path`,
+    ]);
+    expect(result.stdout).toBe('');
+    expect(existsSync(out) ? readdirSync(out) : []).toEqual([]);
   });
 
   it('a release: saved under its name with its sha256 beside it, exit 0', async () => {

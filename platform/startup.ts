@@ -76,15 +76,18 @@ export function busyAdvice(error: DataDirBusyError, action: string): string {
   return `${error.message}: ${action} needs it alone; ${stop}, or set DATA_DIR to another folder`;
 }
 
+/** A setting the process cannot run with: one failure line naming it, exit 2. */
+export function exitOnSettingError(error: SettingError): never {
+  process.stderr.write(`error: ${configurationProblem(error)}\n`);
+  process.exit(ExitCode.invalidInput);
+}
+
 /**
  * For process entry points: known start-up failures end the process with one line and their exit
  * code (2 configuration, 4 backend or DATA_DIR); anything else is rethrown.
  */
 export function exitOnStartupFailure(error: unknown, action: string): never {
-  if (error instanceof SettingError) {
-    process.stderr.write(`error: ${configurationProblem(error)}\n`);
-    process.exit(ExitCode.invalidInput);
-  }
+  if (error instanceof SettingError) exitOnSettingError(error);
   if (error instanceof DataDirBusyError) {
     process.stderr.write(`error: ${busyAdvice(error, action)}\n`);
     process.exit(ExitCode.unavailable);

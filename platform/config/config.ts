@@ -1,9 +1,9 @@
 import { defaultInstanceCacheEntries } from '../memory/bounds.js';
 import { checkWritableFolder } from './folder-check.js';
+import { exitOnSettingError } from '../startup.js';
 import {
   SettingError,
   brokerList,
-  configurationProblem,
   derivedInteger,
   integer,
   networkList,
@@ -114,10 +114,7 @@ export function loadConfigOrExit(env: NodeJS.ProcessEnv = process.env): Config {
   try {
     return loadConfig(env);
   } catch (error) {
-    if (error instanceof SettingError) {
-      process.stderr.write(`error: ${configurationProblem(error)}\n`);
-      process.exit(2);
-    }
+    if (error instanceof SettingError) exitOnSettingError(error);
     throw error;
   }
 }

@@ -6,6 +6,7 @@ import { pipeline } from 'node:stream/promises';
 import { Command } from 'commander';
 import { exitOnParseError, helpPointer } from '../../platform/cli/parse-errors.js';
 import { ExitCode, describeFailure } from '../../platform/startup.js';
+import { ZIP_MAGIC } from './full/source-file.js';
 import { SOURCE_HEADER } from './geo-target-row.js';
 
 /** The release protocol v1.0 pins as its FULL catalog. */
@@ -73,7 +74,7 @@ const unavailableStatus = (status: number) => status >= 500 || status === 408 ||
  * geo-target header (an error or login page served with 200 would otherwise be saved as one).
  */
 function releaseHead(head: Buffer): boolean {
-  if (head.subarray(0, 4).equals(Buffer.from([0x50, 0x4b, 0x03, 0x04]))) return true;
+  if (head.subarray(0, ZIP_MAGIC.length).equals(ZIP_MAGIC)) return true;
   const text = head.toString('utf8').replace(/^\uFEFF/, '').replaceAll('"', '');
   return text.startsWith(SOURCE_HEADER.join(','));
 }

@@ -36,11 +36,6 @@ runs inside the service (it goes on answering). Exit codes: 0 done, 2 invalid fl
 Ctrl-C (SIGTERM) removes the unfinished file (FILE.partial) and exits 130 (143).
 `;
 
-/** The message of a failure of the flags (exit 2, naming the flag); undefined for any other failure. */
-function inputFailure(error: unknown): string | undefined {
-  return flagFailure(error)?.message;
-}
-
 /**
  * Ctrl-C (or a stop) removes the unfinished file before the process ends, so an interrupted
  * export leaves nothing behind; the exit code is the shell's for the signal.
@@ -126,7 +121,8 @@ export function buildExportCli(takeOverInterrupts: () => void): Program {
         await run(flags);
         process.exitCode = ExitCode.ok;
       } catch (error) {
-        const input = inputFailure(error);
+        // A failure of the flags (exit 2, naming the flag).
+        const input = flagFailure(error)?.message;
         // A setting, not a flag: no pointer to the flags' help under it.
         if (error instanceof SettingError) {
           process.stderr.write(`error: ${configurationProblem(error)}\n`);

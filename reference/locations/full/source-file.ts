@@ -63,7 +63,8 @@ async function beginsWith(file: string, magic: Buffer): Promise<boolean> {
   }
 }
 
-const ZIP_MAGIC = Buffer.from([0x50, 0x4b, 0x03, 0x04]);
+/** The first bytes of a zip (a release as published). */
+export const ZIP_MAGIC = Buffer.from([0x50, 0x4b, 0x03, 0x04]);
 const GZIP_MAGIC = Buffer.from([0x1f, 0x8b]);
 
 /** The CSV bytes of a release: the file itself, or the single .csv entry of a zip. */

@@ -12,6 +12,7 @@ import { projectionHealth } from '../projector/projection-health.js';
 import { projections, startProjectors } from '../projector/projectors.js';
 import { replayJobs } from '../replay/jobs.js';
 import { buildApp } from './app.js';
+import { stopJobsUnderWay } from '../admin/stop-jobs.js';
 import { prepareReferenceData } from './reference-data.js';
 import { warmLocationIndexes } from './routes/locations/warm.js';
 
@@ -56,29 +57,11 @@ const commands = commandExecutor(runtime, { projections, onLateProjection: (erro
 const replays = replayJobs(runtime);
 const exportRuns = exportJobs(runtime);
 const app = await buildApp({ runtime, logger: { level: config.logLevel }, commands, replays, ...(health && { alsoReady: { projections: () => health.check() } }) });
-const stopOwnerCommands = await serveCommandsOnOwnerSocket(runtime, commands, replays, exportRuns);
+const ownerSocket = await serveCommandsOnOwnerSocket(runtime, commands, replays, exportRuns);
 // The location indexes are built (or read from their snapshots) before listening, so the first
 // requests do not pay for them; not in an onReady hook, whose 10 s plugin timeout a full-size
 // catalog can pass on a busy machine, ending the start.
 await warmLocationIndexes(runtime, (line) => app.log.info(line));
-
-/**
- * Stops the replay and the export this process runs for its callers, as a cancel does, and waits
- * for them: closing the backends under them failed a replay half-way, leaving its replay_…
- * schemas, and could leave an export's partial file. A replay already swapping swaps (the
- * shutdown's deadline bounds the wait). Each is said in the log, as it is stopped and as it ended.
- */
-async function stopJobs() {
-  const jobs = [
-    ['replay', replays.underWay(), replays.stop()],
-    ['export', exportRuns.underWay(), exportRuns.stop()],
-  ] as const;
-  for (const [what, job] of jobs) if (job) log(`shutdown: stopping the ${what} ${job.id} under way`);
-  for (const [what, , stopped] of jobs) {
-    const job = await stopped;
-    if (job) log(`shutdown: the ${what} ${job.id} ended ${job.state}${job.error ? `: ${job.error.message}` : ''}`);
-  }
-}
 
 let stopping = false;
 async function shutdown(signal: string) {
@@ -86,12 +69,13 @@ async function shutdown(signal: string) {
   stopping = true;
   app.log.info({ signal, drain_ms: config.shutdownDrainMs }, 'shutting down');
   app.startDraining();
+  ownerSocket.refuseNewWork();
   await new Promise((resolve) => setTimeout(resolve, config.shutdownDrainMs));
   await shutDownWithin(
     [
       ['closing the HTTP server (answers under way)', () => app.close()],
-      ['closing the admin socket', () => stopOwnerCommands()],
-      ['stopping the replay or export under way', () => stopJobs()],
+      ['stopping the replay or export under way', () => stopJobsUnderWay({ replays, exports: exportRuns }, ownerSocket, log)],
+      ['closing the admin socket', () => ownerSocket.close()],
       ['stopping the projections', async () => projectors?.stop()],
       ['closing the backends (the event log flushes)', () => runtime.close()],
     ],

@@ -13,8 +13,11 @@ export interface ExportJob {
   /** What is exported, and how many of its items (events or rows) are through, of `total`. */
   progress: { what: string; done: number; total: number };
   result?: { rows: number; format: string; files: string[] };
-  /** Why it failed; with `flag` when the request was at fault (a --from past the log's end), which `message` starts with. */
-  error?: { message: string; flag?: string };
+  /**
+   * Why it failed or was cancelled; with `flag` when the request was at fault (a --from past the
+   * log's end), which `message` starts with; `service_stopped` when the service's shutdown stopped it.
+   */
+  error?: { message: string; flag?: string; service_stopped?: true };
 }
 
 /** An export is already running in this process. */
@@ -81,8 +84,8 @@ export function exportJobs(runtime: Runtime) {
           (result) => Object.assign(job, { state: 'done', result: { rows: result.rows, format: parsed.request.format, files: result.files } }),
           (error: Error) => {
             if (cancel.signal.aborted) {
-              const message = cancel.signal.reason === stopping ? SERVICE_STOPPED : 'cancelled; the unfinished file was removed';
-              return Object.assign(job, { state: 'cancelled', error: { message } });
+              const error = cancel.signal.reason === stopping ? { message: SERVICE_STOPPED, service_stopped: true } : { message: 'cancelled; the unfinished file was removed' };
+              return Object.assign(job, { state: 'cancelled', error });
             }
             // A bound the log does not have is the request's fault too, named as the CLI names it.
             return Object.assign(job, { state: 'failed', error: flagFailure(error) ?? { message: error.message } });

@@ -75,7 +75,8 @@ export async function exportThroughOwner(
     progress.stop();
   }
   if (job.state !== 'done') {
-    const { message = job.state, flag } = job.error ?? {};
+    const { message = job.state, flag, service_stopped } = job.error ?? {};
+    if (service_stopped) throw new ExportThroughOwnerError(`the export was stopped: ${message}; run it again once the service is back`, true);
     if (flag) throw new ExportInputError(flag, detailOf(message, flag));
     throw new ExportThroughOwnerError(`the export failed in the service: ${message}`, false);
   }

@@ -27,7 +27,8 @@ const runtime = await openRuntime(config, { log: (line) => logger.info(line), wa
 );
 
 let projectors: RunningProjectors | undefined;
-let stopOwnerCommands: (() => Promise<void>) | undefined;
+/** On the embedded default: the owner socket, and how to stop the replay or export it runs. */
+let ownerSocket: { stopJobs(): Promise<void>; close(): Promise<void>; refuseNewWork(): void } | undefined;
 let http: { close(): Promise<unknown> } | undefined;
 const health = projectionHealth();
 // Handlers first: a supervisor may stop the process as soon as it logs anything.
@@ -35,10 +36,12 @@ let stopping = false;
 async function shutdown() {
   if (stopping) return;
   stopping = true;
+  ownerSocket?.refuseNewWork();
   await shutDownWithin(
     [
       ['closing the HTTP port', async () => http?.close()],
-      ['closing the admin socket', async () => stopOwnerCommands?.()],
+      ['stopping the replay or export under way', async () => ownerSocket?.stopJobs()],
+      ['closing the admin socket', async () => ownerSocket?.close()],
       ['stopping the projections', async () => projectors?.stop()],
       ['closing the backends', () => runtime.close()],
     ],
@@ -79,8 +82,18 @@ health.started(projectors.lagByProjection);
 // Loaded only then: the commands take about a second to load, which would lengthen every
 // restart of a projector on Kafka and Postgres.
 if (runtime.owner) {
-  const [{ commandExecutor }, { serveCommandsOnOwnerSocket }] = await Promise.all([import('../admin/command-executor.js'), import('../admin/owner-commands.js')]);
-  stopOwnerCommands = await serveCommandsOnOwnerSocket(runtime, commandExecutor(runtime, { projections }));
+  const [{ commandExecutor }, { serveCommandsOnOwnerSocket }, { stopJobsUnderWay }, { replayJobs }, { exportJobs }] = await Promise.all([
+    import('../admin/command-executor.js'),
+    import('../admin/owner-commands.js'),
+    import('../admin/stop-jobs.js'),
+    import('../replay/jobs.js'),
+    import('../export/jobs.js'),
+  ]);
+  const jobs = { replays: replayJobs(runtime), exports: exportJobs(runtime) };
+  const socket = await serveCommandsOnOwnerSocket(runtime, commandExecutor(runtime, { projections }), jobs.replays, jobs.exports);
+  ownerSocket = { ...socket, stopJobs: () => stopJobsUnderWay(jobs, socket, (line) => logger.warn(line)) };
+  // A stop asked for while the socket was being opened.
+  if (stopping) socket.refuseNewWork();
 }
 logger.info({ event: 'started', backend: runtime.eventLog.kind }, 'projector started');
 void reportIfCaughtUp();

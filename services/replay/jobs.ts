@@ -15,8 +15,11 @@ export interface ReplayJob {
   /** Events applied of those to reach, with events/s since the start, lag and ETA. */
   progress: RebuildProgress & ReplayPace;
   report?: ReplayReport;
-  /** Why it failed; `option` when the request was at fault (an --until past the log's end). */
-  error?: { message: string; option?: string };
+  /**
+   * Why it failed or was cancelled; `option` when the request was at fault (an --until past the
+   * log's end), `service_stopped` when the service's shutdown stopped it (no cancel was asked for).
+   */
+  error?: { message: string; option?: string; service_stopped?: true };
 }
 
 /** A replay is already running in this process. */
@@ -33,8 +36,12 @@ const NOTHING_LEFT = 'before the swap: nothing was swapped and its replay schema
 /** Why a cancelled replay stopped; its job's error message. */
 const REPLAY_CANCELLED = `cancelled ${NOTHING_LEFT}`;
 
-/** Why a replay its service's shutdown stopped ended; its job's error message (the job is cancelled). */
-const SERVICE_STOPPED = `the service stopped ${NOTHING_LEFT}`;
+/** The abort of a replay its service's shutdown stopped; its message is the job's error (the job is cancelled). */
+class ServiceStoppedError extends Error {
+  constructor() {
+    super(`the service stopped ${NOTHING_LEFT}`);
+  }
+}
 
 /** A replay stopped by its caller (Ctrl-C of the CLI, or a cancel on the admin API) before its swap. */
 export class ReplayCancelledError extends Error {
@@ -98,7 +105,7 @@ export function replayJobs(runtime: Runtime) {
         (error: Error) =>
           cancel.signal.aborted && error === cancel.signal.reason
             // Said as the abort said it: a cancel asked for, or the service stopping.
-            ? Object.assign(job, { state: 'cancelled', error: { message: error.message } })
+            ? Object.assign(job, { state: 'cancelled', error: { message: error.message, ...(error instanceof ServiceStoppedError && { service_stopped: true }) } })
             : Object.assign(job, { state: 'failed', error: { message: error.message, ...(error instanceof ReplayInputError ? { option: error.option } : {}) } }),
       ).finally(() => {
         running = undefined;
@@ -126,7 +133,7 @@ export function replayJobs(runtime: Runtime) {
      */
     async stop(): Promise<ReplayJob | undefined> {
       if (!running) return undefined;
-      cancels.get(running)?.abort(new Error(SERVICE_STOPPED));
+      cancels.get(running)?.abort(new ServiceStoppedError());
       return settled;
     },
     /** The schemas replays kept here, by name, with what each holds. */

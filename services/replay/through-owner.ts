@@ -53,6 +53,9 @@ export async function replayThroughOwner(config: Config, request: ReplayRequest,
     }
     job = reply.body.data.job!;
   }
+  if (job.state === 'cancelled' && job.error?.service_stopped) {
+    throw new CommandFailedError(`the replay was stopped: ${job.error.message}; run it again once the service is back`, ExitCode.unavailable);
+  }
   if (job.state === 'cancelled') throw signal?.reason instanceof ReplayCancelledError ? signal.reason : new ReplayCancelledError('cancelled on the admin API');
   if (job.state === 'failed') {
     if (job.error?.option) throw new ReplayInputError(job.error.option, job.error.message);

@@ -16,12 +16,15 @@ export const PROJECTOR_MAIN = fileURLToPath(new URL('../services/projector/main.
 const SERVICE_SETTINGS = new Set(Object.values(settings).map((setting) => setting.name));
 
 /**
- * Node's flags for a service process: those `npm start` and `npm run projector` use (a larger
- * young generation), then BENCH_SERVICE_NODE_ARGS (e.g. --cpu-prof), so a bench measures the
- * services as they run.
+ * Node's flags for a service process: those of `npm start` (package.json; `npm run projector`
+ * has the same), then BENCH_SERVICE_NODE_ARGS (e.g. --cpu-prof), so a bench measures the services
+ * as they run.
  */
 function serviceNodeArgs(): string[] {
-  return ['--max-semi-space-size=64', ...(process.env.BENCH_SERVICE_NODE_ARGS?.split(' ').filter(Boolean) ?? [])];
+  const start = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { scripts: { start: string } }).scripts.start;
+  const flags = /^exec node ((?:--\S+ )*)--import tsx /.exec(start);
+  if (!flags) throw new Error(`the start script of package.json no longer reads "exec node [flags] --import tsx …": ${start}`);
+  return [...flags[1]!.split(' ').filter(Boolean), ...(process.env.BENCH_SERVICE_NODE_ARGS?.split(' ').filter(Boolean) ?? [])];
 }
 
 /**

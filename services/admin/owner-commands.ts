@@ -9,6 +9,8 @@ import type { CommandExecutor } from './command-executor.js';
 
 /** A job's own state on the owner socket: what its follower (the replay or export CLI) polls. */
 const JOB_STATE = /^\/(replays|exports)\/([0-9a-f-]{36})$/;
+/** How many job ids the socket remembers as followed. */
+const NOTED_JOBS = 100;
 /** A job started on the owner socket. */
 const JOB_START = /^\/(replays|exports)$/;
 
@@ -43,9 +45,13 @@ export async function serveCommandsOnOwnerSocket(
   const owner = runtime.owner;
   if (!owner) return { refuseNewWork: () => {}, finalStatesRead: async () => {}, close: async () => {} };
   let refusing = false;
-  /** Jobs started or polled here, and those of them whose final state was read here. */
+  /** Jobs started or polled here, and those of them whose final state was read here (the latest few: the registries keep 20). */
   const followed = new Set<string>();
   const finalRead = new Set<string>();
+  const note = (ids: Set<string>, id: string) => {
+    ids.add(id);
+    if (ids.size > NOTED_JOBS) ids.delete(ids.values().next().value!);
+  };
   let onFinalRead = () => {};
 
   const app = Fastify({ logger: false });
@@ -58,18 +64,18 @@ export async function serveCommandsOnOwnerSocket(
       return;
     }
     const id = state[2]!;
-    followed.add(id);
+    note(followed, id);
     // A job leaves `running` once and for all: the answer to this request carries its final state.
     const job = state[1] === 'replays' ? replays.get(id) : exports.get(id);
     if (job && job.state !== 'running') {
-      finalRead.add(id);
+      note(finalRead, id);
       onFinalRead();
     }
   });
   app.addHook('onSend', async (request, reply, payload) => {
     if (request.method === 'POST' && reply.statusCode === 202 && JOB_START.test(request.url) && typeof payload === 'string') {
       const id = (JSON.parse(payload) as { data?: { job?: { id?: string } } }).data?.job?.id;
-      if (id) followed.add(id);
+      if (id) note(followed, id);
     }
     return payload;
   });

@@ -7,12 +7,12 @@ import { shutDownWithin } from '../../platform/shutdown.js';
 import { exitOnStartupFailure } from '../../platform/startup.js';
 import { commandExecutor } from '../admin/command-executor.js';
 import { serveCommandsOnOwnerSocket } from '../admin/owner-commands.js';
+import { stopJobsUnderWay } from '../admin/stop-jobs.js';
 import { exportJobs } from '../export/jobs.js';
 import { projectionHealth } from '../projector/projection-health.js';
 import { projections, startProjectors } from '../projector/projectors.js';
 import { replayJobs } from '../replay/jobs.js';
 import { buildApp } from './app.js';
-import { stopJobsUnderWay } from '../admin/stop-jobs.js';
 import { prepareReferenceData } from './reference-data.js';
 import { warmLocationIndexes } from './routes/locations/warm.js';
 

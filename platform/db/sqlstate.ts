@@ -4,6 +4,8 @@ export const SQLSTATE = {
   undefinedTable: '42P01',
   /** lock_timeout passed (or NOWAIT found the lock taken). */
   lockNotAvailable: '55P03',
+  /** The statement was cancelled (pg_cancel_backend, statement_timeout). */
+  queryCanceled: '57014',
 } as const;
 
 /** Whether `error` is a Postgres error of this SQLSTATE. */

@@ -73,15 +73,20 @@ export async function createReplaySchema(db: Db, live: string, schema: string, t
  * Runs the index statements createReplaySchema deferred, one transaction each, with room to sort
  * in memory (Postgres' default of 64 MB spills to disk past a few hundred thousand rows), on
  * INDEX_BUILD_LANES connections at once: one large table's index need not wait for the others.
+ * Once `signal` is aborted no further one is started.
  */
-export async function buildIndexes(db: Db, statements: string[]): Promise<void> {
+export async function buildIndexes(db: Db, statements: string[], signal?: AbortSignal): Promise<void> {
   const waiting = [...statements];
   const lane = async () => {
-    for (let statement = waiting.shift(); statement !== undefined; statement = waiting.shift()) {
+    for (let statement = waiting.shift(); statement !== undefined && !signal?.aborted; statement = waiting.shift()) {
       const sql = statement;
       await db.transaction(async (tx) => {
         await tx.query(`SET LOCAL maintenance_work_mem = '${INDEX_BUILD_MEMORY}'`);
         await tx.query(sql);
+      }).catch((error: unknown) => {
+        // The other lane takes no further statement: the replay is failing (or cancelled) already.
+        waiting.length = 0;
+        throw error;
       });
     }
   };

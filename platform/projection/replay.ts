@@ -1,5 +1,6 @@
 import { PAST_DEADLINE, withinDeadline } from '../async/deadline.js';
 import { untilAborted } from '../async/until-aborted.js';
+import { cancelledWith } from './cancel-statements.js';
 import type { Db } from '../db/db.js';
 import { watchDatabaseAnswers } from '../db/unanswered-database.js';
 import { BackendUnavailableError } from '../startup.js';
@@ -148,7 +149,9 @@ async function replayWatched(db: Db, eventLog: EventLog, options: ReplayOptions,
   // Not on the embedded database: it runs one statement at a time, and one index build over a
   // whole table would hold the service's every request for its length; rows keep their indexes
   // up to date a batch at a time there.
-  const deferredIndexes = await answered(createReplaySchema(db, live, schema, tableNames, { deferIndexes: db.engine !== 'pglite', running: true })).catch(async (error: unknown) => {
+  // It waits for the live tables' locks: as long as a long statement holds one.
+  const creation = () => createReplaySchema(db, live, schema, tableNames, { deferIndexes: db.engine !== 'pglite', running: true });
+  const deferredIndexes = await answered(cancelledWith(db, [schema], options.signal, creation)).catch(async (error: unknown) => {
     // A failed creation rolled back; one the database left unanswered may have committed.
     if (error === watch.unanswered.reason) await dropAfterFailure(db, [schema], error, options.signal, watch.limitMs);
     throw error;
@@ -256,6 +259,8 @@ async function rebuildInto(
   // A cancel, or a database that stopped answering, stops the wait for the log.
   const stopped = signal ? AbortSignal.any([signal, watch.unanswered]) : watch.unanswered;
   const reach = (target: Positions) => untilAborted(rebuild.reach(target), stopped);
+  /** A step of long statements (a whole table copied, indexed or checksummed), cut short by a cancel (not the swap: it is carried through). */
+  const cancellable = <T>(step: () => Promise<T>) => answered(cancelledWith(db, [schema], signal, step));
   /** A schema the statement under way creates: left unanswered, its commit may have gone through all the same. */
   let creating: string | undefined;
   // Its consumers wait for the batches under way, which a database that stopped answering never ends.
@@ -270,33 +275,33 @@ async function rebuildInto(
     if (plan) {
       await reach(plan.bounds);
       announce('building indexes');
-      await answered(buildIndexes(db, deferredIndexes));
-      await answered(analyzeTables(db, schema, tableNames));
+      await cancellable(() => buildIndexes(db, deferredIndexes, signal));
+      await cancellable(() => analyzeTables(db, schema, tableNames));
       signal?.throwIfAborted();
       rebuiltAt = performance.now();
       positions = plan.bounds;
       reports = [];
       announce('checksumming');
-      for (const { projection, table } of tables) reports.push({ projection, table, rebuilt: await answered(tableChecksum(db, table, schema, db.engine === 'pglite')) });
+      for (const { projection, table } of tables) reports.push({ projection, table, rebuilt: await cancellable(() => tableChecksum(db, table, schema, db.engine === 'pglite')) });
     } else {
       // Most of the work: up to where the live read models stood at the start.
       await reach(await answered(positionsIn(db, live, names)));
       creating = copy;
-      positions = await answered(snapshotLive(db, live, copy, tableNames, names));
+      positions = await cancellable(() => snapshotLive(db, live, copy, tableNames, names));
       creating = undefined;
       // Only now: a failed snapshot rolled its schema back, and a drop of it would fail.
       created.push(copy);
       await reach(positions);
       announce('building indexes');
-      await answered(buildIndexes(db, deferredIndexes));
-      await answered(analyzeTables(db, schema, tableNames));
+      await cancellable(() => buildIndexes(db, deferredIndexes, signal));
+      await cancellable(() => analyzeTables(db, schema, tableNames));
       signal?.throwIfAborted();
       rebuiltAt = performance.now();
       if (!samePositions(positions, await answered(positionsIn(db, schema, names)))) {
         throw new Error('the live read models moved back during the replay (another replay swapped them?); run it again');
       }
       announce('comparing');
-      reports = await answered(compareTables(db, tables, copy, schema, options.keys ?? 10, signal));
+      reports = await cancellable(() => compareTables(db, tables, copy, schema, options.keys ?? 10, signal));
       // The last moment a cancel stops it.
       signal?.throwIfAborted();
       if (options.swap) {

@@ -124,6 +124,70 @@ describe('cancelling a replay', () => {
     }
   });
 
+  /** A session of the test's own holding ACCESS EXCLUSIVE locks on the live ledger tables until `release`. */
+  async function lockTheLiveLedger() {
+    const session = new pg.Client({ connectionString: t.database.url });
+    await session.connect();
+    const pid = (await session.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
+    await session.query('BEGIN');
+    await session.query(`LOCK TABLE ${ledgerProjection.tables.join(', ')} IN ACCESS EXCLUSIVE MODE`);
+    return {
+      pid,
+      async release() {
+        await session.query('ROLLBACK');
+        await session.end();
+      },
+    };
+  }
+
+  /** Whether a statement matching `query` (a LIKE pattern) waits on a lock the session `holder` holds. */
+  const waitsOn = async (holder: number, query: string) =>
+    (await t.runtime.db.query('SELECT 1 FROM pg_stat_activity WHERE $1 = ANY(pg_blocking_pids(pid)) AND query LIKE $2', [holder, query])).rows.length > 0;
+
+  // A statement of the replay's (a table copied, an index built, a lock waited for) can take
+  // minutes on a large read model: a cancel that waited for it outlived the service's 10 s
+  // shutdown deadline, which left the replay's schemas. Here each waits on a lock the test keeps.
+  it('a cancel cuts short the statement the replay waits on (creating its tables beside locked live ones): it ends at once, nothing left', async () => {
+    const lock = await lockTheLiveLedger();
+    const stop = new AbortController();
+    try {
+      const replaying = replay(t.runtime.db, t.runtime.eventLog, { projections: [ledgerProjection], signal: stop.signal });
+      replaying.catch(() => {});
+      await waitFor(() => waitsOn(lock.pid, '%(LIKE %'), { what: 'the replay to wait on the locked live tables' });
+      const reason = new Error('stopped by the test');
+      stop.abort(reason);
+      // The lock is still held: the replay ended without waiting for it.
+      await expect(replaying).rejects.toBe(reason);
+      expect(await replaySchemas()).toEqual([]);
+    } finally {
+      await lock.release();
+    }
+  });
+
+  it('a cancel cuts short the copy of the live tables the replay compares with: it ends at once, its schemas dropped', async () => {
+    let hold: Awaited<ReturnType<typeof holdTheLog>> | undefined = await holdTheLog();
+    let lock: Awaited<ReturnType<typeof lockTheLiveLedger>> | undefined;
+    const stop = new AbortController();
+    try {
+      const replaying = replay(t.runtime.db, t.runtime.eventLog, { projections: [ledgerProjection], signal: stop.signal });
+      replaying.catch(() => {});
+      // Its tables are created; it waits for the log. Then the live tables are locked, and the
+      // log let go: once rebuilt to the live positions the replay copies the live tables.
+      await waitFor(async () => (await replaySchemas()).length > 0, { what: 'the replay schema' });
+      lock = await lockTheLiveLedger();
+      await hold.release();
+      hold = undefined;
+      await waitFor(() => waitsOn(lock!.pid, '%AS TABLE%'), { what: 'the copy of the live tables to wait on their locks' });
+      const reason = new Error('stopped by the test');
+      stop.abort(reason);
+      await expect(replaying).rejects.toBe(reason);
+      expect(await replaySchemas()).toEqual([]);
+    } finally {
+      await lock?.release();
+      await hold?.release();
+    }
+  });
+
   it('Ctrl-C while the replay is still loading (its first seconds) exits 130 saying it created nothing, not silently', async () => {
     const replaying = startServiceProcess('services/replay/cli.ts', env, ['--projection', 'ledger', '--swap'], heldImportArgs('pg'));
     await replaying.waitForLine((line) => line === heldImportLine('pg'));

@@ -28,9 +28,10 @@ export async function cancelledWith<T>(db: Db, schemas: readonly string[], signa
   if (!signal || db.engine !== 'postgres') return work();
   signal.throwIfAborted();
   let again: NodeJS.Timeout | undefined;
+  let cancelling: Promise<void> = Promise.resolve();
   // Again every CANCEL_AGAIN_MS: a work of several statements may be between two at the abort.
   const cancel = () => {
-    void cancelStatementsNaming(db, schemas).catch(() => {});
+    cancelling = cancelStatementsNaming(db, schemas).catch(() => {});
     again = setTimeout(cancel, CANCEL_AGAIN_MS);
   };
   signal.addEventListener('abort', cancel, { once: true });
@@ -41,6 +42,8 @@ export async function cancelledWith<T>(db: Db, schemas: readonly string[], signa
   } finally {
     signal.removeEventListener('abort', cancel);
     clearTimeout(again);
+    // Not left to run later: it would cancel the clean-up's DROP SCHEMA, which names the schemas too.
+    await cancelling;
   }
 }
 

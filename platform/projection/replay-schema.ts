@@ -90,7 +90,10 @@ export async function buildIndexes(db: Db, statements: string[], signal?: AbortS
       });
     }
   };
-  await Promise.all(Array.from({ length: INDEX_BUILD_LANES }, lane));
+  // Settled only once both lanes have stopped: a cancel goes on cancelling until then.
+  const lanes = await Promise.allSettled(Array.from({ length: INDEX_BUILD_LANES }, lane));
+  const failed = lanes.find((outcome) => outcome.status === 'rejected');
+  if (failed) throw failed.reason;
 }
 
 /**

@@ -83,24 +83,39 @@ describe('stopping the jobs a service runs for the CLIs on its owner socket', ()
     await socket.close();
   }
 
-  it('a replay the shutdown stops: the CLI reads that the service stopped it (exit 4), no schema is left, and no new job is taken meanwhile', async () => {
+  /**
+   * Starts `follow` (a CLI's following of its job) on a fresh socket with the database held; once
+   * `underWay` says the job runs, shuts down (and runs `meanwhile`), then lets the database go.
+   * Resolves with what the follower threw once the shutdown has ended.
+   */
+  async function followedThroughShutdown(follow: () => Promise<unknown>, underWay: () => unknown, meanwhile: () => Promise<void> = async () => {}) {
     await serve();
     const release = await holdDatabase();
     let following: Promise<unknown>;
     let stopping: Promise<void>;
     try {
-      following = replayThroughOwner(config, { projections: ['ledger'] }, () => {}).catch((error: unknown) => error);
-      await waitFor(() => replays.underWay(), { what: 'the replay to start in the service' });
+      following = follow().catch((error: unknown) => error);
+      await waitFor(underWay, { what: 'the job to start in the service' });
       stopping = shutDown();
-      // Asked once the shutdown began: refused, while the job's own state is still answered.
-      const refused = await startOwnerJob(config.dataDir, '/replays', { projections: ['ledger'] });
-      expect(refused).toMatchObject({ refusal: { status: 503, body: { code: 'SHUTTING_DOWN' } } });
-      expect((await ownerJobCalls(config.dataDir)('GET', `/replays/${replays.underWay()!.id}`)).status).toBe(200);
+      await meanwhile();
     } finally {
       await release();
     }
     await stopping!;
-    const error = await following!;
+    return following!;
+  }
+
+  it('a replay the shutdown stops: the CLI reads that the service stopped it (exit 4), no schema is left, and no new job is taken meanwhile', async () => {
+    const error = await followedThroughShutdown(
+      () => replayThroughOwner(config, { projections: ['ledger'] }, () => {}),
+      () => replays.underWay(),
+      async () => {
+        // Asked once the shutdown began: refused, while the job's own state is still answered.
+        const refused = await startOwnerJob(config.dataDir, '/replays', { projections: ['ledger'] });
+        expect(refused).toMatchObject({ refusal: { status: 503, body: { code: 'SHUTTING_DOWN' } } });
+        expect((await ownerJobCalls(config.dataDir)('GET', `/replays/${replays.underWay()!.id}`)).status).toBe(200);
+      },
+    );
     expect(error).toMatchObject({
       exitCode: ExitCode.unavailable,
       message: 'the replay was stopped: the service stopped before the swap: nothing was swapped and its replay schemas were dropped; run it again once the service is back',
@@ -111,19 +126,10 @@ describe('stopping the jobs a service runs for the CLIs on its owner socket', ()
   });
 
   it('an export the shutdown stops: the CLI reads that the service stopped it (unavailable, exit 4), and no file is left', async () => {
-    await serve();
-    const release = await holdDatabase();
-    let following: Promise<unknown>;
-    let stopping: Promise<void>;
-    try {
-      following = exportThroughOwner(config, { readModel: 'conversions', format: 'csv', out: join(out, 'conversions.csv') }, silentProgress, () => {}).catch((error: unknown) => error);
-      await waitFor(() => exports.underWay(), { what: 'the export to start in the service' });
-      stopping = shutDown();
-    } finally {
-      await release();
-    }
-    await stopping!;
-    const error = await following!;
+    const error = await followedThroughShutdown(
+      () => exportThroughOwner(config, { readModel: 'conversions', format: 'csv', out: join(out, 'conversions.csv') }, silentProgress, () => {}),
+      () => exports.underWay(),
+    );
     expect(error).toBeInstanceOf(ExportThroughOwnerError);
     expect(error).toMatchObject({ unavailable: true, message: 'the export was stopped: the service stopped; the unfinished file was removed; run it again once the service is back' });
     expect(readdirSync(out)).toEqual([]);

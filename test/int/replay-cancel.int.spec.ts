@@ -12,6 +12,8 @@ import { createTestApp, testEnvironment, type TestRuntime } from '../support/app
 import { startServiceProcess } from '../support/child-process.js';
 import { heldImportArgs, heldImportLine } from '../support/held-import.js';
 import { postbackEvents } from '../support/postback-events.js';
+import { blockedBy } from '../support/blocked-by.js';
+import { holdLock } from '../support/held-lock.js';
 import { waitFor } from '../support/wait-for.js';
 
 type App = Awaited<ReturnType<typeof createTestApp>>['app'];
@@ -124,25 +126,8 @@ describe('cancelling a replay', () => {
     }
   });
 
-  /** A session of the test's own holding ACCESS EXCLUSIVE locks on the live ledger tables until `release`. */
-  async function lockTheLiveLedger() {
-    const session = new pg.Client({ connectionString: t.database.url });
-    await session.connect();
-    const pid = (await session.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
-    await session.query('BEGIN');
-    await session.query(`LOCK TABLE ${ledgerProjection.tables.join(', ')} IN ACCESS EXCLUSIVE MODE`);
-    return {
-      pid,
-      async release() {
-        await session.query('ROLLBACK');
-        await session.end();
-      },
-    };
-  }
-
-  /** Whether a statement matching `query` (a LIKE pattern) waits on a lock the session `holder` holds. */
-  const waitsOn = async (holder: number, query: string) =>
-    (await t.runtime.db.query('SELECT 1 FROM pg_stat_activity WHERE $1 = ANY(pg_blocking_pids(pid)) AND query LIKE $2', [holder, query])).rows.length > 0;
+  /** Holds ACCESS EXCLUSIVE locks on the live ledger tables until `release`. */
+  const lockTheLiveLedger = () => holdLock(t.database.url, `LOCK TABLE ${ledgerProjection.tables.join(', ')} IN ACCESS EXCLUSIVE MODE`);
 
   // A statement of the replay's (a table copied, an index built, a lock waited for) can take
   // minutes on a large read model: a cancel that waited for it outlived the service's 10 s
@@ -153,7 +138,7 @@ describe('cancelling a replay', () => {
     try {
       const replaying = replay(t.runtime.db, t.runtime.eventLog, { projections: [ledgerProjection], signal: stop.signal });
       replaying.catch(() => {});
-      await waitFor(() => waitsOn(lock.pid, '%(LIKE %'), { what: 'the replay to wait on the locked live tables' });
+      await waitFor(() => blockedBy(t.runtime.db, lock.pid, '%(LIKE %'), { what: 'the replay to wait on the locked live tables' });
       const reason = new Error('stopped by the test');
       stop.abort(reason);
       // The lock is still held: the replay ended without waiting for it.
@@ -177,7 +162,7 @@ describe('cancelling a replay', () => {
       lock = await lockTheLiveLedger();
       await hold.release();
       hold = undefined;
-      await waitFor(() => waitsOn(lock!.pid, '%AS TABLE%'), { what: 'the copy of the live tables to wait on their locks' });
+      await waitFor(() => blockedBy(t.runtime.db, lock!.pid, '%AS TABLE%'), { what: 'the copy of the live tables to wait on their locks' });
       const reason = new Error('stopped by the test');
       stop.abort(reason);
       await expect(replaying).rejects.toBe(reason);

@@ -1,4 +1,3 @@
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { awaitCaughtUp } from '../../platform/projection/catch-up.js';
 import { tableChecksum } from '../../platform/projection/checksum.js';
@@ -6,6 +5,7 @@ import { dropSchemas } from '../../platform/projection/replay-schema.js';
 import { ledgerProjection } from '../../projections/ledger/projection.js';
 import { createTestRuntime, testEnvironment, type TestRuntime } from '../support/app.js';
 import { blockedBy } from '../support/blocked-by.js';
+import { holdLock } from '../support/held-lock.js';
 import { postbackEvents } from '../support/postback-events.js';
 import { startApi, type ApiProcess } from '../support/service-processes.js';
 import { waitFor } from '../support/wait-for.js';
@@ -32,22 +32,6 @@ describe('stopping the API while it runs a replay', () => {
   const ledger = async () => Promise.all(ledgerProjection.tables.map((table) => tableChecksum(t.runtime.db, table)));
   const liveTableIds = async () =>
     (await t.runtime.db.query<{ id: string }>('SELECT to_regclass(name)::oid::text AS id FROM unnest($1::text[]) AS name', [ledgerProjection.tables])).rows.map((row) => row.id);
-
-  /** A session of the test's own that holds `lock` (run in its transaction) until `release`. */
-  async function holding(lock: string) {
-    const session = new pg.Client({ connectionString: t.database.url });
-    await session.connect();
-    const pid = (await session.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
-    await session.query('BEGIN');
-    await session.query(lock);
-    return {
-      pid,
-      async release() {
-        await session.query('ROLLBACK');
-        await session.end();
-      },
-    };
-  }
 
   async function startReplay(body: Record<string, unknown>): Promise<string> {
     const response = await fetch(`${api!.url}/admin/replays`, {
@@ -96,7 +80,7 @@ describe('stopping the API while it runs a replay', () => {
     await awaitCaughtUp(t.runtime, [ledgerProjection], 60_000);
     const before = await ledger();
     // The replay's first step creates its tables LIKE the live ones, which waits for this lock.
-    const held = await holding(`LOCK TABLE ${ledgerProjection.tables.join(', ')} IN ACCESS EXCLUSIVE MODE`);
+    const held = await holdLock(t.database.url, `LOCK TABLE ${ledgerProjection.tables.join(', ')} IN ACCESS EXCLUSIVE MODE`);
     const id = await startReplay({ projections: ['ledger'], swap: true });
     const code = await stopWhileHeld(held, id, '%(LIKE %');
     try {
@@ -118,7 +102,7 @@ describe('stopping the API while it runs a replay', () => {
     const liveBefore = await liveTableIds();
     // The swap locks the live projector's offset rows first (each of its attempts waits for them);
     // the replay's earlier steps only read them.
-    const held = await holding("SELECT * FROM projection_offsets WHERE projection = 'ledger' FOR UPDATE");
+    const held = await holdLock(t.database.url, "SELECT * FROM projection_offsets WHERE projection = 'ledger' FOR UPDATE");
     const id = await startReplay({ projections: ['ledger'], swap: true });
     const code = await stopWhileHeld(held, id, '%FOR UPDATE%');
     try {

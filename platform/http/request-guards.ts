@@ -22,10 +22,11 @@ export const requestGuards = fp(async (app: FastifyInstance) => {
     // idle kept-alive ones a client may be writing a request on right now. close() later ends them.
     if (app.server.listening) Server.prototype.close.call(app.server);
   });
+  app.decorateRequest('keepsConnectionWhileDraining', false);
   app.addHook('onSend', async (request, reply) => {
     // Some answers quote what was sent (an unknown path, a field): no browser may read them as anything but their type.
     reply.header('x-content-type-options', 'nosniff');
-    if (draining || asksToUpgrade(request.raw)) reply.header('connection', 'close');
+    if ((draining && !request.keepsConnectionWhileDraining) || asksToUpgrade(request.raw)) reply.header('connection', 'close');
   });
   // Fastify stops routing new work once close() starts; requests still arriving on kept-alive
   // connections are told to retry (elsewhere) and their connection closes.
@@ -147,5 +148,12 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** Starts the drain before close (requestGuards): answers go on, each closing its connection. */
     startDraining(): void;
+  }
+  interface FastifyRequest {
+    /**
+     * Set by a route whose caller must come back on the same connection during the drain, which
+     * takes no new one: the poll of a job the shutdown is about to stop (job-followers.ts).
+     */
+    keepsConnectionWhileDraining: boolean;
   }
 }

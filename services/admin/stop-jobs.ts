@@ -1,6 +1,6 @@
-import type { OwnerSocket } from './owner-commands.js';
 import type { ExportJobs } from '../export/jobs.js';
 import type { ReplayJobs } from '../replay/jobs.js';
+import type { JobFollowers } from './job-followers.js';
 
 /** How long a stopped job's follower has to read how it ended; the replay and export CLIs poll every 250 ms. */
 const FOLLOWER_READ_MS = 1_000;
@@ -10,12 +10,13 @@ const FOLLOWER_READ_MS = 1_000;
  * does, and waits for them. Closing the backends under them failed a replay half-way, leaving its
  * replay_… schemas, and could leave an export's partial file. A replay already swapping swaps (the
  * shutdown's deadline bounds the wait). Each is said in the log, as it is stopped and as it ended.
- * The owner socket stays open until a CLI following a stopped job has read how it ended, so the
- * CLI says the service stopped its job (and that nothing was left) rather than that the service
- * vanished; it answers nothing else by then (refuseNewWork, called when the shutdown began).
+ * Run while the admin API and the owner socket still answer: they close only once a caller
+ * following a stopped job has read how it ended (job-followers.ts), so the CLI or an operator's
+ * script says the service stopped its job (and that nothing was left) rather than that the
+ * service vanished. No new job is taken from here on.
  */
-export async function stopJobsUnderWay(jobs: { replays: ReplayJobs; exports: ExportJobs }, ownerSocket: OwnerSocket, log: (line: string) => void): Promise<void> {
-  ownerSocket.refuseNewWork();
+export async function stopJobsUnderWay(jobs: { replays: ReplayJobs; exports: ExportJobs; followers: JobFollowers }, log: (line: string) => void): Promise<void> {
+  jobs.followers.refuseNewJobs();
   const stopping = [
     ['replay', jobs.replays.underWay(), jobs.replays.stop()],
     ['export', jobs.exports.underWay(), jobs.exports.stop()],
@@ -28,5 +29,5 @@ export async function stopJobsUnderWay(jobs: { replays: ReplayJobs; exports: Exp
     ended.push(job.id);
     log(`shutdown: the ${what} ${job.id} ended ${job.state}${job.error ? `: ${job.error.message}` : ''}`);
   }
-  await ownerSocket.finalStatesRead(ended, FOLLOWER_READ_MS);
+  await jobs.followers.finalStatesRead(ended, FOLLOWER_READ_MS);
 }

@@ -14,6 +14,7 @@ import { requestGuards } from '../../platform/http/request-guards.js';
 import type { Runtime } from '../../platform/runtime.js';
 import { commandExecutor, type CommandExecutor } from '../admin/command-executor.js';
 import { replayJobs, type ReplayJobs } from '../replay/jobs.js';
+import type { JobFollowers } from '../admin/job-followers.js';
 import { openApiDocument } from './openapi/plugin.js';
 import { TAG } from './openapi/tags.js';
 import { openPostbackRefusals, type PostbackRefusals } from './postback-refusals.js';
@@ -41,6 +42,8 @@ export interface AppOptions {
   commands?: CommandExecutor;
   /** Runs the admin API's replays; shared with the owner socket so one process runs one at a time. */
   replays?: ReplayJobs;
+  /** Who follows those replays, for the shutdown (services/admin/job-followers.ts). */
+  followers?: JobFollowers;
   /** Where postbacks refused before the log are kept for the operator page; by default from the configuration. */
   postbackRefusals?: PostbackRefusals;
   /** Readiness checks besides the backends' (the inline projectors'). */
@@ -48,7 +51,7 @@ export interface AppOptions {
 }
 
 /** Wires the API: shared plugins first, then the route plugins (folder name = URL prefix). */
-export async function buildApp({ runtime, logger = false, commands, replays, postbackRefusals, alsoReady }: AppOptions): Promise<FastifyInstance> {
+export async function buildApp({ runtime, logger = false, commands, replays, followers, postbackRefusals, alsoReady }: AppOptions): Promise<FastifyInstance> {
   const refusals = postbackRefusals ?? openPostbackRefusals(runtime);
   const linkPrefix = linkRoutePrefix(runtime.config.linkBase);
   const parserRefusals = keptParserRefusals(refusals);
@@ -118,6 +121,7 @@ export async function buildApp({ runtime, logger = false, commands, replays, pos
       throttle,
       commands: commands ?? commandExecutor(runtime, { projections: [] }),
       replays: replays ?? replayJobs(runtime),
+      followers,
       prefix: '/admin',
     });
     await app.register(adminPages, { runtime, token: adminToken, sessions, refusals, throttle, prefix: '/admin' });

@@ -8,6 +8,7 @@ import { exitOnStartupFailure } from '../../platform/startup.js';
 import { commandExecutor } from '../admin/command-executor.js';
 import { serveCommandsOnOwnerSocket } from '../admin/owner-commands.js';
 import { stopJobsUnderWay } from '../admin/stop-jobs.js';
+import { jobFollowers } from '../admin/job-followers.js';
 import { exportJobs } from '../export/jobs.js';
 import { projectionHealth } from '../projector/projection-health.js';
 import { projections, startProjectors } from '../projector/projectors.js';
@@ -53,11 +54,11 @@ const projectors = health
 if (health && projectors) health.started(projectors.lagByProjection);
 const commands = commandExecutor(runtime, { projections, onLateProjection: (error) => logger.warn(`admin command: ${error.message}`) });
 // One replay registry for the admin API and the owner socket (one replay at a time per process);
-// exports are served on the owner socket only. Both are here so the shutdown can stop their jobs.
-const replays = replayJobs(runtime);
-const exportRuns = exportJobs(runtime);
-const app = await buildApp({ runtime, logger: { level: config.logLevel }, commands, replays, ...(health && { alsoReady: { projections: () => health.check() } }) });
-const ownerSocket = await serveCommandsOnOwnerSocket(runtime, commands, replays, exportRuns);
+// exports are served on the owner socket only. Both are here so the shutdown can stop their jobs,
+// and tell when their followers on either have read how they ended.
+const jobs = { replays: replayJobs(runtime), exports: exportJobs(runtime), followers: jobFollowers() };
+const app = await buildApp({ runtime, logger: { level: config.logLevel }, commands, replays: jobs.replays, followers: jobs.followers, ...(health && { alsoReady: { projections: () => health.check() } }) });
+const ownerSocket = await serveCommandsOnOwnerSocket(runtime, commands, jobs);
 // The location indexes are built (or read from their snapshots) before listening, so the first
 // requests do not pay for them; not in an onReady hook, whose 10 s plugin timeout a full-size
 // catalog can pass on a busy machine, ending the start.
@@ -70,11 +71,13 @@ async function shutdown(signal: string) {
   app.log.info({ signal, drain_ms: config.shutdownDrainMs }, 'shutting down');
   app.startDraining();
   ownerSocket.refuseNewWork();
+  jobs.followers.refuseNewJobs();
   await new Promise((resolve) => setTimeout(resolve, config.shutdownDrainMs));
   await shutDownWithin(
     [
+      // Before the HTTP server and the socket close, so that a caller following a job reads how it ended.
+      ['stopping the replay or export under way', () => stopJobsUnderWay(jobs, log)],
       ['closing the HTTP server (answers under way)', () => app.close()],
-      ['stopping the replay or export under way', () => stopJobsUnderWay({ replays, exports: exportRuns }, ownerSocket, log)],
       ['closing the admin socket', () => ownerSocket.close()],
       ['stopping the projections', async () => projectors?.stop()],
       ['closing the backends (the event log flushes)', () => runtime.close()],

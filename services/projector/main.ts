@@ -82,16 +82,17 @@ health.started(projectors.lagByProjection);
 // Loaded only then: the commands take about a second to load, which would lengthen every
 // restart of a projector on Kafka and Postgres.
 if (runtime.owner) {
-  const [{ commandExecutor }, { serveCommandsOnOwnerSocket }, { stopJobsUnderWay }, { replayJobs }, { exportJobs }] = await Promise.all([
+  const [{ commandExecutor }, { serveCommandsOnOwnerSocket }, { stopJobsUnderWay }, { jobFollowers }, { replayJobs }, { exportJobs }] = await Promise.all([
     import('../admin/command-executor.js'),
     import('../admin/owner-commands.js'),
     import('../admin/stop-jobs.js'),
+    import('../admin/job-followers.js'),
     import('../replay/jobs.js'),
     import('../export/jobs.js'),
   ]);
-  const jobs = { replays: replayJobs(runtime), exports: exportJobs(runtime) };
-  const socket = await serveCommandsOnOwnerSocket(runtime, commandExecutor(runtime, { projections }), jobs.replays, jobs.exports);
-  ownerSocket = { ...socket, stopJobs: () => stopJobsUnderWay(jobs, socket, (line) => logger.warn(line)) };
+  const jobs = { replays: replayJobs(runtime), exports: exportJobs(runtime), followers: jobFollowers() };
+  const socket = await serveCommandsOnOwnerSocket(runtime, commandExecutor(runtime, { projections }), jobs);
+  ownerSocket = { ...socket, stopJobs: () => stopJobsUnderWay(jobs, (line) => logger.warn(line)) };
   // A stop asked for while the socket was being opened.
   if (stopping) socket.refuseNewWork();
 }

@@ -9,6 +9,7 @@ import { openRuntime, type Runtime } from '../../platform/runtime.js';
 import { ExitCode } from '../../platform/startup.js';
 import { ledgerProjection } from '../../projections/ledger/projection.js';
 import { commandExecutor } from '../../services/admin/command-executor.js';
+import { jobFollowers, type JobFollowers } from '../../services/admin/job-followers.js';
 import { serveCommandsOnOwnerSocket, type OwnerSocket } from '../../services/admin/owner-commands.js';
 import { stopJobsUnderWay } from '../../services/admin/stop-jobs.js';
 import { exportJobs, type ExportJobs } from '../../services/export/jobs.js';
@@ -36,6 +37,7 @@ describe('stopping the jobs a service runs for the CLIs on its owner socket', ()
   let projectors: RunningProjectors;
   let replays: ReplayJobs;
   let exports: ExportJobs;
+  let followers: JobFollowers;
   let socket: OwnerSocket;
   const logged: string[] = [];
 
@@ -58,7 +60,8 @@ describe('stopping the jobs a service runs for the CLIs on its owner socket', ()
   async function serve() {
     replays = replayJobs(runtime);
     exports = exportJobs(runtime);
-    socket = await serveCommandsOnOwnerSocket(runtime, commandExecutor(runtime, { projections }), replays, exports);
+    followers = jobFollowers();
+    socket = await serveCommandsOnOwnerSocket(runtime, commandExecutor(runtime, { projections }), { replays, exports, followers });
   }
 
   /** Holds every statement of the embedded database until the returned function is called. */
@@ -77,9 +80,10 @@ describe('stopping the jobs a service runs for the CLIs on its owner socket', ()
     };
   }
 
-  /** The service's shutdown as far as the socket: stop the jobs, then close it. */
+  /** The service's shutdown as far as the socket: refuse new work, stop the jobs, then close it. */
   async function shutDown() {
-    await stopJobsUnderWay({ replays, exports }, socket, (line) => logged.push(line));
+    socket.refuseNewWork();
+    await stopJobsUnderWay({ replays, exports, followers }, (line) => logged.push(line));
     await socket.close();
   }
 

@@ -20,7 +20,9 @@ const PROCESS_TESTS_MS = 180_000;
  * listed as a partial, stale replay). Now the shutdown stops it as a cancel does, or lets a swap
  * under way finish, and exits 0 with nothing left. The replay is held on a lock the test's own
  * session takes, and let go only once the shutdown has reached the step that stops the replay:
- * let go earlier, the replay could finish on its own during the shutdown's first steps.
+ * let go earlier, the replay could finish on its own during the shutdown's first steps. An
+ * operator following the replay on the admin API reads how it ended: the HTTP server closes only
+ * after that (it closed first, and the follower lost the service instead).
  */
 describe('stopping the API while it runs a replay', () => {
   let t: TestRuntime;
@@ -42,6 +44,26 @@ describe('stopping the API while it runs a replay', () => {
     const text = await response.text();
     expect(response.status, text).toBe(202);
     return (JSON.parse(text) as { data: { job: { id: string } } }).data.job.id;
+  }
+
+  /**
+   * An operator's script following its replay on the admin API, as the replay CLI does on the
+   * owner socket: polls its state (on a kept-alive connection, as fetch does) until it is no
+   * longer running. Resolves with the last state read, or with what ended the polling (the
+   * service no longer answering).
+   */
+  async function follow(id: string): Promise<{ job?: { state: string; error?: Record<string, unknown> }; failure?: unknown }> {
+    for (;;) {
+      let job;
+      try {
+        const response = await fetch(`${api!.url}/admin/replays/${id}`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+        job = ((await response.json()) as { data: { job?: { state: string } } }).data.job;
+      } catch (failure) {
+        return { failure };
+      }
+      if (job?.state !== 'running') return { job };
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
   }
 
   /**
@@ -82,9 +104,12 @@ describe('stopping the API while it runs a replay', () => {
     // The replay's first step creates its tables LIKE the live ones, which waits for this lock.
     const held = await holdLock(t.database.url, `LOCK TABLE ${ledgerProjection.tables.join(', ')} IN ACCESS EXCLUSIVE MODE`);
     const id = await startReplay({ projections: ['ledger'], swap: true });
+    const following = follow(id);
     const code = await stopWhileHeld(held, id, '%(LIKE %');
     try {
       expect(code, api.output()).toBe(0);
+      // Its follower read how it ended before the HTTP server closed.
+      expect(await following).toEqual({ job: expect.objectContaining({ state: 'cancelled', error: expect.objectContaining({ service_stopped: true }) }) });
       expect(api.output()).toContain(
         `shutdown: the replay ${id} ended cancelled: the service stopped before the swap: nothing was swapped and its replay schemas were dropped`,
       );

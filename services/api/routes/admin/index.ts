@@ -8,6 +8,7 @@ import { ReadModelsBehindError } from '../../../../platform/projection/catch-up.
 import type { CommandExecutor } from '../../../admin/command-executor.js';
 import type { ExportJobs } from '../../../export/jobs.js';
 import type { ReplayJobs } from '../../../replay/jobs.js';
+import type { JobFollowers } from '../../../admin/job-followers.js';
 import { exportRoutes } from './exports.js';
 import { judgeToken } from '../../../../platform/http/token-throttle.js';
 import type { AdminTokenThrottle } from './token-throttle.js';
@@ -23,6 +24,8 @@ export interface AdminRouteOptions {
   replays?: ReplayJobs;
   /** Exports run by this process (`/exports`; the owner socket only). */
   exports?: ExportJobs;
+  /** Who follows the replays and exports, for the shutdown (job-followers.ts). */
+  followers?: JobFollowers;
   /** Wrong tokens counted per client (the API port; the owner's local socket has no clients to tell apart). */
   throttle?: AdminTokenThrottle;
 }
@@ -82,6 +85,6 @@ export async function adminRoutes(app: FastifyInstance, options: AdminRouteOptio
     }
   });
 
-  if (options.replays) await app.register(replayRoutes, { replays: options.replays });
-  if (options.exports) await app.register(exportRoutes, { exports: options.exports });
+  if (options.replays) await app.register(replayRoutes, { replays: options.replays, followers: options.followers });
+  if (options.exports) await app.register(exportRoutes, { exports: options.exports, followers: options.followers });
 }

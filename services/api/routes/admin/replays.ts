@@ -7,6 +7,7 @@ import { ReplayInputError } from '../../../../platform/projection/point-in-time.
 import { ReplayBusyError, type ReplayJobs } from '../../../replay/jobs.js';
 import { SchemaInUseError } from '../../../replay/kept.js';
 import { CANONICAL_UUID } from '../../../../platform/ids/uuid-text.js';
+import type { JobFollowers } from '../../../admin/job-followers.js';
 
 /** A replay job's id (randomUUID), as the path parameter's pattern. */
 const JOB_ID = CANONICAL_UUID.source;
@@ -15,12 +16,16 @@ const JOB_ID = CANONICAL_UUID.source;
  * Replays on the admin API (behind the admin routes' token): POST starts one (202 with the job),
  * GET follows it (progress, then the report), DELETE cancels it (unless it is already swapping:
  * then it ends swapped; follow it until it is no longer running). Not a command: a replay appends no event, it
- * rebuilds read models beside the live ones (README, "Analysts").
+ * rebuilds read models beside the live ones (README, "Analysts"). `followers` learns who follows
+ * which job, for the service's shutdown (job-followers.ts).
  */
-export async function replayRoutes(app: FastifyInstance, options: { replays: ReplayJobs }) {
+export async function replayRoutes(app: FastifyInstance, options: { replays: ReplayJobs; followers?: JobFollowers }) {
   app.post('/replays', { schema: { hide: true } }, async (request, reply) => {
+    options.followers?.admitNewJob();
     try {
-      return reply.code(202).send(success({ job: await options.replays.start(request.body ?? {}) }));
+      const job = await options.replays.start(request.body ?? {});
+      options.followers?.started(job.id);
+      return reply.code(202).send(success({ job }));
     } catch (error) {
       if (error instanceof ReplayInputError) throw badRequest(`${error.option}: ${error.message}`, { field: error.option });
       if (error instanceof ReplayBusyError) throw new ApiError(409, 'REPLAY_RUNNING', error.message);
@@ -53,6 +58,9 @@ export async function replayRoutes(app: FastifyInstance, options: { replays: Rep
   app.get(`/replays/:id(${JOB_ID})`, { schema: { hide: true } }, async (request) => {
     const job = options.replays.get((request.params as { id: string }).id);
     if (!job) throw notFound('no such replay here');
+    options.followers?.polled(job);
+    // A shutdown takes no new connection: its follower reads how it ended on this one.
+    request.keepsConnectionWhileDraining = job.state === 'running';
     return success({ job });
   });
 

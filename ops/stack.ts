@@ -26,6 +26,7 @@ import {
   type ManagedProcess,
 } from './processes.js';
 import { registryAnswers, registryProcess, startRegistry } from './registry.js';
+import { reportUnexpectedFailures } from '../platform/cli/unexpected-failure.js';
 
 export type Log = (line: string) => void;
 
@@ -280,6 +281,7 @@ Postgres and Redis; down: stops what up started; status: says what answers; env:
 environment without starting anything.`;
 
 if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) {
+  reportUnexpectedFailures();
   if (process.argv.includes('--help') || process.argv.includes('-h')) {
     process.stdout.write(`${STACK_USAGE}\n`);
     process.exit(0);

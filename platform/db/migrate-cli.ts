@@ -4,6 +4,9 @@ import { openDatabase } from '../runtime.js';
 import { ExitCode, describeFailure, exitOnStartupFailure, printable } from '../startup.js';
 import { migrate } from './migrate.js';
 import { isDatabaseUnavailable } from './unavailable.js';
+import { reportUnexpectedFailures } from '../cli/unexpected-failure.js';
+
+reportUnexpectedFailures();
 
 /** `npm run migrate`: applies pending migrations to the configured database (start-up does the same). */
 smallCliArgs({

@@ -4,6 +4,9 @@ import { loadConfigOrExit } from '../../platform/config/config.js';
 import { exitUnlessThereIsADatabase, openDatabase } from '../../platform/runtime.js';
 import { ExitCode, exitOnStartupFailure } from '../../platform/startup.js';
 import { verifyFailure, verifyLedger } from './verify.js';
+import { reportUnexpectedFailures } from '../../platform/cli/unexpected-failure.js';
+
+reportUnexpectedFailures();
 
 const ABOUT = `
 Checks, per partition of the postbacks topic, that every decision follows the previous one

@@ -8,6 +8,9 @@ import { exitOnParseError, helpPointer } from '../../platform/cli/parse-errors.j
 import { ExitCode, describeFailure } from '../../platform/startup.js';
 import { ZIP_MAGIC } from './full/source-file.js';
 import { SOURCE_HEADER } from './geo-target-row.js';
+import { reportUnexpectedFailures } from '../../platform/cli/unexpected-failure.js';
+
+reportUnexpectedFailures();
 
 /** The release protocol v1.0 pins as its FULL catalog. */
 const PINNED_RELEASE_DATE = '2026-08-12';

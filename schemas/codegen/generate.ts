@@ -4,6 +4,7 @@ import { listSchemaFiles, schemasRoot } from '../files.js';
 import { renderTypes } from './typescript.js';
 import { helpPointer } from '../../platform/cli/parse-errors.js';
 import { readVersions, renderVersions, unreadableByPrevious, unreadableVersions, unrecordedSchemas, versionsPath, withCurrentVersions } from './versions.js';
+import { reportUnexpectedFailures } from '../../platform/cli/unexpected-failure.js';
 
 /**
  * `generate` writes schemas/generated/events.ts and records each changed schema as a new version
@@ -32,6 +33,7 @@ function compatible(files: ReturnType<typeof listSchemaFiles>, versions: ReturnT
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
+  reportUnexpectedFailures();
   if (process.argv.includes('--help') || process.argv.includes('-h')) {
     process.stdout.write(
       'usage: npm run schemas:generate | npm run schemas:check\ngenerate writes schemas/generated/events.ts (TypeScript types of the Avro schemas in schemas/) and records a changed schema as a new version of its type in schemas/versions.json; check exits 1 when either is stale. Both exit 1 when a schema cannot read events written with an earlier version of its type, or a type recorded there has no file any more, and warn when the version before cannot read events of the current one.\n',

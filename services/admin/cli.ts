@@ -13,6 +13,7 @@ import { holdsEmbeddedDatabase } from '../../platform/runtime.js';
 import { BackendUnavailableError, ExitCode } from '../../platform/startup.js';
 import { flagName, flagSyntax, inputFromFlags, parseJson } from './cli-options.js';
 import { CommandFailedError, runAdminCommandAnywhere } from './command-gateway.js';
+import { reportUnexpectedFailures } from '../../platform/cli/unexpected-failure.js';
 
 /** Exit codes: 0 done, 1 unexpected failure, 2 invalid input, 3 a referenced record is missing, 4 a backend is unavailable. */
 export { ExitCode };
@@ -112,5 +113,6 @@ export function buildCli(): Program {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
+  reportUnexpectedFailures();
   await buildCli().parseAsync(process.argv);
 }

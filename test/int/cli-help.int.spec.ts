@@ -2,13 +2,9 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ownLines, runCli } from '../support/cli.js';
+import { npmScripts, ownLines, runCli } from '../support/cli.js';
 
-/** Every `npm run` script that starts a program of the project: its entry file and the arguments the script gives it (package.json). */
-const scripts = Object.entries((JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: Record<string, string> }).scripts).flatMap(([name, line]) => {
-  const found = /(?:^|\s)(?:tsx|--import tsx) ([\w/.-]+\.ts)((?: [\w:-]+)*)$/.exec(line);
-  return found ? [{ name, entry: found[1]!, args: found[2]!.trim().split(' ').filter((arg) => arg !== '') }] : [];
-});
+const scripts = npmScripts();
 
 /** Those whose arguments go through platform/cli/small-cli.ts. */
 const STRICT = ['start', 'projector', 'bench', 'geo:load', 'geo:coverage', 'geo:export-legacy', 'migrate'];

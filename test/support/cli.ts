@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { entryArgs, track } from './child-process.js';
 
 export interface CliResult {
@@ -48,3 +49,12 @@ export function printed(result: CliResult): Record<string, string> {
 
 /** The lines a failed command wrote that are its own (not npm's or Node's warnings). */
 export const ownLines = (stderr: string) => stderr.split('\n').filter((line) => line.trim() !== '' && !/^npm warn|ExperimentalWarning|--trace-warnings/.test(line));
+
+/** Every `npm run` script that starts a program of the project: its entry file and the arguments the script gives it (package.json). */
+export function npmScripts(): { name: string; entry: string; args: string[] }[] {
+  const { scripts } = JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: Record<string, string> };
+  return Object.entries(scripts).flatMap(([name, line]) => {
+    const found = /(?:^|\s)(?:tsx|--import tsx) ([\w/.-]+\.ts)((?: [\w:-]+)*)$/.exec(line);
+    return found ? [{ name, entry: found[1]!, args: found[2]!.trim().split(' ').filter((arg) => arg !== '') }] : [];
+  });
+}

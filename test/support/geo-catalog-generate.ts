@@ -3,6 +3,9 @@ import { join, resolve } from 'node:path';
 import { Command } from 'commander';
 import { exitOnParseError, helpPointer } from '../../platform/cli/parse-errors.js';
 import { generateGeoCatalog, writeGeoCatalog } from './geo-catalog-generator.js';
+import { reportUnexpectedFailures } from '../../platform/cli/unexpected-failure.js';
+
+reportUnexpectedFailures();
 
 /** `npm run geo:generate [-- --dir <folder>] [--scale 1] [--seed n]`: writes the synthetic full-size catalog. */
 const options = new Command('geo:generate')

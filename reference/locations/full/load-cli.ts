@@ -10,6 +10,9 @@ import { loadFullCatalog } from './loader.js';
 import { barProgress, logProgress } from './progress.js';
 import { CatalogFileError, missingFileMessage } from './source-file.js';
 import { targetingOutsideRelease } from './targeting-gaps.js';
+import { reportUnexpectedFailures } from '../../../platform/cli/unexpected-failure.js';
+
+reportUnexpectedFailures();
 
 /**
  * `npm run geo:load -- <file>`: loads a geo-target release (zip or CSV) into the configured database

@@ -6,6 +6,9 @@ import { registryRows } from './build.js';
 import { coverageMarkdown, coverageReport } from './coverage.js';
 import { commandSourceRows } from './source-input.js';
 import { loadSubdivisions } from './subdivisions.js';
+import { reportUnexpectedFailures } from '../../../platform/cli/unexpected-failure.js';
+
+reportUnexpectedFailures();
 
 /**
  * `npm run geo:coverage [-- file]`: external-code coverage of the LEGACY registry per country.

@@ -5,6 +5,9 @@ import { smallCliArgs } from '../../../platform/cli/small-cli.js';
 import { deriveRegistry } from './derive.js';
 import { commandSourceRows } from './source-input.js';
 import { toJsonLines } from './static-export.js';
+import { reportUnexpectedFailures } from '../../../platform/cli/unexpected-failure.js';
+
+reportUnexpectedFailures();
 
 /**
  * `npm run geo:export-legacy [-- file] [--out path]`: writes the static LEGACY registry (JSON

@@ -15,6 +15,9 @@ import { seedServing } from './serving.js';
 import { progressBars, seededRandom, seedSize, type SeedContext } from './seed-context.js';
 import { ADVISORY_LOCK_KEYS } from '../../../platform/db/advisory-locks.js';
 import { idleInTransactionAtMost } from '../../../platform/db/postgres.js';
+import { reportUnexpectedFailures } from '../../../platform/cli/unexpected-failure.js';
+
+reportUnexpectedFailures();
 
 /**
  * `npm run seed -- --offers 10000`: a realistic data set built through the same events the admin

@@ -238,6 +238,16 @@ describe('GET /v1/locations/search (LEGACY)', () => {
     expect(ca).toEqual(['Canada', 'California', 'Cabo Verde']);
   });
 
+  it('matches the country code of every entry, as FULL does, after the entries whose names hold it', async () => {
+    const ae = (await ok('/v1/locations/search?q=AE&limit=50')).data.locations as { location_id: string; name: string; country_code: string }[];
+    expect(ae[0]!.location_id).toBe('2784');
+    // The registry's cities of the United Arab Emirates come last, in browse order (by name).
+    expect(ae.slice(-5).map((location) => location.location_id)).toEqual(['1000010', '1000011', '1000012', '1000013', '1000014']);
+    expect(ae.slice(1, -5).every((location) => /ae/i.test(location.name) || location.country_code !== 'AE')).toBe(true);
+    // Narrowed to the country: its own entries only (its country entry by the alias, then the rest).
+    expect((await ok('/v1/locations/search?q=AE&country=AE')).data.locations.map((location: { location_id: string }) => location.location_id)).toEqual(['2784', '1000010', '1000011', '1000012', '1000013', '1000014']);
+  });
+
   it('ranks exact, name prefix, word prefix, substring; ties by level then name', async () => {
     // Name matches first; then the entries matched by their canonical name only (New South Wales' cities).
     const wales = (await ok('/v1/locations/search?q=wales')).data.locations as { name: string; canonical_name: string; level: string }[];

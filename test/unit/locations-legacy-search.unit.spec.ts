@@ -26,10 +26,11 @@ const index = new RegistryIndex([
 const ids = (query: string | undefined, limit = 20) => rank(index.ordered, query, limit).locations.map((location) => location.id);
 
 describe('LEGACY search ranking', () => {
-  it('ranks exact id or code, then name prefix, then word prefix, then substring; ties by level, name, id', () => {
+  it('ranks exact id or code, then name prefix, then word prefix, then substring, then country code; ties by level, name, id', () => {
     expect(ids('san jose')).toEqual(['5', '1', '2']);
     expect(ids('jose')).toEqual(['3', '5', '2', '1', '4']);
-    expect(ids('ca')).toEqual(['2124', '21137', '6']);
+    // Canada by its code, names starting with "ca", then the rest of Canada's entries.
+    expect(ids('ca')).toEqual(['2124', '21137', '6', '20121', '5']);
     expect(ids('US-CA')).toEqual(['21137']);
     expect(ids('usca')).toEqual(['21137']);
     expect(ids('21180')).toEqual(['21180']);
@@ -46,6 +47,15 @@ describe('LEGACY search ranking', () => {
     expect(ids(' 21180 ')).toEqual(['21180']);
   });
 
+  it('matches a country code as FULL does: every entry of that country, after those whose names hold it, within the narrowing', () => {
+    expect(ids('us')).toEqual(['2840', '21137', '21180', '3', '2', '1', '4']);
+    expect(rankAll(index, 'us', 20).locations.map((location) => location.id)).toEqual(ids('us'));
+    expect(rankAll(index, 'us', 20, (location) => location.level === 'CITY', { country: 'US', levels: new Set(['CITY']) }).locations.map((location) => location.id)).toEqual(['3', '2', '1', '4']);
+    expect(rankAll(index, 'us', 20, (location) => location.countryCode === 'CA', { country: 'CA' }).locations).toEqual([]);
+    // Resolve's city text matches names (and codes), not the country's entries by its code.
+    expect(rank(index.ordered, 'us', 20, () => true, false).locations.map((location) => location.id)).toEqual(['2840']);
+  });
+
   it('browses in level, name, id order without a query and reports more pages', () => {
     expect(ids(undefined, 3)).toEqual(['2124', '2840', '21137']);
     expect(rank(index.ordered, undefined, 3).hasMore).toBe(true);
@@ -58,7 +68,7 @@ describe('LEGACY search ranking', () => {
       fc.pre(folded !== '');
       const { locations } = rank(index.ordered, query, limit);
       expect(locations.length).toBeLessThanOrEqual(limit);
-      for (const location of locations) expect(location.folded.includes(folded) || location.aliases.includes(folded)).toBe(true);
+      for (const location of locations) expect(location.folded.includes(folded) || location.aliases.includes(folded) || location.countryCode === folded.toUpperCase()).toBe(true);
     }));
   });
 

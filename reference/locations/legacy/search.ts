@@ -4,11 +4,12 @@ import { LEVEL_WEIGHT, LEVELS, type Level } from './source-row.js';
 
 /**
  * Ranking tiers of LEGACY search (README.md, "Search"): exact id or code, name prefix, word
- * prefix, substring; word prefix and substring look at the name and the canonical name, each on
- * its own. Candidates arrive in browse order (level weight, folded name, name, id), so each tier
- * stays in that order and the tie-break needs no second sort.
+ * prefix, substring, then the entry's country code (as FULL matches it: every entry of that
+ * country, after those whose names hold `q`); word prefix and substring look at the name and the
+ * canonical name, each on its own. Candidates arrive in browse order (level weight, folded name,
+ * name, id), so each tier stays in that order and the tie-break needs no second sort.
  */
-const MatchTier = { EXACT: 0, PREFIX: 1, WORD_PREFIX: 2, SUBSTRING: 3 } as const;
+const MatchTier = { EXACT: 0, PREFIX: 1, WORD_PREFIX: 2, SUBSTRING: 3, COUNTRY: 4 } as const;
 export type MatchTier = (typeof MatchTier)[keyof typeof MatchTier];
 
 /**
@@ -19,11 +20,14 @@ function tierOf(location: IndexedLocation, foldedQuery: string, canonical = true
   if (foldedQuery === location.id || (location.aliases.length > 0 && location.aliases.includes(foldedQuery))) return MatchTier.EXACT;
   // Every other tier is a substring match: one search rules most locations out.
   const text = canonical ? location.text : location.spaced;
-  if (!text.includes(foldedQuery)) return undefined;
+  if (!text.includes(foldedQuery)) return canonical && countryCodeOf(foldedQuery) === location.countryCode ? MatchTier.COUNTRY : undefined;
   if (location.folded.startsWith(foldedQuery)) return MatchTier.PREFIX;
   if (text.includes(` ${foldedQuery}`)) return MatchTier.WORD_PREFIX;
   return MatchTier.SUBSTRING;
 }
+
+/** The country code a folded query may be (two letters), or undefined. */
+const countryCodeOf = (foldedQuery: string) => (/^[a-z]{2}$/.test(foldedQuery) ? foldedQuery.toUpperCase() : undefined);
 
 export interface Ranked {
   locations: IndexedLocation[];
@@ -53,7 +57,7 @@ export function rank(
     return { locations: locations.slice(0, limit), hasMore: locations.length > limit };
   }
   const folded = foldText(query);
-  const tiers: IndexedLocation[][] = [[], [], [], []];
+  const tiers: IndexedLocation[][] = [[], [], [], [], []];
   for (const location of candidates) {
     const tier = tierOf(location, folded, canonical);
     // A tier never needs more than limit + 1 entries: anything after them is not returned.
@@ -156,6 +160,20 @@ export function rankAll(
       }
     } else {
       scanSegments(folded, inside);
+    }
+  }
+  // COUNTRY: the entries of the country whose code q is, but for those taken above (their names hold q).
+  const code = countryCodeOf(folded);
+  const group = code === undefined || (narrowing.country !== undefined && narrowing.country !== code) ? undefined : index.countryGroups.get(code);
+  if (!full() && group !== undefined) {
+    const country = text.groupScope(group);
+    for (const segment of segments) {
+      const [from, to] = text.segmentPositions(country, segment);
+      for (let k = from; k < to && !full(); k++) {
+        const location = ordered[text.rowAt(country, k)]!;
+        if (!location.text.includes(folded)) take(location);
+      }
+      if (full()) break;
     }
   }
   return { locations: found.slice(0, limit), hasMore: found.length > limit };

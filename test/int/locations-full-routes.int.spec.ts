@@ -196,7 +196,10 @@ describe('with the real excerpt loaded', () => {
       const { body } = await search('q=cal&country=US&limit=3');
       expect(ids(body)).toEqual(['21137', '9061213', '9061240']); // California, then its neighborhoods by canonical name
       expect(ids((await search('q=new&target_types=State,Province')).body)).toEqual(['20116', '21163', '21164', '21165', '20035', '21167', '20117']);
-      expect(ids((await search('q=new&target_types=state')).body)).toEqual([]);
+      // In any letter case, as the reference's examples write them (`postal code`, `city`); still the raw types only.
+      expect(ids((await search('q=new&target_types=state,PROVINCE')).body)).toEqual(['20116', '21163', '21164', '21165', '20035', '21167', '20117']);
+      expect(ids((await search('q=new&target_types=region')).body)).not.toContain('20116');
+      expect(ids((await search('q=new&target_types=sta')).body)).toEqual([]);
       // country narrows the results (it is not an id): one no active location has narrows them to none.
       const unknown = await search('q=cal&country=ZZ');
       expect(unknown.status).toBe(200);

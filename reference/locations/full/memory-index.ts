@@ -318,6 +318,17 @@ export class FullIndex {
   }
 
   /** Row of an active location id (any digit string, compared as a number), or undefined. */
+  /**
+   * A raw target type as the release spells it, for a `target_types` value given in any letter
+   * case (the reference's examples write `postal code`, `city`; the release has `Postal Code`,
+   * `City`); a type the release does not have comes back as given (it matches nothing).
+   */
+  releaseTargetType(type: string): string {
+    if (this.types.find(type) !== undefined) return type;
+    const folded = type.toLowerCase();
+    return this.types.values.find((value) => value.toLowerCase() === folded) ?? type;
+  }
+
   rowOf(id: string): number | undefined {
     if (!/^[0-9]+$/.test(id) || !fitsBigint(id)) return undefined;
     return this.rowById.find(id) ?? this.rowById.find(canonicalId(id));

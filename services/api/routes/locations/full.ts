@@ -85,11 +85,13 @@ function cursorPosition(current: CurrentRelease, key: string, cursor: string | u
 
 export async function search(context: LocationContext, query: LocationQuery): Promise<Buffer> {
   assertAllowedParameters(query, SEARCH_PARAMETERS, SEARCH_LEGACY_ONLY);
-  const constraints = searchConstraints(query);
+  const given = searchConstraints(query);
   const limit = integerParam(query, 'limit', { min: 1, max: 50, fallback: 20 });
   const cursor = nonEmpty(query, 'cursor', 'leave it out for the first page');
   const extra = localeExtra(query);
   let index = await catalog(context);
+  // Target types as the release spells them, whatever the letter case given (`city` is `City`).
+  const constraints = { ...given, targetTypes: given.targetTypes && [...new Set(given.targetTypes.map((type) => index.releaseTargetType(type)))].sort() };
   const key = constraintsKey({ ...constraints });
   let after: CursorPosition | undefined;
   try {

@@ -151,7 +151,7 @@ export const searchSchema = {
       q: Type.Optional(Type.String({ pattern: '\\S', description: 'case-insensitive text, not blank; FULL requires it unless parent_location_id is given' })),
       parent_location_id: Type.Optional(locationId('direct-child browsing')),
       country: Type.Optional(Type.String({ pattern: COUNTRY })),
-      target_types: Type.Optional(Type.String({ description: 'FULL only: comma-separated raw source types' })),
+      target_types: Type.Optional(Type.String({ description: 'FULL only: comma-separated raw source types, in any letter case (Postal Code, City; not levels)' })),
       subdivision_code: Type.Optional(Type.String({ pattern: '\\S', description: 'LEGACY only: ISO 3166-2, CLDR or provider short code' })),
       subdivision_code_type: subdivisionCodeType,
       levels: Type.Optional(Type.String({ description: 'LEGACY only: comma-separated subset of COUNTRY, REGION, CITY' })),

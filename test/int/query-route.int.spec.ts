@@ -182,14 +182,18 @@ describe('serving a card', () => {
     }
   });
 
-  it('the shared sandbox key serves sandbox cards for the default application, whatever X-SVC-Test says', async () => {
+  it('the shared sandbox key serves sandbox cards for the default application, whatever X-SVC-Test says: anonymously without placement_id, or through the default placement named', async () => {
     for (const headers of [bearer(k.sandbox), bearer(k.sandbox, { 'x-svc-test': 'true' })]) {
-      const { status, body } = await query(t.app, { limit: 2 }, headers);
-      expect(status).toBe(200);
-      const rows = await projectedServes(t.runtime, cardsOf(body).map((card) => card.offer_instance_id));
-      expect(rows).toHaveLength(2);
-      for (const row of rows) expect(row).toMatchObject({ environment: 'sandbox', application_id: id.houseApp, placement_id: id.housePlacement, anonymous: false });
+      for (const [body, anonymous] of [[{ limit: 2 }, true], [{ limit: 2, placement_id: id.housePlacement }, false]] as const) {
+        const answer = await query(t.app, body, headers);
+        expect(answer.status).toBe(200);
+        const rows = await projectedServes(t.runtime, cardsOf(answer.body).map((card) => card.offer_instance_id));
+        expect(rows).toHaveLength(2);
+        for (const row of rows) expect(row).toMatchObject({ environment: 'sandbox', application_id: id.houseApp, placement_id: id.housePlacement, anonymous });
+      }
     }
+    // Another application's placement is not the sandbox's.
+    expect((await query(t.app, { placement_id: id.placement }, bearer(k.sandbox))).status).toBe(404);
   });
 
   it('offers of the categories in context.categories come first, above better-paying ones', async () => {
@@ -249,19 +253,20 @@ describe('serving a card', () => {
     expect(nullBody.json()).toMatchObject({ code: 'BAD_REQUEST', extra: { field: '(body)' } });
   });
 
-  it('with ANONYMOUS_QUERY=off a Query without placement_id is 401, with a Live key or without; a key with its placement and the sandbox key still serve', async () => {
+  it('with ANONYMOUS_QUERY=off a Query without placement_id is 401, with a key (the sandbox key too) or without; a key with its placement still serves', async () => {
     const off = await buildApp({ runtime: { ...t.runtime, config: { ...t.runtime.config, anonymousQuery: 'off' } } });
     try {
       const before = await servesEnd();
-      for (const headers of [{}, bearer(k.live)]) {
+      // Rule 3 of the instance route: served anonymously where anonymous mode is available, otherwise rejected with 401.
+      for (const headers of [{}, bearer(k.live), bearer(k.sandbox)]) {
         const anonymous = await query(off, {}, headers);
         expect(anonymous.status).toBe(401);
         expect(anonymous.body).toEqual({ code: 'UNAUTHORIZED', message: expect.stringContaining('anonymous Query is off'), data: {}, extra: {} });
       }
       expect(await servesEnd()).toBe(before);
       expect((await query(off, { placement_id: id.placement }, bearer(k.live))).status).toBe(200);
-      // The sandbox key is a credential, not anonymity: its serves go through the default placement all the same.
-      const sandbox = await query(off, { limit: 1 }, bearer(k.sandbox));
+      // The sandbox key naming the default placement is not anonymous: it serves.
+      const sandbox = await query(off, { limit: 1, placement_id: id.housePlacement }, bearer(k.sandbox));
       expect(sandbox.status).toBe(200);
       expect(await projectedServes(t.runtime, cardsOf(sandbox.body).map((card) => card.offer_instance_id))).toMatchObject([
         { environment: 'sandbox', application_id: id.houseApp, placement_id: id.housePlacement, anonymous: false },

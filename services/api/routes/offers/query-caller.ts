@@ -64,8 +64,10 @@ async function checkPlacement(runtime: Runtime, caches: ReadCaches, applicationI
  * - Live key: live serve; with `X-SVC-Test: true` 401 ENV_MISMATCH.
  * - Test key: test serve, only with `X-SVC-Test: true`; without it 401 ENV_MISMATCH (a test
  *   credential in a live request is an environment mistake, not a bad key).
- * - The shared sandbox key: sandbox serve for the default application, through the default
- *   placement (403 APPLICATION_NOT_SERVING when none is designated); `X-SVC-Test` does not matter.
+ * - The shared sandbox key: sandbox serve for the default application; `X-SVC-Test` does not
+ *   matter. Without `placement_id` it is the anonymous Query of rule 3 in the sandbox (401 when
+ *   anonymous Query is unavailable, as for any key); with the default placement's id it serves
+ *   whatever ANONYMOUS_QUERY says (403 APPLICATION_NOT_SERVING when no default is designated).
  * - No key: live; `X-SVC-Test: true` without a key is 401 ENV_MISMATCH.
  * - Unknown, revoked or malformed key: 401 UNAUTHORIZED.
  * Placements come through `caches`, emptied by every accounts commit; keys through `lookupKey`
@@ -96,11 +98,11 @@ export async function resolveQueryCaller(
     case 'revoked':
       throw unauthorized('API key revoked');
     case 'sandbox': {
+      if (placementId === undefined) return anonymousCaller(runtime, caches, 'sandbox', 'without placement_id a Query is served anonymously, but ');
       const fallback = await defaultApplication(runtime, caches);
       if (!fallback) throw forbidden('APPLICATION_NOT_SERVING', 'the sandbox has no default application to serve through');
       checkAccount(fallback.developer_status, fallback.application_status);
-      const placement = placementId === undefined ? fallback.placement_id : await checkPlacement(runtime, caches, fallback.application_id, placementId);
-      return { application_id: fallback.application_id, placement_id: placement, environment: 'sandbox', anonymous: false };
+      return { application_id: fallback.application_id, placement_id: await checkPlacement(runtime, caches, fallback.application_id, placementId), environment: 'sandbox', anonymous: false };
     }
     case 'live':
     case 'test': {

@@ -2,23 +2,53 @@
 export const STOPS = [['SIGINT', 130], ['SIGTERM', 143]] as const;
 
 /**
+ * One Ctrl-C in a terminal reaches the command two or three times at once: the terminal signals
+ * its whole foreground group (npm, tsx and node), and npm and tsx each pass theirs on to their
+ * child. Signals of one kind this close together are one press.
+ */
+const ONE_PRESS_MS = 500;
+
+/**
+ * Calls `press` once per Ctrl-C (or stop) however many copies of its signal arrive, with how many
+ * presses of that signal came before it (0 for the first). The listeners stay: a copy arriving
+ * while the first press is handled is not left to Node's default, which ended the process
+ * without a word.
+ */
+export function onInterruptPresses(press: (signal: NodeJS.Signals, before: number) => void): void {
+  for (const [signal] of STOPS) {
+    let last = -Infinity;
+    let presses = 0;
+    process.on(signal, () => {
+      const now = performance.now();
+      const copy = now - last < ONE_PRESS_MS;
+      last = now;
+      if (copy) return;
+      press(signal, presses);
+      presses += 1;
+    });
+  }
+}
+
+/**
  * On Ctrl-C or a stop: `say` (which may clean up first) tells what the interruption left; its line
  * goes to stderr as a failure line (`error: ` first, as every command's), on a line of its own
  * with the cursor shown again on a terminal (a progress bar hides it), and the process ends with
- * the shell's code for the signal.
+ * the shell's code for the signal. Further presses meanwhile change nothing.
  */
 export function onInterrupt(say: (signal: NodeJS.Signals) => string | Promise<string>): void {
-  for (const [signal, code] of STOPS) {
-    process.once(signal, () => {
-      void Promise.resolve()
-        .then(() => say(signal))
-        .catch((error: unknown) => `interrupted (${signal}): ${(error as Error).message}`)
-        .then((line) => {
-          process.stderr.write(`${process.stderr.isTTY ? '\x1b[?25h\n' : ''}error: ${line}\n`);
-          process.exit(code);
-        });
-    });
-  }
+  let saying = false;
+  onInterruptPresses((signal) => {
+    if (saying) return;
+    saying = true;
+    const code = STOPS.find(([stop]) => stop === signal)![1];
+    void Promise.resolve()
+      .then(() => say(signal))
+      .catch((error: unknown) => `interrupted (${signal}): ${(error as Error).message}`)
+      .then((line) => {
+        process.stderr.write(`${process.stderr.isTTY ? '\x1b[?25h\n' : ''}error: ${line}\n`);
+        process.exit(code);
+      });
+  });
 }
 
 /**

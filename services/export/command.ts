@@ -36,25 +36,42 @@ runs inside the service (it goes on answering). Exit codes: 0 done, 2 invalid fl
 Ctrl-C (SIGTERM) removes the unfinished file (FILE.partial) and exits 130 (143).
 `;
 
+/** How long Ctrl-C waits for the export it stops to end (a write to a disk or pipe that does not take it may never). */
+const STOP_WAIT_MS = 2_000;
+
 /**
- * Ctrl-C (or a stop) removes the unfinished file before the process ends, so an interrupted
- * export leaves nothing behind; the exit code is the shell's for the signal.
+ * Ctrl-C (or a stop) stops the export, here or in the service, and removes the unfinished file
+ * before the process ends, so an interrupted export leaves nothing behind; the exit code is the
+ * shell's for the signal. The export is waited for (briefly): one that was already moving its
+ * file into place when the signal came completes it, and is then said to be complete, never
+ * "nothing was written" beside a file that is there.
  */
-function removePartialOnInterrupt(out: string, cancelInService: () => Promise<boolean>) {
+function removePartialOnInterrupt(out: string, stop: () => Promise<boolean>) {
   onInterrupt(async (signal) => {
-    // The service may have completed the file just before the cancel reached it.
-    if (await cancelInService().catch(() => false)) return `export interrupted (${signal}) after the service had finished it: ${out} is complete`;
+    if (await stop().catch(() => false)) return `export interrupted (${signal}) after it had finished: ${out} is complete`;
     removeUnfinished(out);
     return `export interrupted (${signal}); nothing was written at ${out}`;
   });
 }
 
+/** Whether `exporting` completed its file, once it has settled or STOP_WAIT_MS have passed (false then). */
+async function completed(exporting: Promise<unknown> | undefined): Promise<boolean> {
+  if (!exporting) return false;
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), STOP_WAIT_MS)));
+  try {
+    return await Promise.race([exporting.then(() => true, () => false), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 async function run(flags: ExportFlags) {
   // Relative to the folder the command was run in, as the user typed it (npm run starts in the project's).
   const parsed = parseExportFlags(flags.out === undefined || flags.out === '' ? flags : { ...flags, out: fromCallerFolder(flags.out) });
-  /** Cancels the export the service runs for this command, once it runs one. */
-  let cancelInService = async () => false;
-  removePartialOnInterrupt(parsed.request.out, () => cancelInService());
+  /** Stops the export (here, or the one the service runs for this command) and says whether it had completed its file. */
+  let stop = async () => false;
+  removePartialOnInterrupt(parsed.request.out, () => stop());
   // Exports need the database and the log; Redis only serves the API.
   const config = { ...loadConfig(), redisUrl: undefined };
   exitUnlessThereIsADatabase(config, 'export', 'nothing to export', { onlyTheLog: flags.topic !== undefined });
@@ -66,21 +83,29 @@ async function run(flags: ExportFlags) {
     if (!(error instanceof DataDirBusyError && error.owner?.role === 'service')) throw error;
     // On the embedded default only the service may open DATA_DIR: it runs the export and goes on answering.
     process.stderr.write(`exporting inside the service that owns DATA_DIR (pid ${error.owner.pid}); it goes on answering meanwhile\n`);
-    const result = await exportThroughOwner(config, { ...flags, out: parsed.request.out }, barProgress(), (cancel) => (cancelInService = cancel));
+    const result = await exportThroughOwner(config, { ...flags, out: parsed.request.out }, barProgress(), (cancel) => (stop = cancel));
     process.stdout.write(`${JSON.stringify(result)}\n`);
     return;
   }
   // On Postgres, the database it reads (a read model, or the log it holds) may stop answering altogether.
   const readsTheDatabase = parsed.kind === 'read_model' || runtime.eventLog.kind === 'embedded';
   const watch = watchDatabaseAnswers(runtime.db, readsTheDatabase ? config.databaseUnansweredMs : 0, 'check that Postgres answers there, then run the export again (the unfinished file was removed: nothing was kept)');
+  const interrupt = new AbortController();
+  const signal = AbortSignal.any([watch.signal, interrupt.signal]);
   try {
     const exported =
       parsed.kind === 'events'
-        ? exportEvents(runtime.eventLog, { ...parsed.request, topicPrefix: config.topicPrefix }, barProgress(), watch.signal)
-        : exportReadModel(runtime.db, parsed.request, barProgress(), watch.signal);
+        ? exportEvents(runtime.eventLog, { ...parsed.request, topicPrefix: config.topicPrefix }, barProgress(), signal)
+        : exportReadModel(runtime.db, parsed.request, barProgress(), signal);
+    stop = () => {
+      interrupt.abort(new Error('interrupted'));
+      return completed(exported);
+    };
     const result = await untilAborted(exported, watch.signal);
     process.stdout.write(`${JSON.stringify({ rows: result.rows, format: parsed.request.format, files: result.files })}\n`);
   } catch (error) {
+    // Stopped by Ctrl-C: its handler says how the export ended, and ends the process.
+    if (interrupt.signal.aborted) return new Promise<never>(() => {});
     // The export is left waiting on the database: what it wrote is removed here, as a failure's is.
     if (error === watch.signal.reason) {
       removeUnfinished(parsed.request.out);

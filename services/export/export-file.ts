@@ -68,7 +68,7 @@ async function writeHeld(file: ExportFile, fill: Fill, source: () => EventSource
       source: source(),
       columns: documentColumns(file.columns),
       conventions: CONVENTIONS,
-    });
+    }, file.signal);
     return { rows, files };
   } catch (error) {
     file.progress.stop();

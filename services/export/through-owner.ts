@@ -17,6 +17,11 @@ export class ExportThroughOwnerError extends Error {
 
 /** How often the job is asked how far it is (for the bar; the export does not wait on it). */
 const POLL_MS = 250;
+/** How long a cancel follows the job it stopped until it ends. */
+const STOP_WAIT_MS = 2_000;
+
+/** Where following the job ends once Ctrl-C cancels it: the interrupt's handler says how it ended and ends the process. */
+const leftToTheInterrupt = () => new Promise<never>(() => {});
 
 /** The message of an ExportInputError without its flag (the error puts it back in front). */
 const detailOf = (message: string, flag: string) => (message.startsWith(`${flag}: `) ? message.slice(flag.length + 2) : message);
@@ -24,8 +29,9 @@ const detailOf = (message: string, flag: string) => (message.startsWith(`${flag}
 /**
  * Runs the export in the service that owns the embedded DATA_DIR (only it may open the database)
  * through its owner socket: starts the job with the CLI's flags (`out` absolute), then follows
- * it to its result. `onCancel` is handed a function that cancels the job (for Ctrl-C) and says
- * whether the service had already finished the file. A refusal
+ * it to its result. `onCancel` is handed, before the job is asked for, a function that cancels it
+ * (for Ctrl-C: once the service has answered the start, so a Ctrl-C during it still stops the
+ * export), follows it until it ends, and says whether the service had finished the file. A refusal
  * of a flag is an ExportInputError, as when the CLI checks it itself.
  */
 export async function exportThroughOwner(
@@ -36,7 +42,23 @@ export async function exportThroughOwner(
 ): Promise<{ rows: number; format: string; files: string[] }> {
   const call = ownerJobCalls<ExportJob>(config.dataDir);
   const startedAtMs = Date.now();
-  const started = await startOwnerJob<ExportJob>(config.dataDir, '/exports', flags);
+  const starting = startOwnerJob<ExportJob>(config.dataDir, '/exports', flags);
+  let cancelling = false;
+  onCancel(async () => {
+    cancelling = true;
+    const answer = await starting.catch(() => undefined);
+    if (!answer || 'refusal' in answer) return false;
+    const id = answer.job.id;
+    let job = (await call('DELETE', `/exports/${id}`)).body.data.job;
+    // An export moving its file into place when the cancel came completes it: followed until it ends.
+    for (const until = Date.now() + STOP_WAIT_MS; job?.state === 'running' && Date.now() < until; ) {
+      await pause(POLL_MS / 5);
+      job = (await call('GET', `/exports/${id}`)).body.data.job;
+    }
+    return job?.state === 'done';
+  });
+  const started = await starting;
+  if (cancelling) return leftToTheInterrupt();
   if ('refusal' in started) {
     const reply = started.refusal;
     const flag = reply.body.extra?.field;
@@ -45,7 +67,6 @@ export async function exportThroughOwner(
   }
   let { job } = started;
   const id = job.id;
-  onCancel(async () => (await call('DELETE', `/exports/${id}`)).body.data.job?.state === 'done');
   let barShown = false;
   while (job.state === 'running') {
     if (!barShown && job.progress.what !== '') {
@@ -67,6 +88,7 @@ export async function exportThroughOwner(
     const reply = await call('GET', `/exports/${id}`).catch((error: Error) => {
       throw lost(`stopped answering (${error.message})`);
     });
+    if (cancelling) return leftToTheInterrupt();
     if (reply.status !== 200) throw lost(`lost the export (${reply.status} ${reply.body.code})`);
     job = reply.body.data.job!;
   }

@@ -1,3 +1,4 @@
+import { onInterruptPresses } from '../../platform/cli/on-interrupt.js';
 import { Command as Program, Option } from 'commander';
 import { onceOnly } from '../../platform/cli/once-only.js';
 import { exitOnParseError, helpPointer } from '../../platform/cli/parse-errors.js';
@@ -135,21 +136,21 @@ const SIGNAL_EXIT = { SIGINT: 130, SIGTERM: 143 } as const;
 
 /**
  * Ctrl-C (or a stop) cancels the replay, here or in the service: it stops before the swap and
- * drops its schemas (a swap under way is carried through). A second one leaves at once.
+ * drops its schemas (a swap under way is carried through). A second one leaves at once (the
+ * copies of one press that a terminal, npm and tsx each deliver count once: onInterruptPresses).
  */
 function cancelOnInterrupt(bar: { stop(): void }): AbortController {
   const interrupt = new AbortController();
-  for (const signal of Object.keys(SIGNAL_EXIT) as (keyof typeof SIGNAL_EXIT)[]) {
-    process.on(signal, () => {
-      bar.stop();
-      if (interrupt.signal.aborted) {
-        process.stderr.write(`\nerror: left at once (${signal}): the replay's schemas may be left behind; npm run replay -- --kept lists them, --drop removes them\n`);
-        process.exit(SIGNAL_EXIT[signal]);
-      }
-      process.stderr.write(`\n${signal}: stopping the replay and dropping its schemas (${signal} again leaves at once)\n`);
-      interrupt.abort(new ReplayCancelledError(signal));
-    });
-  }
+  onInterruptPresses((signal) => {
+    const code = SIGNAL_EXIT[signal as keyof typeof SIGNAL_EXIT];
+    bar.stop();
+    if (interrupt.signal.aborted) {
+      process.stderr.write(`\nerror: left at once (${signal}): the replay's schemas may be left behind; npm run replay -- --kept lists them, --drop removes them\n`);
+      process.exit(code);
+    }
+    process.stderr.write(`\n${signal}: stopping the replay and dropping its schemas (${signal} again leaves at once)\n`);
+    interrupt.abort(new ReplayCancelledError(signal));
+  });
   return interrupt;
 }
 

@@ -4,7 +4,7 @@ import { once } from 'node:events';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServiceProcess } from '../support/child-process.js';
+import { startNpmScript, startServiceProcess } from '../support/child-process.js';
 import { heldImportArgs, heldImportLine } from '../support/held-import.js';
 import { createTestRuntime, testEnvironment, type TestRuntime } from '../support/app.js';
 import { ownLines, runCli } from '../support/cli.js';
@@ -114,18 +114,19 @@ describe('export bounds that name no range of the log', () => {
     expect(readdirSync(dir)).toEqual([]);
   });
 
-  it('Ctrl-C removes the unfinished file and exits 130', async () => {
+  it('Ctrl-C removes the unfinished file and exits 130 (the copies of one press a terminal and npm deliver are one)', async () => {
     // Far more rows than a pipe holds: the export cannot finish while nobody reads the pipe.
     await t.runtime.eventLog.append('postbacks', postbackEvents(2_000));
     const out = join(dir, 'interrupted.csv');
     // The unfinished file is a named pipe: the test sees the export's first bytes, then holds it mid-file.
     execFileSync('mkfifo', [`${out}.partial`]);
-    const exporter = startServiceProcess('services/export/cli.ts', env, ['--topic', 'postbacks', '--out', out]);
+    // As typed in a terminal: npm and the export get the Ctrl-C together, and npm passes its copy on.
+    const exporter = startNpmScript('export', ['--topic', 'postbacks', '--out', out], env);
     const pipe = createReadStream(`${out}.partial`);
     try {
       await once(pipe, 'data');
       pipe.pause();
-      exporter.child.kill('SIGINT');
+      exporter.pressCtrlC();
       await exporter.waitForLine((line) => /^error: export interrupted \(SIGINT\); nothing was written at .*interrupted\.csv$/.test(line));
       // The process cannot end while its last write to the pipe waits for a reader.
       pipe.resume();

@@ -9,7 +9,7 @@ import { ledgerProjection } from '../../projections/ledger/projection.js';
 import { renderSummary } from '../../services/replay/summary.js';
 import { startProjectors, type RunningProjectors } from '../../services/projector/projectors.js';
 import { createTestApp, testEnvironment, type TestRuntime } from '../support/app.js';
-import { startServiceProcess } from '../support/child-process.js';
+import { startNpmScript, startServiceProcess } from '../support/child-process.js';
 import { heldImportArgs, heldImportLine } from '../support/held-import.js';
 import { postbackEvents } from '../support/postback-events.js';
 import { blockedBy } from '../support/blocked-by.js';
@@ -182,19 +182,21 @@ describe('cancelling a replay', () => {
     expect(await replaySchemas()).toEqual([]);
   });
 
-  it('Ctrl-C of replay --swap stops it before the swap, drops its schemas and exits 130 saying so', async () => {
+  it('Ctrl-C of replay --swap stops it before the swap, drops its schemas and exits 130 saying so (the copies of one press a terminal and npm deliver are one)', async () => {
     const before = await ledger();
     const hold = await holdTheLog();
-    const replaying = startServiceProcess('services/replay/cli.ts', env, ['--projection', 'ledger', '--swap']);
+    // As typed in a terminal: npm and the replay get the Ctrl-C together, and npm passes its copy on.
+    const replaying = startNpmScript('replay', ['--projection', 'ledger', '--swap'], env);
     try {
       await waitFor(async () => (await replaySchemas()).length > 0, { what: 'the replay schema', abandon: () => (replaying.child.exitCode === null ? undefined : new Error(replaying.output())) });
-      replaying.child.kill('SIGINT');
+      replaying.pressCtrlC();
       await replaying.waitForLine((line) => line.startsWith('SIGINT: stopping the replay and dropping its schemas'));
     } finally {
       await hold.release();
     }
     expect(await replaying.exited, replaying.output()).toBe(130);
     expect(replaying.output()).toContain('error: replay interrupted (SIGINT) before the swap: nothing was swapped and its replay schemas were dropped');
+    expect(replaying.output()).not.toContain('left at once');
     expect(await replaySchemas()).toEqual([]);
     expect(await ledger()).toEqual(before);
   });

@@ -140,3 +140,38 @@ export function startServiceProcess(entry: string, env: Record<string, string>, 
   });
   return follow(child, entry);
 }
+
+/** A command run as a terminal runs it; `pressCtrlC` signals its whole process group, as a terminal's Ctrl-C does. */
+export interface TerminalCommand extends ServiceProcess {
+  pressCtrlC(): void;
+}
+
+/**
+ * Runs `npm run -s <script> -- <args>` in a process group of its own, as a shell's foreground job:
+ * a Ctrl-C reaches npm and the command together, and npm passes its own copy on, so the command
+ * gets the signal twice. Stopping it (or the test file's end) kills the whole group.
+ */
+export function startNpmScript(script: string, args: string[], env: Record<string, string>): TerminalCommand {
+  const child = spawn('npm', ['run', '-s', script, '--', ...args], {
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  const group = () => {
+    try {
+      process.kill(-child.pid!, 'SIGKILL');
+    } catch {
+      // Gone already.
+    }
+  };
+  const followed = follow(child, `npm run ${script}`);
+  child.once('exit', group);
+  return {
+    ...followed,
+    pressCtrlC: () => process.kill(-child.pid!, 'SIGINT'),
+    async stop(signal = 'SIGTERM') {
+      if (child.exitCode === null && child.signalCode === null) process.kill(-child.pid!, signal);
+      return followed.exited;
+    },
+  };
+}

@@ -51,9 +51,9 @@ export function csvWriter(path: string, columns: readonly ExportColumn[]): RowWr
   }
   return {
     write,
-    async finish(document) {
+    async finish(document, signal) {
       if (!header) await write([]);
-      return file.finish(document);
+      return file.finish(document, signal);
     },
     abort: () => file.abort(),
   };

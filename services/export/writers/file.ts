@@ -74,7 +74,7 @@ const sidecarPath = (path: string) => `${path}.schema.json`;
 export interface TextFile {
   /** Text, or bytes of UTF-8 text the caller gives up (they are written as they are, later). */
   write(text: string | Buffer): Promise<void>;
-  finish(document: SchemaDocument): Promise<string[]>;
+  finish(document: SchemaDocument, signal?: AbortSignal): Promise<string[]>;
   abort(): Promise<void>;
 }
 
@@ -90,7 +90,7 @@ export function textFile(path: string): TextFile {
       // once() rejects when the stream fails while waiting.
       if (!stream.write(text)) await once(stream, 'drain');
     },
-    async finish(document) {
+    async finish(document, signal) {
       await closed();
       if (failure) throw failure;
       // Written beside the data first: a write that fails (a full disk) leaves an earlier export's
@@ -101,6 +101,8 @@ export function textFile(path: string): TextFile {
         await rm(partialPath(sidecarPath(path)), { force: true }).catch(() => {});
         throw error;
       }
+      // Checked in the same step as the move starts: an abort after it cannot undo the move.
+      signal?.throwIfAborted();
       await rename(partialPath(path), path);
       await rename(partialPath(sidecarPath(path)), sidecarPath(path));
       return [path, sidecarPath(path)];

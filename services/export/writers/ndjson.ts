@@ -53,7 +53,7 @@ export function ndjsonWriter(path: string, columns: readonly ExportColumn[]): Ro
       for (const row of rows) batch.add(`${safeIntegers(row, bigints) ? JSON.stringify(shape(row)) : cellByCell(row)}\n`);
       await file.write(batch.take());
     },
-    finish: (document) => file.finish(document),
+    finish: (document, signal) => file.finish(document, signal),
     abort: () => file.abort(),
   };
 }

@@ -75,7 +75,7 @@ export async function parquetWriter(path: string, columns: readonly ExportColumn
         appender.endRow();
       }
     },
-    async finish(document) {
+    async finish(document, signal) {
       try {
         appender.closeSync();
         const metadata: Record<string, string> = { 'offerledger.export': JSON.stringify(document) };
@@ -89,6 +89,8 @@ export async function parquetWriter(path: string, columns: readonly ExportColumn
       } finally {
         close();
       }
+      // Checked in the same step as the move starts: an abort after it cannot undo the move.
+      signal?.throwIfAborted();
       await rename(partialPath(path), path);
       return [path];
     },

@@ -7,8 +7,12 @@ import { parquetWriter } from './parquet.js';
 /** Rows in, one file out; nothing appears at the path until finish() has written it whole. */
 export interface RowWriter {
   write(rows: Cell[][]): Promise<void>;
-  /** Completes the file with its schema document; returns the paths written. */
-  finish(document: SchemaDocument): Promise<string[]>;
+  /**
+   * Completes the file with its schema document; returns the paths written. Once `signal` is
+   * aborted nothing is moved into place (the abort's reason is thrown): a file appears at its path
+   * only when the move began before the abort, and then whole.
+   */
+  finish(document: SchemaDocument, signal?: AbortSignal): Promise<string[]>;
   /** Removes what was written so far. */
   abort(): Promise<void>;
 }

@@ -317,7 +317,6 @@ export class FullIndex {
     return this.made;
   }
 
-  /** Row of an active location id (any digit string, compared as a number), or undefined. */
   /**
    * A raw target type as the release spells it, for a `target_types` value given in any letter
    * case (the reference's examples write `postal code`, `city`; the release has `Postal Code`,
@@ -329,6 +328,7 @@ export class FullIndex {
     return this.types.values.find((value) => value.toLowerCase() === folded) ?? type;
   }
 
+  /** Row of an active location id (any digit string, compared as a number), or undefined. */
   rowOf(id: string): number | undefined {
     if (!/^[0-9]+$/.test(id) || !fitsBigint(id)) return undefined;
     return this.rowById.find(id) ?? this.rowById.find(canonicalId(id));

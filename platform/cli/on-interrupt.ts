@@ -9,22 +9,18 @@ export const STOPS = [['SIGINT', 130], ['SIGTERM', 143]] as const;
 const ONE_PRESS_MS = 500;
 
 /**
- * Calls `press` once per Ctrl-C (or stop) however many copies of its signal arrive, with how many
- * presses of that signal came before it (0 for the first). The listeners stay: a copy arriving
- * while the first press is handled is not left to Node's default, which ended the process
- * without a word.
+ * Calls `press` once per Ctrl-C (or stop) however many copies of its signal arrive. The listeners
+ * stay: a copy arriving while the first press is handled is not left to Node's default, which
+ * ended the process without a word.
  */
-export function onInterruptPresses(press: (signal: NodeJS.Signals, before: number) => void): void {
+export function onInterruptPresses(press: (signal: NodeJS.Signals) => void): void {
   for (const [signal] of STOPS) {
     let last = -Infinity;
-    let presses = 0;
     process.on(signal, () => {
       const now = performance.now();
       const copy = now - last < ONE_PRESS_MS;
       last = now;
-      if (copy) return;
-      press(signal, presses);
-      presses += 1;
+      if (!copy) press(signal);
     });
   }
 }

@@ -598,7 +598,7 @@ describe('GET /v1/locations/resolve (LEGACY)', () => {
 // ---------------------------------------------------------------------------------------------
 
 /** Match tier per the ranking rule: exact id or code, then name prefix, word prefix, substring. */
-const TIER = { EXACT: 0, NAME_PREFIX: 1, WORD_PREFIX: 2, SUBSTRING: 3 } as const;
+const TIER = { EXACT: 0, NAME_PREFIX: 1, WORD_PREFIX: 2, SUBSTRING: 3, COUNTRY_CODE: 4 } as const;
 
 function fullTier(record: SourceRecord, q: string): number | undefined {
   const fq = fold(q);
@@ -826,6 +826,8 @@ function legacyTier(location: Record<string, any>, q: string): number | undefine
   if (name.startsWith(fq)) return TIER.NAME_PREFIX;
   if (` ${name}`.includes(` ${fq}`) || ` ${canonical}`.includes(` ${fq}`)) return TIER.WORD_PREFIX;
   if (name.includes(fq) || canonical.includes(fq)) return TIER.SUBSTRING;
+  // "LEGACY also matches aliases": everything FULL matches too, the country code of every entry included, last.
+  if (/^[a-z]{2}$/.test(fq) && location.country_code === fq.toUpperCase()) return TIER.COUNTRY_CODE;
   return undefined;
 }
 
@@ -846,7 +848,7 @@ describe('GET /v1/locations/search (LEGACY)', () => {
     return locations;
   }
 
-  it('returns name, alias and id matches ranked exact, name prefix, word prefix, substring', async () => {
+  it('returns name, alias, id and country code matches ranked exact, name prefix, word prefix, substring, country code', async () => {
     const entries = [...legacyById.values()];
     const aliases = entries.flatMap((location) => Object.values((location.external_codes ?? {}) as Record<string, string>));
     await fc.assert(

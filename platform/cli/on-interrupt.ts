@@ -9,20 +9,28 @@ export const STOPS = [['SIGINT', 130], ['SIGTERM', 143]] as const;
 const ONE_PRESS_MS = 500;
 
 /**
- * Calls `press` once per Ctrl-C (or stop) however many copies of its signal arrive. The listeners
- * stay: a copy arriving while the first press is handled is not left to Node's default, which
- * ended the process without a word.
+ * Calls `press` once per Ctrl-C (or stop) however many copies of its signal arrive, with the
+ * shell's exit code for it. The listeners stay: a copy arriving while the first press is handled
+ * is not left to Node's default, which ended the process without a word.
  */
-export function onInterruptPresses(press: (signal: NodeJS.Signals) => void): void {
-  for (const [signal] of STOPS) {
+export function onInterruptPresses(press: (signal: NodeJS.Signals, code: number) => void): void {
+  for (const [signal, code] of STOPS) {
     let last = -Infinity;
     process.on(signal, () => {
       const now = performance.now();
       const copy = now - last < ONE_PRESS_MS;
       last = now;
-      if (!copy) press(signal);
+      if (!copy) press(signal, code);
     });
   }
+}
+
+/**
+ * A command's failure line on stderr (`error: ` first, as every command's), on a line of its own
+ * with the cursor shown again on a terminal (a progress bar hides it).
+ */
+export function writeFailureLine(line: string): void {
+  process.stderr.write(`${process.stderr.isTTY ? '\x1b[?25h\n' : ''}error: ${line}\n`);
 }
 
 /**
@@ -33,15 +41,14 @@ export function onInterruptPresses(press: (signal: NodeJS.Signals) => void): voi
  */
 export function onInterrupt(say: (signal: NodeJS.Signals) => string | Promise<string>): void {
   let saying = false;
-  onInterruptPresses((signal) => {
+  onInterruptPresses((signal, code) => {
     if (saying) return;
     saying = true;
-    const code = STOPS.find(([stop]) => stop === signal)![1];
     void Promise.resolve()
       .then(() => say(signal))
       .catch((error: unknown) => `interrupted (${signal}): ${(error as Error).message}`)
       .then((line) => {
-        process.stderr.write(`${process.stderr.isTTY ? '\x1b[?25h\n' : ''}error: ${line}\n`);
+        writeFailureLine(line);
         process.exit(code);
       });
   });

@@ -1,14 +1,10 @@
 import { basename } from 'node:path';
-import { ExitCode } from '../startup.js';
+import { ExitCode, describeFailure } from '../startup.js';
+import { writeFailureLine } from './on-interrupt.js';
 
 function commandName(): string {
   const script = process.env.npm_lifecycle_event;
   return script ? `npm run ${script}` : basename(process.argv[1] ?? 'the command');
-}
-
-function describe(error: unknown): string {
-  if (error instanceof Error) return error.message.split('\n')[0]?.trim() || error.name;
-  return String(error);
 }
 
 /** What the system said of a file or folder a command could not use, in words. */
@@ -35,8 +31,7 @@ function reportUnexpectedFailure(error: unknown): never {
   const verbose = /^(debug|trace)$/i.test(process.env.LOG_LEVEL ?? '');
   const file = fileProblem(error);
   const advice = verbose || file ? '' : '; run it again with LOG_LEVEL=debug to see where, and report it with that';
-  const line = file ? `${commandName()}: ${file}` : `${commandName()} failed unexpectedly: ${describe(error)}${advice}`;
-  process.stderr.write(`${process.stderr.isTTY ? '\x1b[?25h\n' : ''}error: ${line}\n`);
+  writeFailureLine(file ? `${commandName()}: ${file}` : `${commandName()} failed unexpectedly: ${describeFailure(error)}${advice}`);
   if (verbose && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);
   process.exit(ExitCode.failure);
 }

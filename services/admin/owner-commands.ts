@@ -48,7 +48,6 @@ export async function serveCommandsOnOwnerSocket(
   return {
     refuseNewWork: () => {
       refusing = true;
-      jobs.followers.refuseNewJobs();
     },
     close: () => app.close(),
   };

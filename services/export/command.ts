@@ -15,7 +15,7 @@ import { exportEvents } from './export-events.js';
 import { exportReadModel } from './export-read-model.js';
 import { flagFailure, parseExportFlags, type ExportFlags } from './options.js';
 import { barProgress } from './progress.js';
-import { ExportThroughOwnerError, exportThroughOwner } from './through-owner.js';
+import { ExportThroughOwnerError, STOP_WAIT_MS, exportThroughOwner } from './through-owner.js';
 import { removeUnfinished } from './writers/file.js';
 
 const EXAMPLES = `
@@ -35,9 +35,6 @@ their key-value metadata. On the embedded default, while the service holds DATA_
 runs inside the service (it goes on answering). Exit codes: 0 done, 2 invalid flag (named), 4 backend unavailable, 1 failure;
 Ctrl-C (SIGTERM) removes the unfinished file (FILE.partial) and exits 130 (143).
 `;
-
-/** How long Ctrl-C waits for the export it stops to end (a write to a disk or pipe that does not take it may never). */
-const STOP_WAIT_MS = 2_000;
 
 /**
  * Ctrl-C (or a stop) stops the export, here or in the service, and removes the unfinished file

@@ -17,8 +17,8 @@ export class ExportThroughOwnerError extends Error {
 
 /** How often the job is asked how far it is (for the bar; the export does not wait on it). */
 const POLL_MS = 250;
-/** How long a cancel follows the job it stopped until it ends. */
-const STOP_WAIT_MS = 2_000;
+/** How long Ctrl-C waits for the export it stops to end (a write to a disk or pipe that does not take it may never). */
+export const STOP_WAIT_MS = 2_000;
 
 /** Where following the job ends once Ctrl-C cancels it: the interrupt's handler says how it ended and ends the process. */
 const leftToTheInterrupt = () => new Promise<never>(() => {});

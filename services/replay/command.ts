@@ -141,8 +141,7 @@ const SIGNAL_EXIT = { SIGINT: 130, SIGTERM: 143 } as const;
  */
 function cancelOnInterrupt(bar: { stop(): void }): AbortController {
   const interrupt = new AbortController();
-  onInterruptPresses((signal) => {
-    const code = SIGNAL_EXIT[signal as keyof typeof SIGNAL_EXIT];
+  onInterruptPresses((signal, code) => {
     bar.stop();
     if (interrupt.signal.aborted) {
       process.stderr.write(`\nerror: left at once (${signal}): the replay's schemas may be left behind; npm run replay -- --kept lists them, --drop removes them\n`);

@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../platform/db/db.js';
-import { openPglite } from '../../platform/db/pglite.js';
 import { tableChecksum } from '../../platform/projection/checksum.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { openScratchPglite } from '../support/embedded-cluster.js';
 
 // The checksum in steps (ranges of pages, one statement each) must be the one-statement checksum:
 // a replay on the embedded engine compares with it, and equal checksums mean identical tables.
@@ -11,7 +11,7 @@ let postgres: TestDatabase;
 let pglite: Db;
 beforeAll(async () => {
   postgres = await createTestDatabase({ migrate: false });
-  pglite = await openPglite('memory://');
+  pglite = await openScratchPglite();
 });
 afterAll(async () => {
   await postgres?.drop();

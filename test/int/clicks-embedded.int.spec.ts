@@ -1,6 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import { v7 as uuidv7 } from 'uuid';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -21,6 +19,7 @@ import { readTopic } from '../support/read-topic.js';
 import { replayProjection } from '../support/replay.js';
 import { appendServe } from '../support/serves.js';
 import { tableChecksum } from '../../platform/projection/checksum.js';
+import { dataDirWithCluster } from '../support/embedded-cluster.js';
 
 // The embedded default (PGlite in DATA_DIR, its own event log) with the default LINK_BASE,
 // http://127.0.0.1:8080/l: the link origin's routes are under /l.
@@ -34,7 +33,7 @@ const APP = uuidv7();
 const run = (command: Command, input: unknown) => runCommand(command, input, { runtime, now: () => new Date() });
 
 beforeAll(async () => {
-  dataDir = mkdtempSync(join(tmpdir(), 'offer-ledger-clicks-'));
+  dataDir = dataDirWithCluster('offer-ledger-clicks-');
   runtime = await openRuntime(loadConfig({ DATA_DIR: dataDir }));
   app = await buildApp({ runtime });
   projectors = await startProjectors(runtime);

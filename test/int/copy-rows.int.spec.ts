@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COPY_FROM_ROWS, insertNewRows } from '../../platform/db/copy-rows.js';
 import type { Db } from '../../platform/db/db.js';
-import { openPglite } from '../../platform/db/pglite.js';
 import { insertRowsSkippingTaken, newRowsStatement, type InsertColumn } from '../../platform/db/unnest-insert.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { openScratchPglite } from '../support/embedded-cluster.js';
 
 /**
  * insertNewRows (COPY under a savepoint, the conflict-skipping insert when a key is taken) and
@@ -106,7 +106,7 @@ describe('insertNewRows', () => {
   });
 
   it('on the embedded engine: the same rows', async () => {
-    const db = await openPglite('memory://');
+    const db = await openScratchPglite();
     try {
       await check(db, LARGE_BATCHES);
       await check(db, SMALL_BATCHES);

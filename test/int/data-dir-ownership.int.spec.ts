@@ -8,15 +8,19 @@ import { ownerAddress } from '../../platform/data-dir/owner-client.js';
 import { openRuntime } from '../../platform/runtime.js';
 import { ownLines, printed, runAdmin, runCli } from '../support/cli.js';
 import type { ServiceProcess } from '../support/child-process.js';
+import { dataDirWithCluster } from '../support/embedded-cluster.js';
 import { GEO_EXCERPT_FILE } from '../support/geo-excerpt.js';
 import { startApi } from '../support/service-processes.js';
 import { freePort } from '../support/stack.js';
 
-/** Every test gets a fresh embedded DATA_DIR; every service it starts is stopped, even on failure. */
+/**
+ * Every test gets a fresh embedded DATA_DIR, holding an empty cluster unless it watches the
+ * database being created; every service it starts is stopped, even on failure.
+ */
 const dataDirs: string[] = [];
 const services: ServiceProcess[] = [];
-function freshDataDir(): Record<string, string> {
-  const dir = mkdtempSync(join(tmpdir(), 'offer-ledger-owner-'));
+function freshDataDir(options: { empty?: boolean } = {}): Record<string, string> {
+  const dir = options.empty ? mkdtempSync(join(tmpdir(), 'offer-ledger-owner-')) : dataDirWithCluster('offer-ledger-owner-');
   dataDirs.push(dir);
   return { DATA_DIR: dir, LOG_LEVEL: 'info' };
 }
@@ -51,7 +55,7 @@ const PROCESS_TESTS_MS = 240_000;
 
 describe('one owner of an embedded DATA_DIR', () => {
   it('applies admin commands sent while the service runs, concurrently, and keeps them across a restart', async () => {
-    const env = freshDataDir();
+    const env = freshDataDir({ empty: true });
     const service = await startService(env);
     // Opening the embedded database is said before and after: a new one takes seconds to create,
     // and after a kill an existing one may first recover for a while.
@@ -122,7 +126,7 @@ describe('one owner of an embedded DATA_DIR', () => {
   }, PROCESS_TESTS_MS);
 
   it('without a service, commands in sequence see each other and concurrent ones take turns', async () => {
-    const env = freshDataDir();
+    const env = freshDataDir({ empty: true });
     const first = await register(env, 'solo@example.test');
     const developer = printed(first).developer_id!;
     // The folder held no database: the command says it made one (a mistyped DATA_DIR shows at once).

@@ -6,6 +6,7 @@ import { DiskLowError } from '../../platform/data-dir/disk-room.js';
 import { openPglite } from '../../platform/db/pglite.js';
 import { ownLines, runCli } from '../support/cli.js';
 import { freePort } from '../support/stack.js';
+import { emptyCluster } from '../support/embedded-cluster.js';
 
 const MB = 1024 * 1024;
 const dirs: string[] = [];
@@ -22,7 +23,7 @@ describe('the embedded database on a disk running out of room (DATA_DIR_MIN_FREE
   it('takes no write while the disk is under the minimum, answers reads, and writes again once there is room', async () => {
     // The real engine; only the disk's reading is given, since filling a real disk is not a test's to do.
     let free = 1_000 * MB;
-    const db = await openPglite(join(freshDir(), 'pg'), { minFreeBytes: 128 * MB, freeBytes: async () => free, roomIntervalMs: 60_000 });
+    const db = await openPglite(emptyCluster(join(freshDir(), 'pg')), { minFreeBytes: 128 * MB, freeBytes: async () => free, roomIntervalMs: 60_000 });
     try {
       await db.exec('CREATE TABLE t (n int)');
       await db.query('INSERT INTO t VALUES (1)');

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openPglite } from '../../platform/db/pglite.js';
 import { waitFor } from '../support/wait-for.js';
+import { emptyCluster } from '../support/embedded-cluster.js';
 
 /**
  * The embedded engine has no checkpointer and no autovacuum: without its own maintenance the
@@ -18,7 +19,7 @@ const walBytes = (dataDir: string) =>
 
 describe('the embedded database maintains itself', () => {
   it('checkpoints (pg_wal stays within max_wal_size) and vacuums (a table with deletes reuses its space)', async () => {
-    const dataDir = join(dir, 'pg');
+    const dataDir = emptyCluster(join(dir, 'pg'));
     const lines: string[] = [];
     let vacuums = 0;
     const db = await openPglite(dataDir, {

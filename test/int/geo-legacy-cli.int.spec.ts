@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ownLines, runCli } from '../support/cli.js';
+import { withEmbeddedCluster } from '../support/embedded-cluster.js';
 
 /** geo:coverage and geo:export-legacy without a release file read the loaded release; without one, they refuse. */
 const folder = mkdtempSync(join(tmpdir(), 'geo-legacy-cli-'));
@@ -20,7 +21,7 @@ describe.each(COMMANDS)('npm run %s with no file', (name, entry) => {
   });
 
   it('exits 2 in one line when the database holds no release', async () => {
-    const dataDir = join(folder, `${name}-empty`);
+    const dataDir = withEmbeddedCluster(join(folder, `${name}-empty`));
     expect((await runCli('platform/db/migrate-cli.ts', [], { DATA_DIR: dataDir, LOG_LEVEL: 'silent' })).status).toBe(0);
     const result = await runCli(entry, [], { DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
     expect(result.status, result.stderr).toBe(2);

@@ -5,9 +5,10 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ownLines, runCli } from '../support/cli.js';
 import { GEO_EXCERPT_FILE } from '../support/geo-excerpt.js';
+import { dataDirWithCluster, withEmbeddedCluster } from '../support/embedded-cluster.js';
 
 const LOAD = 'reference/locations/full/load-cli.ts';
-const dataDir = mkdtempSync(join(tmpdir(), 'offer-ledger-geo-load-'));
+const dataDir = dataDirWithCluster('offer-ledger-geo-load-');
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
 // Every run opens the embedded database (a new one takes seconds on a busy machine).
@@ -32,7 +33,7 @@ describe('npm run geo:load -- <file> with GEO_CATALOG_SHA256', () => {
       const damaged = join(files, 'geotargets-2025-07-19-damaged.zip');
       writeFileSync(damaged, Buffer.from('PK\x03\x04 not a zip after all', 'latin1'));
       // Each in a DATA_DIR of its own: both run at once.
-      const load = (file: string, index: number) => runCli(LOAD, [file], { DATA_DIR: join(files, `data-${index}`) }, 180_000);
+      const load = (file: string, index: number) => runCli(LOAD, [file], { DATA_DIR: withEmbeddedCluster(join(files, `data-${index}`)) }, 180_000);
       const [notUtf8, notZip] = await Promise.all([load(latin1, 0), load(damaged, 1)]);
       expect(notUtf8.status, notUtf8.stderr).toBe(2);
       expect(ownLines(notUtf8.stderr).at(-1)).toMatch(/^error: "geotargets-2025-07-23-latin1\.csv" is not UTF-8 text \(near byte \d+\); the geo-target releases are UTF-8/);

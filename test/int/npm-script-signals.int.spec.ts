@@ -1,12 +1,11 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFileSync, rmSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startProgram } from '../support/child-process.js';
 import { freePort } from '../support/stack.js';
 import { waitFor } from '../support/wait-for.js';
+import { dataDirWithCluster } from '../support/embedded-cluster.js';
 
-const dataDir = mkdtempSync(join(tmpdir(), 'offer-ledger-npm-signals-'));
+const dataDir = dataDirWithCluster('offer-ledger-npm-signals-');
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
 const alive = (pid: number) => {

@@ -1,6 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import { v7 as uuidv7 } from 'uuid';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,12 +10,13 @@ import { buildInstanceWorld, commandRunner, DETAILS, type InstanceWorld, type Ru
 import { enc, expectFailure, expectOffer, infoClient, storeRawSnapshot, topicEnds } from '../support/offer-info.js';
 import { mintCode } from '../../commands/offers/link-register.js';
 import { appendServes, offerServed as servedCard } from '../support/serves.js';
+import { dataDirWithCluster } from '../support/embedded-cluster.js';
 
 const linkCode = () => mintCode('short_code');
 
 /** GET /v1/offers/info on the embedded default (PGlite log and read models, no Redis): every rule and error row. */
 describe('GET /v1/offers/info on the embedded default', () => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'offer-ledger-info-'));
+  const dataDir = dataDirWithCluster('offer-ledger-info-');
   let runtime: Runtime;
   let app: FastifyInstance;
   let projectors: RunningProjectors;

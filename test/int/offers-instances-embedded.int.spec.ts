@@ -1,6 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import { v7 as uuidv7 } from 'uuid';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,10 +9,11 @@ import { buildApp } from '../../services/api/app.js';
 import { startProjectors, type RunningProjectors } from '../../services/projector/projectors.js';
 import { buildInstanceWorld, commandRunner, DETAILS, type InstanceWorld, type RunCommand } from '../support/instance-world.js';
 import { appendServes, offerServed as servedCard } from '../support/serves.js';
+import { dataDirWithCluster } from '../support/embedded-cluster.js';
 
 /** The instance route on the embedded default (PGlite log and read models, no Redis), rules and cache invalidation. */
 describe('POST /v1/offers/instances on the embedded default', () => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'offer-ledger-instances-'));
+  const dataDir = dataDirWithCluster('offer-ledger-instances-');
   let runtime: Runtime;
   let app: FastifyInstance;
   let projectors: RunningProjectors;

@@ -20,6 +20,7 @@ import { replayJobs, type ReplayJobs } from '../../services/replay/jobs.js';
 import { replayThroughOwner } from '../../services/replay/through-owner.js';
 import { postbackEvents } from '../support/postback-events.js';
 import { waitFor } from '../support/wait-for.js';
+import { dataDirWithCluster } from '../support/embedded-cluster.js';
 
 /**
  * On the embedded default the replay and export CLIs run their job inside the service that owns
@@ -30,7 +31,7 @@ import { waitFor } from '../support/wait-for.js';
  * job is held by a transaction the test keeps open (the embedded database runs one at a time).
  */
 describe('stopping the jobs a service runs for the CLIs on its owner socket', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'offer-ledger-owner-jobs-'));
+  const dir = dataDirWithCluster('offer-ledger-owner-jobs-');
   const out = mkdtempSync(join(tmpdir(), 'offer-ledger-owner-jobs-out-'));
   let config: Config;
   let runtime: Runtime;

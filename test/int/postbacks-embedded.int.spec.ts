@@ -1,6 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../platform/config/config.js';
@@ -10,13 +8,14 @@ import { buildApp } from '../../services/api/app.js';
 import { startProjectors, type RunningProjectors } from '../../services/projector/projectors.js';
 import { expectOneOf50Accepted } from '../support/postback-bursts.js';
 import { postbackWorld, postPostback } from '../support/postback-world.js';
+import { dataDirWithCluster } from '../support/embedded-cluster.js';
 
 /**
  * The postback route on the embedded default (PGlite holds the log and the ledger, no Redis): the
  * same decisions, exactly once, as on Kafka or Postgres.
  */
 describe('postbacks on the embedded default', () => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'offer-ledger-postbacks-'));
+  const dataDir = dataDirWithCluster('offer-ledger-postbacks-');
   let runtime: Runtime;
   let app: FastifyInstance;
   let projectors: RunningProjectors;

@@ -1,6 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../platform/config/config.js';
@@ -13,6 +11,7 @@ import { catalogEvents, expectedTotals } from '../support/catalog-events.js';
 import { startServiceProcess } from '../support/child-process.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { replayProjection } from '../support/replay.js';
+import { dataDirWithCluster } from '../support/embedded-cluster.js';
 
 const isBatchApplied = (entry: Record<string, unknown>) => entry.event === 'batch_applied';
 const isCaughtUp = (entry: Record<string, unknown>) => entry.event === 'caught_up';
@@ -80,7 +79,7 @@ describe('projector crash recovery', () => {
   }, 300_000);
 
   it('on the embedded default: a SIGKILL mid-backlog loses and duplicates nothing', async () => {
-    dataDir = mkdtempSync(join(tmpdir(), 'offer-ledger-crash-'));
+    dataDir = dataDirWithCluster('offer-ledger-crash-');
     const env = { DATA_DIR: dataDir, LOG_LEVEL: 'info' };
     const open = () => openRuntime(loadConfig(env));
     const events = catalogEvents(30_000, 5_000);

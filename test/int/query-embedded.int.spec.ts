@@ -1,6 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../platform/config/config.js';
@@ -9,6 +7,7 @@ import { buildApp } from '../../services/api/app.js';
 import { startProjectors, type RunningProjectors } from '../../services/projector/projectors.js';
 import { projectedServes } from '../support/serves.js';
 import { details, servingAdmin } from '../support/serving-fixtures.js';
+import { dataDirWithCluster } from '../support/embedded-cluster.js';
 
 // Query on the embedded default (PGlite log and read models in DATA_DIR, owned by this process):
 // anonymous mode through the default placement, read-your-writes, account rules.
@@ -25,7 +24,7 @@ async function query(body: unknown, headers: Record<string, string> = {}) {
 }
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'offer-ledger-query-'));
+  dir = dataDirWithCluster('offer-ledger-query-');
   runtime = await openRuntime(loadConfig({ DATA_DIR: dir, LOG_LEVEL: 'silent' }));
   projectors = await startProjectors(runtime);
   app = await buildApp({ runtime });

@@ -8,11 +8,11 @@ import { loadSchemaCatalog, type KnownSchema } from '../../platform/events/schem
 import { sqlCodec } from '../../platform/events/sql-codec.js';
 import { toWireFormat } from '../../platform/events/wire-format.js';
 import { migrate } from '../../platform/db/migrate.js';
-import { openPglite } from '../../platform/db/pglite.js';
 import { EventType } from '../../schemas/generated/events.js';
 import { testEnvironment } from '../support/app.js';
 import { startServiceProcess } from '../support/child-process.js';
 import { createTestDatabase } from '../support/database.js';
+import { openScratchPglite } from '../support/embedded-cluster.js';
 
 /**
  * OfferUpserted v2 adds `destination_url` with a default. The registry must accept it as a
@@ -70,7 +70,7 @@ describe('OfferUpserted v2 (destination_url) is a backward-compatible change', (
   });
 
   it('the embedded registry decodes v1 events with destination_url null, and v2 events with it', async () => {
-    const db = await openPglite('memory://');
+    const db = await openScratchPglite();
     try {
       await migrate(db);
       const store: SchemaStore = {

@@ -1,15 +1,14 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ownLines, runCli } from '../support/cli.js';
 import { freePort } from '../support/stack.js';
+import { dataDirWithCluster } from '../support/embedded-cluster.js';
 
 /**
  * A backend that does not answer at start ends every entry point with one line naming the setting
  * and exit code 4; bad options end with exit code 2. Ports come from freePort(), so nothing listens.
  */
-const dataDir = mkdtempSync(join(tmpdir(), 'offer-ledger-startup-'));
+const dataDir = dataDirWithCluster('offer-ledger-startup-');
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
 const secret = { KEY_HASH_SECRET: 'k'.repeat(40) };

@@ -1,8 +1,7 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { afterAll, afterEach } from 'vitest';
 import { startServiceProcess, type ServiceProcess } from './child-process.js';
+import { dataDirWithCluster } from './embedded-cluster.js';
 
 const isListening = (entry: Record<string, unknown>) => typeof entry.msg === 'string' && entry.msg.startsWith('Server listening');
 
@@ -20,8 +19,9 @@ export function embeddedOwners(prefix: string) {
     for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true });
   });
   return {
+    /** A new DATA_DIR holding an empty embedded database (see embedded-cluster.ts). */
     dataDir(): string {
-      const dir = mkdtempSync(join(tmpdir(), prefix));
+      const dir = dataDirWithCluster(prefix);
       dataDirs.push(dir);
       return dir;
     },

@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build, type Plugin } from 'esbuild';
@@ -21,6 +21,13 @@ export const BUNDLED_ENTRIES = [
   'projections/ledger/verify-cli.ts',
   'reference/locations/full/load-cli.ts',
   'platform/db/migrate-cli.ts',
+  'reference/locations/legacy/coverage-cli.ts',
+  'reference/locations/legacy/export-cli.ts',
+  'reference/locations/download.ts',
+  'schemas/codegen/generate.ts',
+  'ops/stack.ts',
+  'test/support/geo-catalog-generate.ts',
+  'test/support/stalled-command-holder.ts',
 ];
 
 /** Inside the project, so that the bundles' packages resolve from its node_modules. */
@@ -52,19 +59,28 @@ function asUnderTsx(root: string, entries: Set<string>): Plugin {
 }
 
 /**
- * Bundles BUNDLED_ENTRIES of `root` into a folder of this run's own (another run in the same
- * checkout keeps its own; those of runs that have ended are removed) and returns the folder.
+ * A folder of this run's own in the project (another run in the same checkout keeps its own;
+ * those of runs that have ended are removed), for what the run builds once: the bundles, the
+ * embedded cluster's template.
+ */
+export function runFolder(root: string): string {
+  const parent = join(root, BUNDLES_DIR);
+  for (const name of existsSync(parent) ? readdirSync(parent) : []) {
+    if (!alive(Number(name))) rmSync(join(parent, name), { recursive: true, force: true });
+  }
+  const folder = join(parent, String(process.pid));
+  mkdirSync(folder, { recursive: true });
+  return folder;
+}
+
+/**
+ * Bundles BUNDLED_ENTRIES of `root` into `outdir` (the run's folder) and returns it.
  * Packages stay imports of their own, resolved from node_modules as under tsx; dynamic imports
  * stay chunks loaded when reached, so what a process loads lazily (the embedded engine) it still
  * loads only when it needs it. Stack traces name the bundles' lines (`// path.ts` above each
  * source's part); TEST_ENTRIES=tsx runs the sources instead.
  */
-export async function bundleEntries(root: string): Promise<string> {
-  const parent = join(root, BUNDLES_DIR);
-  for (const name of existsSync(parent) ? readdirSync(parent) : []) {
-    if (!alive(Number(name))) rmSync(join(parent, name), { recursive: true, force: true });
-  }
-  const outdir = join(parent, String(process.pid));
+export async function bundleEntries(root: string, outdir: string): Promise<string> {
   await build({
     absWorkingDir: root,
     entryPoints: Object.fromEntries(BUNDLED_ENTRIES.map((entry) => [entry.replace(/\.ts$/, ''), resolve(root, entry)])),

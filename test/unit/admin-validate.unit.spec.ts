@@ -1,12 +1,11 @@
 import { Type } from '@sinclair/typebox';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { CommandInputError } from '../../commands/command.js';
 import { fieldPath, validateInput } from '../../commands/validate.js';
 import { inputFromFlags } from '../../services/admin/cli-options.js';
 import { runCli } from '../support/cli.js';
+import { dataDirWithCluster } from '../support/embedded-cluster.js';
 
 const schema = Type.Object(
   {
@@ -84,7 +83,7 @@ describe('admin CLI', () => {
   // Asynchronous: a worker blocked in spawnSync answers nothing, and vitest reports its own calls
   // to it as timed out when the processes (an embedded database created) take a minute under load.
   const run = async (args: string[]) => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'offer-ledger-admin-'));
+    const dataDir = dataDirWithCluster('offer-ledger-admin-');
     try {
       return await runCli('services/admin/cli.ts', args, { DATA_DIR: dataDir }, 60_000);
     } finally {

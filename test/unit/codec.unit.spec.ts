@@ -5,9 +5,9 @@ import { loadSchemaCatalog, type KnownSchema } from '../../platform/events/schem
 import { sqlCodec } from '../../platform/events/sql-codec.js';
 import { toWireFormat } from '../../platform/events/wire-format.js';
 import { migrate } from '../../platform/db/migrate.js';
-import { openPglite } from '../../platform/db/pglite.js';
 import { EventType } from '../../schemas/generated/events.js';
 import { catalogEvents } from '../support/catalog-events.js';
+import { openScratchPglite } from '../support/embedded-cluster.js';
 
 describe('promiseCache', () => {
   it('shares one lookup among concurrent callers and forgets failures', async () => {
@@ -36,7 +36,7 @@ describe('subjects (TopicRecordNameStrategy)', () => {
 
 describe('embedded codec', () => {
   it('round-trips values of several types through the wire format with one id per subject', async () => {
-    const db = await openPglite('memory://');
+    const db = await openScratchPglite();
     try {
       await migrate(db);
       const codec = sqlCodec(db, loadSchemaCatalog());

@@ -6,6 +6,7 @@ import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startNpmScript, startServiceProcess } from '../support/child-process.js';
 import { heldImportArgs, heldImportLine } from '../support/held-import.js';
+import { heldRenameArgs, heldRenameLine } from '../support/held-rename.js';
 import { createTestRuntime, testEnvironment, type TestRuntime } from '../support/app.js';
 import { ownLines, runCli } from '../support/cli.js';
 import { clusterTopicsStartingWith } from '../support/kafka-topics.js';
@@ -137,6 +138,26 @@ describe('export bounds that name no range of the log', () => {
     expect(existsSync(`${out}.partial`)).toBe(false);
     expect(existsSync(out)).toBe(false);
     expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it('Ctrl-C while the finished file is being moved into place says it is complete, and leaves it complete', async () => {
+    const out = join(dir, 'moving.csv');
+    const exporter = startServiceProcess('services/export/cli.ts', env, ['--topic', 'postbacks', '--out', out], heldRenameArgs('moving.csv'));
+    await exporter.waitForLine((line) => line === heldRenameLine(out));
+    // The Ctrl-C comes first (the kernel hands a process its pending signals lowest number first), then the move goes on.
+    exporter.child.kill('SIGINT');
+    exporter.child.kill('SIGUSR2');
+    expect(await exporter.exited, exporter.output()).toBe(130);
+    expect(ownLines(exporter.output()).at(-1)).toBe(`error: export interrupted (SIGINT) after it had finished: ${out} is complete`);
+    expect(readdirSync(dir).filter((name) => name.startsWith('moving')).sort()).toEqual(['moving.csv', 'moving.csv.schema.json']);
+    // The same file an export left alone writes.
+    const whole = join(dir, 'whole.csv');
+    expect((await runCli('services/export/cli.ts', ['--topic', 'postbacks', '--out', whole], env)).status).toBe(0);
+    expect(readFileSync(out, 'utf8')).toBe(readFileSync(whole, 'utf8'));
+    for (const file of [out, whole]) {
+      rmSync(file);
+      rmSync(`${file}.schema.json`);
+    }
   });
 });
 

@@ -61,7 +61,7 @@ const STARTUP_TIMEOUT_MS = 8_000;
 const TOPIC_CREATION_TIMEOUT_MS = 30_000;
 
 /** Where the embedded database lives in DATA_DIR. */
-const embeddedDatabaseDir = (dataDir: string) => join(dataDir, 'pg');
+export const embeddedDatabaseDir = (dataDir: string) => join(dataDir, 'pg');
 
 /** Whether DATA_DIR holds an embedded database (opening one that does not creates it). */
 export const holdsEmbeddedDatabase = (dataDir: string) => existsSync(join(embeddedDatabaseDir(dataDir), 'PG_VERSION'));

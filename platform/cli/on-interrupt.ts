@@ -34,6 +34,12 @@ export function writeFailureLine(line: string): void {
 }
 
 /**
+ * Where a command's work goes once Ctrl-C stopped it: nowhere, for onInterrupt's handler says
+ * how it ended and ends the process.
+ */
+export const leftToTheInterrupt = (): Promise<never> => new Promise(() => {});
+
+/**
  * On Ctrl-C or a stop: `say` (which may clean up first) tells what the interruption left; its line
  * goes to stderr as a failure line (`error: ` first, as every command's), on a line of its own
  * with the cursor shown again on a terminal (a progress bar hides it), and the process ends with

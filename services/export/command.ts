@@ -1,4 +1,4 @@
-import { onInterrupt } from '../../platform/cli/on-interrupt.js';
+import { leftToTheInterrupt, onInterrupt } from '../../platform/cli/on-interrupt.js';
 import { fromCallerFolder } from '../../platform/cli/caller-folder.js';
 import { Command as Program, Option } from 'commander';
 import { onceOnly } from '../../platform/cli/once-only.js';
@@ -102,7 +102,7 @@ async function run(flags: ExportFlags) {
     process.stdout.write(`${JSON.stringify({ rows: result.rows, format: parsed.request.format, files: result.files })}\n`);
   } catch (error) {
     // Stopped by Ctrl-C: its handler says how the export ended, and ends the process.
-    if (interrupt.signal.aborted) return new Promise<never>(() => {});
+    if (interrupt.signal.aborted) return leftToTheInterrupt();
     // The export is left waiting on the database: what it wrote is removed here, as a failure's is.
     if (error === watch.signal.reason) {
       removeUnfinished(parsed.request.out);

@@ -1,6 +1,7 @@
 import { statSync } from 'node:fs';
 import { setTimeout as pause } from 'node:timers/promises';
 import type { Config } from '../../platform/config/config.js';
+import { leftToTheInterrupt } from '../../platform/cli/on-interrupt.js';
 import { ownerJobCalls, startOwnerJob } from '../../platform/data-dir/owner-jobs.js';
 import type { ExportJob } from './jobs.js';
 import { ExportInputError, type ExportFlags } from './options.js';
@@ -19,9 +20,6 @@ export class ExportThroughOwnerError extends Error {
 const POLL_MS = 250;
 /** How long Ctrl-C waits for the export it stops to end (a write to a disk or pipe that does not take it may never). */
 export const STOP_WAIT_MS = 2_000;
-
-/** Where following the job ends once Ctrl-C cancels it: the interrupt's handler says how it ended and ends the process. */
-const leftToTheInterrupt = () => new Promise<never>(() => {});
 
 /** The message of an ExportInputError without its flag (the error puts it back in front). */
 const detailOf = (message: string, flag: string) => (message.startsWith(`${flag}: `) ? message.slice(flag.length + 2) : message);

@@ -1,4 +1,4 @@
-import { onInterruptPresses } from '../../platform/cli/on-interrupt.js';
+import { STOPS, onInterruptPresses } from '../../platform/cli/on-interrupt.js';
 import { Command as Program, Option } from 'commander';
 import { onceOnly } from '../../platform/cli/once-only.js';
 import { exitOnParseError, helpPointer } from '../../platform/cli/parse-errors.js';
@@ -132,7 +132,7 @@ function keptRequest(flags: Flags): { drop?: string[] } | undefined {
 }
 
 /** The shell's exit code for a process ended by these signals. */
-const SIGNAL_EXIT = { SIGINT: 130, SIGTERM: 143 } as const;
+const SIGNAL_EXIT: Partial<Record<string, number>> = Object.fromEntries(STOPS);
 
 /**
  * Ctrl-C (or a stop) cancels the replay, here or in the service: it stops before the swap and
@@ -154,7 +154,7 @@ function cancelOnInterrupt(bar: { stop(): void }): AbortController {
 }
 
 function failure(error: unknown, replaying: boolean): { message: string; code: number } {
-  if (error instanceof ReplayCancelledError) return { message: error.message, code: SIGNAL_EXIT[error.signal as keyof typeof SIGNAL_EXIT] ?? ExitCode.failure };
+  if (error instanceof ReplayCancelledError) return { message: error.message, code: SIGNAL_EXIT[error.signal] ?? ExitCode.failure };
   if (error instanceof ReplayInputError) return { message: `${FLAGS[error.option] ?? error.option}: ${error.message}`, code: ExitCode.invalidInput };
   if (error instanceof SettingError) return { message: configurationProblem(error), code: ExitCode.invalidInput };
   if (error instanceof DataDirBusyError) return { message: `${error.message}; retry when it has finished`, code: ExitCode.unavailable };

@@ -1,14 +1,12 @@
-import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inject } from 'vitest';
 import type { Db } from '../../platform/db/db.js';
 import { openPglite } from '../../platform/db/pglite.js';
+import { embeddedDatabaseDir, holdsEmbeddedDatabase } from '../../platform/runtime.js';
 
 // The tests' copies of the run's empty embedded cluster: see cluster-template.ts for why.
-
-/** Where DATA_DIR keeps its embedded database (platform/runtime.ts). */
-const databaseIn = (dataDir: string) => join(dataDir, 'pg');
 
 /** Puts an empty cluster in `folder` (the engine's own data folder) and returns `folder`. */
 export function emptyCluster(folder: string): string {
@@ -19,7 +17,7 @@ export function emptyCluster(folder: string): string {
 /** Gives DATA_DIR `dataDir` (made if need be) an empty embedded database, unless it holds one; returns `dataDir`. */
 export function withEmbeddedCluster(dataDir: string): string {
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  if (!existsSync(databaseIn(dataDir))) emptyCluster(databaseIn(dataDir));
+  if (!holdsEmbeddedDatabase(dataDir)) emptyCluster(embeddedDatabaseDir(dataDir));
   return dataDir;
 }
 
@@ -32,7 +30,7 @@ export const dataDirWithCluster = (prefix: string) => withEmbeddedCluster(mkdtem
  */
 export async function openScratchPglite(): Promise<Db> {
   const folder = mkdtempSync(join(tmpdir(), 'offer-ledger-scratch-pg-'));
-  const db = await openPglite(emptyCluster(join(folder, 'pg')));
+  const db = await openPglite(emptyCluster(embeddedDatabaseDir(folder)));
   return {
     ...db,
     async close() {

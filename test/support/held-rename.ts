@@ -16,8 +16,10 @@ export function heldRenameArgs(name: string): string[] {
     'promises.rename = async (from, to) => {',
     `  if (!held && String(to).endsWith(${JSON.stringify(name)})) {`,
     '    held = true;',
+    // Listening before saying so: a SIGUSR2 with no listener would end the process.
+    "    const released = new Promise((resolve) => process.once('SIGUSR2', resolve));",
     `    writeSync(2, ${JSON.stringify(heldRenameLine(''))} + String(to) + '\\n');`,
-    "    await new Promise((resolve) => process.once('SIGUSR2', resolve));",
+    '    await released;',
     '  }',
     '  return rename(from, to);',
     '};',

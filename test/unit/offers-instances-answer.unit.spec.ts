@@ -124,11 +124,28 @@ describe('the instance answer from cut pieces', () => {
   it('writes into the buffer it is given (larger and holding old bytes) and answers exactly the answer\'s bytes', () => {
     const id = '0192f3a0-0000-7000-8000-0000000000b2';
     const given = Buffer.alloc(4096, 'x');
-    const writer = answer.start();
+    const writer = answer.start(() => given);
     writer.notFound(id);
-    const bytes = writer.finish(() => given);
+    const bytes = writer.finish();
     expect(bytes.buffer).toBe(given.buffer);
     expect(bytes.toString('utf8')).toBe(serialize(success({ instances: [{ offer_instance_id: id, status: 'not_found' }] })));
+  });
+
+  it('moves to a larger buffer of the same source when the next item might not fit, the answer whole', () => {
+    const asked: number[] = [];
+    const given: Buffer[] = [];
+    const writer = answer.start((bytes) => {
+      asked.push(bytes);
+      given.push(Buffer.alloc(bytes, 'x'));
+      return given.at(-1)!;
+    });
+    const ids = Array.from({ length: 2_000 }, (_, n) => `0192f3a0-0000-7000-8000-${n.toString(16).padStart(12, '0')}`);
+    for (const id of ids) writer.notFound(id);
+    const bytes = writer.finish();
+    expect(bytes.toString('utf8')).toBe(serialize(success({ instances: ids.map((id) => ({ offer_instance_id: id, status: 'not_found' as const })) })));
+    expect(asked.length).toBeGreaterThan(1);
+    expect(asked).toEqual([...asked].sort((a, b) => a - b));
+    expect(bytes.buffer).toBe(given.at(-1)!.buffer);
   });
 
   it('writes non-ASCII text of an offer or a card as UTF-8, and an ASCII answer as the same bytes', () => {

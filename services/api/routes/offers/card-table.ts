@@ -17,6 +17,8 @@ import { formatServedAt, opensLink, type ServedCard } from './instances-cards.js
 /** A card's parts of an answer: its id, served_at, placement_id (JSON), link (JSON string content). */
 export const CARD_TEXTS = ['id', 'servedAt', 'placement', 'link'] as const;
 export type CardText = 0 | 1 | 2 | 3;
+/** Times an answer's item may hold a card's id (the item's and its offer's offer_instance_id); its other texts once. */
+export const CARD_ID_TEXTS_MOST = 2;
 
 // A slot: the id's four words, flags (0: an empty slot), where the texts after the id start in the
 // arena and where each of them ends (START + 1 to START + 3, in CARD_TEXTS order), then what the
@@ -238,6 +240,12 @@ export class CardTable {
     if (text === ID) return UUID_TEXT_LENGTH;
     const at = slot * STRIDE + START + text;
     return this.slots[at]! - this.slots[at - 1]!;
+  }
+
+  /** The most bytes the card's texts take in one item: each once, the id CARD_ID_TEXTS_MOST times. */
+  mostTextBytes(slot: number): number {
+    const at = slot * STRIDE + START;
+    return CARD_ID_TEXTS_MOST * UUID_TEXT_LENGTH + this.slots[at + 3]! - this.slots[at]!;
   }
 
   /** Copies one of the card's texts into `target` (a view of the answer's bytes) at `offset`; answers the offset past it. */

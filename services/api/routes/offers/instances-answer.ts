@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { success } from '../../../../platform/http/envelope.js';
 import type { StoredOffer } from '../../../../projections/offers/queries.js';
+import { UUID_TEXT_LENGTH } from '../../../../platform/ids/uuid-words.js';
 import { viewOf } from './copy-bytes.js';
-import { CARD_TEXTS, type CardTable, type CardText } from './card-table.js';
+import { CARD_TEXTS, CARD_ID_TEXTS_MOST, type CardTable, type CardText } from './card-table.js';
 import { instanceItem, type ServedCard } from './instances-cards.js';
 import type { InstanceItem } from './instances-schema.js';
 
@@ -15,8 +16,8 @@ import type { InstanceItem } from './instances-schema.js';
  * (card-table.ts), already UTF-8 too. The bytes are the same as serializing the items (tested).
  */
 export interface InstancesAnswer {
-  /** A new answer; its items are written in request order. */
-  start(): AnswerWriter;
+  /** A new answer, written into buffers of `allocate` (fresh ones by default); its items are written in request order. */
+  start(allocate?: (bytes: number) => Buffer): AnswerWriter;
 }
 
 export interface AnswerWriter {
@@ -24,8 +25,8 @@ export interface AnswerWriter {
   notFound(id: string): void;
   /** The caller's own live card of `offer`, kept in `table` at `slot`; `withAction` as rule 7 decides for this card. */
   found(table: CardTable, slot: number, offer: StoredOffer, withAction: boolean): void;
-  /** The whole answer as UTF-8 bytes, written into a buffer of `allocate` (a fresh one by default). */
-  finish(allocate?: (bytes: number) => Buffer): Buffer;
+  /** The whole answer as UTF-8 bytes (a part of the last buffer `start` was given). */
+  finish(): Buffer;
 }
 
 /** Serializes a whole 200 answer, as the route's reply does. */
@@ -85,7 +86,13 @@ export function instancesAnswer(serialize: SerializeAnswer): InstancesAnswer {
   };
 
   const notFound = template(serializeItem({ offer_instance_id: marks.id, status: 'not_found' }));
-  if (notFound.slots.some((slot) => slot !== ID)) throw new Error('a not_found item holds more than its id');
+  if (notFound.slots.length !== 1 || notFound.slots[0] !== ID) throw new Error('a not_found item holds other than its id once');
+  /** A found item's room is reserved by CardTable.mostTextBytes: each text of a card once, its id at most CARD_ID_TEXTS_MOST times. */
+  const checkedFound = (found: Template) => {
+    const uses = CARD_TEXTS.map((_text, index) => found.slots.filter((slot) => slot === index).length);
+    if (uses.some((count, index) => count > (index === ID ? CARD_ID_TEXTS_MOST : 1))) throw new Error('a found item holds a card text more often than its room allows');
+    return found;
+  };
   /** Per stored offer object: the offers cache hands out a new object whenever the offer may have changed. */
   const byOffer = new WeakMap<StoredOffer, { withAction: Template; withoutAction: Template }>();
   const templatesOf = (offer: StoredOffer) => {
@@ -103,7 +110,7 @@ export function instancesAnswer(serialize: SerializeAnswer): InstancesAnswer {
           destination_url: 'https://destination.invalid/',
         };
         const item = instanceItem(marks.id, 'owner', card, offer, null);
-        return template(serializeItem({ ...item, served_at: marks.servedAt, placement_id: JSON.parse(marks.placement) as string }));
+        return checkedFound(template(serializeItem({ ...item, served_at: marks.servedAt, placement_id: JSON.parse(marks.placement) as string })));
       };
       found = { withAction: render(marks.link), withoutAction: render(null) };
       byOffer.set(offer, found);
@@ -112,51 +119,49 @@ export function instancesAnswer(serialize: SerializeAnswer): InstancesAnswer {
   };
 
   return {
-    start() {
-      // The items are noted first and copied once the size of the whole is known: one buffer, no
-      // intermediate text, nothing encoded (every part is UTF-8 already).
-      const templates: Template[] = [];
-      /** Per item: the card table, or the requested id of a not_found item. */
-      const sources: (CardTable | string)[] = [];
-      const slotsInTable: number[] = [];
-      let bytes = head.length + tail.length;
+    start(allocate = Buffer.allocUnsafe) {
+      // Written as the items come, into one buffer grown (rarely: the route's hold 128 kB) when the
+      // next item might not fit; every part is UTF-8 already, so nothing is encoded.
+      let target = allocate(FIRST_BYTES);
+      let view = viewOf(target);
+      target.set(head, 0);
+      let at = head.length;
+      let items = 0;
+      /** Room for an item of at most `bytes` (and its comma), the tail kept in reserve. */
+      const makeRoom = (bytes: number) => {
+        const needed = at + bytes + 1 + tail.length;
+        if (needed <= target.length) return;
+        const grown = allocate(Math.max(needed, target.length * 2));
+        target.copy(grown, 0, 0, at);
+        target = grown;
+        view = viewOf(grown);
+      };
       return {
         notFound(id) {
-          templates.push(notFound);
-          sources.push(id);
-          slotsInTable.push(-1);
-          bytes += notFound.partBytes + notFound.slots.length * id.length;
+          makeRoom(notFound.partBytes + UUID_TEXT_LENGTH);
+          if (items++ > 0) target[at++] = COMMA;
+          const { parts } = notFound;
+          target.set(parts[0]!, at);
+          at = copyAscii(id, target, at + parts[0]!.length);
+          target.set(parts[1]!, at);
+          at += parts[1]!.length;
         },
         found(table, slot, offer, withAction) {
-          const chosen = withAction ? templatesOf(offer).withAction : templatesOf(offer).withoutAction;
-          templates.push(chosen);
-          sources.push(table);
-          slotsInTable.push(slot);
-          bytes += chosen.partBytes;
-          for (const text of chosen.slots) bytes += table.textBytes(slot, text);
-        },
-        finish(allocate = Buffer.allocUnsafe) {
-          const total = bytes + Math.max(templates.length - 1, 0);
-          const target = allocate(total);
-          const view = viewOf(target);
-          target.set(head, 0);
-          let at = head.length;
-          for (let item = 0; item < templates.length; item += 1) {
-            if (item > 0) target[at++] = COMMA;
-            const { parts, slots } = templates[item]!;
-            const source = sources[item]!;
-            target.set(parts[0]!, at);
-            at += parts[0]!.length;
-            for (let index = 0; index < slots.length; index += 1) {
-              if (typeof source === 'string') at = copyAscii(source, target, at);
-              else at = source.copyText(slotsInTable[item]!, slots[index]!, view, at);
-              const part = parts[index + 1]!;
-              target.set(part, at);
-              at += part.length;
-            }
+          const { parts, slots, partBytes } = withAction ? templatesOf(offer).withAction : templatesOf(offer).withoutAction;
+          makeRoom(partBytes + table.mostTextBytes(slot));
+          if (items++ > 0) target[at++] = COMMA;
+          target.set(parts[0]!, at);
+          at += parts[0]!.length;
+          for (let index = 0; index < slots.length; index += 1) {
+            at = table.copyText(slot, slots[index]!, view, at);
+            const part = parts[index + 1]!;
+            target.set(part, at);
+            at += part.length;
           }
+        },
+        finish() {
           target.set(tail, at);
-          return target.subarray(0, total);
+          return target.subarray(0, at + tail.length);
         },
       };
     },
@@ -164,6 +169,8 @@ export function instancesAnswer(serialize: SerializeAnswer): InstancesAnswer {
 }
 
 const COMMA = 0x2c;
+/** The first buffer an answer asks for (the route's are 128 kB: a hundred cards fit). */
+const FIRST_BYTES = 16 * 1024;
 
 /** An ASCII string's bytes into `target` at `offset` (a requested id, canonical); answers the offset past it. */
 function copyAscii(text: string, target: Uint8Array, offset: number): number {

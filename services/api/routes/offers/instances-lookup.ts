@@ -83,7 +83,7 @@ const isCallersCard = (table: CardTable, slot: number, applicationId: string) =>
 
 /** The answer from `rows`, or undefined as soon as one it needs is not at hand. */
 function writeAnswer(answer: InstancesAnswer, applicationId: string, requested: RequestedIds, rows: Rows, allocate?: (bytes: number) => Buffer): Buffer | undefined {
-  const writer = answer.start();
+  const writer = answer.start(allocate);
   for (let index = 0; index < requested.count; index += 1) {
     const place = rows.places[index]!;
     if (place === NOT_AT_HAND) return undefined;
@@ -104,5 +104,5 @@ function writeAnswer(answer: InstancesAnswer, applicationId: string, requested: 
     if (placement === undefined) return undefined;
     writer.found(table, slot, offer, hasAction(table.opensLink(slot), placementId, offer, placement, applicationId));
   }
-  return writer.finish(allocate);
+  return writer.finish();
 }

@@ -1,4 +1,6 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { once } from 'node:events';
+import { createReadStream, existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { appendEvents } from '../../commands/append.js';
@@ -7,12 +9,16 @@ import { awaitCaughtUp } from '../../platform/projection/catch-up.js';
 import { openRuntime } from '../../platform/runtime.js';
 import { ledgerProjection } from '../../projections/ledger/projection.js';
 import { exportReadModel } from '../../services/export/export-read-model.js';
-import { ExportBusyError, exportJobs } from '../../services/export/jobs.js';
+import { ExportBusyError, exportJobs, type ExportJob } from '../../services/export/jobs.js';
 import { ExportInputError } from '../../services/export/options.js';
 import { partialPath } from '../../services/export/writers/file.js';
 import { startProjectors } from '../../services/projector/projectors.js';
 import { embeddedOwners } from '../support/embedded-owner.js';
+import { ownerJobCalls } from '../../platform/data-dir/owner-jobs.js';
+import { startServiceProcess } from '../support/child-process.js';
 import { ownLines, printed, runAdmin, runCli } from '../support/cli.js';
+import { HELD_OWNER_ANSWER, heldOwnerAnswerArgs } from '../support/held-owner-answer.js';
+import { waitFor } from '../support/wait-for.js';
 import { readExport } from '../support/export-files.js';
 import { postbackEvents } from '../support/postback-events.js';
 import { freePort } from '../support/stack.js';
@@ -102,5 +108,44 @@ describe('export on the embedded default (one process owns DATA_DIR)', () => {
       await projectors.stop();
       await runtime.close();
     }
+  }, PROCESS_TESTS_MS);
+
+  it('Ctrl-C while the service is answering the start cancels the export it has begun: exit 130, nothing written, the job cancelled', async () => {
+    const dir = owners.dataDir();
+    const runtime = await openRuntime(loadConfig({ DATA_DIR: dir }));
+    try {
+      await runtime.eventLog.append('postbacks', postbackEvents(2_000));
+    } finally {
+      await runtime.close();
+    }
+    const env = { DATA_DIR: dir, LOG_LEVEL: 'info' };
+    await owners.startApi(env, await freePort());
+    const out = join(dir, 'started.csv');
+    // The unfinished file is a named pipe: the service's export stays under way while the test holds it.
+    execFileSync('mkfifo', [partialPath(out)]);
+    const exporter = startServiceProcess('services/export/cli.ts', env, ['--topic', 'postbacks', '--out', out], heldOwnerAnswerArgs('/exports'));
+    const held = await exporter.waitForLine((line) => line.startsWith(HELD_OWNER_ANSWER), 120_000);
+    const job = (JSON.parse(held.slice(HELD_OWNER_ANSWER.length)) as { data: { job: ExportJob } }).data.job;
+    expect(job.state).toBe('running');
+    const pipe = createReadStream(partialPath(out));
+    try {
+      await once(pipe, 'data');
+      pipe.pause();
+      // The Ctrl-C comes first (pending signals are handed over lowest number first), then the answer.
+      exporter.child.kill('SIGINT');
+      exporter.child.kill('SIGUSR2');
+      await exporter.waitForLine((line) => line === `error: export interrupted (SIGINT); nothing was written at ${out}`);
+      pipe.resume();
+      expect(await exporter.exited, exporter.output()).toBe(130);
+    } finally {
+      pipe.destroy();
+    }
+    const call = ownerJobCalls<ExportJob>(dir);
+    const ended = await waitFor(async () => {
+      const { body } = await call('GET', `/exports/${job.id}`);
+      return body.data.job?.state === 'running' ? undefined : body.data.job;
+    }, { what: 'the service\'s export to end' });
+    expect(ended).toMatchObject({ state: 'cancelled' });
+    expect(readdirSync(dir).filter((name) => name.startsWith('started'))).toEqual([]);
   }, PROCESS_TESTS_MS);
 });

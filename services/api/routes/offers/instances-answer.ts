@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { success } from '../../../../platform/http/envelope.js';
 import type { StoredOffer } from '../../../../projections/offers/queries.js';
-import { UUID_TEXT_LENGTH } from '../../../../platform/ids/uuid-words.js';
 import { viewOf } from './copy-bytes.js';
 import { CARD_TEXTS, CARD_ID_TEXTS_MOST, type CardTable, type CardText } from './card-table.js';
 import { instanceItem, type ServedCard } from './instances-cards.js';
@@ -138,7 +137,7 @@ export function instancesAnswer(serialize: SerializeAnswer): InstancesAnswer {
       };
       return {
         notFound(id) {
-          makeRoom(notFound.partBytes + UUID_TEXT_LENGTH);
+          makeRoom(notFound.partBytes + id.length);
           if (items++ > 0) target[at++] = COMMA;
           const { parts } = notFound;
           target.set(parts[0]!, at);

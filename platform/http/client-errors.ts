@@ -4,6 +4,7 @@ import type { Socket } from 'node:net';
 import { failure } from './envelope.js';
 import { type ApiError, badRequest, expectationFailed, headerFieldsTooLarge, payloadTooLarge, requestTimeout } from './errors.js';
 import { noRouteFor } from './error-handler.js';
+import { NO_SNIFF } from './no-sniff.js';
 
 /** What Node's HTTP parser reports on a 'clientError': a code, and for parse errors a reason. */
 export interface ParserError extends Error {
@@ -231,7 +232,7 @@ const answerOf = (apiError: ApiError, request: RefusedRequest | undefined, shape
 function writeRefusal(socket: Socket, answer: RawAnswer): void {
   const head = [
     `HTTP/1.1 ${answer.status} ${STATUS_CODES[answer.status]}`,
-    ...Object.entries(answer.headers).map(([name, value]) => `${name}: ${value}`),
+    ...Object.entries({ ...answer.headers, ...NO_SNIFF }).map(([name, value]) => `${name}: ${value}`),
     'content-type: application/json; charset=utf-8',
     `content-length: ${Buffer.byteLength(answer.body)}`,
     'connection: close',
@@ -249,6 +250,6 @@ export function answerUnmetExpectation(request: IncomingMessage, response: Serve
   const answer = answerOf(apiError, withPeer(refusedRequest, request.socket), shapeFor);
   refused?.(reportOf(apiError, 'expectation', refusedRequest, request.socket));
   response.shouldKeepAlive = false;
-  response.writeHead(answer.status, { ...answer.headers, 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(answer.body) });
+  response.writeHead(answer.status, { ...answer.headers, ...NO_SNIFF, 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(answer.body) });
   response.end(answer.body);
 }

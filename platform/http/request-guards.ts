@@ -3,6 +3,7 @@ import type { IncomingMessage } from 'node:http';
 import { Server } from 'node:net';
 import fp from 'fastify-plugin';
 import { ApiError, badRequest, serviceUnavailable, unsupportedMediaType } from './errors.js';
+import { NO_SNIFF } from './no-sniff.js';
 
 /**
  * Requests refused before their route runs, which Node or Fastify would otherwise answer in their
@@ -24,8 +25,7 @@ export const requestGuards = fp(async (app: FastifyInstance) => {
   });
   app.decorateRequest('keepsConnectionWhileDraining', false);
   app.addHook('onSend', async (request, reply) => {
-    // Some answers quote what was sent (an unknown path, a field): no browser may read them as anything but their type.
-    reply.header('x-content-type-options', 'nosniff');
+    reply.headers(NO_SNIFF);
     if ((draining && !request.keepsConnectionWhileDraining) || asksToUpgrade(request.raw)) reply.header('connection', 'close');
   });
   // Fastify stops routing new work once close() starts; requests still arriving on kept-alive

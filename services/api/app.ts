@@ -32,6 +32,7 @@ import { infoRoute } from './routes/offers/info.js';
 import { postbackRoutes } from './routes/postbacks/index.js';
 import { keptParserRefusals } from './routes/postbacks/parser-refusal.js';
 import { POSTBACK_PATH_PREFIX, refuseUndecodablePath } from './routes/postbacks/undecodable-path.js';
+import { NO_SNIFF } from '../../platform/http/no-sniff.js';
 
 const SERVICE_VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
@@ -81,8 +82,9 @@ export async function buildApp({ runtime, logger = false, commands, replays, fol
     // An operator page's path is answered with the pages' HTML error page (a browser followed it).
     // A link path is answered with the link origin's headers (never cached), as its routes answer.
     frameworkErrors: (error, request, reply) => {
-      // Logged and counted as every answer is: such a request runs no hook.
+      // Logged and counted as every answer is: such a request runs no hook (so not the one adding NO_SNIFF either).
       answeringOutsideRoutes(routes!, request, reply);
+      reply.headers(NO_SNIFF);
       if (error.code === 'FST_ERR_BAD_URL' && request.url.startsWith(POSTBACK_PATH_PREFIX)) return refuseUndecodablePath(request, reply, refusals);
       if (error.code === 'FST_ERR_BAD_URL' && sessions && request.url.startsWith(OPERATOR_PAGES_PREFIX)) return sendUndecodablePathPage(error, request, reply, sessions);
       if (linkPrefix !== '' && request.url.startsWith(`${linkPrefix}/`)) reply.headers(LINK_HEADERS);

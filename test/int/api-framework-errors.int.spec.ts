@@ -648,4 +648,19 @@ describe('what a browser may make of an answer', () => {
     expect(answers.map((answer) => answer.statusCode)).toEqual([404, 400, 200, 200]);
     for (const answer of answers) expect(answer.headers['x-content-type-options'], answer.body).toBe('nosniff');
   });
+
+  it('so do the answers no hook writes: an undecodable path (under any prefix), and the refusals written straight to the socket', async () => {
+    const postbackPath = '/v1/postback/%zz';
+    const raw = await Promise.all([
+      rawHttp(port, 'GET /healthz%zz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'),
+      rawHttp(port, `GET ${postbackPath} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`),
+      rawHttp(port, `PUT ${postbackPath} HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`),
+      rawHttp(port, `GET /healthz HTTP/1.1\r\nHost: x\r\nX-Filler: ${'a'.repeat(20_000)}\r\n\r\n`),
+      rawHttp(port, 'GET /healthz HTTP/1.1\r\nHost: x\r\nExpect: telepathy\r\nConnection: close\r\n\r\n'),
+      rawHttp(port, 'BREW /healthz HTTP/1.1\r\nHost: x\r\n\r\n'),
+      rawHttp(port, 'GET /healthz HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n'),
+    ]);
+    expect(raw.map((answer) => answer.status)).toEqual([400, 404, 405, 431, 417, 405, 400]);
+    for (const answer of raw) expect(answer.headers['x-content-type-options'], `${answer.status} ${answer.body}`).toBe('nosniff');
+  });
 });

@@ -1,3 +1,4 @@
+import type { AddressInfo } from 'node:net';
 import type { LightMyRequestResponse } from 'fastify';
 import { v7 as uuidv7 } from 'uuid';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -21,6 +22,7 @@ import { servesProjection } from '../../projections/serves/projection.js';
 import { EventType, type LinkClicked } from '../../schemas/generated/events.js';
 import { buildApp } from '../../services/api/app.js';
 import { createTestApp, type TestRuntime } from '../support/app.js';
+import { rawHttp } from '../support/raw-http.js';
 import { readTopic } from '../support/read-topic.js';
 import { replayProjection } from '../support/replay.js';
 import { appendServe, appendServes } from '../support/serves.js';
@@ -366,6 +368,22 @@ describe('links that do not open', () => {
     const isLoose = (event: { value: unknown }) => (event.value as LinkClicked).redirect_url === loose.headers.location;
     const events = await readTopic(t.runtime.eventLog, 'clicks', (all) => all.some(isLoose));
     expect(events.find(isLoose)?.value).toMatchObject({ sub_id1: '50%off' });
+  });
+
+  it('a GET whose body breaks its framing is refused 400 on the socket and records no click', async () => {
+    const serve = await appendServe(t.runtime, { offer_id: activeOffer, application_id: APP });
+    if (!t.app.server.listening) await t.app.listen({ port: 0, host: '127.0.0.1' });
+    const { port } = t.app.server.address() as AddressInfo;
+    const refused = await rawHttp(port, `GET /c/${serve.link_code}?sub_id1=bad-framing HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\nzz\r\n`);
+    expect(refused.status, refused.body).toBe(400);
+    expect(refused.headers.location).toBeUndefined();
+    // A body that arrives whole is read and dropped: the link opens as without it.
+    const whole = await rawHttp(port, `GET /c/${serve.link_code}?sub_id1=whole HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n2\r\nok\r\n0\r\n\r\n`);
+    expect(whole.status, whole.body).toBe(302);
+    // The refused open began first: had it been recorded, its click would be logged by the time the later one is.
+    const subIds = (events: { value: unknown }[]) => events.filter((event) => (event.value as LinkClicked).link_code === serve.link_code).map((event) => (event.value as LinkClicked).sub_id1);
+    const events = await readTopic(t.runtime.eventLog, 'clicks', (all) => subIds(all).includes('whole'));
+    expect(subIds(events)).toEqual(['whole']);
   });
 
   it('a click logged with a NUL (before the write side refused one) is stored with U+FFFD and never stalls the clicks read model', async () => {

@@ -1,3 +1,4 @@
+import type { AddressInfo } from 'node:net';
 import type { LightMyRequestResponse } from 'fastify';
 import { v4 as uuidv4, v7 as uuidv7 } from 'uuid';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -17,6 +18,8 @@ import { expectOneOf50Accepted } from '../support/postback-bursts.js';
 import { PROTOCOL, postbackWorld, postPostback } from '../support/postback-world.js';
 import { replayProjection } from '../support/replay.js';
 import { runCli } from '../support/cli.js';
+import { rawHttp } from '../support/raw-http.js';
+import { waitFor } from '../support/wait-for.js';
 import { appendServe, appendServes, projectedServes } from '../support/serves.js';
 import { mintCode } from '../../commands/offers/link-register.js';
 import { details } from '../support/serving-fixtures.js';
@@ -498,6 +501,25 @@ describe.each([['kafka'], ['sql']] as const)('postbacks on the %s log', (eventLo
       expect(response.headers).not.toHaveProperty('svc-protocol-version');
       expectSentAsBuilt(response);
       expectRejection(await t.app.inject({ method: 'GET', url: `/v1/postback/${world.otherPartner}?event_name=purchase&offer_instance_id=${card.offer_instance_id}&event_id=${id()}` }), 'foreign_attribution');
+    });
+
+    it('a GET whose body breaks its framing is refused 400 invalid_payload on the socket and logs nothing: the same postback sent whole is accepted', async () => {
+      const card = await world.serve(world.cpaOffer);
+      const eventId = id('framing');
+      if (!t.app.server.listening) await t.app.listen({ port: 0, host: '127.0.0.1' });
+      const { port } = t.app.server.address() as AddressInfo;
+      const path = `/v1/postback/${world.partner}?event_name=purchase&offer_instance_id=${card.offer_instance_id}&event_id=${eventId}`;
+      const logged = async () => (await t.runtime.eventLog.endOffsets('postbacks')).map((end) => `${end.partition}:${end.offset}`).sort();
+      const before = await logged();
+      const refused = await rawHttp(port, `GET ${path} HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\nzz\r\n`);
+      expect(refused.status, refused.body).toBe(400);
+      expect(JSON.parse(refused.body)).toMatchObject({ extra: { reason: 'invalid_payload', event_logged: false } });
+      // A postback's slot is held until its answer is sent and its intake (had it begun) has ended.
+      await waitFor(async () => (await t.runtime.metrics.postbacksInFlight.get()).values[0]?.value === 0, { what: 'no postback under way' });
+      expect(await logged()).toEqual(before);
+      const whole = await t.app.inject({ method: 'GET', url: path });
+      expect(whole.statusCode, whole.body).toBe(200);
+      expect(whole.json().data.result).toBe('accepted');
     });
 
     it("reads a form POST's query string with its body: a parameter in both is given twice, so invalid_payload, never one of them", async () => {

@@ -19,6 +19,7 @@ import { coalescedReads } from '../../../../platform/db/coalesced-reads.js';
 import { findLinkTarget } from '../../../../projections/offers/links/link-target.js';
 import { findServesByLinkCodes } from '../../../../projections/serves/queries.js';
 import { openReadCaches, type ReadCaches } from '../../read-cache.js';
+import { arrivedWhole } from '../../../../platform/http/whole-request.js';
 
 /** The path the link origin's links live under: LINK_BASE's path without its trailing slash ('' at the root). */
 export function linkRoutePrefix(linkBase: string): string {
@@ -117,6 +118,8 @@ export async function linkRoutes(app: FastifyInstance, { runtime, prefix }: { ru
   };
 
   async function follow(request: FastifyRequest, reply: FastifyReply, link: TrackedLinkRef | undefined) {
+    // A body whose framing breaks is refused on the socket (400) as this request's answer: nothing is recorded before it is whole.
+    if (!(await arrivedWhole(request.raw))) return reply.hijack();
     if (!link) throw notFound('no tracked link at this address');
     // The framework keeps such a value as it came (`caf%E9`): recorded, it would reach the partner unlike what was sent.
     const [undecodable] = undecodableParameters(rawQueryOf(request.url), SUB_ID_NAMES);

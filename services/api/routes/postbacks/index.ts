@@ -19,6 +19,7 @@ import { openPartnerCache } from './partner-cache.js';
 import { refusalOf } from './refusal-record.js';
 import { methodNotAllowed, noPartnerPath, PROTOCOL_HEADER, PROTOCOL_VERSION, rejectionOf, sendAnswer, sendRejection } from './respond.js';
 import { getSchema, otherMethodsSchema, postSchema } from './schema.js';
+import { arrivedWhole } from '../../../../platform/http/whole-request.js';
 
 /** Postbacks are a few fields; anything larger is not one. */
 const BODY_LIMIT_BYTES = 16 * 1024;
@@ -147,6 +148,8 @@ export async function postbackRoutes(app: FastifyInstance, { runtime, refusals }
       onRequest: [async (request) => checkUnsigned(request), admit],
     },
     async (request, reply) => {
+      // A body whose framing breaks is refused on the socket (400 invalid_payload) as this postback's answer: nothing is logged before it is whole.
+      if (!(await arrivedWhole(request.raw))) return reply.hijack();
       const query = request.url.includes('?') ? paramsOf(request.url.slice(request.url.indexOf('?') + 1)) : {};
       return intake(request, reply, parseCompatParams(query));
     },

@@ -76,9 +76,15 @@ function refusedRequestOf(error: ParserError): RefusedRequest | undefined {
   // (`POST /v1/postback/… x HTTP/1.1`) has something else after its target: either way its
   // target still names the route.
   // The method as any token (a method the parser does not know, `get` or `FOO`, is refused as one).
-  const line = head === undefined ? null : /^([!#$%&'*+.^_`|~0-9A-Za-z-]+) (\/\S*)(?:[ \r]|$)/.exec(head);
-  return line ? { method: line[1]!, target: line[2]!, head: head! } : undefined;
+  // The target is every byte up to the next space (a tab or a no-break space in it is what the
+  // parser refused, not its end), in origin form: an absolute-form target names its route too.
+  const line = head === undefined ? null : /^([!#$%&'*+.^_`|~0-9A-Za-z-]+) ([^ \r\n]+)(?:[ \r]|$)/.exec(head);
+  const target = line ? originForm(line[2]!) : '';
+  return line && target.startsWith('/') ? { method: line[1]!, target, head: head! } : undefined;
 }
+
+/** A request target in origin form: an absolute-form target (`http://host/path?query`) without its scheme and authority. */
+export const originForm = (target: string) => target.replace(/^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#]*/, '');
 
 /** The request an open request (headers read, answer not yet sent) is, as a refusal sees it. */
 function refusedRequestFrom(request: IncomingMessage): RefusedRequest {

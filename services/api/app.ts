@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import { maxHeaderSize } from 'node:http';
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { OpenRequests } from '../../platform/http/client-errors.js';
+import { OpenRequests, originForm, type RefusedRequest } from '../../platform/http/client-errors.js';
+import type { ApiError } from '../../platform/http/errors.js';
 import { connectionOptions, handleConnections } from '../../platform/http/connection-handling.js';
 import { jsonBodies } from '../../platform/http/json-body.js';
 import { requestForLog } from '../../platform/http/loggable-url.js';
@@ -33,6 +34,7 @@ import { postbackRoutes } from './routes/postbacks/index.js';
 import { keptParserRefusals } from './routes/postbacks/parser-refusal.js';
 import { POSTBACK_PATH_PREFIX, refuseUndecodablePath } from './routes/postbacks/undecodable-path.js';
 import { NO_SNIFF } from '../../platform/http/no-sniff.js';
+import { routeRefusalShapes } from './refusal-shapes.js';
 
 const SERVICE_VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
@@ -56,6 +58,7 @@ export async function buildApp({ runtime, logger = false, commands, replays, fol
   const refusals = postbackRefusals ?? openPostbackRefusals(runtime);
   const linkPrefix = linkRoutePrefix(runtime.config.linkBase);
   const parserRefusals = keptParserRefusals(refusals);
+  const routeShapes = routeRefusalShapes(linkPrefix);
   const adminToken = runtime.config.adminToken;
   // The operator pages' sessions (only with ADMIN_TOKEN), also read for the pages' addresses the router cannot decode.
   const sessions = adminToken ? adminSessions(adminToken) : undefined;
@@ -63,7 +66,7 @@ export async function buildApp({ runtime, logger = false, commands, replays, fol
   let routes: FastifyInstance | undefined;
   const connectionRefusals = {
     openRequests: new OpenRequests(),
-    shapeFor: parserRefusals,
+    shapeFor: (request: RefusedRequest, error: ApiError) => parserRefusals(request, error) ?? routeShapes(request, error),
     allowedAt: (path: string) => methodsAt(routes!, path),
     refused: reportRefusals(runtime.metrics, () => routes?.log),
   };
@@ -85,9 +88,11 @@ export async function buildApp({ runtime, logger = false, commands, replays, fol
       // Logged and counted as every answer is: such a request runs no hook (so not the one adding NO_SNIFF either).
       answeringOutsideRoutes(routes!, request, reply);
       reply.headers(NO_SNIFF);
-      if (error.code === 'FST_ERR_BAD_URL' && request.url.startsWith(POSTBACK_PATH_PREFIX)) return refuseUndecodablePath(request, reply, refusals);
-      if (error.code === 'FST_ERR_BAD_URL' && sessions && request.url.startsWith(OPERATOR_PAGES_PREFIX)) return sendUndecodablePathPage(error, request, reply, sessions);
-      if (linkPrefix !== '' && request.url.startsWith(`${linkPrefix}/`)) reply.headers(LINK_HEADERS);
+      // The path, also of a request target in absolute form (`http://host/v1/postback/%zz`).
+      const path = originForm(request.url);
+      if (error.code === 'FST_ERR_BAD_URL' && path.startsWith(POSTBACK_PATH_PREFIX)) return refuseUndecodablePath(request, reply, refusals);
+      if (error.code === 'FST_ERR_BAD_URL' && sessions && path.startsWith(OPERATOR_PAGES_PREFIX)) return sendUndecodablePathPage(error, request, reply, sessions);
+      if (linkPrefix !== '' && path.startsWith(`${linkPrefix}/`)) reply.headers(LINK_HEADERS);
       return renderError(error, request, reply);
     },
     // What Node refuses before a route runs answers in the envelope too, on a postback path in the

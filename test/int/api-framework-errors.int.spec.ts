@@ -663,4 +663,30 @@ describe('what a browser may make of an answer', () => {
     expect(raw.map((answer) => answer.status)).toEqual([400, 404, 405, 431, 417, 405, 400]);
     for (const answer of raw) expect(answer.headers['x-content-type-options'], `${answer.status} ${answer.body}`).toBe('nosniff');
   });
+
+  it('a refusal written on the socket has its route\'s shape: the postback envelope for any target byte the parser refuses or an absolute-form target, the link headers, the instance route\'s 400', async () => {
+    const partner = '0192f3a0-0000-7000-8000-000000000001';
+    const postbacks = await Promise.all(
+      ['\t', '\x0b', '\x0c', '\xa0', '\x01'].map((byte) => rawHttp(port, `GET /v1/postback/${partner}?event_name=a${byte} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`)),
+    );
+    for (const answer of postbacks) expect(JSON.parse(answer.body), answer.body).toMatchObject({ code: 'INVALID_PAYLOAD', extra: { reason: 'invalid_payload', event_logged: false } });
+    // An undecodable path in absolute form is answered as the same path in origin form.
+    const [origin, absolute] = await Promise.all(
+      ['/v1/postback/%zz', 'http://x/v1/postback/%zz'].map((target) => rawHttp(port, `GET ${target} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`)),
+    );
+    expect(JSON.parse(origin!.body)).toMatchObject({ extra: { reason: 'partner_not_found' } });
+    expect([absolute!.status, JSON.parse(absolute!.body).extra.reason]).toEqual([origin!.status, 'partner_not_found']);
+
+    const links = await Promise.all([
+      rawHttp(port, 'Post /l/Ab3dE6gH HTTP/1.1\r\nHost: x\r\n\r\n'),
+      rawHttp(port, 'GET /l/Ab3dE6gH HTTP/1.1\r\nHost: x\r\nExpect: telepathy\r\nConnection: close\r\n\r\n'),
+    ]);
+    expect(links.map((answer) => answer.status)).toEqual([405, 417]);
+    for (const answer of links) expect([answer.headers['cache-control'], answer.headers['referrer-policy']], answer.body).toEqual(['no-store', 'no-referrer']);
+    expect(links[0]!.headers.allow).toBe('GET, HEAD');
+
+    const extensions = await rawHttp(port, `POST /v1/offers/instances HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n2;a=${'x'.repeat(20_000)}\r\n{}\r\n0\r\n\r\n`);
+    expect(extensions.status, extensions.body).toBe(400);
+    expect(JSON.parse(extensions.body)).toMatchObject({ code: 'BAD_REQUEST', message: expect.stringMatching(/^offer_instance_ids must contain between 1 and 100 offer instance ids; /) });
+  });
 });

@@ -133,6 +133,13 @@ export async function openDatabase(config: Config, options: OpenOptions = {}): P
   }
 }
 
+/** Why each Redis connection went, since it was last ready: while it reconnects, a command says only that it is refused. */
+const lastRedisErrors = new WeakMap<Redis, string>();
+
+/** Why `redis` is not connected, when it is not (its last error, else its state); undefined when it is. */
+export const redisDisconnection = (redis: Redis): string | undefined =>
+  redis.status === 'ready' ? undefined : `not connected (${lastRedisErrors.get(redis) ?? redis.status})`;
+
 /** How often the API asks a connected Redis whether it still answers. */
 const REDIS_HEARTBEAT_MS = 3_000;
 
@@ -163,6 +170,7 @@ async function connectRedis(url: string, commandTimeoutMs: number, keyPrefix: st
   };
   redis.on('error', (error: Error) => {
     firstError ??= error;
+    lastRedisErrors.set(redis, error.message);
     if (connected) goneAway(error.message);
   });
   const answersAgain = () => {
@@ -171,6 +179,11 @@ async function connectRedis(url: string, commandTimeoutMs: number, keyPrefix: st
     log?.('Redis (REDIS_URL) answers again: rate limits are shared again');
   };
   redis.on('ready', answersAgain);
+  redis.on('ready', () => lastRedisErrors.delete(redis));
+  // A server that stops closes the connection without an error; the reconnects' errors say more.
+  redis.on('close', () => {
+    if (!lastRedisErrors.has(redis)) lastRedisErrors.set(redis, 'the connection closed');
+  });
   // A Redis that hangs (paused, a black-holed network) keeps its connection, so no error event
   // tells of it, nor of one that answers but refuses writes (maxmemory reached with noeviction):
   // a write every few seconds does, and tells when it goes through again.

@@ -11,6 +11,7 @@ import { withExamples } from '../../../../platform/http/response-examples.js';
 import type { Runtime } from '../../../../platform/runtime.js';
 import { TAG } from '../../openapi/tags.js';
 import { healthzExamples, readyzExamples } from './examples.js';
+import { redisDisconnection } from '../../../../platform/runtime.js';
 
 const backends = Type.Record(Type.String(), Type.String(), { description: "each backend: 'ok' or 'unavailable: <reason>'" });
 
@@ -82,7 +83,9 @@ export async function healthRoutes(app: FastifyInstance, { runtime, alsoReady = 
     const redis = runtime.redis;
     if (redis) {
       informational.redis = async () => {
-        const answers = await unanswered(() => redis.ping(), 'rate limits count in this process meanwhile');
+        // While it reconnects the client refuses commands in words of its own; the connection's error says why.
+        const disconnected = redisDisconnection(redis);
+        const answers = await unanswered(() => (disconnected ? Promise.reject(new Error(disconnected)) : redis.ping()), 'rate limits count in this process meanwhile');
         if (answers !== 'ok') return answers;
         // A Redis that answers may still refuse writes (at maxmemory with noeviction); a process
         // starting then would not stop, so that note says less.

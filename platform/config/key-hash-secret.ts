@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Config } from './config.js';
+import { makeFolder } from '../fs/make-folder.js';
+import { SettingError } from './settings.js';
 
 /** File in DATA_DIR that keeps the embedded default's secret across restarts. */
 export const KEY_HASH_SECRET_FILE = 'key-hash-secret';
@@ -16,7 +18,12 @@ export async function withKeyHashSecret(config: Config): Promise<Config> {
   if (config.keyHashSecret) return config;
   if (!config.embedded.database) throw new Error('KEY_HASH_SECRET is required when DATABASE_URL is set');
   const path = join(config.dataDir, KEY_HASH_SECRET_FILE);
-  await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
+  try {
+    makeFolder(config.dataDir, 0o700);
+  } catch (error) {
+    const { code, message } = error as NodeJS.ErrnoException;
+    throw new SettingError('DATA_DIR', `is a folder that cannot be made (${code ?? message}: ${config.dataDir}); choose one this user can create`);
+  }
   try {
     // 'wx' fails when the file exists, so two processes starting together keep one secret.
     await writeFile(path, `${randomBytes(32).toString('hex')}\n`, { flag: 'wx', mode: 0o600 });

@@ -1,7 +1,8 @@
 import { createHash, createHmac } from 'node:crypto';
-import { mkdirSync, readFileSync, realpathSync } from 'node:fs';
+import { readFileSync, realpathSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
+import { makeFolder } from '../fs/make-folder.js';
 
 /** File in DATA_DIR holding the current owner's command token (owner-only permissions). */
 export const OWNER_TOKEN_FILE = 'owner-token';
@@ -20,7 +21,7 @@ export const abstractSockets = process.platform === 'linux';
 /** The owner socket of a folder; the same folder (by real path) always gives the same address. */
 export function ownerAddress(dataDir: string): string {
   // A new DATA_DIR is this user's alone (it holds the database and the owner token).
-  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  makeFolder(dataDir, 0o700);
   const real = realpathSync(dataDir);
   if (!abstractSockets) return join(real, 'owner.sock');
   return `\0offer-ledger-data-dir-${createHash('sha256').update(real).digest('hex').slice(0, 32)}`;

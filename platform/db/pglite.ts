@@ -1,8 +1,9 @@
-import { chmodSync, mkdirSync } from 'node:fs';
+import { chmodSync } from 'node:fs';
 import { PGlite, type Transaction } from '@electric-sql/pglite';
 import { watchDiskRoom, type DiskRoom, type FreeBytesOf } from '../data-dir/disk-room.js';
 import { DATE_OID, INT8_OID, type Db, type QueryResult, type Sql, type TransactionEdges } from './db.js';
 import { maintainEmbeddedDatabase } from './embedded-maintenance.js';
+import { makeFolder } from '../fs/make-folder.js';
 
 const identity = (value: string) => value;
 
@@ -58,7 +59,7 @@ export async function openPglite(
   if (!dataDir.startsWith('memory://')) {
     // The engine writes its files readable and writable by everyone (0666): the folder that holds
     // them is this user's alone, so no other user of the machine reaches them.
-    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    makeFolder(dataDir, 0o700);
     chmodSync(dataDir, 0o700);
     if (options.minFreeBytes) {
       room = await watchDiskRoom(dataDir, options.minFreeBytes, { freeBytes: options.freeBytes, intervalMs: options.roomIntervalMs });

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { createWriteStream, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { createWriteStream, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -9,6 +9,7 @@ import { ExitCode, describeFailure } from '../../platform/startup.js';
 import { ZIP_MAGIC } from './full/source-file.js';
 import { SOURCE_HEADER } from './geo-target-row.js';
 import { reportUnexpectedFailures } from '../../platform/cli/unexpected-failure.js';
+import { makeFolder } from '../../platform/fs/make-folder.js';
 
 reportUnexpectedFailures();
 
@@ -84,7 +85,7 @@ function releaseHead(head: Buffer): boolean {
 
 async function download(): Promise<{ sha256: string }> {
   try {
-    mkdirSync(options.dir, { recursive: true });
+    makeFolder(options.dir);
   } catch (error) {
     throw new DownloadError(`--dir: cannot create ${options.dir} (${describeFailure(error)})`, ExitCode.invalidInput);
   }

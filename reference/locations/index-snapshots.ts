@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
-import { mkdir, readdir, rm, stat } from 'node:fs/promises';
+import { readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Db } from '../../platform/db/db.js';
 import { readSnapshot, writeSnapshot } from './snapshot-file.js';
+import { makeFolder } from '../../platform/fs/make-folder.js';
 
 /**
  * Built location indexes kept on disk, so a restart with the same data loads them in a fraction
@@ -71,7 +72,7 @@ export function indexSnapshots(folder: string, log: (line: string) => void = () 
     save(kind, key, state) {
       const started = performance.now();
       const done = (async () => {
-        await mkdir(folder, { recursive: true });
+        makeFolder(folder);
         await removeLeftovers(folder, `${kind.toLowerCase()}.snapshot.`);
         const bytes = await writeSnapshot(pathOf(kind), kind, keyOf(kind, key), state());
         log(`geo catalog: ${kind} index snapshot written (${megabytes(bytes)}) in ${seconds(started)}`);

@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fromCallerFolder } from '../../../platform/cli/caller-folder.js';
 import { smallCliArgs } from '../../../platform/cli/small-cli.js';
@@ -7,6 +7,7 @@ import { coverageMarkdown, coverageReport } from './coverage.js';
 import { commandSourceRows } from './source-input.js';
 import { loadSubdivisions } from './subdivisions.js';
 import { reportUnexpectedFailures } from '../../../platform/cli/unexpected-failure.js';
+import { makeFolder } from '../../../platform/fs/make-folder.js';
 
 reportUnexpectedFailures();
 
@@ -26,7 +27,7 @@ const log = (line: string) => process.stderr.write(`${line}\n`);
 const { sourceFileDate, rows } = await commandSourceRows('geo:coverage', positionals[0] === undefined ? undefined : fromCallerFolder(positionals[0]), log);
 const source = loadSubdivisions();
 const report = coverageReport(registryRows(rows, source), source, sourceFileDate);
-mkdirSync('reports', { recursive: true });
+makeFolder('reports');
 writeFileSync(join('reports', 'geo-coverage.json'), `${JSON.stringify(report, null, 2)}\n`);
 writeFileSync(join('reports', 'geo-coverage.md'), coverageMarkdown(report));
 

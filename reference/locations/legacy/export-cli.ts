@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { fromCallerFolder } from '../../../platform/cli/caller-folder.js';
 import { smallCliArgs } from '../../../platform/cli/small-cli.js';
@@ -6,6 +6,7 @@ import { deriveRegistry } from './derive.js';
 import { commandSourceRows } from './source-input.js';
 import { toJsonLines } from './static-export.js';
 import { reportUnexpectedFailures } from '../../../platform/cli/unexpected-failure.js';
+import { makeFolder } from '../../../platform/fs/make-folder.js';
 
 reportUnexpectedFailures();
 
@@ -29,6 +30,6 @@ const log = (line: string) => process.stderr.write(`${line}\n`);
 const { sourceFileDate, rows } = await commandSourceRows('geo:export-legacy', file, log);
 const { entries } = deriveRegistry(rows);
 const path = out ?? `reports/legacy-registry-v1-${sourceFileDate}.jsonl`;
-mkdirSync(dirname(path), { recursive: true });
+makeFolder(dirname(path));
 writeFileSync(path, toJsonLines(entries));
 process.stdout.write(`${JSON.stringify({ path, source_file_date: sourceFileDate, entries: entries.length })}\n`);

@@ -40,6 +40,15 @@ describe.each(COMMANDS)('npm run %s with a file', (name, entry) => {
     expect(existsSync(dataDir)).toBe(false);
   });
 
+  it('that is a folder: exits 2 in one failure line naming it and what to give instead, opening no database', async () => {
+    const dataDir = join(folder, `${name}-folder`);
+    const given = mkdtempSync(join(folder, 'a-folder-'));
+    const result = await runCli(entry, [given], { DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
+    expect(result.status, result.stderr).toBe(2);
+    expect(ownLines(result.stderr)).toEqual([`error: "${given}" is a folder; give the release file in it (geotargets-YYYY-MM-DD.csv or .zip)`]);
+    expect(existsSync(dataDir)).toBe(false);
+  });
+
   it('that is not a release: exits 2 in one failure line naming it', async () => {
     const file = join(mkdtempSync(join(folder, 'files-')), 'geotargets-2026-08-12.csv');
     writeFileSync(file, 'id,name\n1,x\n');

@@ -2,8 +2,7 @@ import { loadConfigOrExit } from '../../../platform/config/config.js';
 import { migrate } from '../../../platform/db/migrate.js';
 import { exitUnlessThereIsADatabase, openDatabase } from '../../../platform/runtime.js';
 import { exitOnStartupFailure } from '../../../platform/startup.js';
-import { existsSync } from 'node:fs';
-import { CatalogFileError, missingFileMessage, readSourceRows, sourceFileDateOf } from '../full/source-file.js';
+import { assertFileExists, CatalogFileError, readSourceRows, sourceFileDateOf } from '../full/source-file.js';
 import { readCurrentRelease } from './build.js';
 import type { SourceRow } from './source-row.js';
 
@@ -16,9 +15,10 @@ export async function commandSourceRows(tool: string, file: string | undefined, 
   const config = loadConfigOrExit();
   const path = file ?? config.geoCatalogFile;
   if (path !== undefined) {
-    if (!existsSync(path)) exitWith(missingFileMessage(path));
     const rows: SourceRow[] = [];
     try {
+      // A missing file, or a folder given for it, is named with what to give instead (as geo:load does).
+      assertFileExists(path);
       for await (const row of readSourceRows(path)) rows.push(row);
       log(`read ${rows.length} rows from ${path}`);
       return { sourceFileDate: sourceFileDateOf(path), rows };

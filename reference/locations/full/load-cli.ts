@@ -26,8 +26,10 @@ Loads a geo-target release (zip or CSV) into the FULL catalog of the configured 
 (DATABASE_URL, else the embedded one in DATA_DIR). Without <file>, GEO_CATALOG_FILE; with
 GEO_CATALOG_SHA256 set, a file (given or configured) of another digest is refused. A release already loaded is left as it is.
 A file with no active location, or with under half the current release's, is refused (a file cut
-short looks like that); --allow-shrink loads a smaller catalog on purpose. The load is one
-transaction: interrupted or failed, it leaves the current catalog as it was, and a rerun is safe.
+short looks like that); --allow-shrink loads a smaller catalog on purpose. The FULL catalog is
+loaded in one transaction: interrupted or failed, it leaves the current catalog as it was, and a
+rerun is safe. The LEGACY registry is then rebuilt from it: stopped in that last step, FULL is the
+new release and LEGACY still the previous one until a rerun, which only rebuilds LEGACY.
 Exit 2: the file is refused (the message names it, and the line of a damaged row); exit 4: the
 database failed or went away (rerun once it answers).`,
 });
@@ -49,8 +51,13 @@ if (file === undefined) {
   process.exit(2);
 }
 const { db } = await openDatabase(config).catch((error: unknown) => exitOnStartupFailure(error, 'npm run geo:load'));
-const KEPT_AS_IT_WAS = 'the load is one transaction: the current catalog is as it was, and a rerun is safe';
-onInterrupt(() => `geo:load interrupted; ${KEPT_AS_IT_WAS}`);
+/** Set once the new release is the current FULL catalog: from then on only the LEGACY registry lags. */
+let committed = false;
+const whereItStands = () =>
+  committed
+    ? 'the FULL catalog is the new release, but the LEGACY registry is still the previous one: run the same geo:load again (it only rebuilds LEGACY)'
+    : 'the load is one transaction: the current catalog is as it was, and a rerun is safe';
+onInterrupt(() => `geo:load interrupted; ${whereItStands()}`);
 try {
   await migrate(db, log);
   const result = await loadFullCatalog(db, {
@@ -59,6 +66,7 @@ try {
     allowShrink: values['allow-shrink'] === true,
     log,
     progress: process.stderr.isTTY ? barProgress() : logProgress(log),
+    onCommitted: () => (committed = true),
   });
   process.stdout.write(`${JSON.stringify(result)}\n`);
   const outside = await targetingOutsideRelease(db);
@@ -75,7 +83,7 @@ try {
     process.exitCode = ExitCode.invalidInput;
   } else {
     // The database went away or refused a write mid-load: say so, not a driver's stack trace.
-    fail(`the load stopped: ${(error as Error).message} (${config.embedded.database ? `the embedded database in DATA_DIR ${config.dataDir}` : 'DATABASE_URL'}); ${KEPT_AS_IT_WAS} once the database answers`);
+    fail(`the load stopped: ${(error as Error).message} (${config.embedded.database ? `the embedded database in DATA_DIR ${config.dataDir}` : 'DATABASE_URL'}); ${whereItStands()} once the database answers`);
     process.exitCode = ExitCode.unavailable;
   }
 } finally {

@@ -18,6 +18,8 @@ export interface LoadOptions {
   allowShrink?: boolean;
   log?: (line: string) => void;
   progress?: Progress;
+  /** Called once the release is committed as the current FULL catalog, before the LEGACY registry is rebuilt from it. */
+  onCommitted?: () => void;
 }
 
 export interface LoadResult {
@@ -107,6 +109,7 @@ export async function loadFullCatalog(db: Db, options: LoadOptions): Promise<Loa
     await buildLegacyRegistry(db, sourceFileDate, { log });
     return { status: 'already-loaded', releaseId: loaded.release_id, sourceFileDate, sha256, sourceRows: loaded.source_rows, activeRows: loaded.active_rows, seconds: seconds() };
   }
+  options.onCommitted?.();
   log(`geo catalog: ${rows.length} locations written; updating statistics and building the LEGACY registry`);
   // Fresh statistics so the planner picks the ordered index scans the search relies on.
   await db.exec('ANALYZE geo_full_releases; ANALYZE geo_full_locations;');

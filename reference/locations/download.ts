@@ -40,6 +40,7 @@ const program = new Command('geo:download')
   .showHelpAfterError(helpPointer('npm run geo:download --'))
   .exitOverride(exitOnParseError)
   .parse();
+const MAX_TIMER_MS = 2 ** 31 - 1;
 const options = program.opts<{ dir: string; date: string; url?: string; timeout: string }>();
 const url = options.url ?? releaseUrl(options.date);
 refuseFlags();
@@ -53,6 +54,8 @@ function refuseFlags(): void {
   if (options.url === undefined && !/^\d{4}-\d{2}-\d{2}$/.test(options.date)) wrong('--date', `must be a release date, YYYY-MM-DD (got ${JSON.stringify(options.date)})`);
   if (!URL.canParse(url) || !/^https?:$/.test(new URL(url).protocol)) wrong('--url', `must be an http or https address (got ${JSON.stringify(url)})`);
   if (!/^\d+(\.\d+)?$/.test(options.timeout.trim()) || !(Number(options.timeout) > 0)) wrong('--timeout', `must be a number of seconds above 0 (got ${JSON.stringify(options.timeout)})`);
+  // A timer's longest delay (2^31 - 1 ms): past it Node fires the timer at once, so every download would "time out".
+  if (Number(options.timeout) * 1000 > MAX_TIMER_MS) wrong('--timeout', `must be at most ${Math.floor(MAX_TIMER_MS / 1000)} seconds (got ${options.timeout})`);
 }
 const timeoutMs = Number(options.timeout) * 1000;
 const name = decodeURIComponent(new URL(url).pathname.split('/').pop() ?? '') || `geotargets-${options.date}.csv.zip`;

@@ -23,6 +23,7 @@ describe('geo:download command line', () => {
     [['--no-such-flag'], /^error: unknown option '--no-such-flag'$/],
     [['--timeout', '0'], /^error: --timeout: must be a number of seconds above 0 \(got "0"\)$/],
     [['--timeout', 'soon'], /^error: --timeout: must be a number of seconds above 0 \(got "soon"\)$/],
+    [['--timeout', '99999999999'], /^error: --timeout: must be at most 2147483 seconds \(got 99999999999\)$/],
   ])('refuses %j with exit 2 in one line, writing nothing', async (args, message) => {
     const result = await download(args);
     expect(result.status, result.stderr).toBe(2);

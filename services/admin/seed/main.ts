@@ -30,7 +30,7 @@ const program = new Command('seed')
   .addOption(onceOnly(new Option('--offers <n>', 'number of offers, 1 to 1,000,000; developers, applications and partners scale with it (default: 500)')))
   .addOption(onceOnly(new Option('--serves <n>', 'cards served across the applications, 0 to 10,000,000, with clicks on about a quarter of their links (default: 1000)')))
   .addOption(onceOnly(new Option('--seed <n>', 'seed of the deterministic generator, 0 to 2147483647 (default: 1)')))
-  .option('--no-progress', 'no progress bars')
+  .option('--no-progress', 'no progress (bars on a terminal, else a line every 5 s)')
   .option('--no-project', 'only append events; leave projecting to a running projector')
   // Unknown options and stray arguments are input errors, exit code 2 like the admin CLI's.
   .allowExcessArguments(false)
@@ -59,7 +59,7 @@ const context: SeedContext = {
   size: seedSize(offers),
   random: seededRandom(seed),
   now: () => new Date(),
-  progress: progressBars(options.progress && process.stderr.isTTY !== false),
+  progress: progressBars(!options.progress ? 'none' : process.stderr.isTTY ? 'bars' : 'lines'),
   shared: new Map(),
 };
 /** How long the read models may take to reach the end of what was appended (a million serves take minutes). */

@@ -32,9 +32,27 @@ export interface SeedContext {
 
 export { seededRandom } from '../../../platform/seeded-random.js';
 
-export function progressBars(enabled: boolean): SeedContext['progress'] {
+/** How often a progress line is written off a terminal. */
+const PROGRESS_LINE_EVERY_MS = 5_000;
+
+/** Each phase's progress: a bar on a terminal, else a line every PROGRESS_LINE_EVERY_MS and one at its end, or none. */
+export function progressBars(shown: 'bars' | 'lines' | 'none', log: (line: string) => void = (line) => process.stderr.write(`${line}\n`)): SeedContext['progress'] {
   return (label, total) => {
-    if (!enabled) return { tick() {}, done() {} };
+    if (shown === 'none') return { tick() {}, done() {} };
+    if (shown === 'lines') {
+      // Off a terminal a bar is unreadable: a line every few seconds, and one at the end.
+      let count = 0;
+      let saidAt = performance.now();
+      return {
+        tick: (more = 1) => {
+          count += more;
+          if (performance.now() - saidAt < PROGRESS_LINE_EVERY_MS) return;
+          saidAt = performance.now();
+          log(`${label.trim()}: ${count} of ${total} events`);
+        },
+        done: () => log(`${label.trim()}: ${count} of ${total} events, done`),
+      };
+    }
     const bar = new SingleBar({ format: `${label.padEnd(14)} {bar} {value}/{total} events  {eta_formatted} left`, hideCursor: true }, Presets.shades_classic);
     bar.start(total, 0);
     return { tick: (count = 1) => bar.increment(count), done: () => bar.stop() };

@@ -232,8 +232,15 @@ const withPeer = (request: RefusedRequest, socket: Socket): RefusedRequest =>
   socket.remoteAddress === undefined ? request : { ...request, remoteAddress: plainAddress(socket.remoteAddress) };
 
 /** The route's own shape of the refusal where it has one, else the envelope. */
+/** A refusal as the envelope writes it, with `headers` beside its own. */
+export const envelopeAnswer = (apiError: ApiError, headers: Record<string, string> = {}): RawAnswer => ({
+  status: apiError.statusCode,
+  headers: { ...apiError.headers, ...headers },
+  body: JSON.stringify(failure(apiError.code, apiError.message, apiError.extra)),
+});
+
 const answerOf = (apiError: ApiError, request: RefusedRequest | undefined, shapeFor: RefusalShape | undefined): RawAnswer =>
-  (request && shapeFor?.(request, apiError)) ?? { status: apiError.statusCode, headers: { ...apiError.headers }, body: JSON.stringify(failure(apiError.code, apiError.message, apiError.extra)) };
+  (request && shapeFor?.(request, apiError)) ?? envelopeAnswer(apiError);
 
 function writeRefusal(socket: Socket, answer: RawAnswer): void {
   const head = [

@@ -25,7 +25,7 @@ import { adminPages } from './routes/admin/pages.js';
 import { adminSessions } from './routes/admin/session.js';
 import { adminTokenThrottle } from './routes/admin/token-throttle.js';
 import { healthRoutes } from './routes/health/index.js';
-import { LINK_HEADERS, linkRoutePrefix, linkRoutes } from './routes/links/index.js';
+import { isUnderLinkPath, LINK_HEADERS, linkRoutePrefix, linkRoutes } from './routes/links/index.js';
 import { locationRoutes } from './routes/locations/index.js';
 import { queryRoutes } from './routes/offers/query.js';
 import { instancesRoute } from './routes/offers/instances.js';
@@ -92,7 +92,7 @@ export async function buildApp({ runtime, logger = false, commands, replays, fol
       const path = originForm(request.url);
       if (error.code === 'FST_ERR_BAD_URL' && path.startsWith(POSTBACK_PATH_PREFIX)) return refuseUndecodablePath(request, reply, refusals);
       if (error.code === 'FST_ERR_BAD_URL' && sessions && path.startsWith(OPERATOR_PAGES_PREFIX)) return sendUndecodablePathPage(error, request, reply, sessions);
-      if (linkPrefix !== '' && path.startsWith(`${linkPrefix}/`)) reply.headers(LINK_HEADERS);
+      if (isUnderLinkPath(linkPrefix, path)) reply.headers(LINK_HEADERS);
       return renderError(error, request, reply);
     },
     // What Node refuses before a route runs answers in the envelope too, on a postback path in the

@@ -31,6 +31,9 @@ export function linkRoutePrefix(linkBase: string): string {
 // the destination learns what it needs from the click id, not from the Referer.
 export const LINK_HEADERS = { 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' };
 
+/** Whether `path` is under the link path `prefix` (linkRoutePrefix's; '' at the root, where the app's own handlers answer). */
+export const isUnderLinkPath = (prefix: string, path: string) => prefix !== '' && path.startsWith(`${prefix}/`);
+
 // Declared for the document only: the handler reads the code and sub ids itself (an unusable code
 // is a 404, a bad sub id the click command's 400), so Fastify does not validate them.
 const subIdQuery = Type.Object(

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { badRequest } from '../../../../platform/http/errors.js';
+import { type ApiError, badRequest } from '../../../../platform/http/errors.js';
 import { ANY_CASE_UUID, ANY_CASE_UUID_PATTERN, isCanonicalUuid } from '../../../../platform/ids/uuid-text.js';
 
 /** Most ids one request may ask for (reference: Limits). */
@@ -26,6 +26,9 @@ export interface InstancesRequest {
 }
 
 const listError = (detail: string) => badRequest(`${ID_LIST_RULE}; ${detail}`);
+
+/** A refusal about the body as this route states it: the id list's rule first (the route's table has no 413 or 415). */
+export const idListRefusal = (error: ApiError) => badRequest(`${ID_LIST_RULE}; ${error.message}`, error.extra);
 
 function describeItem(value: unknown, index: number): string {
   const at = `offer_instance_ids[${index}]`;

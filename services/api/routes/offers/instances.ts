@@ -19,7 +19,7 @@ import { parseJsonBody } from '../../../../platform/http/json-body.js';
 import { isJsonContentType, refusedCharset } from '../../../../platform/http/json-media-type.js';
 import { readCanonicalIdList } from './instances-body-bytes.js';
 import { RequestedIds } from './requested-ids.js';
-import { ID_LIST_RULE, instancesRequestBody, parseInstancesBody } from './instances-request.js';
+import { ID_LIST_RULE, idListRefusal, instancesRequestBody, parseInstancesBody } from './instances-request.js';
 import { instancesHeaders, instancesResponses } from './instances-schema.js';
 import { openServedCardCache } from './served-card-cache.js';
 
@@ -123,7 +123,7 @@ export async function instancesRoute(app: FastifyInstance, { runtime }: { runtim
         const known = error instanceof ApiError ? error : fromFramework(error, request);
         const aboutTheBody = ((known?.statusCode === 400 && known.code === 'BAD_REQUEST') || known?.statusCode === 413 || known?.statusCode === 415) && !isRequestRefusal(known);
         if (known && aboutTheBody && !known.message.startsWith(ID_LIST_RULE)) {
-          return renderError(badRequest(`${ID_LIST_RULE}; ${known.message}`, known.extra), request, reply);
+          return renderError(idListRefusal(known), request, reply);
         }
         return renderError(error, request, reply);
       },

@@ -127,7 +127,7 @@ async function save(response: Response, heard: () => void, fellSilent: () => boo
     const status = `HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`;
     if (unavailableStatus(response.status)) throw new DownloadError(`cannot download ${url}: ${status}; the server cannot answer now: try again later`, ExitCode.unavailable);
     if (response.status === 404 || response.status === 410) throw new DownloadError(`${addressFlag}: no release at ${url} (${status}); check the date of the release`, ExitCode.invalidInput);
-    throw new DownloadError(`cannot download ${url}: ${status}`, ExitCode.failure);
+    throw new DownloadError(`cannot download ${url}: ${status}; the server refuses this address: check ${addressFlag}, or ${OFFLINE}`, ExitCode.failure);
   }
   const hash = createHash('sha256');
   let head = Buffer.alloc(0);

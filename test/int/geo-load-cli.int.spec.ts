@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ownLines, runCli } from '../support/cli.js';
 import { GEO_EXCERPT_FILE } from '../support/geo-excerpt.js';
+import { zipOneFile } from '../support/zip.js';
 import { dataDirWithCluster, withEmbeddedCluster } from '../support/embedded-cluster.js';
 
 const LOAD = 'reference/locations/full/load-cli.ts';
@@ -24,7 +25,7 @@ describe('npm run geo:load -- <file> with GEO_CATALOG_SHA256', () => {
     expect(JSON.parse(loaded.stdout)).toMatchObject({ status: 'loaded', sha256, activeRows: 3143 });
   }, 400_000);
 
-  it('refuses a release that is not UTF-8 and a damaged zip as bad files (exit 2), loading nothing', async () => {
+  it('refuses a release that is not UTF-8, a damaged zip and a zip with no CSV as bad files (exit 2), loading nothing', async () => {
     const files = mkdtempSync(join(tmpdir(), 'offer-ledger-geo-files-'));
     try {
       // The excerpt with its en dashes written as one Latin-1 byte: names would load with U+FFFD.
@@ -32,13 +33,17 @@ describe('npm run geo:load -- <file> with GEO_CATALOG_SHA256', () => {
       writeFileSync(latin1, Buffer.from(readFileSync(GEO_EXCERPT_FILE, 'utf8').replaceAll('\u2013', '\u00e9'), 'latin1'));
       const damaged = join(files, 'geotargets-2025-07-19-damaged.zip');
       writeFileSync(damaged, Buffer.from('PK\x03\x04 not a zip after all', 'latin1'));
-      // Each in a DATA_DIR of its own: both run at once.
+      const noCsv = join(files, 'geotargets-2025-07-21-readme.zip');
+      writeFileSync(noCsv, zipOneFile('README.txt', Buffer.from('no release in here\n')));
+      // Each in a DATA_DIR of its own: all run at once.
       const load = (file: string, index: number) => runCli(LOAD, [file], { DATA_DIR: withEmbeddedCluster(join(files, `data-${index}`)) }, 180_000);
-      const [notUtf8, notZip] = await Promise.all([load(latin1, 0), load(damaged, 1)]);
+      const [notUtf8, notZip, withoutCsv] = await Promise.all([load(latin1, 0), load(damaged, 1), load(noCsv, 2)]);
       expect(notUtf8.status, notUtf8.stderr).toBe(2);
       expect(ownLines(notUtf8.stderr).at(-1)).toMatch(/^error: "geotargets-2025-07-23-latin1\.csv" is not UTF-8 text \(near byte \d+\); the geo-target releases are UTF-8/);
       expect(notZip.status, notZip.stderr).toBe(2);
       expect(ownLines(notZip.stderr).at(-1)).toMatch(/^error: "geotargets-2025-07-19-damaged\.zip" is not a readable zip \(.+\); download the release again/);
+      expect(withoutCsv.status, withoutCsv.stderr).toBe(2);
+      expect(ownLines(withoutCsv.stderr).at(-1)).toMatch(/^error: "geotargets-2025-07-21-readme\.zip" is a zip without a \.csv file inside; give the geo-target release .*, or download it again with npm run geo:download$/);
     } finally {
       rmSync(files, { recursive: true, force: true });
     }

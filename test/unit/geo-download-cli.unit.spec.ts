@@ -74,7 +74,7 @@ describe('geo:download from a server that does not give a release', () => {
     ['/gone/', 2, /^error: --url: no release at .* \(HTTP 410 Gone\)/],
     ['/broken/', 4, /^error: cannot download .*: HTTP 500 Internal Server Error; the server cannot answer now: try again later$/],
     ['/busy/', 4, /^error: cannot download .*: HTTP 503 Service Unavailable; /],
-    ['/forbidden/', 1, /^error: cannot download .*: HTTP 403 Forbidden$/],
+    ['/forbidden/', 1, /^error: cannot download .*: HTTP 403 Forbidden; the server refuses this address: check --(date|url), or without internet access here, download it on another machine/],
     ['/portal/', 1, /^error: .* answered with a file that is not a geo-target release .*; nothing was saved$/],
   ] as const)('%s: exit %i, one line, no file left', async (path, status, line) => {
     const out = join(dir, `failed${path.replaceAll('/', '-')}`);

@@ -77,7 +77,7 @@ async function openCsv(file: string): Promise<{ stream: Readable; totalBytes: nu
   );
   const entry = await new Promise<yauzl.Entry>((resolve, reject) => {
     zip.on('entry', (candidate: yauzl.Entry) => (candidate.fileName.toLowerCase().endsWith('.csv') ? resolve(candidate) : zip.readEntry()));
-    zip.on('end', () => reject(new CatalogFileError(`"${basename(file)}" is a zip without a .csv file inside.`)));
+    zip.on('end', () => reject(new CatalogFileError(`"${basename(file)}" is a zip without a .csv file inside; give the geo-target release (geotargets-YYYY-MM-DD.csv, or the zip it comes in), or download it again with npm run geo:download`)));
     zip.on('error', (error: Error) => reject(damaged(error)));
     zip.readEntry();
   });

@@ -231,7 +231,6 @@ function writeAfter(socket: Socket, answer: RawAnswer, before: IncomingMessage[]
 const withPeer = (request: RefusedRequest, socket: Socket): RefusedRequest =>
   socket.remoteAddress === undefined ? request : { ...request, remoteAddress: plainAddress(socket.remoteAddress) };
 
-/** The route's own shape of the refusal where it has one, else the envelope. */
 /** A refusal as the envelope writes it, with `headers` beside its own. */
 export const envelopeAnswer = (apiError: ApiError, headers: Record<string, string> = {}): RawAnswer => ({
   status: apiError.statusCode,
@@ -239,6 +238,7 @@ export const envelopeAnswer = (apiError: ApiError, headers: Record<string, strin
   body: JSON.stringify(failure(apiError.code, apiError.message, apiError.extra)),
 });
 
+/** The route's own shape of the refusal where it has one, else the envelope. */
 const answerOf = (apiError: ApiError, request: RefusedRequest | undefined, shapeFor: RefusalShape | undefined): RawAnswer =>
   (request && shapeFor?.(request, apiError)) ?? envelopeAnswer(apiError);
 

@@ -20,5 +20,6 @@ describe('makeFolder', () => {
     const file = join(root, 'a-file');
     writeFileSync(file, '');
     expect(() => makeFolder(join(file, 'inside'))).toThrow(expect.objectContaining({ code: 'ENOTDIR' }));
+    expect(() => makeFolder(file)).toThrow(expect.objectContaining({ code: 'EEXIST', path: file }));
   });
 });

@@ -10,6 +10,8 @@ import { GEO_LOAD_COMMAND } from '../how-to-load.js';
 
 export type { SourceRow };
 
+/** How a release file is named, for messages that ask for one. */
+const RELEASE_FILE_NAMES = 'geotargets-YYYY-MM-DD.csv or .zip';
 const RELEASE_URL_PATTERN = 'https://developers.google.com/static/google-ads/api/data/geo/geotargets-YYYY-MM-DD.csv.zip';
 
 /** A release file that cannot be used; the message says what to do. */
@@ -46,7 +48,7 @@ export async function sha256OfFile(file: string): Promise<string> {
 
 export function assertFileExists(file: string): void {
   if (existsSync(file) && statSync(file).isDirectory()) {
-    throw new CatalogFileError(`"${file}" is a folder; give the release file in it (geotargets-YYYY-MM-DD.csv or .zip)`);
+    throw new CatalogFileError(`"${file}" is a folder; give the release file in it (${RELEASE_FILE_NAMES})`);
   }
   if (!existsSync(file) || !statSync(file).isFile()) throw new CatalogFileError(missingFileMessage(file));
 }
@@ -77,7 +79,7 @@ async function openCsv(file: string): Promise<{ stream: Readable; totalBytes: nu
   );
   const entry = await new Promise<yauzl.Entry>((resolve, reject) => {
     zip.on('entry', (candidate: yauzl.Entry) => (candidate.fileName.toLowerCase().endsWith('.csv') ? resolve(candidate) : zip.readEntry()));
-    zip.on('end', () => reject(new CatalogFileError(`"${basename(file)}" is a zip without a .csv file inside; give the geo-target release (geotargets-YYYY-MM-DD.csv, or the zip it comes in), or download it again with npm run geo:download`)));
+    zip.on('end', () => reject(new CatalogFileError(`"${basename(file)}" is a zip without a .csv file inside; give the geo-target release (${RELEASE_FILE_NAMES}), or download it again with npm run geo:download`)));
     zip.on('error', (error: Error) => reject(damaged(error)));
     zip.readEntry();
   });

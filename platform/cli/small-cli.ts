@@ -18,7 +18,8 @@ export interface SmallCli<O extends StringOptions> {
 /**
  * The arguments of a command with few of them (node:util's parseArgs): `--help` or `-h` prints the
  * usage and exits 0 before anything is opened, so it answers while the service holds DATA_DIR;
- * an unknown flag, a flag without its value or an argument too many exits 2 saying so in one line,
+ * an unknown flag, a flag without its value, an empty value or argument (which a path would take for
+ * the current folder) or an argument too many exits 2 saying so in one line,
  * with a pointer to --help (as the commands on commander do).
  */
 export function smallCliArgs<O extends StringOptions>(cli: SmallCli<O>, args = process.argv.slice(2)): { values: { [K in keyof O]?: ValueOf<O[K]> }; positionals: string[] } {
@@ -32,6 +33,10 @@ export function smallCliArgs<O extends StringOptions>(cli: SmallCli<O>, args = p
     if (parsed.positionals.length > most) {
       throw new Error(most === 0 ? `takes no arguments (got ${JSON.stringify(parsed.positionals[0])})` : `takes at most ${most} argument${most === 1 ? '' : 's'} (got ${parsed.positionals.length})`);
     }
+    // An empty path resolves to the folder the command runs in: refused as what it is, not as a folder.
+    if (parsed.positionals.includes('')) throw new Error('an argument is empty (""): give the file name, or leave the argument out');
+    const emptyFlag = Object.entries(parsed.values).find(([, value]) => value === '');
+    if (emptyFlag) throw new Error(`--${emptyFlag[0]}: is empty (""); give a value, or leave the flag out`);
     return { values: parsed.values as { [K in keyof O]?: ValueOf<O[K]> }, positionals: parsed.positionals };
   } catch (error) {
     process.stderr.write(`error: ${parseErrorMessage(error as Error & { code?: string })}\n${helpPointer(`${commandOf(cli.usage)} --`)}\n`);

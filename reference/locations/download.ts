@@ -6,7 +6,7 @@ import { pipeline } from 'node:stream/promises';
 import { Command } from 'commander';
 import { exitOnParseError, helpPointer } from '../../platform/cli/parse-errors.js';
 import { ExitCode, describeFailure } from '../../platform/startup.js';
-import { ZIP_MAGIC } from './full/source-file.js';
+import { sourceFileDateOf, ZIP_MAGIC } from './full/source-file.js';
 import { SOURCE_HEADER } from './geo-target-row.js';
 import { reportUnexpectedFailures } from '../../platform/cli/unexpected-failure.js';
 import { makeFolder } from '../../platform/fs/make-folder.js';
@@ -45,6 +45,16 @@ const options = program.opts<{ dir: string; date: string; url?: string; timeout:
 const url = options.url ?? releaseUrl(options.date);
 refuseFlags();
 
+/** The last part of an address's path, decoded ("" for none, or one that cannot be decoded). */
+function urlFileName(address: string): string {
+  const last = new URL(address).pathname.split('/').pop() ?? '';
+  try {
+    return decodeURIComponent(last);
+  } catch {
+    return last;
+  }
+}
+
 /** A --date or --url that cannot name a release is the caller's to fix: one line, exit 2, nothing fetched. */
 function refuseFlags(): void {
   const wrong = (flag: string, problem: string): never => {
@@ -53,12 +63,28 @@ function refuseFlags(): void {
   };
   if (options.url === undefined && !/^\d{4}-\d{2}-\d{2}$/.test(options.date)) wrong('--date', `must be a release date, YYYY-MM-DD (got ${JSON.stringify(options.date)})`);
   if (!URL.canParse(url) || !/^https?:$/.test(new URL(url).protocol)) wrong('--url', `must be an http or https address (got ${JSON.stringify(url)})`);
+  if (options.url !== undefined) {
+    // The loader takes the release date from the file name, so a mirror's file must keep it.
+    const named = urlFileName(options.url);
+    let date: string | undefined;
+    try {
+      // A decoded slash would put the file outside --dir.
+      if (/[\\/]/.test(named)) throw new Error('not a file name');
+      date = sourceFileDateOf(named);
+    } catch {
+      wrong('--url', `must end in the release's own file name, geotargets-YYYY-MM-DD.csv or .csv.zip (got ${JSON.stringify(named)}); the release date is read from it`);
+    }
+    if (program.getOptionValueSource('date') === 'cli' && date !== options.date) {
+      wrong('--date', `is ${options.date}, but --url names the release of ${date}; give one of them`);
+    }
+  }
+  if (options.dir.trim() === '') wrong('--dir', `is empty (${JSON.stringify(options.dir)}); give the folder to save the release in, or leave the flag out`);
   if (!/^\d+(\.\d+)?$/.test(options.timeout.trim()) || !(Number(options.timeout) > 0)) wrong('--timeout', `must be a number of seconds above 0 (got ${JSON.stringify(options.timeout)})`);
   // A timer's longest delay (2^31 - 1 ms): past it Node fires the timer at once, so every download would "time out".
   if (Number(options.timeout) * 1000 > MAX_TIMER_MS) wrong('--timeout', `must be at most ${Math.floor(MAX_TIMER_MS / 1000)} seconds (got ${options.timeout})`);
 }
 const timeoutMs = Number(options.timeout) * 1000;
-const name = decodeURIComponent(new URL(url).pathname.split('/').pop() ?? '') || `geotargets-${options.date}.csv.zip`;
+const name = options.url === undefined ? `geotargets-${options.date}.csv.zip` : urlFileName(options.url);
 const target = resolve(options.dir, name);
 const partial = `${target}.partial`;
 

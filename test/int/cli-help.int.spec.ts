@@ -69,6 +69,20 @@ describe('every command answers --help', () => {
     expect(result.stdout).toBe('');
     expect(existsSync(dataDir)).toBe(false);
   });
+
+  // An empty path would resolve to the folder the command runs in, and be refused as a folder.
+  it.each([
+    ['geo:load', [''], 'error: an argument is empty (""): give the file name, or leave the argument out'],
+    ['geo:coverage', [''], 'error: an argument is empty (""): give the file name, or leave the argument out'],
+    ['geo:export-legacy', ['--out', ''], 'error: --out: is empty (""); give a value, or leave the flag out'],
+  ] as const)('npm run %s with %j refuses the empty value with exit 2, doing nothing', async (name, given, line) => {
+    const { entry, args } = scripts.find((script) => script.name === name)!;
+    const result = await runCli(entry, [...args, ...given], { DATA_DIR: dataDir, STACK_DIR: dataDir, LOG_LEVEL: 'silent' });
+    expect(result.status, result.stderr).toBe(2);
+    expect(ownLines(result.stderr)[0]).toBe(line);
+    expect(result.stdout).toBe('');
+    expect(existsSync(dataDir)).toBe(false);
+  });
 });
 
 /** One convention for every command's failure line (README, Commands): `error: `, then `configuration: ` and the variable for a setting. */

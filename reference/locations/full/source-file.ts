@@ -141,6 +141,10 @@ export async function* readSourceRows(file: string, onBytes: (done: number, tota
   if (await beginsWith(file, GZIP_MAGIC)) {
     throw new CatalogFileError(`"${name}" is gzip-compressed; the loader reads the release's CSV or its .zip as Google publishes it: unpack it (gunzip) or download the .zip`);
   }
+  // Read as CSV, its bytes would be called "not UTF-8 text": the file is damaged, not misencoded.
+  if (name.toLowerCase().endsWith('.zip') && !(await beginsWith(file, ZIP_MAGIC))) {
+    throw new CatalogFileError(`"${name}" is not a zip (it does not begin as one); the file is damaged or cut short: download the release again`);
+  }
   const { stream, totalBytes } = await openCsv(file);
   let bytes = 0;
   stream.on('data', (chunk: Buffer) => {

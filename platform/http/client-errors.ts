@@ -102,6 +102,8 @@ function refusedRequestFrom(request: IncomingMessage): RefusedRequest {
 export class OpenRequests {
   readonly #open = new WeakMap<object, Map<IncomingMessage, ServerResponse>>();
   readonly #connections = new Set<Socket>();
+  /** Per connection, a request answered before its body had all come (a route that does not read it, such as a GET's). */
+  readonly #answeredEarly = new WeakMap<Socket, IncomingMessage>();
 
   watch(server: Server): void {
     server.on('connection', (socket: Socket) => {
@@ -112,12 +114,24 @@ export class OpenRequests {
       let open = this.#open.get(request.socket);
       if (!open) this.#open.set(request.socket, (open = new Map()));
       open.set(request, response);
-      response.once('close', () => open.delete(request));
+      response.once('close', () => {
+        open.delete(request);
+        if (!request.complete) this.#answeredEarly.set(request.socket, request);
+      });
     });
   }
 
   of(socket: Socket): IncomingMessage[] {
     return [...(this.#open.get(socket)?.keys() ?? [])];
+  }
+
+  /**
+   * Whether the connection's last request was answered and its body has not all come yet: bytes the
+   * parser refuses now are the rest of that body, whose request has its answer already.
+   */
+  answeredBeforeWhole(socket: Socket): boolean {
+    const request = this.#answeredEarly.get(socket);
+    return request !== undefined && !request.complete;
   }
 
   /**
@@ -212,6 +226,11 @@ export function answerClientError(error: ParserError, socket: Socket, refusals: 
   if (refusedConnections.has(socket)) return;
   refusedConnections.add(socket);
   const underWay = open?.of(socket) ?? [];
+  // A second answer to one request would be read by the client as the answer to its next one.
+  if (underWay.length === 0 && open?.answeredBeforeWhole(socket)) {
+    socket.destroy();
+    return;
+  }
   const unfinished = underWay.find((request) => !request.complete);
   // The refused request's own: the one whose rest was refused, else the bytes' request line.
   // Which request bytes read after others began cannot be told from them: the generic envelope then.

@@ -429,6 +429,24 @@ describe('requests the HTTP parser refuses, over a real socket', () => {
     expect(inOrder[1]).toContain('the request body is not framed as its Content-Length');
   });
 
+  it('closes the connection without a second answer when the rest of a body is refused after its request was answered (a GET, whose body is not read)', async () => {
+    const answers = await new Promise<string>((resolve, reject) => {
+      const socket = connect(port, '127.0.0.1', () => socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n'));
+      let received = '';
+      socket.on('data', (chunk: Buffer) => {
+        const first = received === '';
+        received += chunk.toString('latin1');
+        // The answer came before the body ended: now the body breaks.
+        if (first) socket.write('zz\r\nnot a chunk\r\n');
+      });
+      socket.on('error', reject);
+      socket.on('close', () => resolve(received));
+    });
+    const [only, ...more] = answers.split(/(?=HTTP\/1\.1 )/);
+    expect(only).toMatch(/^HTTP\/1\.1 200 /);
+    expect(more).toEqual([]);
+  });
+
   it('answers a postback whose body is cut short, or whose Expect cannot be met, in the postback envelope with its header', async () => {
     const path = `/v1/postback/${'0'.repeat(8)}-0000-7000-8000-${'0'.repeat(12)}`;
     const head = `POST ${path} HTTP/1.1\r\nHost: x\r\nSVC-Protocol-Version: 1.0\r\nContent-Type: application/json\r\n`;

@@ -280,10 +280,15 @@ describe('GET /v1/locations/search (LEGACY)', () => {
     expect(states.data.locations.every((location: { level: string; parent_location_id: string }) => location.level === 'REGION' && location.parent_location_id === '2840')).toBe(true);
     expect(names(await ok('/v1/locations/search?parent_location_id=2036&limit=3'))).toEqual(['Australian Capital Territory', 'New South Wales', 'Northern Territory']);
     expect(names(await ok('/v1/locations/search?parent_location_id=20035&q=syd'))).toEqual(['Sydney']);
+    // Direct children only, levels or not (the reference's direct-child browsing): a country's
+    // cities are its regions' children, reached a step at a time.
     const auCities = await ok('/v1/locations/search?parent_location_id=2036&levels=CITY&q=sydney');
-    expect(names(auCities)).toEqual(['Sydney']);
-    // With levels, a country's cities through its regions: said in extra.expansion; without, direct children only.
-    expect(auCities.extra.expansion).toEqual({ location_id: '2036', includes: 'DESCENDANTS' });
+    expect(auCities.data.locations).toEqual([]);
+    expect(auCities.extra).not.toHaveProperty('expansion');
+    const auRegions = await ok('/v1/locations/search?parent_location_id=2036&levels=REGION,CITY&limit=50');
+    expect(auRegions.data.locations.length).toBeGreaterThan(0);
+    expect(auRegions.data.locations.every((location: { level: string; parent_location_id: string }) => location.level === 'REGION' && location.parent_location_id === '2036')).toBe(true);
+    expect(names(await ok('/v1/locations/search?parent_location_id=20035&levels=CITY&q=syd'))).toEqual(['Sydney']);
     expect((await ok('/v1/locations/search?parent_location_id=2036&q=sydney')).extra).not.toHaveProperty('expansion');
     expect(names(await ok('/v1/locations/search?parent_location_id=2660'))).toEqual(['The Valley']);
   });

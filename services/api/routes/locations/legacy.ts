@@ -50,17 +50,10 @@ const codeWarnings = (match: CodeMatch, code: string, country: string | undefine
 
 /**
  * `extra.expansion` when search answers more than the one location its scope names: the region a
- * subdivision_code names and its cities (`SELF_AND_CHILDREN`), or with `levels`, every descendant
- * of parent_location_id at those levels, not only its direct children (`DESCENDANTS`).
+ * subdivision_code names and its cities (`SELF_AND_CHILDREN`).
  */
-function searchExpansion(
-  scope: IndexedLocation | undefined,
-  parentId: string | undefined,
-  levels: ReadonlySet<Level> | undefined,
-): { expansion?: { location_id: string; includes: 'SELF_AND_CHILDREN' | 'DESCENDANTS' } } {
-  if (scope !== undefined) return { expansion: { location_id: scope.id, includes: 'SELF_AND_CHILDREN' } };
-  if (parentId !== undefined && levels !== undefined) return { expansion: { location_id: parentId, includes: 'DESCENDANTS' } };
-  return {};
+function searchExpansion(scope: IndexedLocation | undefined): { expansion?: { location_id: string; includes: 'SELF_AND_CHILDREN' } } {
+  return scope === undefined ? {} : { expansion: { location_id: scope.id, includes: 'SELF_AND_CHILDREN' } };
 }
 
 /**
@@ -135,8 +128,9 @@ export async function search(context: LocationContext, query: LocationQuery): Pr
   let candidates: readonly IndexedLocation[] = index.ordered;
   if (parentId !== undefined) {
     if (!index.byId.has(parentId)) throw notFound(`parent_location_id ${parentId} is not in the LEGACY registry`);
-    // Direct children by default; with levels, every descendant of those levels (country → cities).
-    candidates = levels ? index.descendantsOf(parentId) : index.childrenOf(parentId);
+    // Direct children only (the reference's direct-child browsing), levels filtering them: the
+    // cascade is country → its regions → a region's cities, a step at a time.
+    candidates = index.childrenOf(parentId);
   }
   const subdivision = code !== undefined ? subdivisionOf(index, code, codeType, country) : undefined;
   const scope = subdivision?.location;
@@ -158,7 +152,7 @@ export async function search(context: LocationContext, query: LocationQuery): Pr
   const extra = {
     pagination: { limit, returned: ranked.locations.length, has_more: ranked.hasMore },
     ...(subdivision ? { subdivision_code_type: subdivision.matchedAs } : {}),
-    ...searchExpansion(scope, parentId, given),
+    ...searchExpansion(scope),
     ...localeWarnings(query, subdivision ? codeWarnings(subdivision, code!, country) : []),
   };
   return cache.set(pageKey, joinBytes([

@@ -119,9 +119,9 @@ const extra = (fields: TProperties) => Type.Object(fields, closed);
 const expansion = Type.Object(
   {
     location_id: Type.String({ pattern: LOCATION_ID }),
-    includes: Type.Union([Type.Literal('SELF_AND_CHILDREN'), Type.Literal('DESCENDANTS')]),
+    includes: Type.Literal('SELF_AND_CHILDREN'),
   },
-  { ...closed, description: 'LEGACY search: the scope was widened past one location: the region subdivision_code names and its cities (SELF_AND_CHILDREN), or with levels every descendant of parent_location_id at those levels (DESCENDANTS)' },
+  { ...closed, description: 'LEGACY search: the scope was widened past one location: the region subdivision_code names and its cities (SELF_AND_CHILDREN)' },
 );
 // README, "Choices where the reference says not shown": the location routes' errors.
 const locationErrors = errorStatuses({

@@ -68,11 +68,11 @@ function refuseFlags(): void {
     const named = urlFileName(options.url);
     let date: string | undefined;
     try {
-      // A decoded slash would put the file outside --dir.
-      if (/[\\/]/.test(named)) throw new Error('not a file name');
+      // A decoded slash would put the file outside --dir; the loader reads a .csv or a .zip.
+      if (/[\\/]/.test(named) || !/\.(csv|zip)$/i.test(named)) throw new Error('not a release file name');
       date = sourceFileDateOf(named);
     } catch {
-      wrong('--url', `must end in the release's own file name, geotargets-YYYY-MM-DD.csv or .csv.zip (got ${JSON.stringify(named)}); the release date is read from it`);
+      wrong('--url', `must end in a release's file name, geotargets-YYYY-MM-DD….csv or .zip (got ${JSON.stringify(named)}); the release date is read from it`);
     }
     if (program.getOptionValueSource('date') === 'cli' && date !== options.date) {
       wrong('--date', `is ${options.date}, but --url names the release of ${date}; give one of them`);

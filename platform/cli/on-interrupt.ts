@@ -61,12 +61,21 @@ export function onInterrupt(say: (signal: NodeJS.Signals) => string | Promise<st
 }
 
 /**
+ * Hands the signals over from the entry point's loading-time listeners to the command's own:
+ * runs `install` (which adds the command's listeners) and only then removes the loader's.
+ */
+export type InterruptHandOver = <T>(install: () => T) => T;
+
+/**
  * For an entry point to call before it loads its command (a second or two, several under tsx,
  * when a Ctrl-C right after the start is likeliest; a signal without a listener ends the process
- * without a word): until the returned function is called, a Ctrl-C or a stop ends the process
- * with `line` on stderr (after `error: `, as onInterrupt's) and the shell's code for the signal.
+ * without a word): until the command takes over with the returned hand-over, a Ctrl-C or a stop
+ * ends the process with `line` on stderr (after `error: `, as onInterrupt's) and the shell's code
+ * for the signal. The hand-over adds the command's listeners before it removes these: removing a
+ * signal's last listener stops Node listening for it, and a signal that had arrived while the
+ * process was busy, not yet handed to a listener, was dropped (a Ctrl-C then went unheard).
  */
-export function exitOnInterruptWhileLoading(line: (signal: NodeJS.Signals) => string): () => void {
+export function exitOnInterruptWhileLoading(line: (signal: NodeJS.Signals) => string): InterruptHandOver {
   const listeners = STOPS.map(([signal, code]) => {
     const listener = () => {
       process.stderr.write(`error: ${line(signal)}\n`);
@@ -75,7 +84,9 @@ export function exitOnInterruptWhileLoading(line: (signal: NodeJS.Signals) => st
     process.once(signal, listener);
     return [signal, listener] as const;
   });
-  return () => {
+  return (install) => {
+    const installed = install();
     for (const [signal, listener] of listeners) process.off(signal, listener);
+    return installed;
   };
 }

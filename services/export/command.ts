@@ -1,4 +1,4 @@
-import { leftToTheInterrupt, onInterrupt } from '../../platform/cli/on-interrupt.js';
+import { leftToTheInterrupt, onInterrupt, type InterruptHandOver } from '../../platform/cli/on-interrupt.js';
 import { fromCallerFolder } from '../../platform/cli/caller-folder.js';
 import { Command as Program, Option } from 'commander';
 import { onceOnly } from '../../platform/cli/once-only.js';
@@ -63,12 +63,12 @@ async function completed(exporting: Promise<unknown> | undefined): Promise<boole
   }
 }
 
-async function run(flags: ExportFlags) {
+async function run(flags: ExportFlags, handOver: InterruptHandOver) {
   // Relative to the folder the command was run in, as the user typed it (npm run starts in the project's).
   const parsed = parseExportFlags(flags.out === undefined || flags.out === '' ? flags : { ...flags, out: fromCallerFolder(flags.out) });
   /** Stops the export (here, or the one the service runs for this command) and says whether it had completed its file. */
   let stop = async () => false;
-  removePartialOnInterrupt(parsed.request.out, () => stop());
+  handOver(() => removePartialOnInterrupt(parsed.request.out, () => stop()));
   // Exports need the database and the log; Redis only serves the API.
   const config = { ...loadConfig(), redisUrl: undefined };
   exitUnlessThereIsADatabase(config, 'export', 'nothing to export', { onlyTheLog: flags.topic !== undefined });
@@ -120,10 +120,11 @@ async function run(flags: ExportFlags) {
 }
 
 /**
- * The export command; `takeOverInterrupts` lets go of the handlers the entry point installed while
- * it loaded (cli.ts): from then on the command says what a signal stopped.
+ * The export command; `handOver` replaces the handlers the entry point installed while it loaded
+ * (cli.ts) with the command's once its flags are read: from then on the command says what a
+ * signal stopped.
  */
-export function buildExportCli(takeOverInterrupts: () => void): Program {
+export function buildExportCli(handOver: InterruptHandOver): Program {
   return new Program('export')
     .description('Write decoded events of one topic, or a read model table, to an ndjson, CSV or Parquet file.')
     .addOption(onceOnly(new Option('--topic <topic>', 'the topic whose events to export')))
@@ -138,9 +139,8 @@ export function buildExportCli(takeOverInterrupts: () => void): Program {
     .showHelpAfterError(helpPointer('npm run export --'))
     .exitOverride(exitOnParseError)
     .action(async (flags: ExportFlags) => {
-      takeOverInterrupts();
       try {
-        await run(flags);
+        await run(flags, handOver);
         process.exitCode = ExitCode.ok;
       } catch (error) {
         // A failure of the flags (exit 2, naming the flag).

@@ -1,4 +1,4 @@
-import { STOPS, onInterruptPresses } from '../../platform/cli/on-interrupt.js';
+import { STOPS, onInterruptPresses, type InterruptHandOver } from '../../platform/cli/on-interrupt.js';
 import { Command as Program, Option } from 'commander';
 import { onceOnly } from '../../platform/cli/once-only.js';
 import { exitOnParseError, helpPointer } from '../../platform/cli/parse-errors.js';
@@ -170,10 +170,11 @@ function failure(error: unknown, replaying: boolean): { message: string; code: n
 }
 
 /**
- * The replay command; `takeOverInterrupts` lets go of the handlers the entry point installed while
- * it loaded (cli.ts): from then on the command says what a signal stopped.
+ * The replay command; `handOver` replaces the handlers the entry point installed while it loaded
+ * (cli.ts) with the command's once it is about to create something: from then on the command says
+ * what a signal stopped. Until then (bad input, --kept, --drop) a signal ends it as the loader says.
  */
-export function buildReplayCli(takeOverInterrupts: () => void): Program {
+export function buildReplayCli(handOver: InterruptHandOver): Program {
   return new Program('replay')
     .description(
       'Rebuilds read models from the log into a fresh Postgres schema beside the live ones and compares them table by table; ' +
@@ -193,7 +194,6 @@ export function buildReplayCli(takeOverInterrupts: () => void): Program {
     .showHelpAfterError(helpPointer('npm run replay --'))
     .exitOverride(exitOnParseError)
     .action(async (flags: Flags) => {
-      takeOverInterrupts();
       const bar = replayProgressBar();
       let code: number;
       let replaying = false;
@@ -214,7 +214,7 @@ export function buildReplayCli(takeOverInterrupts: () => void): Program {
         const request = requestFrom(flags);
         // Bad input fails before any backend is opened.
         resolveReplayRequest(request);
-        const interrupt = cancelOnInterrupt(bar);
+        const interrupt = handOver(() => cancelOnInterrupt(bar));
         const config = loadConfig();
         exitUnlessThereIsADatabase(config, 'replay', 'no read models to compare a replay with');
         const report = await replayAnywhere(config, request, (progress) => bar.update(progress), interrupt.signal);

@@ -76,6 +76,15 @@ describe('replay input that names no point in the log', () => {
     expect(await replaySchemas()).toEqual([]);
   });
 
+  it('a JSON null body on the admin API is refused as the other non-objects are, not taken for no body (a rebuild of every read model)', async () => {
+    for (const url of ['/admin/replays', '/admin/replays/drop']) {
+      const response = await t.app.inject({ method: 'POST', url, headers: { ...admin, 'content-type': 'application/json' }, payload: 'null' });
+      expect(response.statusCode, `${url}: ${response.body}`).toBe(400);
+      expect(response.json().code).toBe('BAD_REQUEST');
+    }
+    expect(await replaySchemas()).toEqual([]);
+  });
+
   it('--keys out of range says which numbers it takes', async () => {
     for (const keys of ['-1', '1001', 'ten']) {
       const result = await runCli('services/replay/cli.ts', ['--projection', 'ledger', '--keys', keys], env);

@@ -15,7 +15,7 @@ export async function exportRoutes(app: FastifyInstance, options: { exports: Exp
   app.post('/exports', { schema: { hide: true } }, async (request, reply) => {
     options.followers?.admitNewJob();
     try {
-      const job = options.exports.start(request.body ?? {});
+      const job = options.exports.start(request.body === undefined ? {} : request.body);
       options.followers?.started(job.id);
       return reply.code(202).send(success({ job }));
     } catch (error) {

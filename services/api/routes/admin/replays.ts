@@ -23,7 +23,7 @@ export async function replayRoutes(app: FastifyInstance, options: { replays: Rep
   app.post('/replays', { schema: { hide: true } }, async (request, reply) => {
     options.followers?.admitNewJob();
     try {
-      const job = await options.replays.start(request.body ?? {});
+      const job = await options.replays.start(request.body === undefined ? {} : request.body);
       options.followers?.started(job.id);
       return reply.code(202).send(success({ job }));
     } catch (error) {
@@ -42,7 +42,7 @@ export async function replayRoutes(app: FastifyInstance, options: { replays: Rep
   });
   app.post('/replays/drop', { schema: { hide: true } }, async (request) => {
     try {
-      return success({ dropped: await options.replays.drop(request.body ?? {}) });
+      return success({ dropped: await options.replays.drop(request.body === undefined ? {} : request.body) });
     } catch (error) {
       if (error instanceof ReplayInputError) throw badRequest(`${error.option}: ${error.message}`, { field: error.option });
       if (error instanceof ReplayBusyError) throw new ApiError(409, 'REPLAY_RUNNING', error.message);

@@ -75,7 +75,7 @@ export async function loadFullCatalog(db: Db, options: LoadOptions): Promise<Loa
   const existing = await currentRelease(db);
   if (existing?.file_sha256 === sha256) {
     refuseRedated(file, sourceFileDate, existing);
-    log(`geo catalog: ${basename(file)} (${sourceFileDate}) is already loaded; nothing to do`);
+    log(`geo catalog: ${basename(file)} (${sourceFileDate}) is already loaded; nothing to load (the LEGACY registry is rebuilt from it only if it lags)`);
     // The LEGACY registry is derived from the current release; a no-op when already built from it.
     await buildLegacyRegistry(db, sourceFileDate, { log });
     return { status: 'already-loaded', releaseId: existing.release_id, sourceFileDate, sha256, sourceRows: existing.source_rows, activeRows: existing.active_rows, seconds: seconds() };

@@ -50,7 +50,7 @@ const queryErrors = errorStatuses({
   404: { NOT_FOUND: 'placement_id is not a placement of the calling application; extra.field is placement_id' },
   413: { PAYLOAD_TOO_LARGE: 'a body over 64 KiB (the largest valid one is a few kB), refused before it is parsed' },
   ...methodNotAllowedStatus('POST'),
-  415: { UNSUPPORTED_MEDIA_TYPE: 'a body that is not JSON (plain text too), bytes without Content-Type, a charset other than UTF-8, or a Content-Encoding' },
+  415: { UNSUPPORTED_MEDIA_TYPE: 'a body that is not JSON (plain text too), bytes without Content-Type, a charset other than UTF-8, or a Content-Encoding other than identity' },
   429: { RATE_LIMITED: 'without an application\'s own key (anonymous, or the shared sandbox key): more than QUERY_RATE_LIMIT requests from this client address in a minute; retry after extra.retry_after_seconds' },
   503: { QUERY_UNAVAILABLE: 'serving is temporarily unavailable (no partial answer); retry' },
 });

@@ -55,6 +55,17 @@ function urlFileName(address: string): string {
   }
 }
 
+/** The release date a file name gives, or undefined when it is not a release's (.csv or .zip, no folder part). */
+function releaseDateOf(name: string): string | undefined {
+  // A decoded slash would put the file outside --dir; the loader reads a .csv or a .zip.
+  if (/[\\/]/.test(name) || !/\.(csv|zip)$/i.test(name)) return undefined;
+  try {
+    return sourceFileDateOf(name);
+  } catch {
+    return undefined;
+  }
+}
+
 /** A --date or --url that cannot name a release is the caller's to fix: one line, exit 2, nothing fetched. */
 function refuseFlags(): void {
   const wrong = (flag: string, problem: string): never => {
@@ -66,14 +77,7 @@ function refuseFlags(): void {
   if (options.url !== undefined) {
     // The loader takes the release date from the file name, so a mirror's file must keep it.
     const named = urlFileName(options.url);
-    let date: string | undefined;
-    try {
-      // A decoded slash would put the file outside --dir; the loader reads a .csv or a .zip.
-      if (/[\\/]/.test(named) || !/\.(csv|zip)$/i.test(named)) throw new Error('not a release file name');
-      date = sourceFileDateOf(named);
-    } catch {
-      wrong('--url', `must end in a release's file name, geotargets-YYYY-MM-DD….csv or .zip (got ${JSON.stringify(named)}); the release date is read from it`);
-    }
+    const date = releaseDateOf(named) ?? wrong('--url', `must end in a release's file name, geotargets-YYYY-MM-DD….csv or .zip (got ${JSON.stringify(named)}); the release date is read from it`);
     if (program.getOptionValueSource('date') === 'cli' && date !== options.date) {
       wrong('--date', `is ${options.date}, but --url names the release of ${date}; give one of them`);
     }

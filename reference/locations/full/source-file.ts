@@ -71,7 +71,13 @@ const GZIP_MAGIC = Buffer.from([0x1f, 0x8b]);
 
 /** The CSV bytes of a release: the file itself, or the single .csv entry of a zip. */
 async function openCsv(file: string): Promise<{ stream: Readable; totalBytes: number }> {
-  if (!(await beginsWith(file, ZIP_MAGIC))) return { stream: createReadStream(file), totalBytes: statSync(file).size };
+  if (!(await beginsWith(file, ZIP_MAGIC))) {
+    // Read as CSV, its bytes would be called "not UTF-8 text": the file is damaged, not misencoded.
+    if (file.toLowerCase().endsWith('.zip')) {
+      throw new CatalogFileError(`"${basename(file)}" is not a zip (it does not begin as one); the file is damaged or cut short: download the release again`);
+    }
+    return { stream: createReadStream(file), totalBytes: statSync(file).size };
+  }
   // A damaged zip is the file's fault, not the database's: say so (exit 2), not that the load stopped.
   const damaged = (error: Error) => new CatalogFileError(`"${basename(file)}" is not a readable zip (${error.message}); download the release again`);
   const zip = await new Promise<yauzl.ZipFile>((resolve, reject) =>
@@ -140,10 +146,6 @@ export async function* readSourceRows(file: string, onBytes: (done: number, tota
   const name = basename(file);
   if (await beginsWith(file, GZIP_MAGIC)) {
     throw new CatalogFileError(`"${name}" is gzip-compressed; the loader reads the release's CSV or its .zip as Google publishes it: unpack it (gunzip) or download the .zip`);
-  }
-  // Read as CSV, its bytes would be called "not UTF-8 text": the file is damaged, not misencoded.
-  if (name.toLowerCase().endsWith('.zip') && !(await beginsWith(file, ZIP_MAGIC))) {
-    throw new CatalogFileError(`"${name}" is not a zip (it does not begin as one); the file is damaged or cut short: download the release again`);
   }
   const { stream, totalBytes } = await openCsv(file);
   let bytes = 0;

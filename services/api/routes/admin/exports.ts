@@ -4,6 +4,7 @@ import { ApiError, badRequest, notFound } from '../../../../platform/http/errors
 import { ExportBusyError, type ExportJobs } from '../../../export/jobs.js';
 import { ExportInputError } from '../../../export/options.js';
 import type { JobFollowers } from '../../../admin/job-followers.js';
+import { requestInput } from './request-input.js';
 
 /**
  * Exports on the embedded owner's socket (behind its token): POST starts one from the export
@@ -15,7 +16,7 @@ export async function exportRoutes(app: FastifyInstance, options: { exports: Exp
   app.post('/exports', { schema: { hide: true } }, async (request, reply) => {
     options.followers?.admitNewJob();
     try {
-      const job = options.exports.start(request.body === undefined ? {} : request.body);
+      const job = options.exports.start(requestInput(request));
       options.followers?.started(job.id);
       return reply.code(202).send(success({ job }));
     } catch (error) {

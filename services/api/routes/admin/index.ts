@@ -15,6 +15,7 @@ import type { AdminTokenThrottle } from './token-throttle.js';
 import { replayRoutes } from './replays.js';
 import { bearerOf, tokenCheck } from '../../../../platform/http/token-check.js';
 import { isProgrammingError, logBackendFailure } from '../../../../platform/http/backend-failure-log.js';
+import { requestInput } from './request-input.js';
 
 export interface AdminRouteOptions {
   /** The bearer token that opens these routes (ADMIN_TOKEN, or the DATA_DIR owner's token). */
@@ -65,8 +66,7 @@ export async function adminRoutes(app: FastifyInstance, options: AdminRouteOptio
     const command = commands.get(name);
     if (!command) throw notFound(`no admin command named ${name}`);
     try {
-      // No body is an empty input; a JSON null is an input that is not an object (400).
-      return success(await options.commands.run(command, request.body === undefined ? {} : request.body));
+      return success(await options.commands.run(command, requestInput(request)));
     } catch (error) {
       if (error instanceof ReadModelsBehindError) throw serviceUnavailable('READ_MODELS_BEHIND', error.message);
       if (error instanceof CommandInputError) throw badRequest(error.message, { field: error.field });

@@ -8,6 +8,7 @@ import { ReplayBusyError, type ReplayJobs } from '../../../replay/jobs.js';
 import { SchemaInUseError } from '../../../replay/kept.js';
 import { CANONICAL_UUID } from '../../../../platform/ids/uuid-text.js';
 import type { JobFollowers } from '../../../admin/job-followers.js';
+import { requestInput } from './request-input.js';
 
 /** A replay job's id (randomUUID), as the path parameter's pattern. */
 const JOB_ID = CANONICAL_UUID.source;
@@ -23,7 +24,7 @@ export async function replayRoutes(app: FastifyInstance, options: { replays: Rep
   app.post('/replays', { schema: { hide: true } }, async (request, reply) => {
     options.followers?.admitNewJob();
     try {
-      const job = await options.replays.start(request.body === undefined ? {} : request.body);
+      const job = await options.replays.start(requestInput(request));
       options.followers?.started(job.id);
       return reply.code(202).send(success({ job }));
     } catch (error) {
@@ -42,7 +43,7 @@ export async function replayRoutes(app: FastifyInstance, options: { replays: Rep
   });
   app.post('/replays/drop', { schema: { hide: true } }, async (request) => {
     try {
-      return success({ dropped: await options.replays.drop(request.body === undefined ? {} : request.body) });
+      return success({ dropped: await options.replays.drop(requestInput(request)) });
     } catch (error) {
       if (error instanceof ReplayInputError) throw badRequest(`${error.option}: ${error.message}`, { field: error.option });
       if (error instanceof ReplayBusyError) throw new ApiError(409, 'REPLAY_RUNNING', error.message);

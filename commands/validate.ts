@@ -20,6 +20,9 @@ export function validateInput<S extends TObject>(schema: S, input: unknown): Sta
     return input as Static<S>;
   }
   if (first.type === ValueErrorType.ObjectAdditionalProperties) {
+    // A map's entry is not a field: its name is what is wrong.
+    const keys = first.schema.keyDescription;
+    if (typeof keys === 'string') throw new CommandInputError(fieldPath(first.path), `is not a valid name: names are ${keys}`);
     throw new CommandInputError(fieldPath(first.path), 'is not a known field');
   }
   if (first.type === ValueErrorType.ObjectRequiredProperty) throw new CommandInputError(fieldPath(first.path), 'is required');

@@ -14,8 +14,16 @@ import { checkTargeting, targetingInput } from './targeting.js';
 
 const closed = { additionalProperties: false } as const;
 const flag = (description: string) => Type.Optional(Type.Boolean({ description: `${description} (default false)` }));
+// A Record's key pattern only picks which values it checks: without additionalProperties: false
+// any other name would carry any value through, to fail the event schema as a backend error.
 const stringMap = (description: string) =>
-  Type.Optional(Type.Record(Type.String({ pattern: '^[A-Za-z0-9_.-]{1,64}$' }), Type.String({ maxLength: 4000 }), { description }));
+  Type.Optional(
+    Type.Record(Type.String({ pattern: '^[A-Za-z0-9_.-]{1,64}$' }), Type.String({ maxLength: 4000 }), {
+      description,
+      additionalProperties: false,
+      keyDescription: '1 to 64 letters, digits, _, . or -',
+    }),
+  );
 
 export const offerUpsertInput = Type.Object(
   {

@@ -2,7 +2,8 @@ import { Type } from '@sinclair/typebox';
 import { uuidV7 } from '../../platform/ids/uuid-v7.js';
 import { EventType, type CatalogEntryRecorded } from '../../schemas/generated/events.js';
 import { appendEvents, newEvent } from '../append.js';
-import { defineCommand } from '../command.js';
+import { isKnownCurrency } from '../../schemas/documents/currency.js';
+import { CommandInputError, defineCommand } from '../command.js';
 
 const decimal = Type.String({ pattern: '^-?\\d{1,18}(\\.\\d{1,8})?$', description: 'exact decimal string, e.g. 12.50' });
 
@@ -23,6 +24,7 @@ export const recordCatalogEntry = defineCommand({
     { additionalProperties: false },
   ),
   async execute(input, { runtime, now }) {
+    if (!isKnownCurrency(input.currency)) throw new CommandInputError('currency', `is not an ISO 4217 currency code (${JSON.stringify(input.currency)})`);
     const value: CatalogEntryRecorded = {
       event_id: uuidV7(),
       entry_id: input.entry_id,

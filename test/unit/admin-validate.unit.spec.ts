@@ -102,6 +102,9 @@ describe('admin CLI', () => {
     const bad = await run(['catalog-entry:record', '--entry-id', 'a', '--name', 'x', '--amount', '1.5x', '--currency', 'USD']);
     expect(bad.status).toBe(2);
     expect(bad.stderr).toMatch(/^error: amount: /);
+    const unknownCurrency = await run(['catalog-entry:record', '--entry-id', 'a', '--name', 'x', '--amount', '1.50', '--currency', 'XYZ']);
+    expect(unknownCurrency.status).toBe(2);
+    expect(unknownCurrency.stderr).toMatch(/^error: currency: is not an ISO 4217 currency code \("XYZ"\)/);
     const good = await run(['catalog-entry:record', '--entry-id', 'a', '--name', 'x', '--amount', '1.50', '--currency', 'USD']);
     expect(good.status).toBe(0);
     expect(JSON.parse(good.stdout)).toMatchObject({ topic: 'catalog', offset: '0' });

@@ -1,4 +1,4 @@
-import { SettingError, configurationProblem } from './config/settings.js';
+import { SettingError, configurationProblem, withoutUserinfo } from './config/settings.js';
 import { DataDirBusyError } from './data-dir/ownership.js';
 
 /**
@@ -17,16 +17,9 @@ export class BackendUnavailableError extends Error {
   }
 }
 
-/** An endpoint as it may be printed: credentials left out. */
+/** An endpoint as it may be printed: whatever stands before its last @ (a user and password) redacted. */
 export function printable(endpoint: string): string {
-  try {
-    const url = new URL(endpoint);
-    url.username = '';
-    url.password = '';
-    return url.toString().replace(/\/$/, '');
-  } catch {
-    return endpoint;
-  }
+  return withoutUserinfo(endpoint).replace(/\/$/, '');
 }
 
 /**

@@ -34,12 +34,12 @@ export const settings = {
   }),
   redisCommandTimeoutMs: integer('REDIS_COMMAND_TIMEOUT_MS', 'How long the API waits for one Redis command before counting Redis as not answering: that request\'s limit is then counted in this process, and every limit for the next 5 s. Raise it for a Redis across a slow network.', 500, 50, 60_000),
   topicPrefix: text('TOPIC_PREFIX', 'Prefix of every topic name and consumer group (lets several environments share a cluster). The projectors\' groups also carry an id of their database, so each database reading these topics gets every partition.', '', /^[A-Za-z0-9._-]*$/, 'letters, digits, ".", "_" or "-"'),
-  linkBase: { ...optionalUrl('LINK_BASE', 'Origin of tracked links, {link_base}. Unset: this API\'s own address (127.0.0.1 for a wildcard HOST), so a card\'s link opens where it was served; set it when clients reach the API under another name (a proxy, a public host), and give several API processes the same one: each otherwise hands out links of its own address, and the offer info route of one refuses another\'s links as not of this service (the links open on any).', ['http:', 'https:']), defaultText: 'http://{HOST}:{PORT}/l' },
+  linkBase: { ...optionalUrl('LINK_BASE', 'Origin of tracked links, {link_base}. Unset: this API\'s own address (127.0.0.1 for a wildcard HOST), so a card\'s link opens where it was served; set it when clients reach the API under another name (a proxy, a public host), and give several API processes the same one: each otherwise hands out links of its own address, and the offer info route of one refuses another\'s links as not of this service (the links open on any). No user, password, ?query or #fragment: a link is this base, a slash and its code.', ['http:', 'https:'], { userinfo: false, queryOrFragment: false }), defaultText: 'http://{HOST}:{PORT}/l' },
   dataDirMinFreeMb: integer('DATA_DIR_MIN_FREE_MB', 'Embedded default: the room the disk holding DATA_DIR must keep; below it no write starts (503s, retryable), /readyz says so, and a start is refused, because the embedded engine hangs its process when the disk fills. 0: not watched.', 48, 0, 1_000_000),
   geoCatalogFile: optionalFile('GEO_CATALOG_FILE', 'Geo-target catalog release (CSV or zip) loaded before the location routes serve.'),
   geoCatalogSha256: optionalHex('GEO_CATALOG_SHA256', 'Expected sha256 of GEO_CATALOG_FILE; the loader refuses a file that differs.', 64),
   geoIndexCacheDir: optionalText('GEO_INDEX_CACHE_DIR', 'Folder where the built location indexes are kept, so a restart loads them instead of building them again (one folder per database). Unset: DATA_DIR/geo-index on the embedded default, none with DATABASE_URL; `off`: none.'),
-  keyHashSecret: optionalSecret('KEY_HASH_SECRET', 'Server-side secret that keys API-key hashes. 32 characters or more; required with DATABASE_URL; the embedded default keeps one in DATA_DIR.', 32),
+  keyHashSecret: optionalSecret('KEY_HASH_SECRET', 'Server-side secret that keys API-key hashes. 32 characters or more; required with DATABASE_URL; the embedded default keeps one in DATA_DIR (this one, written there at the first start, or a generated one), and refuses one that differs from it.', 32),
   adminToken: optionalSecret('ADMIN_TOKEN', 'Bearer token of the internal admin API, at least 24 characters (e.g. openssl rand -hex 24). Unset: the admin API is off.', 24),
   metricsToken: optionalSecret('METRICS_TOKEN', 'Bearer token GET /metrics asks for, at least 24 characters (Prometheus: authorization.credentials). After 10 wrong tokens in a minute from one client address, every token it presents is refused (429) for the rest of the minute, as with ADMIN_TOKEN. Unset: /metrics answers anyone who reaches the port.', 24),
   locationRateLimit: integer('LOCATION_RATE_LIMIT', 'Requests per client address per minute on the public location routes.', 600, 1, 1_000_000),
@@ -74,7 +74,7 @@ type Parsed<S> = { -readonly [K in keyof S]: S[K] extends { parse(raw: string | 
 export type Config = Omit<Parsed<typeof settings>, 'linkBase'> & { linkBase: string; embedded: { database: boolean; eventLog: boolean } };
 
 /** LINK_BASE when unset: the API's own address, a wildcard one (all interfaces) as the loopback. */
-function ownLinkBase(host: string, port: number): string {
+export function ownLinkBase(host: string, port: number): string {
   const reachable = host === '0.0.0.0' || host === '::' || host === '' ? '127.0.0.1' : host;
   return `http://${reachable.includes(':') ? `[${reachable}]` : reachable}:${port}/l`;
 }

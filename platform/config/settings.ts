@@ -89,7 +89,7 @@ export function optionalUrl(
   name: string,
   doc: string,
   protocols: string[],
-  options: { userinfo?: boolean; path?: { pattern: RegExp; expected: string } } = {},
+  options: { userinfo?: boolean; queryOrFragment?: boolean; path?: { pattern: RegExp; expected: string } } = {},
 ): Setting<string | undefined> {
   return {
     name,
@@ -103,8 +103,18 @@ export function optionalUrl(
         fail(name, `must be a URL (${protocols.join(' or ')}), got "${withoutUserinfo(raw)}"`);
       }
       if (!protocols.includes(url.protocol)) fail(name, `must use ${protocols.join(' or ')}, got "${url.protocol}"`);
+      // The URL ends its user and password at the first @ before the host's first / ? or #: an @
+      // after that is most likely a password holding one of them, which the clients would then
+      // send somewhere else, and quote in their errors as the host.
+      if (/@/.test(url.pathname + url.search + url.hash)) {
+        fail(name, `has an @ after its host; a user or password holding / ? # or @ must be percent-encoded (%2F %3F %23 %40), got "${withoutUserinfo(raw)}"`);
+      }
       if (options.userinfo === false && (url.username !== '' || url.password !== '')) {
         fail(name, `must not carry a user or password (user:password@), got "${withoutUserinfo(raw)}"`);
+      }
+      // A base that others' paths are appended to: a ?query or #fragment in it would swallow them.
+      if (options.queryOrFragment === false && (url.search !== '' || url.hash !== '' || /[?#]/.test(raw))) {
+        fail(name, `must not carry a ?query or #fragment (paths are added after it), got "${withoutUserinfo(raw)}"`);
       }
       if (options.path && !options.path.pattern.test(url.pathname)) fail(name, `must have ${options.path.expected} as its path, got "${url.pathname}"`);
       return raw;
@@ -208,6 +218,10 @@ export function networkList(name: string, doc: string): Setting<string[]> {
         const maxPrefix = family === 6 ? 128 : 32;
         const prefixOk = prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= maxPrefix);
         if (family === 0 || !prefixOk || extra !== undefined) fail(name, `must be a comma-separated list of IP addresses or CIDR networks, got "${item}"`);
+        // A zone (fe80::1%eth0) is never part of a peer's address as the socket gives it: it would match nothing.
+        if (address!.includes('%')) fail(name, `must list addresses without a zone (%...), got "${item}"`);
+        // Every address: any client could name its own source address; the proxy check refuses it too.
+        if (prefix !== undefined && Number(prefix) === 0) fail(name, `must not hold a /0 network, which is every address, got "${item}"; list the networks the addresses are in`);
       }
       return [...new Set(items)];
     },

@@ -1,6 +1,7 @@
+import type { AddressInfo } from 'node:net';
 import pino from 'pino';
 import { smallCliArgs } from '../../platform/cli/small-cli.js';
-import { loadConfigOrExit } from '../../platform/config/config.js';
+import { loadConfigOrExit, ownLinkBase } from '../../platform/config/config.js';
 import { checkListenable, listenOrRefuse } from '../../platform/http/listen.js';
 import { openRuntime } from '../../platform/runtime.js';
 import { shutDownWithin } from '../../platform/shutdown.js';
@@ -91,3 +92,8 @@ process.on('SIGINT', () => void shutdown('SIGINT'));
 await listenOrRefuse(app, { port: config.port, host: config.host }, 'PORT', PORT_HINT).catch((error: unknown) =>
   exitOnStartupFailure(error, 'the API'),
 );
+// PORT=0 lets the system pick the port, so the default LINK_BASE (this API's own address) is
+// known only now: cards served before would carry links to port 0, which no one can open.
+if (config.port === 0 && runtime.config.linkBase === ownLinkBase(config.host, 0)) {
+  runtime.config.linkBase = ownLinkBase(config.host, (app.server.address() as AddressInfo).port);
+}

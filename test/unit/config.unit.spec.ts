@@ -44,6 +44,15 @@ describe('configuration', () => {
     [{ REDIS_URL: 'http://127.0.0.1:6379' }, 'REDIS_URL must use redis: or rediss:, got "http:"'],
     [{ REDIS_URL: 'redis://127.0.0.1:6379/cache' }, 'REDIS_URL must have a database number (redis://host:6379/0) or nothing as its path, got "/cache"'],
     [{ LINK_BASE: 'nope' }, 'LINK_BASE must be a URL (http: or https:), got "nope"'],
+    // Links are the base, a slash and the code: after a query or fragment no one could open them.
+    [{ LINK_BASE: 'https://go.example/l?x=1' }, 'LINK_BASE must not carry a ?query or #fragment (paths are added after it), got "https://go.example/l?x=1"'],
+    [{ LINK_BASE: 'https://go.example/l#top' }, 'LINK_BASE must not carry a ?query or #fragment (paths are added after it), got "https://go.example/l#top"'],
+    [{ LINK_BASE: 'https://go.example/l?' }, 'LINK_BASE must not carry a ?query or #fragment (paths are added after it), got "https://go.example/l?"'],
+    [{ LINK_BASE: 'https://u:p@go.example/l' }, 'LINK_BASE must not carry a user or password (user:password@), got "https://[redacted]@go.example/l"'],
+    // proxy-addr takes no /0, and a zone never matches a peer address as the socket gives it.
+    [{ TRUSTED_PROXIES: '10.0.0.1,0.0.0.0/0' }, 'TRUSTED_PROXIES must not hold a /0 network, which is every address, got "0.0.0.0/0"'],
+    [{ TRUSTED_PROXIES: '::/0' }, 'TRUSTED_PROXIES must not hold a /0 network, which is every address, got "::/0"'],
+    [{ TRUSTED_PROXIES: 'fe80::1%eth0' }, 'TRUSTED_PROXIES must list addresses without a zone (%...), got "fe80::1%eth0"'],
     [{ GEO_CATALOG_FILE: 'does-not-exist.csv' }, 'GEO_CATALOG_FILE names a file that does not exist: "does-not-exist.csv"'],
     [{ GEO_CATALOG_SHA256: 'abc' }, 'GEO_CATALOG_SHA256 must be 64 hexadecimal characters'],
     [{ GEO_CATALOG_SHA256: 'a'.repeat(64) }, 'GEO_CATALOG_FILE is required when GEO_CATALOG_SHA256 is set'],
@@ -61,6 +70,9 @@ describe('configuration', () => {
     [{ DATABASE_URL: 'postgres://app:pa#ss-w0rd@db/ledger' }, 'DATABASE_URL must be a URL (postgres: or postgresql:), got "postgres://[redacted]@db/ledger"'],
     [{ REDIS_URL: 'redis://:pa?ss-w0rd@cache:6379' }, 'REDIS_URL must be a URL (redis: or rediss:), got "redis://[redacted]@cache:6379"'],
     [{ KAFKA_BROKERS: 'k1:9092,app:pa/ss-w0rd@k2:9092' }, 'KAFKA_BROKERS must be host:port[,host:port...], got "k1:9092,[redacted]@k2:9092"'],
+    // Parsed, the host would be what follows the first @ ("ss"), and the rest of the password its path.
+    [{ DATABASE_URL: 'postgres://app:pa@ss/w0rd@db:5432/ledger' }, 'DATABASE_URL has an @ after its host; a user or password holding / ? # or @ must be percent-encoded (%2F %3F %23 %40), got "postgres://[redacted]@db:5432/ledger"'],
+    [{ REDIS_URL: 'redis://:pa@ss/w0rd@cache:6379' }, 'REDIS_URL has an @ after its host; a user or password holding / ? # or @ must be percent-encoded (%2F %3F %23 %40), got "redis://[redacted]@cache:6379"'],
     [
       { KAFKA_BROKERS: '127.0.0.1:9092', SCHEMA_REGISTRY_URL: 'http://app:pa-ss-w0rd@r:8081/apis/ccompat/v7' },
       'SCHEMA_REGISTRY_URL must not carry a user or password (user:password@), got "http://[redacted]@r:8081/apis/ccompat/v7"',

@@ -79,7 +79,6 @@ export async function infoRoute(app: FastifyInstance, { runtime }: { runtime: Ru
     cache.close();
   });
   const secret = keyHashSecretOf(runtime.config);
-  const linkBase = runtime.config.linkBase;
 
   /** The read models holding links at the log's end, for a link not known yet; 503 when they are not there in time. */
   const awaitLinks = (link: TrackedLinkRef) =>
@@ -103,7 +102,7 @@ export async function infoRoute(app: FastifyInstance, { runtime }: { runtime: Ru
       await unavailableOnFailure(request, () => authenticateOfferRequest(runtime.db, secret, request.headers, 'info', keys.lookupKey));
       const rawQuery = rawQueryOf(request.url);
       const body = await cache.answer(rawQuery, async () => {
-        const parameters = parseInfoQuery(rawQuery, linkBase);
+        const parameters = parseInfoQuery(rawQuery, runtime.config.linkBase);
         const offer = await unavailableOnFailure(request, () => readOfferInfo(runtime.db, cache, parameters, request.log, awaitLinks));
         // The route's own response serializer, so the kept bytes are exactly what it would send.
         return reply.serialize(success(offer)) as string;

@@ -33,7 +33,7 @@ interface Card {
   action?: unknown;
 }
 
-async function cards(app: FastifyInstance, body: Record<string, unknown>, headers: Record<string, string> = {}): Promise<Card[]> {
+async function cards(app: FastifyInstance, body: Record<string, unknown>, headers: Record<string, string | string[]> = {}): Promise<Card[]> {
   const response = await app.inject({
     method: 'POST', url: '/v1/offers/query',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${liveKey}`, ...headers },
@@ -64,7 +64,7 @@ const FAMILIES: Record<GeoFamily, (country: string, region?: string, city?: stri
 };
 
 /** The geo offers a Query with these headers gets, and the location its serves recorded. */
-async function servedGeo(app: FastifyInstance, headers: Record<string, string>) {
+async function servedGeo(app: FastifyInstance, headers: Record<string, string | string[]>) {
   const got = (await cards(app, { limit: 10, context: { categories: ['geo'] } }, headers)).filter((card) => card.offer_info.category.id === 'geo');
   const [row] = await projectedServes(t.runtime, [got[0]!.offer_instance_id]);
   const names = Object.entries(geo).filter(([, offerId]) => got.some((card) => card.offer_id === offerId)).map(([name]) => name);
@@ -153,6 +153,16 @@ describe('targeting from trusted provider headers', () => {
     const both = await appWith({ trustedGeoHeaders: ['vercel', 'cloudflare'] });
     expect(await servedGeo(both, { ...FAMILIES.cloudflare('AU', 'NSW', 'Sydney'), ...FAMILIES.vercel('US', 'CA') })).toMatchObject({ location: '21137' });
     expect(await servedGeo(both, FAMILIES.cloudflare('AU', 'NSW', 'Sydney'))).toMatchObject({ location: '1000286' });
+  });
+
+  // Node joins a header's copies into "US, US", which is no country code: the family was passed over.
+  it('reads copies of a header that agree as one, and copies that differ as no place (the family trusted less is not asked)', async () => {
+    const both = await appWith({ trustedGeoHeaders: ['vercel', 'cloudfront'] });
+    const germany = FAMILIES.cloudfront('DE');
+    expect(await servedGeo(both, { 'x-vercel-ip-country': ['US', 'US'], ...germany })).toMatchObject({ names: ['any', 'us'], location: '2840' });
+    expect(await servedGeo(both, { 'x-vercel-ip-country': ['US', 'AU'], ...germany })).toEqual({ names: ['any'], location: null });
+    expect(await servedGeo(both, { 'x-vercel-ip-country': 'AU', 'x-vercel-ip-country-region': ['NSW', 'NSW'], 'x-vercel-ip-city': ['Sydney', 'Sydney'] })).toMatchObject({ location: '1000286' });
+    expect(await servedGeo(both, { 'x-vercel-ip-country': 'AU', 'x-vercel-ip-country-region': 'NSW', 'x-vercel-ip-city': ['Sydney', 'Broken%20Hill'] })).toMatchObject({ location: '20035' });
   });
 });
 

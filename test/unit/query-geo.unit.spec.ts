@@ -26,6 +26,17 @@ describe('trusted provider headers', () => {
     expect(readTrustedGeo({ 'cloudfront-viewer-country': 'FR' }, ['cloudfront'])).toEqual({ family: 'cloudfront', country: 'FR' });
   });
 
+  // As Node's headersDistinct gives a header sent more than once.
+  it('reads copies of a header that agree as one value, and copies that differ as none', () => {
+    expect(readTrustedGeo({ 'x-vercel-ip-country': ['US', 'us '], 'x-vercel-ip-city': ['Kabul', 'Kabul'], 'cloudfront-viewer-country': ['DE'] }, ['vercel', 'cloudfront'])).toEqual({
+      family: 'vercel', country: 'US', city: 'Kabul',
+    });
+    // Two countries from the family trusted first: unknown, and the family trusted less is not asked.
+    expect(readTrustedGeo({ 'cf-ipcountry': ['US', 'AF'], 'cloudfront-viewer-country': ['DE'] }, ['cloudflare', 'cloudfront'])).toBeUndefined();
+    // A region or city given twice, differently: the caller stays at the level above.
+    expect(readTrustedGeo({ 'cf-ipcountry': ['US'], 'cf-region-code': ['CA', 'NY'], 'cf-ipcity': ['Albany', 'Fresno'] }, ['cloudflare'])).toEqual({ family: 'cloudflare', country: 'US' });
+  });
+
   it('decodes percent-encoding and raw UTF-8 bytes read as Latin-1, and leaves other text alone', () => {
     expect(cityText('S%C3%A3o%20Paulo')).toBe('São Paulo');
     expect(cityText(Buffer.from('Zürich', 'utf8').toString('latin1'))).toBe('Zürich');

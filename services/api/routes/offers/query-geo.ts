@@ -34,10 +34,30 @@ export interface GeoReading {
 
 type Headers = Record<string, string | string[] | undefined>;
 
-function header(headers: Headers, name: string): string | undefined {
+/**
+ * The request's headers of the trusted families, every copy kept, from its raw headers (name,
+ * value, name, value…): Node's `headers` joins copies of these names with ", ", which reads as no
+ * code at all.
+ */
+export function trustedGeoHeaders(rawHeaders: readonly string[], trusted: readonly GeoFamily[]): Record<string, string[]> {
+  const wanted = new Set(trusted.flatMap((family) => Object.values(GEO_HEADERS[family])));
+  const found: Record<string, string[]> = {};
+  for (let index = 0; index + 1 < rawHeaders.length; index += 2) {
+    const name = rawHeaders[index]!.toLowerCase();
+    if (wanted.has(name)) (found[name] ??= []).push(rawHeaders[index + 1]!);
+  }
+  return found;
+}
+
+/** A header given more than once with values that differ: it names no one place. */
+const CONFLICT = Symbol('conflicting values');
+
+/** A header's value, trimmed. Copies that agree (case aside) are one value; copies that differ are CONFLICT. */
+function header(headers: Headers, name: string): string | typeof CONFLICT | undefined {
   const raw = headers[name];
-  const value = (Array.isArray(raw) ? raw[0] : raw)?.trim();
-  return value ? value : undefined;
+  const values = [...new Set((Array.isArray(raw) ? raw : raw === undefined ? [] : [raw]).map((value) => value.trim()).filter(Boolean))];
+  if (values.length > 1 && new Set(values.map((value) => value.toUpperCase())).size > 1) return CONFLICT;
+  return values[0];
 }
 
 /**
@@ -77,11 +97,21 @@ function isCountryCode(code: string): boolean {
 export function readTrustedGeo(headers: Headers, trusted: readonly GeoFamily[]): GeoReading | undefined {
   for (const family of trusted) {
     const names = GEO_HEADERS[family];
-    const country = header(headers, names.country)?.toUpperCase();
+    const given = header(headers, names.country);
+    // Two countries from the family trusted first: the caller's place is unknown, and a family
+    // trusted less does not get to name it instead.
+    if (given === CONFLICT) return undefined;
+    const country = given?.toUpperCase();
     if (!country || !isCountryCode(country)) continue;
-    const region = header(headers, names.region)?.toUpperCase();
+    const region = header(headers, names.region);
     const city = header(headers, names.city);
-    return { family, country, ...(region ? { region } : {}), ...(city ? { city: cityText(city) } : {}) };
+    // A region or city given twice, differently, is left out: the caller stays at the level above.
+    return {
+      family,
+      country,
+      ...(region && region !== CONFLICT ? { region: region.toUpperCase() } : {}),
+      ...(city && city !== CONFLICT ? { city: cityText(city) } : {}),
+    };
   }
   return undefined;
 }
@@ -123,8 +153,9 @@ export interface CallerLocation {
  * unknown place, or no catalog loaded: the location is then unknown, which targeted offers are
  * not served to).
  */
-export async function callerLocation(db: Db, headers: Headers, trusted: readonly GeoFamily[]): Promise<CallerLocation | null> {
-  const reading = readTrustedGeo(headers, trusted);
+export async function callerLocation(db: Db, rawHeaders: readonly string[], trusted: readonly GeoFamily[]): Promise<CallerLocation | null> {
+  if (trusted.length === 0) return null;
+  const reading = readTrustedGeo(trustedGeoHeaders(rawHeaders, trusted), trusted);
   if (!reading) return null;
   let registry: RegistryIndex;
   try {

@@ -144,7 +144,7 @@ export async function queryRoutes(app: FastifyInstance, { runtime }: { runtime: 
     try {
       const choose = async () => {
         const caller = await resolveQueryCaller(runtime, caches, request.headers, body.placement_id, lookupKeyOf(request));
-        const location = await callerLocation(runtime.db, request.headers, runtime.config.trustedGeoHeaders);
+        const location = await callerLocation(runtime.db, request.raw.rawHeaders, runtime.config.trustedGeoHeaders);
         const chosen = rankCandidates(await candidates.current(), {
           environment: caller.environment,
           chain: location?.chain,

@@ -36,7 +36,7 @@ export const requestGuards = fp(async (app: FastifyInstance) => {
   });
   app.addHook('onRequest', (request, _reply, done) => {
     if (closing || (draining && request.url === '/readyz')) done(shuttingDown());
-    else done(repeatedHeaderRefusal(request.raw, REQUEST_HEADERS) ?? hostRefusal(request.raw) ?? targetRefusal(request.raw) ?? bodyFramingRefusal(request.raw));
+    else done(versionRefusal(request.raw) ?? repeatedHeaderRefusal(request.raw, REQUEST_HEADERS) ?? hostRefusal(request.raw) ?? targetRefusal(request.raw) ?? bodyFramingRefusal(request.raw));
   });
   // After the route's own onRequest checks (a key, a rate limit): a caller without a valid key
   // learns nothing about what the body may be, and a route whose error table has no 415 (the
@@ -101,12 +101,23 @@ function repeatedHeaderRefusal(request: IncomingMessage, single: Map<string, str
  * host (a name, an IPv4 address or a bracketed IPv6 one) and an optional port, or empty; Node
  * checks none of it.
  */
-const HOST_VALUE = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9\-._~!$&'()*+,;=%]*)(?::[0-9]*)?$/;
+const HOST_VALUE = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9\-._~!$&'()*+,;=%]*)(?::([0-9]*))?$/;
 
 function hostRefusal(request: IncomingMessage): Error | undefined {
   const host = request.headers.host;
   if (host === undefined) return request.httpVersion === '1.1' ? requestRefusal('an HTTP/1.1 request needs a Host header') : undefined;
-  return HOST_VALUE.test(host) ? undefined : requestRefusal('the Host header is not a host name or address with an optional port');
+  const port = HOST_VALUE.exec(host)?.[1];
+  return HOST_VALUE.test(host) && (port === undefined || port === '' || Number(port) <= 65535)
+    ? undefined
+    : requestRefusal('the Host header is not a host name or address with an optional port');
+}
+
+/**
+ * RFC 9112 3: a request line names its HTTP version. Node serves a line without one as HTTP/0.9
+ * (no headers), answering it as if it were HTTP/1.1.
+ */
+function versionRefusal(request: IncomingMessage): Error | undefined {
+  return request.httpVersionMajor === 1 ? undefined : requestRefusal('the request line has no HTTP version (method, target, HTTP/1.1); this server speaks HTTP/1.1 only');
 }
 
 /** A fragment is the client's own (RFC 9112 3.2): one sent in the request target would be read as part of the path or a parameter. */

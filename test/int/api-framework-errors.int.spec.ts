@@ -295,6 +295,10 @@ describe('requests the HTTP parser refuses, over a real socket', () => {
       [`GET /healthz HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n`, /Host is given more than once/],
       [`GET /healthz HTTP/1.1\r\nHost: a b\r\n\r\n`, /Host header is not a host name/],
       [`GET /healthz HTTP/1.1\r\nHost: user@example.test\r\n\r\n`, /Host header is not a host name/],
+      [`GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:99999999\r\n\r\n`, /Host header is not a host name/],
+      [`GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:65536\r\n\r\n`, /Host header is not a host name/],
+      // No version: Node would serve it as HTTP/0.9.
+      [`GET /healthz\r\n\r\n`, /the request line has no HTTP version/],
       // A fragment is the client's own: one in the target would be read as part of the path or a parameter.
       [`GET /v1/locations/2250#x HTTP/1.1\r\nHost: x\r\n\r\n`, /fragment/],
       [`GET /v1/locations/search#?q=paris HTTP/1.1\r\nHost: x\r\n\r\n`, /fragment/],
@@ -304,7 +308,7 @@ describe('requests the HTTP parser refuses, over a real socket', () => {
       expectEnvelope(response, 'BAD_REQUEST', mentions);
       expect(response.body).not.toMatch(/Invalid|Expected|Pause on|HPE_/);
     }
-    for (const host of ['example.test:8080', '127.0.0.1', '[::1]:80', '']) {
+    for (const host of ['example.test:8080', '127.0.0.1', '[::1]:80', '', 'example.test:65535', 'example.test:']) {
       expect((await rawHttp(port, `GET /healthz HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`)).status, host).toBe(200);
     }
   });

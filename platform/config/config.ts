@@ -1,3 +1,4 @@
+import { TOPICS } from '../../schemas/topics.js';
 import { defaultInstanceCacheEntries } from '../memory/bounds.js';
 import { checkWritableFolder } from './folder-check.js';
 import { exitOnSettingError } from '../startup.js';
@@ -33,7 +34,7 @@ export const settings = {
     path: { pattern: /^\/?\d*$/, expected: 'a database number (redis://host:6379/0) or nothing' },
   }),
   redisCommandTimeoutMs: integer('REDIS_COMMAND_TIMEOUT_MS', 'How long the API waits for one Redis command before counting Redis as not answering: that request\'s limit is then counted in this process, and every limit for the next 5 s. Raise it for a Redis across a slow network.', 500, 50, 60_000),
-  topicPrefix: text('TOPIC_PREFIX', 'Prefix of every topic name and consumer group (lets several environments share a cluster). The projectors\' groups also carry an id of their database, so each database reading these topics gets every partition.', '', /^[A-Za-z0-9._-]*$/, 'letters, digits, ".", "_" or "-"'),
+  topicPrefix: text('TOPIC_PREFIX', 'Prefix of every topic name and consumer group (lets several environments share a cluster); up to 240 characters, so every topic name fits Kafka\'s 249. The projectors\' groups also carry an id of their database, so each database reading these topics gets every partition.', '', /^[A-Za-z0-9._-]*$/, 'letters, digits, ".", "_" or "-"'),
   linkBase: { ...optionalUrl('LINK_BASE', 'Origin of tracked links, {link_base}. Unset: this API\'s own address (127.0.0.1 for a wildcard HOST), so a card\'s link opens where it was served; set it when clients reach the API under another name (a proxy, a public host), and give several API processes the same one: each otherwise hands out links of its own address, and the offer info route of one refuses another\'s links as not of this service (the links open on any). No user, password, ?query or #fragment: a link is this base, a slash and its code.', ['http:', 'https:'], { userinfo: false, queryOrFragment: false }), defaultText: 'http://{HOST}:{PORT}/l' },
   dataDirMinFreeMb: integer('DATA_DIR_MIN_FREE_MB', 'Embedded default: the room the disk holding DATA_DIR must keep; below it no write starts (503s, retryable), /readyz says so, and a start is refused, because the embedded engine hangs its process when the disk fills. 0: not watched.', 48, 0, 1_000_000),
   geoCatalogFile: optionalFile('GEO_CATALOG_FILE', 'Geo-target catalog release (CSV or zip) loaded before the location routes serve.'),
@@ -73,6 +74,9 @@ export const settings = {
 type Parsed<S> = { -readonly [K in keyof S]: S[K] extends { parse(raw: string | undefined): infer T } ? T : never };
 export type Config = Omit<Parsed<typeof settings>, 'linkBase'> & { linkBase: string; embedded: { database: boolean; eventLog: boolean } };
 
+/** The longest topic name Kafka takes. */
+const KAFKA_TOPIC_NAME_MAX = 249;
+
 /** LINK_BASE when unset: the API's own address, a wildcard one (all interfaces) as the loopback. */
 export function ownLinkBase(host: string, port: number): string {
   const reachable = host === '0.0.0.0' || host === '::' || host === '' ? '127.0.0.1' : host;
@@ -99,6 +103,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   if (!values.databaseUrl && values.projectors === 'separate') {
     throw new SettingError('PROJECTORS', 'separate needs DATABASE_URL: on the embedded default one process owns DATA_DIR, so its projectors run in it (inline, the default)');
+  }
+  const longestTopic = Math.max(...TOPICS.map((design) => design.topic.length));
+  if (values.topicPrefix.length + longestTopic > KAFKA_TOPIC_NAME_MAX) {
+    // Kafka would create the topics that fit and refuse the rest, as an error about Kafka.
+    throw new SettingError('TOPIC_PREFIX', `must be at most ${KAFKA_TOPIC_NAME_MAX - longestTopic} characters (a Kafka topic name has at most ${KAFKA_TOPIC_NAME_MAX}, and topic names go up to ${longestTopic} after it), got ${values.topicPrefix.length}`);
   }
   if (!values.databaseUrl) checkWritableFolder('DATA_DIR', values.dataDir);
   if (values.geoIndexCacheDir !== undefined && values.geoIndexCacheDir !== 'off') checkWritableFolder('GEO_INDEX_CACHE_DIR', values.geoIndexCacheDir);

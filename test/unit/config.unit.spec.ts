@@ -57,6 +57,8 @@ describe('configuration', () => {
     [{ GEO_CATALOG_SHA256: 'abc' }, 'GEO_CATALOG_SHA256 must be 64 hexadecimal characters'],
     [{ GEO_CATALOG_SHA256: 'a'.repeat(64) }, 'GEO_CATALOG_FILE is required when GEO_CATALOG_SHA256 is set'],
     [{ TOPIC_PREFIX: 'bad prefix' }, 'TOPIC_PREFIX must be letters, digits, ".", "_" or "-", got "bad prefix"'],
+    // Kafka would create the topics whose names fit and refuse the others, as an error about Kafka.
+    [{ TOPIC_PREFIX: 'p'.repeat(241) }, 'TOPIC_PREFIX must be at most 240 characters (a Kafka topic name has at most 249, and topic names go up to 9 after it), got 241'],
     [{ LOCATION_RATE_LIMIT: '-1' }, 'LOCATION_RATE_LIMIT must be a whole number from 1 to 1000000, got "-1"'],
     [{ ADMIN_TOKEN: 'short' }, 'ADMIN_TOKEN must be at least 24 characters long'],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got "loud"'],
@@ -86,6 +88,10 @@ describe('configuration', () => {
     }
     expect((thrown as Error).message).toBe(message);
     expect((thrown as Error).message).not.toContain('w0rd');
+  });
+
+  it('takes a TOPIC_PREFIX that leaves every topic name within Kafka\'s 249 characters', () => {
+    expect(loadConfig({ ...valid, TOPIC_PREFIX: 'p'.repeat(240) }).topicPrefix).toHaveLength(240);
   });
 
   it.each(['redis://127.0.0.1:6379', 'redis://127.0.0.1:6379/', 'redis://127.0.0.1:6379/3', 'rediss://:pw@cache:6380/12'])('takes REDIS_URL %s', (url) => {

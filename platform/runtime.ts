@@ -254,7 +254,7 @@ export async function openRuntime(config: Config, options: OpenOptions = {}): Pr
     opened.unshift(db);
     await migrateAtStart(config, db, options);
     const [setting, hint] = config.kafkaBrokers
-      ? ['KAFKA_BROKERS', 'check that Kafka and the schema registry (SCHEMA_REGISTRY_URL) run there']
+      ? ['KAFKA_BROKERS', 'check that Kafka and the schema registry (SCHEMA_REGISTRY_URL) run there, and that Kafka lets this client create and use the topics whose names start with TOPIC_PREFIX']
       : ['DATABASE_URL', 'check the database'];
     const endpoint = config.kafkaBrokers?.join(',');
     const eventLog = await reachBackend(setting, hint, STARTUP_TIMEOUT_MS, () => openEventLog(config, db, metrics), endpoint);

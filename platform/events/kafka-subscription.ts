@@ -5,6 +5,7 @@ import type { SubscribeOptions, Subscription, TopicPartitionOffset } from './eve
 import { heartbeatWhile } from './heartbeat-while.js';
 import { decodeMessagesUntilFailure } from './kafka-messages.js';
 import { isUnpropagatedTopic, retryRetriable, TopicNotPropagatedError } from './kafka-retry.js';
+import { BackendUnavailableError, describeFailure } from '../startup.js';
 
 /**
  * Batches of different partitions of one projection handed over at once: as many as the busiest
@@ -109,13 +110,29 @@ async function seedGroupOffsets(context: SubscriptionContext, groupId: string, s
 }
 
 /**
+ * The broker's refusal of the group as a backend that is unavailable, with what to check: a
+ * broker that denies this client the group (an ACL) answers only that it found no coordinator
+ * for it, and kafkajs' error names neither the group nor the setting. Errors of our own pass.
+ */
+export function groupUnavailable(error: unknown, groupId: string): unknown {
+  if (!(error instanceof Error) || !error.name.startsWith('KafkaJS')) return error;
+  return new BackendUnavailableError(
+    'KAFKA_BROKERS',
+    `consumer group "${groupId}": ${describeFailure(error)}`,
+    'check that Kafka runs there and lets this client use the consumer groups and topics whose names start with TOPIC_PREFIX',
+  );
+}
+
+/**
  * A projection's subscription: a consumer group of its own whose start is the projection's own
  * offsets (seedGroupOffsets), batches applied as the subscriber says, offsets committed on a timer.
  */
 export async function kafkaSubscribe(context: SubscriptionContext, subscription: SubscribeOptions): Promise<Subscription> {
   const { kafka, admin, codec, physical, keepers } = context;
   const groupId = `${context.topicPrefix}${subscription.group}`;
-  const appliedBefore = await seedGroupOffsets(context, groupId, subscription);
+  const appliedBefore = await seedGroupOffsets(context, groupId, subscription).catch((error: unknown) => {
+    throw groupUnavailable(error, groupId);
+  });
   const logical = new Map(subscription.topics.map((topic) => [physical(topic), topic]));
   // The group's committed offsets are only a hint (the projection's table is the truth), so they
   // are committed on a timer, not after every batch: kafkajs commits after each batch and waits

@@ -50,7 +50,7 @@ const projectors = health
       health.failed(projection, error);
       logger.error({ projection }, `projection ${projection}: reading or applying the log failed (${error.message}); it will be retried`);
     },
-  })
+  }).catch((error: unknown) => exitOnStartupFailure(error, 'the API'))
   : undefined;
 if (health && projectors) health.started(projectors.lagByProjection);
 const commands = commandExecutor(runtime, { projections, onLateProjection: (error) => logger.warn(`admin command: ${error.message}`) });

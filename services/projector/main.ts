@@ -76,7 +76,7 @@ projectors = await startProjectors(runtime, {
     health.failed(projection, error);
     logger.error({ event: 'projection_failed', projection, err: error }, 'reading or applying the log failed; it will be retried');
   },
-});
+}).catch((error: unknown) => exitOnStartupFailure(error, 'the projector'));
 health.started(projectors.lagByProjection);
 // On the embedded default this process owns DATA_DIR, so the admin CLI's commands come here.
 // Loaded only then: the commands take about a second to load, which would lengthen every

@@ -55,7 +55,11 @@ export function describeFailure(error: unknown): string {
   if (Array.isArray(failure.errors) && failure.errors.length > 0) return describeFailure(failure.errors[0]);
   const message = failure.message?.split('\n')[0]?.trim();
   // fetch() says only "fetch failed"; the reason is its cause.
-  if (message && failure.cause) return `${message}: ${describeFailure(failure.cause)}`;
+  if (message && failure.cause) {
+    const cause = describeFailure(failure.cause);
+    // kafkajs wraps a closed connection in an error of the same words.
+    return cause === message || message.endsWith(`: ${cause}`) ? message : `${message}: ${cause}`;
+  }
   if (message) return message;
   if (failure.code) return failure.code;
   if (failure.cause) return describeFailure(failure.cause);

@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../platform/config/config.js';
 import { SettingError } from '../../platform/config/settings.js';
 import { checkListenable } from '../../platform/http/listen.js';
-import { BackendUnavailableError } from '../../platform/startup.js';
+import { BackendUnavailableError, describeFailure } from '../../platform/startup.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'startup-settings-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -85,5 +85,13 @@ describe('checkListenable: the API\'s address, tried before the slow start-up st
     await expect(foreign).rejects.toMatchObject({ variable: 'HOST', message: expect.stringContaining('EADDRNOTAVAIL') });
     // .invalid never resolves (RFC 2606).
     await expect(checkListenable({ host: 'no-such-host.invalid', port: 0 }, 'PORT', hint)).rejects.toMatchObject({ variable: 'HOST', message: expect.stringContaining('does not resolve') });
+  });
+});
+
+describe('a failure as a start-up line says it', () => {
+  it('names the cause after the failure, once: a cause in the same words is not repeated', () => {
+    expect(describeFailure(new Error('fetch failed', { cause: new Error('connect ECONNREFUSED 127.0.0.1:1') }))).toBe('fetch failed: connect ECONNREFUSED 127.0.0.1:1');
+    expect(describeFailure(new Error('Closed connection', { cause: new Error('Closed connection') }))).toBe('Closed connection');
+    expect(describeFailure(new Error('broker: Closed connection', { cause: new Error('Closed connection') }))).toBe('broker: Closed connection');
   });
 });

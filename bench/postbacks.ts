@@ -18,6 +18,7 @@ import { startProjectors } from '../services/projector/projectors.js';
 import { PROTOCOL, postbackWorld } from '../test/support/postback-world.js';
 import { offerServed } from '../test/support/serves.js';
 import { freePort, resolveStack, type StackEndpoints } from '../test/support/stack.js';
+import { cpuSplit } from './cpu-split.js';
 import { openLoop } from './open-loop.js';
 import { PROJECTOR_MAIN, serveWithStaticAnswer, spawnService, startApi, startBenchServer, stopService } from './server.js';
 import { benchDatabase, rawKafkaProducer, type BenchRow } from './support.js';
@@ -33,7 +34,10 @@ import { postbackLogKey } from '../commands/postbacks/log-key.js';
  * embedded default (event log and ledger in PGlite).
  * For each: saturation (closed loop), then a fixed open-loop rate of TARGET_RATE a second (or 90%
  * of saturation when that is lower), then a check that the ledger holds exactly one conversion
- * per acknowledged postback. Settings: BENCH_SECONDS, BENCH_FIXED_SECONDS, BENCH_CONNECTIONS,
+ * per acknowledged postback. The saturation rows also say what one postback cost each process in
+ * CPU (cpu-split.ts: the API, the projector, Postgres, Kafka, the registry) and how many cores the
+ * service would need at TARGET_RATE for that cost: the machine's limit, which rates alone hide.
+ * Settings: BENCH_SECONDS, BENCH_FIXED_SECONDS, BENCH_CONNECTIONS,
  * BENCH_EMBEDDED_CONNECTIONS, BENCH_SERVES, BENCH_RATE.
  */
 const SATURATION_S = Number(process.env.BENCH_SECONDS ?? 8);
@@ -139,7 +143,14 @@ async function postUntilDecided(url: string, body: string) {
 }
 
 /** Probe, warm-up, saturation and the fixed rate against one running API; rows and the 2xx count. */
-async function measure(base: string, world: World, connections: number, label: { backend: string; decisions: string }, baseline?: { name: string; perSecond: number }) {
+async function measure(
+  base: string,
+  world: World,
+  connections: number,
+  label: { backend: string; decisions: string },
+  processes: { api?: ChildProcess; projector?: ChildProcess },
+  baseline?: { name: string; perSecond: number },
+) {
   const url = `${base}/v1/postback/${world.partner}`;
   const body = postbackBodies(world, `${label.backend}-${label.decisions}-${randomBytes(3).toString('hex')}`);
   const step = (line: string) => progress(`${label.backend} / ${label.decisions}: ${line}`);
@@ -147,7 +158,9 @@ async function measure(base: string, world: World, connections: number, label: {
   step('warm-up');
   const warm = await saturate(url, body, connections, Math.max(connections * 10, 1_000));
   step(`saturation, ${connections} connections, about ${SATURATION_S} s (warm-up ran ${warm.perSecond}/s)`);
+  const cpu = cpuSplit({ api: processes.api?.pid, projector: processes.projector?.pid });
   const saturated = await saturate(url, body, connections, Math.max(connections * 10, Math.round(warm.perSecond * SATURATION_S)));
+  const cpuPerPostback = cpu(saturated.ok);
   const rate = Math.max(1, Math.min(TARGET_RATE, Math.floor(saturated.perSecond * BELOW_SATURATION)));
   step(`open loop at ${rate}/s for ${FIXED_S} s`);
   const deferredInLoop: string[] = [];
@@ -170,6 +183,9 @@ async function measure(base: string, world: World, connections: number, label: {
       errors: saturated.errors,
       ...(baseline ? { baseline: baseline.name, baseline_per_second: baseline.perSecond } : {}),
       target: baseline ? '≥ 5,000/s' : '',
+      // What one postback costs the machine, process by process: the rate its cores allow.
+      ...cpuPerPostback,
+      service_cores_at_target_rate: Number(((cpuPerPostback.cpu_us_service! * TARGET_RATE) / 1e6).toFixed(1)),
     },
     {
       ...label,
@@ -292,14 +308,14 @@ async function kafkaRows(stack: StackEndpoints): Promise<BenchRow[]> {
     progress('kafka: starting the API (PROJECTORS=separate)');
     let base = `http://127.0.0.1:${await freePort()}`;
     api = await startApi({ ...env, PROJECTORS: 'separate', PORT: new URL(base).port, HOST: '127.0.0.1' }, base);
-    const separate = await measure(base, world, CONNECTIONS, { backend: 'kafka', decisions: 'projector process (headline)' }, raw);
+    const separate = await measure(base, world, CONNECTIONS, { backend: 'kafka', decisions: 'projector process (headline)' }, { api, projector }, raw);
     await stopService(api);
     await stopService(projector);
 
     progress('kafka: starting the API (PROJECTORS=inline)');
     base = `http://127.0.0.1:${await freePort()}`;
     api = await startApi({ ...env, PROJECTORS: 'inline', PORT: new URL(base).port, HOST: '127.0.0.1' }, base);
-    const inline = await measure(base, world, CONNECTIONS, { backend: 'kafka', decisions: 'inline in the API' }, raw);
+    const inline = await measure(base, world, CONNECTIONS, { backend: 'kafka', decisions: 'inline in the API' }, { api }, raw);
     await stopService(api);
 
     const check = await ledgerCheck(runtime, world, 'kafka', {
@@ -334,7 +350,7 @@ async function embeddedRows(): Promise<BenchRow[]> {
     progress('embedded: starting the API');
     const base = `http://127.0.0.1:${await freePort()}`;
     api = await startApi({ ...env, PORT: new URL(base).port, HOST: '127.0.0.1' }, base);
-    const measured = await measure(base, world, EMBEDDED_CONNECTIONS, { backend: 'embedded', decisions: 'inline in the API' });
+    const measured = await measure(base, world, EMBEDDED_CONNECTIONS, { backend: 'embedded', decisions: 'inline in the API' }, { api });
     await stopService(api);
     runtime = await openRuntime(loadConfig(env));
     try {

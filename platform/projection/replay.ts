@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { PAST_DEADLINE, withinDeadline } from '../async/deadline.js';
 import { untilAborted } from '../async/until-aborted.js';
 import { cancelledWith } from './cancel-statements.js';
@@ -139,6 +140,7 @@ async function replayWatched(db: Db, eventLog: EventLog, options: ReplayOptions,
   const schema = options.schema ?? defaultSchemaName(now());
   const live = await answered(currentSchema(db));
   const pointInTime = options.pointInTime?.asOf || options.pointInTime?.until ? options.pointInTime : undefined;
+  if (pointInTime?.asOf) await untilPassed(pointInTime.asOf, now, options.signal);
   const plan = pointInTime ? await pointInTimeBounds(eventLog, options.projections, pointInTime, options.explicit ?? false) : undefined;
   const projections = plan?.projections ?? options.projections;
   const names = projections.map((projection) => projection.name);
@@ -158,28 +160,56 @@ async function replayWatched(db: Db, eventLog: EventLog, options: ReplayOptions,
   });
   const stopHeartbeat = heartbeatWhileRunning(db, schema);
   let report: ReplayReport | undefined;
+  const liveCopy: LiveCopy = {};
   try {
-    report = await rebuildInto(db, eventLog, options, watch, { schema, live, plan, projections, names, tables, deferredIndexes });
+    report = await rebuildInto(db, eventLog, options, watch, { schema, live, plan, projections, names, tables, deferredIndexes, liveCopy });
   } finally {
     // Its last beat is left unanswered by a database that stopped answering: not waited for then.
     await answered(stopHeartbeat({ finished: report !== undefined })).catch(() => {});
   }
   // Found again later by what they hold, not only by the time the replay ran; never worth the replay's own error.
-  for (const [kept, about] of keptDescriptions(report, names, pointInTime, now())) await answered(describeKeptSchema(db, kept, about)).catch(() => {});
+  for (const [kept, about] of keptDescriptions(report, names, pointInTime, now(), liveCopy)) await answered(describeKeptSchema(db, kept, about)).catch(() => {});
   return report;
 }
 
+/** `topic:partition:next,…`, as --until takes them. */
+const positionsText = (positions: Position[]) => [...new Set(positions.map((position) => `${position.topic}:${position.partition}:${position.next}`))].join(',');
+
+/** The live read models' copy a compare-mode replay takes: when, and at which positions. */
+interface LiveCopy {
+  at?: Date;
+  positions?: Positions;
+}
+
+/**
+ * Waits until `asOf` has passed (it is at most a minute ahead: parseAsOf refuses more), so the
+ * events logged until then are in the log and the rebuild holds them, as its name will say.
+ */
+async function untilPassed(asOf: Date, now: () => Date, signal?: AbortSignal): Promise<void> {
+  const ahead = asOf.getTime() - now().getTime();
+  if (ahead < 0) return;
+  // A cancel stops the wait as it stops the rest: with the abort's reason.
+  await sleep(ahead + 1, undefined, { signal }).catch((error: unknown) => {
+    throw signal?.aborted ? signal.reason : error;
+  });
+}
+
 /** What each kept schema holds, for `--kept` (the names say only when the replay ran). */
-function keptDescriptions(report: ReplayReport, names: string[], pointInTime: PointInTime | undefined, now: Date): [string, string][] {
+function keptDescriptions(report: ReplayReport, names: string[], pointInTime: PointInTime | undefined, now: Date, liveCopy: LiveCopy): [string, string][] {
   const what = names.join(', ');
   const at = now.toISOString();
   if (report.mode === 'point-in-time') {
-    const positions = [...new Set(report.positions.map((position) => `${position.topic}:${position.partition}:${position.next}`))].join(',');
+    const positions = positionsText(report.positions);
     const point = pointInTime?.asOf ? `as of ${pointInTime.asOf.toISOString()}` : 'up to the positions given';
     return [[report.schema, `${what} ${point} (positions ${positions}), rebuilt ${at}`]];
   }
   return report.kept.map((kept): [string, string] => {
-    if (kept.endsWith('_live')) return [kept, `the live ${what} at ${at}, as compared with ${report.schema}`];
+    if (kept.endsWith('_live')) {
+      // Copied before the comparison (and any swap): its own time and positions, not the replay's end.
+      const copied = liveCopy.at?.toISOString() ?? at;
+      const where = liveCopy.positions ? ` (positions ${positionsText(listPositions(liveCopy.positions))})` : '';
+      return [kept, `the live ${what} at ${copied}${where}, as compared with ${report.schema}`];
+    }
     if (kept.endsWith('_retired')) return [kept, `the ${what} the swap of ${report.schema} retired at ${at}`];
     return [kept, `${what} rebuilt from the log to the live positions, ${at}`];
   });
@@ -220,7 +250,8 @@ async function rebuildInto(
   eventLog: EventLog,
   options: ReplayOptions,
   watch: DatabaseWatch,
-  { schema, live, plan, projections, names, tables, deferredIndexes }: {
+  { schema, live, plan, projections, names, tables, deferredIndexes, liveCopy }: {
+    liveCopy: LiveCopy;
     schema: string;
     live: string;
     plan: Awaited<ReturnType<typeof pointInTimeBounds>> | undefined;
@@ -288,6 +319,8 @@ async function rebuildInto(
       await reach(await answered(positionsIn(db, live, names)));
       creating = copy;
       positions = await cancellable(() => snapshotLive(db, live, copy, tableNames, names));
+      liveCopy.at = (options.now ?? (() => new Date()))();
+      liveCopy.positions = positions;
       creating = undefined;
       // Only now: a failed snapshot rolled its schema back, and a drop of it would fail.
       created.push(copy);

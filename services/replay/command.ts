@@ -217,6 +217,8 @@ export function buildReplayCli(handOver: InterruptHandOver): Program {
         const interrupt = handOver(() => cancelOnInterrupt(bar));
         const config = loadConfig();
         exitUnlessThereIsADatabase(config, 'replay', 'no read models to compare a replay with');
+        const ahead = request.as_of === undefined ? 0 : Date.parse(request.as_of) - Date.now();
+        if (ahead > 0) process.stderr.write(`waiting ${Math.ceil(ahead / 1000)} s for ${request.as_of} to pass, so the rebuild holds everything logged until then\n`);
         const report = await replayAnywhere(config, request, (progress) => bar.update(progress), interrupt.signal);
         bar.stop();
         process.stdout.write(flags.json ? `${JSON.stringify(report, null, 2)}\n` : renderSummary(report, { queryable: !config.embedded.database }));

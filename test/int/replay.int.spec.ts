@@ -404,6 +404,34 @@ describe.each([['kafka'], ['sql']] as const)('replay on the %s log', (eventLog) 
     for (const schema of report.kept) await t.runtime.db.query(`DROP SCHEMA ${schema} CASCADE`);
   });
 
+  // Built before that time came, it would hold the read models of then under a name saying otherwise.
+  it('--as-of a moment to come is waited for: what is logged until then is in the rebuild, as its name says', async () => {
+    const asOf = new Date(Date.now() + 5_000);
+    const rebuilt = replay(t.runtime.db, t.runtime.eventLog, { projections: [ledgerProjection], explicit: true, pointInTime: { asOf } });
+    await postbacks(1);
+    expect(Date.now(), 'the postback was logged before the time asked for').toBeLessThan(asOf.getTime());
+    const report = await rebuilt;
+    try {
+      expect(await ledgerChecksums(report.schema)).toEqual(await ledgerChecksums());
+      expect(await describedKeptSchemas(t.runtime.db)).toContainEqual({ schema: report.schema, about: expect.stringMatching(new RegExp(`^ledger as of ${asOf.toISOString().replace(/\./g, '\\.')} \\(positions `)) });
+    } finally {
+      await t.runtime.db.query(`DROP SCHEMA ${report.schema} CASCADE`);
+    }
+  });
+
+  it('a kept copy of the live read models says when it was taken and at which positions', async () => {
+    const report = await replay(t.runtime.db, t.runtime.eventLog, { projections: [ledgerProjection], keep: true });
+    const copy = `${report.schema}_live`;
+    try {
+      expect(report.kept).toContain(copy);
+      const positions = report.positions.map((position) => `${position.topic}:${position.partition}:${position.next}`).join(',');
+      const about = (await describedKeptSchemas(t.runtime.db)).find((kept) => kept.schema === copy)?.about;
+      expect(about).toMatch(new RegExp(`^the live ledger at \\d{4}-\\d\\d-\\d\\dT[0-9:.]+Z \\(positions ${positions}\\), as compared with ${report.schema}$`));
+    } finally {
+      await dropSchemas(t.runtime.db, report.kept);
+    }
+  });
+
   it('a swap waits for the rebuild to catch up with a live projector that moved on, then continues from there', async () => {
     const schema = `swap_test_${eventLog}`;
     const tables = ledgerProjection.tables;

@@ -11,6 +11,16 @@ export function fieldPath(pointer: string): string {
   return parts.map((part, index) => (/^\d+$/.test(part) ? `[${part}]` : index === 0 ? part : `.${part}`)).join('');
 }
 
+/**
+ * A map entry's path whose name is not one of the map's: the name quoted as JSON when it is not
+ * a plain one, so a NUL, a lone surrogate or a dot in it is shown, not written out raw.
+ */
+function entryPath(pointer: string): string {
+  const at = pointer.lastIndexOf('/');
+  const name = pointer.slice(at + 1).replace(/~1/g, '/').replace(/~0/g, '~');
+  return `${fieldPath(pointer.slice(0, at))}.${/^[A-Za-z0-9_-]+$/.test(name) ? name : JSON.stringify(name)}`;
+}
+
 /** Checks input against a closed schema; throws CommandInputError naming the first bad field. */
 export function validateInput<S extends TObject>(schema: S, input: unknown): Static<S> {
   const first = firstSchemaError(schema, input);
@@ -22,7 +32,7 @@ export function validateInput<S extends TObject>(schema: S, input: unknown): Sta
   if (first.type === ValueErrorType.ObjectAdditionalProperties) {
     // A map's entry is not a field: its name is what is wrong.
     const keys = first.schema.keyDescription;
-    if (typeof keys === 'string') throw new CommandInputError(fieldPath(first.path), `is not a valid name: names are ${keys}`);
+    if (typeof keys === 'string') throw new CommandInputError(entryPath(first.path), `is not a valid name: names are ${keys}`);
     throw new CommandInputError(fieldPath(first.path), 'is not a known field');
   }
   if (first.type === ValueErrorType.ObjectRequiredProperty) throw new CommandInputError(fieldPath(first.path), 'is required');

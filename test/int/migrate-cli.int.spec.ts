@@ -30,7 +30,7 @@ describe('npm run migrate failures', () => {
     const url = `postgres://postgres@127.0.0.1:${await freePort()}/offer_ledger`;
     const result = await migrate(url);
     expect(result.status, result.stderr).toBe(4);
-    expect(ownLines(result.stderr)).toEqual([expect.stringMatching(/^error: cannot start npm run migrate: DATABASE_URL \(postgres:\/\/127\.0\.0\.1:\d+\/offer_ledger\): .*ECONNREFUSED/)]);
+    expect(ownLines(result.stderr)).toEqual([expect.stringMatching(/^error: cannot start npm run migrate: DATABASE_URL \(postgres:\/\/\[redacted\]@127\.0\.0\.1:\d+\/offer_ledger\): .*ECONNREFUSED/)]);
   });
 
   it('exits 4 when its session is ended during the migration, in one line naming DATABASE_URL, changing nothing', async () => {
@@ -38,7 +38,7 @@ describe('npm run migrate failures', () => {
     const result = await migrate(database.url);
     expect(result.status, result.stderr).toBe(4);
     expect(ownLines(result.stderr)).toEqual([
-      expect.stringMatching(/^error: cannot migrate: DATABASE_URL \(postgres:\/\/127\.0\.0\.1:\d+\/offer_ledger_test_\w+\): the database stopped answering \(.+\); nothing was changed .*: run npm run migrate again once it answers$/),
+      expect.stringMatching(/^error: cannot migrate: DATABASE_URL \(postgres:\/\/\[redacted\]@127\.0\.0\.1:\d+\/offer_ledger_test_\w+\): the database stopped answering \(.+\); nothing was changed .*: run npm run migrate again once it answers$/),
     ]);
     expect(await migrated(database)).toBe(false);
   });

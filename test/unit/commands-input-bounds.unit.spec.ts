@@ -67,9 +67,10 @@ describe('admin command input', () => {
   });
 
   it.each([
-    ['credentials', { 'bad key!': 123 }, 'internal.credentials.bad key!'],
-    ['credentials', { 'bad key!': 'x' }, 'internal.credentials.bad key!'],
-    ['recommendation_context', { '': [1, 2] }, 'internal.recommendation_context.'],
+    ['credentials', { 'bad key!': 123 }, 'internal.credentials."bad key!"'],
+    ['credentials', { 'bad key!': 'x' }, 'internal.credentials."bad key!"'],
+    ['recommendation_context', { '': [1, 2] }, 'internal.recommendation_context.""'],
+    ['credentials', { 'a/b~c': 'x' }, 'internal.credentials."a/b~c"'],
   ])('offer:upsert refuses a %s name outside the names allowed, naming it', (map, entries, field) => {
     const upsert = adminCommands.find((command) => command.name === 'offer:upsert')!;
     const input = { partner_id: '0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b', kind: 'local', status: 'paused', internal: { [map]: entries } };

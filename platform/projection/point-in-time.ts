@@ -19,7 +19,7 @@ export function parseAsOf(text: string, now: Date = new Date()): Date {
   }
   // A time to come would quietly give the read models as they are now, under a name that says otherwise.
   if (time.getTime() > now.getTime() + FUTURE_TOLERANCE_MS) {
-    throw new ReplayInputError('as_of', `${text} is in the future (now is ${now.toISOString()}); for the read models as they are now, replay without --as-of and --keep the result`);
+    throw new ReplayInputError('as_of', `${text} is in the future (now is ${now.toISOString()}); for the read models as they are now, replay without a time and keep the result`);
   }
   return time;
 }

@@ -54,6 +54,11 @@ export class ReplayCancelledError extends Error {
 /** Finished jobs kept for their reports. */
 const KEPT_JOBS = 20;
 
+/** A job's progress without the step it was on. */
+function withoutStep({ step: _finished, ...progress }: ReplayJob['progress']): ReplayJob['progress'] {
+  return progress;
+}
+
 /**
  * Replays run by a service for its callers (the admin API, and the admin socket the replay CLI
  * uses on the embedded default, where only the owner of DATA_DIR may open the database). One at
@@ -101,7 +106,8 @@ export function replayJobs(runtime: Runtime) {
       running = job.id;
       for (const old of [...jobs.keys()].slice(0, Math.max(0, jobs.size - KEPT_JOBS))) jobs.delete(old);
       settled = replay(runtime.db, runtime.eventLog, { ...options, onProgress, signal: cancel.signal, unansweredDatabaseMs: runtime.config.databaseUnansweredMs }).then(
-        (report) => Object.assign(job, { state: 'done', report }),
+        // Done is no step: the last one (comparing, swapping) is over.
+        (report) => Object.assign(job, { state: 'done', report, progress: withoutStep(job.progress) }),
         (error: Error) =>
           cancel.signal.aborted && error === cancel.signal.reason
             // Said as the abort said it: a cancel asked for, or the service stopping.

@@ -322,6 +322,8 @@ describe.each([['kafka'], ['sql']] as const)('replay on the %s log', (eventLog) 
     }, { what: 'the replay job' });
     expect(job).toMatchObject({ state: 'done', report: { mode: 'compare', identical: true }, progress: { applied: 14, target: 14, lag: 0, eta_seconds: 0 } });
     expect(job.progress.events_per_second).toBeGreaterThan(0);
+    // Done is no step: the last one (comparing) is over.
+    expect(job.progress.step).toBeUndefined();
 
     const bad = await t.app.inject({ method: 'POST', url: '/admin/replays', headers: admin, payload: { as_of: 'yesterday' } });
     expect(bad.statusCode).toBe(400);

@@ -106,10 +106,10 @@ const HOST_VALUE = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9\-._~!$&'()*+,;=%]*)(?::([0
 function hostRefusal(request: IncomingMessage): Error | undefined {
   const host = request.headers.host;
   if (host === undefined) return request.httpVersion === '1.1' ? requestRefusal('an HTTP/1.1 request needs a Host header') : undefined;
-  const port = HOST_VALUE.exec(host)?.[1];
-  return HOST_VALUE.test(host) && (port === undefined || port === '' || Number(port) <= 65535)
-    ? undefined
-    : requestRefusal('the Host header is not a host name or address with an optional port');
+  const match = HOST_VALUE.exec(host);
+  // An empty port (`host:`) is none; one past 65535 is no port.
+  const valid = match !== null && (match[1] === undefined || Number(match[1]) <= 65535);
+  return valid ? undefined : requestRefusal('the Host header is not a host name or address with an optional port');
 }
 
 /**

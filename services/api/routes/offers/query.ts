@@ -165,7 +165,12 @@ export async function queryRoutes(app: FastifyInstance, { runtime }: { runtime: 
       const appendStarted = performance.now();
       // With the log unreachable the client hears 503 within this budget, not after the Kafka
       // client's retries. Serves logged after the answer are cards nobody was given (README, "Query").
-      const appended = await resultWithin(appendServes(runtime, events), APPEND_TIMEOUT_MS, () => timedOut(`the served cards could not be logged within ${APPEND_TIMEOUT_MS / 1000} s`));
+      const appended = await resultWithin(appendServes(runtime, events), APPEND_TIMEOUT_MS, () => timedOut(`the served cards could not be logged within ${APPEND_TIMEOUT_MS / 1000} s`)).catch((error: unknown) => {
+        if (error instanceof ApiError) throw error;
+        // A log that refuses at once (a stopped broker) says the same as one that does not answer.
+        logBackendFailure(request.log, error, 'query failed');
+        throw unavailable('the served cards could not be logged');
+      });
       // The projection's latency (append to applied) is measured, not waited for.
       sampleApplied('serves', appended, appendStarted);
       return success({ cards: events.map((event, index) => renderCard(chosen[index]!.offer, event)) });

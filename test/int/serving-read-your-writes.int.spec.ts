@@ -7,16 +7,17 @@ import { details, servingAdmin } from '../support/serving-fixtures.js';
 /**
  * An app server that got a card from Query finds it with POST /v1/offers/instances at once, with
  * no retry, although the serves projection is asynchronous (Query answers once its serves are
- * applied). On Kafka, the registry, Postgres and Redis; 1,000 times in a row.
+ * applied). On Kafka, the registry, Postgres and Redis, and on the embedded default; 1,000 times
+ * in a row on each.
  */
-describe('a card from Query is found by the instance route at once', () => {
+describe.each([['kafka'], ['embedded']] as const)('a card from Query is found by the instance route at once (%s)', (eventLog) => {
   let t: TestRuntime & { app: FastifyInstance };
   let projectors: RunningProjectors | undefined;
   let key: string;
   let placement: string;
 
   beforeAll(async () => {
-    t = await createTestApp({ eventLog: 'kafka' });
+    t = await createTestApp({ eventLog });
     projectors = await startProjectors(t.runtime);
     const admin = servingAdmin(t.runtime);
     const application = await admin.application(await admin.developer());

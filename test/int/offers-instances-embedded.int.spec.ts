@@ -10,6 +10,7 @@ import { startProjectors, type RunningProjectors } from '../../services/projecto
 import { buildInstanceWorld, commandRunner, DETAILS, type InstanceWorld, type RunCommand } from '../support/instance-world.js';
 import { appendServes, offerServed as servedCard } from '../support/serves.js';
 import { dataDirWithCluster } from '../support/embedded-cluster.js';
+import { withoutTable } from '../support/database.js';
 
 /** The instance route on the embedded default (PGlite log and read models, no Redis), rules and cache invalidation. */
 describe('POST /v1/offers/instances on the embedded default', () => {
@@ -92,6 +93,16 @@ describe('POST /v1/offers/instances on the embedded default', () => {
     expect([testKey.statusCode, testKey.json()]).toEqual([401, { code: 'UNAUTHORIZED', message: expect.any(String), data: {}, extra: {} }]);
     const get = await app.inject({ method: 'GET', url: '/v1/offers/instances' });
     expect([get.statusCode, get.json().code]).toEqual([405, '405']);
+  });
+
+  it('answers 503 OFFER_INSTANCE_UNAVAILABLE, no partial success, when the served cards cannot be read', async () => {
+    const unread = card();
+    await appendServes(runtime, [unread]);
+    await withoutTable(runtime.db, 'served_instances', async () => {
+      const refused = await post(world.keys.main, { offer_instance_ids: [unread.offer_instance_id, uuidv7()] });
+      expect([refused.statusCode, refused.json()]).toEqual([503, { code: 'OFFER_INSTANCE_UNAVAILABLE', message: expect.stringMatching(/retry later/), data: {}, extra: {} }]);
+    });
+    expect((await lookup(world.keys.main, [unread.offer_instance_id]))[0]).toMatchObject({ status: 'found' });
   });
 
   it('reflects a pause, a deactivated placement and a revoked key on the first request after each is applied', async () => {

@@ -1,6 +1,12 @@
 import fc from 'fast-check';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { v7 as uuidv7 } from 'uuid';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { awaitCaughtUp } from '../../platform/projection/catch-up.js';
+import { clicksProjection } from '../../projections/clicks/projection.js';
+import { findClick } from '../../projections/clicks/queries.js';
+import { TOPICS } from '../../schemas/topics.js';
 import { publicStatus } from '../../projections/offers/public-offer.js';
 import { findOffer } from '../../projections/offers/queries.js';
 import type { OfferServed } from '../../schemas/generated/events.js';
@@ -419,6 +425,48 @@ describe.each([['kafka'], ['embedded']] as const)('on the %s backend', (eventLog
       expect(response.statusCode).toBe(405);
       expect(response.headers.allow).toBe('POST');
       if (method !== 'HEAD') expect(response.json()).toEqual({ code: '405', message: expect.any(String), data: {}, extra: {} });
+    });
+  });
+
+  describe('clicks on its action, and nothing of its own (rules 8 and 9)', () => {
+    it('a click on a returned action is attributed to the card it came from (rule 8)', async () => {
+      const [served] = await serve(card());
+      const [item] = await lookup(world.keys.main, [served!.offer_instance_id]);
+      const action = new URL(item!.offer.action.payload.url);
+      const opened = await t.app.inject({ method: 'GET', url: `${action.pathname}?sub_id1=rule-8` });
+      expect(opened.statusCode, opened.body).toBe(302);
+      const clickId = new URL(opened.headers.location as string).searchParams.get('svc_click_id')!;
+      await awaitCaughtUp(t.runtime, [clicksProjection], 60_000);
+      expect(await findClick(t.runtime.db, clickId)).toMatchObject({
+        offer_instance_id: served!.offer_instance_id, application_id: world.apps.main, offer_id: world.offers.rich, sub_id1: 'rule-8',
+      });
+    });
+
+    it('appends no event to any topic and calls no partner, whatever it is asked (rule 9)', async () => {
+      // A remote offer whose partner endpoint listens: a lookup of its card must not reach it.
+      const partnerCalls: string[] = [];
+      const partner = createServer((request, response) => {
+        partnerCalls.push(`${request.method} ${request.url}`);
+        response.end('{}');
+      });
+      await new Promise<void>((resolve) => partner.listen(0, '127.0.0.1', resolve));
+      onTestFinished(() => new Promise<void>((resolve) => partner.close(() => resolve())));
+      const endpoint = `http://127.0.0.1:${(partner.address() as AddressInfo).port}/offers`;
+      const { offer_id: remote } = await run('offer:upsert', { partner_id: world.partner_id, kind: 'remote', status: 'active', destination_url: 'https://remote.example/', internal: { remote_endpoint: endpoint } });
+      await run('offer:publish-snapshot', { offer_id: remote, language: 'en', content: DETAILS });
+      const [local, remoteCard] = await serve(card(), card({ offer_id: remote as string }));
+
+      const ends = async () => JSON.stringify(await Promise.all(TOPICS.map(({ topic }) => t.runtime.eventLog.endOffsets(topic))));
+      const before = await ends();
+      for (let round = 0; round < 20; round += 1) {
+        const items = await lookup(world.keys.main, [local!.offer_instance_id, remoteCard!.offer_instance_id, uuidv7()]);
+        expect(items.map((item) => item.status)).toEqual(['found', 'found', 'not_found']);
+        expect((await post(world.keys.other, { offer_instance_ids: [local!.offer_instance_id] })).statusCode).toBe(200);
+        expect((await post(world.keys.main, { offer_instance_ids: [] })).statusCode).toBe(400);
+        expect((await post(undefined, { offer_instance_ids: [local!.offer_instance_id] })).statusCode).toBe(401);
+      }
+      expect(await ends()).toBe(before);
+      expect(partnerCalls).toEqual([]);
     });
   });
 

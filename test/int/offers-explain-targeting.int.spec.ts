@@ -3,12 +3,15 @@ import { adminCommands } from '../../commands/index.js';
 import { loadFullCatalog } from '../../reference/locations/full/loader.js';
 import { commandExecutor, type CommandExecutor } from '../../services/admin/command-executor.js';
 import { projections, startProjectors, type RunningProjectors } from '../../services/projector/projectors.js';
-import { createTestRuntime, type TestRuntime } from '../support/app.js';
+import { createTestApp, testEnvironment, type TestRuntime } from '../support/app.js';
+import { ownLines, printed, runAdmin } from '../support/cli.js';
 import { GEO_EXCERPT_FILE } from '../support/geo-excerpt.js';
 
 /** Partners ask "why is my offer not shown in X": the answer names the rule and the ancestor. */
+const ADMIN_TOKEN = 'admin-token-for-explain-tests-0123456789';
+
 describe('offer:explain-targeting', () => {
-  let t: TestRuntime;
+  let t: TestRuntime & { app: Awaited<ReturnType<typeof createTestApp>>['app'] };
   let projectors: RunningProjectors;
   let commands: CommandExecutor;
   const offers: Record<string, string> = {};
@@ -21,7 +24,7 @@ describe('offer:explain-targeting', () => {
   const run = (name: string, input: Record<string, unknown>) => commands.run(adminCommands.find((command) => command.name === name)!, input);
 
   beforeAll(async () => {
-    t = await createTestRuntime({ eventLog: 'sql' });
+    t = await createTestApp({ eventLog: 'sql', env: { ADMIN_TOKEN } });
     await loadFullCatalog(t.runtime.db, { file: GEO_EXCERPT_FILE });
     projectors = await startProjectors(t.runtime);
     commands = commandExecutor(t.runtime, { projections, catchUpTimeoutMs: 60_000 });
@@ -94,6 +97,26 @@ describe('offer:explain-targeting', () => {
     expect(await run('offer:explain-targeting', { offer_id: notAfghanistan, location_id: '1000002' })).toMatchObject({
       served: false, reason: 'excluded', via_location_id: '2004', via_name: 'Afghanistan', location_ids: ['1000002', '2004'],
     });
+  });
+
+  it('answers the same through the admin CLI (exit 0, or 3 or 2 naming the field) and the admin HTTP API (200, or 400 naming the field)', async () => {
+    const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...testEnvironment(t.database, t.topicPrefix, { eventLog: 'sql' }) };
+    const expected = { served: false, reason: 'excluded', rule: 1, via_location_id: '21137', via_name: 'California' };
+    expect(printed(await runAdmin(env, 'offer:explain-targeting', { 'offer-id': offers.usNotCa!, 'location-id': '9061180' }))).toMatchObject(expected);
+    // A location the catalog does not hold is a record that does not exist (exit 3); one that is no id, invalid input (exit 2).
+    const unknownPlace = await runAdmin(env, 'offer:explain-targeting', { 'offer-id': offers.usNotCa!, 'location-id': '999999999' });
+    expect([unknownPlace.status, ownLines(unknownPlace.stderr).join('\n')]).toEqual([3, expect.stringMatching(/location_id/)]);
+    const notAnId = await runAdmin(env, 'offer:explain-targeting', { 'offer-id': offers.usNotCa!, 'location-id': 'x' });
+    expect([notAnId.status, ownLines(notAnId.stderr).join('\n')]).toEqual([2, expect.stringMatching(/location_id/)]);
+
+    const headers = { authorization: `Bearer ${ADMIN_TOKEN}` };
+    const url = '/admin/commands/offer:explain-targeting';
+    const answer = await t.app.inject({ method: 'POST', url, headers, payload: { offer_id: offers.usNotCa, location_id: '9061180' } });
+    expect(answer.statusCode, answer.body).toBe(200);
+    expect(answer.json()).toMatchObject({ code: 'SUCCESS', data: expected });
+    const refused = await t.app.inject({ method: 'POST', url, headers, payload: { offer_id: offers.usNotCa, location_id: 'x' } });
+    expect(refused.statusCode, refused.body).toBe(400);
+    expect(refused.json()).toMatchObject({ code: 'BAD_REQUEST', data: {}, extra: { field: 'location_id' } });
   });
 
   it('rejects an unknown offer or location, naming the field', async () => {

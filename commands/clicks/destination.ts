@@ -1,3 +1,5 @@
+import { domainToASCII } from 'node:url';
+
 /**
  * Where a click is redirected: the destination frozen at serve time (or a registered link's
  * target) with the click delivered the way partners expect. Pure.
@@ -7,10 +9,13 @@
  *   URL-encoded values in the path, query and fragment; an absent value is the empty string.
  *   Scheme and authority are left as they are: a value there could make the URL invalid.
  * - Without a `{svc_click_id}` macro the click id is appended as `svc_click_id=<id>` to the query
- *   (before any fragment), so a partner always receives it.
+ *   (before any fragment), so a partner always receives it; an `svc_click_id` parameter the
+ *   destination already holds is taken out first, so the click's id is the only one it reads.
  * - Characters a URL may not contain literally (non-ASCII, spaces, braces of unknown macros) are
- *   percent-encoded, so the result is always a valid Location header value.
+ *   percent-encoded, so the result is always a valid Location header value; an http(s) host
+ *   written in Unicode is given in its ASCII (punycode) form, the host a browser goes to.
  */
+
 export const CLICK_MACROS = ['svc_click_id', 'offer_instance_id', 'sub_id1', 'sub_id2', 'sub_id3', 'sub_id4', 'sub_id5'] as const;
 export type ClickMacro = (typeof CLICK_MACROS)[number];
 export type MacroValues = { svc_click_id: string } & Partial<Record<Exclude<ClickMacro, 'svc_click_id'>, string | null>>;
@@ -68,15 +73,36 @@ export function isRedirectable(destination: string | null | undefined): destinat
   return !!destination && redirectProblem(destination) === undefined;
 }
 
-/** `name=value` added to the query of `url`, before its fragment, after any existing parameters. */
-function appendQueryParameter(url: string, name: string, value: string): string {
+/**
+ * `name=value` set in the query of `url`, before its fragment, after any other parameters: a
+ * parameter of that name already there (a value copied from some earlier click, which a
+ * partner reading the first one would take) is taken out.
+ */
+function setQueryParameter(url: string, name: string, value: string): string {
   const hash = url.indexOf('#');
-  const head = hash < 0 ? url : url.slice(0, hash);
+  const beforeFragment = hash < 0 ? url : url.slice(0, hash);
   const fragment = hash < 0 ? '' : url.slice(hash);
-  const question = head.indexOf('?');
-  const query = question < 0 ? undefined : head.slice(question + 1);
-  const separator = query === undefined ? '?' : query === '' || query.endsWith('&') ? '' : '&';
-  return `${head}${separator}${encodeValue(name)}=${encodeValue(value)}${fragment}`;
+  const question = beforeFragment.indexOf('?');
+  const path = question < 0 ? beforeFragment : beforeFragment.slice(0, question);
+  const query = question < 0 ? undefined : beforeFragment.slice(question + 1);
+  const named = (parameter: string) => parameter === name || parameter.startsWith(`${name}=`);
+  const kept = query?.split('&').some(named) ? query.split('&').filter((parameter) => !named(parameter)).join('&') : query;
+  const separator = kept === undefined ? '?' : kept === '' || kept.endsWith('&') ? '' : '&';
+  return `${path}${kept === undefined ? '' : `?${kept}`}${separator}${encodeValue(name)}=${encodeValue(value)}${fragment}`;
+}
+
+/**
+ * `scheme://authority` with an http(s) host written in Unicode in its ASCII form (punycode), as a
+ * browser reads it; percent-encoding it instead names a host no resolver knows. Anything else
+ * (a deep link's authority, a host that is no domain name) is left to the percent-encoding.
+ */
+function asciiAuthority(prefix: string): string {
+  const parts = SCHEME_AND_AUTHORITY.exec(prefix);
+  const authority = parts?.[2];
+  if (!authority || !isWebScheme(parts[1]!.toLowerCase()) || /^[\x00-\x7f]*$/.test(authority)) return prefix;
+  const [, host, port = ''] = /^\/\/([^:]*)(:\d*)?$/.exec(authority) ?? [];
+  const ascii = host === undefined ? '' : domainToASCII(host);
+  return ascii === '' ? prefix : `${parts[1]}://${ascii}${port}`;
 }
 
 /** The redirect target of one click on `destination` (which isRedirectable accepted). */
@@ -88,6 +114,6 @@ export function clickRedirectUrl(destination: string, values: MacroValues): stri
     if (name === 'svc_click_id') clickIdDelivered = true;
     return encodeValue(values[name] ?? '');
   });
-  const substituted = `${prefix}${rest}`.replace(LONE_SURROGATE, '\uFFFD').replace(NOT_URI_CHARACTER, (character) => encodeURIComponent(character));
-  return clickIdDelivered ? substituted : appendQueryParameter(substituted, 'svc_click_id', values.svc_click_id);
+  const substituted = `${asciiAuthority(prefix)}${rest}`.replace(LONE_SURROGATE, '\uFFFD').replace(NOT_URI_CHARACTER, (character) => encodeURIComponent(character));
+  return clickIdDelivered ? substituted : setQueryParameter(substituted, 'svc_click_id', values.svc_click_id);
 }

@@ -363,11 +363,12 @@ describe('links that do not open', () => {
     expectError(await get(`${serve.link_code}?sub_id1=ok&sub%5Fid5=%ED%A0%80`), 400, 'BAD_REQUEST', /^sub_id5: is not UTF-8 once percent-decoded/);
     expect(await clicksEnd()).toEqual(before);
     // A % without two hex digits after it is text, as written (partners' tools send `50%off` so).
-    const loose = await get(`${serve.link_code}?sub_id1=50%off&utm=caf%E9`);
+    // A + is a space, as in any form's query string (README); %2B is the plus sign.
+    const loose = await get(`${serve.link_code}?sub_id1=50%off&sub_id2=a+b&sub_id3=%2B1555&utm=caf%E9`);
     expect(loose.statusCode, loose.body).toBe(302);
     const isLoose = (event: { value: unknown }) => (event.value as LinkClicked).redirect_url === loose.headers.location;
     const events = await readTopic(t.runtime.eventLog, 'clicks', (all) => all.some(isLoose));
-    expect(events.find(isLoose)?.value).toMatchObject({ sub_id1: '50%off' });
+    expect(events.find(isLoose)?.value).toMatchObject({ sub_id1: '50%off', sub_id2: 'a b', sub_id3: '+1555' });
   });
 
   it('a GET whose body breaks its framing is refused 400 on the socket and records no click', async () => {

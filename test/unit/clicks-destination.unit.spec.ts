@@ -24,6 +24,14 @@ describe('clickRedirectUrl', () => {
     ['https://shop.example/p?x=1&', `https://shop.example/p?x=1&svc_click_id=${CLICK}`],
     ['https://shop.example/p??', `https://shop.example/p??&svc_click_id=${CLICK}`],
     ['https://shop.example/#/route?x=1', `https://shop.example/?svc_click_id=${CLICK}#/route?x=1`],
+    // An svc_click_id the destination already holds is replaced, never sent beside the click's.
+    ['https://shop.example/p?svc_click_id=abc', `https://shop.example/p?svc_click_id=${CLICK}`],
+    ['https://shop.example/p?svc_click_id=abc&x=1', `https://shop.example/p?x=1&svc_click_id=${CLICK}`],
+    ['https://shop.example/p?svc_click_id&svc_click_id=b#f', `https://shop.example/p?svc_click_id=${CLICK}#f`],
+    ['https://shop.example/p?my_svc_click_id=1&svc_click_idx=2', `https://shop.example/p?my_svc_click_id=1&svc_click_idx=2&svc_click_id=${CLICK}`],
+    // A host written in Unicode goes out in its ASCII form, the host a browser goes to.
+    ['https://bücher.example/x', `https://xn--bcher-kva.example/x?svc_click_id=${CLICK}`],
+    ['HTTPS://Bücher.example:8443/ü', `HTTPS://xn--bcher-kva.example:8443/%C3%BC?svc_click_id=${CLICK}`],
     // Other macros without the click id macro: substituted, and the click id still delivered.
     ['https://shop.example/p?s={sub_id3}', `https://shop.example/p?s=42&svc_click_id=${CLICK}`],
     // App deep links are handled alike.
@@ -117,7 +125,7 @@ function splitAuthority(url: string) {
 
 describe('the host a redirect goes to', () => {
   it('is the host a browser reads in the destination, whatever characters its authority holds', () => {
-    const character = fc.constantFrom('a', 'b', '.', '-', '@', ':', '/', '\\', '%', '5', 'C', '?', '#', '[', ']', '!');
+    const character = fc.constantFrom('a', 'b', '.', '-', '@', ':', '/', '\\', '%', '5', 'C', '?', '#', '[', ']', '!', 'ü', 'É');
     fc.assert(
       fc.property(fc.array(character, { minLength: 1, maxLength: 24 }).map((chars) => `https://${chars.join('')}`), macroValues, (destination, values) => {
         fc.pre(isRedirectable(destination) && URL.canParse(destination));

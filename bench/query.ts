@@ -140,10 +140,10 @@ export async function queryBench(): Promise<BenchRow[]> {
         baseline: `raw kafkajs producer, same events, ${CARDS} a send (median of ${ROUNDS})`, baseline_per_second: median(runs, (run) => run.raw).raw,
         rounds: runs.map((run) => `${run.served}/${run.raw}`).join(' '), target: 'ratio ≥ 0.5',
       },
-      { measure: 'Query latency p50 / p99 (ms), saturated, median run', per_second: `${query.result.latency.p50} / ${query.result.latency.p99}`, non2xx: runs.reduce((sum, run) => sum + run.result.non2xx, 0), errors: runs.reduce((sum, run) => sum + run.result.errors, 0) },
-      { measure: `Query latency p50 / p99 (ms), open loop at half of saturation (${halfRate} requests/s)`, per_second: `${half.p50} / ${half.p99}`, service_p99_ms_within: serviceP99Ms(answeredBeforeHalf, answeredAfterHalf), non2xx: half.non2xx, errors: half.errors },
-      { measure: 'read_after_write_seconds p99 (bucket bound, ms), saturated rounds', per_second: serviceP99Ms(beforeSaturated, afterSaturated), target: '≤ 100 ms' },
-      { measure: 'read_after_write_seconds p99 (bucket bound, ms), at half of saturation', per_second: serviceP99Ms(beforeHalf, afterHalf), target: '≤ 100 ms' },
+      { measure: 'Query latency p50 / p99 (ms), saturated, median run', figure: `${query.result.latency.p50} / ${query.result.latency.p99}`, non2xx: runs.reduce((sum, run) => sum + run.result.non2xx, 0), errors: runs.reduce((sum, run) => sum + run.result.errors, 0) },
+      { measure: `Query latency p50 / p99 (ms), open loop at half of saturation (${halfRate} requests/s)`, figure: `${half.p50} / ${half.p99}`, service_p99_ms_within: serviceP99Ms(answeredBeforeHalf, answeredAfterHalf), non2xx: half.non2xx, errors: half.errors },
+      { measure: 'read_after_write_seconds p99 (bucket bound, ms), saturated rounds', figure: serviceP99Ms(beforeSaturated, afterSaturated), target: '≤ 100 ms' },
+      { measure: 'read_after_write_seconds p99 (bucket bound, ms), at half of saturation', figure: serviceP99Ms(beforeHalf, afterHalf), target: '≤ 100 ms' },
     ];
   } finally {
     await stopService(api);

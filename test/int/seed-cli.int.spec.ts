@@ -18,8 +18,11 @@ const developerEmails = async () =>
 
 describe('npm run seed', () => {
   it('seeds a database once and projects it; a second run exits 2 and registers no email twice', async () => {
-    const first = await runCli('services/admin/seed/main.ts', ['--offers', '20', '--serves', '400', '--no-progress'], env, 180_000);
+    const first = await runCli('services/admin/seed/main.ts', ['--offers', '20', '--serves', '400'], env, 180_000);
     expect(first.status, first.stderr).toBe(0);
+    // Off a terminal the progress is a line per step as it ends (and one every 5 s meanwhile).
+    expect(first.stderr).toMatch(/^accounts: (\d+) of \1 events, done$/m);
+    expect(first.stderr).toMatch(/^serves: 400 of 400 events, done$/m);
     // --serves 400: that many served cards across many applications, and some clicks on them, projected.
     const { rows: [serving] } = await database.db.query<{ serves: number; applications: number; clicks: number; clicked_serves: number }>(
       `SELECT (SELECT count(*)::int FROM served_instances) AS serves,

@@ -9,10 +9,12 @@ import { loadFullCatalog } from '../../reference/locations/full/loader.js';
 import { linkRoutePrefix } from '../../services/api/routes/links/index.js';
 import { startProjectors, type RunningProjectors } from '../../services/projector/projectors.js';
 import { createTestApp, type TestRuntime } from '../support/app.js';
+import { withoutTable } from '../support/database.js';
 import { GEO_EXCERPT_FILE } from '../support/geo-excerpt.js';
 import { buildInstanceWorld, commandRunner, type InstanceWorld } from '../support/instance-world.js';
 import { openApiPath, registeredRoutes, type OpenApiDocument } from '../support/openapi.js';
 import { PROTOCOL, postbackWorld } from '../support/postback-world.js';
+import { appendServes } from '../support/serves.js';
 
 // GET /openapi.json and /docs on Postgres and Redis: the document is valid OpenAPI 3.1, names every
 // route the app serves, and real answers of every public route match the schemas it gives.
@@ -531,6 +533,13 @@ describe('real answers against the document', () => {
     await replay({ operation: 'GET /v1/offers/info', request: info(`offer_id=${world.offers.rich}`, world.keys.mainTest), status: 401 });
     const otherOffer = card.offer_id === world.offers.rich ? world.offers.bare : world.offers.rich;
     await replay({ operation: 'GET /v1/offers/info', request: info(`offer_id=${otherOffer}&offerurl=${encodeURIComponent(card.action!.payload.url)}`), status: 409 });
+
+    // A read model that cannot be read: each offer route's 503, in its declared shape (a card and
+    // an offer this process has not read yet, so no cache answers for them).
+    const [unread] = await appendServes(t.runtime, [{ application_id: world.apps.main, offer_id: world.offers.rich, placement_id: world.placements.main }]);
+    await withoutTable(t.runtime.db, 'served_instances', () =>
+      replay({ operation: `POST ${instances}`, request: { url: instances, ...json(world.keys.main, { offer_instance_ids: [unread!.offer_instance_id] }) }, status: 503 }));
+    await withoutTable(t.runtime.db, 'offers', () => replay({ operation: 'GET /v1/offers/info', request: info(`offer_id=${world.offers.pending}`), status: 503 }));
 
     const prefix = linkRoutePrefix(t.runtime.config.linkBase);
     const link = new URL(card.action!.payload.url).pathname;

@@ -8,6 +8,7 @@ import { openRuntime, type Runtime } from '../platform/runtime.js';
 import { projections, startProjectors } from '../services/projector/projectors.js';
 import { DETAILS } from '../test/support/instance-world.js';
 import { resolveStack } from '../test/support/stack.js';
+import { serveBareAnswer } from './bare-http-server.js';
 import { openLoop } from './open-loop.js';
 import { halfRate, medianRun, processCpuSeconds, routeDurations, saturationColumns, serviceMemory, serviceP99Ms, startBenchServer, serveWithStaticAnswer, summarize, type LoadRun, type ServiceMemory } from './server.js';
 import { benchDatabase, median, printTable, writeResults, type BenchRow } from './support.js';
@@ -29,7 +30,8 @@ import { benchDatabase, median, printTable, writeResults, type BenchRow } from '
  * scheduled start). autocannon's overallRate is reported beside it: it sends every connection's
  * quota at the same instant, so its figure is the wait behind a burst of CONNECTIONS requests.
  * The static route is also run at the lookup's half rate: the latency this machine gives the
- * same bytes at the same load, with no lookup. Beside each open loop's p99 stands the service's
+ * same bytes at the same load, with no lookup; and so is a bare node:http server answering those
+ * bytes from a process of its own (bare-http-server.ts), the floor of any service here. Beside each open loop's p99 stands the service's
  * own (its request duration histogram, as the bucket bound it is within), which leaves out the
  * time requests wait in queues and sockets for a process the machine has not scheduled. Each
  * saturated run also reads the service's CPU time per answer (service_cpu_us_per_request, and
@@ -147,6 +149,7 @@ export async function instanceLookupBench(): Promise<BenchRow[]> {
   const stack = await resolveStack((line) => process.stderr.write(`[stack] ${line}\n`));
   const database = await benchDatabase(stack);
   let server: ChildProcess | undefined;
+  let bare: { child: ChildProcess; base: string } | undefined;
   const rows: BenchRow[] = [];
   try {
     process.stderr.write(`bench instances: seeding ${SERVED} served instances\n`);
@@ -207,7 +210,14 @@ export async function instanceLookupBench(): Promise<BenchRow[]> {
     process.stderr.write(`bench instances: static envelope at the lookup's half rate (${lookupHalfRate}/s)\n`);
     const floor = await steady(measured.static.path, lookupHalfRate);
     rows.push({ scenario: `static envelope at the lookup's half rate, ${lookupHalfRate}/s (latency floor)`, half_rate_p50_ms: floor.p50, half_rate_p99_ms: floor.p99, half_rate_service_p99_ms_within: floor.serviceP99, non_2xx: floor.non2xx, errors: floor.errors });
+    // Below that floor: the same bytes from a bare node:http server in a process of its own.
+    process.stderr.write(`bench instances: a bare node:http server, same bytes, at the lookup's half rate (${lookupHalfRate}/s)\n`);
+    bare = await startBenchServer(import.meta.url, 'bare-http-server', {});
+    await fetch(bare.base, { method: 'PUT', body: real });
+    const bareRun = await openLoop({ url: `${bare.base}/`, rate: lookupHalfRate, durationS: DURATION_S, warmupS: 1, headers, body: () => bodies[0]! });
+    rows.push({ scenario: `bare node:http server, same bytes, ${lookupHalfRate}/s (machine floor)`, half_rate_p50_ms: bareRun.p50, half_rate_p99_ms: bareRun.p99, non_2xx: bareRun.non2xx, errors: bareRun.errors });
   } finally {
+    bare?.child.kill('SIGTERM');
     server?.kill('SIGTERM');
     await database.drop();
   }
@@ -217,6 +227,8 @@ export async function instanceLookupBench(): Promise<BenchRow[]> {
 
 if (process.env.BENCH_ROLE === 'instances-server') {
   await serveWithStaticAnswer('/bench/static-instances', 'POST');
+} else if (process.env.BENCH_ROLE === 'bare-http-server') {
+  serveBareAnswer();
 } else if (import.meta.url === `file://${process.argv[1]}`) {
   const rows = await instanceLookupBench();
   printTable('instances', rows);

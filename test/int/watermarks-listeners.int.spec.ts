@@ -40,6 +40,16 @@ describe('watermark listeners', () => {
     expect(heard).not.toContain('listened@4');
   });
 
+  it('wake a waiter from the commit\'s notification itself: a position only notified, never stored, satisfies it', async () => {
+    // A waiter that read the offsets table again (polling) would never see this position: it is
+    // announced on the channel as a commit announces it, and written nowhere.
+    const waiting = watermarks.awaitApplied('notified-only', [{ topic: 't', partition: 0, offset: '5' }], 30_000);
+    const position = { projection: 'notified-only', topic: 't', partition: 0, next: '6' };
+    await database.db.query('SELECT pg_notify($1, $2)', [APPLIED_CHANNEL, JSON.stringify(position)]);
+    expect(await waiting).toBe(true);
+    expect((await database.db.query("SELECT 1 FROM projection_offsets WHERE projection = 'notified-only'")).rows).toEqual([]);
+  });
+
   it('tell a swap of rebuilt read models from missed notifications, and read positions again after it', async () => {
     const heard: string[] = [];
     const unsubscribe = watermarks.onApplied((position, reset) => heard.push(position ? `${position.projection}@${position.next}` : `reset:${reset}`));

@@ -5,5 +5,5 @@
 export const GEO_LOAD_COMMAND = 'npm run geo:load -- <file>';
 
 export const HOW_TO_LOAD =
-  `load a geo-target release with \`${GEO_LOAD_COMMAND}\` or start the service with GEO_CATALOG_FILE=<file> ` +
-  '(`npm run geo:download` fetches the pinned release)';
+  `load a geo-target release with \`${GEO_LOAD_COMMAND}\` (on the embedded default with the service stopped: ` +
+  'it owns DATA_DIR) or start the service with GEO_CATALOG_FILE=<file> (`npm run geo:download` fetches the pinned release)';

@@ -33,6 +33,8 @@ describe('on a fresh database, with nothing loaded', () => {
       expect(body).toEqual({ code: 'CATALOG_NOT_LOADED', message: expect.stringContaining(catalog), data: {}, extra: {} });
       expect(body.message).toContain(`\`${LOAD_FORM}\``);
       expect(body.message).toContain('GEO_CATALOG_FILE=<file>');
+      // geo:load is refused while the service owns DATA_DIR: the answer says so.
+      expect(body.message).toContain('on the embedded default with the service stopped');
     }
   });
 

@@ -15,7 +15,6 @@ import { domainToASCII } from 'node:url';
  *   percent-encoded, so the result is always a valid Location header value; an http(s) host
  *   written in Unicode is given in its ASCII (punycode) form, the host a browser goes to.
  */
-
 export const CLICK_MACROS = ['svc_click_id', 'offer_instance_id', 'sub_id1', 'sub_id2', 'sub_id3', 'sub_id4', 'sub_id5'] as const;
 export type ClickMacro = (typeof CLICK_MACROS)[number];
 export type MacroValues = { svc_click_id: string } & Partial<Record<Exclude<ClickMacro, 'svc_click_id'>, string | null>>;

@@ -59,7 +59,7 @@ function expectSentAsBuilt(response: LightMyRequestResponse) {
   expect(response.body).toBe(JSON.stringify({ code: 'SUCCESS', message: '', data: expected, extra: {} }));
 }
 
-describe.each([['kafka'], ['sql']] as const)('postbacks on the %s log', (eventLog) => {
+describe.each([['kafka'], ['sql'], ['embedded']] as const)('postbacks on the %s log', (eventLog) => {
   let t: TestRuntime & { app: Awaited<ReturnType<typeof createTestApp>>['app'] };
   let projectors: RunningProjectors;
   let world: Awaited<ReturnType<typeof postbackWorld>>;
@@ -151,35 +151,39 @@ describe.each([['kafka'], ['sql']] as const)('postbacks on the %s log', (eventLo
       expect(euroPath.headers['svc-error-detail']).toMatch(/^[\x20-\x7e]+$/);
     });
 
-    it("waits for a card's link code that is not projected yet: retry while the projection is held back, accepted once it is applied", async () => {
-      const identity = id();
-      const served = await t.runtime.db.transaction(async (tx) => {
-        // The projector cannot write served_instances while this lock is held; reads still work.
-        await tx.query('LOCK TABLE served_instances IN EXCLUSIVE MODE');
-        const [card] = await appendServes(t.runtime, [{ offer_id: world.cpaOffer, application_id: world.application }], { applied: false });
-        const early = await post({ event_name: 'purchase', svc_tracking_id: card!.link_code, event_id: identity });
-        expectRejection(early, 'postback_v10_unavailable');
-        return card!;
+    // The embedded engine answers one session at a time: a lock held to keep the projector (or a
+    // read) out would keep everyone out, so these run where the database is a server.
+    if (eventLog !== 'embedded') {
+      it("waits for a card's link code that is not projected yet: retry while the projection is held back, accepted once it is applied", async () => {
+        const identity = id();
+        const served = await t.runtime.db.transaction(async (tx) => {
+          // The projector cannot write served_instances while this lock is held; reads still work.
+          await tx.query('LOCK TABLE served_instances IN EXCLUSIVE MODE');
+          const [card] = await appendServes(t.runtime, [{ offer_id: world.cpaOffer, application_id: world.application }], { applied: false });
+          const early = await post({ event_name: 'purchase', svc_tracking_id: card!.link_code, event_id: identity });
+          expectRejection(early, 'postback_v10_unavailable');
+          return card!;
+        });
+        const late = await post({ event_name: 'purchase', svc_tracking_id: served.link_code, event_id: identity });
+        expect(late.statusCode, late.body).toBe(200);
+        expect(late.json().data).toMatchObject({ result: 'accepted', attribution: { matched_by: 'svc_tracking_id', offer_instance_id: served.offer_instance_id } });
       });
-      const late = await post({ event_name: 'purchase', svc_tracking_id: served.link_code, event_id: identity });
-      expect(late.statusCode, late.body).toBe(200);
-      expect(late.json().data).toMatchObject({ result: 'accepted', attribution: { matched_by: 'svc_tracking_id', offer_instance_id: served.offer_instance_id } });
-    });
 
-    it('reference data that does not answer (a table locked by another session): 503 postback_v10_unavailable, nothing logged, then accepted', async () => {
-      const card = await world.serve(world.cpaOffer);
-      const clickId = await world.click(card);
-      const identity = id();
-      const before = await t.runtime.eventLog.endOffsets('postbacks');
-      await t.runtime.db.transaction(async (tx) => {
-        await tx.query('LOCK TABLE clicks IN ACCESS EXCLUSIVE MODE');
-        expectRejection(await post({ event_name: 'purchase', svc_click_id: clickId, event_id: identity }), 'postback_v10_unavailable');
+      it('reference data that does not answer (a table locked by another session): 503 postback_v10_unavailable, nothing logged, then accepted', async () => {
+        const card = await world.serve(world.cpaOffer);
+        const clickId = await world.click(card);
+        const identity = id();
+        const before = await t.runtime.eventLog.endOffsets('postbacks');
+        await t.runtime.db.transaction(async (tx) => {
+          await tx.query('LOCK TABLE clicks IN ACCESS EXCLUSIVE MODE');
+          expectRejection(await post({ event_name: 'purchase', svc_click_id: clickId, event_id: identity }), 'postback_v10_unavailable');
+        });
+        expect(await t.runtime.eventLog.endOffsets('postbacks')).toEqual(before);
+        const retried = await post({ event_name: 'purchase', svc_click_id: clickId, event_id: identity });
+        expect(retried.statusCode, retried.body).toBe(200);
+        expect(retried.json().data.result).toBe('accepted');
       });
-      expect(await t.runtime.eventLog.endOffsets('postbacks')).toEqual(before);
-      const retried = await post({ event_name: 'purchase', svc_click_id: clickId, event_id: identity });
-      expect(retried.statusCode, retried.body).toBe(200);
-      expect(retried.json().data.result).toBe('accepted');
-    });
+    }
 
     it('accepts a conversion by click id, pays the CPA goal, answers the decision with the protocol header', async () => {
       const card = await world.serve(world.cpaOffer);
@@ -702,21 +706,25 @@ describe.each([['kafka'], ['sql']] as const)('postbacks on the %s log', (eventLo
       expect(report!.breaks).toContainEqual({ partition, ...broken!, problem: expect.stringMatching(/does not follow the previous decision.*removed, inserted or changed/) });
     });
 
-    it('npm run ledger:verify fails on a conversion changed alone, its chain of decisions intact', async () => {
-      const card = await world.serve(world.cpaOffer);
-      const response = await post({ event_name: 'purchase', offer_instance_id: card.offer_instance_id, order_id: id('off-chain') });
-      const target = response.json().data.correlation_id as string;
-      const env = { DATABASE_URL: t.database.url, KEY_HASH_SECRET: t.config.keyHashSecret!, LOG_LEVEL: 'silent' };
-      await t.runtime.db.query('UPDATE conversions SET counted = NOT counted WHERE correlation_id = $1', [target]);
-      try {
-        const cli = await runCli('projections/ledger/verify-cli.ts', [], env);
-        expect(cli.stdout).not.toContain('BROKEN partition');
-        expect(cli.stdout).toContain(`BROKEN conversion ${target} `);
-        expect(cli.status, cli.stderr).toBe(1);
-      } finally {
+    // The command opens the database itself: on the embedded default this process owns DATA_DIR,
+    // and the command is refused while it does (README, "One owner of DATA_DIR").
+    if (eventLog !== 'embedded') {
+      it('npm run ledger:verify fails on a conversion changed alone, its chain of decisions intact', async () => {
+        const card = await world.serve(world.cpaOffer);
+        const response = await post({ event_name: 'purchase', offer_instance_id: card.offer_instance_id, order_id: id('off-chain') });
+        const target = response.json().data.correlation_id as string;
+        const env = { DATABASE_URL: t.database.url, KEY_HASH_SECRET: t.config.keyHashSecret!, LOG_LEVEL: 'silent' };
         await t.runtime.db.query('UPDATE conversions SET counted = NOT counted WHERE correlation_id = $1', [target]);
-      }
-    });
+        try {
+          const cli = await runCli('projections/ledger/verify-cli.ts', [], env);
+          expect(cli.stdout).not.toContain('BROKEN partition');
+          expect(cli.stdout).toContain(`BROKEN conversion ${target} `);
+          expect(cli.status, cli.stderr).toBe(1);
+        } finally {
+          await t.runtime.db.query('UPDATE conversions SET counted = NOT counted WHERE correlation_id = $1', [target]);
+        }
+      });
+    }
 
     it('ledger verification names the first changed decision', async () => {
       const report = await verifyLedger(t.runtime.db);
@@ -731,13 +739,18 @@ describe.each([['kafka'], ['sql']] as const)('postbacks on the %s log', (eventLo
         const tampered = await verifyLedger(t.runtime.db);
         expect(tampered.breaks).toEqual([{ partition: target.log_partition, offset: target.log_offset, correlation_id: target.correlation_id, problem: expect.stringContaining('changed') }]);
         expect(tampered.conversionsOffChain.map((row) => row.correlation_id)).toContain(target.correlation_id);
-        // The command line says the same, and fails (on either log: it reads the ledger's tables only).
-        const cli = await runCli('projections/ledger/verify-cli.ts', [], { DATABASE_URL: t.database.url, KEY_HASH_SECRET: t.config.keyHashSecret!, LOG_LEVEL: 'silent' });
-        expect(cli.status, cli.stderr).toBe(1);
-        expect(cli.stdout).toContain(`BROKEN partition ${target.log_partition} at offset ${target.log_offset} (correlation id ${target.correlation_id})`);
+        // The command line says the same, and fails (on either log: it reads the ledger's tables
+        // only), where it can open the database beside this process.
+        if (eventLog !== 'embedded') {
+          const cli = await runCli('projections/ledger/verify-cli.ts', [], { DATABASE_URL: t.database.url, KEY_HASH_SECRET: t.config.keyHashSecret!, LOG_LEVEL: 'silent' });
+          expect(cli.status, cli.stderr).toBe(1);
+          expect(cli.stdout).toContain(`BROKEN partition ${target.log_partition} at offset ${target.log_offset} (correlation id ${target.correlation_id})`);
+        }
       } finally {
         await t.runtime.db.query('UPDATE postback_log SET payout_amount = payout_amount - 1 WHERE correlation_id = $1', [target.correlation_id]);
       }
+      expect((await verifyLedger(t.runtime.db)).breaks).toEqual([]);
+      if (eventLog === 'embedded') return;
       const cli = await runCli('projections/ledger/verify-cli.ts', [], { DATABASE_URL: t.database.url, KEY_HASH_SECRET: t.config.keyHashSecret!, LOG_LEVEL: 'silent' });
       expect(cli.status, cli.stderr).toBe(0);
       expect(cli.stdout).toMatch(/^ledger verifies: \d+ decisions in \d+ partition\(s\)$/m);
@@ -819,38 +832,41 @@ describe.each([['kafka'], ['sql']] as const)('postbacks on the %s log', (eventLo
     });
   });
 
-  describe('when the database drops between the append and the decision', () => {
-    it('answers 503 postback_intake_unavailable with event_logged true (never 500 "nothing logged"); the retry gets already_recorded', async () => {
-      const card = await world.serve(world.cpaOffer);
-      const body = { event_name: 'purchase', offer_instance_id: card.offer_instance_id, event_id: id('wait-fails') };
-      // An API whose database sessions go through a proxy, cut once its append is acknowledged:
-      // the wait for the decision (its first, so it reads the ledger's positions) meets a dead database.
-      const proxy = await cuttingProxy({ host: new URL(t.database.url).hostname, port: Number(new URL(t.database.url).port || 5432) });
-      const proxiedUrl = new URL(t.database.url);
-      proxiedUrl.host = `127.0.0.1:${proxy.port}`;
-      const cutRuntime = await openRuntime(loadConfig(testEnvironment({ ...t.database, url: proxiedUrl.toString() }, t.topicPrefix, { eventLog })));
-      const { eventLog: log } = cutRuntime;
-      const append: typeof log.append = async (...args) => {
-        const appended = await log.append(...args);
-        proxy.refuse();
-        return appended;
-      };
-      const cut = await buildApp({ runtime: { ...cutRuntime, eventLog: { ...log, append } } });
-      let answer;
-      try {
-        answer = await postPostback(cut, world.partner, body);
-      } finally {
-        await cut.close();
-        proxy.heal();
-        await cutRuntime.close();
-        await proxy.close();
-      }
-      expectRejection(answer, 'postback_intake_unavailable', true);
-      const retry = await post(body);
-      expect(retry.statusCode, retry.body).toBe(200);
-      expect(retry.json().data).toMatchObject({ result: 'already_recorded', correlation_id: answer.json().extra.correlation_id });
+  // A database server whose connection is cut: the embedded engine runs in this process.
+  if (eventLog !== 'embedded') {
+    describe('when the database drops between the append and the decision', () => {
+      it('answers 503 postback_intake_unavailable with event_logged true (never 500 "nothing logged"); the retry gets already_recorded', async () => {
+        const card = await world.serve(world.cpaOffer);
+        const body = { event_name: 'purchase', offer_instance_id: card.offer_instance_id, event_id: id('wait-fails') };
+        // An API whose database sessions go through a proxy, cut once its append is acknowledged:
+        // the wait for the decision (its first, so it reads the ledger's positions) meets a dead database.
+        const proxy = await cuttingProxy({ host: new URL(t.database.url).hostname, port: Number(new URL(t.database.url).port || 5432) });
+        const proxiedUrl = new URL(t.database.url);
+        proxiedUrl.host = `127.0.0.1:${proxy.port}`;
+        const cutRuntime = await openRuntime(loadConfig(testEnvironment({ ...t.database, url: proxiedUrl.toString() }, t.topicPrefix, { eventLog })));
+        const { eventLog: log } = cutRuntime;
+        const append: typeof log.append = async (...args) => {
+          const appended = await log.append(...args);
+          proxy.refuse();
+          return appended;
+        };
+        const cut = await buildApp({ runtime: { ...cutRuntime, eventLog: { ...log, append } } });
+        let answer;
+        try {
+          answer = await postPostback(cut, world.partner, body);
+        } finally {
+          await cut.close();
+          proxy.heal();
+          await cutRuntime.close();
+          await proxy.close();
+        }
+        expectRejection(answer, 'postback_intake_unavailable', true);
+        const retry = await post(body);
+        expect(retry.statusCode, retry.body).toBe(200);
+        expect(retry.json().data).toMatchObject({ result: 'already_recorded', correlation_id: answer.json().extra.correlation_id });
+      });
     });
-  });
+  }
 
   describe('a partner whose allowlist changes', () => {
     it('answers from the allowlist the partner has now: an address is allowed once added and refused once removed', async () => {

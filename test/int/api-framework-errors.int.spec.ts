@@ -541,7 +541,7 @@ describe('a client that stalls mid-request', () => {
         expect(response.headers.connection).toBe('close');
         expectEnvelope(response, 'REQUEST_TIMEOUT', /did not arrive in time/);
       }
-      // A postback whose headers arrived: its own envelope, retryable, with SVC-Protocol-Version.
+      // A postback whose headers arrived: its own envelope (a 4xx: not retryable as sent), with SVC-Protocol-Version.
       const path = `/v1/postback/${'0'.repeat(8)}-0000-7000-8000-${'0'.repeat(12)}`;
       const postback = await rawHttp(stalledPort, `POST ${path} HTTP/1.1\r\nHost: x\r\nSVC-Protocol-Version: 1.0\r\nContent-Type: application/json\r\nContent-Length: 30\r\n\r\n{"event_name":`);
       expect(postback.status).toBe(408);

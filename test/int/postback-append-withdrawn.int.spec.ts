@@ -11,7 +11,8 @@ import { waitFor } from '../support/wait-for.js';
 /**
  * A log that stops answering while postbacks wait to be appended: the one already sent may still
  * be written when the log answers again, the ones queued behind it are taken back and never are.
- * The embedded log's append is a Postgres transaction, held here by a lock on its partitions.
+ * The SQL log's append (the embedded default's, here on a Postgres server, so that another
+ * session can hold it) is a transaction, held here by a lock on its partitions.
  */
 describe('postbacks given up on while the log is stalled', () => {
   let t: TestRuntime & { app: Awaited<ReturnType<typeof createTestApp>>['app'] };

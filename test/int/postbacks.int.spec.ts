@@ -81,6 +81,23 @@ describe.each([['kafka'], ['sql'], ['embedded']] as const)('postbacks on the %s 
   });
 
   describe('accepted, already recorded, unmapped', () => {
+    it('takes a body of 16 KiB and refuses one byte more with 413 payload_too_large, nothing logged', async () => {
+      const card = await world.serve(world.cpaOffer);
+      // JSON whitespace fills the body out: the postback itself is the same few fields.
+      const padded = (bytes: number, identity: string) => {
+        const json = JSON.stringify({ event_name: 'purchase', offer_instance_id: card.offer_instance_id, event_id: identity });
+        return `${json}${' '.repeat(bytes - Buffer.byteLength(json))}`;
+      };
+      const before = await t.runtime.eventLog.endOffsets('postbacks');
+      const over = await post(padded(16 * 1024 + 1, id('too-large')));
+      expectRejection(over, 'payload_too_large');
+      expect(over.headers['svc-protocol-version']).toBe('1.0');
+      expect(await t.runtime.eventLog.endOffsets('postbacks')).toEqual(before);
+      const atLimit = await post(padded(16 * 1024, id('at-limit')));
+      expect(atLimit.statusCode, atLimit.body).toBe(200);
+      expect(atLimit.json().data.result).toBe('accepted');
+    });
+
     it('refuses a link that is no card\'s sent with a card: neither lends the other its application or environment', async () => {
       const code = `st_wall-${id().slice(0, 8)}`;
       await world.admin.run('link:register', { offer_id: world.cpaOffer, shape: 'static_path', code, target_url: 'https://shop.example/wall' });

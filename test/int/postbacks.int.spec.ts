@@ -474,6 +474,20 @@ describe.each([['kafka'], ['sql'], ['embedded']] as const)('postbacks on the %s 
       const foreign = await world.serve(world.foreignOffer);
       expectRejection(await post({ ...valid(), offer_instance_id: foreign.offer_instance_id }), 'foreign_attribution');
       expectRejection(await post({ ...valid(), svc_tracking_id: foreign.link_code, offer_instance_id: undefined }), 'foreign_attribution');
+      // A click on another partner's card is that partner's to convert, not this one's.
+      expectRejection(await post({ ...valid(), svc_click_id: await world.click(foreign), offer_instance_id: undefined }), 'foreign_attribution');
+    });
+
+    it('refuses ids naming cards of different offers, or one card and another environment\'s, saying which', async () => {
+      const cpa = await world.serve(world.cpaOffer);
+      const cps = await world.serve(world.cpsOffer);
+      const acrossOffers = await post({ event_name: 'purchase', event_id: id(), offer_instance_id: cpa.offer_instance_id, svc_click_id: await world.click(cps) });
+      expectRejection(acrossOffers, 'attribution_conflict');
+      expect(acrossOffers.headers['svc-error-detail']).toContain('another offer');
+      const testCard = await appendServe(t.runtime, { offer_id: world.cpaOffer, application_id: world.application, environment: 'test' });
+      const acrossEnvironments = await post({ event_name: 'purchase', event_id: id(), offer_instance_id: cpa.offer_instance_id, svc_tracking_id: testCard.link_code! });
+      expectRejection(acrossEnvironments, 'attribution_conflict');
+      expect(acrossEnvironments.headers['svc-error-detail']).toMatch(/another (served card|environment)/);
     });
 
     it('refuses a conversion whose mapped goal cannot be priced (a goal an older build stored with an unknown currency), terminally', async () => {

@@ -465,6 +465,11 @@ describe.each([['kafka'], ['sql'], ['embedded']] as const)('postbacks on the %s 
       const recent = await post({ ...valid(), svc_click_id: uuidv7(), offer_instance_id: undefined });
       expectRejection(recent, 'postback_v10_unavailable');
       expect(recent.json().extra.retryable).toBe(true);
+      expectRejection(await post({ ...valid(), offer_instance_id: uuidv7() }), 'postback_v10_unavailable');
+      // That wait saw the read model at the log's end: an id minted more than 30 s before it is
+      // no pending write (README, "Read your own writes"), one minted within them may still be.
+      expectRejection(await post({ ...valid(), offer_instance_id: uuidv7({ msecs: Date.now() - 31_000 }) }), 'attribution_not_found');
+      expectRejection(await post({ ...valid(), offer_instance_id: uuidv7({ msecs: Date.now() - 29_000 }) }), 'postback_v10_unavailable');
     });
 
     it('refuses ids naming different cards, and another partner\'s card', async () => {

@@ -86,6 +86,8 @@ describe('postbacks under faults', () => {
     });
     await fault('kafka restart', async () => {
       await kafka.stop();
+      // Partners notice (a retryable 503: nothing is acknowledged that the log does not hold) before it is back.
+      await load.moreFailed(1);
       await kafka.start();
     });
     await fault('postgres sessions dropped', async () => {

@@ -943,6 +943,15 @@ describe.each([['kafka'], ['sql'], ['embedded']] as const)('postbacks on the %s 
         expectRejection(await postPostback(proxied, partner, body(), { 'x-forwarded-for': '203.0.113.7, 198.51.100.2' }, { remoteAddress: '10.9.0.1' }), 'source_ip_not_allowed');
         // Without TRUSTED_PROXIES, the socket address is the caller.
         expectRejection(await postPostback(t.app, partner, body(), { 'x-forwarded-for': '203.0.113.7' }, { remoteAddress: '10.9.0.1' }), 'source_ip_not_allowed');
+        // Through two trusted proxies the client is the address the outer one was given; the log keeps it.
+        const twoHops = await postPostback(proxied, partner, body(), { 'x-forwarded-for': '203.0.113.7, 10.9.0.2' }, { remoteAddress: '10.9.0.1' });
+        expect(twoHops.statusCode, twoHops.body).toBe(200);
+        const { rows: [logged] } = await t.runtime.db.query<{ source_ip: string }>('SELECT source_ip FROM postback_log WHERE correlation_id = $1', [twoHops.json().data.correlation_id]);
+        expect(logged?.source_ip).toBe('203.0.113.7');
+        // Other headers that name a client are not read at all.
+        for (const header of [{ 'x-real-ip': '203.0.113.7' }, { forwarded: 'for=203.0.113.7' }]) {
+          expectRejection(await postPostback(proxied, partner, body(), header, { remoteAddress: '10.9.0.1' }), 'source_ip_not_allowed');
+        }
       } finally {
         await proxied.close();
       }

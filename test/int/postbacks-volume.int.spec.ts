@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { v4 as uuidv4 } from 'uuid';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { verifyLedger } from '../../projections/ledger/verify.js';
 import { startProjectors, type RunningProjectors } from '../../services/projector/projectors.js';
 import { createTestApp, type TestRuntime } from '../support/app.js';
 import { validFields } from '../support/postback-arbitraries.js';
@@ -104,6 +105,10 @@ describe('postback volume', () => {
       "SELECT count(*) AS n, count(DISTINCT event_id) AS distinct_ids FROM conversions WHERE event_id LIKE 'volume-%'",
     );
     expect(rows[0]).toEqual({ n: String(TOTAL), distinct_ids: String(TOTAL) });
+    // And the ledger's hash chains hold every one of them.
+    const report = await verifyLedger(t.runtime.db);
+    expect([report.breaks, report.conversionsOffChain]).toEqual([[], []]);
+    expect(report.partitions.reduce((sum, partition) => sum + partition.decisions, 0)).toBeGreaterThanOrEqual(TOTAL);
     // Ten thousand round trips through the log and the ledger projector: more than the default
     // per-test allowance on a busy two-core machine.
   }, 240_000);

@@ -952,7 +952,7 @@ describe.each([['kafka'], ['sql'], ['embedded']] as const)('postbacks on the %s 
         const { rows: [logged] } = await t.runtime.db.query<{ source_ip: string }>('SELECT source_ip FROM postback_log WHERE correlation_id = $1', [twoHops.json().data.correlation_id]);
         expect(logged?.source_ip).toBe('203.0.113.7');
         // Other headers that name a client are not read at all.
-        for (const header of [{ 'x-real-ip': '203.0.113.7' }, { forwarded: 'for=203.0.113.7' }]) {
+        for (const header of [{ 'x-real-ip': '203.0.113.7' }, { forwarded: 'for=203.0.113.7' }] as Record<string, string>[]) {
           expectRejection(await postPostback(proxied, partner, body(), header, { remoteAddress: '10.9.0.1' }), 'source_ip_not_allowed');
         }
       } finally {

@@ -9,6 +9,7 @@ import { startProjectors, type RunningProjectors } from '../../services/projecto
 import { expectOneOf50Accepted } from '../support/postback-bursts.js';
 import { postbackWorld, postPostback } from '../support/postback-world.js';
 import { dataDirWithCluster } from '../support/embedded-cluster.js';
+import { runCli } from '../support/cli.js';
 
 /**
  * The postback route on the embedded default (PGlite holds the log and the ledger, no Redis): the
@@ -19,6 +20,8 @@ describe('postbacks on the embedded default', () => {
   let runtime: Runtime;
   let app: FastifyInstance;
   let projectors: RunningProjectors;
+  /** The last test stops the service itself, as an operator does before running a command on DATA_DIR. */
+  let stopped = false;
   let world: Awaited<ReturnType<typeof postbackWorld>>;
   let n = 0;
   const id = (prefix: string) => `${prefix}-embedded-${(n += 1)}`;
@@ -33,9 +36,11 @@ describe('postbacks on the embedded default', () => {
     world = await postbackWorld(runtime);
   }, 120_000);
   afterAll(async () => {
-    await projectors?.stop();
-    await app?.close();
-    await runtime?.close();
+    if (!stopped) {
+      await projectors?.stop();
+      await app?.close();
+      await runtime?.close();
+    }
     rmSync(dataDir, { recursive: true, force: true });
   });
 
@@ -79,5 +84,29 @@ describe('postbacks on the embedded default', () => {
     expect(retry.json().data).toMatchObject({ result: 'already_recorded', correlation_id: deferred.json().extra.correlation_id });
     expect(await conversions(body.event_id)).toBe(1);
     expect((await verifyLedger(runtime.db)).breaks).toEqual([]);
+  });
+
+  it('npm run ledger:verify checks the ledger in DATA_DIR once the service has stopped: exit 0, then 1 naming a changed decision', async () => {
+    stopped = true;
+    await projectors.stop();
+    await app.close();
+    await runtime.close();
+    const verify = () => runCli('projections/ledger/verify-cli.ts', [], { DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
+    const clean = await verify();
+    expect(clean.status, clean.stderr).toBe(0);
+    expect(clean.stdout).toMatch(/^ledger verifies: \d+ decisions in \d+ partition\(s\)$/m);
+
+    const owner = await openRuntime(loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent' }));
+    let changed: string;
+    try {
+      const { rows } = await owner.db.query<{ correlation_id: string }>("SELECT correlation_id FROM postback_log WHERE decision = 'accepted' ORDER BY log_partition, log_offset LIMIT 1");
+      changed = rows[0]!.correlation_id;
+      await owner.db.query("UPDATE postback_log SET order_id = 'EVIL' WHERE correlation_id = $1", [changed]);
+    } finally {
+      await owner.close();
+    }
+    const broken = await verify();
+    expect(broken.status, broken.stderr).toBe(1);
+    expect(broken.stdout).toContain(`(correlation id ${changed})`);
   });
 });

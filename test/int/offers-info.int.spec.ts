@@ -6,7 +6,7 @@ import type { OfferServed } from '../../schemas/generated/events.js';
 import { buildApp } from '../../services/api/app.js';
 import { startProjectors, type RunningProjectors } from '../../services/projector/projectors.js';
 import { createTestApp, type TestRuntime } from '../support/app.js';
-import { buildInstanceWorld, commandRunner, DETAILS, type InstanceWorld, type RunCommand } from '../support/instance-world.js';
+import { buildInstanceWorld, commandRunner, DETAILS, refusedCredentials, type CredentialCase, type InstanceWorld, type RunCommand } from '../support/instance-world.js';
 import { enc, expectFailure, expectOffer, infoClient, storeRawSnapshot, topicEnds } from '../support/offer-info.js';
 import { mintCode } from '../../commands/offers/link-register.js';
 import { appendServes, offerServed as servedCard } from '../support/serves.js';
@@ -338,18 +338,7 @@ describe('400 BAD_REQUEST', () => {
 });
 
 describe('authentication, as on the instance route', () => {
-  type Case = [string, () => string | undefined, Record<string, string>, number, string];
-  it.each<Case>([
-    ['no Authorization header', () => undefined, {}, 401, 'UNAUTHORIZED'],
-    ['an unknown key', () => 'svc_live_0000000000000000000000000000000000000000', {}, 401, 'UNAUTHORIZED'],
-    ['a revoked key', () => world.keys.mainRevoked, {}, 401, 'UNAUTHORIZED'],
-    ['a test key', () => world.keys.mainTest, {}, 401, 'UNAUTHORIZED'],
-    ['a test key with X-SVC-Test: true', () => world.keys.mainTest, { 'x-svc-test': 'true' }, 401, 'UNAUTHORIZED'],
-    ['the shared sandbox key', () => world.keys.sandbox, {}, 403, 'PUBLIC_TEST_SCOPE_DENIED'],
-    ['a key of a suspended developer', () => world.keys.ofSuspendedDeveloper, {}, 403, 'DEVELOPER_SUSPENDED'],
-    ['a key of a paused application', () => world.keys.paused, {}, 403, 'APPLICATION_NOT_SERVING'],
-    ['a key of a suspended application', () => world.keys.suspended, {}, 403, 'APPLICATION_NOT_SERVING'],
-  ])('%s → %i %s', async (_what, key, headers, status, code) => {
+  it.each<CredentialCase>(refusedCredentials(() => world))('%s → %i %s', async (_what, key, headers, status, code) => {
     const response = await client.get(key(), `offer_id=${world.offers.rich}`, headers);
     expectFailure(response, status, code);
     // RFC 9110, 11.6.1: a 401 names the scheme that answers it.

@@ -5,7 +5,7 @@ import type { OfferServed } from '../../schemas/generated/events.js';
 import { buildApp } from '../../services/api/app.js';
 import { startProjectors, type RunningProjectors } from '../../services/projector/projectors.js';
 import { createTestApp, type TestRuntime } from '../support/app.js';
-import { buildInstanceWorld, commandRunner, DETAILS, type InstanceWorld, type RunCommand } from '../support/instance-world.js';
+import { DETAILS, startInstanceWorld, type InstanceWorld, type RunCommand } from '../support/instance-world.js';
 import { appendServes, offerServed as servedCard, projectedServes } from '../support/serves.js';
 import { nextNotificationGap } from '../support/notification-gap.js';
 import { withoutTable as withoutTableIn } from '../support/database.js';
@@ -19,9 +19,7 @@ describe('POST /v1/offers/instances when the read models cannot be read', () => 
 
   beforeAll(async () => {
     t = await createTestApp({ eventLog: 'kafka' });
-    projectors = await startProjectors(t.runtime);
-    run = commandRunner(t.runtime);
-    world = await buildInstanceWorld(run);
+    ({ projectors, run, world } = await startInstanceWorld(t.runtime));
   });
   afterAll(async () => {
     await projectors?.stop();

@@ -1,8 +1,6 @@
 import fc from 'fast-check';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { v7 as uuidv7 } from 'uuid';
-import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { awaitCaughtUp } from '../../platform/projection/catch-up.js';
 import { clicksProjection } from '../../projections/clicks/projection.js';
 import { findClick } from '../../projections/clicks/queries.js';
@@ -10,10 +8,11 @@ import { TOPICS } from '../../schemas/topics.js';
 import { publicStatus } from '../../projections/offers/public-offer.js';
 import { findOffer } from '../../projections/offers/queries.js';
 import type { OfferServed } from '../../schemas/generated/events.js';
-import { startProjectors, type RunningProjectors } from '../../services/projector/projectors.js';
+import type { RunningProjectors } from '../../services/projector/projectors.js';
 import { createTestApp, type TestRuntime } from '../support/app.js';
 import { buildApplications } from '../support/application-builder.js';
-import { buildInstanceWorld, commandRunner, DETAILS, type InstanceWorld, type RunCommand } from '../support/instance-world.js';
+import { listeningPartnerEndpoint } from '../support/partner-endpoint.js';
+import { DETAILS, refusedCredentials, startInstanceWorld, type CredentialCase, type InstanceWorld, type RunCommand } from '../support/instance-world.js';
 import { appendServes, offerServed as servedCard } from '../support/serves.js';
 
 type App = TestRuntime & { app: import('fastify').FastifyInstance };
@@ -30,9 +29,7 @@ describe.each([['kafka'], ['embedded']] as const)('on the %s backend', (eventLog
 
   beforeAll(async () => {
     t = await createTestApp({ eventLog });
-    projectors = await startProjectors(t.runtime);
-    run = commandRunner(t.runtime);
-    world = await buildInstanceWorld(run);
+    ({ projectors, run, world } = await startInstanceWorld(t.runtime));
   });
   afterAll(async () => {
     await projectors?.stop();
@@ -274,18 +271,9 @@ describe.each([['kafka'], ['embedded']] as const)('on the %s backend', (eventLog
   describe('authentication, in the reference\'s order', () => {
     const body = () => ({ offer_instance_ids: [uuidv7()] });
 
-    type Case = [string, () => string | undefined, Record<string, string>, number, string];
-    it.each<Case>([
-      ['no Authorization header', () => undefined, {}, 401, 'UNAUTHORIZED'],
-      ['an unknown key', () => 'svc_live_0000000000000000000000000000000000000000', {}, 401, 'UNAUTHORIZED'],
-      ['a revoked key', () => world.keys.mainRevoked, {}, 401, 'UNAUTHORIZED'],
-      ['a test key', () => world.keys.mainTest, {}, 401, 'UNAUTHORIZED'],
-      ['a test key with X-SVC-Test: true', () => world.keys.mainTest, { 'x-svc-test': 'true' }, 401, 'UNAUTHORIZED'],
+    it.each<CredentialCase>([
+      ...refusedCredentials(() => world),
       ['a live key with X-SVC-Test: true', () => world.keys.main, { 'x-svc-test': 'true' }, 401, 'ENV_MISMATCH'],
-      ['the shared sandbox key', () => world.keys.sandbox, {}, 403, 'PUBLIC_TEST_SCOPE_DENIED'],
-      ['a key of a suspended developer', () => world.keys.ofSuspendedDeveloper, {}, 403, 'DEVELOPER_SUSPENDED'],
-      ['a key of a paused application', () => world.keys.paused, {}, 403, 'APPLICATION_NOT_SERVING'],
-      ['a key of a suspended application', () => world.keys.suspended, {}, 403, 'APPLICATION_NOT_SERVING'],
     ])('%s → %i %s', async (_what, key, headers, status, code) => {
       const response = await post(key(), body(), headers);
       expectFailure(response, status, code);
@@ -451,14 +439,7 @@ describe.each([['kafka'], ['embedded']] as const)('on the %s backend', (eventLog
 
     it('appends no event to any topic and calls no partner, whatever it is asked (rule 9)', async () => {
       // A remote offer whose partner endpoint listens: a lookup of its card must not reach it.
-      const partnerCalls: string[] = [];
-      const partner = createServer((request, response) => {
-        partnerCalls.push(`${request.method} ${request.url}`);
-        response.end('{}');
-      });
-      await new Promise<void>((resolve) => partner.listen(0, '127.0.0.1', resolve));
-      onTestFinished(() => new Promise<void>((resolve) => partner.close(() => resolve())));
-      const endpoint = `http://127.0.0.1:${(partner.address() as AddressInfo).port}/offers`;
+      const { endpoint, calls: partnerCalls } = await listeningPartnerEndpoint();
       const { offer_id: remote } = await run('offer:upsert', { partner_id: world.partner_id, kind: 'remote', status: 'active', destination_url: 'https://remote.example/', internal: { remote_endpoint: endpoint } });
       await run('offer:publish-snapshot', { offer_id: remote, language: 'en', content: DETAILS });
       const [local, remoteCard] = await serve(card(), card({ offer_id: remote as string }));

@@ -1,7 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Config } from '../../platform/config/config.js';
 import { loadFullCatalog } from '../../reference/locations/full/loader.js';
 import { buildApp } from '../../services/api/app.js';
@@ -9,6 +7,7 @@ import type { GeoFamily } from '../../services/api/routes/offers/query-geo.js';
 import { startProjectors, type RunningProjectors } from '../../services/projector/projectors.js';
 import { createTestApp, type TestRuntime } from '../support/app.js';
 import { GEO_EXCERPT_FILE } from '../support/geo-excerpt.js';
+import { listeningPartnerEndpoint } from '../support/partner-endpoint.js';
 import { projectedServes } from '../support/serves.js';
 import { details, servingAdmin } from '../support/serving-fixtures.js';
 
@@ -200,14 +199,7 @@ describe.each([['kafka'], ['embedded']] as const)('on the %s backend', (eventLog
 
     it('a remote offer is served from its preferred active snapshot, with no call to its partner; one without an active snapshot is not served', async () => {
       // The partner's offer endpoint, listening: it must hear nothing while the offer is served.
-      const partnerCalls: string[] = [];
-      const partnerEndpoint = createServer((request, response) => {
-        partnerCalls.push(`${request.method} ${request.url}`);
-        response.end('{}');
-      });
-      await new Promise<void>((resolve) => partnerEndpoint.listen(0, '127.0.0.1', resolve));
-      const endpoint = `http://127.0.0.1:${(partnerEndpoint.address() as AddressInfo).port}/offers`;
-      onTestFinished(() => new Promise<void>((resolve) => partnerEndpoint.close(() => resolve())));
+      const { endpoint, calls: partnerCalls } = await listeningPartnerEndpoint();
       const remote = await admin.offer({ partner_id: partnerId, kind: 'remote', destination_url: 'https://remote.example/', internal: { remote_endpoint: endpoint } });
       await admin.run('offer:publish-snapshot', { offer_id: remote, language: 'de', content: details('remote', { amount: '3.00' }, 'Angebot') });
       await admin.run('offer:publish-snapshot', { offer_id: remote, language: 'en-GB', content: details('remote', { amount: '3.00' }, 'Offer') });

@@ -1,7 +1,7 @@
 import { adminCommands } from '../../commands/index.js';
 import type { Runtime } from '../../platform/runtime.js';
 import { commandExecutor } from '../../services/admin/command-executor.js';
-import { projections } from '../../services/projector/projectors.js';
+import { projections, startProjectors } from '../../services/projector/projectors.js';
 
 /** Runs an admin command and resolves once every read model has applied it. */
 export type RunCommand = <R = Record<string, any>>(name: string, input: Record<string, unknown>) => Promise<R>;
@@ -98,4 +98,30 @@ export async function buildInstanceWorld(run: RunCommand): Promise<InstanceWorld
   };
   await run('offer:publish-snapshot', { offer_id: offers.remote, language: 'en', content: DETAILS });
   return { partner_id, developer_id, apps, keys, placements, offers };
+}
+
+/** One credential case of the offer routes: what is sent, the key (read once the world is built), extra headers, the answer. */
+export type CredentialCase = [string, () => string | undefined, Record<string, string>, number, string];
+
+/**
+ * The credentials both offer routes refuse alike (reference, Authentication rules 1, 3 and 4),
+ * in the reference's order; the instance route adds ENV_MISMATCH (rule 2) on its own.
+ */
+export const refusedCredentials = (world: () => InstanceWorld): CredentialCase[] => [
+  ['no Authorization header', () => undefined, {}, 401, 'UNAUTHORIZED'],
+  ['an unknown key', () => 'svc_live_0000000000000000000000000000000000000000', {}, 401, 'UNAUTHORIZED'],
+  ['a revoked key', () => world().keys.mainRevoked, {}, 401, 'UNAUTHORIZED'],
+  ['a test key', () => world().keys.mainTest, {}, 401, 'UNAUTHORIZED'],
+  ['a test key with X-SVC-Test: true', () => world().keys.mainTest, { 'x-svc-test': 'true' }, 401, 'UNAUTHORIZED'],
+  ['the shared sandbox key', () => world().keys.sandbox, {}, 403, 'PUBLIC_TEST_SCOPE_DENIED'],
+  ['a key of a suspended developer', () => world().keys.ofSuspendedDeveloper, {}, 403, 'DEVELOPER_SUSPENDED'],
+  ['a key of a paused application', () => world().keys.paused, {}, 403, 'APPLICATION_NOT_SERVING'],
+  ['a key of a suspended application', () => world().keys.suspended, {}, 403, 'APPLICATION_NOT_SERVING'],
+];
+
+/** The projectors started on `runtime`, a command runner, and the instance world built through it. */
+export async function startInstanceWorld(runtime: Runtime) {
+  const projectors = await startProjectors(runtime);
+  const run = commandRunner(runtime);
+  return { projectors, run, world: await buildInstanceWorld(run) };
 }

@@ -192,7 +192,7 @@ const ENTRY_COLUMNS = `correlation_id, original_correlation_id, decision, partne
 /**
  * The statement of one search page: the filter's conditions, keyset pagination on
  * (received_at DESC, correlation_id), one row more than the limit (whether there are more).
- * Each condition is written so an index of the migrations serves it (see the ledger README).
+ * Each condition is written so an index of the migrations serves it (README, "Indexes"; tested).
  */
 export function postbackLogSearch(filter: PostbackLogFilter, page: LogPage): { text: string; values: unknown[] } {
   const values: unknown[] = [];

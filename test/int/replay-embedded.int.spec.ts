@@ -9,6 +9,7 @@ import { createReplaySchema, dropSchemas } from '../../platform/projection/repla
 import { swapIntoLive } from '../../platform/projection/swap.js';
 import { openRuntime } from '../../platform/runtime.js';
 import { catalogEntriesProjection } from '../../projections/catalog-entries/projection.js';
+import { buildApp } from '../../services/api/app.js';
 import { startProjectors } from '../../services/projector/projectors.js';
 import { catalogEvents } from '../support/catalog-events.js';
 import { ownLines, printed, runAdmin, runCli } from '../support/cli.js';
@@ -114,6 +115,46 @@ describe('replay in a process that owns an embedded DATA_DIR (PGlite runs one tr
       expect(await checksums(asOf.schema)).toEqual(early.checksums);
       await dropSchemas(runtime.db, [schema, `${schema}_retired`, asOf.schema]);
     } finally {
+      await projectors.stop();
+      await runtime.close();
+    }
+  }, PROCESS_TESTS_MS);
+});
+
+describe('the service that owns an embedded DATA_DIR while it replays', () => {
+  it('answers requests between the replay\'s batches (the embedded database runs one statement at a time)', async () => {
+    const runtime = await openRuntime(loadConfig({ DATA_DIR: owners.dataDir() }));
+    const projectors = await startProjectors(runtime);
+    const app = await buildApp({ runtime });
+    try {
+      expect(runtime.db.engine).toBe('pglite');
+      await runtime.eventLog.append('catalog', catalogEvents(4_000));
+      await awaitCaughtUp(runtime, [catalogEntriesProjection], 60_000);
+
+      // What happened, in order: the replay's progress (events applied) and each answer.
+      const timeline: ({ kind: 'progress'; applied: number; target: number } | { kind: 'answer'; status: number })[] = [];
+      let finished = false;
+      const replayed = replay(runtime.db, runtime.eventLog, {
+        projections: [catalogEntriesProjection],
+        onProgress: ({ applied, target }) => void timeline.push({ kind: 'progress', applied, target }),
+      }).finally(() => (finished = true));
+      // One request after another, for as long as the replay runs: each waits only for the statement under way.
+      while (!finished) {
+        const response = await app.inject({ method: 'GET', url: '/readyz' });
+        timeline.push({ kind: 'answer', status: response.statusCode });
+      }
+      expect((await replayed).identical).toBe(true);
+
+      const answers = timeline.filter((entry) => entry.kind === 'answer');
+      expect(answers.every((answer) => answer.status === 200)).toBe(true);
+      // Answered while the replay had applied some events and not yet all of them: the rebuild
+      // lets requests in between two of its batches.
+      const midway = timeline.findIndex((entry) => entry.kind === 'progress' && entry.applied > 0 && entry.applied < entry.target);
+      const allApplied = timeline.findIndex((entry) => entry.kind === 'progress' && entry.target > 0 && entry.applied === entry.target);
+      expect(midway).toBeGreaterThanOrEqual(0);
+      expect(timeline.slice(midway, allApplied).some((entry) => entry.kind === 'answer')).toBe(true);
+    } finally {
+      await app.close();
       await projectors.stop();
       await runtime.close();
     }

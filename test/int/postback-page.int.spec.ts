@@ -341,6 +341,15 @@ describe('the postback log page (inject)', () => {
       expect((await get(next)).body).toContain(w.posted.refusedPartner);
     });
 
+    it('are searchable by the card and the click they named', async () => {
+      // Both refusals named card A; neither named card B, nor click A (its postbacks were logged).
+      const byCard = await search({ decision: 'refused', instance_id: w.cards.a.offer_instance_id });
+      expect(byCard.body).toContain('2 refusals on this page');
+      for (const query of [{ instance_id: w.cards.b.offer_instance_id }, { click_id: w.clickA }] as Record<string, string>[]) {
+        expect((await search({ decision: 'refused', ...query })).body).toContain('No refusals kept match this search.');
+      }
+    });
+
     it('page from either end of the id space: nothing older than the first id, nothing newer than the last', async () => {
       for (const query of [{ after: '0-0' }, { before: '18446744073709551615-18446744073709551615' }] as Record<string, string>[]) {
         const response = await search({ decision: 'refused', ...query });

@@ -472,7 +472,15 @@ describe.each([['kafka'], ['sql']] as const)('replay on the %s log', (eventLog) 
 
   it('a swap that cannot have a live table within 10 s (a query reading it) swaps nothing and says so, as a swap error to retry', async () => {
     const schema = `replay_swap_blocked_${eventLog}`;
+    const logged = await ledgerChecksums();
+    // A damaged live conversion: the rebuilt conversions differ, so a swap of that table alone would show.
+    const { rows } = await t.runtime.db.query<{ partner_id: string; identity_key: string }>(
+      "SELECT partner_id, identity_key FROM conversions WHERE status = 'accepted' ORDER BY log_partition, log_offset LIMIT 1",
+    );
+    const damaged = [rows[0]!.partner_id, rows[0]!.identity_key];
+    await t.runtime.db.query('UPDATE conversions SET payout_amount = payout_amount + 0.01 WHERE partner_id = $1 AND identity_key = $2', damaged);
     const before = await ledgerChecksums();
+    expect(before.conversions).not.toEqual(logged.conversions);
     // An analyst's query (or an export) reading the live ledger for longer than the swap waits for it.
     const refusal = await t.runtime.db.transaction(async (reader) => {
       await reader.query('LOCK TABLE postback_log IN ACCESS SHARE MODE');
@@ -483,12 +491,13 @@ describe.each([['kafka'], ['sql']] as const)('replay on the %s log', (eventLog) 
     });
     expect(refusal).toBeInstanceOf(SwapError);
     expect((refusal as Error).message).toMatch(/^the live postback_log table stayed in use by another session for 10s .*; retry once it is free$/);
+    // Nothing moved: conversions (the first table a swap moves) is still the damaged live one.
     expect(await ledgerChecksums()).toEqual(before);
     for (const left of [schema, `${schema}_live`, `${schema}_retired`]) expect(await schemaExists(t.runtime.db, left), left).toBe(false);
-    // Once the query is done, the same swap goes through.
+    // Once the query is done, the same swap goes through and puts the log's ledger live.
     const report = await replay(t.runtime.db, t.runtime.eventLog, { projections: [ledgerProjection], swap: true, schema });
     expect(report.swapped).toBe(true);
-    expect(await ledgerChecksums()).toEqual(before);
+    expect(await ledgerChecksums()).toEqual(logged);
   });
 
   it('a query holding one live table holds up the swap, not the readers of the tables it has moved, and the swap goes through once the query is done', async () => {

@@ -6,7 +6,7 @@ import { exportReadModel } from '../../services/export/export-read-model.js';
 import type { TopicPartitionOffset } from '../../platform/events/event-log.js';
 import { Kafka, logLevel } from 'kafkajs';
 import { tableChecksum, type TableChecksum } from '../../platform/projection/checksum.js';
-import { replay } from '../../platform/projection/replay.js';
+import { replay, type ReplayReport } from '../../platform/projection/replay.js';
 import { positionsIn, samePositions, type Positions } from '../../platform/projection/positions.js';
 import { startRebuild } from '../../platform/projection/rebuild.js';
 import { buildIndexes, createReplaySchema, describedKeptSchemas, dropSchemas, replaySchemas, schemaExists } from '../../platform/projection/replay-schema.js';
@@ -278,6 +278,31 @@ describe.each([['kafka'], ['sql']] as const)('replay on the %s log', (eventLog) 
     } finally {
       await t.runtime.db.query(`DROP SCHEMA ${report.schema} CASCADE`);
     }
+  });
+
+  it('a point in time through npm run replay (--as-of) and the admin API (until) is the ledger of that moment, kept for queries', async () => {
+    const env = testEnvironment(t.database, t.topicPrefix, { eventLog });
+    const cli = await runCli('services/replay/cli.ts', ['--projection', 'ledger', '--as-of', midway.time.toISOString(), '--json'], env);
+    expect(cli.status, cli.stderr).toBe(0);
+    const asOf = JSON.parse(cli.stdout) as ReplayReport;
+    expect(asOf).toMatchObject({ mode: 'point-in-time', swapped: false, kept: [asOf.schema] });
+    expect(await ledgerChecksums(asOf.schema)).toEqual(midway.checksums);
+
+    const until = midway.ends.map((end) => `postbacks:${end.partition}:${end.offset}`).join(',');
+    const started = await t.app.inject({ method: 'POST', url: '/admin/replays', headers: admin, payload: { projections: ['ledger'], until } });
+    expect(started.statusCode, started.body).toBe(202);
+    const { id } = started.json().data.job;
+    const job = await waitFor(async () => {
+      const current = (await t.app.inject({ method: 'GET', url: `/admin/replays/${id}`, headers: admin })).json().data.job;
+      return current.state === 'running' ? undefined : current;
+    }, { what: 'the point-in-time replay job' });
+    expect(job).toMatchObject({ state: 'done', report: { mode: 'point-in-time', swapped: false } });
+    const atPositions = job.report as ReplayReport;
+    expect(atPositions.kept).toEqual([atPositions.schema]);
+    expect(await ledgerChecksums(atPositions.schema)).toEqual(midway.checksums);
+    // The ledger has moved on since: the kept schemas are the past, not a copy of now.
+    expect(await ledgerChecksums()).not.toEqual(midway.checksums);
+    await dropSchemas(t.runtime.db, [asOf.schema, atPositions.schema]);
   });
 
   it('npm run replay: progress on stderr, the comparison on stdout; a damaged row is named by its key, exit 5', async () => {
